@@ -1,0 +1,2 @@
+// graphql-codegen configuration. Placeholder until the read graph lands.
+export default {};

@@ -1,0 +1,148 @@
+/**
+ * The replica's public contract: what the schema reads (PlanSnapshot) and how the gateway asks
+ * for a fresh-enough copy of a plan (Replicas).
+ *
+ * Rows are the REST shapes of the plan export plus `plan_id` (and `month` for month rows), so a
+ * resolver holding any row can reach its plan without a lookup table. The replica attaches
+ * these keys once, when it stores a row; readers must treat rows as immutable.
+ */
+import type {
+  AccountBase,
+  CategoryBase,
+  CategoryGroup,
+  CurrencyFormat,
+  DateFormat,
+  IsoDate,
+  IsoDateTime,
+  MonthSummaryBase,
+  Payee,
+  PayeeLocation,
+  ScheduledSubTransactionBase,
+  ScheduledTransactionSummaryBase,
+  SubTransactionBase,
+  TransactionListType,
+  TransactionSummaryBase,
+  Uuid,
+} from '../upstream/types.js';
+
+export interface PlanScoped {
+  readonly plan_id: Uuid;
+}
+
+export type AccountRow = AccountBase & PlanScoped;
+export type PayeeRow = Payee & PlanScoped;
+export type PayeeLocationRow = PayeeLocation & PlanScoped;
+export type CategoryGroupRow = CategoryGroup & PlanScoped;
+/** A category with the amounts of one month; `month` says which. */
+export type CategoryRow = CategoryBase & PlanScoped & { readonly month: IsoDate };
+export type MonthRow = MonthSummaryBase & PlanScoped;
+export type TransactionRow = TransactionSummaryBase & PlanScoped;
+export type SubTransactionRow = SubTransactionBase & PlanScoped;
+export type ScheduledTransactionRow = ScheduledTransactionSummaryBase & PlanScoped;
+export type ScheduledSubTransactionRow = ScheduledSubTransactionBase & PlanScoped;
+
+export interface PlanInfo {
+  readonly id: Uuid;
+  readonly name: string;
+  readonly last_modified_on: IsoDateTime | null;
+  readonly first_month: IsoDate | null;
+  readonly last_month: IsoDate | null;
+  readonly date_format: DateFormat | null;
+  readonly currency_format: CurrencyFormat | null;
+}
+
+export type TransactionOrder = 'DATE_DESC' | 'DATE_ASC';
+
+/** Where a page starts: the sort key of the last row already seen. */
+export interface TransactionSeekKey {
+  readonly date: IsoDate;
+  readonly id: string;
+}
+
+export interface TransactionQuery {
+  accountId?: Uuid;
+  /** Matches the transaction's own category or any of its subtransactions' categories. */
+  categoryId?: Uuid;
+  /** Matches the transaction's own payee or any of its subtransactions' payees. */
+  payeeId?: Uuid;
+  /** Inclusive bounds. A month filter is expressed as since = first day, until = last day. */
+  sinceDate?: IsoDate;
+  untilDate?: IsoDate;
+  type?: TransactionListType;
+  order?: TransactionOrder;
+  /** Rows strictly after this key in the chosen order. */
+  after?: TransactionSeekKey;
+  /** Rows strictly before this key in the chosen order (backward paging). */
+  before?: TransactionSeekKey;
+  /** At most this many rows from the start of the window (after `after`). */
+  first?: number;
+  /** At most this many rows from the end of the window (before `before`). */
+  last?: number;
+}
+
+export interface TransactionPage {
+  readonly rows: readonly TransactionRow[];
+  /** Rows matching the filters, ignoring after/before/first/last. */
+  readonly totalCount: number;
+  readonly hasNextPage: boolean;
+  readonly hasPreviousPage: boolean;
+}
+
+/**
+ * A read view over one plan of one token. Lists come in the order the plan export gave them
+ * (which is the REST order), deleted entities never appear.
+ */
+export interface PlanSnapshot {
+  readonly planId: Uuid;
+  readonly serverKnowledge: number;
+  readonly info: PlanInfo;
+
+  accounts(): readonly AccountRow[];
+  account(id: string): AccountRow | undefined;
+
+  payees(): readonly PayeeRow[];
+  payee(id: string): PayeeRow | undefined;
+  payeeLocations(): readonly PayeeLocationRow[];
+  payeeLocation(id: string): PayeeLocationRow | undefined;
+  payeeLocationsOfPayee(payeeId: string): readonly PayeeLocationRow[];
+
+  categoryGroups(): readonly CategoryGroupRow[];
+  categoryGroup(id: string): CategoryGroupRow | undefined;
+  /** Categories with the amounts of `month` (default: the current month, UTC). */
+  categories(month?: IsoDate): readonly CategoryRow[];
+  categoriesOfGroup(groupId: string, month?: IsoDate): readonly CategoryRow[];
+  category(id: string, month?: IsoDate): CategoryRow | undefined;
+
+  months(): readonly MonthRow[];
+  month(month: IsoDate): MonthRow | undefined;
+  /** The first day of the current month (UTC) by the replica's clock. */
+  currentMonth(): IsoDate;
+
+  transaction(id: string): TransactionRow | undefined;
+  subtransactionsOf(transactionId: string): readonly SubTransactionRow[];
+  subtransaction(id: string): SubTransactionRow | undefined;
+  /** Uses the secondary indexes; never scans every transaction of the plan for a filtered page. */
+  transactions(query: TransactionQuery): TransactionPage;
+
+  scheduledTransactions(): readonly ScheduledTransactionRow[];
+  scheduledTransaction(id: string): ScheduledTransactionRow | undefined;
+  scheduledSubtransactionsOf(scheduledTransactionId: string): readonly ScheduledSubTransactionRow[];
+}
+
+/** Why an answer came from a replica older than the caller asked for. */
+export type StaleReason = 'RATE_LIMITED' | 'UPSTREAM_ERROR' | 'UPSTREAM_UNAVAILABLE';
+
+export interface Freshness {
+  /** Accept a replica synced at most this long ago. */
+  maxAgeMs: number;
+}
+
+export interface ReplicaRead {
+  readonly snapshot: PlanSnapshot;
+  /** Milliseconds since the replica last heard from the upstream. */
+  readonly ageMs: number;
+  /** What this read cost: no call, one delta request, or a full export. */
+  readonly sync: 'none' | 'delta' | 'full';
+  /** Set when the upstream failed and an older replica answered instead. */
+  readonly stale?: { readonly reason: StaleReason; readonly error: unknown };
+}
