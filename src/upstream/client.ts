@@ -1,0 +1,388 @@
+/**
+ * The gateway's REST client: the only code that knows the upstream's URLs, headers and undici.
+ * One typed method per operationId, all driven by the route table in `routes.ts`; errors are
+ * built in `errors.ts`; reads are retried here, writes never.
+ */
+import { Pool, type Dispatcher } from 'undici';
+import {
+  errorFromResponse,
+  errorFromTransport,
+  isUpstreamError,
+  malformedResponse,
+  responseTooLarge,
+  type FailedCall,
+  type UpstreamErrorKind,
+} from './errors.js';
+import type { RequestLedger } from './ledger.js';
+import { readBody } from './read-body.js';
+import {
+  buildRequestTarget,
+  OPERATION_IDS,
+  ROUTES,
+  type HttpMethod,
+  type OperationResult,
+  type ParamsArgs,
+} from './routes.js';
+import { tokenKey as digestToken } from './token-key.js';
+import type { OperationId } from './types.js';
+
+export const DEFAULT_CONNECTIONS = 10;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** Generous: a plan export of 100,000 transactions takes the upstream a while to start sending. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 10_000;
+/** Far above the largest plan export we expect (about 100 MB for 100,000 transactions). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_USER_AGENT = 'plans-graphql-gateway';
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 100, maxDelayMs: 2_000 };
+
+/** Error bodies are small; a larger one is treated as "not a REST error" without reading it all. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** Shorter tokens are not redacted from upstream text: replacing them would garble it. */
+const MIN_REDACTED_TOKEN_LENGTH = 8;
+
+export interface RetryPolicy {
+  /** Total attempts for a read, the first included. 1 disables retries. */
+  attempts: number;
+  /** Backoff cap of the first retry; doubles for each later retry. */
+  baseDelayMs: number;
+  /** Largest backoff cap. The actual delay is uniform in [0, cap) (full jitter). */
+  maxDelayMs: number;
+}
+
+export interface UpstreamCallRecord {
+  operationId: OperationId;
+  method: HttpMethod;
+  /** HTTP status, `null` when no response headers arrived. */
+  status: number | null;
+  /** 1 for the first attempt, 2 for the first retry, ... */
+  attempt: number;
+  durationMs: number;
+  tokenKey: string;
+  /** Why the attempt failed, `null` when it succeeded (or the caller aborted it). */
+  errorKind: UpstreamErrorKind | null;
+}
+
+/** Sees every HTTP attempt of the calls it is passed to, e.g. to count a GraphQL operation's cost. */
+export interface UpstreamMeter {
+  record(call: UpstreamCallRecord): void;
+}
+
+export interface CallOptions {
+  /** The caller's access token, sent as `Authorization: Bearer`. */
+  token: string;
+  /** Aborts the call (including a pending retry); the call then rejects with `signal.reason`. */
+  signal?: AbortSignal;
+  meter?: UpstreamMeter;
+}
+
+export interface UpstreamClientOptions {
+  /**
+   * The REST base URL including the `/v1` version segment, e.g. `https://api.ynab.com/v1` or
+   * the sandbox's `http://127.0.0.1:PORT/v1`. Tokens are only ever sent to this origin.
+   */
+  baseUrl: string;
+  /**
+   * Dispatcher to send requests through (an undici `MockAgent` in tests, a shared `Agent`).
+   * The client does not close a dispatcher it was given.
+   * @default a keep-alive `Pool` for the base URL's origin, owned and closed by the client
+   */
+  dispatcher?: Dispatcher;
+  /** Connections the owned pool may open. @default 10 */
+  connections?: number;
+  /** @default 10_000 */
+  connectTimeoutMs?: number;
+  /** Wait for the response headers. @default 30_000 */
+  headersTimeoutMs?: number;
+  /** Longest silence between two body chunks. @default 30_000 */
+  bodyTimeoutMs?: number;
+  /** Idle keep-alive sockets are closed after this. @default 10_000 */
+  keepAliveTimeoutMs?: number;
+  /** Retries of reads (GET) on 5xx, network, timeout or malformed answers. @default { attempts: 3, baseDelayMs: 100, maxDelayMs: 2_000 } */
+  retry?: Partial<RetryPolicy>;
+  /** Uniform random number in [0, 1) for the backoff jitter. @default Math.random */
+  random?: () => number;
+  /** Waits between retries; must reject with `signal.reason` when the signal aborts. @default a timer */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Monotonic clock for `durationMs` in meter records. @default performance.now */
+  now?: () => number;
+  /** Records every attempt per token key (feeds `Query.rateLimit`). @default none */
+  ledger?: RequestLedger;
+  /** @default 'plans-graphql-gateway' */
+  userAgent?: string;
+  /** Larger bodies (after decompression) fail with kind `too_large`. @default 256 MiB */
+  maxResponseBytes?: number;
+  /** Ask for gzip / br bodies; plan exports shrink about tenfold. @default true */
+  compression?: boolean;
+}
+
+export type OperationMethod<Op extends OperationId> = (
+  call: CallOptions,
+  ...params: ParamsArgs<Op>
+) => Promise<OperationResult<Op>>;
+
+export type UpstreamOperations = { readonly [Op in OperationId]: OperationMethod<Op> };
+
+export interface UpstreamClient extends UpstreamOperations {
+  /** The normalized base URL (origin and `/v1` path, no trailing slash). */
+  readonly baseUrl: string;
+  /** Any operation by id, for callers that are generic over operations. */
+  call<Op extends OperationId>(
+    operationId: Op,
+    call: CallOptions,
+    ...params: ParamsArgs<Op>
+  ): Promise<OperationResult<Op>>;
+  /** Waits for in-flight requests, then closes the owned pool. Later calls reject. */
+  close(): Promise<void>;
+}
+
+export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+  const {
+    baseUrl,
+    dispatcher: injectedDispatcher,
+    connections = DEFAULT_CONNECTIONS,
+    connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
+    headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
+    keepAliveTimeoutMs = DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+    retry = {},
+    random = Math.random,
+    sleep = sleepWithSignal,
+    now = () => performance.now(),
+    ledger,
+    userAgent = DEFAULT_USER_AGENT,
+    maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+    compression = true,
+  } = options;
+  const { origin, basePath } = parseBaseUrl(baseUrl);
+  const retryPolicy = resolveRetryPolicy(retry);
+  requirePositiveInteger('connections', connections);
+  requirePositiveInteger('connectTimeoutMs', connectTimeoutMs);
+  requirePositiveInteger('headersTimeoutMs', headersTimeoutMs);
+  requirePositiveInteger('bodyTimeoutMs', bodyTimeoutMs);
+  requirePositiveInteger('keepAliveTimeoutMs', keepAliveTimeoutMs);
+  requirePositiveInteger('maxResponseBytes', maxResponseBytes);
+
+  const ownedPool =
+    injectedDispatcher === undefined
+      ? new Pool(origin, {
+          connections,
+          connectTimeout: connectTimeoutMs,
+          headersTimeout: headersTimeoutMs,
+          bodyTimeout: bodyTimeoutMs,
+          keepAliveTimeout: keepAliveTimeoutMs,
+        })
+      : undefined;
+  const dispatcher: Dispatcher = injectedDispatcher ?? (ownedPool as Pool);
+  let closed = false;
+
+  async function send<Op extends OperationId>(
+    operationId: Op,
+    call: CallOptions,
+    params: Readonly<Record<string, unknown>> | undefined,
+  ): Promise<OperationResult<Op>> {
+    if (closed) throw new Error(`${operationId}: the upstream client is closed`);
+    const token = requireToken(operationId, call);
+    const target = buildRequestTarget(operationId, basePath, params);
+    const key = digestToken(token);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json',
+      'user-agent': userAgent,
+    };
+    if (compression) headers['accept-encoding'] = 'gzip, br';
+    if (target.body !== undefined) headers['content-type'] = 'application/json';
+    const redact =
+      token.length >= MIN_REDACTED_TOKEN_LENGTH
+        ? (text: string) => text.replaceAll(token, '[redacted]')
+        : (text: string) => text;
+    const maxAttempts = target.method === 'GET' ? retryPolicy.attempts : 1;
+
+    for (let attempt = 1; ; attempt++) {
+      call.signal?.throwIfAborted();
+      const failed: FailedCall = { operationId, method: target.method, attempt, redact };
+      try {
+        return (await sendOnce(failed, target.path, target.body, headers, key, call)) as OperationResult<Op>;
+      } catch (error) {
+        if (!isUpstreamError(error) || !error.retryable || attempt >= maxAttempts) throw error;
+        if (error.kind === 'http' && error.status === 429) throw error;
+      }
+      const cap = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** (attempt - 1));
+      await sleep(Math.floor(random() * cap), call.signal);
+    }
+  }
+
+  // Private: one HTTP attempt, recorded in the ledger before it leaves (it costs quota whatever
+  // happens next) and in the meter once it is over.
+  async function sendOnce(
+    failed: FailedCall,
+    path: string,
+    body: string | undefined,
+    headers: Record<string, string>,
+    key: string,
+    call: CallOptions,
+  ): Promise<unknown> {
+    const started = now();
+    let status: number | null = null;
+    let errorKind: UpstreamErrorKind | null = null;
+    ledger?.record(key);
+    try {
+      const response = await dispatcher.request({
+        origin,
+        path,
+        method: failed.method,
+        headers,
+        body: body ?? null,
+        signal: call.signal ?? null,
+        headersTimeout: headersTimeoutMs,
+        bodyTimeout: bodyTimeoutMs,
+      });
+      status = response.statusCode;
+      return await decodeResponse(failed, response);
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      const upstreamError = isUpstreamError(error) ? error : errorFromTransport(failed, error, status);
+      if (upstreamError === undefined) throw error;
+      errorKind = upstreamError.kind;
+      throw upstreamError;
+    } finally {
+      const record: UpstreamCallRecord = {
+        operationId: failed.operationId,
+        method: failed.method,
+        status,
+        attempt: failed.attempt,
+        durationMs: now() - started,
+        tokenKey: key,
+        errorKind,
+      };
+      try {
+        call.meter?.record(record);
+      } catch {
+        // A metrics sink must never turn a completed (possibly written) call into a failure.
+      }
+    }
+  }
+
+  // Private: the single place a response becomes data or an error.
+  async function decodeResponse(failed: FailedCall, response: Dispatcher.ResponseData): Promise<unknown> {
+    const status = response.statusCode;
+    if (status < 200 || status >= 300) {
+      const read = await readBody(response.body, response.headers, MAX_ERROR_BODY_BYTES);
+      throw errorFromResponse(failed, status, read.kind === 'ok' ? read.bytes.toString('utf8') : null);
+    }
+    const read = await readBody(response.body, response.headers, maxResponseBytes);
+    if (read.kind === 'too_large') throw responseTooLarge(failed, status, maxResponseBytes);
+    if (read.kind === 'undecodable') throw malformedResponse(failed, status, read.reason);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(read.bytes.toString('utf8'));
+    } catch {
+      throw malformedResponse(failed, status, 'not JSON');
+    }
+    const data = typeof parsed === 'object' && parsed !== null ? (parsed as { data?: unknown }).data : undefined;
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+      throw malformedResponse(failed, status, 'no data object');
+    }
+    if (failed.operationId === 'importTransactions') {
+      return { ...data, status: status === 201 ? 201 : 200 };
+    }
+    return data;
+  }
+
+  const operations = Object.fromEntries(
+    OPERATION_IDS.map((operationId) => [
+      operationId,
+      (call: CallOptions, params?: Readonly<Record<string, unknown>>) => send(operationId, call, params),
+    ]),
+  ) as unknown as UpstreamOperations;
+
+  return {
+    ...operations,
+    baseUrl: `${origin}${basePath}`,
+    call(operationId, call, ...params) {
+      if (!Object.hasOwn(ROUTES, operationId)) {
+        return Promise.reject(new TypeError(`call: unknown operationId "${String(operationId)}"`));
+      }
+      return send(operationId, call, params[0] as Readonly<Record<string, unknown>> | undefined);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await ownedPool?.close();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Private helpers
+
+function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError('createUpstreamClient: baseUrl must be an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`createUpstreamClient: baseUrl must use http or https, got ${url.protocol}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new TypeError('createUpstreamClient: baseUrl must not carry credentials');
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new TypeError('createUpstreamClient: baseUrl must not have a query or fragment');
+  }
+  const basePath = url.pathname.replace(/\/+$/, '');
+  if (!basePath.endsWith('/v1')) {
+    throw new TypeError(
+      `createUpstreamClient: baseUrl must end with the /v1 version segment, got ${url.origin}${url.pathname}`,
+    );
+  }
+  return { origin: url.origin, basePath };
+}
+
+function resolveRetryPolicy(retry: Partial<RetryPolicy>): RetryPolicy {
+  const policy = { ...DEFAULT_RETRY, ...retry };
+  requirePositiveInteger('retry.attempts', policy.attempts);
+  if (!(policy.baseDelayMs >= 0) || !(policy.maxDelayMs >= 0)) {
+    throw new RangeError('createUpstreamClient: retry delays must be non-negative numbers');
+  }
+  return policy;
+}
+
+function requirePositiveInteger(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(`createUpstreamClient: ${name} must be a positive integer, got ${value}`);
+  }
+}
+
+// Private: a token must be sendable as a header value as is; the message never echoes it.
+function requireToken(operationId: OperationId, call: CallOptions): string {
+  const token: unknown = call?.token;
+  if (typeof token !== 'string' || token.length === 0) {
+    throw new TypeError(`${operationId}: call.token must be a non-empty access token`);
+  }
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw new TypeError(`${operationId}: call.token contains characters not allowed in a token`);
+  }
+  return token;
+}
+
+function sleepWithSignal(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

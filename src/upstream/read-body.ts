@@ -1,0 +1,86 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+
+export type BodyRead =
+  | { readonly kind: 'ok'; readonly bytes: Buffer }
+  /** More than `limit` bytes after decompression; the rest was not read. */
+  | { readonly kind: 'too_large' }
+  /** The content encoding is unknown or the compressed stream is corrupt. */
+  | { readonly kind: 'undecodable'; readonly reason: string };
+
+/**
+ * Reads a whole response body, decompressing gzip / deflate / br, and stops as soon as more
+ * than `limit` bytes have arrived, so a huge (or decompression-bomb) answer cannot exhaust
+ * memory. Counting happens after decompression, which is what memory pays for.
+ *
+ * Every path either consumes the body or destroys it, so undici can reuse or drop the socket;
+ * transport errors (reset, body timeout) propagate as thrown.
+ */
+export async function readBody(
+  body: Readable,
+  headers: IncomingHttpHeaders,
+  limit: number,
+): Promise<BodyRead> {
+  const encoding = headerValue(headers['content-encoding'])?.trim().toLowerCase() || 'identity';
+  const declaredLength = Number(headerValue(headers['content-length']) ?? Number.NaN);
+  if (encoding === 'identity' && declaredLength > limit) {
+    body.destroy();
+    return { kind: 'too_large' };
+  }
+
+  let source: Readable = body;
+  if (encoding !== 'identity') {
+    const decoder = createDecoder(encoding);
+    if (decoder === undefined) {
+      body.destroy();
+      return { kind: 'undecodable', reason: 'unsupported content-encoding' };
+    }
+    // Errors of either stream end the iteration below; the callback only prevents an
+    // unhandled 'error' event.
+    source = pipeline(body, decoder, () => {});
+  }
+
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) {
+        source.destroy();
+        body.destroy();
+        return { kind: 'too_large' };
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (isZlibError(error)) return { kind: 'undecodable', reason: `corrupt ${encoding} stream` };
+    throw error;
+  }
+  return { kind: 'ok', bytes: Buffer.concat(chunks, size) };
+}
+
+function createDecoder(encoding: string): Transform | undefined {
+  switch (encoding) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      return undefined;
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+// Private: zlib errors carry a `Z_...` code (or ERR__ERROR_FORMAT... for brotli).
+function isZlibError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__'));
+}
