@@ -22,6 +22,7 @@ import {
   type HttpMethod,
   type OperationResult,
   type ParamsArgs,
+  type RequestTarget,
 } from './routes.js';
 import { tokenKey as digestToken } from './token-key.js';
 import type { OperationId } from './types.js';
@@ -64,7 +65,10 @@ export interface UpstreamCallRecord {
   errorKind: UpstreamErrorKind | null;
 }
 
-/** Sees every HTTP attempt of the calls it is passed to, e.g. to count a GraphQL operation's cost. */
+/**
+ * Sees every HTTP attempt of the calls it is passed to, e.g. to count what one GraphQL
+ * operation cost upstream.
+ */
 export interface UpstreamMeter {
   record(call: UpstreamCallRecord): void;
 }
@@ -99,11 +103,19 @@ export interface UpstreamClientOptions {
   bodyTimeoutMs?: number;
   /** Idle keep-alive sockets are closed after this. @default 10_000 */
   keepAliveTimeoutMs?: number;
-  /** Retries of reads (GET) on 5xx, network, timeout or malformed answers. @default { attempts: 3, baseDelayMs: 100, maxDelayMs: 2_000 } */
+  /**
+   * Retries of reads (GET) on 5xx, network, timeout or malformed answers. Writes and 4xx
+   * (429 included) are never retried.
+   * @default { attempts: 3, baseDelayMs: 100, maxDelayMs: 2_000 }
+   */
   retry?: Partial<RetryPolicy>;
   /** Uniform random number in [0, 1) for the backoff jitter. @default Math.random */
   random?: () => number;
-  /** Waits between retries; must reject with `signal.reason` when the signal aborts. @default a timer */
+  /**
+   * Waits between retries; should reject with `signal.reason` when the signal aborts (the
+   * client checks the signal again after it resolves either way).
+   * @default a timer that honours the signal
+   */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Monotonic clock for `durationMs` in meter records. @default performance.now */
   now?: () => number;
@@ -164,17 +176,17 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   requirePositiveInteger('keepAliveTimeoutMs', keepAliveTimeoutMs);
   requirePositiveInteger('maxResponseBytes', maxResponseBytes);
 
-  const ownedPool =
-    injectedDispatcher === undefined
-      ? new Pool(origin, {
-          connections,
-          connectTimeout: connectTimeoutMs,
-          headersTimeout: headersTimeoutMs,
-          bodyTimeout: bodyTimeoutMs,
-          keepAliveTimeout: keepAliveTimeoutMs,
-        })
-      : undefined;
-  const dispatcher: Dispatcher = injectedDispatcher ?? (ownedPool as Pool);
+  // The client owns (and closes) the pool it creates, never a dispatcher it was handed.
+  const ownsDispatcher = injectedDispatcher === undefined;
+  const dispatcher: Dispatcher =
+    injectedDispatcher ??
+    new Pool(origin, {
+      connections,
+      connectTimeout: connectTimeoutMs,
+      headersTimeout: headersTimeoutMs,
+      bodyTimeout: bodyTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+    });
   let closed = false;
 
   async function send<Op extends OperationId>(
@@ -182,7 +194,6 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     call: CallOptions,
     params: Readonly<Record<string, unknown>> | undefined,
   ): Promise<OperationResult<Op>> {
-    if (closed) throw new Error(`${operationId}: the upstream client is closed`);
     const token = requireToken(operationId, call);
     const target = buildRequestTarget(operationId, basePath, params);
     const key = digestToken(token);
@@ -197,16 +208,17 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       token.length >= MIN_REDACTED_TOKEN_LENGTH
         ? (text: string) => text.replaceAll(token, '[redacted]')
         : (text: string) => text;
+    const outgoing: OutgoingRequest = { ...target, headers, tokenKey: key };
     const maxAttempts = target.method === 'GET' ? retryPolicy.attempts : 1;
 
     for (let attempt = 1; ; attempt++) {
+      if (closed) throw new Error(`${operationId}: the upstream client is closed`);
       call.signal?.throwIfAborted();
       const failed: FailedCall = { operationId, method: target.method, attempt, redact };
       try {
-        return (await sendOnce(failed, target.path, target.body, headers, key, call)) as OperationResult<Op>;
+        return (await sendOnce(failed, outgoing, call)) as OperationResult<Op>;
       } catch (error) {
-        if (!isUpstreamError(error) || !error.retryable || attempt >= maxAttempts) throw error;
-        if (error.kind === 'http' && error.status === 429) throw error;
+        if (!shouldRetry(error) || attempt >= maxAttempts) throw error;
       }
       const cap = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** (attempt - 1));
       await sleep(Math.floor(random() * cap), call.signal);
@@ -217,23 +229,20 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   // happens next) and in the meter once it is over.
   async function sendOnce(
     failed: FailedCall,
-    path: string,
-    body: string | undefined,
-    headers: Record<string, string>,
-    key: string,
+    outgoing: OutgoingRequest,
     call: CallOptions,
   ): Promise<unknown> {
     const started = now();
     let status: number | null = null;
     let errorKind: UpstreamErrorKind | null = null;
-    ledger?.record(key);
+    ledger?.record(outgoing.tokenKey);
     try {
       const response = await dispatcher.request({
         origin,
-        path,
-        method: failed.method,
-        headers,
-        body: body ?? null,
+        path: outgoing.path,
+        method: outgoing.method,
+        headers: outgoing.headers,
+        body: outgoing.body ?? null,
         signal: call.signal ?? null,
         headersTimeout: headersTimeoutMs,
         bodyTimeout: bodyTimeoutMs,
@@ -242,7 +251,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       return await decodeResponse(failed, response);
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
-      const upstreamError = isUpstreamError(error) ? error : errorFromTransport(failed, error, status);
+      const upstreamError = isUpstreamError(error)
+        ? error
+        : errorFromTransport(failed, error, status);
       if (upstreamError === undefined) throw error;
       errorKind = upstreamError.kind;
       throw upstreamError;
@@ -253,7 +264,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         status,
         attempt: failed.attempt,
         durationMs: now() - started,
-        tokenKey: key,
+        tokenKey: outgoing.tokenKey,
         errorKind,
       };
       try {
@@ -265,11 +276,18 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   }
 
   // Private: the single place a response becomes data or an error.
-  async function decodeResponse(failed: FailedCall, response: Dispatcher.ResponseData): Promise<unknown> {
+  async function decodeResponse(
+    failed: FailedCall,
+    response: Dispatcher.ResponseData,
+  ): Promise<unknown> {
     const status = response.statusCode;
     if (status < 200 || status >= 300) {
       const read = await readBody(response.body, response.headers, MAX_ERROR_BODY_BYTES);
-      throw errorFromResponse(failed, status, read.kind === 'ok' ? read.bytes.toString('utf8') : null);
+      throw errorFromResponse(
+        failed,
+        status,
+        read.kind === 'ok' ? read.bytes.toString('utf8') : null,
+      );
     }
     const read = await readBody(response.body, response.headers, maxResponseBytes);
     if (read.kind === 'too_large') throw responseTooLarge(failed, status, maxResponseBytes);
@@ -280,7 +298,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     } catch {
       throw malformedResponse(failed, status, 'not JSON');
     }
-    const data = typeof parsed === 'object' && parsed !== null ? (parsed as { data?: unknown }).data : undefined;
+    const data =
+      typeof parsed === 'object' && parsed !== null
+        ? (parsed as { data?: unknown }).data
+        : undefined;
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       throw malformedResponse(failed, status, 'no data object');
     }
@@ -293,7 +314,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const operations = Object.fromEntries(
     OPERATION_IDS.map((operationId) => [
       operationId,
-      (call: CallOptions, params?: Readonly<Record<string, unknown>>) => send(operationId, call, params),
+      (call: CallOptions, params?: Readonly<Record<string, unknown>>) =>
+        send(operationId, call, params),
     ]),
   ) as unknown as UpstreamOperations;
 
@@ -309,13 +331,25 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     async close() {
       if (closed) return;
       closed = true;
-      await ownedPool?.close();
+      if (ownsDispatcher) await dispatcher.close();
     },
   };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Private helpers
+
+/** Everything one attempt sends; built once per call and reused by its retries. */
+interface OutgoingRequest extends RequestTarget {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly tokenKey: string;
+}
+
+// Private: only transient failures of reads reach here as retryable; a 429 is transient too but
+// retrying it would only spend more of the quota it reports exhausted, so the caller decides.
+function shouldRetry(error: unknown): boolean {
+  return isUpstreamError(error) && error.retryable && error.status !== 429;
+}
 
 function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
   let url: URL;
@@ -325,7 +359,9 @@ function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
     throw new TypeError('createUpstreamClient: baseUrl must be an absolute URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`createUpstreamClient: baseUrl must use http or https, got ${url.protocol}`);
+    throw new TypeError(
+      `createUpstreamClient: baseUrl must use http or https, got ${url.protocol}`,
+    );
   }
   if (url.username !== '' || url.password !== '') {
     throw new TypeError('createUpstreamClient: baseUrl must not carry credentials');
@@ -335,8 +371,9 @@ function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
   }
   const basePath = url.pathname.replace(/\/+$/, '');
   if (!basePath.endsWith('/v1')) {
+    const given = `${url.origin}${url.pathname}`;
     throw new TypeError(
-      `createUpstreamClient: baseUrl must end with the /v1 version segment, got ${url.origin}${url.pathname}`,
+      `createUpstreamClient: baseUrl must end with the /v1 version segment, got ${given}`,
     );
   }
   return { origin: url.origin, basePath };

@@ -52,7 +52,10 @@ export class UpstreamError extends Error {
   /** The HTTP status, or `null` when no response headers arrived. */
   readonly status: number | null;
   readonly kind: UpstreamErrorKind;
-  /** The REST error (verbatim, or synthesized for non-JSON error bodies); `null` unless `kind` is `http`. */
+  /**
+   * The REST error (verbatim, or synthesized for non-JSON error bodies); `null` unless `kind`
+   * is `http`.
+   */
   readonly upstream: UpstreamRestError | null;
   /**
    * Sending the same request again later may succeed and is safe: a transient failure of a read
@@ -182,8 +185,13 @@ const STATUS_NAMES: Readonly<Record<number, string>> = {
  * error is kept verbatim (only the caller's token, should the upstream ever echo it, is
  * redacted), otherwise one is synthesized from the status.
  */
-export function errorFromResponse(call: FailedCall, status: number, bodyText: string | null): UpstreamError {
-  const upstream = parseRestError(status, bodyText, call.redact) ?? synthesizeRestError(status, bodyText);
+export function errorFromResponse(
+  call: FailedCall,
+  status: number,
+  bodyText: string | null,
+): UpstreamError {
+  const upstream =
+    parseRestError(status, bodyText, call.redact) ?? synthesizeRestError(status, bodyText);
   const isWrite = call.method !== 'GET';
   const transient = status >= 500 || status === 429;
   const outcomeUnknown = isWrite && status >= 500;
@@ -260,6 +268,7 @@ const NETWORK_CODES = new Set([
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
   'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_HEADERS_OVERFLOW',
   'HPE_INVALID_CONSTANT',
   'HPE_INVALID_CHUNK_SIZE',
   'HPE_UNEXPECTED_CONTENT_LENGTH',

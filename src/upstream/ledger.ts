@@ -94,7 +94,8 @@ export function createRequestLedger(options: RequestLedgerOptions = {}): Request
         return;
       }
       entries.push(at);
-      if (entries.length > maxEntriesPerToken) entries.splice(0, entries.length - maxEntriesPerToken);
+      if (entries.length > maxEntriesPerToken)
+        entries.splice(0, entries.length - maxEntriesPerToken);
     },
     usage(key) {
       const entries = prune(key, now());

@@ -25,7 +25,7 @@ export async function readBody(
   const encoding = headerValue(headers['content-encoding'])?.trim().toLowerCase() || 'identity';
   const declaredLength = Number(headerValue(headers['content-length']) ?? Number.NaN);
   if (encoding === 'identity' && declaredLength > limit) {
-    body.destroy();
+    discard(body);
     return { kind: 'too_large' };
   }
 
@@ -33,7 +33,7 @@ export async function readBody(
   if (encoding !== 'identity') {
     const decoder = createDecoder(encoding);
     if (decoder === undefined) {
-      body.destroy();
+      discard(body);
       return { kind: 'undecodable', reason: 'unsupported content-encoding' };
     }
     // Errors of either stream end the iteration below; the callback only prevents an
@@ -47,8 +47,8 @@ export async function readBody(
     for await (const chunk of source as AsyncIterable<Buffer>) {
       size += chunk.length;
       if (size > limit) {
-        source.destroy();
-        body.destroy();
+        discard(source);
+        discard(body);
         return { kind: 'too_large' };
       }
       chunks.push(chunk);
@@ -58,6 +58,13 @@ export async function readBody(
     throw error;
   }
   return { kind: 'ok', bytes: Buffer.concat(chunks, size) };
+}
+
+// Private: stops reading and closes the connection. Destroying undici's body emits an abort
+// error; nobody reads it any more, so it is swallowed instead of crashing the process.
+function discard(stream: Readable): void {
+  stream.on('error', () => {});
+  stream.destroy();
 }
 
 function createDecoder(encoding: string): Transform | undefined {

@@ -4,7 +4,10 @@
  */
 import type { CallOptions, UpstreamClient } from '../../src/upstream/client.js';
 
-export async function clientTypeChecks(client: UpstreamClient, call: CallOptions): Promise<unknown[]> {
+export async function clientTypeChecks(
+  client: UpstreamClient,
+  call: CallOptions,
+): Promise<unknown[]> {
   const plan = 'plan';
   const user = await client.getUser(call);
   const plans = await client.getPlans(call);

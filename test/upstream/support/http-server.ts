@@ -10,13 +10,15 @@ export interface ReceivedRequest {
   query: Record<string, string>;
   headers: IncomingMessage['headers'];
   body: string;
+  /** Client port of the connection that carried the request: equal ports, same socket. */
+  remotePort: number | undefined;
 }
 
 export type TestHandler = (
   request: ReceivedRequest,
   res: ServerResponse,
   req: IncomingMessage,
-) => void | Promise<void>;
+) => unknown;
 
 export interface TestServer {
   /** `http://127.0.0.1:PORT` */
@@ -43,7 +45,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 }
 
 /** A REST error response in the interface's wrapper. */
-export function sendRestError(res: ServerResponse, status: number, id: string, name: string, detail: string): void {
+export function sendRestError(
+  res: ServerResponse,
+  status: number,
+  id: string,
+  name: string,
+  detail: string,
+): void {
   sendJson(res, status, { error: { id, name, detail } });
 }
 
@@ -68,6 +76,7 @@ export async function startTestServer(): Promise<TestServer> {
         query: Object.fromEntries(parsed.searchParams),
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        remotePort: req.socket.remotePort,
       };
       requests.push(received);
       Promise.resolve(handler(received, res, req)).catch((error: unknown) => {
