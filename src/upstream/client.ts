@@ -63,6 +63,8 @@ export interface UpstreamCallRecord {
   tokenKey: string;
   /** Why the attempt failed, `null` when it succeeded (or the caller aborted it). */
   errorKind: UpstreamErrorKind | null;
+  /** Bytes of the decoded response body, `null` when none was read whole (e.g. the replica's memory estimate uses it). */
+  responseBytes: number | null;
 }
 
 /**
@@ -235,6 +237,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const started = now();
     let status: number | null = null;
     let errorKind: UpstreamErrorKind | null = null;
+    const received: { bytes: number | null } = { bytes: null };
     ledger?.record(outgoing.tokenKey);
     try {
       const response = await dispatcher.request({
@@ -248,7 +251,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         bodyTimeout: bodyTimeoutMs,
       });
       status = response.statusCode;
-      return await decodeResponse(failed, response);
+      return await decodeResponse(failed, response, received);
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
       const upstreamError = isUpstreamError(error)
@@ -266,6 +269,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         durationMs: now() - started,
         tokenKey: outgoing.tokenKey,
         errorKind,
+        responseBytes: received.bytes,
       };
       try {
         call.meter?.record(record);
@@ -279,6 +283,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   async function decodeResponse(
     failed: FailedCall,
     response: Dispatcher.ResponseData,
+    received: { bytes: number | null },
   ): Promise<unknown> {
     const status = response.statusCode;
     if (status < 200 || status >= 300) {
@@ -292,6 +297,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const read = await readBody(response.body, response.headers, maxResponseBytes);
     if (read.kind === 'too_large') throw responseTooLarge(failed, status, maxResponseBytes);
     if (read.kind === 'undecodable') throw malformedResponse(failed, status, read.reason);
+    received.bytes = read.bytes.length;
     let parsed: unknown;
     try {
       parsed = JSON.parse(read.bytes.toString('utf8'));

@@ -440,6 +440,7 @@ describe('meter and ledger', () => {
         durationMs: 5,
         tokenKey: tokenKey(TOKEN),
         errorKind: attempt < 3 ? 'http' : null,
+        responseBytes: attempt < 3 ? null : Buffer.byteLength(JSON.stringify(ACCOUNTS)),
       })),
     );
   });
