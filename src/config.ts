@@ -1,0 +1,77 @@
+/** Everything a gateway instance can be told, with the defaults `npm start` uses. */
+
+/** @default 15 s: a dashboard polled every few seconds costs one delta request per window. */
+export const DEFAULT_MAX_AGE_MS = 15_000;
+/** A client may accept older data than the default, but not data older than this. */
+export const MAX_REQUEST_MAX_AGE_MS = 24 * 3_600_000;
+/** @default 256 MiB across every cached replica. */
+export const DEFAULT_REPLICA_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_PORT = 4000;
+
+export interface Limits {
+  /** Deepest selection nesting. @default 12 */
+  depth: number;
+  /** Cost: fields weighted by list and page sizes (Pothos complexity). @default 20_000 */
+  complexity: number;
+  /** Total selections in an operation. @default 1_000 */
+  breadth: number;
+  /** Aliases in one operation. @default 30 */
+  aliases: number;
+  /** Lexical tokens in a document. @default 5_000 */
+  tokens: number;
+  /** Directives in one operation. @default 20 */
+  directives: number;
+  /** Operations in one batched HTTP request. @default 5 */
+  batch: number;
+  /** Request body bytes. @default 1 MiB */
+  bodyBytes: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  depth: 12,
+  complexity: 20_000,
+  breadth: 1_000,
+  aliases: 30,
+  tokens: 5_000,
+  directives: 20,
+  batch: 5,
+  bodyBytes: 1024 * 1024,
+};
+
+export interface GatewayConfig {
+  /** REST base URL including `/v1`. Tokens are forwarded to this origin only. */
+  upstreamUrl: string;
+  /** Replica and REST-cache freshness when the request says nothing. @default 15_000 */
+  maxAgeMs: number;
+  /** Byte budget of all replicas together. @default 256 MiB */
+  replicaMaxBytes: number;
+  /** The upstream's per-token quota, for `Query.rateLimit`. @default { limit: 200, windowMs: 3_600_000 } */
+  rateLimit: { limit: number; windowMs: number };
+  limits: Limits;
+  /** Origins allowed to call from browsers; `*` allows any (tokens are bearer, never cookies). @default '*' */
+  corsOrigins: '*' | string[];
+  /**
+   * When responses carry `extensions.upstream` (calls, cache hits, replica age): always, or only
+   * when the request sends `X-Upstream-Metrics: 1`. @default 'always' in development
+   */
+  metrics: 'always' | 'on-request';
+  /** Serve GraphiQL at the GraphQL endpoint. @default true */
+  graphiql: boolean;
+  /** Query GraphiQL opens with. */
+  graphiqlDefaultQuery?: string;
+  /** Headers GraphiQL opens with (e.g. the demo token in embedded mode). */
+  graphiqlDefaultHeaders?: Record<string, string>;
+}
+
+export function defaultConfig(upstreamUrl: string): GatewayConfig {
+  return {
+    upstreamUrl,
+    maxAgeMs: DEFAULT_MAX_AGE_MS,
+    replicaMaxBytes: DEFAULT_REPLICA_BYTES,
+    rateLimit: { limit: 200, windowMs: 3_600_000 },
+    limits: { ...DEFAULT_LIMITS },
+    corsOrigins: '*',
+    metrics: 'always',
+    graphiql: true,
+  };
+}

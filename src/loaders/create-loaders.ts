@@ -1,0 +1,134 @@
+import DataLoader from 'dataloader';
+import { GraphQLError } from 'graphql';
+import type { Freshness, PlanSnapshot, ReplicaRead } from '../replica/types.js';
+import type { OperationMeter } from '../server/operation-meter.js';
+import { rethrowAsGraphQL } from '../server/upstream-errors.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import type { Loaders, MoneyMovementGroupRow, MoneyMovementRow, PlanList } from './loaders.js';
+import type { RestCache, RestCacheRead } from './rest-cache.js';
+
+export interface Credentials {
+  readonly token: string;
+  /** Digest of the token: the only form that keys caches and ledgers. */
+  readonly tokenKey: string;
+}
+
+/** The part of the replica store the loaders use. */
+export interface PlanReplicas {
+  read(request: {
+    token: string;
+    tokenKey: string;
+    planId: string;
+    freshness: Freshness;
+  }): Promise<ReplicaRead>;
+}
+
+export interface LoaderDeps {
+  credentials: Credentials | null;
+  /** How old an answer this operation accepts. */
+  freshness: Freshness;
+  upstream: UpstreamClient;
+  replicas: PlanReplicas;
+  restCache: RestCache;
+  meter: OperationMeter;
+}
+
+export function unauthenticated(): GraphQLError {
+  return new GraphQLError(
+    'No access token: send `Authorization: Bearer <token>` (or the `access_token` query parameter).',
+    { extensions: { code: 'UNAUTHENTICATED' } },
+  );
+}
+
+/**
+ * Per-operation loaders (never shared between requests): one replica read per plan and one
+ * REST-cache read per collection, whatever the number of resolvers asking.
+ */
+export function createLoaders(deps: LoaderDeps): Loaders {
+  const { credentials, freshness, upstream, replicas, restCache, meter } = deps;
+
+  function requireCredentials(): Credentials {
+    if (!credentials) throw unauthenticated();
+    return credentials;
+  }
+
+  function call() {
+    const { token } = requireCredentials();
+    return { token, meter };
+  }
+
+  function noteRead(source: string, read: { ageMs: number; stale?: ReplicaRead['stale'] }) {
+    if (read.stale) meter.stale({ source, reason: read.stale.reason, ageMs: read.ageMs });
+  }
+
+  async function cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+    const { tokenKey } = requireCredentials();
+    let read: RestCacheRead<T>;
+    try {
+      read = await restCache.read(tokenKey, key, freshness.maxAgeMs, load);
+    } catch (error) {
+      return rethrowAsGraphQL(error);
+    }
+    if (read.hit) meter.cacheHit();
+    noteRead(key, read);
+    return read.value;
+  }
+
+  const planLoader: DataLoader<string, PlanSnapshot> = new DataLoader(
+    (planIds) =>
+      Promise.all(
+        planIds.map(async (planId) => {
+          const { token, tokenKey } = requireCredentials();
+          let read: ReplicaRead;
+          try {
+            read = await replicas.read({ token, tokenKey, planId, freshness });
+          } catch (error) {
+            return rethrowAsGraphQL(error);
+          }
+          if (read.sync === 'none') meter.cacheHit();
+          meter.replicaRead(read.ageMs);
+          noteRead(read.snapshot.planId, read);
+          // Rows carry the concrete id; without this an alias and its id would sync twice under no-cache.
+          if (read.snapshot.planId !== planId) planLoader.prime(read.snapshot.planId, read.snapshot);
+          return read.snapshot;
+        }),
+      ),
+    { batch: false },
+  );
+
+  let user: ReturnType<Loaders['user']> | undefined;
+  let plans: Promise<PlanList> | undefined;
+  const movements = new Map<string, Promise<readonly MoneyMovementRow[]>>();
+  const groups = new Map<string, Promise<readonly MoneyMovementGroupRow[]>>();
+
+  return {
+    plan: (planId) => planLoader.load(planId),
+    user: () =>
+      (user ??= cached('getUser', () => upstream.getUser(call())).then((data) => data.user)),
+    plans: () =>
+      (plans ??= cached('getPlans', () => upstream.getPlans(call())).then((data) => ({
+        plans: data.plans,
+        defaultPlan: data.default_plan ?? null,
+      }))),
+    moneyMovements(planId) {
+      let pending = movements.get(planId);
+      if (!pending) {
+        pending = cached(`getMoneyMovements:${planId}`, () => upstream.getMoneyMovements(call(), { planId })).then(
+          (data) => data.money_movements.map((m) => ({ ...m, plan_id: planId })),
+        );
+        movements.set(planId, pending);
+      }
+      return pending;
+    },
+    moneyMovementGroups(planId) {
+      let pending = groups.get(planId);
+      if (!pending) {
+        pending = cached(`getMoneyMovementGroups:${planId}`, () =>
+          upstream.getMoneyMovementGroups(call(), { planId }),
+        ).then((data) => data.money_movement_groups.map((g) => ({ ...g, plan_id: planId })));
+        groups.set(planId, pending);
+      }
+      return pending;
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import type { PlanScoped, PlanSnapshot } from '../replica/types.js';
+import type {
+  MoneyMovementBase,
+  MoneyMovementGroup,
+  PlanSummary,
+  User,
+} from '../upstream/types.js';
+
+export type MoneyMovementRow = MoneyMovementBase & PlanScoped;
+export type MoneyMovementGroupRow = MoneyMovementGroup & PlanScoped;
+
+export interface PlanList {
+  readonly plans: readonly PlanSummary[];
+  readonly defaultPlan: PlanSummary | null;
+}
+
+/**
+ * What resolvers may ask for. Each method costs at most one upstream call per operation (the
+ * first caller pays; later callers share the promise), and plan-scoped data comes from the
+ * token's replica.
+ */
+export interface Loaders {
+  /** The plan by id or alias (`last-used`, `default`), fresh per the request's freshness. */
+  plan(planId: string): Promise<PlanSnapshot>;
+  user(): Promise<User>;
+  plans(): Promise<PlanList>;
+  moneyMovements(planId: string): Promise<readonly MoneyMovementRow[]>;
+  moneyMovementGroups(planId: string): Promise<readonly MoneyMovementGroupRow[]>;
+}

@@ -1,0 +1,36 @@
+import SchemaBuilder from '@pothos/core';
+import ErrorsPlugin from '@pothos/plugin-errors';
+import RelayPlugin from '@pothos/plugin-relay';
+import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
+import type { GatewayContext } from '../server/context.js';
+
+export const builder = new SchemaBuilder<{
+  Context: GatewayContext;
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
+  Scalars: {
+    ID: { Input: string; Output: string };
+    Date: { Input: string; Output: string };
+    DateTime: { Input: Date; Output: Date | string };
+    UUID: { Input: string; Output: string };
+    SafeInt: { Input: number; Output: number };
+    Latitude: { Input: number; Output: number | string };
+    Longitude: { Input: number; Output: number | string };
+    Milliunits: { Input: number; Output: number };
+    PlanId: { Input: string; Output: string };
+    MonthSelector: { Input: string; Output: string };
+  };
+}>({
+  plugins: [ErrorsPlugin, RelayPlugin, SimpleObjectsPlugin],
+  relay: {
+    // Ids are REST ids so they move freely between REST and GraphQL; no global Node ids.
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+    nodesOnConnection: true,
+    edgesFieldOptions: { nullable: false },
+    nodeFieldOptions: { nullable: false },
+  },
+  errors: {
+    defaultTypes: [],
+  },
+});

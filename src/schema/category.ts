@@ -1,0 +1,148 @@
+import type { CategoryGroupRow, CategoryRow } from '../replica/types.js';
+import { GOAL_TYPES } from '../upstream/types.js';
+import { type FieldBuilder, amountFields, nullableAmountFields } from './amounts.js';
+import { builder } from './builder.js';
+import { orNotFound } from './not-found.js';
+import { Plan } from './plan.js';
+import { MonthSelectorScalar } from './scalars.js';
+
+export const GoalTypeEnum = builder.enumType('GoalType', {
+  description:
+    'TB: target balance; TBD: target balance by date; MF: monthly funding; NEED: plan your ' +
+    'spending; DEBT: debt payoff.',
+  values: GOAL_TYPES,
+});
+
+export const CategoryGroup = builder.objectRef<CategoryGroupRow>('CategoryGroup');
+/** A category with the amounts of the current month, keyed by its REST id. */
+export const Category = builder.objectRef<CategoryRow>('Category');
+/** A category with the amounts of one month; its id combines category and month. */
+export const MonthCategory = builder.objectRef<CategoryRow>('MonthCategory');
+
+/** The fields a category has whichever month its amounts belong to. */
+function budgetFields(t: FieldBuilder<CategoryRow>) {
+  return {
+    categoryGroupId: t.exposeID('category_group_id'),
+    categoryGroupName: t.exposeString('category_group_name'),
+    name: t.exposeString('name'),
+    hidden: t.exposeBoolean('hidden'),
+    internal: t.exposeBoolean('internal'),
+    originalCategoryGroupId: t.exposeID('original_category_group_id', {
+      nullable: true,
+      deprecationReason: 'Always null upstream.',
+    }),
+    note: t.exposeString('note', { nullable: true }),
+    month: t.field({
+      type: 'Date',
+      description: 'The month whose amounts `budgeted`, `activity` and `balance` are.',
+      resolve: (c) => c.month,
+    }),
+    ...amountFields(t, 'budgeted', (c) => c.budgeted, 'Assigned in the month.'),
+    ...amountFields(t, 'activity', (c) => c.activity, 'Spending and inflows categorized here in the month.'),
+    ...amountFields(t, 'balance', (c) => c.balance, 'Available at the end of the month.'),
+    goalType: t.field({ type: GoalTypeEnum, nullable: true, resolve: (c) => c.goal_type }),
+    goalNeedsWholeAmount: t.exposeBoolean('goal_needs_whole_amount', {
+      nullable: true,
+      description: 'NEED goals only: whether each month asks for the whole target again.',
+    }),
+    goalDay: t.exposeInt('goal_day', { nullable: true }),
+    goalCadence: t.exposeInt('goal_cadence', { nullable: true }),
+    goalCadenceFrequency: t.exposeInt('goal_cadence_frequency', { nullable: true }),
+    goalCreationMonth: t.field({ type: 'Date', nullable: true, resolve: (c) => c.goal_creation_month }),
+    ...nullableAmountFields(t, 'goalTarget', (c) => c.goal_target, 'The goal target.'),
+    goalTargetMonth: t.field({
+      type: 'Date',
+      nullable: true,
+      deprecationReason: 'Use goalTargetDate.',
+      resolve: (c) => c.goal_target_month,
+    }),
+    goalTargetDate: t.field({ type: 'Date', nullable: true, resolve: (c) => c.goal_target_date }),
+    goalPercentageComplete: t.exposeInt('goal_percentage_complete', { nullable: true }),
+    goalMonthsToBudget: t.exposeInt('goal_months_to_budget', { nullable: true }),
+    ...nullableAmountFields(t, 'goalUnderFunded', (c) => c.goal_under_funded, 'Still needed this month to stay on track.'),
+    ...nullableAmountFields(t, 'goalOverallFunded', (c) => c.goal_overall_funded, 'Funded toward the goal in the current period.'),
+    ...nullableAmountFields(t, 'goalOverallLeft', (c) => c.goal_overall_left, 'Still needed to complete the goal in the current period.'),
+    goalSnoozedAt: t.field({ type: 'DateTime', nullable: true, resolve: (c) => c.goal_snoozed_at }),
+    deleted: t.exposeBoolean('deleted'),
+    group: t.field({
+      type: CategoryGroup,
+      nullable: true,
+      resolve: async (c, _args, ctx) =>
+        (await ctx.loaders.plan(c.plan_id)).categoryGroup(c.category_group_id) ?? null,
+    }),
+  };
+}
+
+Category.implement({
+  description: 'A category, with the amounts of the current month (UTC), as REST lists them.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    ...budgetFields(t),
+    inMonth: t.field({
+      type: MonthCategory,
+      nullable: true,
+      description: 'This category with the amounts of another month.',
+      args: { month: t.arg({ type: MonthSelectorScalar, required: true }) },
+      resolve: async (c, { month }, ctx) => {
+        const plan = await ctx.loaders.plan(c.plan_id);
+        const resolved = month === 'current' ? plan.currentMonth() : month;
+        return orNotFound(plan.category(c.id, resolved), `category in month ${resolved}`, c.id);
+      },
+    }),
+  }),
+});
+
+MonthCategory.implement({
+  description:
+    'A category with the amounts of one month (REST `GET .../months/{month}/categories/{id}`).',
+  fields: (t) => ({
+    id: t.id({
+      description: 'Stable across requests: `<category id>:<month>`.',
+      resolve: (c) => `${c.id}:${c.month}`,
+    }),
+    categoryId: t.exposeID('id'),
+    ...budgetFields(t),
+    category: t.field({
+      type: Category,
+      nullable: true,
+      description: 'The same category with the current month\'s amounts.',
+      resolve: async (c, _args, ctx) => (await ctx.loaders.plan(c.plan_id)).category(c.id) ?? null,
+    }),
+  }),
+});
+
+CategoryGroup.implement({
+  description: 'A group of categories.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    hidden: t.exposeBoolean('hidden'),
+    internal: t.exposeBoolean('internal'),
+    deleted: t.exposeBoolean('deleted'),
+    categories: t.field({
+      type: [Category],
+      description: 'With the amounts of the current month.',
+      resolve: async (g, _args, ctx) => (await ctx.loaders.plan(g.plan_id)).categoriesOfGroup(g.id),
+    }),
+  }),
+});
+
+builder.objectFields(Plan, (t) => ({
+  categoryGroups: t.field({
+    type: [CategoryGroup],
+    description: 'Category groups with their categories (REST `GET /plans/{plan_id}/categories`).',
+    resolve: async (plan, _args, ctx) => (await ctx.loaders.plan(plan.id)).categoryGroups(),
+  }),
+  categories: t.field({
+    type: [Category],
+    description: 'Every category, with the amounts of the current month.',
+    resolve: async (plan, _args, ctx) => (await ctx.loaders.plan(plan.id)).categories(),
+  }),
+  category: t.field({
+    type: Category,
+    nullable: true,
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (plan, { id }, ctx) =>
+      orNotFound((await ctx.loaders.plan(plan.id)).category(id), 'category', id),
+  }),
+}));

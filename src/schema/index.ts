@@ -1,0 +1,15 @@
+import { builder } from './builder.js';
+import './scalars.js';
+import './plan.js';
+import './account.js';
+import './category.js';
+import './payee.js';
+import './month.js';
+import './money-movement.js';
+import './transaction/index.js';
+import './scheduled-transaction.js';
+import './user.js';
+
+builder.queryType({});
+
+export const schema = builder.toSchema({ sortSchema: false });

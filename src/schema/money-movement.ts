@@ -1,0 +1,130 @@
+import type { MoneyMovementGroupRow, MoneyMovementRow } from '../loaders/loaders.js';
+import { amountFields } from './amounts.js';
+import { builder } from './builder.js';
+import { Category } from './category.js';
+import { type WithTotalCount, arrayConnection } from './connections.js';
+import { Month } from './month.js';
+import { Plan } from './plan.js';
+import { MonthSelectorScalar } from './scalars.js';
+
+export const MoneyMovement = builder.objectRef<MoneyMovementRow>('MoneyMovement');
+export const MoneyMovementGroup = builder.objectRef<MoneyMovementGroupRow>('MoneyMovementGroup');
+
+MoneyMovement.implement({
+  description:
+    'Money moved between two categories, or between a category and Ready to Assign (a null ' +
+    'category), within a plan month.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    month: t.field({ type: 'Date', nullable: true, resolve: (m) => m.month }),
+    movedAt: t.field({ type: 'DateTime', nullable: true, resolve: (m) => m.moved_at }),
+    note: t.exposeString('note', { nullable: true }),
+    moneyMovementGroupId: t.exposeID('money_movement_group_id', { nullable: true }),
+    group: t.field({
+      type: MoneyMovementGroup,
+      nullable: true,
+      resolve: async (m, _args, ctx) => {
+        if (!m.money_movement_group_id) return null;
+        const groups = await ctx.loaders.moneyMovementGroups(m.plan_id);
+        return groups.find((g) => g.id === m.money_movement_group_id) ?? null;
+      },
+    }),
+    performedByUserId: t.exposeID('performed_by_user_id', { nullable: true }),
+    fromCategoryId: t.exposeID('from_category_id', { nullable: true }),
+    fromCategory: t.field({
+      type: Category,
+      nullable: true,
+      description: 'Null when the money came from Ready to Assign.',
+      resolve: async (m, _args, ctx) =>
+        m.from_category_id ? (await ctx.loaders.plan(m.plan_id)).category(m.from_category_id) ?? null : null,
+    }),
+    toCategoryId: t.exposeID('to_category_id', { nullable: true }),
+    toCategory: t.field({
+      type: Category,
+      nullable: true,
+      description: 'Null when the money went to Ready to Assign.',
+      resolve: async (m, _args, ctx) =>
+        m.to_category_id ? (await ctx.loaders.plan(m.plan_id)).category(m.to_category_id) ?? null : null,
+    }),
+    ...amountFields(t, 'amount', (m) => m.amount, 'The amount moved.'),
+  }),
+});
+
+MoneyMovementGroup.implement({
+  description: 'Money movements performed together as one action.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    groupCreatedAt: t.field({ type: 'DateTime', resolve: (g) => g.group_created_at }),
+    month: t.field({ type: 'Date', resolve: (g) => g.month }),
+    note: t.exposeString('note', { nullable: true }),
+    performedByUserId: t.exposeID('performed_by_user_id', { nullable: true }),
+    moneyMovements: t.field({
+      type: [MoneyMovement],
+      resolve: async (g, _args, ctx) =>
+        (await ctx.loaders.moneyMovements(g.plan_id)).filter((m) => m.money_movement_group_id === g.id),
+    }),
+  }),
+});
+
+const MoneyMovementConnection = builder.connectionObject(
+  {
+    type: MoneyMovement,
+    name: 'MoneyMovementConnection',
+    fields: (t) => ({
+      totalCount: t.int({ resolve: (connection) => (connection as unknown as WithTotalCount).totalCount }),
+    }),
+  },
+  { name: 'MoneyMovementEdge' },
+);
+
+async function movementsIn(
+  loadAll: () => Promise<readonly MoneyMovementRow[]>,
+  month: string | null | undefined,
+): Promise<readonly MoneyMovementRow[]> {
+  const all = await loadAll();
+  return month ? all.filter((m) => m.month === month) : all;
+}
+
+builder.objectFields(Plan, (t) => ({
+  moneyMovements: t.connection(
+    {
+      type: MoneyMovement,
+      description:
+        'Money movements, optionally of one month (REST `GET .../money_movements` and ' +
+        '`GET .../months/{month}/money_movements`; one upstream call serves every month).',
+      args: { month: t.arg({ type: MonthSelectorScalar }) },
+      resolve: async (plan, args, ctx) => {
+        const snapshot = await ctx.loaders.plan(plan.id);
+        const month = args.month === 'current' ? snapshot.currentMonth() : args.month;
+        return arrayConnection(args, await movementsIn(() => ctx.loaders.moneyMovements(snapshot.planId), month));
+      },
+    },
+    MoneyMovementConnection,
+  ),
+  moneyMovementGroups: t.field({
+    type: [MoneyMovementGroup],
+    args: { month: t.arg({ type: MonthSelectorScalar }) },
+    resolve: async (plan, args, ctx) => {
+      const snapshot = await ctx.loaders.plan(plan.id);
+      const month = args.month === 'current' ? snapshot.currentMonth() : args.month;
+      const groups = await ctx.loaders.moneyMovementGroups(snapshot.planId);
+      return month ? groups.filter((g) => g.month === month) : groups;
+    },
+  }),
+}));
+
+builder.objectFields(Month, (t) => ({
+  moneyMovements: t.connection(
+    {
+      type: MoneyMovement,
+      resolve: async (month, args, ctx) =>
+        arrayConnection(args, await movementsIn(() => ctx.loaders.moneyMovements(month.plan_id), month.month)),
+    },
+    MoneyMovementConnection,
+  ),
+  moneyMovementGroups: t.field({
+    type: [MoneyMovementGroup],
+    resolve: async (month, _args, ctx) =>
+      (await ctx.loaders.moneyMovementGroups(month.plan_id)).filter((g) => g.month === month.month),
+  }),
+}));

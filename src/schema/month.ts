@@ -1,0 +1,59 @@
+import type { MonthRow } from '../replica/types.js';
+import { amountFields } from './amounts.js';
+import { builder } from './builder.js';
+import { MonthCategory } from './category.js';
+import { orNotFound } from './not-found.js';
+import { Plan } from './plan.js';
+import { MonthSelectorScalar } from './scalars.js';
+
+export const Month = builder.objectRef<MonthRow>('Month');
+
+Month.implement({
+  description: 'A plan month: Ready to Assign, Age of Money and the month\'s category amounts.',
+  fields: (t) => ({
+    id: t.id({
+      description: 'Stable across requests: `<plan id>:<month>`.',
+      resolve: (m) => `${m.plan_id}:${m.month}`,
+    }),
+    month: t.field({ type: 'Date', description: 'The first day of the month.', resolve: (m) => m.month }),
+    note: t.exposeString('note', { nullable: true }),
+    ...amountFields(t, 'income', (m) => m.income, 'Inflows to Ready to Assign in the month.'),
+    ...amountFields(t, 'budgeted', (m) => m.budgeted, 'Assigned in the month.'),
+    ...amountFields(t, 'activity', (m) => m.activity, 'Categorized activity in the month, excluding inflows to Ready to Assign.'),
+    ...amountFields(t, 'toBeBudgeted', (m) => m.to_be_budgeted, 'Ready to Assign.'),
+    ageOfMoney: t.exposeInt('age_of_money', { nullable: true }),
+    deleted: t.exposeBoolean('deleted'),
+    categories: t.field({
+      type: [MonthCategory],
+      description: 'Every category with this month\'s amounts.',
+      resolve: async (m, _args, ctx) => (await ctx.loaders.plan(m.plan_id)).categories(m.month),
+    }),
+    category: t.field({
+      type: MonthCategory,
+      nullable: true,
+      args: { id: t.arg({ type: 'UUID', required: true }) },
+      resolve: async (m, { id }, ctx) =>
+        orNotFound((await ctx.loaders.plan(m.plan_id)).category(id, m.month), 'category', id),
+    }),
+    plan: t.field({ type: Plan, resolve: (m) => ({ id: m.plan_id, summary: null }) }),
+  }),
+});
+
+builder.objectFields(Plan, (t) => ({
+  months: t.field({
+    type: [Month],
+    description: 'Every plan month (REST `GET /plans/{plan_id}/months`).',
+    resolve: async (plan, _args, ctx) => (await ctx.loaders.plan(plan.id)).months(),
+  }),
+  month: t.field({
+    type: Month,
+    nullable: true,
+    description: 'One month, by date or `current`.',
+    args: { month: t.arg({ type: MonthSelectorScalar, required: true }) },
+    resolve: async (plan, { month }, ctx) => {
+      const snapshot = await ctx.loaders.plan(plan.id);
+      const resolved = month === 'current' ? snapshot.currentMonth() : month;
+      return orNotFound(snapshot.month(resolved), 'month', resolved);
+    },
+  }),
+}));

@@ -1,0 +1,132 @@
+import type { PlanInfo } from '../replica/types.js';
+import type { GatewayContext } from '../server/context.js';
+import type { CurrencyFormat, DateFormat, PlanSummary } from '../upstream/types.js';
+import { builder } from './builder.js';
+import { PlanIdScalar } from './scalars.js';
+
+/**
+ * A plan as the graph sees it. `summary` is set when the plan came from the plan list, which
+ * already carries the plan-level fields; everything else reads the plan's replica.
+ */
+export interface PlanShape {
+  readonly id: string;
+  readonly summary: PlanSummary | null;
+}
+
+export const Plan = builder.objectRef<PlanShape>('Plan');
+
+async function infoOf(plan: PlanShape, ctx: GatewayContext): Promise<PlanInfo | PlanSummary> {
+  return plan.summary ?? (await ctx.loaders.plan(plan.id)).info;
+}
+
+export const DateFormatType = builder.objectRef<DateFormat>('DateFormat').implement({
+  description: 'How the plan writes dates.',
+  fields: (t) => ({ format: t.exposeString('format') }),
+});
+
+export const CurrencyFormatType = builder.objectRef<CurrencyFormat>('CurrencyFormat').implement({
+  description: 'How the plan writes amounts; the `...Formatted` fields follow it.',
+  fields: (t) => ({
+    isoCode: t.exposeString('iso_code'),
+    exampleFormat: t.exposeString('example_format'),
+    decimalDigits: t.exposeInt('decimal_digits'),
+    decimalSeparator: t.exposeString('decimal_separator'),
+    symbolFirst: t.exposeBoolean('symbol_first'),
+    groupSeparator: t.exposeString('group_separator'),
+    currencySymbol: t.exposeString('currency_symbol'),
+    displaySymbol: t.exposeBoolean('display_symbol'),
+  }),
+});
+
+interface PlanSettingsShape {
+  readonly date_format: DateFormat | null;
+  readonly currency_format: CurrencyFormat | null;
+}
+
+export const PlanSettings = builder.objectRef<PlanSettingsShape>('PlanSettings').implement({
+  description: 'The plan settings (REST `GET /plans/{plan_id}/settings`).',
+  fields: (t) => ({
+    dateFormat: t.expose('date_format', { type: DateFormatType, nullable: true }),
+    currencyFormat: t.expose('currency_format', { type: CurrencyFormatType, nullable: true }),
+  }),
+});
+
+Plan.implement({
+  description:
+    'A plan (called a budget in older versions of the REST interface) and everything in it. ' +
+    'Plan-scoped fields are answered from the caller\'s replica of the plan, kept fresh with ' +
+    'delta requests.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'The plan UUID, also when the plan was asked for by alias.' }),
+    name: t.string({ resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).name }),
+    lastModifiedOn: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When any client last changed the plan.',
+      resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).last_modified_on ?? null,
+    }),
+    firstMonth: t.field({
+      type: 'Date',
+      nullable: true,
+      resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).first_month ?? null,
+    }),
+    lastMonth: t.field({
+      type: 'Date',
+      nullable: true,
+      resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).last_month ?? null,
+    }),
+    dateFormat: t.field({
+      type: DateFormatType,
+      nullable: true,
+      resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).date_format ?? null,
+    }),
+    currencyFormat: t.field({
+      type: CurrencyFormatType,
+      nullable: true,
+      resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).currency_format ?? null,
+    }),
+    settings: t.field({
+      type: PlanSettings,
+      description: 'Date and currency format, as `GET /plans/{plan_id}/settings` returns them.',
+      resolve: async (plan, _args, ctx) => {
+        const { info } = await ctx.loaders.plan(plan.id);
+        return { date_format: info.date_format, currency_format: info.currency_format };
+      },
+    }),
+    serverKnowledge: t.field({
+      type: 'SafeInt',
+      description: 'The upstream knowledge the replica answering this operation has reached.',
+      resolve: async (plan, _args, ctx) => (await ctx.loaders.plan(plan.id)).serverKnowledge,
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  plans: t.field({
+    type: [Plan],
+    description: 'Every plan the token can see (REST `GET /plans`).',
+    resolve: async (_root, _args, ctx) =>
+      (await ctx.loaders.plans()).plans.map((summary) => ({ id: summary.id, summary })),
+  }),
+  defaultPlan: t.field({
+    type: Plan,
+    nullable: true,
+    description: 'The default plan, when the OAuth application enables default plan selection.',
+    resolve: async (_root, _args, ctx) => {
+      const summary = (await ctx.loaders.plans()).defaultPlan;
+      return summary ? { id: summary.id, summary } : null;
+    },
+  }),
+  plan: t.field({
+    type: Plan,
+    nullable: true,
+    description:
+      'One plan by UUID, `last-used` or `default`. Null, beside a NOT_FOUND error, when the ' +
+      'upstream does not know it.',
+    args: { id: t.arg({ type: PlanIdScalar, required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      const snapshot = await ctx.loaders.plan(id);
+      return { id: snapshot.planId, summary: null };
+    },
+  }),
+}));

@@ -1,0 +1,144 @@
+/**
+ * Scalars. Input checks live here, not in resolvers, because graphql-js coerces every argument
+ * (literal or variable) before the first resolver runs: a bad date or a fractional amount is
+ * refused before any upstream call, wherever it sits in the operation.
+ *
+ * Every input failure carries `extensions.code = 'BAD_USER_INPUT'`; graphql-js copies the
+ * extensions of the error a scalar throws onto the error it reports.
+ */
+import { GraphQLError, GraphQLScalarType, Kind, type ValueNode, print } from 'graphql';
+import {
+  DateTimeResolver,
+  LatitudeResolver,
+  LongitudeResolver,
+  SafeIntResolver,
+  UUIDResolver,
+} from 'graphql-scalars';
+import { builder } from './builder.js';
+
+function inputError(message: string, node?: ValueNode): GraphQLError {
+  return new GraphQLError(message, { nodes: node, extensions: { code: 'BAD_USER_INPUT' } });
+}
+
+function shown(value: unknown, node?: ValueNode): string {
+  return node ? print(node) : JSON.stringify(value);
+}
+
+/** Reuse a graphql-scalars scalar, adding the input error code to whatever it throws. */
+function withInputCode(scalar: GraphQLScalarType): GraphQLScalarType {
+  const config = scalar.toConfig();
+  const tag = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => {
+    try {
+      return fn(...args);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw inputError(message);
+    }
+  };
+  return new GraphQLScalarType({
+    ...config,
+    parseValue: tag(config.parseValue ?? ((v: unknown) => v)),
+    parseLiteral: tag(config.parseLiteral ?? (() => undefined)),
+  });
+}
+
+builder.addScalarType('DateTime', withInputCode(DateTimeResolver), {});
+builder.addScalarType('UUID', withInputCode(UUIDResolver), {});
+builder.addScalarType('SafeInt', withInputCode(SafeIntResolver), {});
+builder.addScalarType('Latitude', withInputCode(LatitudeResolver), {});
+builder.addScalarType('Longitude', withInputCode(LongitudeResolver), {});
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function isCalendarDate(value: string): boolean {
+  if (!ISO_DATE.test(value)) return false;
+  const parsed = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+}
+
+function toDate(value: unknown, node?: ValueNode): string {
+  if (typeof value === 'string' && isCalendarDate(value)) return value;
+  throw inputError(`a date must be a calendar day in YYYY-MM-DD form; got ${shown(value, node)}`, node);
+}
+
+export const DateScalar = builder.scalarType('Date', {
+  description: 'A calendar date in `YYYY-MM-DD` form (UTC), as the REST interface sends dates.',
+  serialize: (value) => toDate(value),
+  parseValue: (value) => toDate(value),
+  parseLiteral: (node) => toDate(node.kind === Kind.STRING ? node.value : undefined, node),
+  extensions: { codegenScalarType: 'string' },
+});
+
+/**
+ * Why not `Int`: GraphQL's Int is 32-bit and overflows at about 2.1 million currency units,
+ * and a `Float` would let fractions of a milliunit through. Milliunits travel as JSON numbers,
+ * which are exact up to 2^53 - 1.
+ */
+function toMilliunits(value: unknown, node?: ValueNode): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw inputError(`milliunits must be an integer; got ${shown(value, node)}`, node);
+  }
+  if (!Number.isInteger(value)) {
+    throw inputError(
+      `milliunits must be a whole number (1000 = one currency unit); got the fraction ${shown(value, node)}`,
+      node,
+    );
+  }
+  if (!Number.isSafeInteger(value)) {
+    throw inputError(`milliunits must be within ±(2^53 - 1); got ${shown(value, node)}`, node);
+  }
+  return value;
+}
+
+export const Milliunits = builder.scalarType('Milliunits', {
+  description:
+    'An amount in milliunits: integer thousandths of the plan currency (1000 = 1.00; negative = ' +
+    'outflow). Exact for any integer up to 2^53 - 1, so amounts beyond the 32-bit `Int` range ' +
+    'round-trip unchanged. Fractions are rejected.',
+  serialize: (value) => toMilliunits(value),
+  parseValue: (value) => toMilliunits(value),
+  parseLiteral: (node) =>
+    toMilliunits(node.kind === Kind.INT || node.kind === Kind.FLOAT ? Number(node.value) : undefined, node),
+  extensions: { codegenScalarType: 'number' },
+});
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PLAN_ALIASES = new Set(['last-used', 'default']);
+
+function toPlanId(value: unknown, node?: ValueNode): string {
+  if (typeof value === 'string') {
+    if (PLAN_ALIASES.has(value)) return value;
+    if (UUID_PATTERN.test(value)) return value.toLowerCase();
+  }
+  throw inputError(`a plan id must be a UUID, "last-used" or "default"; got ${shown(value, node)}`, node);
+}
+
+export const PlanIdScalar = builder.scalarType('PlanId', {
+  description:
+    'A plan id: the plan UUID, `last-used` (the plan used most recently) or `default` (the ' +
+    'default plan, when the OAuth application enables default plan selection).',
+  serialize: (value) => toPlanId(value),
+  parseValue: (value) => toPlanId(value),
+  parseLiteral: (node) => toPlanId(node.kind === Kind.STRING ? node.value : undefined, node),
+  extensions: { codegenScalarType: 'string' },
+});
+
+/** `current`, or the first day of the month the given date falls in. */
+function toMonthSelector(value: unknown, node?: ValueNode): string {
+  if (value === 'current') return value;
+  if (typeof value === 'string' && isCalendarDate(value)) return `${value.slice(0, 7)}-01`;
+  throw inputError(
+    `a month must be "current" or a date in YYYY-MM-DD form; got ${shown(value, node)}`,
+    node,
+  );
+}
+
+export const MonthSelectorScalar = builder.scalarType('MonthSelector', {
+  description:
+    'A plan month: `current` (the current calendar month, UTC) or a date; any day selects its ' +
+    'month, so `2024-03-17` means `2024-03-01`.',
+  serialize: (value) => toMonthSelector(value),
+  parseValue: (value) => toMonthSelector(value),
+  parseLiteral: (node) => toMonthSelector(node.kind === Kind.STRING ? node.value : undefined, node),
+  extensions: { codegenScalarType: 'string' },
+});

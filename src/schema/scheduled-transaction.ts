@@ -1,0 +1,138 @@
+import type { ScheduledSubTransactionRow, ScheduledTransactionRow } from '../replica/types.js';
+import { FREQUENCIES } from '../upstream/types.js';
+import { Account } from './account.js';
+import { amountFields } from './amounts.js';
+import { builder } from './builder.js';
+import { Category } from './category.js';
+import { orNotFound } from './not-found.js';
+import { Payee } from './payee.js';
+import { Plan } from './plan.js';
+import { type WithTotalCount, arrayConnection } from './connections.js';
+import { FlagColorEnum } from './transaction/enums.js';
+import { flagColor } from './transaction/transaction.js';
+
+export const FrequencyEnum = builder.enumType('Frequency', { values: FREQUENCIES });
+
+export const ScheduledTransaction = builder.objectRef<ScheduledTransactionRow>('ScheduledTransaction');
+export const ScheduledSubTransaction = builder.objectRef<ScheduledSubTransactionRow>('ScheduledSubTransaction');
+
+ScheduledTransaction.implement({
+  description: 'An upcoming or recurring transaction not yet entered in its account.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    dateFirst: t.field({ type: 'Date', resolve: (s) => s.date_first }),
+    dateNext: t.field({ type: 'Date', resolve: (s) => s.date_next }),
+    frequency: t.field({ type: FrequencyEnum, resolve: (s) => s.frequency }),
+    ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),
+    memo: t.exposeString('memo', { nullable: true }),
+    flagColor: t.field({ type: FlagColorEnum, nullable: true, resolve: (s) => flagColor(s.flag_color) }),
+    flagName: t.exposeString('flag_name', { nullable: true }),
+    accountId: t.exposeID('account_id'),
+    account: t.field({
+      type: Account,
+      nullable: true,
+      resolve: async (s, _args, ctx) => (await ctx.loaders.plan(s.plan_id)).account(s.account_id) ?? null,
+    }),
+    accountName: t.string({
+      resolve: async (s, _args, ctx) => (await ctx.loaders.plan(s.plan_id)).account(s.account_id)?.name ?? '',
+    }),
+    payeeId: t.exposeID('payee_id', { nullable: true }),
+    payee: t.field({
+      type: Payee,
+      nullable: true,
+      resolve: async (s, _args, ctx) =>
+        s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id) ?? null : null,
+    }),
+    payeeName: t.string({
+      nullable: true,
+      resolve: async (s, _args, ctx) =>
+        s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id)?.name ?? null : null,
+    }),
+    categoryId: t.exposeID('category_id', { nullable: true }),
+    category: t.field({
+      type: Category,
+      nullable: true,
+      resolve: async (s, _args, ctx) =>
+        s.category_id ? (await ctx.loaders.plan(s.plan_id)).category(s.category_id) ?? null : null,
+    }),
+    categoryName: t.string({
+      nullable: true,
+      description: '`Split` for a split scheduled transaction.',
+      resolve: async (s, _args, ctx) => {
+        const plan = await ctx.loaders.plan(s.plan_id);
+        if (plan.scheduledSubtransactionsOf(s.id).length > 0) return 'Split';
+        return s.category_id ? plan.category(s.category_id)?.name ?? null : null;
+      },
+    }),
+    transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
+    transferAccount: t.field({
+      type: Account,
+      nullable: true,
+      resolve: async (s, _args, ctx) =>
+        s.transfer_account_id
+          ? (await ctx.loaders.plan(s.plan_id)).account(s.transfer_account_id) ?? null
+          : null,
+    }),
+    deleted: t.exposeBoolean('deleted'),
+    subtransactions: t.field({
+      type: [ScheduledSubTransaction],
+      resolve: async (s, _args, ctx) => (await ctx.loaders.plan(s.plan_id)).scheduledSubtransactionsOf(s.id),
+    }),
+  }),
+});
+
+ScheduledSubTransaction.implement({
+  description: 'One part of a split scheduled transaction.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    scheduledTransactionId: t.exposeID('scheduled_transaction_id'),
+    ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),
+    memo: t.exposeString('memo', { nullable: true }),
+    payeeId: t.exposeID('payee_id', { nullable: true }),
+    payee: t.field({
+      type: Payee,
+      nullable: true,
+      resolve: async (s, _args, ctx) =>
+        s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id) ?? null : null,
+    }),
+    payeeName: t.exposeString('payee_name', { nullable: true }),
+    categoryId: t.exposeID('category_id', { nullable: true }),
+    category: t.field({
+      type: Category,
+      nullable: true,
+      resolve: async (s, _args, ctx) =>
+        s.category_id ? (await ctx.loaders.plan(s.plan_id)).category(s.category_id) ?? null : null,
+    }),
+    categoryName: t.exposeString('category_name', { nullable: true }),
+    transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
+    deleted: t.exposeBoolean('deleted'),
+  }),
+});
+
+builder.objectFields(Plan, (t) => ({
+  scheduledTransactions: t.connection(
+    {
+      type: ScheduledTransaction,
+      description: 'Scheduled transactions, soonest `dateNext` first.',
+      resolve: async (plan, args, ctx) => {
+        const rows = [...(await ctx.loaders.plan(plan.id)).scheduledTransactions()].sort(
+          (a, b) => a.date_next.localeCompare(b.date_next) || a.id.localeCompare(b.id),
+        );
+        return arrayConnection(args, rows);
+      },
+    },
+    {
+      name: 'ScheduledTransactionConnection',
+      fields: (tc) => ({
+        totalCount: tc.int({ resolve: (connection) => (connection as unknown as WithTotalCount).totalCount }),
+      }),
+    },
+  ),
+  scheduledTransaction: t.field({
+    type: ScheduledTransaction,
+    nullable: true,
+    args: { id: t.arg({ type: 'UUID', required: true }) },
+    resolve: async (plan, { id }, ctx) =>
+      orNotFound((await ctx.loaders.plan(plan.id)).scheduledTransaction(id), 'scheduled transaction', id),
+  }),
+}));

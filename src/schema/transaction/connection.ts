@@ -1,0 +1,146 @@
+import type {
+  TransactionOrder,
+  TransactionQuery,
+  TransactionRow,
+} from '../../replica/types.js';
+import type { GatewayContext } from '../../server/context.js';
+import type { IsoDate, TransactionListType } from '../../upstream/types.js';
+import { Account } from '../account.js';
+import { type FieldBuilder } from '../amounts.js';
+import { builder } from '../builder.js';
+import { lastDayOfMonth } from '../inputs.js';
+import { type PageArgs, type WithTotalCount, encodeCursor, pageWindow } from '../connections.js';
+import { Month } from '../month.js';
+import { Plan } from '../plan.js';
+import { MonthSelectorScalar } from '../scalars.js';
+import { TransactionOrderEnum, TransactionTypeFilterEnum } from './enums.js';
+import { Transaction } from './transaction.js';
+
+export interface TransactionFilterArgs {
+  accountId?: string | null;
+  categoryId?: string | null;
+  payeeId?: string | null;
+  month?: string | null;
+  sinceDate?: string | null;
+  untilDate?: string | null;
+  type?: TransactionListType | null;
+  order?: TransactionOrder | null;
+}
+
+function later(a: IsoDate | undefined, b: IsoDate): IsoDate {
+  return a === undefined || b > a ? b : a;
+}
+
+function earlier(a: IsoDate | undefined, b: IsoDate): IsoDate {
+  return a === undefined || b < a ? b : a;
+}
+
+/** Turns filter arguments into a replica query; `month` narrows the date bounds. */
+export function filterQuery(args: TransactionFilterArgs, currentMonth: () => IsoDate): TransactionQuery {
+  const query: TransactionQuery = { order: args.order ?? 'DATE_DESC' };
+  if (args.accountId) query.accountId = args.accountId;
+  if (args.categoryId) query.categoryId = args.categoryId;
+  if (args.payeeId) query.payeeId = args.payeeId;
+  if (args.type) query.type = args.type;
+  if (args.sinceDate) query.sinceDate = args.sinceDate;
+  if (args.untilDate) query.untilDate = args.untilDate;
+  if (args.month) {
+    const month = args.month === 'current' ? currentMonth() : args.month;
+    query.sinceDate = later(query.sinceDate, month);
+    query.untilDate = earlier(query.untilDate, lastDayOfMonth(month));
+  }
+  return query;
+}
+
+export const TransactionConnection = builder.connectionObject(
+  {
+    type: Transaction,
+    name: 'TransactionConnection',
+    fields: (t) => ({
+      totalCount: t.int({
+        description: 'Transactions matching the filters, on every page.',
+        resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
+      }),
+    }),
+  },
+  { name: 'TransactionEdge' },
+);
+
+async function resolveTransactions(
+  ctx: GatewayContext,
+  planId: string,
+  args: TransactionFilterArgs & PageArgs,
+) {
+  const window = pageWindow(args);
+  const plan = await ctx.loaders.plan(planId);
+  const page = plan.transactions({ ...filterQuery(args, () => plan.currentMonth()), ...window });
+  const edges = page.rows.map((row: TransactionRow) => ({ cursor: encodeCursor(row), node: row }));
+  return {
+    edges,
+    totalCount: page.totalCount,
+    pageInfo: {
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}
+
+const DESCRIPTION =
+  'Transactions, newest first unless `order` says otherwise. Filters combine; `month` narrows ' +
+  '`sinceDate`/`untilDate` to that month. Unlike REST, no default `sinceDate` applies: page ' +
+  'instead. A category or payee filter also matches splits through their subtransactions.';
+
+function filterArgs<Shape>(t: FieldBuilder<Shape>, omit: readonly ('accountId' | 'month')[] = []) {
+  const args = {
+    accountId: t.arg({ type: 'UUID' }),
+    categoryId: t.arg({ type: 'UUID' }),
+    payeeId: t.arg({ type: 'UUID' }),
+    month: t.arg({ type: MonthSelectorScalar }),
+    sinceDate: t.arg({ type: 'Date', description: 'On or after this date.' }),
+    untilDate: t.arg({ type: 'Date', description: 'On or before this date.' }),
+    type: t.arg({ type: TransactionTypeFilterEnum }),
+    order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
+  };
+  for (const name of omit) delete (args as Partial<typeof args>)[name];
+  return args;
+}
+
+builder.objectFields(Plan, (t) => ({
+  transactions: t.connection(
+    {
+      type: Transaction,
+      description: DESCRIPTION,
+      args: filterArgs(t),
+      resolve: (plan, args, ctx) => resolveTransactions(ctx, plan.id, args),
+    },
+    TransactionConnection,
+  ),
+}));
+
+builder.objectFields(Account, (t) => ({
+  transactions: t.connection(
+    {
+      type: Transaction,
+      description: DESCRIPTION,
+      args: filterArgs(t, ['accountId']),
+      resolve: (account, args, ctx) =>
+        resolveTransactions(ctx, account.plan_id, { ...args, accountId: account.id }),
+    },
+    TransactionConnection,
+  ),
+}));
+
+builder.objectFields(Month, (t) => ({
+  transactions: t.connection(
+    {
+      type: Transaction,
+      description: DESCRIPTION,
+      args: filterArgs(t, ['month']),
+      resolve: (month, args, ctx) =>
+        resolveTransactions(ctx, month.plan_id, { ...args, month: month.month }),
+    },
+    TransactionConnection,
+  ),
+}));

@@ -1,0 +1,232 @@
+import type {
+  PlanSnapshot,
+  SubTransactionRow,
+  TransactionQuery,
+  TransactionRow,
+} from '../../replica/types.js';
+import type { GatewayContext } from '../../server/context.js';
+import { Account } from '../account.js';
+import { amountFields } from '../amounts.js';
+import { builder } from '../builder.js';
+import { Category } from '../category.js';
+import { Payee } from '../payee.js';
+import { type PageArgs, type WithTotalCount, decodeCursor, encodeCursor, pageWindow } from '../connections.js';
+import { type TransactionFilterArgs, filterQuery } from './connection.js';
+import { ClearedStatusEnum, DebtTransactionTypeEnum, FlagColorEnum, TransactionOrderEnum, TransactionTypeFilterEnum } from './enums.js';
+import { MonthSelectorScalar } from '../scalars.js';
+import { Transaction, categoryNameOf, flagColor } from './transaction.js';
+
+/**
+ * A row of the by-category and by-payee lists: a whole transaction, or one subtransaction of a
+ * split shown with its parent's date, account and status (REST `HybridTransaction`).
+ */
+export interface HybridRow {
+  readonly plan_id: string;
+  readonly parent: TransactionRow;
+  readonly sub: SubTransactionRow | null;
+}
+
+export const HybridTransactionKind = builder.enumType('HybridTransactionType', {
+  values: ['transaction', 'subtransaction'] as const,
+});
+
+export const HybridTransaction = builder.objectRef<HybridRow>('HybridTransaction');
+
+function own<K extends keyof SubTransactionRow & keyof TransactionRow>(row: HybridRow, key: K) {
+  return row.sub ? row.sub[key] : row.parent[key];
+}
+
+HybridTransaction.implement({
+  description:
+    'A transaction or one subtransaction of a split, as the REST category and payee ' +
+    'transaction lists return them.',
+  fields: (t) => ({
+    id: t.id({ resolve: (h) => own(h, 'id') }),
+    type: t.field({ type: HybridTransactionKind, resolve: (h) => (h.sub ? 'subtransaction' : 'transaction') }),
+    parentTransactionId: t.id({ nullable: true, resolve: (h) => (h.sub ? h.parent.id : null) }),
+    parentTransaction: t.field({
+      type: Transaction,
+      nullable: true,
+      resolve: (h) => (h.sub ? h.parent : null),
+    }),
+    date: t.field({ type: 'Date', resolve: (h) => h.parent.date }),
+    ...amountFields(t, 'amount', (h) => own(h, 'amount'), 'Negative for outflows.'),
+    memo: t.string({ nullable: true, resolve: (h) => own(h, 'memo') }),
+    cleared: t.field({ type: ClearedStatusEnum, resolve: (h) => h.parent.cleared }),
+    approved: t.boolean({ resolve: (h) => h.parent.approved }),
+    flagColor: t.field({ type: FlagColorEnum, nullable: true, resolve: (h) => flagColor(h.parent.flag_color) }),
+    flagName: t.string({ nullable: true, resolve: (h) => h.parent.flag_name }),
+    accountId: t.id({ resolve: (h) => h.parent.account_id }),
+    account: t.field({
+      type: Account,
+      nullable: true,
+      resolve: async (h, _args, ctx) => (await ctx.loaders.plan(h.plan_id)).account(h.parent.account_id) ?? null,
+    }),
+    accountName: t.string({
+      resolve: async (h, _args, ctx) =>
+        (await ctx.loaders.plan(h.plan_id)).account(h.parent.account_id)?.name ?? '',
+    }),
+    payeeId: t.id({ nullable: true, resolve: (h) => own(h, 'payee_id') }),
+    payee: t.field({
+      type: Payee,
+      nullable: true,
+      resolve: async (h, _args, ctx) => {
+        const id = own(h, 'payee_id');
+        return id ? (await ctx.loaders.plan(h.plan_id)).payee(id) ?? null : null;
+      },
+    }),
+    payeeName: t.string({
+      nullable: true,
+      resolve: async (h, _args, ctx) => {
+        const id = own(h, 'payee_id');
+        return id ? (await ctx.loaders.plan(h.plan_id)).payee(id)?.name ?? null : null;
+      },
+    }),
+    categoryId: t.id({ nullable: true, resolve: (h) => own(h, 'category_id') }),
+    category: t.field({
+      type: Category,
+      nullable: true,
+      resolve: async (h, _args, ctx) => {
+        const id = own(h, 'category_id');
+        return id ? (await ctx.loaders.plan(h.plan_id)).category(id) ?? null : null;
+      },
+    }),
+    categoryName: t.string({
+      nullable: true,
+      resolve: async (h, _args, ctx) => {
+        const plan = await ctx.loaders.plan(h.plan_id);
+        if (!h.sub) return categoryNameOf(plan, h.parent);
+        return h.sub.category_id ? plan.category(h.sub.category_id)?.name ?? null : null;
+      },
+    }),
+    transferAccountId: t.id({ nullable: true, resolve: (h) => own(h, 'transfer_account_id') }),
+    transferTransactionId: t.id({ nullable: true, resolve: (h) => own(h, 'transfer_transaction_id') }),
+    matchedTransactionId: t.id({ nullable: true, resolve: (h) => h.parent.matched_transaction_id }),
+    importId: t.string({ nullable: true, resolve: (h) => h.parent.import_id }),
+    importPayeeName: t.string({ nullable: true, resolve: (h) => h.parent.import_payee_name }),
+    importPayeeNameOriginal: t.string({ nullable: true, resolve: (h) => h.parent.import_payee_name_original }),
+    debtTransactionType: t.field({
+      type: DebtTransactionTypeEnum,
+      nullable: true,
+      resolve: (h) => h.parent.debt_transaction_type,
+    }),
+    deleted: t.boolean({ resolve: (h) => own(h, 'deleted') }),
+  }),
+});
+
+export const HybridTransactionConnection = builder.connectionObject(
+  {
+    type: HybridTransaction,
+    name: 'HybridTransactionConnection',
+    fields: (t) => ({
+      totalCount: t.int({
+        description: 'Rows matching the filters, on every page.',
+        resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
+      }),
+    }),
+  },
+  { name: 'HybridTransactionEdge' },
+);
+
+type Match = { categoryId: string } | { payeeId: string };
+
+/** Expands matching transactions into hybrid rows: the parent when it matches itself, and each matching part. */
+function hybridRows(plan: PlanSnapshot, parents: readonly TransactionRow[], match: Match): HybridRow[] {
+  const rows: HybridRow[] = [];
+  const matches = (row: { category_id: string | null; payee_id: string | null }) =>
+    'categoryId' in match ? row.category_id === match.categoryId : row.payee_id === match.payeeId;
+  for (const parent of parents) {
+    if (matches(parent)) rows.push({ plan_id: parent.plan_id, parent, sub: null });
+    for (const sub of plan.subtransactionsOf(parent.id)) {
+      if (matches(sub)) rows.push({ plan_id: parent.plan_id, parent, sub });
+    }
+  }
+  return rows;
+}
+
+function hybridKey(row: HybridRow) {
+  return { date: row.parent.date, id: row.sub ? row.sub.id : row.parent.id };
+}
+
+/**
+ * The matching parents come from the replica's category or payee index (never a scan of the
+ * plan); expanding them into rows and slicing a page is linear in that category's or payee's
+ * transactions only.
+ */
+async function resolveHybrid(
+  ctx: GatewayContext,
+  planId: string,
+  match: Match,
+  args: TransactionFilterArgs & PageArgs,
+) {
+  const window = pageWindow(args);
+  const plan = await ctx.loaders.plan(planId);
+  const query: TransactionQuery = { ...filterQuery({ ...args, ...match }, () => plan.currentMonth()) };
+  const rows = hybridRows(plan, plan.transactions(query).rows, match);
+  const keys = rows.map((row) => encodeCursor(hybridKey(row)));
+  let start = 0;
+  let end = rows.length;
+  if (args.after) {
+    decodeCursor('after', args.after);
+    const at = keys.indexOf(args.after);
+    start = at === -1 ? rows.length : at + 1;
+  }
+  if (args.before) {
+    decodeCursor('before', args.before);
+    const at = keys.indexOf(args.before);
+    end = at === -1 ? start : at;
+  }
+  if (window.first !== undefined) end = Math.min(end, start + window.first);
+  if (window.last !== undefined) start = Math.max(start, end - window.last);
+  const edges = rows.slice(start, end).map((node, i) => ({ cursor: keys[start + i] ?? '', node }));
+  return {
+    edges,
+    totalCount: rows.length,
+    pageInfo: {
+      hasNextPage: end < rows.length,
+      hasPreviousPage: start > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+  };
+}
+
+const DESCRIPTION =
+  'Transactions and split parts in this list, newest first unless `order` says otherwise ' +
+  '(REST `HybridTransaction` rows).';
+
+builder.objectFields(Category, (t) => ({
+  transactions: t.connection(
+    {
+      type: HybridTransaction,
+      description: DESCRIPTION,
+      args: {
+        month: t.arg({ type: MonthSelectorScalar }),
+        sinceDate: t.arg({ type: 'Date' }),
+        untilDate: t.arg({ type: 'Date' }),
+        type: t.arg({ type: TransactionTypeFilterEnum }),
+        order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
+      },
+      resolve: (category, args, ctx) => resolveHybrid(ctx, category.plan_id, { categoryId: category.id }, args),
+    },
+    HybridTransactionConnection,
+  ),
+}));
+
+builder.objectFields(Payee, (t) => ({
+  transactions: t.connection(
+    {
+      type: HybridTransaction,
+      description: DESCRIPTION,
+      args: {
+        month: t.arg({ type: MonthSelectorScalar }),
+        sinceDate: t.arg({ type: 'Date' }),
+        untilDate: t.arg({ type: 'Date' }),
+        type: t.arg({ type: TransactionTypeFilterEnum }),
+        order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
+      },
+      resolve: (payee, args, ctx) => resolveHybrid(ctx, payee.plan_id, { payeeId: payee.id }, args),
+    },
+    HybridTransactionConnection,
+  ),
+}));

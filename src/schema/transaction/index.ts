@@ -1,0 +1,4 @@
+import './enums.js';
+import './transaction.js';
+import './connection.js';
+import './hybrid.js';

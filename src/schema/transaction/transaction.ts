@@ -1,0 +1,162 @@
+import type { PlanSnapshot, SubTransactionRow, TransactionRow } from '../../replica/types.js';
+import type { FlagColor } from '../../upstream/types.js';
+import { Account } from '../account.js';
+import { amountFields } from '../amounts.js';
+import { builder } from '../builder.js';
+import { Category } from '../category.js';
+import { orNotFound } from '../not-found.js';
+import { Payee } from '../payee.js';
+import { Plan } from '../plan.js';
+import {
+  ClearedStatusEnum,
+  DebtTransactionTypeEnum,
+  FlagColorEnum,
+} from './enums.js';
+
+export const Transaction = builder.objectRef<TransactionRow>('Transaction');
+export const SubTransaction = builder.objectRef<SubTransactionRow>('SubTransaction');
+
+export function flagColor(value: FlagColor | null): Exclude<FlagColor, ''> | null {
+  return value === '' ? null : value;
+}
+
+/** REST names a split's category 'Split'; otherwise the category's own name. */
+export function categoryNameOf(plan: PlanSnapshot, row: TransactionRow): string | null {
+  if (plan.subtransactionsOf(row.id).length > 0) return 'Split';
+  return row.category_id ? plan.category(row.category_id)?.name ?? null : null;
+}
+
+Transaction.implement({
+  description: 'A transaction in an account; a split carries its parts in `subtransactions`.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    date: t.field({ type: 'Date', resolve: (tx) => tx.date }),
+    ...amountFields(t, 'amount', (tx) => tx.amount, 'Negative for outflows.'),
+    memo: t.exposeString('memo', { nullable: true }),
+    cleared: t.field({ type: ClearedStatusEnum, resolve: (tx) => tx.cleared }),
+    approved: t.exposeBoolean('approved'),
+    flagColor: t.field({ type: FlagColorEnum, nullable: true, resolve: (tx) => flagColor(tx.flag_color) }),
+    flagName: t.exposeString('flag_name', { nullable: true }),
+    accountId: t.exposeID('account_id'),
+    account: t.field({
+      type: Account,
+      nullable: true,
+      resolve: async (tx, _args, ctx) => (await ctx.loaders.plan(tx.plan_id)).account(tx.account_id) ?? null,
+    }),
+    accountName: t.string({
+      resolve: async (tx, _args, ctx) =>
+        (await ctx.loaders.plan(tx.plan_id)).account(tx.account_id)?.name ?? '',
+    }),
+    payeeId: t.exposeID('payee_id', { nullable: true }),
+    payee: t.field({
+      type: Payee,
+      nullable: true,
+      resolve: async (tx, _args, ctx) =>
+        tx.payee_id ? (await ctx.loaders.plan(tx.plan_id)).payee(tx.payee_id) ?? null : null,
+    }),
+    payeeName: t.string({
+      nullable: true,
+      resolve: async (tx, _args, ctx) =>
+        tx.payee_id ? (await ctx.loaders.plan(tx.plan_id)).payee(tx.payee_id)?.name ?? null : null,
+    }),
+    categoryId: t.exposeID('category_id', { nullable: true }),
+    category: t.field({
+      type: Category,
+      nullable: true,
+      description: 'With the amounts of the current month.',
+      resolve: async (tx, _args, ctx) =>
+        tx.category_id ? (await ctx.loaders.plan(tx.plan_id)).category(tx.category_id) ?? null : null,
+    }),
+    categoryName: t.string({
+      nullable: true,
+      description: '`Split` for a split transaction.',
+      resolve: async (tx, _args, ctx) => categoryNameOf(await ctx.loaders.plan(tx.plan_id), tx),
+    }),
+    transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
+    transferAccount: t.field({
+      type: Account,
+      nullable: true,
+      resolve: async (tx, _args, ctx) =>
+        tx.transfer_account_id
+          ? (await ctx.loaders.plan(tx.plan_id)).account(tx.transfer_account_id) ?? null
+          : null,
+    }),
+    transferTransactionId: t.exposeID('transfer_transaction_id', { nullable: true }),
+    transferTransaction: t.field({
+      type: Transaction,
+      nullable: true,
+      description: 'The other side of a transfer.',
+      resolve: async (tx, _args, ctx) =>
+        tx.transfer_transaction_id
+          ? (await ctx.loaders.plan(tx.plan_id)).transaction(tx.transfer_transaction_id) ?? null
+          : null,
+    }),
+    matchedTransactionId: t.exposeID('matched_transaction_id', { nullable: true }),
+    importId: t.exposeString('import_id', { nullable: true }),
+    importPayeeName: t.exposeString('import_payee_name', { nullable: true }),
+    importPayeeNameOriginal: t.exposeString('import_payee_name_original', { nullable: true }),
+    debtTransactionType: t.field({
+      type: DebtTransactionTypeEnum,
+      nullable: true,
+      resolve: (tx) => tx.debt_transaction_type,
+    }),
+    deleted: t.exposeBoolean('deleted'),
+    subtransactions: t.field({
+      type: [SubTransaction],
+      resolve: async (tx, _args, ctx) => (await ctx.loaders.plan(tx.plan_id)).subtransactionsOf(tx.id),
+    }),
+    plan: t.field({ type: Plan, resolve: (tx) => ({ id: tx.plan_id, summary: null }) }),
+  }),
+});
+
+SubTransaction.implement({
+  description: 'One part of a split transaction.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    transactionId: t.exposeID('transaction_id'),
+    transaction: t.field({
+      type: Transaction,
+      nullable: true,
+      resolve: async (s, _args, ctx) => (await ctx.loaders.plan(s.plan_id)).transaction(s.transaction_id) ?? null,
+    }),
+    ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),
+    memo: t.exposeString('memo', { nullable: true }),
+    payeeId: t.exposeID('payee_id', { nullable: true }),
+    payee: t.field({
+      type: Payee,
+      nullable: true,
+      resolve: async (s, _args, ctx) =>
+        s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id) ?? null : null,
+    }),
+    payeeName: t.exposeString('payee_name', { nullable: true }),
+    categoryId: t.exposeID('category_id', { nullable: true }),
+    category: t.field({
+      type: Category,
+      nullable: true,
+      resolve: async (s, _args, ctx) =>
+        s.category_id ? (await ctx.loaders.plan(s.plan_id)).category(s.category_id) ?? null : null,
+    }),
+    categoryName: t.exposeString('category_name', { nullable: true }),
+    transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
+    transferAccount: t.field({
+      type: Account,
+      nullable: true,
+      resolve: async (s, _args, ctx) =>
+        s.transfer_account_id
+          ? (await ctx.loaders.plan(s.plan_id)).account(s.transfer_account_id) ?? null
+          : null,
+    }),
+    transferTransactionId: t.exposeID('transfer_transaction_id', { nullable: true }),
+    deleted: t.exposeBoolean('deleted'),
+  }),
+});
+
+builder.objectFields(Plan, (t) => ({
+  transaction: t.field({
+    type: Transaction,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (plan, { id }, ctx) =>
+      orNotFound((await ctx.loaders.plan(plan.id)).transaction(id), 'transaction', id),
+  }),
+}));

@@ -1,0 +1,37 @@
+import type { RateLimitUsage } from '../server/context.js';
+import type { User as UserShape } from '../upstream/types.js';
+import { builder } from './builder.js';
+
+export const User = builder.objectRef<UserShape>('User').implement({
+  description: 'The user the access token belongs to.',
+  fields: (t) => ({ id: t.exposeID('id') }),
+});
+
+export const RateLimit = builder.objectRef<RateLimitUsage>('RateLimit').implement({
+  description:
+    'This token\'s upstream requests in the rolling hour, as the gateway counted them (the ' +
+    'upstream does not report it). Requests other clients make with the same token are not seen.',
+  fields: (t) => ({
+    used: t.exposeInt('used'),
+    limit: t.exposeInt('limit'),
+    remaining: t.exposeInt('remaining'),
+    resetsAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the oldest counted request leaves the window; null when none is counted.',
+      resolve: (usage) => (usage.resetsAt === null ? null : new Date(usage.resetsAt)),
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  user: t.field({
+    type: User,
+    description: 'REST `GET /user`.',
+    resolve: (_root, _args, ctx) => ctx.loaders.user(),
+  }),
+  rateLimit: t.field({
+    type: RateLimit,
+    resolve: (_root, _args, ctx) => ctx.rateLimit(),
+  }),
+}));

@@ -1,0 +1,52 @@
+import type { Credentials } from '../loaders/create-loaders.js';
+import type { Loaders } from '../loaders/loaders.js';
+import { MAX_REQUEST_MAX_AGE_MS } from '../config.js';
+import type { Freshness } from '../replica/types.js';
+import { tokenKey } from '../upstream/token-key.js';
+import type { OperationMeter } from './operation-meter.js';
+
+export interface RateLimitUsage {
+  readonly used: number;
+  readonly limit: number;
+  readonly remaining: number;
+  /** Epoch ms when the oldest counted request leaves the rolling window; null when none. */
+  readonly resetsAt: number | null;
+}
+
+/** The per-request context every resolver receives. */
+export interface GatewayContext {
+  readonly credentials: Credentials | null;
+  readonly loaders: Loaders;
+  readonly meter: OperationMeter;
+  /** This token's upstream usage as the gateway counted it. */
+  rateLimit(): RateLimitUsage;
+}
+
+/**
+ * The caller's token, from `Authorization: Bearer` or the `access_token` query parameter (the
+ * two ways the REST interface accepts). Only its digest is kept beside it, for cache keys.
+ */
+export function credentialsFrom(request: Request): Credentials | null {
+  const header = request.headers.get('authorization');
+  const fromHeader = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+  const token = fromHeader ?? new URL(request.url).searchParams.get('access_token') ?? undefined;
+  if (!token) return null;
+  return { token, tokenKey: tokenKey(token) };
+}
+
+/**
+ * Per-request freshness from `Cache-Control`: `no-cache` (or `max-age=0`) forces a delta sync,
+ * `max-age=N` accepts data up to N seconds old. Unknown or malformed directives are ignored,
+ * as HTTP caches do.
+ */
+export function freshnessFrom(request: Request, defaultMaxAgeMs: number): Freshness {
+  const header = request.headers.get('cache-control');
+  if (!header) return { maxAgeMs: defaultMaxAgeMs };
+  const directives = header.toLowerCase().split(',').map((d) => d.trim());
+  if (directives.includes('no-cache') || directives.includes('no-store')) return { maxAgeMs: 0 };
+  for (const directive of directives) {
+    const match = /^max-age=(\d+)$/.exec(directive);
+    if (match) return { maxAgeMs: Math.min(Number(match[1]) * 1000, MAX_REQUEST_MAX_AGE_MS) };
+  }
+  return { maxAgeMs: defaultMaxAgeMs };
+}

@@ -1,0 +1,22 @@
+import type { StaleReason } from '../replica/types.js';
+import { gatewayErrorCode, isUpstreamError } from '../upstream/errors.js';
+
+/**
+ * Which failures may be answered from an older copy (replica or REST cache) instead of an
+ * error: the upstream being busy or down says nothing about the caller's right to the data it
+ * already holds. Authorization and not-found answers (401, 403, 404) never are: they may mean
+ * the token lost access.
+ */
+export function classifyFailure(error: unknown): StaleReason | null {
+  if (!isUpstreamError(error)) return null;
+  switch (gatewayErrorCode(error)) {
+    case 'RATE_LIMITED':
+      return 'RATE_LIMITED';
+    case 'UPSTREAM_UNAVAILABLE':
+      return 'UPSTREAM_UNAVAILABLE';
+    case 'UPSTREAM_ERROR':
+      return 'UPSTREAM_ERROR';
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,155 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { type YogaServerInstance, createYoga, useReadinessCheck } from 'graphql-yoga';
+import type { Dispatcher } from 'undici';
+import type { GatewayConfig } from '../config.js';
+import { createLoaders, unauthenticated } from '../loaders/create-loaders.js';
+import { createRestCache } from '../loaders/rest-cache.js';
+import { type ReplicaStore, createReplicaStore } from '../replica/store.js';
+import { schema } from '../schema/index.js';
+import { type UpstreamClient, type UpstreamMeter, createUpstreamClient } from '../upstream/client.js';
+import { type RequestLedger, createRequestLedger } from '../upstream/ledger.js';
+import { type GatewayContext, credentialsFrom, freshnessFrom } from './context.js';
+import { classifyFailure } from './failure-policy.js';
+import { createOperationMeter } from './operation-meter.js';
+import { maskError } from './plugins/mask-error.js';
+import { useInputErrorNames } from './plugins/use-input-error-names.js';
+import { useDocumentLimits } from './plugins/use-limits.js';
+import { type OperationLogger, useOperationLog } from './plugins/use-operation-log.js';
+import { METRICS_HEADER, useResponseExtensions } from './plugins/use-response-extensions.js';
+
+export interface GatewayDeps {
+  /** Dispatcher for upstream requests (tests inject one); default: the client's own pool. */
+  dispatcher?: Dispatcher;
+  /** Wall clock in epoch ms for replica ages, caches and the request ledger. @default Date.now */
+  now?: () => number;
+  /** Structured per-operation log; never receives tokens. @default none */
+  log?: OperationLogger;
+}
+
+export interface Gateway {
+  readonly yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
+  readonly upstream: UpstreamClient;
+  readonly replicas: ReplicaStore;
+  readonly ledger: RequestLedger;
+  /** Closes the upstream pool; the HTTP server that serves `yoga` is the caller's to close. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds one gateway: its own upstream client, request ledger, replica store and REST cache,
+ * so several gateways can live in one process (tests do). Nothing here listens on a port.
+ */
+export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
+  const now = deps.now ?? Date.now;
+  const ledger = createRequestLedger({ ...config.rateLimit, now });
+  const upstream = createUpstreamClient({
+    baseUrl: config.upstreamUrl,
+    ledger,
+    ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
+  });
+  // The operation that starts a sync pays for it: the replica store's fetches run in the
+  // async context of the read that triggered them, where this holds that operation's meter.
+  const currentMeter = new AsyncLocalStorage<UpstreamMeter>();
+  const replicas = createReplicaStore({
+    maxBytes: config.replicaMaxBytes,
+    now,
+    classifyFailure,
+    fetchPlan: async ({ token, planId, lastKnowledgeOfServer, signal }) => {
+      let bytes = 0;
+      const outer = currentMeter.getStore();
+      const meter: UpstreamMeter = {
+        record(call) {
+          bytes = call.responseBytes ?? bytes;
+          outer?.record(call);
+        },
+      };
+      const data = await upstream.getPlanById(
+        { token, meter, ...(signal ? { signal } : {}) },
+        { planId, ...(lastKnowledgeOfServer === undefined ? {} : { lastKnowledgeOfServer }) },
+      );
+      return { data, bytes };
+    },
+  });
+  const restCache = createRestCache({ classifyFailure, now });
+
+  const plugins = [
+    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
+    ...useDocumentLimits(config.limits),
+    useInputErrorNames(),
+    useResponseExtensions({ metrics: config.metrics }),
+    useReadinessCheck({
+      endpoint: '/ready',
+      check: () => upstreamReachable(config.upstreamUrl),
+    }),
+    ...(deps.log ? [useOperationLog(deps.log)] : []),
+  ];
+
+  const yoga = createYoga<Record<string, never>, GatewayContext>({
+    schema,
+    logging: false,
+    maskedErrors: { maskError },
+    graphiql: config.graphiql
+      ? {
+          title: 'Plans GraphQL gateway',
+          defaultQuery: config.graphiqlDefaultQuery,
+          headers: config.graphiqlDefaultHeaders ? JSON.stringify(config.graphiqlDefaultHeaders, null, 2) : undefined,
+          shouldPersistHeaders: false,
+        }
+      : false,
+    landingPage: false,
+    healthCheckEndpoint: '/health',
+    batching: { limit: config.limits.batch },
+    maxRequestBodySize: config.limits.bodyBytes,
+    cors: {
+      origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
+      methods: ['GET', 'POST'],
+      allowedHeaders: ['authorization', 'content-type', 'cache-control', METRICS_HEADER, 'x-graphql-yoga-csrf'],
+      credentials: false,
+    },
+    plugins,
+    context: ({ request }) => {
+      const credentials = credentialsFrom(request);
+      const meter = createOperationMeter();
+      const loaders = createLoaders({
+        credentials,
+        freshness: freshnessFrom(request, config.maxAgeMs),
+        upstream,
+        replicas: { read: (read) => currentMeter.run(meter, () => replicas.read(read)) },
+        restCache,
+        meter,
+      });
+      return {
+        credentials,
+        loaders,
+        meter,
+        rateLimit: () => {
+          if (!credentials) throw unauthenticated();
+          return ledger.usage(credentials.tokenKey);
+        },
+      };
+    },
+  });
+
+  return {
+    yoga,
+    upstream,
+    replicas,
+    ledger,
+    close: () => upstream.close(),
+  };
+}
+
+/**
+ * Ready when the upstream answers HTTP at all. The probe sends no token (so it costs no
+ * quota); the 401 it gets proves the upstream is up.
+ */
+async function upstreamReachable(baseUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${baseUrl}/user`, { signal: AbortSignal.timeout(2_000) });
+    await response.body?.cancel();
+    return response.status < 500;
+  } catch {
+    return false;
+  }
+}

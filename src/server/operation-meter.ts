@@ -1,0 +1,51 @@
+import type { StaleReason } from '../replica/types.js';
+import type { UpstreamCallRecord, UpstreamMeter } from '../upstream/client.js';
+import type { OperationId } from '../upstream/types.js';
+
+export interface StaleNotice {
+  /** What answered from an older copy: a plan id, or a REST collection such as `getUser`. */
+  readonly source: string;
+  readonly reason: StaleReason;
+  readonly ageMs: number;
+}
+
+/** What one GraphQL operation cost upstream; returned in `extensions.upstream`. */
+export interface OperationCost {
+  /** HTTP requests sent upstream for this operation, retries included. */
+  calls: number;
+  /** The same calls by operationId. */
+  operations: Partial<Record<OperationId, number>>;
+  /** Reads answered from a replica or the REST cache without a call. */
+  cacheHits: number;
+  /** Age of the oldest replica that answered, in ms; null when no replica was read. */
+  replicaAgeMs: number | null;
+  stale: StaleNotice[];
+}
+
+export interface OperationMeter extends UpstreamMeter {
+  cacheHit(): void;
+  replicaRead(ageMs: number): void;
+  stale(notice: StaleNotice): void;
+  cost(): OperationCost;
+}
+
+/** Per-operation accounting; the upstream client calls `record` once per HTTP attempt. */
+export function createOperationMeter(): OperationMeter {
+  const cost: OperationCost = { calls: 0, operations: {}, cacheHits: 0, replicaAgeMs: null, stale: [] };
+  return {
+    record(call: UpstreamCallRecord) {
+      cost.calls += 1;
+      cost.operations[call.operationId] = (cost.operations[call.operationId] ?? 0) + 1;
+    },
+    cacheHit() {
+      cost.cacheHits += 1;
+    },
+    replicaRead(ageMs) {
+      cost.replicaAgeMs = cost.replicaAgeMs === null ? ageMs : Math.max(cost.replicaAgeMs, ageMs);
+    },
+    stale(notice) {
+      if (!cost.stale.some((s) => s.source === notice.source)) cost.stale.push(notice);
+    },
+    cost: () => cost,
+  };
+}

@@ -1,0 +1,49 @@
+import { GraphQLError } from 'graphql';
+import { type UpstreamError, gatewayErrorCode, isUpstreamError } from '../upstream/errors.js';
+
+function messageOf(error: UpstreamError): string {
+  switch (error.kind) {
+    case 'http': {
+      const rest = error.upstream;
+      const base = rest
+        ? `The upstream refused ${error.operationId} with ${rest.id} ${rest.name}: ${rest.detail}`
+        : `The upstream refused ${error.operationId} with HTTP ${error.status ?? '?'}`;
+      return error.outcomeUnknown ? `${base}. The write may or may not have been applied.` : base;
+    }
+    case 'network':
+      return error.outcomeUnknown
+        ? `The connection to the upstream broke during ${error.operationId}; the write may or may not have been applied.`
+        : `The upstream could not be reached for ${error.operationId}.`;
+    case 'timeout':
+      return error.outcomeUnknown
+        ? `The upstream did not answer ${error.operationId} in time; the write may or may not have been applied.`
+        : `The upstream did not answer ${error.operationId} in time.`;
+    case 'malformed':
+      return `The upstream sent an unreadable answer to ${error.operationId}.`;
+    case 'too_large':
+      return `The upstream's answer to ${error.operationId} was too large to read.`;
+  }
+}
+
+/**
+ * The one place an upstream failure becomes a GraphQL error (DESIGN section 7): a stable
+ * `extensions.code`, and the REST error kept verbatim in `extensions.upstream`. Messages are
+ * built from the operation id and the REST error only, so they never carry a token or a stack.
+ */
+export function toGraphQLError(error: UpstreamError): GraphQLError {
+  const code = gatewayErrorCode(error);
+  return new GraphQLError(messageOf(error), {
+    extensions: {
+      code,
+      upstream: error.upstream ? { ...error.upstream } : null,
+      operationId: error.operationId,
+      retryable: error.retryable,
+      ...(error.outcomeUnknown ? { outcomeUnknown: true } : {}),
+    },
+  });
+}
+
+/** Rethrows upstream failures as GraphQL errors; anything else passes through untouched (and is masked). */
+export function rethrowAsGraphQL(error: unknown): never {
+  throw isUpstreamError(error) ? toGraphQLError(error) : error;
+}
