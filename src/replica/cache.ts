@@ -95,7 +95,10 @@ export function estimateHeapBytes(entry: Pick<ReplicaEntry, 'jsonBytes'>): numbe
 }
 
 /** Size fields of a replica freshly built from a full export of `exportBytes`. */
-export function sizeOfFull(state: PlanState, exportBytes: number): Pick<ReplicaEntry, 'jsonBytes' | 'bytesPerRow'> {
+export function sizeOfFull(
+  state: PlanState,
+  exportBytes: number,
+): Pick<ReplicaEntry, 'jsonBytes' | 'bytesPerRow'> {
   const bytes = Math.max(0, exportBytes);
   return { jsonBytes: bytes, bytesPerRow: bytes / Math.max(1, countRows(state)) };
 }

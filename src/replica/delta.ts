@@ -31,7 +31,10 @@ export interface MergeOptions {
 }
 
 /** Builds a replica from a full export. */
-export function buildPlanState(data: ResponseData['getPlanById'], options: MergeOptions): PlanState {
+export function buildPlanState(
+  data: ResponseData['getPlanById'],
+  options: MergeOptions,
+): PlanState {
   assertPlanExport(data);
   const info = planInfoOf(data.plan);
   return applyChangeSet(emptyPlanState(info), changeSetOf(data, info, options));
@@ -48,7 +51,11 @@ export function mergePlanDelta(
 ): PlanState {
   assertPlanExport(data);
   if (data.plan.id !== state.info.id) {
-    throw new ReplicaDataError('data.plan.id', `the replica's plan id ${state.info.id}`, data.plan.id);
+    throw new ReplicaDataError(
+      'data.plan.id',
+      `the replica's plan id ${state.info.id}`,
+      data.plan.id,
+    );
   }
   return applyChangeSet(state, changeSetOf(data, planInfoOf(data.plan), options));
 }

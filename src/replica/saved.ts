@@ -37,10 +37,14 @@ export function applySavedEntities(
   saved: SavedEntities,
   options: ApplySavedOptions,
 ): PlanState {
-  const accounts = checked('accounts', saved.accounts, 'saved.accounts').map((row) => pick(row, ACCOUNT));
-  const categoryGroups = checked('category_groups', saved.categoryGroups, 'saved.categoryGroups').map(
-    (row) => pick(row, CATEGORY_GROUP),
+  const accounts = checked('accounts', saved.accounts, 'saved.accounts').map((row) =>
+    pick(row, ACCOUNT),
   );
+  const categoryGroups = checked(
+    'category_groups',
+    saved.categoryGroups,
+    'saved.categoryGroups',
+  ).map((row) => pick(row, CATEGORY_GROUP));
   const categories = checked('categories', saved.categories, 'saved.categories').map((row) =>
     pick(row, CATEGORY),
   );
@@ -74,7 +78,13 @@ export function applySavedEntities(
       assertEntity('subtransactions', sub, `saved.transactions[${index}].subtransactions[${i}]`);
       subtransactions.push(pick(sub, SUBTRANSACTION));
     });
-    addProvisionalPayee(state, payees, detail.payee_id, detail.payee_name, detail.transfer_account_id);
+    addProvisionalPayee(
+      state,
+      payees,
+      detail.payee_id,
+      detail.payee_name,
+      detail.transfer_account_id,
+    );
     for (const sub of subs) {
       addProvisionalPayee(state, payees, sub.payee_id, sub.payee_name, sub.transfer_account_id);
     }
@@ -83,22 +93,28 @@ export function applySavedEntities(
   const scheduledTransactions: ScheduledTransactionSummaryBase[] = [];
   const scheduledSubtransactions: ScheduledSubTransactionBase[] = [];
   const completeScheduledSubtransactionsOf = new Set<string>();
-  checked('scheduled_transactions', saved.scheduledTransactions, 'saved.scheduledTransactions').forEach(
-    (detail, index) => {
-      scheduledTransactions.push(pick(detail, SCHEDULED_TRANSACTION));
-      if (detail.deleted) return;
-      completeScheduledSubtransactionsOf.add(detail.id);
-      const subs = detail.subtransactions;
-      if (!Array.isArray(subs)) {
-        throw new ReplicaDataError(`saved.scheduledTransactions[${index}].subtransactions`, 'an array', subs);
-      }
-      subs.forEach((sub, i) => {
-        const path = `saved.scheduledTransactions[${index}].subtransactions[${i}]`;
-        assertEntity('scheduled_subtransactions', sub, path);
-        scheduledSubtransactions.push(pick(sub, SCHEDULED_SUBTRANSACTION));
-      });
-    },
-  );
+  checked(
+    'scheduled_transactions',
+    saved.scheduledTransactions,
+    'saved.scheduledTransactions',
+  ).forEach((detail, index) => {
+    scheduledTransactions.push(pick(detail, SCHEDULED_TRANSACTION));
+    if (detail.deleted) return;
+    completeScheduledSubtransactionsOf.add(detail.id);
+    const subs = detail.subtransactions;
+    if (!Array.isArray(subs)) {
+      throw new ReplicaDataError(
+        `saved.scheduledTransactions[${index}].subtransactions`,
+        'an array',
+        subs,
+      );
+    }
+    subs.forEach((sub, i) => {
+      const path = `saved.scheduledTransactions[${index}].subtransactions[${i}]`;
+      assertEntity('scheduled_subtransactions', sub, path);
+      scheduledSubtransactions.push(pick(sub, SCHEDULED_SUBTRANSACTION));
+    });
+  });
 
   return applyChangeSet(state, {
     currentMonth: options.currentMonth,
@@ -117,7 +133,11 @@ export function applySavedEntities(
 }
 
 /** Private: validates a saved list (absent means empty) and returns it as an array. */
-function checked<T>(collection: CheckedCollection, list: readonly T[] | undefined, path: string): T[] {
+function checked<T>(
+  collection: CheckedCollection,
+  list: readonly T[] | undefined,
+  path: string,
+): T[] {
   if (list === undefined) return [];
   if (!Array.isArray(list)) throw new ReplicaDataError(path, 'an array', list);
   list.forEach((entity, index) => assertEntity(collection, entity, `${path}[${index}]`));
@@ -134,7 +154,12 @@ function addProvisionalPayee(
 ): void {
   if (payeeId === null || payeeName === null) return;
   if (state.payees.has(payeeId) || payees.some((payee) => payee.id === payeeId)) return;
-  payees.push({ id: payeeId, name: payeeName, transfer_account_id: transferAccountId, deleted: false });
+  payees.push({
+    id: payeeId,
+    name: payeeName,
+    transfer_account_id: transferAccountId,
+    deleted: false,
+  });
 }
 
 function firstOfMonth(date: IsoDate): IsoDate {
@@ -154,7 +179,10 @@ function pick<T, K extends keyof T>(source: T, keys: readonly K[]): Pick<T, K> {
  */
 function fields<T>() {
   return <const K extends readonly (keyof T)[]>(
-    ...keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, K[number]> })
+    ...keys: K &
+      ([Exclude<keyof T, K[number]>] extends [never]
+        ? unknown
+        : { missing: Exclude<keyof T, K[number]> })
   ): readonly (keyof T)[] => keys;
 }
 

@@ -46,7 +46,8 @@ export class ShardedMap<V> {
       const wanted = shardCountFor(size);
       const count = shards.length;
       // Re-shard only on a fourfold drift, so growth costs amortised O(1) per entry.
-      if (wanted >= count * 4 || wanted * 4 <= count) return new ShardedMap(reshard(shards, wanted), size);
+      if (wanted >= count * 4 || wanted * 4 <= count)
+        return new ShardedMap(reshard(shards, wanted), size);
       return new ShardedMap(shards, size);
     });
   }
@@ -62,7 +63,10 @@ export class ShardedMapDraft<V> {
   constructor(
     shards: readonly ReadonlyMap<string, V>[],
     size: number,
-    private readonly _finish: (shards: readonly ReadonlyMap<string, V>[], size: number) => ShardedMap<V>,
+    private readonly _finish: (
+      shards: readonly ReadonlyMap<string, V>[],
+      size: number,
+    ) => ShardedMap<V>,
   ) {
     this._shards = [...shards];
     this._size = size;

@@ -32,7 +32,10 @@ export interface PlanSnapshotOptions {
   meter?: QueryMeter;
 }
 
-export function createPlanSnapshot(state: PlanState, options: PlanSnapshotOptions = {}): PlanSnapshot {
+export function createPlanSnapshot(
+  state: PlanState,
+  options: PlanSnapshotOptions = {},
+): PlanSnapshot {
   return new StateSnapshot(state, options.now ?? Date.now, options.meter);
 }
 
@@ -153,7 +156,9 @@ class StateSnapshot implements PlanSnapshot {
     return this._state.scheduledTransactions.get(id);
   }
 
-  scheduledSubtransactionsOf(scheduledTransactionId: string): readonly ScheduledSubTransactionRow[] {
+  scheduledSubtransactionsOf(
+    scheduledTransactionId: string,
+  ): readonly ScheduledSubTransactionRow[] {
     this._scheduledSubsByParent ??= groupBy(
       this._state.scheduledSubtransactions.rows,
       (row) => row.scheduled_transaction_id,
@@ -170,7 +175,9 @@ class StateSnapshot implements PlanSnapshot {
   private _resolveMonth(month: IsoDate | undefined): IsoDate {
     if (month === undefined || month === 'current') return this.currentMonth();
     if (!isIsoDate(month)) {
-      throw new RangeError(`month must be a YYYY-MM-DD date or "current", got ${JSON.stringify(month)}`);
+      throw new RangeError(
+        `month must be a YYYY-MM-DD date or "current", got ${JSON.stringify(month)}`,
+      );
     }
     return `${month.slice(0, 7)}-01`;
   }

@@ -106,7 +106,12 @@ const MAX_PENDING_WRITES = 1000;
 type SyncKind = 'delta' | 'full';
 type Outcome =
   | { readonly ok: true; readonly entry: ReplicaEntry; readonly kind: SyncKind }
-  | { readonly ok: false; readonly error: unknown; readonly reason: StaleReason | null; readonly kind: SyncKind };
+  | {
+      readonly ok: false;
+      readonly error: unknown;
+      readonly reason: StaleReason | null;
+      readonly kind: SyncKind;
+    };
 
 interface Resolution {
   readonly planId: string;
@@ -114,13 +119,22 @@ interface Resolution {
 }
 
 export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
-  const { fetchPlan, classifyFailure, maxBytes = DEFAULT_MAX_BYTES, now = Date.now, meter } = options;
-  if (typeof fetchPlan !== 'function') throw new TypeError('ReplicaStoreOptions.fetchPlan must be a function');
+  const {
+    fetchPlan,
+    classifyFailure,
+    maxBytes = DEFAULT_MAX_BYTES,
+    now = Date.now,
+    meter,
+  } = options;
+  if (typeof fetchPlan !== 'function')
+    throw new TypeError('ReplicaStoreOptions.fetchPlan must be a function');
   if (typeof classifyFailure !== 'function') {
     throw new TypeError('ReplicaStoreOptions.classifyFailure must be a function');
   }
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
-    throw new RangeError(`ReplicaStoreOptions.maxBytes must be a positive integer, got ${String(maxBytes)}`);
+    throw new RangeError(
+      `ReplicaStoreOptions.maxBytes must be a positive integer, got ${String(maxBytes)}`,
+    );
   }
 
   /** Requested-id key → the plan it resolved to; only for ids that differ from their plan's. */
@@ -169,7 +183,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     state: PlanState,
     fields: Omit<ReplicaEntry, 'planId' | 'state' | 'snapshot'>,
   ): ReplicaEntry {
-    return { planId, state, snapshot: createPlanSnapshot(state, { now, ...(meter ? { meter } : {}) }), ...fields };
+    return { planId, state, snapshot: createPlanSnapshot(state, { now, meter }), ...fields };
   }
 
   function takeOrphanWrites(tokenKey: string, planId: string): PendingWrite[] {
@@ -208,13 +222,18 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         : mergePlanDelta(current.state, data, { currentMonth });
     const survivors = pending.filter(
       (write) =>
-        write.epoch > epochAtSend && !(write.knowledge !== undefined && data.server_knowledge >= write.knowledge),
+        write.epoch > epochAtSend &&
+        !(write.knowledge !== undefined && data.server_knowledge >= write.knowledge),
     );
     for (const write of survivors) state = applySavedEntities(state, write.saved, { currentMonth });
     const unsure = survivors.some((write) => write.knowledge === undefined);
-    const nextKnowledge = unsure ? Math.min(requestKnowledge ?? 0, data.server_knowledge) : data.server_knowledge;
+    const nextKnowledge = unsure
+      ? Math.min(requestKnowledge ?? 0, data.server_knowledge)
+      : data.server_knowledge;
     const size =
-      kind === 'full' || !current ? sizeOfFull(state, result.bytes) : sizeAfterChange(current, state);
+      kind === 'full' || !current
+        ? sizeOfFull(state, result.bytes)
+        : sizeAfterChange(current, state);
     const entry = makeEntry(planId, state, {
       syncedAt: Math.max(current?.syncedAt ?? sentAt, sentAt),
       nextKnowledge,
@@ -234,7 +253,10 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     const base = lookup(tokenKey, requested).entry;
     let kind: SyncKind = base ? 'delta' : 'full';
     activeFlights.set(tokenKey, (activeFlights.get(tokenKey) ?? 0) + 1);
-    const fetchFor = async (planId: string, knowledge: number | undefined): Promise<FetchPlanResult> => {
+    const fetchFor = async (
+      planId: string,
+      knowledge: number | undefined,
+    ): Promise<FetchPlanResult> => {
       const result = await fetchPlan({
         token,
         tokenKey,
@@ -264,8 +286,20 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       if (result.data.plan.id !== resolved) {
         throw new ReplicaDataError('data.plan.id', `the plan id ${resolved}`, result.data.plan.id);
       }
-      const entry = commit(tokenKey, result, kind, knowledge, sentAt, epochAtSend, generationAtSend);
-      if (requested !== resolved && generationAtSend === generation && cache.peek(replicaKey(tokenKey, resolved))) {
+      const entry = commit(
+        tokenKey,
+        result,
+        kind,
+        knowledge,
+        sentAt,
+        epochAtSend,
+        generationAtSend,
+      );
+      if (
+        requested !== resolved &&
+        generationAtSend === generation &&
+        cache.peek(replicaKey(tokenKey, resolved))
+      ) {
         remember(tokenKey, requested, resolved, sentAt);
       }
       return { ok: true, entry, kind };
@@ -309,7 +343,9 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       }
 
       const outcome = await abortable(
-        flights.run(replicaKey(tokenKey, requested), arrival - maxAge, (sentAt) => sync(request, sentAt)),
+        flights.run(replicaKey(tokenKey, requested), arrival - maxAge, (sentAt) =>
+          sync(request, sentAt),
+        ),
         request.signal,
       );
       if (outcome.ok) {
@@ -318,7 +354,10 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       }
       const fallback = outcome.reason === null ? undefined : lookup(tokenKey, requested).entry;
       if (outcome.reason === null || fallback === undefined) throw outcome.error;
-      return { ...answer(fallback, outcome.kind, now()), stale: { reason: outcome.reason, error: outcome.error } };
+      return {
+        ...answer(fallback, outcome.kind, now()),
+        stale: { reason: outcome.reason, error: outcome.error },
+      };
     },
 
     applySaved(tokenKey, planId, saved) {
@@ -330,7 +369,9 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       writeEpoch += 1;
       const knowledge = saved.serverKnowledge;
       if (knowledge !== undefined && (!Number.isSafeInteger(knowledge) || knowledge < 0)) {
-        throw new RangeError(`SavedEntities.serverKnowledge must be a non-negative integer, got ${String(knowledge)}`);
+        throw new RangeError(
+          `SavedEntities.serverKnowledge must be a non-negative integer, got ${String(knowledge)}`,
+        );
       }
       const write: PendingWrite = { saved, epoch: writeEpoch, knowledge };
       const held = lookup(tokenKey, planId);
@@ -388,12 +429,16 @@ function assertReadRequest(request: ReplicaReadRequest): void {
   assertKey('planId', request.planId);
   const maxAge: unknown = request.freshness?.maxAgeMs;
   if (typeof maxAge !== 'number' || Number.isNaN(maxAge) || maxAge < 0) {
-    throw new RangeError(`ReplicaReadRequest.freshness.maxAgeMs must be a non-negative number, got ${String(maxAge)}`);
+    throw new RangeError(
+      `ReplicaReadRequest.freshness.maxAgeMs must be a non-negative number, got ${String(maxAge)}`,
+    );
   }
 }
 
 function assertKey(field: string, value: unknown): void {
   if (typeof value !== 'string' || value === '') {
-    throw new TypeError(`${field} must be a non-empty string, got ${JSON.stringify(value) ?? String(value)}`);
+    throw new TypeError(
+      `${field} must be a non-empty string, got ${JSON.stringify(value) ?? String(value)}`,
+    );
   }
 }

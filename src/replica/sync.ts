@@ -56,7 +56,11 @@ export function createSingleFlight<T>(now: () => number): SingleFlight<T> {
     return done;
   };
 
-  const run = (key: string, notSentBefore: number, start: (sentAt: number) => Promise<T>): Promise<T> => {
+  const run = (
+    key: string,
+    notSentBefore: number,
+    start: (sentAt: number) => Promise<T>,
+  ): Promise<T> => {
     const flight = flights.get(key);
     if (!flight) return launch(key, start);
     if (flight.sentAt >= notSentBefore) return flight.done;

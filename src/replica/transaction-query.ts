@@ -57,8 +57,18 @@ export function queryTransactions(
   let b = hi;
   const seekAfter = order === 'DATE_ASC' ? query.after : query.before;
   const seekBefore = order === 'DATE_ASC' ? query.before : query.after;
-  if (seekAfter) a = clamp(list.partitionPoint((row) => compareToKey(row, seekAfter) <= 0), lo, hi);
-  if (seekBefore) b = clamp(list.partitionPoint((row) => compareToKey(row, seekBefore) < 0), lo, hi);
+  if (seekAfter)
+    a = clamp(
+      list.partitionPoint((row) => compareToKey(row, seekAfter) <= 0),
+      lo,
+      hi,
+    );
+  if (seekBefore)
+    b = clamp(
+      list.partitionPoint((row) => compareToKey(row, seekBefore) < 0),
+      lo,
+      hi,
+    );
   // Crossed keys leave an empty window, placed at the `after` bound of the requested order.
   if (b < a) {
     if (order === 'DATE_ASC') b = a;
@@ -150,21 +160,29 @@ function chooseList(
   const keyed = (lists: ReadonlyMap<string, SortedRows<TransactionRow>>, key: Uuid) =>
     lists.get(key) ?? SortedRows.empty<TransactionRow>();
   if (query.accountId !== undefined) {
-    candidates.push({ list: keyed(state.transactionsByAccount, query.accountId), served: 'account' });
+    candidates.push({
+      list: keyed(state.transactionsByAccount, query.accountId),
+      served: 'account',
+    });
   }
   if (query.categoryId !== undefined) {
-    candidates.push({ list: keyed(state.transactionsByCategory, query.categoryId), served: 'category' });
+    candidates.push({
+      list: keyed(state.transactionsByCategory, query.categoryId),
+      served: 'category',
+    });
   }
   if (query.payeeId !== undefined) {
     candidates.push({ list: keyed(state.transactionsByPayee, query.payeeId), served: 'payee' });
   }
   if (candidates.length === 0) candidates.push({ list: state.transactionsByDate, served: 'all' });
 
-  let best: { list: SortedRows<TransactionRow>; lo: number; hi: number; served: Served } | undefined;
+  let best:
+    { list: SortedRows<TransactionRow>; lo: number; hi: number; served: Served } | undefined;
   for (const { list, served } of candidates) {
     const { sinceDate, untilDate } = query;
     const lo = sinceDate === undefined ? 0 : list.partitionPoint((row) => row.date < sinceDate);
-    const hi = untilDate === undefined ? list.size : list.partitionPoint((row) => row.date <= untilDate);
+    const hi =
+      untilDate === undefined ? list.size : list.partitionPoint((row) => row.date <= untilDate);
     const window = { list, lo, hi: Math.max(lo, hi), served };
     if (!best || window.hi - window.lo < best.hi - best.lo) best = window;
   }
@@ -172,7 +190,11 @@ function chooseList(
 }
 
 /** Private: the filters the chosen list does not answer by itself, or null when none remain. */
-function residualPredicate(state: PlanState, query: TransactionQuery, served: Served): Predicate | null {
+function residualPredicate(
+  state: PlanState,
+  query: TransactionQuery,
+  served: Served,
+): Predicate | null {
   const checks: Predicate[] = [];
   const subsOf = (row: TransactionRow): readonly SubTransactionRow[] =>
     state.subtransactionsByParent.get(row.id) ?? NO_SUBTRANSACTIONS;
@@ -181,13 +203,19 @@ function residualPredicate(state: PlanState, query: TransactionQuery, served: Se
     checks.push((row) => row.account_id === accountId);
   }
   if (categoryId !== undefined && served !== 'category') {
-    checks.push((row) => row.category_id === categoryId || subsOf(row).some((sub) => sub.category_id === categoryId));
+    checks.push(
+      (row) =>
+        row.category_id === categoryId || subsOf(row).some((sub) => sub.category_id === categoryId),
+    );
   }
   if (payeeId !== undefined && served !== 'payee') {
-    checks.push((row) => row.payee_id === payeeId || subsOf(row).some((sub) => sub.payee_id === payeeId));
+    checks.push(
+      (row) => row.payee_id === payeeId || subsOf(row).some((sub) => sub.payee_id === payeeId),
+    );
   }
   if (query.type === 'unapproved') checks.push((row) => !row.approved);
-  if (query.type === 'uncategorized') checks.push((row) => isUncategorized(state, row, subsOf(row)));
+  if (query.type === 'uncategorized')
+    checks.push((row) => isUncategorized(state, row, subsOf(row)));
   if (checks.length === 0) return null;
   if (checks.length === 1) return checks[0]!;
   return (row) => checks.every((check) => check(row));
@@ -268,7 +296,10 @@ function lazyPage(
   compute: { totalCount: () => number; hasNextPage: () => boolean; hasPreviousPage: () => boolean },
 ): TransactionPage {
   const page = { rows } as { rows: readonly TransactionRow[] } & Partial<TransactionPage>;
-  for (const [name, fn] of Object.entries(compute) as [keyof typeof compute, () => number | boolean][]) {
+  for (const [name, fn] of Object.entries(compute) as [
+    keyof typeof compute,
+    () => number | boolean,
+  ][]) {
     let memo: number | boolean | undefined;
     Object.defineProperty(page, name, {
       enumerable: true,
@@ -281,11 +312,14 @@ function lazyPage(
 /** Private: rejects a query the caller got wrong, naming the field. */
 function assertQuery(query: TransactionQuery): void {
   const fail = (field: string, expected: string, got: unknown): never => {
-    throw new RangeError(`TransactionQuery.${field} must be ${expected}, got ${JSON.stringify(got)}`);
+    throw new RangeError(
+      `TransactionQuery.${field} must be ${expected}, got ${JSON.stringify(got)}`,
+    );
   };
   for (const field of ['accountId', 'categoryId', 'payeeId'] as const) {
     const value = query[field];
-    if (value !== undefined && (typeof value !== 'string' || value === '')) fail(field, 'a non-empty string', value);
+    if (value !== undefined && (typeof value !== 'string' || value === ''))
+      fail(field, 'a non-empty string', value);
   }
   for (const field of ['sinceDate', 'untilDate'] as const) {
     const value = query[field];
@@ -304,7 +338,8 @@ function assertQuery(query: TransactionQuery): void {
     if (!isIsoDate(key.date)) fail(`${field}.date`, 'a YYYY-MM-DD date', key.date);
     if (typeof key.id !== 'string') fail(`${field}.id`, 'a string', key.id);
   }
-  if (query.order !== undefined && !ORDERS.includes(query.order)) fail('order', ORDERS.join(' or '), query.order);
+  if (query.order !== undefined && !ORDERS.includes(query.order))
+    fail('order', ORDERS.join(' or '), query.order);
   if (query.type !== undefined && !(TYPES as readonly string[]).includes(query.type)) {
     fail('type', TYPES.join(' or '), query.type);
   }

@@ -201,4 +201,3 @@ export interface ReplicaStore {
   /** Drops every replica and alias; syncs in flight still answer their readers. */
   clear(): void;
 }
-

@@ -49,7 +49,11 @@ const RULES = {
     transfer_account_id: 'stringOrNull',
     approved: 'boolean',
   },
-  subtransactions: { transaction_id: 'string', category_id: 'stringOrNull', payee_id: 'stringOrNull' },
+  subtransactions: {
+    transaction_id: 'string',
+    category_id: 'stringOrNull',
+    payee_id: 'stringOrNull',
+  },
   scheduled_transactions: {},
   scheduled_subtransactions: { scheduled_transaction_id: 'string' },
 } as const satisfies Record<string, FieldRules>;
@@ -118,7 +122,8 @@ function checkField(
   rule: keyof typeof CHECKS,
 ): void {
   const [check, expected] = CHECKS[rule];
-  if (!check(record[field])) throw new ReplicaDataError(`${path}.${field}`, expected, record[field]);
+  if (!check(record[field]))
+    throw new ReplicaDataError(`${path}.${field}`, expected, record[field]);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -128,7 +133,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Private: a short, safe rendering of a received value for error messages. */
 function describe(value: unknown): string {
   if (value === undefined) return 'nothing';
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
   if (Array.isArray(value)) return 'an array';
   if (value === null || typeof value !== 'object') return String(value);
   return 'an object';

@@ -35,17 +35,26 @@ const S1 = uuid(8, 1);
 const S2 = uuid(8, 2);
 const S3 = uuid(8, 3);
 const options = { currentMonth: TEST_MONTH };
-const view = (state: Parameters<typeof createPlanSnapshot>[0]) => createPlanSnapshot(state, { now: () => TEST_NOW });
+const view = (state: Parameters<typeof createPlanSnapshot>[0]) =>
+  createPlanSnapshot(state, { now: () => TEST_NOW });
 
 function baseExport() {
   const cat = (id: string, group: string, budgeted: number) =>
-    category({ id, category_group_id: group, category_group_name: group === G1 ? 'Bills' : 'Fun', budgeted });
+    category({
+      id,
+      category_group_id: group,
+      category_group_name: group === G1 ? 'Bills' : 'Fun',
+      budgeted,
+    });
   return planExport(
     {
       id: PLAN,
       accounts: [account({ id: A1, name: 'Checking' }), account({ id: A2, name: 'Savings' })],
       payees: [payee({ id: P1, name: 'Grocer' }), payee({ id: P2, name: 'Landlord' })],
-      category_groups: [categoryGroup({ id: G1, name: 'Bills' }), categoryGroup({ id: G2, name: 'Fun' })],
+      category_groups: [
+        categoryGroup({ id: G1, name: 'Bills' }),
+        categoryGroup({ id: G2, name: 'Fun' }),
+      ],
       categories: [cat(C1, G1, 300), cat(C2, G2, 400)],
       months: [
         month({ month: '2026-02-01', categories: [cat(C1, G1, 100), cat(C2, G2, 200)] }),
@@ -53,7 +62,13 @@ function baseExport() {
       ],
       transactions: [
         transaction({ id: T1, account_id: A1, date: '2026-03-02', category_id: C1, payee_id: P1 }),
-        transaction({ id: T2, account_id: A1, date: '2026-03-01', category_id: null, payee_id: P2 }),
+        transaction({
+          id: T2,
+          account_id: A1,
+          date: '2026-03-01',
+          category_id: null,
+          payee_id: P2,
+        }),
       ],
       subtransactions: [
         subtransaction({ id: S1, transaction_id: T2, category_id: C1 }),
@@ -74,7 +89,9 @@ describe('buildPlanState', () => {
       ['Checking', PLAN],
       ['Savings', PLAN],
     ]);
-    expect(snapshot.categories('2026-02-01').map((row) => [row.id, row.budgeted, row.month])).toEqual([
+    expect(
+      snapshot.categories('2026-02-01').map((row) => [row.id, row.budgeted, row.month]),
+    ).toEqual([
       [C1, 100, '2026-02-01'],
       [C2, 200, '2026-02-01'],
     ]);
@@ -87,7 +104,9 @@ describe('buildPlanState', () => {
 
   it('falls back to the top-level categories for a month the plan does not have', () => {
     const snapshot = view(buildPlanState(baseExport(), options));
-    expect(snapshot.categories('2030-01-01').map((row) => [row.id, row.budgeted, row.month])).toEqual([
+    expect(
+      snapshot.categories('2030-01-01').map((row) => [row.id, row.budgeted, row.month]),
+    ).toEqual([
       [C1, 300, TEST_MONTH],
       [C2, 400, TEST_MONTH],
     ]);
@@ -96,7 +115,8 @@ describe('buildPlanState', () => {
 
   it('indexes a split under its own and its subtransactions’ categories and payees', () => {
     const state = buildPlanState(baseExport(), options);
-    const ids = (key: string, lists: typeof state.transactionsByCategory) => [...(lists.get(key) ?? [])].map((r) => r.id);
+    const ids = (key: string, lists: typeof state.transactionsByCategory) =>
+      [...(lists.get(key) ?? [])].map((r) => r.id);
     expect(ids(C1, state.transactionsByCategory)).toEqual([T2, T1]);
     expect(ids(C2, state.transactionsByCategory)).toEqual([T2]);
     expect(ids(P1, state.transactionsByPayee)).toEqual([T2, T1]);
@@ -138,7 +158,14 @@ describe('mergePlanDelta', () => {
           month({
             month: '2026-02-01',
             budgeted: 999,
-            categories: [category({ id: C2, category_group_id: G2, category_group_name: 'Fun', budgeted: 250 })],
+            categories: [
+              category({
+                id: C2,
+                category_group_id: G2,
+                category_group_name: 'Fun',
+                budgeted: 250,
+              }),
+            ],
           }),
         ],
       },
@@ -163,7 +190,14 @@ describe('mergePlanDelta', () => {
           month({ month: '2026-02-01', deleted: true }),
           month({
             month: '2026-04-01',
-            categories: [category({ id: C1, category_group_id: G1, category_group_name: 'Bills', budgeted: 5 })],
+            categories: [
+              category({
+                id: C1,
+                category_group_id: G1,
+                category_group_name: 'Bills',
+                budgeted: 5,
+              }),
+            ],
           }),
         ],
       },
@@ -174,7 +208,10 @@ describe('mergePlanDelta', () => {
     expect(after.month('2026-02-01')).toBeUndefined();
     expect(after.categories('2026-04-01').map((row) => row.budgeted)).toEqual([5]);
     // An absent month falls back to the top-level categories.
-    expect(after.categories('2026-02-01').map((row) => row.month)).toEqual([TEST_MONTH, TEST_MONTH]);
+    expect(after.categories('2026-02-01').map((row) => row.month)).toEqual([
+      TEST_MONTH,
+      TEST_MONTH,
+    ]);
   });
 
   it('copies a category’s own fields into months the delta did not carry, and removes deleted ones everywhere', () => {
@@ -183,7 +220,13 @@ describe('mergePlanDelta', () => {
       {
         id: PLAN,
         categories: [
-          category({ id: C1, category_group_id: G2, category_group_name: 'Fun', name: 'Rent', budgeted: 300 }),
+          category({
+            id: C1,
+            category_group_id: G2,
+            category_group_name: 'Fun',
+            name: 'Rent',
+            budgeted: 300,
+          }),
           category({ id: C2, category_group_id: G2, deleted: true }),
           category({ id: C3, category_group_id: G2, category_group_name: 'Fun', name: 'New' }),
         ],
@@ -201,7 +244,10 @@ describe('mergePlanDelta', () => {
 
   it('follows a renamed category group into every category row', () => {
     const before = buildPlanState(baseExport(), options);
-    const delta = planExport({ id: PLAN, category_groups: [categoryGroup({ id: G1, name: 'Fixed costs' })] }, 11);
+    const delta = planExport(
+      { id: PLAN, category_groups: [categoryGroup({ id: G1, name: 'Fixed costs' })] },
+      11,
+    );
     const after = view(mergePlanDelta(before, delta, options));
     expect(after.category(C1, '2026-02-01')?.category_group_name).toBe('Fixed costs');
     expect(after.category(C1, '2030-01-01')?.category_group_name).toBe('Fixed costs');
@@ -236,7 +282,10 @@ describe('mergePlanDelta', () => {
   it('drops the subtransactions of a deleted transaction even when the delta omits them', () => {
     const before = buildPlanState(baseExport(), options);
     const delta = planExport(
-      { id: PLAN, transactions: [transaction({ id: T2, account_id: A1, date: '2026-03-01', deleted: true })] },
+      {
+        id: PLAN,
+        transactions: [transaction({ id: T2, account_id: A1, date: '2026-03-01', deleted: true })],
+      },
       11,
     );
     const state = mergePlanDelta(before, delta, options);
@@ -255,7 +304,13 @@ describe('mergePlanDelta', () => {
       {
         id: PLAN,
         transactions: [
-          transaction({ id: T1, account_id: A2, date: '2026-02-20', category_id: C2, payee_id: P2 }),
+          transaction({
+            id: T1,
+            account_id: A2,
+            date: '2026-02-20',
+            category_id: C2,
+            payee_id: P2,
+          }),
         ],
       },
       11,
@@ -271,7 +326,10 @@ describe('mergePlanDelta', () => {
   it('keeps only subtransactions whose parent is live', () => {
     const before = buildPlanState(baseExport(), options);
     const delta = planExport(
-      { id: PLAN, subtransactions: [subtransaction({ id: S3, transaction_id: uuid(7, 99), category_id: C3 })] },
+      {
+        id: PLAN,
+        subtransactions: [subtransaction({ id: S3, transaction_id: uuid(7, 99), category_id: C3 })],
+      },
       11,
     );
     const after = view(mergePlanDelta(before, delta, options));
@@ -290,7 +348,10 @@ describe('mergePlanDelta', () => {
     const before = buildPlanState(initial, options);
     expect(view(before).scheduledSubtransactionsOf(SC)).toHaveLength(2);
     const delta = planExport(
-      { id: PLAN, scheduled_transactions: [scheduledTransaction({ id: SC, account_id: A1, deleted: true })] },
+      {
+        id: PLAN,
+        scheduled_transactions: [scheduledTransaction({ id: SC, account_id: A1, deleted: true })],
+      },
       11,
     );
     const after = view(mergePlanDelta(before, delta, options));
@@ -304,7 +365,10 @@ describe('mergePlanDelta', () => {
     const pageBefore = snapshot.transactions({ accountId: A1 }).rows;
     mergePlanDelta(
       before,
-      planExport({ id: PLAN, transactions: [transaction({ id: T1, account_id: A2, date: '2026-01-01' })] }, 11),
+      planExport(
+        { id: PLAN, transactions: [transaction({ id: T1, account_id: A2, date: '2026-01-01' })] },
+        11,
+      ),
       options,
     );
     expect(snapshot.transactions({ accountId: A1 }).rows).toEqual(pageBefore);
@@ -314,13 +378,18 @@ describe('mergePlanDelta', () => {
 
   it('rejects a malformed delta with an error naming the field, leaving the replica as it was', () => {
     const before = buildPlanState(baseExport(), options);
-    const bad = planExport({ id: PLAN, transactions: [transaction({ id: T1, account_id: A1, date: '2026-3-1' })] }, 11);
+    const bad = planExport(
+      { id: PLAN, transactions: [transaction({ id: T1, account_id: A1, date: '2026-3-1' })] },
+      11,
+    );
     expect(() => mergePlanDelta(before, bad, options)).toThrow(ReplicaDataError);
     expect(() => mergePlanDelta(before, bad, options)).toThrow(
       'data.plan.transactions[0].date must be a YYYY-MM-DD date, got "2026-3-1"',
     );
     const noList = { server_knowledge: 11, plan: { ...baseExport().plan, payees: undefined } };
-    expect(() => mergePlanDelta(before, noList as never, options)).toThrow('data.plan.payees must be an array');
+    expect(() => mergePlanDelta(before, noList as never, options)).toThrow(
+      'data.plan.payees must be an array',
+    );
     expect(view(before).transaction(T1)?.date).toBe('2026-03-02');
   });
 

@@ -1,21 +1,39 @@
-/** Writes applied to the replica at once; the next delta confirms them, never duplicates or reverts them. */
+/**
+ * Writes applied to the replica at once: the next delta confirms them and never duplicates or
+ * reverts them.
+ */
 import { describe, expect, it } from 'vitest';
 import { buildPlanState } from '../../src/replica/delta.js';
 import { applySavedEntities } from '../../src/replica/saved.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import { createReplicaStore } from '../../src/replica/store.js';
-import { classifyFailure, createFakeUpstream, createManualClock, settle } from './support/fake-upstream.js';
+import {
+  classifyFailure,
+  createFakeUpstream,
+  createManualClock,
+  settle,
+} from './support/fake-upstream.js';
 import { payee, TEST_MONTH, TEST_NOW, transaction } from './support/plan-builder.js';
 import { createRandomPlan } from './support/random-plan.js';
 
 const MINUTE = 60_000;
 
 function setup() {
-  const { fake, ids, rng } = createRandomPlan(41, { accounts: 3, payees: 4, groups: 2, categories: 4, transactions: 30 });
+  const { fake, ids, rng } = createRandomPlan(41, {
+    accounts: 3,
+    payees: 4,
+    groups: 2,
+    categories: 4,
+    transactions: 30,
+  });
   const upstream = createFakeUpstream();
   upstream.addToken('token-a', [fake], { 'last-used': fake.id });
   const clock = createManualClock(TEST_NOW);
-  const store = createReplicaStore({ fetchPlan: upstream.fetchPlan, classifyFailure, now: clock.now });
+  const store = createReplicaStore({
+    fetchPlan: upstream.fetchPlan,
+    classifyFailure,
+    now: clock.now,
+  });
   const read = (planId = fake.id, maxAgeMs = MINUTE) =>
     store.read({ token: 'token-a', tokenKey: 'key-a', planId, freshness: { maxAgeMs } });
   const accountId = [...fake.accounts.keys()][0]!;
@@ -29,9 +47,14 @@ describe('read-your-writes', () => {
     const knowledge = fake.knowledge;
     const id = 'created-1';
     const serverKnowledge = fake.write(() =>
-      fake.putTransaction(transaction({ id, account_id: accountId, date: '2026-03-14', memo: 'coffee' })),
+      fake.putTransaction(
+        transaction({ id, account_id: accountId, date: '2026-03-14', memo: 'coffee' }),
+      ),
     );
-    const snapshot = store.applySaved('key-a', fake.id, { transactions: [fake.transactionDetail(id)], serverKnowledge });
+    const snapshot = store.applySaved('key-a', fake.id, {
+      transactions: [fake.transactionDetail(id)],
+      serverKnowledge,
+    });
     expect(snapshot?.transaction(id)).toMatchObject({ memo: 'coffee', plan_id: fake.id });
     expect(snapshot?.transaction(id)).not.toHaveProperty('amount_formatted');
     expect(snapshot?.transaction(id)).not.toHaveProperty('account_name');
@@ -43,7 +66,11 @@ describe('read-your-writes', () => {
     const after = await read();
     expect(after.sync).toBe('delta');
     expect(after.snapshot.transactions({}).totalCount).toBe(count);
-    expect(after.snapshot.transactions({ accountId, sinceDate: '2026-03-14', untilDate: '2026-03-14' }).rows.filter((r) => r.id === id)).toHaveLength(1);
+    expect(
+      after.snapshot
+        .transactions({ accountId, sinceDate: '2026-03-14', untilDate: '2026-03-14' })
+        .rows.filter((r) => r.id === id),
+    ).toHaveLength(1);
     expect(after.snapshot.serverKnowledge).toBe(fake.knowledge);
   });
 
@@ -66,15 +93,26 @@ describe('read-your-writes', () => {
       deleted: false,
     });
     fake.write(() => fake.putTransaction(parent, [sub(1, categories[0]!), sub(2, categories[1]!)]));
-    let snapshot = store.applySaved('key-a', fake.id, { transactions: [fake.transactionDetail('split-1')] })!;
-    expect(snapshot.subtransactionsOf('split-1').map((row) => row.id)).toEqual(['split-1-sub-1', 'split-1-sub-2']);
-    expect(snapshot.transactions({ categoryId: categories[1]! }).rows.map((row) => row.id)).toContain('split-1');
+    let snapshot = store.applySaved('key-a', fake.id, {
+      transactions: [fake.transactionDetail('split-1')],
+    })!;
+    expect(snapshot.subtransactionsOf('split-1').map((row) => row.id)).toEqual([
+      'split-1-sub-1',
+      'split-1-sub-2',
+    ]);
+    expect(
+      snapshot.transactions({ categoryId: categories[1]! }).rows.map((row) => row.id),
+    ).toContain('split-1');
 
     fake.write(() => fake.putTransaction(parent, [sub(3, categories[2]!)]));
-    snapshot = store.applySaved('key-a', fake.id, { transactions: [fake.transactionDetail('split-1')] })!;
+    snapshot = store.applySaved('key-a', fake.id, {
+      transactions: [fake.transactionDetail('split-1')],
+    })!;
     expect(snapshot.subtransactionsOf('split-1').map((row) => row.id)).toEqual(['split-1-sub-3']);
     expect(snapshot.subtransaction('split-1-sub-1')).toBeUndefined();
-    expect(snapshot.transactions({ categoryId: categories[1]! }).rows.map((row) => row.id)).not.toContain('split-1');
+    expect(
+      snapshot.transactions({ categoryId: categories[1]! }).rows.map((row) => row.id),
+    ).not.toContain('split-1');
 
     const deleted = { ...fake.transactionDetail('split-1'), deleted: true };
     snapshot = store.applySaved('key-a', fake.id, { transactions: [deleted] })!;
@@ -86,7 +124,12 @@ describe('read-your-writes', () => {
     const { fake, accountId } = setup();
     const state = buildPlanState(fake.exportPlan(), { currentMonth: TEST_MONTH });
     const detail = {
-      ...transaction({ id: 't-new', account_id: accountId, date: '2026-03-01', payee_id: 'payee-new' }),
+      ...transaction({
+        id: 't-new',
+        account_id: accountId,
+        date: '2026-03-01',
+        payee_id: 'payee-new',
+      }),
       amount_formatted: '-1.00',
       amount_currency: -1,
       account_name: 'A',
@@ -94,7 +137,9 @@ describe('read-your-writes', () => {
       category_name: null,
       subtransactions: [],
     };
-    const next = createPlanSnapshot(applySavedEntities(state, { transactions: [detail] }, { currentMonth: TEST_MONTH }));
+    const next = createPlanSnapshot(
+      applySavedEntities(state, { transactions: [detail] }, { currentMonth: TEST_MONTH }),
+    );
     expect(next.payee('payee-new')).toMatchObject({ name: 'Corner Shop', deleted: false });
   });
 
@@ -111,7 +156,10 @@ describe('read-your-writes', () => {
     snapshot = store.applySaved('key-a', fake.id, {
       monthCategories: [{ month: '2026-02-01', category: fake.categoryDetail(id, '2026-02-01') }],
     })!;
-    expect(snapshot.category(id, '2026-02-01')).toMatchObject({ budgeted: 123_000, month: '2026-02-01' });
+    expect(snapshot.category(id, '2026-02-01')).toMatchObject({
+      budgeted: 123_000,
+      month: '2026-02-01',
+    });
     expect(snapshot.category(id, '2026-02-01')).not.toHaveProperty('budgeted_formatted');
   });
 
@@ -120,7 +168,9 @@ describe('read-your-writes', () => {
     await read();
     const id = [...fake.transactions.keys()][0]!;
     // The upstream changes the transaction, so the next delta carries that (older) version...
-    fake.write(() => fake.putTransaction({ ...fake.transactions.get(id)!.row, memo: 'older edit' }));
+    fake.write(() =>
+      fake.putTransaction({ ...fake.transactions.get(id)!.row, memo: 'older edit' }),
+    );
     clock.advance(MINUTE + 1);
     const release = upstream.hold();
     const inFlight = read(); // ...computed now, before the gateway's own write below.
@@ -128,7 +178,10 @@ describe('read-your-writes', () => {
     const serverKnowledge = fake.write(() =>
       fake.putTransaction({ ...fake.transactions.get(id)!.row, memo: 'my write' }),
     );
-    store.applySaved('key-a', fake.id, { transactions: [fake.transactionDetail(id)], serverKnowledge });
+    store.applySaved('key-a', fake.id, {
+      transactions: [fake.transactionDetail(id)],
+      serverKnowledge,
+    });
     release();
     const landed = await inFlight;
     expect(landed.snapshot.serverKnowledge).toBeLessThan(serverKnowledge);
@@ -149,9 +202,16 @@ describe('read-your-writes', () => {
     const release = upstream.hold(() => true, { answerLate: true });
     const inFlight = read(); // the upstream reads its state only when released
     await settle();
-    const serverKnowledge = fake.write(() => fake.putTransaction({ ...fake.transactions.get(id)!.row, memo: 'my write' }));
-    store.applySaved('key-a', fake.id, { transactions: [fake.transactionDetail(id)], serverKnowledge });
-    fake.write(() => fake.putTransaction({ ...fake.transactions.get(id)!.row, memo: 'edited after' }));
+    const serverKnowledge = fake.write(() =>
+      fake.putTransaction({ ...fake.transactions.get(id)!.row, memo: 'my write' }),
+    );
+    store.applySaved('key-a', fake.id, {
+      transactions: [fake.transactionDetail(id)],
+      serverKnowledge,
+    });
+    fake.write(() =>
+      fake.putTransaction({ ...fake.transactions.get(id)!.row, memo: 'edited after' }),
+    );
     release();
     const landed = await inFlight;
     expect(landed.snapshot.transaction(id)?.memo).toBe('edited after');
@@ -162,12 +222,16 @@ describe('read-your-writes', () => {
     const { fake, upstream, clock, store, read, accountId } = setup();
     await read();
     const requestKnowledge = fake.knowledge;
-    fake.write(() => fake.putAccount({ ...fake.accounts.get(accountId)!.row, name: 'Renamed upstream' }));
+    fake.write(() =>
+      fake.putAccount({ ...fake.accounts.get(accountId)!.row, name: 'Renamed upstream' }),
+    );
     clock.advance(MINUTE + 1);
     const release = upstream.hold();
     const inFlight = read();
     await settle();
-    fake.write(() => fake.putAccount({ ...fake.accounts.get(accountId)!.row, name: 'Renamed in flight' }));
+    fake.write(() =>
+      fake.putAccount({ ...fake.accounts.get(accountId)!.row, name: 'Renamed in flight' }),
+    );
     store.applySaved('key-a', fake.id, { accounts: [fake.accountDetail(accountId)] });
     release();
     const landed = await inFlight;
@@ -184,10 +248,17 @@ describe('read-your-writes', () => {
     const { fake, clock, store, read, accountId } = setup();
     await read();
     const serverKnowledge = fake.write(() =>
-      fake.putTransaction(transaction({ id: 'mine', account_id: accountId, date: '2026-03-11', memo: 'mine' })),
+      fake.putTransaction(
+        transaction({ id: 'mine', account_id: accountId, date: '2026-03-11', memo: 'mine' }),
+      ),
     );
-    store.applySaved('key-a', fake.id, { transactions: [fake.transactionDetail('mine')], serverKnowledge });
-    fake.write(() => fake.putTransaction({ ...fake.transactions.get('mine')!.row, memo: 'edited elsewhere' }));
+    store.applySaved('key-a', fake.id, {
+      transactions: [fake.transactionDetail('mine')],
+      serverKnowledge,
+    });
+    fake.write(() =>
+      fake.putTransaction({ ...fake.transactions.get('mine')!.row, memo: 'edited elsewhere' }),
+    );
     clock.advance(MINUTE + 1);
     const after = await read();
     expect(after.snapshot.transaction('mine')?.memo).toBe('edited elsewhere');
@@ -200,7 +271,9 @@ describe('read-your-writes', () => {
     const release = upstream.hold((call) => call.planId === 'last-used');
     const older = read('last-used'); // answered from the state before the write below
     await settle();
-    fake.write(() => fake.putTransaction(transaction({ id: 'newer', account_id: accountId, date: '2026-03-09' })));
+    fake.write(() =>
+      fake.putTransaction(transaction({ id: 'newer', account_id: accountId, date: '2026-03-09' })),
+    );
     const newer = await read(fake.id);
     expect(newer.snapshot.transaction('newer')).toBeDefined();
     release();
@@ -217,7 +290,12 @@ describe('read-your-writes', () => {
     const serverKnowledge = fake.write(() =>
       fake.putTransaction(transaction({ id: 'early', account_id: accountId, date: '2026-03-08' })),
     );
-    expect(store.applySaved('key-a', fake.id, { transactions: [fake.transactionDetail('early')], serverKnowledge })).toBeUndefined();
+    expect(
+      store.applySaved('key-a', fake.id, {
+        transactions: [fake.transactionDetail('early')],
+        serverKnowledge,
+      }),
+    ).toBeUndefined();
     release();
     expect((await loading).snapshot.transaction('early')).toBeDefined();
   });
@@ -226,7 +304,11 @@ describe('read-your-writes', () => {
     const { fake, store, read } = setup();
     expect(store.applySaved('key-a', fake.id, { payees: [] })).toBeUndefined();
     await read('last-used');
-    expect(store.applySaved('key-a', 'last-used', { payees: [payee({ id: 'via-alias' })] })?.payee('via-alias')).toBeDefined();
+    expect(
+      store
+        .applySaved('key-a', 'last-used', { payees: [payee({ id: 'via-alias' })] })
+        ?.payee('via-alias'),
+    ).toBeDefined();
     expect(() =>
       store.applySaved('key-a', fake.id, { transactions: [{ id: 'x', date: 'soon' } as never] }),
     ).toThrow('saved.transactions[0].deleted must be a boolean');

@@ -31,7 +31,9 @@ describe('a 100,000-transaction replica', () => {
     referenceQuery(snapshot, [...state.transactions.values()], query);
 
   beforeAll(() => {
-    state = buildPlanState(createLargeExport({ transactions: COUNT }), { currentMonth: TEST_MONTH });
+    state = buildPlanState(createLargeExport({ transactions: COUNT }), {
+      currentMonth: TEST_MONTH,
+    });
     snapshot = createPlanSnapshot(state, { meter });
   });
 
@@ -73,8 +75,15 @@ describe('a 100,000-transaction replica', () => {
   it('seeks to a later page by key without walking the earlier ones', () => {
     const all = snapshot.transactions({ payeeId: PAYEE, order: 'DATE_ASC' }).rows;
     const middle = all[Math.floor(all.length / 2)]!;
-    const { rows, visited } = visits({ payeeId: PAYEE, order: 'DATE_ASC', after: middle, first: 20 });
-    expect(rows).toEqual(all.slice(all.indexOf(middle) + 1, all.indexOf(middle) + 21).map((row) => row.id));
+    const { rows, visited } = visits({
+      payeeId: PAYEE,
+      order: 'DATE_ASC',
+      after: middle,
+      first: 20,
+    });
+    expect(rows).toEqual(
+      all.slice(all.indexOf(middle) + 1, all.indexOf(middle) + 21).map((row) => row.id),
+    );
     expect(visited()).toBe(20);
   });
 
@@ -94,7 +103,12 @@ describe('a 100,000-transaction replica', () => {
         id: LARGE_PLAN_ID,
         transactions: [
           { ...moved, date: '2022-03-15', memo: 'moved here' },
-          transaction({ id: uuid(7, COUNT + 1), account_id: ACCOUNT, date: '2022-03-31', payee_id: PAYEE }),
+          transaction({
+            id: uuid(7, COUNT + 1),
+            account_id: ACCOUNT,
+            date: '2022-03-31',
+            payee_id: PAYEE,
+          }),
         ],
       },
       1001,
@@ -108,7 +122,11 @@ describe('a 100,000-transaction replica', () => {
     const view = createPlanSnapshot(next);
     const page = view.transactions({ accountId: ACCOUNT, ...MARCH, first: 3 });
     expect(page.rows[0]?.id).toBe(uuid(7, COUNT + 1));
-    expect(view.transactions({ accountId: ACCOUNT, ...MARCH }).rows.some((row) => row.memo === 'moved here')).toBe(true);
+    expect(
+      view
+        .transactions({ accountId: ACCOUNT, ...MARCH })
+        .rows.some((row) => row.memo === 'moved here'),
+    ).toBe(true);
     expect(view.transactions({}).totalCount).toBe(COUNT + 1);
   });
 });

@@ -14,7 +14,11 @@ function setup() {
   const upstream = createFakeUpstream();
   upstream.addToken('token-a', [p.fake, q.fake], { 'last-used': p.fake.id, default: q.fake.id });
   const clock = createManualClock(TEST_NOW);
-  const store = createReplicaStore({ fetchPlan: upstream.fetchPlan, classifyFailure, now: clock.now });
+  const store = createReplicaStore({
+    fetchPlan: upstream.fetchPlan,
+    classifyFailure,
+    now: clock.now,
+  });
   const read = (planId: string, maxAgeMs = MINUTE, token = 'token-a', tokenKey = 'key-a') =>
     store.read({ token, tokenKey, planId, freshness: { maxAgeMs } });
   return { p, q, upstream, clock, store, read };
@@ -25,7 +29,9 @@ describe('plan aliases', () => {
     const { p, upstream, store, read } = setup();
     const viaAlias = await read('last-used');
     expect(viaAlias.snapshot.planId).toBe(p.fake.id);
-    expect(upstream.calls.map((c) => [c.planId, c.lastKnowledgeOfServer])).toEqual([['last-used', undefined]]);
+    expect(upstream.calls.map((c) => [c.planId, c.lastKnowledgeOfServer])).toEqual([
+      ['last-used', undefined],
+    ]);
     const viaId = await read(p.fake.id);
     expect(viaId.sync).toBe('none');
     expect(viaId.snapshot).toBe(viaAlias.snapshot);
@@ -41,7 +47,9 @@ describe('plan aliases', () => {
     p.fake.write(() => addTransaction(p.fake, p.ids, p.rng));
     clock.advance(MINUTE + 1);
     const result = await read('last-used');
-    expect(upstream.calls.slice(1).map((c) => [c.planId, c.lastKnowledgeOfServer])).toEqual([['last-used', knowledge]]);
+    expect(upstream.calls.slice(1).map((c) => [c.planId, c.lastKnowledgeOfServer])).toEqual([
+      ['last-used', knowledge],
+    ]);
     expect(result.sync).toBe('delta');
     expect(result.snapshot.transactions({}).totalCount).toBe(11);
   });

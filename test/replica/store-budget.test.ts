@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { HEAP_BYTES_PER_JSON_BYTE } from '../../src/replica/cache.js';
 import { createReplicaStore } from '../../src/replica/store.js';
-import { classifyFailure, createFakeUpstream, createManualClock, settle } from './support/fake-upstream.js';
+import {
+  classifyFailure,
+  createFakeUpstream,
+  createManualClock,
+  settle,
+} from './support/fake-upstream.js';
 import { TEST_NOW } from './support/plan-builder.js';
 import { addTransaction, createRandomPlan } from './support/random-plan.js';
 
@@ -12,13 +17,28 @@ const sizes = { accounts: 2, payees: 5, groups: 2, categories: 4, transactions: 
 function setup(maxBytes: number) {
   const plans = [31, 32, 33].map((seed) => createRandomPlan(seed, sizes));
   const upstream = createFakeUpstream();
-  upstream.addToken('token-a', plans.map((p) => p.fake));
+  upstream.addToken(
+    'token-a',
+    plans.map((p) => p.fake),
+  );
   const clock = createManualClock(TEST_NOW);
-  const store = createReplicaStore({ fetchPlan: upstream.fetchPlan, classifyFailure, now: clock.now, maxBytes });
+  const store = createReplicaStore({
+    fetchPlan: upstream.fetchPlan,
+    classifyFailure,
+    now: clock.now,
+    maxBytes,
+  });
   const read = (index: number, maxAgeMs = 10 * MINUTE) =>
-    store.read({ token: 'token-a', tokenKey: 'key-a', planId: plans[index]!.fake.id, freshness: { maxAgeMs } });
+    store.read({
+      token: 'token-a',
+      tokenKey: 'key-a',
+      planId: plans[index]!.fake.id,
+      freshness: { maxAgeMs },
+    });
   const fullCalls = (index: number) =>
-    upstream.calls.filter((c) => c.planId === plans[index]!.fake.id && c.lastKnowledgeOfServer === undefined).length;
+    upstream.calls.filter(
+      (c) => c.planId === plans[index]!.fake.id && c.lastKnowledgeOfServer === undefined,
+    ).length;
   const exportBytes = JSON.stringify(plans[0]!.fake.exportPlan()).length;
   return { plans, upstream, clock, store, read, fullCalls, exportBytes };
 }
@@ -27,7 +47,10 @@ describe('the byte budget', () => {
   it('estimates a replica from its export size', async () => {
     const { store, read, exportBytes } = setup(256 * 1024 * 1024);
     await read(0);
-    expect(store.stats()).toEqual({ replicas: 1, bytes: Math.ceil(exportBytes * HEAP_BYTES_PER_JSON_BYTE) });
+    expect(store.stats()).toEqual({
+      replicas: 1,
+      bytes: Math.ceil(exportBytes * HEAP_BYTES_PER_JSON_BYTE),
+    });
   });
 
   it('grows the estimate with rows added by deltas, not with delta sizes', async () => {
@@ -37,7 +60,9 @@ describe('the byte budget', () => {
     const { fake, ids, rng } = plans[0]!;
     clock.advance(11 * MINUTE);
     // A delta that only replaces rows leaves the estimate as it was.
-    fake.write(() => fake.putAccount({ ...fake.accounts.values().next().value!.row, name: 'Renamed' }));
+    fake.write(() =>
+      fake.putAccount({ ...fake.accounts.values().next().value!.row, name: 'Renamed' }),
+    );
     await read(0);
     expect(store.stats().bytes).toBe(before);
     for (let i = 0; i < 20; i += 1) fake.write(() => addTransaction(fake, ids, rng, 0));
@@ -91,7 +116,12 @@ describe('the byte budget', () => {
     release();
     const result = await pending;
     expect(result.sync).toBe('full');
-    expect(upstream.calls.map((c) => [c.planId === plans[0]!.fake.id ? 0 : 1, c.lastKnowledgeOfServer ?? 'full'])).toEqual([
+    expect(
+      upstream.calls.map((c) => [
+        c.planId === plans[0]!.fake.id ? 0 : 1,
+        c.lastKnowledgeOfServer ?? 'full',
+      ]),
+    ).toEqual([
       [0, 'full'],
       [0, plans[0]!.fake.knowledge],
       [1, 'full'],

@@ -2,20 +2,41 @@
 import { describe, expect, it } from 'vitest';
 import { createReplicaStore } from '../../src/replica/store.js';
 import type { ReplicaReadRequest } from '../../src/replica/types.js';
-import { classifyFailure, createFakeUpstream, createManualClock, settle } from './support/fake-upstream.js';
+import {
+  classifyFailure,
+  createFakeUpstream,
+  createManualClock,
+  settle,
+} from './support/fake-upstream.js';
 import { TEST_NOW, transaction } from './support/plan-builder.js';
 import { addTransaction, createRandomPlan } from './support/random-plan.js';
 
 const MINUTE = 60_000;
 
 function setup() {
-  const { fake, ids, rng } = createRandomPlan(1, { accounts: 2, payees: 3, groups: 1, categories: 3, transactions: 20 });
+  const { fake, ids, rng } = createRandomPlan(1, {
+    accounts: 2,
+    payees: 3,
+    groups: 1,
+    categories: 3,
+    transactions: 20,
+  });
   const upstream = createFakeUpstream();
   upstream.addToken('token-a', [fake]);
   const clock = createManualClock(TEST_NOW);
-  const store = createReplicaStore({ fetchPlan: upstream.fetchPlan, classifyFailure, now: clock.now });
+  const store = createReplicaStore({
+    fetchPlan: upstream.fetchPlan,
+    classifyFailure,
+    now: clock.now,
+  });
   const read = (maxAgeMs: number, extra: Partial<ReplicaReadRequest> = {}) =>
-    store.read({ token: 'token-a', tokenKey: 'key-a', planId: fake.id, freshness: { maxAgeMs }, ...extra });
+    store.read({
+      token: 'token-a',
+      tokenKey: 'key-a',
+      planId: fake.id,
+      freshness: { maxAgeMs },
+      ...extra,
+    });
   return { fake, ids, rng, upstream, clock, store, read };
 }
 
@@ -65,7 +86,9 @@ describe('replica freshness and cost', () => {
     expect(new Set(cold.map((r) => r.snapshot)).size).toBe(1);
 
     clock.advance(2 * MINUTE);
-    const warm = await Promise.all(Array.from({ length: 50 }, (_, i) => read(i % 2 === 0 ? MINUTE : 0)));
+    const warm = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => read(i % 2 === 0 ? MINUTE : 0)),
+    );
     expect(upstream.calls).toHaveLength(2);
     expect(warm.every((r) => r.sync === 'delta')).toBe(true);
   });
@@ -78,7 +101,15 @@ describe('replica freshness and cost', () => {
     const first = read(MINUTE); // starts the flight at t
     await settle();
     clock.advance(5); // later arrivals
-    fake.write(() => fake.putTransaction(transaction({ id: 'after-send', account_id: fake.accounts.keys().next().value!, date: '2026-03-10' })));
+    fake.write(() =>
+      fake.putTransaction(
+        transaction({
+          id: 'after-send',
+          account_id: fake.accounts.keys().next().value!,
+          date: '2026-03-10',
+        }),
+      ),
+    );
     const tolerant = read(MINUTE); // its max-age accepts the flight sent 5 ms ago
     const strict = Array.from({ length: 10 }, () => read(0)); // must see data requested after them
     await settle();
@@ -115,8 +146,12 @@ describe('replica freshness and cost', () => {
     await expect(store.read({ ...base, freshness: { maxAgeMs: -1 } })).rejects.toThrow(
       'ReplicaReadRequest.freshness.maxAgeMs must be a non-negative number, got -1',
     );
-    await expect(store.read({ ...base, tokenKey: '' })).rejects.toThrow('tokenKey must be a non-empty string');
-    await expect(store.read({ ...base, planId: undefined as never })).rejects.toThrow('planId must be a non-empty string');
+    await expect(store.read({ ...base, tokenKey: '' })).rejects.toThrow(
+      'tokenKey must be a non-empty string',
+    );
+    await expect(store.read({ ...base, planId: undefined as never })).rejects.toThrow(
+      'planId must be a non-empty string',
+    );
     expect(upstream.calls).toHaveLength(0);
   });
 

@@ -5,7 +5,14 @@ import type { PlanState } from '../../src/replica/plan-state.js';
 import { applySavedEntities } from '../../src/replica/saved.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import type { TransactionQuery, TransactionRow } from '../../src/replica/types.js';
-import { account, planExport, TEST_MONTH, TEST_NOW, transaction, uuid } from './support/plan-builder.js';
+import {
+  account,
+  planExport,
+  TEST_MONTH,
+  TEST_NOW,
+  transaction,
+  uuid,
+} from './support/plan-builder.js';
 import { createRandomPlan, randomChange } from './support/random-plan.js';
 import { referenceQuery } from './support/reference-query.js';
 
@@ -37,7 +44,12 @@ function queries(state: PlanState): fc.Arbitrary<TransactionQuery> {
       first: optional(fc.integer({ min: 0, max: 25 })),
       last: optional(fc.integer({ min: 0, max: 25 })),
     })
-    .map((query) => Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)) as TransactionQuery);
+    .map(
+      (query) =>
+        Object.fromEntries(
+          Object.entries(query).filter(([, v]) => v !== undefined),
+        ) as TransactionQuery,
+    );
 }
 
 function expectAgreesWithReference(state: PlanState, runs: number, seed: number): void {
@@ -58,7 +70,14 @@ function expectAgreesWithReference(state: PlanState, runs: number, seed: number)
 }
 
 describe('transactions(query) against a brute-force filter', () => {
-  const sizes = { accounts: 5, payees: 12, groups: 3, categories: 10, transactions: 600, splitShare: 0.15 };
+  const sizes = {
+    accounts: 5,
+    payees: 12,
+    groups: 3,
+    categories: 10,
+    transactions: 600,
+    splitShare: 0.15,
+  };
 
   it('agrees on a freshly built replica', () => {
     const { fake } = createRandomPlan(4242, sizes);
@@ -135,28 +154,39 @@ describe('transactions(query) against a brute-force filter', () => {
             t(5, { account_id: tracking }),
             t(6, {}),
           ],
-          subtransactions: [
-            { ...transactionSub(uuid(7, 6)), category_id: uuid(6, 1) },
-          ],
+          subtransactions: [{ ...transactionSub(uuid(7, 6)), category_id: uuid(6, 1) }],
         },
         1,
       ),
       options,
     );
     const snapshot = createPlanSnapshot(state, { now: () => TEST_NOW });
-    expect(snapshot.transactions({ type: 'uncategorized', order: 'DATE_ASC' }).rows.map((row) => row.id)).toEqual([
-      uuid(7, 1),
-      uuid(7, 4),
-    ]);
+    expect(
+      snapshot.transactions({ type: 'uncategorized', order: 'DATE_ASC' }).rows.map((row) => row.id),
+    ).toEqual([uuid(7, 1), uuid(7, 4)]);
   });
 
   it('rejects a malformed query, naming the field', () => {
-    const { fake } = createRandomPlan(5, { accounts: 1, payees: 1, groups: 1, categories: 1, transactions: 3 });
+    const { fake } = createRandomPlan(5, {
+      accounts: 1,
+      payees: 1,
+      groups: 1,
+      categories: 1,
+      transactions: 3,
+    });
     const snapshot = createPlanSnapshot(buildPlanState(fake.exportPlan(), options));
-    expect(() => snapshot.transactions({ first: -1 })).toThrow('TransactionQuery.first must be a non-negative integer, got -1');
-    expect(() => snapshot.transactions({ sinceDate: '03/01/2026' })).toThrow('TransactionQuery.sinceDate must be a YYYY-MM-DD date');
-    expect(() => snapshot.transactions({ after: { date: '2026-01-01' } as never })).toThrow('TransactionQuery.after.id must be a string');
-    expect(() => snapshot.transactions({ order: 'NEWEST' as never })).toThrow('TransactionQuery.order must be DATE_DESC or DATE_ASC');
+    expect(() => snapshot.transactions({ first: -1 })).toThrow(
+      'TransactionQuery.first must be a non-negative integer, got -1',
+    );
+    expect(() => snapshot.transactions({ sinceDate: '03/01/2026' })).toThrow(
+      'TransactionQuery.sinceDate must be a YYYY-MM-DD date',
+    );
+    expect(() => snapshot.transactions({ after: { date: '2026-01-01' } as never })).toThrow(
+      'TransactionQuery.after.id must be a string',
+    );
+    expect(() => snapshot.transactions({ order: 'NEWEST' as never })).toThrow(
+      'TransactionQuery.order must be DATE_DESC or DATE_ASC',
+    );
   });
 });
 

@@ -41,7 +41,10 @@ export const SHARED_FIELDS = [
 ] as const;
 type SharedField = (typeof SHARED_FIELDS)[number];
 export type CategoryEntity = Pick<CategoryBase, 'id' | SharedField | 'deleted'>;
-export type MonthAmounts = Omit<CategoryBase, 'id' | SharedField | 'category_group_name' | 'deleted'>;
+export type MonthAmounts = Omit<
+  CategoryBase,
+  'id' | SharedField | 'category_group_name' | 'deleted'
+>;
 
 interface Versioned<T> {
   row: T;
@@ -223,7 +226,8 @@ export class FakePlan {
         if (!amounts || (!full && amounts.changedAt <= since)) continue;
         monthCategories.push(this.categoryRow(entity.row, amounts.row));
       }
-      if (full ? summary.row.deleted : summary.changedAt <= since && monthCategories.length === 0) continue;
+      if (full ? summary.row.deleted : summary.changedAt <= since && monthCategories.length === 0)
+        continue;
       months.push({ ...summary.row, categories: summary.row.deleted ? [] : monthCategories });
     }
 
@@ -257,7 +261,12 @@ export class FakePlan {
       ...money('amount', row.amount),
       account_name: this.accounts.get(row.account_id)?.row.name ?? 'Unknown',
       payee_name: row.payee_id ? (this.payees.get(row.payee_id)?.row.name ?? null) : null,
-      category_name: subs.length > 0 ? 'Split' : row.category_id ? (this.categories.get(row.category_id)?.row.name ?? null) : null,
+      category_name:
+        subs.length > 0
+          ? 'Split'
+          : row.category_id
+            ? (this.categories.get(row.category_id)?.row.name ?? null)
+            : null,
       subtransactions: subs.map((sub) => ({ ...sub, ...money('amount', sub.amount) })),
     };
   }

@@ -38,7 +38,11 @@ export function createFakeUpstream() {
   const calls: RecordedCall[] = [];
   const failures: unknown[] = [];
   let held:
-    | { promise: Promise<void>; applies: (request: FetchPlanRequest) => boolean; answerLate: boolean }
+    | {
+        promise: Promise<void>;
+        applies: (request: FetchPlanRequest) => boolean;
+        answerLate: boolean;
+      }
     | undefined;
   /** Set to rewrite an answer before it is returned (malformed bodies). */
   let tamper: ((data: FetchPlanResult['data']) => unknown) | undefined;
@@ -86,8 +90,11 @@ export function createFakeUpstream() {
     failNext(...errors: unknown[]) {
       failures.push(...errors);
     },
-    /** Holds the answers to calls made from now on (all, or those `applies` picks) until released. */
-    hold(applies: (request: FetchPlanRequest) => boolean = () => true, { answerLate = false } = {}) {
+    /** Holds answers to calls made from now on (all, or those `applies` picks) until released. */
+    hold(
+      applies: (request: FetchPlanRequest) => boolean = () => true,
+      { answerLate = false } = {},
+    ) {
       let release!: () => void;
       const promise = new Promise<void>((resolve) => (release = resolve));
       held = { promise, applies, answerLate };

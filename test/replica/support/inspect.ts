@@ -18,14 +18,20 @@ export function dumpSnapshot(snapshot: PlanSnapshot) {
     categoryGroups: snapshot.categoryGroups(),
     categories: snapshot.categories('2000-01-01'),
     months: snapshot.months(),
-    monthCategories: Object.fromEntries(snapshot.months().map((m) => [m.month, snapshot.categories(m.month)])),
+    monthCategories: Object.fromEntries(
+      snapshot.months().map((m) => [m.month, snapshot.categories(m.month)]),
+    ),
     transactions,
     subtransactions: Object.fromEntries(
-      transactions.filter((t) => snapshot.subtransactionsOf(t.id).length > 0).map((t) => [t.id, snapshot.subtransactionsOf(t.id)]),
+      transactions
+        .filter((t) => snapshot.subtransactionsOf(t.id).length > 0)
+        .map((t) => [t.id, snapshot.subtransactionsOf(t.id)]),
     ),
     scheduledTransactions: snapshot.scheduledTransactions(),
     scheduledSubtransactions: Object.fromEntries(
-      snapshot.scheduledTransactions().map((s) => [s.id, snapshot.scheduledSubtransactionsOf(s.id)]),
+      snapshot
+        .scheduledTransactions()
+        .map((s) => [s.id, snapshot.scheduledSubtransactionsOf(s.id)]),
     ),
   };
 }
@@ -34,7 +40,9 @@ export function dumpSnapshot(snapshot: PlanSnapshot) {
 export function dumpIndexes(state: PlanState) {
   const ids = (rows: Iterable<TransactionRow>) => [...rows].map((row) => row.id);
   const family = (lists: PlanState['transactionsByAccount']) =>
-    Object.fromEntries([...lists].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, list]) => [key, ids(list)]));
+    Object.fromEntries(
+      [...lists].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, list]) => [key, ids(list)]),
+    );
   return {
     byDate: ids(state.transactionsByDate),
     byAccount: family(state.transactionsByAccount),

@@ -2,8 +2,23 @@
  * A large plan export built directly (no change tracking), for scale tests and the memory
  * measurement: `transactions` spread evenly over accounts and over 8 years of days.
  */
-import type { CategoryBase, ResponseData, SubTransactionBase, TransactionSummaryBase } from '../../../src/upstream/types.js';
-import { account, category, categoryGroup, month, payee, planExport, subtransaction, transaction, uuid } from './plan-builder.js';
+import type {
+  CategoryBase,
+  ResponseData,
+  SubTransactionBase,
+  TransactionSummaryBase,
+} from '../../../src/upstream/types.js';
+import {
+  account,
+  category,
+  categoryGroup,
+  month,
+  payee,
+  planExport,
+  subtransaction,
+  transaction,
+  uuid,
+} from './plan-builder.js';
 import { createRng } from './random-plan.js';
 
 export interface LargePlanOptions {
@@ -21,9 +36,15 @@ const DAYS = 8 * 365;
 export function createLargeExport(options: LargePlanOptions): ResponseData['getPlanById'] {
   const { transactions: count, accounts = 20, categories = 60, payees = 500, seed = 1 } = options;
   const rng = createRng(seed);
-  const groups = Array.from({ length: 8 }, (_, i) => categoryGroup({ id: uuid(5, i + 1), name: `Group ${i}` }));
+  const groups = Array.from({ length: 8 }, (_, i) =>
+    categoryGroup({ id: uuid(5, i + 1), name: `Group ${i}` }),
+  );
   const categoryRows: CategoryBase[] = Array.from({ length: categories }, (_, i) =>
-    category({ id: uuid(6, i + 1), category_group_id: groups[i % groups.length]!.id, name: `Category ${i}` }),
+    category({
+      id: uuid(6, i + 1),
+      category_group_id: groups[i % groups.length]!.id,
+      name: `Category ${i}`,
+    }),
   );
   const months = Array.from({ length: 12 }, (_, i) =>
     month({
@@ -36,7 +57,9 @@ export function createLargeExport(options: LargePlanOptions): ResponseData['getP
   for (let i = 0; i < count; i += 1) {
     const id = uuid(7, i + 1);
     const isSplit = rng.chance(0.05);
-    const day = new Date(FIRST_DAY + Math.floor((i / count) * DAYS) * 86_400_000).toISOString().slice(0, 10);
+    const day = new Date(FIRST_DAY + Math.floor((i / count) * DAYS) * 86_400_000)
+      .toISOString()
+      .slice(0, 10);
     transactions.push(
       transaction({
         id,
@@ -68,8 +91,12 @@ export function createLargeExport(options: LargePlanOptions): ResponseData['getP
       id: LARGE_PLAN_ID,
       first_month: '2018-01-01',
       last_month: '2025-12-01',
-      accounts: Array.from({ length: accounts }, (_, i) => account({ id: uuid(2, i + 1), name: `Account ${i}` })),
-      payees: Array.from({ length: payees }, (_, i) => payee({ id: uuid(3, i + 1), name: `Payee ${i}` })),
+      accounts: Array.from({ length: accounts }, (_, i) =>
+        account({ id: uuid(2, i + 1), name: `Account ${i}` }),
+      ),
+      payees: Array.from({ length: payees }, (_, i) =>
+        payee({ id: uuid(3, i + 1), name: `Payee ${i}` }),
+      ),
       category_groups: groups,
       categories: categoryRows,
       months,

@@ -71,15 +71,28 @@ export function account(overrides: Partial<AccountBase> & { id: string }): Accou
 }
 
 export function payee(overrides: Partial<Payee> & { id: string }): Payee {
-  return { name: `Payee ${overrides.id.slice(-4)}`, transfer_account_id: null, deleted: false, ...overrides };
+  return {
+    name: `Payee ${overrides.id.slice(-4)}`,
+    transfer_account_id: null,
+    deleted: false,
+    ...overrides,
+  };
 }
 
-export function payeeLocation(overrides: Partial<PayeeLocation> & { id: string; payee_id: string }): PayeeLocation {
+export function payeeLocation(
+  overrides: Partial<PayeeLocation> & { id: string; payee_id: string },
+): PayeeLocation {
   return { latitude: '52.37', longitude: '4.89', deleted: false, ...overrides };
 }
 
 export function categoryGroup(overrides: Partial<CategoryGroup> & { id: string }): CategoryGroup {
-  return { name: `Group ${overrides.id.slice(-4)}`, hidden: false, internal: false, deleted: false, ...overrides };
+  return {
+    name: `Group ${overrides.id.slice(-4)}`,
+    hidden: false,
+    internal: false,
+    deleted: false,
+    ...overrides,
+  };
 }
 
 export function category(
@@ -190,7 +203,10 @@ export function scheduledTransaction(
 }
 
 export function scheduledSubtransaction(
-  overrides: Partial<ScheduledSubTransactionBase> & { id: string; scheduled_transaction_id: string },
+  overrides: Partial<ScheduledSubTransactionBase> & {
+    id: string;
+    scheduled_transaction_id: string;
+  },
 ): ScheduledSubTransactionBase {
   return {
     amount: -12500,

@@ -68,19 +68,41 @@ export function randomDate(rng: Rng): string {
 }
 
 /** A fake plan filled with random entities; returned with its id source for later changes. */
-export function createRandomPlan(seed: number, sizes: PlanSizes): { fake: FakePlan; ids: IdSource; rng: Rng } {
+export function createRandomPlan(
+  seed: number,
+  sizes: PlanSizes,
+): { fake: FakePlan; ids: IdSource; rng: Rng } {
   const rng = createRng(seed);
   const ids = new IdSource();
   const fake = new FakePlan(uuid(1, seed >>> 0), '2026-03-01');
   fake.write(() => {
-    for (const month of MONTHS) fake.putMonth({ month, note: null, income: 0, budgeted: 0, activity: 0, to_be_budgeted: 0, age_of_money: null, deleted: false });
+    for (const month of MONTHS)
+      fake.putMonth({
+        month,
+        note: null,
+        income: 0,
+        budgeted: 0,
+        activity: 0,
+        to_be_budgeted: 0,
+        age_of_money: null,
+        deleted: false,
+      });
     for (let i = 0; i < sizes.accounts; i += 1) {
       const id = ids.next(2);
-      fake.putAccount(account({ id, name: `Account ${i}`, on_budget: i % 4 !== 3, transfer_payee_id: null }));
+      fake.putAccount(
+        account({ id, name: `Account ${i}`, on_budget: i % 4 !== 3, transfer_payee_id: null }),
+      );
     }
-    for (let i = 0; i < sizes.payees; i += 1) fake.putPayee(payee({ id: ids.next(3), name: `Payee ${i}` }));
+    for (let i = 0; i < sizes.payees; i += 1)
+      fake.putPayee(payee({ id: ids.next(3), name: `Payee ${i}` }));
     for (let i = 0; i < sizes.groups; i += 1) {
-      fake.putGroup({ id: ids.next(5), name: `Group ${i}`, hidden: false, internal: false, deleted: false });
+      fake.putGroup({
+        id: ids.next(5),
+        name: `Group ${i}`,
+        hidden: false,
+        internal: false,
+        deleted: false,
+      });
     }
     const groups = [...fake.groups.keys()];
     for (let i = 0; i < sizes.categories; i += 1) {
@@ -96,14 +118,21 @@ export function createRandomPlan(seed: number, sizes: PlanSizes): { fake: FakePl
       });
     }
     for (const month of MONTHS) {
-      for (const id of fake.categories.keys()) fake.setAmounts(month, id, { budgeted: rng.int(100) * 1000 });
+      for (const id of fake.categories.keys())
+        fake.setAmounts(month, id, { budgeted: rng.int(100) * 1000 });
     }
-    for (let i = 0; i < 3; i += 1) fake.putLocation(payeeLocation({ id: ids.next(4), payee_id: rng.pick([...fake.payees.keys()]) }));
-    for (let i = 0; i < sizes.transactions; i += 1) addTransaction(fake, ids, rng, sizes.splitShare ?? 0.1);
+    for (let i = 0; i < 3; i += 1)
+      fake.putLocation(
+        payeeLocation({ id: ids.next(4), payee_id: rng.pick([...fake.payees.keys()]) }),
+      );
+    for (let i = 0; i < sizes.transactions; i += 1)
+      addTransaction(fake, ids, rng, sizes.splitShare ?? 0.1);
     for (let i = 0; i < 3; i += 1) {
       const id = ids.next(9);
       const parent = scheduledTransaction({ id, account_id: rng.pick([...fake.accounts.keys()]) });
-      fake.putScheduled(parent, [scheduledSubtransaction({ id: ids.next(10), scheduled_transaction_id: id })]);
+      fake.putScheduled(parent, [
+        scheduledSubtransaction({ id: ids.next(10), scheduled_transaction_id: id }),
+      ]);
     }
   });
   return { fake, ids, rng };
@@ -136,7 +165,12 @@ export function addTransaction(fake: FakePlan, ids: IdSource, rng: Rng, splitSha
   return id;
 }
 
-function randomSubs(fake: FakePlan, ids: IdSource, rng: Rng, parentId: string): SubTransactionBase[] {
+function randomSubs(
+  fake: FakePlan,
+  ids: IdSource,
+  rng: Rng,
+  parentId: string,
+): SubTransactionBase[] {
   const categories = live(fake.categories).map((row) => row.id);
   const payees = live(fake.payees).map((row) => row.id);
   return Array.from({ length: 2 + rng.int(2) }, () =>
@@ -186,7 +220,10 @@ export function randomChange(fake: FakePlan, ids: IdSource, rng: Rng): SavedEnti
     } else if (roll === 10) {
       const month = rng.pick([...fake.months.keys()]);
       const category = rng.pick(categories);
-      fake.setAmounts(month, category.id, { budgeted: rng.int(500) * 1000, activity: -rng.int(500) * 1000 });
+      fake.setAmounts(month, category.id, {
+        budgeted: rng.int(500) * 1000,
+        activity: -rng.int(500) * 1000,
+      });
       saved = { monthCategories: [{ month, category: fake.categoryDetail(category.id, month) }] };
     } else if (roll === 11) {
       const category = rng.pick(categories);
@@ -231,7 +268,10 @@ export function randomChange(fake: FakePlan, ids: IdSource, rng: Rng): SavedEnti
     } else if (roll === 17) {
       const locations = live(fake.locations);
       if (locations.length > 0 && rng.chance(0.5)) fake.remove('locations', rng.pick(locations).id);
-      else fake.putLocation(payeeLocation({ id: ids.next(4), payee_id: rng.pick(live(fake.payees)).id }));
+      else
+        fake.putLocation(
+          payeeLocation({ id: ids.next(4), payee_id: rng.pick(live(fake.payees)).id }),
+        );
     } else if (roll === 18 && categories.length > 3) {
       fake.remove('categories', rng.pick(categories).id);
     } else {

@@ -38,8 +38,14 @@ export function referenceQuery(
     if (query.untilDate !== undefined && row.date > query.untilDate) return false;
     if (query.type === 'unapproved' && row.approved) return false;
     if (query.type === 'uncategorized') {
-      const transferToBudget = row.transfer_account_id !== null && onBudget(row.transfer_account_id);
-      if (row.category_id !== null || subs(row).length > 0 || !onBudget(row.account_id) || transferToBudget) {
+      const transferToBudget =
+        row.transfer_account_id !== null && onBudget(row.transfer_account_id);
+      if (
+        row.category_id !== null ||
+        subs(row).length > 0 ||
+        !onBudget(row.account_id) ||
+        transferToBudget
+      ) {
         return false;
       }
     }
