@@ -7,7 +7,9 @@
  * these keys once, when it stores a row; readers must treat rows as immutable.
  */
 import type {
+  Account,
   AccountBase,
+  Category,
   CategoryBase,
   CategoryGroup,
   CurrencyFormat,
@@ -20,6 +22,8 @@ import type {
   ScheduledSubTransactionBase,
   ScheduledTransactionSummaryBase,
   SubTransactionBase,
+  ScheduledTransactionDetail,
+  TransactionDetail,
   TransactionListType,
   TransactionSummaryBase,
   Uuid,
@@ -145,4 +149,55 @@ export interface ReplicaRead {
   readonly sync: 'none' | 'delta' | 'full';
   /** Set when the upstream failed and an older replica answered instead. */
   readonly stale?: { readonly reason: StaleReason; readonly error: unknown };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The store (added by the replica module; implemented by `createReplicaStore` in store.ts).
+
+export interface ReplicaReadRequest {
+  /** The caller's access token. Only handed to the upstream fetch; never part of a key. */
+  readonly token: string;
+  /** A stable hash of the token: the isolation boundary between callers. */
+  readonly tokenKey: string;
+  /** A plan id, or the alias `last-used` / `default`. */
+  readonly planId: string;
+  readonly freshness: Freshness;
+  /** Gives up waiting (rejects with the signal's reason); a shared sync carries on for others. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Entities returned by REST writes, in their REST shapes (with `_formatted` / `_currency`
+ * companions and names), to apply to a replica before the next delta confirms them.
+ * An entity with `deleted: true` is removed.
+ */
+export interface SavedEntities {
+  /** The write response's `server_knowledge`, when it carried one. */
+  readonly serverKnowledge?: number;
+  readonly accounts?: readonly Account[];
+  readonly categoryGroups?: readonly CategoryGroup[];
+  /** Categories from createCategory / updateCategory: the amounts of the current month. */
+  readonly categories?: readonly Category[];
+  /** The category from updateMonthCategory, with the month it was saved in. */
+  readonly monthCategories?: readonly { readonly month: IsoDate; readonly category: Category }[];
+  readonly payees?: readonly Payee[];
+  /** With their complete `subtransactions` (a split's list replaces the replica's). */
+  readonly transactions?: readonly TransactionDetail[];
+  readonly scheduledTransactions?: readonly ScheduledTransactionDetail[];
+}
+
+/** Per-token plan replicas: freshness, single-flight sync, read-your-writes, a byte budget. */
+export interface ReplicaStore {
+  /** A replica no older than `freshness.maxAgeMs`: no call, one delta, or a full export. */
+  read(request: ReplicaReadRequest): Promise<ReplicaRead>;
+  /**
+   * Applies saved entities to the replica of (tokenKey, planId) without advancing its
+   * knowledge. Returns the new snapshot, or undefined when no replica is held.
+   */
+  applySaved(tokenKey: string, planId: string, saved: SavedEntities): PlanSnapshot | undefined;
+  /** The replica held for (tokenKey, planId), whatever its age; never calls the upstream. */
+  peek(tokenKey: string, planId: string): ReplicaRead | undefined;
+  stats(): { replicas: number; bytes: number };
+  /** Drops every replica and alias; syncs in flight still answer their readers. */
+  clear(): void;
 }

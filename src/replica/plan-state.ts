@@ -1,0 +1,141 @@
+/**
+ * The immutable data of one replica version. Every merge (delta, full export, applied write)
+ * returns a new PlanState that shares everything it did not touch with the previous one, so a
+ * snapshot handed to a reader never changes under it.
+ */
+import type { IsoDate } from '../upstream/types.js';
+import { OrderedTable } from './ordered-table.js';
+import { ShardedMap } from './sharded-map.js';
+import { SortedRows } from './sorted-rows.js';
+import type {
+  AccountRow,
+  CategoryGroupRow,
+  CategoryRow,
+  MonthRow,
+  PayeeLocationRow,
+  PayeeRow,
+  PlanInfo,
+  ScheduledSubTransactionRow,
+  ScheduledTransactionRow,
+  SubTransactionRow,
+  TransactionRow,
+} from './types.js';
+
+export interface PlanState {
+  readonly info: PlanInfo;
+  /** The `server_knowledge` of the newest upstream data merged into this version. */
+  readonly serverKnowledge: number;
+
+  readonly accounts: OrderedTable<AccountRow>;
+  readonly payees: OrderedTable<PayeeRow>;
+  readonly payeeLocations: OrderedTable<PayeeLocationRow>;
+  readonly categoryGroups: OrderedTable<CategoryGroupRow>;
+  /** The export's top-level categories; their `month` is the month that was current when stored. */
+  readonly categories: OrderedTable<CategoryRow>;
+  readonly months: OrderedTable<MonthRow>;
+  /** Each month's categories with that month's amounts, keyed by month. */
+  readonly monthCategories: ReadonlyMap<IsoDate, OrderedTable<CategoryRow>>;
+
+  readonly transactions: ShardedMap<TransactionRow>;
+  readonly subtransactions: ShardedMap<SubTransactionRow>;
+  /** Live subtransactions of each transaction, in the order they arrived. */
+  readonly subtransactionsByParent: ShardedMap<readonly SubTransactionRow[]>;
+  /** Every transaction, sorted by (date, id). */
+  readonly transactionsByDate: SortedRows<TransactionRow>;
+  /** Keyed by account id; sorted by (date, id). */
+  readonly transactionsByAccount: ReadonlyMap<string, SortedRows<TransactionRow>>;
+  /** Keyed by category id, own or of a subtransaction; sorted by (date, id). */
+  readonly transactionsByCategory: ReadonlyMap<string, SortedRows<TransactionRow>>;
+  /** Keyed by payee id, own or of a subtransaction; sorted by (date, id). */
+  readonly transactionsByPayee: ReadonlyMap<string, SortedRows<TransactionRow>>;
+
+  readonly scheduledTransactions: OrderedTable<ScheduledTransactionRow>;
+  readonly scheduledSubtransactions: OrderedTable<ScheduledSubTransactionRow>;
+}
+
+export function emptyPlanState(info: PlanInfo): PlanState {
+  return {
+    info,
+    serverKnowledge: 0,
+    accounts: OrderedTable.empty(),
+    payees: OrderedTable.empty(),
+    payeeLocations: OrderedTable.empty(),
+    categoryGroups: OrderedTable.empty(),
+    categories: OrderedTable.empty(),
+    months: OrderedTable.empty(),
+    monthCategories: new Map(),
+    transactions: ShardedMap.empty(),
+    subtransactions: ShardedMap.empty(),
+    subtransactionsByParent: ShardedMap.empty(),
+    transactionsByDate: SortedRows.empty(),
+    transactionsByAccount: new Map(),
+    transactionsByCategory: new Map(),
+    transactionsByPayee: new Map(),
+    scheduledTransactions: OrderedTable.empty(),
+    scheduledSubtransactions: OrderedTable.empty(),
+  };
+}
+
+/** The order of every transaction index: date, then id (plain code-unit order, not locale). */
+export function compareTransactions(
+  a: Pick<TransactionRow, 'date' | 'id'>,
+  b: Pick<TransactionRow, 'date' | 'id'>,
+): number {
+  if (a.date !== b.date) return a.date < b.date ? -1 : 1;
+  if (a.id === b.id) return 0;
+  return a.id < b.id ? -1 : 1;
+}
+
+/** Category ids a transaction is listed under: its own and its subtransactions'. */
+export function categoryKeysOf(
+  row: TransactionRow,
+  subtransactions: readonly SubTransactionRow[],
+): Set<string> {
+  const keys = new Set<string>();
+  if (row.category_id !== null) keys.add(row.category_id);
+  for (const sub of subtransactions) if (sub.category_id !== null) keys.add(sub.category_id);
+  return keys;
+}
+
+/** Payee ids a transaction is listed under: its own and its subtransactions'. */
+export function payeeKeysOf(
+  row: TransactionRow,
+  subtransactions: readonly SubTransactionRow[],
+): Set<string> {
+  const keys = new Set<string>();
+  if (row.payee_id !== null) keys.add(row.payee_id);
+  for (const sub of subtransactions) if (sub.payee_id !== null) keys.add(sub.payee_id);
+  return keys;
+}
+
+/** How many rows the state holds, across collections; feeds the memory estimate. */
+export function countRows(state: PlanState): number {
+  let monthCategoryRows = 0;
+  for (const table of state.monthCategories.values()) monthCategoryRows += table.size;
+  return (
+    state.accounts.size +
+    state.payees.size +
+    state.payeeLocations.size +
+    state.categoryGroups.size +
+    state.categories.size +
+    state.months.size +
+    monthCategoryRows +
+    state.transactions.size +
+    state.subtransactions.size +
+    state.scheduledTransactions.size +
+    state.scheduledSubtransactions.size
+  );
+}
+
+const ISO_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+
+export function isIsoDate(value: unknown): value is IsoDate {
+  return typeof value === 'string' && ISO_DATE.test(value);
+}
+
+/** The first day of the month of `epochMs`, UTC. */
+export function monthOf(epochMs: number): IsoDate {
+  const date = new Date(epochMs);
+  const month = String(date.getUTCMonth() + 1).padStart(2, '0');
+  return `${date.getUTCFullYear()}-${month}-01`;
+}

@@ -1,0 +1,139 @@
+/**
+ * An immutable string-keyed map split into shards, copied shard by shard on write.
+ *
+ * Why: a replica version must stay readable while the next version is built (an operation that
+ * holds a snapshot keeps seeing one consistent plan), yet copying a 100,000-entry `Map` for a
+ * ten-row delta would cost more than the delta. A new version that changes k keys copies at
+ * most k shards of about `TARGET_PER_SHARD` entries and shares every other shard.
+ */
+
+/** Entries per shard the map aims for; it re-shards when it drifts far from it. */
+const TARGET_PER_SHARD = 64;
+const MAX_SHARDS = 1 << 14;
+
+export class ShardedMap<V> {
+  readonly size: number;
+  private readonly _shards: readonly ReadonlyMap<string, V>[];
+
+  private constructor(shards: readonly ReadonlyMap<string, V>[], size: number) {
+    this._shards = shards;
+    this.size = size;
+  }
+
+  static empty<V>(): ShardedMap<V> {
+    return new ShardedMap<V>([new Map()], 0);
+  }
+
+  get(key: string): V | undefined {
+    return this._shards[shardIndex(key, this._shards.length)]!.get(key);
+  }
+
+  has(key: string): boolean {
+    return this._shards[shardIndex(key, this._shards.length)]!.has(key);
+  }
+
+  *values(): IterableIterator<V> {
+    for (const shard of this._shards) yield* shard.values();
+  }
+
+  *entries(): IterableIterator<[string, V]> {
+    for (const shard of this._shards) yield* shard.entries();
+  }
+
+  /** Starts a new version; this one stays unchanged whatever the draft does. */
+  edit(): ShardedMapDraft<V> {
+    return new ShardedMapDraft(this._shards, this.size, (shards, size) => {
+      const wanted = shardCountFor(size);
+      const count = shards.length;
+      // Re-shard only on a fourfold drift, so growth costs amortised O(1) per entry.
+      if (wanted >= count * 4 || wanted * 4 <= count)
+        return new ShardedMap(reshard(shards, wanted), size);
+      return new ShardedMap(shards, size);
+    });
+  }
+}
+
+export class ShardedMapDraft<V> {
+  private readonly _shards: (ReadonlyMap<string, V> | Map<string, V>)[];
+  private readonly _copied = new Set<number>();
+  private _size: number;
+  private _finished = false;
+
+  /** @internal Use `ShardedMap.edit()`. */
+  constructor(
+    shards: readonly ReadonlyMap<string, V>[],
+    size: number,
+    private readonly _finish: (
+      shards: readonly ReadonlyMap<string, V>[],
+      size: number,
+    ) => ShardedMap<V>,
+  ) {
+    this._shards = [...shards];
+    this._size = size;
+  }
+
+  get(key: string): V | undefined {
+    return this._shards[shardIndex(key, this._shards.length)]!.get(key);
+  }
+
+  has(key: string): boolean {
+    return this._shards[shardIndex(key, this._shards.length)]!.has(key);
+  }
+
+  set(key: string, value: V): void {
+    const shard = this._writable(shardIndex(key, this._shards.length));
+    if (!shard.has(key)) this._size += 1;
+    shard.set(key, value);
+  }
+
+  delete(key: string): boolean {
+    const index = shardIndex(key, this._shards.length);
+    if (!this._shards[index]!.has(key)) return false;
+    this._writable(index).delete(key);
+    this._size -= 1;
+    return true;
+  }
+
+  finish(): ShardedMap<V> {
+    if (this._finished) throw new Error('ShardedMapDraft.finish() was already called');
+    this._finished = true;
+    return this._finish(this._shards, this._size);
+  }
+
+  /** Private: the shard at `index`, copied the first time this draft writes to it. */
+  private _writable(index: number): Map<string, V> {
+    if (this._finished) throw new Error('ShardedMapDraft was already finished');
+    if (!this._copied.has(index)) {
+      this._shards[index] = new Map(this._shards[index]!);
+      this._copied.add(index);
+    }
+    return this._shards[index] as Map<string, V>;
+  }
+}
+
+/** Private: a power of two near size / TARGET_PER_SHARD. */
+function shardCountFor(size: number): number {
+  let count = 1;
+  while (count < MAX_SHARDS && count * TARGET_PER_SHARD < size) count *= 2;
+  return count;
+}
+
+/** Private: redistributes every entry over `count` fresh shards. */
+function reshard<V>(shards: readonly ReadonlyMap<string, V>[], count: number): Map<string, V>[] {
+  const next = Array.from({ length: count }, () => new Map<string, V>());
+  for (const shard of shards) {
+    for (const [key, value] of shard) next[shardIndex(key, count)]!.set(key, value);
+  }
+  return next;
+}
+
+/** Private: FNV-1a over the key, masked to the (power of two) shard count. */
+function shardIndex(key: string, count: number): number {
+  if (count === 1) return 0;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) & (count - 1);
+}

@@ -1,0 +1,444 @@
+/**
+ * `createReplicaStore(options)`: per-token plan replicas kept fresh with delta requests.
+ *
+ * Keys are (tokenKey, resolved plan id); the raw token only travels to `fetchPlan`, so one
+ * token's replica can never answer another token, not even through an alias. A read costs no
+ * call within max-age, one delta request past it, a full export when cold or evicted.
+ *
+ * Plan aliases (`last-used`, `default`, or any id the upstream answers under another id) are
+ * remembered per token key with the time they were last checked; they count as fresh only as
+ * long as the replica does. Refreshing an alias sends the delta request to the alias with the
+ * knowledge of the plan it pointed to; if the answer is another plan, the alias moved, the
+ * answer is useless as a delta (it is relative to the old plan's knowledge), and the new plan is
+ * loaded instead (by delta when this token already holds it, else in full).
+ *
+ * Merging, writes and ordering. Three things can change a replica while requests are in flight:
+ * syncs of the same plan through different names (an alias and the concrete id), writes the
+ * gateway applies at once (read-your-writes), and the eviction of the replica. The rules:
+ *
+ * 1. Monotonic knowledge: an answer whose `server_knowledge` is lower than the replica's is
+ *    older than what the replica holds; it is dropped (the replica counts as synced at its
+ *    request time, since it is at least that new). A delta asked from knowledge K ≤ the
+ *    replica's and answered at K' ≥ the replica's covers every change in between, so merging
+ *    it is exact however the two syncs interleaved.
+ * 2. A write applied before a sync request was sent is reflected in that sync's answer (the
+ *    upstream had already answered the write), so the answer wins and the write is forgotten.
+ * 3. A write applied while a sync was in flight may or may not be in its answer. If the write's
+ *    response carried `server_knowledge` Kw, the answer's K' says which: K' ≥ Kw includes the
+ *    write (the answer wins); otherwise the answer predates it, so the write is re-applied on
+ *    top and stays pending, and the next delta (asked from K' < Kw) brings it back. Without Kw
+ *    (account and scheduled transaction writes do not return one) the write is re-applied and
+ *    the next delta is asked from the older knowledge this one was asked from (a full export:
+ *    from 0), which costs no extra request and is certain to carry the entity again.
+ * 4. A delta that would land on a replica evicted meanwhile has nothing to merge into: the plan
+ *    is loaded in full instead. A `clear()` during a flight discards its answer (its readers
+ *    still get it).
+ *
+ * Failures: when `classifyFailure` names a reason (rate limited, upstream error or down) and a
+ * replica is held, the read is answered from it with `stale: { reason, error }` and its age.
+ * Anything else (401, 403, 404, a malformed body...) is rethrown untouched, and the replica of
+ * that key is dropped, so a revoked token or a deleted plan stops being served.
+ */
+import type { IsoDate, ResponseData } from '../upstream/types.js';
+import {
+  createReplicaCache,
+  replicaKey,
+  sizeAfterChange,
+  sizeOfFull,
+  type PendingWrite,
+  type ReplicaEntry,
+} from './cache.js';
+import { buildPlanState, mergePlanDelta } from './delta.js';
+import { monthOf, type PlanState } from './plan-state.js';
+import { applySavedEntities } from './saved.js';
+import { createPlanSnapshot } from './snapshot.js';
+import { abortable, createSingleFlight } from './sync.js';
+import type { QueryMeter } from './transaction-query.js';
+import type {
+  ReplicaRead,
+  ReplicaReadRequest,
+  ReplicaStore,
+  SavedEntities,
+  StaleReason,
+} from './types.js';
+import { assertPlanExport, ReplicaDataError } from './validate.js';
+
+export interface FetchPlanRequest {
+  readonly token: string;
+  readonly tokenKey: string;
+  /** A concrete id or an alias, as the caller named the plan. */
+  readonly planId: string;
+  /** Present for a delta request; absent for a full export. */
+  readonly lastKnowledgeOfServer?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface FetchPlanResult {
+  readonly data: ResponseData['getPlanById'];
+  /** Size of the response body in bytes; feeds the memory estimate. */
+  readonly bytes: number;
+}
+
+export interface ReplicaStoreOptions {
+  /** `GET /plans/{planId}` with `last_knowledge_of_server` when given (the getPlanById call). */
+  fetchPlan: (request: FetchPlanRequest) => Promise<FetchPlanResult>;
+  /**
+   * Whether a failed fetch may be answered from an existing replica: a reason for 429, 5xx,
+   * network errors and timeouts; null for anything else (never served stale).
+   */
+  classifyFailure: (error: unknown) => StaleReason | null;
+  /**
+   * Budget of estimated heap bytes across all replicas of all tokens.
+   * @default 268435456 (256 MiB)
+   */
+  maxBytes?: number;
+  /** Clock in epoch milliseconds. @default Date.now */
+  now?: () => number;
+  /** Counts rows visited by `transactions()` on every snapshot; for tests and diagnostics. */
+  meter?: QueryMeter;
+}
+
+export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+const ALIASES = new Set(['last-used', 'default']);
+/** Pending writes kept per replica between syncs; the oldest go first beyond this. */
+const MAX_PENDING_WRITES = 1000;
+
+type SyncKind = 'delta' | 'full';
+type Outcome =
+  | { readonly ok: true; readonly entry: ReplicaEntry; readonly kind: SyncKind }
+  | {
+      readonly ok: false;
+      readonly error: unknown;
+      readonly reason: StaleReason | null;
+      readonly kind: SyncKind;
+    };
+
+interface Resolution {
+  readonly planId: string;
+  readonly checkedAt: number;
+}
+
+export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
+  const {
+    fetchPlan,
+    classifyFailure,
+    maxBytes = DEFAULT_MAX_BYTES,
+    now = Date.now,
+    meter,
+  } = options;
+  if (typeof fetchPlan !== 'function')
+    throw new TypeError('ReplicaStoreOptions.fetchPlan must be a function');
+  if (typeof classifyFailure !== 'function') {
+    throw new TypeError('ReplicaStoreOptions.classifyFailure must be a function');
+  }
+  if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
+    throw new RangeError(
+      `ReplicaStoreOptions.maxBytes must be a positive integer, got ${String(maxBytes)}`,
+    );
+  }
+
+  /** Requested-id key → the plan it resolved to; only for ids that differ from their plan's. */
+  const resolutions = new Map<string, Resolution>();
+  /** Replica key → the requested-id keys resolving to it, to forget them with the replica. */
+  const resolvedFrom = new Map<string, Set<string>>();
+  /** Writes applied while no replica was held but a sync of that token was in flight. */
+  const orphanWrites = new Map<string, Map<string, PendingWrite[]>>();
+  const activeFlights = new Map<string, number>();
+  const flights = createSingleFlight<Outcome>(now);
+  let writeEpoch = 0;
+  let generation = 0;
+  let abortController = new AbortController();
+
+  const cache = createReplicaCache({
+    maxBytes,
+    onRemove: (key) => forgetResolutionsOf(key),
+  });
+
+  function forgetResolutionsOf(key: string): void {
+    for (const from of resolvedFrom.get(key) ?? []) resolutions.delete(from);
+    resolvedFrom.delete(key);
+  }
+
+  function remember(tokenKey: string, requested: string, planId: string, checkedAt: number): void {
+    const from = replicaKey(tokenKey, requested);
+    const previous = resolutions.get(from);
+    if (previous) resolvedFrom.get(replicaKey(tokenKey, previous.planId))?.delete(from);
+    const to = replicaKey(tokenKey, planId);
+    resolutions.set(from, { planId, checkedAt });
+    let set = resolvedFrom.get(to);
+    if (!set) resolvedFrom.set(to, (set = new Set()));
+    set.add(from);
+  }
+
+  /** Private: the replica a requested id currently points at, without touching recency. */
+  function lookup(tokenKey: string, requested: string) {
+    const resolution = resolutions.get(replicaKey(tokenKey, requested));
+    const planId = resolution?.planId ?? (ALIASES.has(requested) ? undefined : requested);
+    const key = planId === undefined ? undefined : replicaKey(tokenKey, planId);
+    return { resolution, planId, key, entry: key === undefined ? undefined : cache.peek(key) };
+  }
+
+  function makeEntry(
+    planId: string,
+    state: PlanState,
+    fields: Omit<ReplicaEntry, 'planId' | 'state' | 'snapshot'>,
+  ): ReplicaEntry {
+    return { planId, state, snapshot: createPlanSnapshot(state, { now, meter }), ...fields };
+  }
+
+  function takeOrphanWrites(tokenKey: string, planId: string): PendingWrite[] {
+    const byPlan = orphanWrites.get(tokenKey);
+    const writes = byPlan?.get(planId) ?? [];
+    byPlan?.delete(planId);
+    return writes;
+  }
+
+  /** Private: stores a sync's answer under the rules of the header comment; returns the entry. */
+  function commit(
+    tokenKey: string,
+    result: FetchPlanResult,
+    kind: SyncKind,
+    requestKnowledge: number | undefined,
+    sentAt: number,
+    epochAtSend: number,
+    generationAtSend: number,
+  ): ReplicaEntry {
+    const data = result.data;
+    const planId = data.plan.id;
+    const key = replicaKey(tokenKey, planId);
+    const current = cache.peek(key);
+    const currentMonth: IsoDate = monthOf(now());
+    const pending = [...(current?.pending ?? []), ...takeOrphanWrites(tokenKey, planId)];
+
+    if (current && data.server_knowledge < current.state.serverKnowledge) {
+      const kept = { ...current, syncedAt: Math.max(current.syncedAt, sentAt) };
+      if (generationAtSend === generation) cache.set(key, kept);
+      return kept;
+    }
+
+    let state =
+      kind === 'full' || !current
+        ? buildPlanState(data, { currentMonth })
+        : mergePlanDelta(current.state, data, { currentMonth });
+    const survivors = pending.filter(
+      (write) =>
+        write.epoch > epochAtSend &&
+        !(write.knowledge !== undefined && data.server_knowledge >= write.knowledge),
+    );
+    for (const write of survivors) state = applySavedEntities(state, write.saved, { currentMonth });
+    const unsure = survivors.some((write) => write.knowledge === undefined);
+    const nextKnowledge = unsure
+      ? Math.min(requestKnowledge ?? 0, data.server_knowledge)
+      : data.server_knowledge;
+    const size =
+      kind === 'full' || !current
+        ? sizeOfFull(state, result.bytes)
+        : sizeAfterChange(current, state);
+    const entry = makeEntry(planId, state, {
+      syncedAt: Math.max(current?.syncedAt ?? sentAt, sentAt),
+      nextKnowledge,
+      pending: survivors,
+      ...size,
+    });
+    if (generationAtSend === generation) cache.set(key, entry);
+    return entry;
+  }
+
+  /** Private: one flight: the upstream calls for a requested id, and the commit. */
+  async function sync(request: ReplicaReadRequest, sentAt: number): Promise<Outcome> {
+    const { token, tokenKey, planId: requested } = request;
+    const epochAtSend = writeEpoch;
+    const generationAtSend = generation;
+    const signal = abortController.signal;
+    const base = lookup(tokenKey, requested).entry;
+    let kind: SyncKind = base ? 'delta' : 'full';
+    activeFlights.set(tokenKey, (activeFlights.get(tokenKey) ?? 0) + 1);
+    const fetchFor = async (
+      planId: string,
+      knowledge: number | undefined,
+    ): Promise<FetchPlanResult> => {
+      const result = await fetchPlan({
+        token,
+        tokenKey,
+        planId,
+        ...(knowledge === undefined ? {} : { lastKnowledgeOfServer: knowledge }),
+        signal,
+      });
+      assertPlanExport(result?.data);
+      return result;
+    };
+    try {
+      let knowledge = base?.nextKnowledge;
+      let result = await fetchFor(requested, knowledge);
+      const resolved = result.data.plan.id;
+      if (base && resolved !== base.planId) {
+        // The alias moved: this answer is relative to another plan's knowledge.
+        knowledge = lookup(tokenKey, resolved).entry?.nextKnowledge;
+        kind = knowledge === undefined ? 'full' : 'delta';
+        result = await fetchFor(resolved, knowledge);
+      }
+      if (kind === 'delta' && !cache.peek(replicaKey(tokenKey, resolved))) {
+        // Evicted while in flight: nothing to merge the delta into.
+        kind = 'full';
+        knowledge = undefined;
+        result = await fetchFor(resolved, undefined);
+      }
+      if (result.data.plan.id !== resolved) {
+        throw new ReplicaDataError('data.plan.id', `the plan id ${resolved}`, result.data.plan.id);
+      }
+      const entry = commit(
+        tokenKey,
+        result,
+        kind,
+        knowledge,
+        sentAt,
+        epochAtSend,
+        generationAtSend,
+      );
+      if (
+        requested !== resolved &&
+        generationAtSend === generation &&
+        cache.peek(replicaKey(tokenKey, resolved))
+      ) {
+        remember(tokenKey, requested, resolved, sentAt);
+      }
+      return { ok: true, entry, kind };
+    } catch (error) {
+      const reason = classifyFailure(error);
+      if (reason === null && generationAtSend === generation) {
+        const { key } = lookup(tokenKey, requested);
+        if (key !== undefined) cache.delete(key);
+        resolutions.delete(replicaKey(tokenKey, requested));
+      }
+      return { ok: false, error, reason, kind };
+    } finally {
+      const left = (activeFlights.get(tokenKey) ?? 1) - 1;
+      if (left > 0) activeFlights.set(tokenKey, left);
+      else {
+        activeFlights.delete(tokenKey);
+        orphanWrites.delete(tokenKey);
+      }
+    }
+  }
+
+  function answer(entry: ReplicaEntry, sync: ReplicaRead['sync'], at: number): ReplicaRead {
+    return { snapshot: entry.snapshot, ageMs: Math.max(0, at - entry.syncedAt), sync };
+  }
+
+  return {
+    async read(request) {
+      assertReadRequest(request);
+      request.signal?.throwIfAborted();
+      const { tokenKey, planId: requested } = request;
+      const maxAge = request.freshness.maxAgeMs;
+      const arrival = now();
+      const held = lookup(tokenKey, requested);
+      const fresh =
+        held.entry !== undefined &&
+        arrival - held.entry.syncedAt <= maxAge &&
+        (held.resolution === undefined || arrival - held.resolution.checkedAt <= maxAge);
+      if (fresh && held.key !== undefined) {
+        const entry = cache.get(held.key) ?? held.entry!;
+        return answer(entry, 'none', arrival);
+      }
+
+      const outcome = await abortable(
+        flights.run(replicaKey(tokenKey, requested), arrival - maxAge, (sentAt) =>
+          sync(request, sentAt),
+        ),
+        request.signal,
+      );
+      if (outcome.ok) {
+        cache.get(replicaKey(tokenKey, outcome.entry.planId));
+        return answer(outcome.entry, outcome.kind, now());
+      }
+      const fallback = outcome.reason === null ? undefined : lookup(tokenKey, requested).entry;
+      if (outcome.reason === null || fallback === undefined) throw outcome.error;
+      return {
+        ...answer(fallback, outcome.kind, now()),
+        stale: { reason: outcome.reason, error: outcome.error },
+      };
+    },
+
+    applySaved(tokenKey, planId, saved) {
+      assertKey('tokenKey', tokenKey);
+      assertKey('planId', planId);
+      if (typeof saved !== 'object' || saved === null) {
+        throw new TypeError(`applySaved: saved must be an object, got ${String(saved)}`);
+      }
+      writeEpoch += 1;
+      const knowledge = saved.serverKnowledge;
+      if (knowledge !== undefined && (!Number.isSafeInteger(knowledge) || knowledge < 0)) {
+        throw new RangeError(
+          `SavedEntities.serverKnowledge must be a non-negative integer, got ${String(knowledge)}`,
+        );
+      }
+      const write: PendingWrite = { saved, epoch: writeEpoch, knowledge };
+      const held = lookup(tokenKey, planId);
+      if (!held.entry || held.key === undefined) {
+        // No replica yet; if one is loading, replay the write onto it when it lands.
+        if (held.planId !== undefined && activeFlights.has(tokenKey)) {
+          let byPlan = orphanWrites.get(tokenKey);
+          if (!byPlan) orphanWrites.set(tokenKey, (byPlan = new Map()));
+          const list = byPlan.get(held.planId) ?? [];
+          list.push(write);
+          byPlan.set(held.planId, list.slice(-MAX_PENDING_WRITES));
+        }
+        return undefined;
+      }
+      const current = held.entry;
+      const state = applySavedEntities(current.state, saved, { currentMonth: monthOf(now()) });
+      const entry = makeEntry(current.planId, state, {
+        syncedAt: current.syncedAt,
+        nextKnowledge: current.nextKnowledge,
+        pending: [...current.pending, write].slice(-MAX_PENDING_WRITES),
+        ...sizeAfterChange(current, state),
+      });
+      cache.set(held.key, entry);
+      return entry.snapshot;
+    },
+
+    peek(tokenKey, planId) {
+      const { entry } = lookup(tokenKey, planId);
+      return entry ? answer(entry, 'none', now()) : undefined;
+    },
+
+    stats: () => cache.stats(),
+
+    clear() {
+      generation += 1;
+      abortController.abort(new Error('The replica store was cleared'));
+      abortController = new AbortController();
+      cache.clear();
+      resolutions.clear();
+      resolvedFrom.clear();
+      orphanWrites.clear();
+    },
+  };
+}
+
+/** Private: rejects a read request the caller got wrong, naming the field. */
+function assertReadRequest(request: ReplicaReadRequest): void {
+  if (typeof request !== 'object' || request === null) {
+    throw new TypeError(`ReplicaReadRequest must be an object, got ${String(request)}`);
+  }
+  if (typeof request.token !== 'string' || request.token === '') {
+    throw new TypeError('ReplicaReadRequest.token must be a non-empty string');
+  }
+  assertKey('tokenKey', request.tokenKey);
+  assertKey('planId', request.planId);
+  const maxAge: unknown = request.freshness?.maxAgeMs;
+  if (typeof maxAge !== 'number' || Number.isNaN(maxAge) || maxAge < 0) {
+    throw new RangeError(
+      `ReplicaReadRequest.freshness.maxAgeMs must be a non-negative number, got ${String(maxAge)}`,
+    );
+  }
+}
+
+function assertKey(field: string, value: unknown): void {
+  if (typeof value !== 'string' || value === '') {
+    throw new TypeError(
+      `${field} must be a non-empty string, got ${JSON.stringify(value) ?? String(value)}`,
+    );
+  }
+}

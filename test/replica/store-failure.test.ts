@@ -1,0 +1,105 @@
+/** Stale answers when the upstream fails, and errors when it may not answer stale. */
+import { describe, expect, it } from 'vitest';
+import { createReplicaStore } from '../../src/replica/store.js';
+import { ReplicaDataError } from '../../src/replica/validate.js';
+import {
+  classifyFailure,
+  createFakeUpstream,
+  createManualClock,
+  FakeUpstreamError,
+} from './support/fake-upstream.js';
+import { TEST_NOW } from './support/plan-builder.js';
+import { createRandomPlan } from './support/random-plan.js';
+
+const MINUTE = 60_000;
+
+function setup() {
+  const { fake } = createRandomPlan(21, {
+    accounts: 2,
+    payees: 3,
+    groups: 1,
+    categories: 3,
+    transactions: 10,
+  });
+  const upstream = createFakeUpstream();
+  upstream.addToken('token-a', [fake], { 'last-used': fake.id });
+  const clock = createManualClock(TEST_NOW);
+  const store = createReplicaStore({
+    fetchPlan: upstream.fetchPlan,
+    classifyFailure,
+    now: clock.now,
+  });
+  const read = (planId = fake.id) =>
+    store.read({ token: 'token-a', tokenKey: 'key-a', planId, freshness: { maxAgeMs: MINUTE } });
+  return { fake, upstream, clock, store, read };
+}
+
+describe('upstream failures', () => {
+  it.each([
+    [429, 'RATE_LIMITED'],
+    [500, 'UPSTREAM_ERROR'],
+    [503, 'UPSTREAM_ERROR'],
+    ['network', 'UPSTREAM_UNAVAILABLE'],
+  ] as const)(
+    'answers from the held replica when the upstream answers %s',
+    async (status, reason) => {
+      const { upstream, clock, read } = setup();
+      const fresh = await read();
+      clock.advance(5 * MINUTE);
+      const error = new FakeUpstreamError(status);
+      upstream.failNext(error);
+      const stale = await read();
+      expect(stale.snapshot).toBe(fresh.snapshot);
+      expect(stale.ageMs).toBe(5 * MINUTE);
+      expect(stale.stale).toEqual({ reason, error });
+      expect(stale.stale?.error).toBe(error);
+      // The next read tries again and recovers.
+      const recovered = await read();
+      expect(recovered).toMatchObject({ sync: 'delta', ageMs: 0 });
+      expect(recovered.stale).toBeUndefined();
+    },
+  );
+
+  it('answers an alias from the replica it last resolved to', async () => {
+    const { fake, upstream, clock, read } = setup();
+    await read('last-used');
+    clock.advance(5 * MINUTE);
+    upstream.failNext(new FakeUpstreamError(429));
+    const stale = await read('last-used');
+    expect(stale.snapshot.planId).toBe(fake.id);
+    expect(stale.stale?.reason).toBe('RATE_LIMITED');
+  });
+
+  it('rethrows the error untouched when no replica is held', async () => {
+    const { upstream, read } = setup();
+    const error = new FakeUpstreamError(429);
+    upstream.failNext(error);
+    await expect(read()).rejects.toBe(error);
+  });
+
+  it.each([401, 403, 404])(
+    'rethrows %s even with a replica, and drops that replica',
+    async (status) => {
+      const { fake, upstream, clock, store, read } = setup();
+      await read();
+      clock.advance(5 * MINUTE);
+      const error = new FakeUpstreamError(status);
+      upstream.failNext(error);
+      await expect(read()).rejects.toBe(error);
+      expect(store.peek('key-a', fake.id)).toBeUndefined();
+      expect((await read()).sync).toBe('full');
+    },
+  );
+
+  it('rethrows a malformed answer as a data error naming the field, never as stale', async () => {
+    const { upstream, clock, read } = setup();
+    await read();
+    clock.advance(5 * MINUTE);
+    upstream.setTamper((data) => ({ ...data, server_knowledge: 'many' }));
+    const failure = read();
+    await expect(failure).rejects.toBeInstanceOf(ReplicaDataError);
+    await expect(failure).rejects.toThrow(
+      'data.server_knowledge must be a non-negative integer, got "many"',
+    );
+  });
+});
