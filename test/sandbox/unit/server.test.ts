@@ -4,6 +4,13 @@ import { createManualClock, createSandbox, type Sandbox } from '../../../src/san
 import { NOW } from './support.js';
 
 const TOKEN = 'unit-token';
+interface PlanBody {
+  data: { server_knowledge: number; plan: { id: string; accounts: { id: string }[]; payees: unknown[]; transactions: unknown[] } };
+}
+interface ErrorBody {
+  error: { id: string; detail: string };
+}
+const json = async <T>(response: Response): Promise<T> => (await response.json()) as T;
 const OTHER = 'unit-other-token';
 
 describe('sandbox over HTTP', () => {
@@ -76,17 +83,17 @@ describe('sandbox over HTTP', () => {
     const lastUsed = (await (await get('/plans/last-used/settings')).json()) as { data: { settings: { currency_format: unknown } } };
     expect(lastUsed.data.settings.currency_format).toBeNull();
     await get(`/plans/${planId}/accounts`);
-    expect((await (await get('/plans/last-used')).json()).data.plan.id).toBe(planId);
-    expect((await (await get('/plans/default')).json()).data.plan.id).toBe(secondPlanId);
+    expect((await json<PlanBody>(await get('/plans/last-used'))).data.plan.id).toBe(planId);
+    expect((await json<PlanBody>(await get('/plans/default'))).data.plan.id).toBe(secondPlanId);
     const other = await get('/plans/default', OTHER);
     expect(other.status).toBe(404);
-    expect((await other.json()).error.id).toBe('404.2');
+    expect((await json<ErrorBody>(other)).error.id).toBe('404.2');
     expect((await get(`/plans/${planId}`, OTHER)).status).toBe(404);
   });
 
   it('changes nothing when a write is refused', async () => {
-    const before = (await (await get(`/plans/${planId}`)).json()).data;
-    const account = before.plan.accounts[0].id;
+    const before = (await json<PlanBody>(await get(`/plans/${planId}`))).data;
+    const account = before.plan.accounts[0]?.id;
     const today = new Date(NOW).toISOString().slice(0, 10);
     const refused = await send('POST', `/plans/${planId}/transactions`, {
       transactions: [
@@ -95,8 +102,8 @@ describe('sandbox over HTTP', () => {
       ],
     });
     expect(refused.status).toBe(400);
-    expect((await refused.json()).error.detail).toBe('transactions[1].date must not be in the future (today is 2025-06-15); use scheduled transactions for future dates');
-    const after = (await (await get(`/plans/${planId}`)).json()).data;
+    expect((await json<ErrorBody>(refused)).error.detail).toBe('transactions[1].date must not be in the future (today is 2025-06-15); use scheduled transactions for future dates');
+    const after = (await json<PlanBody>(await get(`/plans/${planId}`))).data;
     expect(after.server_knowledge).toBe(before.server_knowledge);
     expect(after.plan.payees).toEqual(before.plan.payees);
     expect(after.plan.transactions.length).toBe(before.plan.transactions.length);
