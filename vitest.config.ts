@@ -1,6 +1,15 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+const require = createRequire(import.meta.url);
+
 export default defineConfig({
+  resolve: {
+    // graphql 16 ships CJS (`main`) and ESM (`module`) builds. Node, and so Pothos and yoga,
+    // load the CJS one; without this alias vite would give our sources the ESM one, and
+    // `instanceof GraphQLError` would fail across the two copies.
+    alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -65,7 +65,7 @@ export function createLoaders(deps: LoaderDeps): Loaders {
     const { tokenKey } = requireCredentials();
     let read: RestCacheRead<T>;
     try {
-      read = await restCache.read(tokenKey, key, freshness.maxAgeMs, load);
+      read = await meter.track(restCache.read(tokenKey, key, freshness.maxAgeMs, load));
     } catch (error) {
       return rethrowAsGraphQL(error);
     }
@@ -81,7 +81,7 @@ export function createLoaders(deps: LoaderDeps): Loaders {
           const { token, tokenKey } = requireCredentials();
           let read: ReplicaRead;
           try {
-            read = await replicas.read({ token, tokenKey, planId, freshness });
+            read = await meter.track(replicas.read({ token, tokenKey, planId, freshness }));
           } catch (error) {
             return rethrowAsGraphQL(error);
           }

@@ -32,6 +32,10 @@ builder.queryFields((t) => ({
   }),
   rateLimit: t.field({
     type: RateLimit,
-    resolve: (_root, _args, ctx) => ctx.rateLimit(),
+    description: 'Counted after the rest of this operation, so it includes the calls the operation made.',
+    resolve: async (_root, _args, ctx) => {
+      await ctx.meter.idle();
+      return ctx.rateLimit();
+    },
   }),
 }));

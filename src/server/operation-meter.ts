@@ -23,6 +23,14 @@ export interface OperationCost {
 }
 
 export interface OperationMeter extends UpstreamMeter {
+  /** Marks upstream-backed work of this operation as in flight until `work` settles. */
+  track<T>(work: Promise<T>): Promise<T>;
+  /**
+   * Resolves once no tracked work is in flight across a macrotask turn. Sibling fields start
+   * their loads in the same tick and nested fields right after their parent settles, so this is
+   * after every upstream call the operation makes.
+   */
+  idle(): Promise<void>;
   cacheHit(): void;
   replicaRead(ageMs: number): void;
   stale(notice: StaleNotice): void;
@@ -32,7 +40,19 @@ export interface OperationMeter extends UpstreamMeter {
 /** Per-operation accounting; the upstream client calls `record` once per HTTP attempt. */
 export function createOperationMeter(): OperationMeter {
   const cost: OperationCost = { calls: 0, operations: {}, cacheHits: 0, replicaAgeMs: null, stale: [] };
+  let inFlight = 0;
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   return {
+    track(work) {
+      inFlight += 1;
+      return work.finally(() => {
+        inFlight -= 1;
+      });
+    },
+    async idle() {
+      do await turn();
+      while (inFlight > 0);
+    },
     record(call: UpstreamCallRecord) {
       cost.calls += 1;
       cost.operations[call.operationId] = (cost.operations[call.operationId] ?? 0) + 1;

@@ -36,6 +36,11 @@ function own<K extends keyof SubTransactionRow & keyof TransactionRow>(row: Hybr
   return row.sub ? row.sub[key] : row.parent[key];
 }
 
+/** A split line without a payee shows its parent's, as REST does. */
+function payeeIdOf(row: HybridRow): string | null {
+  return row.sub ? row.sub.payee_id ?? row.parent.payee_id : row.parent.payee_id;
+}
+
 HybridTransaction.implement({
   description:
     'A transaction or one subtransaction of a split, as the REST category and payee ' +
@@ -66,19 +71,19 @@ HybridTransaction.implement({
       resolve: async (h, _args, ctx) =>
         (await ctx.loaders.plan(h.plan_id)).account(h.parent.account_id)?.name ?? '',
     }),
-    payeeId: t.id({ nullable: true, resolve: (h) => own(h, 'payee_id') }),
+    payeeId: t.id({ nullable: true, resolve: payeeIdOf }),
     payee: t.field({
       type: Payee,
       nullable: true,
       resolve: async (h, _args, ctx) => {
-        const id = own(h, 'payee_id');
+        const id = payeeIdOf(h);
         return id ? (await ctx.loaders.plan(h.plan_id)).payee(id) ?? null : null;
       },
     }),
     payeeName: t.string({
       nullable: true,
       resolve: async (h, _args, ctx) => {
-        const id = own(h, 'payee_id');
+        const id = payeeIdOf(h);
         return id ? (await ctx.loaders.plan(h.plan_id)).payee(id)?.name ?? null : null;
       },
     }),
@@ -92,16 +97,20 @@ HybridTransaction.implement({
       },
     }),
     categoryName: t.string({
-      nullable: true,
+      description: '`Split` for a whole split transaction, `Uncategorized` when there is no category.',
       resolve: async (h, _args, ctx) => {
         const plan = await ctx.loaders.plan(h.plan_id);
-        if (!h.sub) return categoryNameOf(plan, h.parent);
-        return h.sub.category_id ? plan.category(h.sub.category_id)?.name ?? null : null;
+        const name = h.sub
+          ? h.sub.category_id
+            ? plan.category(h.sub.category_id)?.name ?? null
+            : null
+          : categoryNameOf(plan, h.parent);
+        return name ?? UNCATEGORIZED_NAME;
       },
     }),
     transferAccountId: t.id({ nullable: true, resolve: (h) => own(h, 'transfer_account_id') }),
     transferTransactionId: t.id({ nullable: true, resolve: (h) => own(h, 'transfer_transaction_id') }),
-    matchedTransactionId: t.id({ nullable: true, resolve: (h) => h.parent.matched_transaction_id }),
+    matchedTransactionId: t.id({ nullable: true, resolve: (h) => (h.sub ? null : h.parent.matched_transaction_id) }),
     importId: t.string({ nullable: true, resolve: (h) => h.parent.import_id }),
     importPayeeName: t.string({ nullable: true, resolve: (h) => h.parent.import_payee_name }),
     importPayeeNameOriginal: t.string({ nullable: true, resolve: (h) => h.parent.import_payee_name_original }),
@@ -130,15 +139,34 @@ export const HybridTransactionConnection = builder.connectionObject(
 
 type Match = { categoryId: string } | { payeeId: string };
 
-/** Expands matching transactions into hybrid rows: the parent when it matches itself, and each matching part. */
-function hybridRows(plan: PlanSnapshot, parents: readonly TransactionRow[], match: Match): HybridRow[] {
+/** REST gives uncategorized hybrid rows this category name (the field is never null there). */
+const UNCATEGORIZED_NAME = 'Uncategorized';
+
+/**
+ * Expands matching transactions into hybrid rows, as REST does: a whole transaction when it
+ * matches itself (a split never matches a category itself), otherwise one row per matching line
+ * of a split. The `type` filter applies to each row: to the transaction for whole rows, to the
+ * line (`uncategorized`: no category) or its parent (`unapproved`) for split lines.
+ */
+function hybridRows(plan: PlanSnapshot, query: TransactionQuery, match: Match): HybridRow[] {
+  const { type, ...untyped } = query;
+  const parents = plan.transactions(untyped).rows;
+  const typedIds = type ? new Set(plan.transactions(query).rows.map((row) => row.id)) : null;
   const rows: HybridRow[] = [];
-  const matches = (row: { category_id: string | null; payee_id: string | null }) =>
-    'categoryId' in match ? row.category_id === match.categoryId : row.payee_id === match.payeeId;
   for (const parent of parents) {
-    if (matches(parent)) rows.push({ plan_id: parent.plan_id, parent, sub: null });
-    for (const sub of plan.subtransactionsOf(parent.id)) {
-      if (matches(sub)) rows.push({ plan_id: parent.plan_id, parent, sub });
+    const subs = plan.subtransactionsOf(parent.id);
+    const wholeMatches =
+      'categoryId' in match
+        ? subs.length === 0 && parent.category_id === match.categoryId
+        : parent.payee_id === match.payeeId;
+    if (wholeMatches) {
+      if (!typedIds || typedIds.has(parent.id)) rows.push({ plan_id: parent.plan_id, parent, sub: null });
+      continue;
+    }
+    for (const sub of subs) {
+      const lineMatches = 'categoryId' in match ? sub.category_id === match.categoryId : sub.payee_id === match.payeeId;
+      const typeOk = type === 'unapproved' ? !parent.approved : type === 'uncategorized' ? sub.category_id === null : true;
+      if (lineMatches && typeOk) rows.push({ plan_id: parent.plan_id, parent, sub });
     }
   }
   return rows;
@@ -161,8 +189,8 @@ async function resolveHybrid(
 ) {
   const window = pageWindow(args);
   const plan = await ctx.loaders.plan(planId);
-  const query: TransactionQuery = { ...filterQuery({ ...args, ...match }, () => plan.currentMonth()) };
-  const rows = hybridRows(plan, plan.transactions(query).rows, match);
+  const query = filterQuery({ ...args, ...match }, () => plan.currentMonth());
+  const rows = hybridRows(plan, query, match);
   const keys = rows.map((row) => encodeCursor(hybridKey(row)));
   let start = 0;
   let end = rows.length;

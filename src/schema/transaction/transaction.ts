@@ -128,7 +128,12 @@ SubTransaction.implement({
       resolve: async (s, _args, ctx) =>
         s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id) ?? null : null,
     }),
-    payeeName: t.exposeString('payee_name', { nullable: true }),
+    payeeName: t.string({
+      nullable: true,
+      description: 'Derived from the payee, so a renamed payee shows its new name.',
+      resolve: async (s, _args, ctx) =>
+        s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id)?.name ?? null : null,
+    }),
     categoryId: t.exposeID('category_id', { nullable: true }),
     category: t.field({
       type: Category,
@@ -136,7 +141,11 @@ SubTransaction.implement({
       resolve: async (s, _args, ctx) =>
         s.category_id ? (await ctx.loaders.plan(s.plan_id)).category(s.category_id) ?? null : null,
     }),
-    categoryName: t.exposeString('category_name', { nullable: true }),
+    categoryName: t.string({
+      nullable: true,
+      resolve: async (s, _args, ctx) =>
+        s.category_id ? (await ctx.loaders.plan(s.plan_id)).category(s.category_id)?.name ?? null : null,
+    }),
     transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
     transferAccount: t.field({
       type: Account,

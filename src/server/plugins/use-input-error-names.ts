@@ -5,12 +5,13 @@ import type { Plugin } from 'graphql-yoga';
 function argumentPath(document: DocumentNode, target: ASTNode): string | null {
   let found: string | null = null;
   visit(document, {
-    enter(node, _key, _parent, _path, ancestors) {
+    enter(node, _key, parent, _path, ancestors) {
       if (found !== null) return false;
       if (node !== target) return undefined;
       const names: string[] = [];
-      for (const ancestor of [...ancestors, node]) {
-        if (Array.isArray(ancestor)) continue;
+      // graphql-js leaves the direct parent out of `ancestors`.
+      for (const ancestor of [...ancestors, parent]) {
+        if (!ancestor || Array.isArray(ancestor)) continue;
         const astNode = ancestor as ASTNode;
         if (astNode.kind === Kind.ARGUMENT || astNode.kind === Kind.OBJECT_FIELD) names.push(astNode.name.value);
       }

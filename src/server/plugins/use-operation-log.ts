@@ -1,3 +1,4 @@
+import { type DefinitionNode, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 
@@ -22,7 +23,7 @@ export function useOperationLog(log: OperationLogger, now: () => number = perfor
   return {
     onExecute({ args }) {
       const started = now();
-      const definition = args.document.definitions.find((d) => d.kind === 'OperationDefinition');
+      const definition = args.document.definitions.find((d: DefinitionNode) => d.kind === Kind.OPERATION_DEFINITION);
       return {
         onExecuteDone({ result }) {
           if (Symbol.asyncIterator in result) return;
