@@ -1,0 +1,124 @@
+/**
+ * The replicas of all tokens share one byte budget (`replicaMaxBytes`). Loading more plans than
+ * fit evicts the least recently read: reading an evicted plan costs a full export again, a
+ * recently read one costs nothing, and the budget holds after every step.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/api.js';
+import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
+import { gqlAt, startGateway } from '../harness.js';
+import { START, dataOf, planSyncs } from './support.js';
+
+const ALICE = 'alice-token-0000000001';
+const BOB = 'bob-token-00000000002';
+const CAROL = 'carol-token-0000000003';
+
+const clock = createManualClock(START);
+let sandbox: Sandbox;
+/** Each plan by a short name, with the token that owns it. */
+const plans = new Map<string, { token: string; id: string }>();
+/** The replica store's estimate for each plan, measured by a gateway with room for all. */
+const sizes = new Map<string, number>();
+
+const READ = 'query($planId: PlanId!) { plan(id: $planId) { id accounts { id } transactions(first: 5) { nodes { id } } } }';
+
+beforeAll(async () => {
+  sandbox = await createSandbox({
+    port: 0,
+    clock,
+    rateLimit: false,
+    users: [
+      { token: ALICE, plans: [{ seed: 1, transactions: 300 }, { seed: 2, transactions: 300 }] },
+      { token: BOB, plans: [{ seed: 3, transactions: 300 }] },
+      { token: CAROL, plans: [{ seed: 4, transactions: 300 }] },
+    ],
+  });
+  const [alice, bob, carol] = sandbox.users;
+  plans.set('A1', { token: ALICE, id: alice!.planIds[0]! });
+  plans.set('A2', { token: ALICE, id: alice!.planIds[1]! });
+  plans.set('B', { token: BOB, id: bob!.planIds[0]! });
+  plans.set('C', { token: CAROL, id: carol!.planIds[0]! });
+
+  const probe = await startGateway(sandbox, { deps: { now: () => clock.now() } });
+  try {
+    for (const [name, plan] of plans) {
+      const before = probe.gateway.replicas.stats().bytes;
+      dataOf(await gqlAt(probe.url, READ, { planId: plan.id }, plan.token));
+      sizes.set(name, probe.gateway.replicas.stats().bytes - before);
+    }
+  } finally {
+    await probe.close();
+  }
+});
+
+afterAll(() => sandbox.close());
+
+describe('the replica byte budget at the gateway', () => {
+  it('evicts the least recently read replica across tokens and reloads it in full', async () => {
+    const largest = Math.max(...sizes.values());
+    const smallest = Math.min(...sizes.values());
+    const budget = Math.floor(2.5 * largest);
+    // Two replicas always fit, three never do.
+    expect(2 * largest).toBeLessThanOrEqual(budget);
+    expect(3 * smallest).toBeGreaterThan(budget);
+
+    const front = await startGateway(sandbox, {
+      config: { replicaMaxBytes: budget },
+      deps: { now: () => clock.now() },
+    });
+    const read = async (name: string, headers: Record<string, string> = {}) => {
+      const plan = plans.get(name)!;
+      sandbox.resetCalls();
+      const response = await gqlAt<{ plan: { id: string } }>(front.url, READ, { planId: plan.id }, plan.token, headers);
+      expect(dataOf(response).plan.id).toBe(plan.id);
+      const stats = front.gateway.replicas.stats();
+      expect(stats.bytes).toBeLessThanOrEqual(budget);
+      expect(stats.replicas).toBeLessThanOrEqual(2);
+      return planSyncs(sandbox.calls());
+    };
+
+    try {
+      expect(await read('A1')).toEqual([null]);
+      expect(await read('B')).toEqual([null]);
+      clock.advance(1_000);
+      expect(await read('A1')).toEqual([]); // A1 is now the most recent
+      expect(await read('C')).toEqual([null]); // evicts B
+      expect(front.gateway.replicas.stats()).toEqual({ replicas: 2, bytes: sizes.get('A1')! + sizes.get('C')! });
+
+      expect(await read('A1')).toEqual([]);
+      expect(await read('B')).toEqual([null]); // evicted: a full export again; evicts C
+      expect(await read('A1')).toEqual([]);
+      expect(await read('A2')).toEqual([null]); // Alice's second plan evicts B
+      expect(await read('C')).toEqual([null]); // evicts A1
+      expect(await read('A2')).toEqual([]);
+      expect(await read('A1')).toEqual([null]); // evicts C
+
+      // A resident replica past max-age costs a delta, not an export.
+      clock.advance(60_000);
+      const delta = await read('A2');
+      expect(delta).toHaveLength(1);
+      expect(delta[0]).toEqual(expect.any(Number));
+    } finally {
+      await front.close();
+    }
+  });
+
+  it('a plan larger than the whole budget is answered but not kept', async () => {
+    const front = await startGateway(sandbox, {
+      config: { replicaMaxBytes: Math.floor(Math.min(...sizes.values()) / 2) },
+      deps: { now: () => clock.now() },
+    });
+    try {
+      const plan = plans.get('B')!;
+      for (let i = 0; i < 2; i += 1) {
+        sandbox.resetCalls();
+        const response = await gqlAt<{ plan: { id: string } }>(front.url, READ, { planId: plan.id }, plan.token);
+        expect(dataOf(response).plan.id).toBe(plan.id);
+        expect(planSyncs(sandbox.calls())).toEqual([null]);
+        expect(front.gateway.replicas.stats()).toEqual({ replicas: 0, bytes: 0 });
+      }
+    } finally {
+      await front.close();
+    }
+  });
+});

@@ -1,0 +1,284 @@
+/**
+ * Random writes another REST client makes at the sandbox, behind the gateway's back, for the
+ * consistency property: every kind of change a delta must carry (transactions with splits and
+ * transfers, updates, deletes, month assignments, payee renames, new accounts, scheduled
+ * transactions, category edits). Commands hold small numbers that pick their targets from the
+ * plan as it is when they run, so any sequence is valid to generate and shrink.
+ */
+import fc from 'fast-check';
+import type { UpstreamClient } from '../../src/upstream/client.js';
+import { isUpstreamError } from '../../src/upstream/errors.js';
+import type { FlagColor, Frequency, PlanDetail, SaveAccountType } from '../../src/upstream/types.js';
+
+export type WriteCommand =
+  | { kind: 'create'; shape: 'plain' | 'split' | 'transfer' | 'split-transfer'; account: number; other: number; category: number; amount: number; daysAgo: number; approved: boolean }
+  | { kind: 'update'; target: number; field: 'amount' | 'date' | 'category' | 'memo' | 'cleared' | 'approved' | 'flag' | 'payee' | 'split'; value: number }
+  | { kind: 'bulk-update'; targets: number[]; value: number }
+  | { kind: 'delete'; target: number }
+  | { kind: 'assign'; monthsAgo: number; category: number; amount: number }
+  | { kind: 'rename-payee'; payee: number; value: number }
+  | { kind: 'create-account'; type: SaveAccountType; balance: number }
+  | { kind: 'update-category'; category: number; value: number }
+  | { kind: 'scheduled-create'; account: number; category: number; amount: number; daysAhead: number; frequency: Frequency }
+  | { kind: 'scheduled-update'; target: number; amount: number; daysAhead: number }
+  | { kind: 'scheduled-delete'; target: number };
+
+const index = fc.nat(1_000);
+const amount = fc.integer({ min: -500_000, max: 300_000 }).map((n) => n * 10);
+const FLAGS: readonly (FlagColor | null)[] = ['red', 'orange', 'yellow', 'green', 'blue', 'purple', null];
+
+export const writeCommand: fc.Arbitrary<WriteCommand> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      shape: fc.constantFrom('plain' as const, 'split' as const, 'transfer' as const, 'split-transfer' as const),
+      account: index,
+      other: index,
+      category: index,
+      amount,
+      daysAgo: fc.nat(75),
+      approved: fc.boolean(),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('update' as const),
+      target: index,
+      field: fc.constantFrom('amount' as const, 'date' as const, 'category' as const, 'memo' as const, 'cleared' as const, 'approved' as const, 'flag' as const, 'payee' as const, 'split' as const),
+      value: index,
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('bulk-update' as const), targets: fc.array(index, { minLength: 1, maxLength: 4 }), value: index }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), target: index }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('assign' as const), monthsAgo: fc.nat(2), category: index, amount }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rename-payee' as const), payee: index, value: index }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('create-account' as const),
+      type: fc.constantFrom<SaveAccountType>('checking', 'savings', 'cash', 'creditCard', 'otherAsset', 'otherLiability'),
+      balance: amount,
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('update-category' as const), category: index, value: index }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('scheduled-create' as const),
+      account: index,
+      category: index,
+      amount,
+      daysAhead: fc.integer({ min: 1, max: 60 }),
+      frequency: fc.constantFrom<Frequency>('never', 'weekly', 'monthly', 'yearly'),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('scheduled-update' as const), target: index, amount, daysAhead: fc.integer({ min: 1, max: 60 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('scheduled-delete' as const), target: index }) },
+);
+
+export interface WriteContext {
+  client: UpstreamClient;
+  token: string;
+  planId: string;
+  /** Epoch ms of "today" at the sandbox. */
+  now: number;
+}
+
+function pick<T>(items: readonly T[], n: number): T | undefined {
+  return items.length === 0 ? undefined : items[n % items.length];
+}
+
+function isoDay(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+function monthStart(epochMs: number, monthsAgo: number): string {
+  const d = new Date(epochMs);
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - monthsAgo, 1)).toISOString().slice(0, 10);
+}
+
+/**
+ * Applies one command. Returns true when the upstream accepted it, false when it refused it
+ * with a 4xx (the generator can ask for writes the interface rejects, such as a category on a
+ * split; a refusal changes nothing). Anything else is thrown.
+ */
+export async function applyWrite(ctx: WriteContext, command: WriteCommand): Promise<boolean> {
+  const { client, token, planId } = ctx;
+  const call = { token };
+  const { plan } = await client.getPlanById(call, { planId });
+  const live = liveParts(plan);
+  try {
+    switch (command.kind) {
+      case 'create': {
+        const account = pick(live.openAccounts, command.account);
+        const other = pick(live.openAccounts.filter((a) => a.id !== account?.id), command.other);
+        const category = pick(live.categories, command.category);
+        if (!account || !category) return false;
+        const date = isoDay(ctx.now - command.daysAgo * 86_400_000);
+        const base = { account_id: account.id, date, approved: command.approved, memo: `gen ${command.amount}` };
+        const half = Math.trunc(command.amount / 20) * 10;
+        const transfer = other?.transfer_payee_id ?? null;
+        const transaction =
+          command.shape === 'plain'
+            ? { ...base, amount: command.amount, category_id: category.id, payee_name: `Payee ${command.category % 7}` }
+            : command.shape === 'transfer' && transfer
+              ? { ...base, amount: command.amount, payee_id: transfer }
+              : {
+                  ...base,
+                  amount: command.amount,
+                  payee_name: 'Split shop',
+                  subtransactions: [
+                    { amount: half, category_id: category.id, memo: 'part one' },
+                    command.shape === 'split-transfer' && transfer
+                      ? { amount: command.amount - half, payee_id: transfer, memo: 'part transfer' }
+                      : {
+                          amount: command.amount - half,
+                          category_id: pick(live.categories, command.other)?.id ?? null,
+                          payee_name: 'Second payee',
+                        },
+                  ],
+                };
+        await client.createTransaction(call, { planId, body: { transaction } });
+        return true;
+      }
+      case 'update': {
+        const target = pick(live.transactions, command.target);
+        if (!target) return false;
+        const v = command.value;
+        const changes = {
+          amount: { amount: (v - 500) * 170 },
+          date: { date: isoDay(ctx.now - (v % 80) * 86_400_000) },
+          category: { category_id: pick(live.categories, v)?.id ?? null },
+          memo: { memo: v % 5 === 0 ? null : `memo ${v}` },
+          cleared: { cleared: (['cleared', 'uncleared', 'reconciled'] as const)[v % 3]! },
+          approved: { approved: v % 2 === 0 },
+          flag: { flag_color: FLAGS[v % FLAGS.length] ?? null },
+          payee: { payee_name: `Renamed payee ${v % 9}` },
+          // Turns a transaction into a split, or replaces a split's lines (same total).
+          split: {
+            subtransactions: [
+              { amount: Math.trunc(target.amount / 20) * 10, category_id: pick(live.categories, v)?.id ?? null, memo: `line ${v}` },
+              { amount: target.amount - Math.trunc(target.amount / 20) * 10, category_id: pick(live.categories, v + 1)?.id ?? null },
+            ],
+          },
+        }[command.field];
+        await client.updateTransaction(call, { planId, transactionId: target.id, body: { transaction: changes } });
+        return true;
+      }
+      case 'bulk-update': {
+        const ids = [...new Set(command.targets.map((t) => pick(live.transactions, t)?.id).filter((id): id is string => !!id))];
+        if (ids.length === 0) return false;
+        const transactions = ids.map((id, i) => ({ id, memo: `bulk ${command.value + i}`, approved: true, flag_color: FLAGS[(command.value + i) % FLAGS.length] ?? null }));
+        await client.updateTransactions(call, { planId, body: { transactions } });
+        return true;
+      }
+      case 'delete': {
+        const target = pick(live.transactions, command.target);
+        if (!target) return false;
+        await client.deleteTransaction(call, { planId, transactionId: target.id });
+        return true;
+      }
+      case 'assign': {
+        const category = pick(live.budgetable, command.category);
+        if (!category) return false;
+        await client.updateMonthCategory(call, {
+          planId,
+          month: monthStart(ctx.now, command.monthsAgo),
+          categoryId: category.id,
+          body: { category: { budgeted: Math.abs(command.amount) } },
+        });
+        return true;
+      }
+      case 'rename-payee': {
+        const payee = pick(live.payees, command.payee);
+        if (!payee) return false;
+        await client.updatePayee(call, { planId, payeeId: payee.id, body: { payee: { name: `${payee.name.slice(0, 20)} ${command.value}` } } });
+        return true;
+      }
+      case 'create-account': {
+        await client.createAccount(call, {
+          planId,
+          body: { account: { name: `Account ${command.type} ${command.balance}`, type: command.type, balance: command.balance } },
+        });
+        return true;
+      }
+      case 'update-category': {
+        const category = pick(live.budgetable, command.category);
+        if (!category) return false;
+        const v = command.value;
+        const body = v % 3 === 0
+          ? { name: `${category.name.slice(0, 20)} ${v}` }
+          : v % 3 === 1
+            ? { note: `note ${v}` }
+            : { goal_target: (v + 1) * 1000 };
+        await client.updateCategory(call, { planId, categoryId: category.id, body: { category: body } });
+        return true;
+      }
+      case 'scheduled-create': {
+        const account = pick(live.openAccounts, command.account);
+        const category = pick(live.budgetable, command.category);
+        if (!account) return false;
+        await client.createScheduledTransaction(call, {
+          planId,
+          body: {
+            scheduled_transaction: {
+              account_id: account.id,
+              date: isoDay(ctx.now + command.daysAhead * 86_400_000),
+              amount: command.amount,
+              frequency: command.frequency,
+              category_id: category?.id ?? null,
+              payee_name: `Scheduled ${command.daysAhead % 5}`,
+              memo: 'scheduled by the property',
+            },
+          },
+        });
+        return true;
+      }
+      case 'scheduled-update': {
+        const target = pick(live.scheduled, command.target);
+        if (!target) return false;
+        await client.updateScheduledTransaction(call, {
+          planId,
+          scheduledTransactionId: target.id,
+          body: {
+            scheduled_transaction: {
+              account_id: target.account_id,
+              date: isoDay(ctx.now + command.daysAhead * 86_400_000),
+              amount: command.amount,
+              memo: `rescheduled ${command.daysAhead}`,
+            },
+          },
+        });
+        return true;
+      }
+      case 'scheduled-delete': {
+        const target = pick(live.scheduled, command.target);
+        if (!target) return false;
+        await client.deleteScheduledTransaction(call, { planId, scheduledTransactionId: target.id });
+        return true;
+      }
+    }
+  } catch (error) {
+    if (isUpstreamError(error) && error.status !== null && error.status >= 400 && error.status < 500 && error.status !== 429) {
+      return false;
+    }
+    throw error;
+  }
+}
+
+/** The parts of a plan export writes may target, in a stable order. */
+export function liveParts(plan: PlanDetail) {
+  const byId = <T extends { id: string }>(rows: readonly T[]) => [...rows].sort((a, b) => a.id.localeCompare(b.id));
+  const categories = byId(plan.categories.filter((c) => !c.deleted));
+  const internalGroups = new Set(plan.category_groups.filter((g) => g.internal).map((g) => g.id));
+  return {
+    openAccounts: byId(plan.accounts.filter((a) => !a.deleted && !a.closed)),
+    categories,
+    budgetable: categories.filter((c) => !c.internal && !internalGroups.has(c.category_group_id)),
+    payees: byId(plan.payees.filter((p) => !p.deleted && p.transfer_account_id === null)),
+    transactions: byId(plan.transactions.filter((t) => !t.deleted)),
+    scheduled: byId(plan.scheduled_transactions.filter((s) => !s.deleted)),
+  };
+}
