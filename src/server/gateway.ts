@@ -6,6 +6,7 @@ import type { GatewayConfig } from '../config.js';
 import { createLoaders, unauthenticated } from '../loaders/create-loaders.js';
 import { createRestCache } from '../loaders/rest-cache.js';
 import { createReplicaStore } from '../replica/store.js';
+import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { schema } from '../schema/index.js';
 import { type UpstreamClient, type UpstreamMeter, createUpstreamClient } from '../upstream/client.js';
@@ -26,6 +27,8 @@ export interface GatewayDeps {
   now?: () => number;
   /** Structured per-operation log; never receives tokens. @default none */
   log?: OperationLogger;
+  /** Counts transaction rows the replicas visit to answer pages (benchmarks, diagnostics). @default none */
+  replicaMeter?: QueryMeter;
 }
 
 export interface Gateway {
@@ -56,6 +59,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     maxBytes: config.replicaMaxBytes,
     now,
     classifyFailure,
+    ...(deps.replicaMeter ? { meter: deps.replicaMeter } : {}),
     fetchPlan: async ({ token, planId, lastKnowledgeOfServer, signal }) => {
       let bytes = 0;
       const outer = currentMeter.getStore();

@@ -1,0 +1,83 @@
+/**
+ * The gateway under measurement, alone in its own process so its memory is its own: started by
+ * `gateway-process.ts` with `node --import tsx --expose-gc`, it listens on an ephemeral loopback
+ * port and answers a few requests over IPC (move its clock, read its memory and replica figures).
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { defaultConfig } from '../src/config.js';
+import type { QueryMeter } from '../src/replica/transaction-query.js';
+import { createGateway } from '../src/server/gateway.js';
+import type { ChildReply, ChildRequest, GatewayFigures } from './gateway-process.js';
+
+const [upstreamUrl, maxAgeArg] = process.argv.slice(2);
+if (!upstreamUrl || !process.send) {
+  throw new Error('gateway-child: run through gateway-process.ts with the upstream URL as argument');
+}
+
+/** The bench moves time forward to put replicas past their max-age without waiting. */
+let clockOffsetMs = 0;
+const meter: QueryMeter = { rowsVisited: 0 };
+const gateway = createGateway(
+  { ...defaultConfig(upstreamUrl), graphiql: false, metrics: 'always', maxAgeMs: Number(maxAgeArg ?? 15_000) },
+  { now: () => Date.now() + clockOffsetMs, replicaMeter: meter },
+);
+const server = createServer(gateway.yoga);
+server.keepAliveTimeout = 60_000;
+
+function figures(): GatewayFigures {
+  const memory = process.memoryUsage();
+  return {
+    rssBytes: memory.rss,
+    heapUsedBytes: memory.heapUsed,
+    heapTotalBytes: memory.heapTotal,
+    externalBytes: memory.external,
+    replicas: gateway.replicas.stats(),
+    rowsVisited: meter.rowsVisited,
+  };
+}
+
+function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('gateway-child: start node with --expose-gc');
+  // Twice: the first pass can leave objects whose finalizers free more.
+  gc();
+  gc();
+}
+
+process.on('message', (raw: unknown) => {
+  const request = raw as ChildRequest;
+  const reply = (message: ChildReply) => process.send!(message);
+  try {
+    switch (request.type) {
+      case 'advance':
+        clockOffsetMs += request.ms;
+        reply({ id: request.id, ok: true, result: null });
+        return;
+      case 'figures':
+        if (request.gc) collectGarbage();
+        reply({ id: request.id, ok: true, result: figures() });
+        return;
+      case 'reset-meter':
+        meter.rowsVisited = 0;
+        reply({ id: request.id, ok: true, result: null });
+        return;
+      case 'close':
+        server.closeAllConnections();
+        server.close(() => {
+          void gateway.close().then(() => {
+            reply({ id: request.id, ok: true, result: null });
+            process.disconnect();
+          });
+        });
+        return;
+    }
+  } catch (error) {
+    reply({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) });
+  }
+});
+
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo;
+  process.send!({ type: 'ready', url: `http://127.0.0.1:${port}/graphql` });
+});

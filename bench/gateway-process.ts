@@ -1,0 +1,97 @@
+/**
+ * Runs the gateway in a child process (see `gateway-child.ts`) and talks to it over IPC, so the
+ * memory figures are the gateway's alone, not the sandbox's or the load generator's.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface GatewayFigures {
+  rssBytes: number;
+  heapUsedBytes: number;
+  heapTotalBytes: number;
+  externalBytes: number;
+  /** The replica store's own estimate (`stats()`), which its byte budget counts. */
+  replicas: { replicas: number; bytes: number };
+  /** Transaction rows visited by replica queries since the last reset. */
+  rowsVisited: number;
+}
+
+export type ChildRequest =
+  | { id: number; type: 'advance'; ms: number }
+  | { id: number; type: 'figures'; gc: boolean }
+  | { id: number; type: 'reset-meter' }
+  | { id: number; type: 'close' };
+
+export type ChildReply =
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; error: string };
+
+type Ready = { type: 'ready'; url: string };
+/** A request as the caller writes it; the id is added when it is sent. */
+type Unsent<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+export interface GatewayProcess {
+  /** The GraphQL endpoint. */
+  readonly url: string;
+  readonly pid: number;
+  /** Moves the gateway's clock forward (replica ages, caches, ledger). */
+  advanceClock(ms: number): Promise<void>;
+  /** Memory after an optional full garbage collection, and the replica figures. */
+  figures(options?: { gc?: boolean }): Promise<GatewayFigures>;
+  resetMeter(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startGatewayProcess(options: { upstreamUrl: string; maxAgeMs: number }): Promise<GatewayProcess> {
+  const entry = fileURLToPath(new URL('./gateway-child.ts', import.meta.url));
+  const child: ChildProcess = fork(entry, [options.upstreamUrl, String(options.maxAgeMs)], {
+    execArgv: ['--import', 'tsx', '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let nextId = 1;
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`the gateway process exited with ${code} before it was ready`));
+    child.once('exit', onExit);
+    child.on('message', (raw: unknown) => {
+      const message = raw as Ready | ChildReply;
+      if ('type' in message && message.type === 'ready') {
+        child.off('exit', onExit);
+        resolve(message.url);
+        return;
+      }
+      const reply = message as ChildReply;
+      const waiter = pending.get(reply.id);
+      pending.delete(reply.id);
+      if (!waiter) return;
+      if (reply.ok) waiter.resolve(reply.result);
+      else waiter.reject(new Error(`gateway process: ${reply.error}`));
+    });
+  });
+  child.on('exit', (code) => {
+    for (const waiter of pending.values()) waiter.reject(new Error(`the gateway process exited with ${code}`));
+    pending.clear();
+  });
+
+  const ask = <T>(request: Unsent<ChildRequest>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      child.send({ ...request, id });
+    });
+
+  return {
+    url,
+    pid: child.pid ?? -1,
+    advanceClock: (ms) => ask<null>({ type: 'advance', ms }).then(() => undefined),
+    figures: ({ gc = true } = {}) => ask<GatewayFigures>({ type: 'figures', gc }),
+    resetMeter: () => ask<null>({ type: 'reset-meter' }).then(() => undefined),
+    async close() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      await ask<null>({ type: 'close' }).catch(() => undefined);
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/** Command-line options of `npm run bench`, with defaults that finish in a few minutes on 2 cores. */
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  /** Fixed upstream latency added by the sandbox to every response, ms. @default 50 */
+  latencyMs: number;
+  /** Transactions of the large plan (the filtered page, the export figures). @default 100_000 */
+  transactions: number;
+  /** Transactions of the everyday plans (dashboard, account, month, write). @default 1_200 */
+  planTransactions: number;
+  /** Operations in flight at once during a load phase. @default 8 */
+  concurrency: number;
+  /** Longest time of one load phase, seconds. @default 8 */
+  durationS: number;
+  /** Most operations of one load phase. @default 20_000 */
+  requests: number;
+  /** Gateway max-age, ms (the "within" / "past" max-age figures move the gateway clock past it). @default 15_000 */
+  maxAgeMs: number;
+  /** Where the JSON results go. @default bench/results/latest.json */
+  out: string;
+  quick: boolean;
+}
+
+const HELP = `Usage: npm run bench -- [options]
+
+  --latency <ms>            upstream latency added by the sandbox (default 50)
+  --transactions <n>        transactions of the large plan (default 100000; --quick: 20000)
+  --plan-transactions <n>   transactions of the everyday plans (default 1200)
+  --concurrency <n>         operations in flight during load phases (default 8)
+  --duration <s>            longest load phase in seconds (default 8; --quick: 2)
+  --requests <n>            most operations per load phase (default 20000; --quick: 2000)
+  --max-age <ms>            gateway max-age (default 15000)
+  --out <file>              JSON results (default bench/results/latest.json)
+  --quick                   small and short: a smoke run in well under a minute
+  --help
+`;
+
+function positiveInteger(name: string, raw: string | undefined, fallback: number, allowZero = false): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < (allowZero ? 0 : 1)) {
+    throw new RangeError(`--${name} must be ${allowZero ? 'a non-negative' : 'a positive'} integer, got '${raw}'`);
+  }
+  return value;
+}
+
+export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      latency: { type: 'string' },
+      transactions: { type: 'string' },
+      'plan-transactions': { type: 'string' },
+      concurrency: { type: 'string' },
+      duration: { type: 'string' },
+      requests: { type: 'string' },
+      'max-age': { type: 'string' },
+      out: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const quick = values.quick === true;
+  return {
+    latencyMs: positiveInteger('latency', values.latency, 50, true),
+    transactions: positiveInteger('transactions', values.transactions, quick ? 20_000 : 100_000),
+    planTransactions: positiveInteger('plan-transactions', values['plan-transactions'], 1_200),
+    concurrency: positiveInteger('concurrency', values.concurrency, 8),
+    durationS: positiveInteger('duration', values.duration, quick ? 2 : 8),
+    requests: positiveInteger('requests', values.requests, quick ? 2_000 : 20_000),
+    maxAgeMs: positiveInteger('max-age', values['max-age'], 15_000),
+    out: values.out ?? 'bench/results/latest.json',
+    quick,
+  };
+}
+
+export { HELP };
