@@ -1,8 +1,10 @@
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import type { GatewayContext } from '../server/context.js';
+import { fieldCost, limitError } from './cost.js';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -21,7 +23,16 @@ export const builder = new SchemaBuilder<{
     MonthSelector: { Input: string; Output: string };
   };
 }>({
-  plugins: [ErrorsPlugin, RelayPlugin, SimpleObjectsPlugin],
+  plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin, SimpleObjectsPlugin],
+  complexity: {
+    fieldComplexity: fieldCost,
+    limit: (ctx) => ({
+      complexity: ctx.limits.complexity,
+      depth: ctx.limits.depth,
+      breadth: ctx.limits.breadth,
+    }),
+    complexityError: limitError,
+  },
   relay: {
     // Ids are REST ids so they move freely between REST and GraphQL; no global Node ids.
     nodeQueryOptions: false,

@@ -122,6 +122,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       });
       return {
         credentials,
+        limits: config.limits,
         loaders,
         meter,
         rateLimit: () => {
