@@ -15,6 +15,9 @@ export function fieldCost(
   _ctx: unknown,
   field: GraphQLField<unknown, never>,
 ): { field: number; multiplier: number } {
+  // A connection already multiplied its selections by the page size; its `edges` and `nodes` lists
+  // are that page, not another multiplier.
+  if (field.name === 'edges' || field.name === 'nodes') return { field: 1, multiplier: 1 };
   const hasPaging = field.args.some((arg) => arg.name === 'first');
   if (hasPaging) {
     const size = [args['first'], args['last']].find((v): v is number => typeof v === 'number');
