@@ -8,6 +8,9 @@ import { fieldCost, limitError } from './cost.js';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
+  // Non-null unless a field says `nullable: true`: REST guarantees most values, and clients
+  // should not have to null-check what cannot be null.
+  DefaultFieldNullability: false;
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
   Scalars: {
@@ -23,6 +26,7 @@ export const builder = new SchemaBuilder<{
     MonthSelector: { Input: string; Output: string };
   };
 }>({
+  defaultFieldNullability: false,
   plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin, SimpleObjectsPlugin],
   complexity: {
     fieldComplexity: fieldCost,

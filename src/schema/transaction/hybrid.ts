@@ -36,11 +36,6 @@ function own<K extends keyof SubTransactionRow & keyof TransactionRow>(row: Hybr
   return row.sub ? row.sub[key] : row.parent[key];
 }
 
-/** A split line without a payee shows its parent's, as REST does. */
-function payeeIdOf(row: HybridRow): string | null {
-  return row.sub ? row.sub.payee_id ?? row.parent.payee_id : row.parent.payee_id;
-}
-
 HybridTransaction.implement({
   description:
     'A transaction or one subtransaction of a split, as the REST category and payee ' +
@@ -71,19 +66,19 @@ HybridTransaction.implement({
       resolve: async (h, _args, ctx) =>
         (await ctx.loaders.plan(h.plan_id)).account(h.parent.account_id)?.name ?? '',
     }),
-    payeeId: t.id({ nullable: true, resolve: payeeIdOf }),
+    payeeId: t.id({ nullable: true, resolve: (h) => own(h, 'payee_id') }),
     payee: t.field({
       type: Payee,
       nullable: true,
       resolve: async (h, _args, ctx) => {
-        const id = payeeIdOf(h);
+        const id = own(h, 'payee_id');
         return id ? (await ctx.loaders.plan(h.plan_id)).payee(id) ?? null : null;
       },
     }),
     payeeName: t.string({
       nullable: true,
       resolve: async (h, _args, ctx) => {
-        const id = payeeIdOf(h);
+        const id = own(h, 'payee_id');
         return id ? (await ctx.loaders.plan(h.plan_id)).payee(id)?.name ?? null : null;
       },
     }),
@@ -143,10 +138,10 @@ type Match = { categoryId: string } | { payeeId: string };
 const UNCATEGORIZED_NAME = 'Uncategorized';
 
 /**
- * Expands matching transactions into hybrid rows, as REST does: a whole transaction when it
- * matches itself (a split never matches a category itself), otherwise one row per matching line
- * of a split. The `type` filter applies to each row: to the transaction for whole rows, to the
- * line (`uncategorized`: no category) or its parent (`unapproved`) for split lines.
+ * Expands matching transactions into hybrid rows, as REST does: the whole transaction when it
+ * matches itself (a split never matches a category itself), and, independently, each matching
+ * line of a split. The `type` filter applies to each row: to the transaction for whole rows, to
+ * the line (`uncategorized`: no category) or its parent (`unapproved`) for split lines.
  */
 function hybridRows(plan: PlanSnapshot, query: TransactionQuery, match: Match): HybridRow[] {
   const { type, ...untyped } = query;
@@ -159,9 +154,8 @@ function hybridRows(plan: PlanSnapshot, query: TransactionQuery, match: Match): 
       'categoryId' in match
         ? subs.length === 0 && parent.category_id === match.categoryId
         : parent.payee_id === match.payeeId;
-    if (wholeMatches) {
-      if (!typedIds || typedIds.has(parent.id)) rows.push({ plan_id: parent.plan_id, parent, sub: null });
-      continue;
+    if (wholeMatches && (!typedIds || typedIds.has(parent.id))) {
+      rows.push({ plan_id: parent.plan_id, parent, sub: null });
     }
     for (const sub of subs) {
       const lineMatches = 'categoryId' in match ? sub.category_id === match.categoryId : sub.payee_id === match.payeeId;
