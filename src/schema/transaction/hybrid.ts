@@ -6,9 +6,10 @@ import type {
 } from '../../replica/types.js';
 import type { GatewayContext } from '../../server/context.js';
 import { Account } from '../account.js';
-import { amountFields } from '../amounts.js';
+import { type FieldBuilder, amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category.js';
+import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { Payee } from '../payee.js';
 import { type PageArgs, type WithTotalCount, decodeCursor, encodeCursor, pageWindow } from '../connections.js';
 import { type TransactionFilterArgs, filterQuery } from './connection.js';
@@ -57,40 +58,16 @@ HybridTransaction.implement({
     flagColor: t.field({ type: FlagColorEnum, nullable: true, resolve: (h) => flagColor(h.parent.flag_color) }),
     flagName: t.string({ nullable: true, resolve: (h) => h.parent.flag_name }),
     accountId: t.id({ resolve: (h) => h.parent.account_id }),
-    account: t.field({
-      type: Account,
-      nullable: true,
-      resolve: async (h, _args, ctx) => (await ctx.loaders.plan(h.plan_id)).account(h.parent.account_id) ?? null,
-    }),
+    account: t.field({ type: Account, nullable: true, resolve: inPlan((h) => h.parent.account_id, findAccount) }),
     accountName: t.string({
       resolve: async (h, _args, ctx) =>
         (await ctx.loaders.plan(h.plan_id)).account(h.parent.account_id)?.name ?? '',
     }),
     payeeId: t.id({ nullable: true, resolve: (h) => own(h, 'payee_id') }),
-    payee: t.field({
-      type: Payee,
-      nullable: true,
-      resolve: async (h, _args, ctx) => {
-        const id = own(h, 'payee_id');
-        return id ? (await ctx.loaders.plan(h.plan_id)).payee(id) ?? null : null;
-      },
-    }),
-    payeeName: t.string({
-      nullable: true,
-      resolve: async (h, _args, ctx) => {
-        const id = own(h, 'payee_id');
-        return id ? (await ctx.loaders.plan(h.plan_id)).payee(id)?.name ?? null : null;
-      },
-    }),
+    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((h) => own(h, 'payee_id'), findPayee) }),
+    payeeName: t.string({ nullable: true, resolve: inPlan((h) => own(h, 'payee_id'), payeeName) }),
     categoryId: t.id({ nullable: true, resolve: (h) => own(h, 'category_id') }),
-    category: t.field({
-      type: Category,
-      nullable: true,
-      resolve: async (h, _args, ctx) => {
-        const id = own(h, 'category_id');
-        return id ? (await ctx.loaders.plan(h.plan_id)).category(id) ?? null : null;
-      },
-    }),
+    category: t.field({ type: Category, nullable: true, resolve: inPlan((h) => own(h, 'category_id'), findCategory) }),
     categoryName: t.string({
       description: '`Split` for a whole split transaction, `Uncategorized` when there is no category.',
       resolve: async (h, _args, ctx) => {
@@ -217,18 +194,22 @@ const DESCRIPTION =
   'Transactions and split parts in this list, newest first unless `order` says otherwise ' +
   '(REST `HybridTransaction` rows).';
 
+function hybridArgs<Shape>(t: FieldBuilder<Shape>) {
+  return {
+    month: t.arg({ type: MonthSelectorScalar }),
+    sinceDate: t.arg({ type: 'Date' }),
+    untilDate: t.arg({ type: 'Date' }),
+    type: t.arg({ type: TransactionTypeFilterEnum }),
+    order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
+  };
+}
+
 builder.objectFields(Category, (t) => ({
   transactions: t.connection(
     {
       type: HybridTransaction,
       description: DESCRIPTION,
-      args: {
-        month: t.arg({ type: MonthSelectorScalar }),
-        sinceDate: t.arg({ type: 'Date' }),
-        untilDate: t.arg({ type: 'Date' }),
-        type: t.arg({ type: TransactionTypeFilterEnum }),
-        order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
-      },
+      args: hybridArgs(t),
       resolve: (category, args, ctx) => resolveHybrid(ctx, category.plan_id, { categoryId: category.id }, args),
     },
     HybridTransactionConnection,
@@ -240,13 +221,7 @@ builder.objectFields(Payee, (t) => ({
     {
       type: HybridTransaction,
       description: DESCRIPTION,
-      args: {
-        month: t.arg({ type: MonthSelectorScalar }),
-        sinceDate: t.arg({ type: 'Date' }),
-        untilDate: t.arg({ type: 'Date' }),
-        type: t.arg({ type: TransactionTypeFilterEnum }),
-        order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
-      },
+      args: hybridArgs(t),
       resolve: (payee, args, ctx) => resolveHybrid(ctx, payee.plan_id, { payeeId: payee.id }, args),
     },
     HybridTransactionConnection,
