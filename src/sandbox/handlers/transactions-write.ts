@@ -7,7 +7,9 @@ import { presentTransactionDetail } from '../present/transactions.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { TransactionRecord } from '../store/records.js';
 import type { NewTransactionExtras, TransactionState } from '../store/transaction-state.js';
+import { createImportedTransaction } from '../store/matching.js';
 import { createTransaction, deleteTransaction, updateTransaction } from '../store/transactions.js';
+import { assertBalancesStaySafe } from '../validate/balances.js';
 import { readArray, readObject } from '../validate/fields.js';
 import {
   parseTransactionDraft,
@@ -23,6 +25,12 @@ const NOT_IMPORTED: Omit<NewTransactionExtras, 'importId'> = {
   importPayeeNameOriginal: null,
   debtTransactionType: null,
 };
+
+/** Private: creates a transaction; one with an import_id may be matched to a user-entered one. */
+function save(store: PlanStore, newId: () => string, state: TransactionState, importId: string | null): TransactionRecord {
+  const extras = { ...NOT_IMPORTED, importId };
+  return importId === null ? createTransaction(store, newId, state, extras) : createImportedTransaction(store, newId, state, extras);
+}
 
 function accountName(store: PlanStore, accountId: string): string {
   return store.accounts.get(accountId)?.name ?? accountId;
@@ -47,7 +55,8 @@ const createTransactionHandler: Handler<'createTransaction'> = (ctx) => {
     if (importId !== null && store.findByImportId(state.accountId, importId)) {
       throw conflict(`A transaction with import_id '${importId}' already exists on account '${accountName(store, state.accountId)}'`);
     }
-    const tx = write(ctx, entry, () => createTransaction(store, newId, state, { ...NOT_IMPORTED, importId }));
+    assertBalancesStaySafe(store, [{ before: null, after: state, path: 'transaction' }]);
+    const tx = write(ctx, entry, () => save(store, newId, state, importId));
     return created({
       transaction_ids: [tx.id],
       transaction: presentTransactionDetail(store, tx, money),
@@ -74,8 +83,12 @@ const createTransactionHandler: Handler<'createTransaction'> = (ctx) => {
     }
     accepted.push({ state, importId });
   });
+  assertBalancesStaySafe(
+    store,
+    accepted.map(({ state }, i) => ({ before: null, after: state, path: `transactions[${i}]` })),
+  );
   const saved = write(ctx, entry, () =>
-    accepted.map(({ state, importId }) => createTransaction(store, newId, state, { ...NOT_IMPORTED, importId })),
+    accepted.map(({ state, importId }) => save(store, newId, state, importId)),
   );
   return created({
     transaction_ids: saved.map((tx) => tx.id),
@@ -127,6 +140,10 @@ const updateTransactions: Handler<'updateTransactions'> = (ctx) => {
     targets.set(tx.id, index);
     planned.push({ tx, state: resolveTransactionUpdate(resolve, draft, tx) });
   });
+  assertBalancesStaySafe(
+    store,
+    planned.map(({ tx, state }) => ({ before: tx, after: state, path: `transactions[${targets.get(tx.id) ?? 0}]` })),
+  );
   write(ctx, entry, () => {
     for (const { tx, state } of planned) updateTransaction(store, newId, tx, state);
   });
@@ -162,6 +179,7 @@ const updateTransactionHandler: Handler<'updateTransaction'> = (ctx) => {
     throw badRequest('transaction.import_id cannot be changed');
   }
   const state = resolveTransactionUpdate({ store, today: ctx.today }, draft, tx);
+  assertBalancesStaySafe(store, [{ before: tx, after: state, path: 'transaction' }]);
   write(ctx, entry, () => updateTransaction(store, newId, tx, state));
   return ok({ transaction: presentTransactionDetail(store, tx, moneyOf(store)), server_knowledge: store.knowledge });
 };
@@ -176,7 +194,8 @@ const deleteTransactionHandler: Handler<'deleteTransaction'> = (ctx) => {
 
 /**
  * Imports what the linked accounts' queues hold (dated today or earlier): cleared, unapproved,
- * uncategorized transactions with `YNAB:<amount>:<date>:<occurrence>` import ids.
+ * uncategorized transactions with `YNAB:<amount>:<date>:<occurrence>` import ids, matched to
+ * user-entered transactions like any import (store/matching.ts).
  */
 const importTransactions: Handler<'importTransactions'> = (ctx) => {
   const entry = usePlan(ctx);
@@ -206,7 +225,7 @@ const importTransactions: Handler<'importTransactions'> = (ctx) => {
         subtransactions: [],
       };
       saved.push(
-        createTransaction(store, newId, state, {
+        createImportedTransaction(store, newId, state, {
           importId: `YNAB:${item.amount}:${item.date}:${occurrence}`,
           importPayeeName: item.payeeName,
           importPayeeNameOriginal: item.statementName,
