@@ -1,0 +1,255 @@
+/**
+ * Category, month category and category group mutations: createCategory, updateCategory,
+ * updateMonthCategory (assign money in a month), createCategoryGroup, updateCategoryGroup.
+ */
+import type { CategoryRow } from '../../replica/types.js';
+import type { Category as CategoryAnswer, CategoryGroup as CategoryGroupAnswer, SaveCategory } from '../../upstream/types.js';
+import { builder } from '../builder.js';
+import { Category, CategoryGroup, MonthCategory } from '../category.js';
+import { Month } from '../month.js';
+import { Milliunits, MonthSelectorScalar } from '../scalars.js';
+import { WRITE_ERRORS } from './errors.js';
+import {
+  type PayloadBase,
+  current,
+  payloadBase,
+  planField,
+  planIdArg,
+  resultOf,
+  scoped,
+  serverKnowledgeField,
+} from './payload.js';
+import { checkCategory, checkCategoryGroup } from './rules/category-rules.js';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
+
+/** The goal and note fields of a category body (REST `SaveCategory`). */
+function categoryFields(t: InputFields) {
+  return {
+    note: t.string(),
+    goalTarget: t.field({
+      type: Milliunits,
+      description: 'Sets the goal target; on a category without a goal, creates a monthly goal. Null removes the goal.',
+    }),
+    goalTargetDate: t.field({ type: 'Date' }),
+    goalNeedsWholeAmount: t.boolean({
+      description: 'NEED goals only: true asks for the whole target each month, false refills up to it.',
+    }),
+  };
+}
+
+export const CreateCategoryInput = builder.inputType('CreateCategoryInput', {
+  description: 'A new category (REST `NewCategory`).',
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    categoryGroupId: t.field({ type: 'UUID', required: true, description: 'A group that is not internal.' }),
+    ...categoryFields(t),
+  }),
+});
+
+export const UpdateCategoryInput = builder.inputType('UpdateCategoryInput', {
+  description: 'Changes to a category (REST `ExistingCategory`); fields left out keep their value.',
+  fields: (t) => ({
+    name: t.string(),
+    categoryGroupId: t.field({ type: 'UUID', description: 'Moves the category to this group.' }),
+    ...categoryFields(t),
+  }),
+});
+
+export const UpdateMonthCategoryInput = builder.inputType('UpdateMonthCategoryInput', {
+  fields: (t) => ({
+    budgeted: t.field({ type: Milliunits, required: true, description: 'The amount assigned in the month.' }),
+  }),
+});
+
+export const CreateCategoryGroupInput = builder.inputType('CreateCategoryGroupInput', {
+  fields: (t) => ({ name: t.string({ required: true, description: 'At most 50 characters.' }) }),
+});
+
+export const UpdateCategoryGroupInput = builder.inputType('UpdateCategoryGroupInput', {
+  fields: (t) => ({ name: t.string({ required: true, description: 'At most 50 characters.' }) }),
+});
+
+interface CategoryInput {
+  name?: string | null;
+  categoryGroupId?: string | null;
+  note?: string | null;
+  goalTarget?: number | null;
+  goalTargetDate?: string | null;
+  goalNeedsWholeAmount?: boolean | null;
+}
+
+function toSaveCategory(input: CategoryInput): SaveCategory {
+  return {
+    name: input.name,
+    note: input.note,
+    category_group_id: input.categoryGroupId ?? undefined,
+    goal_target: input.goalTarget,
+    goal_target_date: input.goalTargetDate,
+    goal_needs_whole_amount: input.goalNeedsWholeAmount,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payloads
+
+interface CategoryPayloadShape extends PayloadBase {
+  readonly saved: CategoryAnswer;
+  /** The month the saved amounts belong to (first day). */
+  readonly month: string;
+  readonly serverKnowledge: number;
+}
+
+function categoryRow(p: CategoryPayloadShape): CategoryRow {
+  return current(p, (plan) => plan.category(p.saved.id, p.month), scoped({ ...p.saved, month: p.month }, p.planId));
+}
+
+function categoryPayload(name: string) {
+  return builder.objectRef<CategoryPayloadShape>(name).implement({
+    fields: (t) => ({
+      category: t.field({ type: Category, description: 'With the amounts of the current month.', resolve: categoryRow }),
+      serverKnowledge: serverKnowledgeField(t),
+      plan: planField(t),
+    }),
+  });
+}
+
+export const CreateCategoryPayload = categoryPayload('CreateCategoryPayload');
+export const UpdateCategoryPayload = categoryPayload('UpdateCategoryPayload');
+
+export const UpdateMonthCategoryPayload = builder.objectRef<CategoryPayloadShape>('UpdateMonthCategoryPayload').implement({
+  fields: (t) => ({
+    category: t.field({ type: MonthCategory, description: 'With the amounts of the month assigned in.', resolve: categoryRow }),
+    month: t.field({
+      type: Month,
+      nullable: true,
+      description: 'The month assigned in, with its new totals (Ready to Assign).',
+      resolve: async (p, _args, ctx) => (await ctx.loaders.plan(p.planId)).month(p.month) ?? null,
+    }),
+    serverKnowledge: serverKnowledgeField(t),
+    plan: planField(t),
+  }),
+});
+
+interface CategoryGroupPayloadShape extends PayloadBase {
+  readonly saved: CategoryGroupAnswer;
+  readonly serverKnowledge: number;
+}
+
+/** A group write's answer is its whole effect (categories read their group's name from it). */
+function categoryGroupPayload(name: string) {
+  return builder.objectRef<CategoryGroupPayloadShape>(name).implement({
+    fields: (t) => ({
+      categoryGroup: t.field({ type: CategoryGroup, resolve: (p) => scoped(p.saved, p.planId) }),
+      serverKnowledge: serverKnowledgeField(t),
+      plan: planField(t),
+    }),
+  });
+}
+
+export const CreateCategoryGroupPayload = categoryGroupPayload('CreateCategoryGroupPayload');
+export const UpdateCategoryGroupPayload = categoryGroupPayload('UpdateCategoryGroupPayload');
+
+// ---------------------------------------------------------------------------------------------
+// Mutations
+
+const monthOf = (date: string) => `${date.slice(0, 7)}-01`;
+
+builder.mutationField('createCategory', (t) =>
+  t.field({
+    type: CreateCategoryPayload,
+    nullable: true,
+    errors: resultOf('CreateCategory', WRITE_ERRORS),
+    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateCategoryInput, required: true }) },
+    resolve: async (_root, { planId, input }, ctx) => {
+      checkCategory(input, 'input');
+      const body = { ...toSaveCategory(input), name: input.name, category_group_id: input.categoryGroupId };
+      const outcome = await ctx.writes.run('createCategory', { planId, body: { category: body } });
+      const { category, server_knowledge } = outcome.data;
+      return { ...payloadBase(outcome), saved: category, month: monthOf(ctx.writes.today()), serverKnowledge: server_knowledge };
+    },
+  }),
+);
+
+builder.mutationField('updateCategory', (t) =>
+  t.field({
+    type: UpdateCategoryPayload,
+    nullable: true,
+    errors: resultOf('UpdateCategory', WRITE_ERRORS),
+    args: {
+      planId: planIdArg(t.arg),
+      categoryId: t.arg({ type: 'UUID', required: true }),
+      input: t.arg({ type: UpdateCategoryInput, required: true }),
+    },
+    resolve: async (_root, { planId, categoryId, input }, ctx) => {
+      checkCategory(input, 'input');
+      const outcome = await ctx.writes.run('updateCategory', { planId, categoryId, body: { category: toSaveCategory(input) } });
+      const { category, server_knowledge } = outcome.data;
+      return { ...payloadBase(outcome), saved: category, month: monthOf(ctx.writes.today()), serverKnowledge: server_knowledge };
+    },
+  }),
+);
+
+builder.mutationField('updateMonthCategory', (t) =>
+  t.field({
+    type: UpdateMonthCategoryPayload,
+    nullable: true,
+    description: 'Assigns money to a category in a month (only `budgeted` changes).',
+    errors: resultOf('UpdateMonthCategory', WRITE_ERRORS),
+    args: {
+      planId: planIdArg(t.arg),
+      month: t.arg({ type: MonthSelectorScalar, required: true }),
+      categoryId: t.arg({ type: 'UUID', required: true }),
+      input: t.arg({ type: UpdateMonthCategoryInput, required: true }),
+    },
+    resolve: async (_root, { planId, month, categoryId, input }, ctx) => {
+      const outcome = await ctx.writes.run('updateMonthCategory', {
+        planId,
+        month,
+        categoryId,
+        body: { category: { budgeted: input.budgeted } },
+      });
+      const { category, server_knowledge } = outcome.data;
+      const resolved = month === 'current' ? monthOf(ctx.writes.today()) : month;
+      return { ...payloadBase(outcome), saved: category, month: resolved, serverKnowledge: server_knowledge };
+    },
+  }),
+);
+
+builder.mutationField('createCategoryGroup', (t) =>
+  t.field({
+    type: CreateCategoryGroupPayload,
+    nullable: true,
+    errors: resultOf('CreateCategoryGroup', WRITE_ERRORS),
+    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateCategoryGroupInput, required: true }) },
+    resolve: async (_root, { planId, input }, ctx) => {
+      checkCategoryGroup(input, 'input');
+      const outcome = await ctx.writes.run('createCategoryGroup', { planId, body: { category_group: { name: input.name } } });
+      return { ...payloadBase(outcome), saved: outcome.data.category_group, serverKnowledge: outcome.data.server_knowledge };
+    },
+  }),
+);
+
+builder.mutationField('updateCategoryGroup', (t) =>
+  t.field({
+    type: UpdateCategoryGroupPayload,
+    nullable: true,
+    description: 'Renames a category group.',
+    errors: resultOf('UpdateCategoryGroup', WRITE_ERRORS),
+    args: {
+      planId: planIdArg(t.arg),
+      categoryGroupId: t.arg({ type: 'UUID', required: true }),
+      input: t.arg({ type: UpdateCategoryGroupInput, required: true }),
+    },
+    resolve: async (_root, { planId, categoryGroupId, input }, ctx) => {
+      checkCategoryGroup(input, 'input');
+      const outcome = await ctx.writes.run('updateCategoryGroup', {
+        planId,
+        categoryGroupId,
+        body: { category_group: { name: input.name } },
+      });
+      return { ...payloadBase(outcome), saved: outcome.data.category_group, serverKnowledge: outcome.data.server_knowledge };
+    },
+  }),
+);

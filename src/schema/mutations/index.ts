@@ -1,0 +1,6 @@
+import './errors.js';
+import './account.js';
+import './category.js';
+import './payee.js';
+import './transaction/index.js';
+import './scheduled-transaction.js';
