@@ -73,10 +73,9 @@ export async function startMutationStack(options: StackOptions = {}): Promise<Mu
     return response.body.data;
   }
 
-  const categories = async () =>
-    (await restData<{ category_groups: CategoryGroupWithCategories[] }>(`${base}/categories`)).category_groups.flatMap(
-      (group) => group.categories,
-    );
+  const accounts = async () => (await restData<{ accounts: Account[] }>(`${base}/accounts`)).accounts;
+  const categoryGroups = async () =>
+    (await restData<{ category_groups: CategoryGroupWithCategories[] }>(`${base}/categories`)).category_groups;
 
   return {
     ...stack,
@@ -84,9 +83,9 @@ export async function startMutationStack(options: StackOptions = {}): Promise<Mu
     planId,
     readOnlyToken: user.readOnlyToken!,
     restData,
-    accounts: async () => (await restData<{ accounts: Account[] }>(`${base}/accounts`)).accounts,
+    accounts,
     account: async (id) => (await restData<{ account: Account }>(`${base}/accounts/${id}`)).account,
-    categories,
+    categories: async () => (await categoryGroups()).flatMap((group) => group.categories),
     category: async (id) => (await restData<{ category: Category }>(`${base}/categories/${id}`)).category,
     monthCategory: async (month, id) =>
       (await restData<{ category: Category }>(`${base}/months/${month}/categories/${id}`)).category,
@@ -96,14 +95,12 @@ export async function startMutationStack(options: StackOptions = {}): Promise<Mu
       (await restData<{ scheduled_transaction: ScheduledTransactionDetail }>(`${base}/scheduled_transactions/${id}`))
         .scheduled_transaction,
     async accountOfType(type) {
-      const account = (await this.accounts()).find((a) => a.type === type && !a.closed && !a.deleted);
+      const account = (await accounts()).find((a) => a.type === type && !a.closed && !a.deleted);
       if (!account) throw new Error(`the seed has no open ${type} account`);
       return account;
     },
     async spendingCategory(index = 0) {
-      const groups = (await restData<{ category_groups: CategoryGroupWithCategories[] }>(`${base}/categories`))
-        .category_groups;
-      const usable = groups
+      const usable = (await categoryGroups())
         .filter((g) => !g.internal && !g.hidden && g.name !== 'Credit Card Payments')
         .flatMap((g) => g.categories)
         .filter((c) => !c.hidden && !c.internal);

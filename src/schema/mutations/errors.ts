@@ -11,6 +11,7 @@ import {
   ValidationError,
   WriteRefusedError,
 } from '../../server/writes/errors.js';
+import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 
 export const ErrorInterface = builder.interfaceRef<Error>('Error').implement({
@@ -28,7 +29,7 @@ export const RestError = builder.objectRef<UpstreamRestError>('RestError').imple
   }),
 });
 
-function refusalFields(t: PothosSchemaTypes.ObjectFieldBuilder<typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never, WriteRefusedError>) {
+function refusalFields(t: FieldBuilder<WriteRefusedError>) {
   return { restError: t.field({ type: RestError, resolve: (error) => error.restError }) };
 }
 
