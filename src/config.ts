@@ -11,7 +11,7 @@ export const DEFAULT_PORT = 4000;
 export interface Limits {
   /** Deepest selection nesting. @default 12 */
   depth: number;
-  /** Cost: fields weighted by list and page sizes (Pothos complexity). @default 20_000 */
+  /** Cost: fields weighted by list and page sizes (Pothos complexity; see src/schema/cost.ts). @default 100_000 */
   complexity: number;
   /** Total selections in an operation. @default 1_000 */
   breadth: number;
@@ -29,7 +29,7 @@ export interface Limits {
 
 export const DEFAULT_LIMITS: Limits = {
   depth: 12,
-  complexity: 20_000,
+  complexity: 100_000,
   breadth: 1_000,
   aliases: 30,
   tokens: 5_000,

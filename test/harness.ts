@@ -3,6 +3,8 @@
  * real HTTP, plus small clients for both sides.
  */
 import { createServer, type Server } from 'node:http';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import type { AddressInfo } from 'node:net';
 import { type GatewayConfig, defaultConfig } from '../src/config.js';
 import type { Sandbox, SandboxOptions } from '../src/sandbox/api.js';
@@ -31,9 +33,9 @@ export interface Stack {
   /** The gateway's GraphQL endpoint, e.g. `http://127.0.0.1:PORT/graphql`. */
   url: string;
   token: string;
-  gql<Data = Record<string, unknown>>(
-    query: string,
-    variables?: Record<string, unknown>,
+  gql<Data = Record<string, unknown>, Variables = Record<string, unknown>>(
+    query: string | TypedDocumentNode<Data, Variables>,
+    variables?: Variables,
     options?: GqlOptions,
   ): Promise<GraphQLResponse<Data>>;
   /** GET `${sandbox.url}${path}` with a token, straight at the REST interface. */
@@ -72,8 +74,8 @@ export async function startGateway(sandbox: Sandbox, options: Omit<StackOptions,
 
 export async function gqlAt<Data>(
   url: string,
-  query: string,
-  variables: Record<string, unknown> | undefined,
+  document: string | TypedDocumentNode<Data, never>,
+  variables: unknown,
   token: string | null,
   headers: Record<string, string> = {},
 ): Promise<GraphQLResponse<Data>> {
@@ -85,7 +87,7 @@ export async function gqlAt<Data>(
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...headers,
     },
-    body: JSON.stringify({ query, variables }),
+    body: JSON.stringify({ query: typeof document === 'string' ? document : print(document), variables }),
   });
   return { status: response.status, body: (await response.json()) as GraphQLResponse<Data>['body'], headers: response.headers };
 }
@@ -99,8 +101,18 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     gateway: front.gateway,
     url: front.url,
     token,
-    gql: (query, variables, gqlOptions = {}) =>
-      gqlAt(front.url, query, variables, gqlOptions.token === undefined ? token : gqlOptions.token, gqlOptions.headers),
+    gql: <Data, Variables>(
+      query: string | TypedDocumentNode<Data, Variables>,
+      variables?: Variables,
+      gqlOptions: GqlOptions = {},
+    ) =>
+      gqlAt<Data>(
+        front.url,
+        query as string | TypedDocumentNode<Data, never>,
+        variables,
+        gqlOptions.token === undefined ? token : gqlOptions.token,
+        gqlOptions.headers,
+      ),
     async rest<T>(path: string, restToken = token) {
       const response = await fetch(`${sandbox.url}${path}`, { headers: { authorization: `Bearer ${restToken}` } });
       return { status: response.status, body: (await response.json()) as T };

@@ -2,6 +2,7 @@ import type { AccountRow } from '../replica/types.js';
 import { ACCOUNT_TYPES, type LoanAccountPeriodicValue } from '../upstream/types.js';
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
+import { findPayee, inPlan } from './links.js';
 import { orNotFound } from './not-found.js';
 import { Payee } from './payee.js';
 import { Plan } from './plan.js';
@@ -52,8 +53,7 @@ Account.implement({
     transferPayee: t.field({
       type: Payee,
       nullable: true,
-      resolve: async (a, _args, ctx) =>
-        a.transfer_payee_id ? (await ctx.loaders.plan(a.plan_id)).payee(a.transfer_payee_id) ?? null : null,
+      resolve: inPlan((a) => a.transfer_payee_id, findPayee),
     }),
     directImportLinked: t.exposeBoolean('direct_import_linked'),
     directImportInError: t.exposeBoolean('direct_import_in_error'),

@@ -1,11 +1,16 @@
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import type { GatewayContext } from '../server/context.js';
+import { fieldCost, limitError } from './cost.js';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
+  // Non-null unless a field says `nullable: true`: REST guarantees most values, and clients
+  // should not have to null-check what cannot be null.
+  DefaultFieldNullability: false;
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
   Scalars: {
@@ -21,7 +26,17 @@ export const builder = new SchemaBuilder<{
     MonthSelector: { Input: string; Output: string };
   };
 }>({
-  plugins: [ErrorsPlugin, RelayPlugin, SimpleObjectsPlugin],
+  defaultFieldNullability: false,
+  plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin, SimpleObjectsPlugin],
+  complexity: {
+    fieldComplexity: fieldCost,
+    limit: (ctx) => ({
+      complexity: ctx.limits.complexity,
+      depth: ctx.limits.depth,
+      breadth: ctx.limits.breadth,
+    }),
+    complexityError: limitError,
+  },
   relay: {
     // Ids are REST ids so they move freely between REST and GraphQL; no global Node ids.
     nodeQueryOptions: false,

@@ -2,6 +2,7 @@ import type { CategoryGroupRow, CategoryRow } from '../replica/types.js';
 import { GOAL_TYPES } from '../upstream/types.js';
 import { type FieldBuilder, amountFields, nullableAmountFields } from './amounts.js';
 import { builder } from './builder.js';
+import { findCategory, inPlan } from './links.js';
 import { orNotFound } from './not-found.js';
 import { Plan } from './plan.js';
 import { MonthSelectorScalar } from './scalars.js';
@@ -71,8 +72,7 @@ function budgetFields(t: FieldBuilder<CategoryRow>) {
     group: t.field({
       type: CategoryGroup,
       nullable: true,
-      resolve: async (c, _args, ctx) =>
-        (await ctx.loaders.plan(c.plan_id)).categoryGroup(c.category_group_id) ?? null,
+      resolve: inPlan((c) => c.category_group_id, (plan, id) => plan.categoryGroup(id)),
     }),
   };
 }
@@ -110,7 +110,7 @@ MonthCategory.implement({
       type: Category,
       nullable: true,
       description: 'The same category with the current month\'s amounts.',
-      resolve: async (c, _args, ctx) => (await ctx.loaders.plan(c.plan_id)).category(c.id) ?? null,
+      resolve: inPlan((c) => c.id, findCategory),
     }),
   }),
 });

@@ -3,6 +3,7 @@ import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { Category } from './category.js';
 import { type WithTotalCount, arrayConnection } from './connections.js';
+import { findCategory, inPlan } from './links.js';
 import { Month } from './month.js';
 import { Plan } from './plan.js';
 import { MonthSelectorScalar } from './scalars.js';
@@ -35,16 +36,14 @@ MoneyMovement.implement({
       type: Category,
       nullable: true,
       description: 'Null when the money came from Ready to Assign.',
-      resolve: async (m, _args, ctx) =>
-        m.from_category_id ? (await ctx.loaders.plan(m.plan_id)).category(m.from_category_id) ?? null : null,
+      resolve: inPlan((m) => m.from_category_id, findCategory),
     }),
     toCategoryId: t.exposeID('to_category_id', { nullable: true }),
     toCategory: t.field({
       type: Category,
       nullable: true,
       description: 'Null when the money went to Ready to Assign.',
-      resolve: async (m, _args, ctx) =>
-        m.to_category_id ? (await ctx.loaders.plan(m.plan_id)).category(m.to_category_id) ?? null : null,
+      resolve: inPlan((m) => m.to_category_id, findCategory),
     }),
     ...amountFields(t, 'amount', (m) => m.amount, 'The amount moved.'),
   }),

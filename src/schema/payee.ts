@@ -1,6 +1,7 @@
 import type { PayeeLocationRow, PayeeRow } from '../replica/types.js';
 import { Account } from './account.js';
 import { builder } from './builder.js';
+import { findAccount, findPayee, inPlan } from './links.js';
 import { orNotFound } from './not-found.js';
 import { Plan } from './plan.js';
 
@@ -19,10 +20,7 @@ Payee.implement({
     transferAccount: t.field({
       type: Account,
       nullable: true,
-      resolve: async (p, _args, ctx) =>
-        p.transfer_account_id
-          ? (await ctx.loaders.plan(p.plan_id)).account(p.transfer_account_id) ?? null
-          : null,
+      resolve: inPlan((p) => p.transfer_account_id, findAccount),
     }),
     deleted: t.exposeBoolean('deleted'),
     locations: t.field({
@@ -41,7 +39,7 @@ PayeeLocation.implement({
     payee: t.field({
       type: Payee,
       nullable: true,
-      resolve: async (l, _args, ctx) => (await ctx.loaders.plan(l.plan_id)).payee(l.payee_id) ?? null,
+      resolve: inPlan((l) => l.payee_id, findPayee),
     }),
     latitude: t.field({ type: 'Latitude', resolve: (l) => Number(l.latitude) }),
     longitude: t.field({ type: 'Longitude', resolve: (l) => Number(l.longitude) }),

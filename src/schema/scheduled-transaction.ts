@@ -4,6 +4,7 @@ import { Account } from './account.js';
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { Category } from './category.js';
+import { categoryName, findAccount, findCategory, findPayee, inPlan, payeeName } from './links.js';
 import { orNotFound } from './not-found.js';
 import { Payee } from './payee.js';
 import { Plan } from './plan.js';
@@ -28,33 +29,15 @@ ScheduledTransaction.implement({
     flagColor: t.field({ type: FlagColorEnum, nullable: true, resolve: (s) => flagColor(s.flag_color) }),
     flagName: t.exposeString('flag_name', { nullable: true }),
     accountId: t.exposeID('account_id'),
-    account: t.field({
-      type: Account,
-      nullable: true,
-      resolve: async (s, _args, ctx) => (await ctx.loaders.plan(s.plan_id)).account(s.account_id) ?? null,
-    }),
+    account: t.field({ type: Account, nullable: true, resolve: inPlan((s) => s.account_id, findAccount) }),
     accountName: t.string({
       resolve: async (s, _args, ctx) => (await ctx.loaders.plan(s.plan_id)).account(s.account_id)?.name ?? '',
     }),
     payeeId: t.exposeID('payee_id', { nullable: true }),
-    payee: t.field({
-      type: Payee,
-      nullable: true,
-      resolve: async (s, _args, ctx) =>
-        s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id) ?? null : null,
-    }),
-    payeeName: t.string({
-      nullable: true,
-      resolve: async (s, _args, ctx) =>
-        s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id)?.name ?? null : null,
-    }),
+    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((s) => s.payee_id, findPayee) }),
+    payeeName: t.string({ nullable: true, resolve: inPlan((s) => s.payee_id, payeeName) }),
     categoryId: t.exposeID('category_id', { nullable: true }),
-    category: t.field({
-      type: Category,
-      nullable: true,
-      resolve: async (s, _args, ctx) =>
-        s.category_id ? (await ctx.loaders.plan(s.plan_id)).category(s.category_id) ?? null : null,
-    }),
+    category: t.field({ type: Category, nullable: true, resolve: inPlan((s) => s.category_id, findCategory) }),
     categoryName: t.string({
       nullable: true,
       description: '`Split` for a split scheduled transaction.',
@@ -65,14 +48,7 @@ ScheduledTransaction.implement({
       },
     }),
     transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
-    transferAccount: t.field({
-      type: Account,
-      nullable: true,
-      resolve: async (s, _args, ctx) =>
-        s.transfer_account_id
-          ? (await ctx.loaders.plan(s.plan_id)).account(s.transfer_account_id) ?? null
-          : null,
-    }),
+    transferAccount: t.field({ type: Account, nullable: true, resolve: inPlan((s) => s.transfer_account_id, findAccount) }),
     deleted: t.exposeBoolean('deleted'),
     subtransactions: t.field({
       type: [ScheduledSubTransaction],
@@ -89,30 +65,15 @@ ScheduledSubTransaction.implement({
     ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),
     memo: t.exposeString('memo', { nullable: true }),
     payeeId: t.exposeID('payee_id', { nullable: true }),
-    payee: t.field({
-      type: Payee,
-      nullable: true,
-      resolve: async (s, _args, ctx) =>
-        s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id) ?? null : null,
-    }),
+    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((s) => s.payee_id, findPayee) }),
     payeeName: t.string({
       nullable: true,
       description: 'Derived from the payee, so a renamed payee shows its new name.',
-      resolve: async (s, _args, ctx) =>
-        s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id)?.name ?? null : null,
+      resolve: inPlan((s) => s.payee_id, payeeName),
     }),
     categoryId: t.exposeID('category_id', { nullable: true }),
-    category: t.field({
-      type: Category,
-      nullable: true,
-      resolve: async (s, _args, ctx) =>
-        s.category_id ? (await ctx.loaders.plan(s.plan_id)).category(s.category_id) ?? null : null,
-    }),
-    categoryName: t.string({
-      nullable: true,
-      resolve: async (s, _args, ctx) =>
-        s.category_id ? (await ctx.loaders.plan(s.plan_id)).category(s.category_id)?.name ?? null : null,
-    }),
+    category: t.field({ type: Category, nullable: true, resolve: inPlan((s) => s.category_id, findCategory) }),
+    categoryName: t.string({ nullable: true, resolve: inPlan((s) => s.category_id, categoryName) }),
     transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
     deleted: t.exposeBoolean('deleted'),
   }),

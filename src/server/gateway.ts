@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { type YogaServerInstance, createYoga, useReadinessCheck } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config.js';
@@ -110,6 +111,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
           shouldPersistHeaders: false,
         }
       : false,
+    // Self-contained GraphiQL: yoga's default page loads its scripts from a CDN, which fails
+    // offline and behind strict networks.
+    renderGraphiQL,
     landingPage: false,
     healthCheckEndpoint: '/health',
     batching: { limit: config.limits.batch },
@@ -146,6 +150,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       });
       return {
         credentials,
+        limits: config.limits,
         loaders,
         meter,
         writes,

@@ -3,31 +3,9 @@
  * the newest 50 transactions with their names and splits. Upstream calls are counted at the
  * sandbox: none repeated, none per item.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DashboardDocument } from '../generated/operations.js';
 import { type Stack, startStack } from '../harness.js';
-
-const DASHBOARD = readFileSync(new URL('../../bench/dashboard.graphql', import.meta.url), 'utf8');
-
-interface Dashboard {
-  plan: {
-    id: string;
-    name: string;
-    accounts: { id: string; balance: number }[];
-    categoryGroups: { categories: { id: string; budgeted: number; activity: number; balance: number }[] }[];
-    transactions: {
-      totalCount: number;
-      nodes: {
-        id: string;
-        date: string;
-        account: { name: string } | null;
-        payee: { name: string } | null;
-        category: { name: string } | null;
-        subtransactions: { id: string }[];
-      }[];
-    };
-  };
-}
 
 let stack: Stack;
 
@@ -40,10 +18,10 @@ afterAll(() => stack.close());
 describe('dashboard operation', () => {
   it('answers a whole screen with one upstream call when cold', async () => {
     stack.resetUpstreamCalls();
-    const response = await stack.gql<Dashboard>(DASHBOARD);
+    const response = await stack.gql(DashboardDocument);
     expect(response.status).toBe(200);
     expect(response.body.errors).toBeUndefined();
-    const plan = response.body.data!.plan;
+    const plan = response.body.data!.plan!;
     expect(plan.accounts.length).toBeGreaterThanOrEqual(6);
     expect(plan.categoryGroups.flatMap((g) => g.categories).length).toBeGreaterThan(10);
     expect(plan.transactions.nodes).toHaveLength(50);
@@ -51,6 +29,7 @@ describe('dashboard operation', () => {
     const dates = plan.transactions.nodes.map((t) => t.date);
     expect(dates).toEqual([...dates].sort().reverse());
     expect(plan.transactions.nodes.every((t) => t.account !== null)).toBe(true);
+    expect(plan.transactions.nodes.some((t) => t.subtransactions.length > 1)).toBe(true);
 
     const calls = stack.upstreamCalls();
     expect(new Set(calls).size, `repeated calls: ${calls.join(', ')}`).toBe(calls.length);
@@ -60,15 +39,15 @@ describe('dashboard operation', () => {
 
   it('costs no upstream call within max-age', async () => {
     stack.resetUpstreamCalls();
-    const response = await stack.gql<Dashboard>(DASHBOARD);
+    const response = await stack.gql(DashboardDocument);
     expect(response.body.errors).toBeUndefined();
     expect(stack.upstreamCalls()).toEqual([]);
     expect(response.body.extensions?.['upstream']).toMatchObject({ calls: 0 });
   });
 
   it('agrees with the REST answers it replaces', async () => {
-    const response = await stack.gql<Dashboard>(DASHBOARD);
-    const plan = response.body.data!.plan;
+    const response = await stack.gql(DashboardDocument);
+    const plan = response.body.data!.plan!;
     const accounts = await stack.rest<{ data: { accounts: { id: string; balance: number }[] } }>(
       `/plans/${plan.id}/accounts`,
     );

@@ -260,7 +260,7 @@ describe('transactions', () => {
       const restList = await rest('getTransactions', `/plans/${planId}/transactions?since_date=${sinceDate}${query}`);
       const nodes = await pages(
         `query($planId: PlanId!, $since: Date!, $type: TransactionTypeFilter, $after: String) { plan(id: $planId) {
-          transactions(sinceDate: $since, type: $type, first: 500, after: $after) { nodes ${TRANSACTION} pageInfo { hasNextPage endCursor } } } }`,
+          transactions(sinceDate: $since, type: $type, first: 200, after: $after) { nodes ${TRANSACTION} pageInfo { hasNextPage endCursor } } } }`,
         { since: sinceDate, type: type ?? null },
         (d: PlanData<{ transactions: never }>) => d.plan.transactions,
       );
@@ -278,7 +278,7 @@ describe('transactions', () => {
     );
     const nodes = await pages(
       `query($planId: PlanId!, $id: UUID!, $since: Date!, $after: String) { plan(id: $planId) { account(id: $id) {
-        transactions(sinceDate: $since, first: 500, after: $after) { nodes ${TRANSACTION} pageInfo { hasNextPage endCursor } } } } }`,
+        transactions(sinceDate: $since, first: 200, after: $after) { nodes ${TRANSACTION} pageInfo { hasNextPage endCursor } } } } }`,
       { id: account.id, since: sinceDate },
       (d: PlanData<{ account: { transactions: never } }>) => d.plan.account.transactions,
     );
@@ -291,7 +291,7 @@ describe('transactions', () => {
     const restList = await rest('getTransactionsByMonth', `/plans/${planId}/months/${month}/transactions`);
     const nodes = await pages(
       `query($planId: PlanId!, $month: MonthSelector!, $after: String) { plan(id: $planId) { month(month: $month) {
-        transactions(first: 500, after: $after) { nodes ${TRANSACTION} pageInfo { hasNextPage endCursor } } } } }`,
+        transactions(first: 200, after: $after) { nodes ${TRANSACTION} pageInfo { hasNextPage endCursor } } } } }`,
       { month },
       (d: PlanData<{ month: { transactions: never } }>) => d.plan.month.transactions,
     );
@@ -313,13 +313,13 @@ describe('transactions', () => {
     );
     const categoryNodes = await pages(
       `query($planId: PlanId!, $id: UUID!, $since: Date!, $after: String) { plan(id: $planId) { category(id: $id) {
-        transactions(sinceDate: $since, first: 500, after: $after) { nodes ${HYBRID} pageInfo { hasNextPage endCursor } } } } }`,
+        transactions(sinceDate: $since, first: 200, after: $after) { nodes ${HYBRID} pageInfo { hasNextPage endCursor } } } } }`,
       { id: categoryId, since: sinceDate },
       (d: PlanData<{ category: { transactions: never } }>) => d.plan.category.transactions,
     );
     const payeeNodes = await pages(
       `query($planId: PlanId!, $id: UUID!, $since: Date!, $after: String) { plan(id: $planId) { payee(id: $id) {
-        transactions(sinceDate: $since, first: 500, after: $after) { nodes ${HYBRID} pageInfo { hasNextPage endCursor } } } } }`,
+        transactions(sinceDate: $since, first: 200, after: $after) { nodes ${HYBRID} pageInfo { hasNextPage endCursor } } } } }`,
       { id: payeeId, since: sinceDate },
       (d: PlanData<{ payee: { transactions: never } }>) => d.plan.payee.transactions,
     );

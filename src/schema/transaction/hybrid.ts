@@ -6,9 +6,10 @@ import type {
 } from '../../replica/types.js';
 import type { GatewayContext } from '../../server/context.js';
 import { Account } from '../account.js';
-import { amountFields } from '../amounts.js';
+import { type FieldBuilder, amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category.js';
+import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { Payee } from '../payee.js';
 import { type PageArgs, type WithTotalCount, decodeCursor, encodeCursor, pageWindow } from '../connections.js';
 import { type TransactionFilterArgs, filterQuery } from './connection.js';
@@ -36,11 +37,6 @@ function own<K extends keyof SubTransactionRow & keyof TransactionRow>(row: Hybr
   return row.sub ? row.sub[key] : row.parent[key];
 }
 
-/** A split line without a payee shows its parent's, as REST does. */
-function payeeIdOf(row: HybridRow): string | null {
-  return row.sub ? row.sub.payee_id ?? row.parent.payee_id : row.parent.payee_id;
-}
-
 HybridTransaction.implement({
   description:
     'A transaction or one subtransaction of a split, as the REST category and payee ' +
@@ -62,40 +58,16 @@ HybridTransaction.implement({
     flagColor: t.field({ type: FlagColorEnum, nullable: true, resolve: (h) => flagColor(h.parent.flag_color) }),
     flagName: t.string({ nullable: true, resolve: (h) => h.parent.flag_name }),
     accountId: t.id({ resolve: (h) => h.parent.account_id }),
-    account: t.field({
-      type: Account,
-      nullable: true,
-      resolve: async (h, _args, ctx) => (await ctx.loaders.plan(h.plan_id)).account(h.parent.account_id) ?? null,
-    }),
+    account: t.field({ type: Account, nullable: true, resolve: inPlan((h) => h.parent.account_id, findAccount) }),
     accountName: t.string({
       resolve: async (h, _args, ctx) =>
         (await ctx.loaders.plan(h.plan_id)).account(h.parent.account_id)?.name ?? '',
     }),
-    payeeId: t.id({ nullable: true, resolve: payeeIdOf }),
-    payee: t.field({
-      type: Payee,
-      nullable: true,
-      resolve: async (h, _args, ctx) => {
-        const id = payeeIdOf(h);
-        return id ? (await ctx.loaders.plan(h.plan_id)).payee(id) ?? null : null;
-      },
-    }),
-    payeeName: t.string({
-      nullable: true,
-      resolve: async (h, _args, ctx) => {
-        const id = payeeIdOf(h);
-        return id ? (await ctx.loaders.plan(h.plan_id)).payee(id)?.name ?? null : null;
-      },
-    }),
+    payeeId: t.id({ nullable: true, resolve: (h) => own(h, 'payee_id') }),
+    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((h) => own(h, 'payee_id'), findPayee) }),
+    payeeName: t.string({ nullable: true, resolve: inPlan((h) => own(h, 'payee_id'), payeeName) }),
     categoryId: t.id({ nullable: true, resolve: (h) => own(h, 'category_id') }),
-    category: t.field({
-      type: Category,
-      nullable: true,
-      resolve: async (h, _args, ctx) => {
-        const id = own(h, 'category_id');
-        return id ? (await ctx.loaders.plan(h.plan_id)).category(id) ?? null : null;
-      },
-    }),
+    category: t.field({ type: Category, nullable: true, resolve: inPlan((h) => own(h, 'category_id'), findCategory) }),
     categoryName: t.string({
       description: '`Split` for a whole split transaction, `Uncategorized` when there is no category.',
       resolve: async (h, _args, ctx) => {
@@ -143,10 +115,10 @@ type Match = { categoryId: string } | { payeeId: string };
 const UNCATEGORIZED_NAME = 'Uncategorized';
 
 /**
- * Expands matching transactions into hybrid rows, as REST does: a whole transaction when it
- * matches itself (a split never matches a category itself), otherwise one row per matching line
- * of a split. The `type` filter applies to each row: to the transaction for whole rows, to the
- * line (`uncategorized`: no category) or its parent (`unapproved`) for split lines.
+ * Expands matching transactions into hybrid rows, as REST does: the whole transaction when it
+ * matches itself (a split never matches a category itself), and, independently, each matching
+ * line of a split. The `type` filter applies to each row: to the transaction for whole rows, to
+ * the line (`uncategorized`: no category) or its parent (`unapproved`) for split lines.
  */
 function hybridRows(plan: PlanSnapshot, query: TransactionQuery, match: Match): HybridRow[] {
   const { type, ...untyped } = query;
@@ -159,9 +131,8 @@ function hybridRows(plan: PlanSnapshot, query: TransactionQuery, match: Match): 
       'categoryId' in match
         ? subs.length === 0 && parent.category_id === match.categoryId
         : parent.payee_id === match.payeeId;
-    if (wholeMatches) {
-      if (!typedIds || typedIds.has(parent.id)) rows.push({ plan_id: parent.plan_id, parent, sub: null });
-      continue;
+    if (wholeMatches && (!typedIds || typedIds.has(parent.id))) {
+      rows.push({ plan_id: parent.plan_id, parent, sub: null });
     }
     for (const sub of subs) {
       const lineMatches = 'categoryId' in match ? sub.category_id === match.categoryId : sub.payee_id === match.payeeId;
@@ -223,18 +194,22 @@ const DESCRIPTION =
   'Transactions and split parts in this list, newest first unless `order` says otherwise ' +
   '(REST `HybridTransaction` rows).';
 
+function hybridArgs<Shape>(t: FieldBuilder<Shape>) {
+  return {
+    month: t.arg({ type: MonthSelectorScalar }),
+    sinceDate: t.arg({ type: 'Date' }),
+    untilDate: t.arg({ type: 'Date' }),
+    type: t.arg({ type: TransactionTypeFilterEnum }),
+    order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
+  };
+}
+
 builder.objectFields(Category, (t) => ({
   transactions: t.connection(
     {
       type: HybridTransaction,
       description: DESCRIPTION,
-      args: {
-        month: t.arg({ type: MonthSelectorScalar }),
-        sinceDate: t.arg({ type: 'Date' }),
-        untilDate: t.arg({ type: 'Date' }),
-        type: t.arg({ type: TransactionTypeFilterEnum }),
-        order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
-      },
+      args: hybridArgs(t),
       resolve: (category, args, ctx) => resolveHybrid(ctx, category.plan_id, { categoryId: category.id }, args),
     },
     HybridTransactionConnection,
@@ -246,13 +221,7 @@ builder.objectFields(Payee, (t) => ({
     {
       type: HybridTransaction,
       description: DESCRIPTION,
-      args: {
-        month: t.arg({ type: MonthSelectorScalar }),
-        sinceDate: t.arg({ type: 'Date' }),
-        untilDate: t.arg({ type: 'Date' }),
-        type: t.arg({ type: TransactionTypeFilterEnum }),
-        order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
-      },
+      args: hybridArgs(t),
       resolve: (payee, args, ctx) => resolveHybrid(ctx, payee.plan_id, { payeeId: payee.id }, args),
     },
     HybridTransactionConnection,

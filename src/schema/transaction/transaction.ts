@@ -4,6 +4,7 @@ import { Account } from '../account.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category.js';
+import { categoryName, findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { orNotFound } from '../not-found.js';
 import { Payee } from '../payee.js';
 import { Plan } from '../plan.js';
@@ -38,34 +39,19 @@ Transaction.implement({
     flagColor: t.field({ type: FlagColorEnum, nullable: true, resolve: (tx) => flagColor(tx.flag_color) }),
     flagName: t.exposeString('flag_name', { nullable: true }),
     accountId: t.exposeID('account_id'),
-    account: t.field({
-      type: Account,
-      nullable: true,
-      resolve: async (tx, _args, ctx) => (await ctx.loaders.plan(tx.plan_id)).account(tx.account_id) ?? null,
-    }),
+    account: t.field({ type: Account, nullable: true, resolve: inPlan((tx) => tx.account_id, findAccount) }),
     accountName: t.string({
-      resolve: async (tx, _args, ctx) =>
-        (await ctx.loaders.plan(tx.plan_id)).account(tx.account_id)?.name ?? '',
+      resolve: async (tx, _args, ctx) => (await ctx.loaders.plan(tx.plan_id)).account(tx.account_id)?.name ?? '',
     }),
     payeeId: t.exposeID('payee_id', { nullable: true }),
-    payee: t.field({
-      type: Payee,
-      nullable: true,
-      resolve: async (tx, _args, ctx) =>
-        tx.payee_id ? (await ctx.loaders.plan(tx.plan_id)).payee(tx.payee_id) ?? null : null,
-    }),
-    payeeName: t.string({
-      nullable: true,
-      resolve: async (tx, _args, ctx) =>
-        tx.payee_id ? (await ctx.loaders.plan(tx.plan_id)).payee(tx.payee_id)?.name ?? null : null,
-    }),
+    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((tx) => tx.payee_id, findPayee) }),
+    payeeName: t.string({ nullable: true, resolve: inPlan((tx) => tx.payee_id, payeeName) }),
     categoryId: t.exposeID('category_id', { nullable: true }),
     category: t.field({
       type: Category,
       nullable: true,
       description: 'With the amounts of the current month.',
-      resolve: async (tx, _args, ctx) =>
-        tx.category_id ? (await ctx.loaders.plan(tx.plan_id)).category(tx.category_id) ?? null : null,
+      resolve: inPlan((tx) => tx.category_id, findCategory),
     }),
     categoryName: t.string({
       nullable: true,
@@ -73,23 +59,13 @@ Transaction.implement({
       resolve: async (tx, _args, ctx) => categoryNameOf(await ctx.loaders.plan(tx.plan_id), tx),
     }),
     transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
-    transferAccount: t.field({
-      type: Account,
-      nullable: true,
-      resolve: async (tx, _args, ctx) =>
-        tx.transfer_account_id
-          ? (await ctx.loaders.plan(tx.plan_id)).account(tx.transfer_account_id) ?? null
-          : null,
-    }),
+    transferAccount: t.field({ type: Account, nullable: true, resolve: inPlan((tx) => tx.transfer_account_id, findAccount) }),
     transferTransactionId: t.exposeID('transfer_transaction_id', { nullable: true }),
     transferTransaction: t.field({
       type: Transaction,
       nullable: true,
       description: 'The other side of a transfer.',
-      resolve: async (tx, _args, ctx) =>
-        tx.transfer_transaction_id
-          ? (await ctx.loaders.plan(tx.plan_id)).transaction(tx.transfer_transaction_id) ?? null
-          : null,
+      resolve: inPlan((tx) => tx.transfer_transaction_id, (plan, id) => plan.transaction(id)),
     }),
     matchedTransactionId: t.exposeID('matched_transaction_id', { nullable: true }),
     importId: t.exposeString('import_id', { nullable: true }),
@@ -117,44 +93,22 @@ SubTransaction.implement({
     transaction: t.field({
       type: Transaction,
       nullable: true,
-      resolve: async (s, _args, ctx) => (await ctx.loaders.plan(s.plan_id)).transaction(s.transaction_id) ?? null,
+      resolve: inPlan((s) => s.transaction_id, (plan, id) => plan.transaction(id)),
     }),
     ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),
     memo: t.exposeString('memo', { nullable: true }),
     payeeId: t.exposeID('payee_id', { nullable: true }),
-    payee: t.field({
-      type: Payee,
-      nullable: true,
-      resolve: async (s, _args, ctx) =>
-        s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id) ?? null : null,
-    }),
+    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((s) => s.payee_id, findPayee) }),
     payeeName: t.string({
       nullable: true,
       description: 'Derived from the payee, so a renamed payee shows its new name.',
-      resolve: async (s, _args, ctx) =>
-        s.payee_id ? (await ctx.loaders.plan(s.plan_id)).payee(s.payee_id)?.name ?? null : null,
+      resolve: inPlan((s) => s.payee_id, payeeName),
     }),
     categoryId: t.exposeID('category_id', { nullable: true }),
-    category: t.field({
-      type: Category,
-      nullable: true,
-      resolve: async (s, _args, ctx) =>
-        s.category_id ? (await ctx.loaders.plan(s.plan_id)).category(s.category_id) ?? null : null,
-    }),
-    categoryName: t.string({
-      nullable: true,
-      resolve: async (s, _args, ctx) =>
-        s.category_id ? (await ctx.loaders.plan(s.plan_id)).category(s.category_id)?.name ?? null : null,
-    }),
+    category: t.field({ type: Category, nullable: true, resolve: inPlan((s) => s.category_id, findCategory) }),
+    categoryName: t.string({ nullable: true, resolve: inPlan((s) => s.category_id, categoryName) }),
     transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
-    transferAccount: t.field({
-      type: Account,
-      nullable: true,
-      resolve: async (s, _args, ctx) =>
-        s.transfer_account_id
-          ? (await ctx.loaders.plan(s.plan_id)).account(s.transfer_account_id) ?? null
-          : null,
-    }),
+    transferAccount: t.field({ type: Account, nullable: true, resolve: inPlan((s) => s.transfer_account_id, findAccount) }),
     transferTransactionId: t.exposeID('transfer_transaction_id', { nullable: true }),
     deleted: t.exposeBoolean('deleted'),
   }),
