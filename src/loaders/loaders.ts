@@ -28,7 +28,7 @@ export interface Loaders {
   moneyMovementGroups(planId: string): Promise<readonly MoneyMovementGroupRow[]>;
   /**
    * After a write: forgets what this operation loaded for the plan (its snapshot, under its id
-   * and any alias, and its money movements), so the next read asks the replica store again.
+   * and any alias, its money movements) and the plan list, so the next read asks again.
    */
   forget(planId: string): void;
   /** After a write and its sync: answers later reads of the plan (id or alias) with `snapshot`. */

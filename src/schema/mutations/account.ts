@@ -15,7 +15,11 @@ export const CreateAccountInput = builder.inputType('CreateAccountInput', {
   description: 'A new account (REST `SaveAccount`).',
   fields: (t) => ({
     name: t.string({ required: true }),
-    type: t.field({ type: SaveAccountTypeEnum, required: true, description: 'otherAsset and otherLiability make a tracking account.' }),
+    type: t.field({
+      type: SaveAccountTypeEnum,
+      required: true,
+      description: 'otherAsset and otherLiability make a tracking account.',
+    }),
     balance: t.field({ type: Milliunits, required: true, description: 'The starting balance.' }),
   }),
 });

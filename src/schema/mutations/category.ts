@@ -1,15 +1,17 @@
 /**
- * Category, month category and category group mutations: createCategory, updateCategory,
- * updateMonthCategory (assign money in a month), createCategoryGroup, updateCategoryGroup.
+ * Category and month category mutations: createCategory, updateCategory and
+ * updateMonthCategory (assign money to a category in a month).
  */
 import type { CategoryRow } from '../../replica/types.js';
-import type { Category as CategoryAnswer, CategoryGroup as CategoryGroupAnswer, SaveCategory } from '../../upstream/types.js';
+import type { WriteOutcome } from '../../server/writes/pipeline.js';
+import type { Category as CategoryAnswer, SaveCategory } from '../../upstream/types.js';
 import { builder } from '../builder.js';
-import { Category, CategoryGroup, MonthCategory } from '../category.js';
+import { Category, MonthCategory } from '../category.js';
 import { Month } from '../month.js';
 import { Milliunits, MonthSelectorScalar } from '../scalars.js';
 import { WRITE_ERRORS } from './errors.js';
 import {
+  type InputFields,
   type PayloadBase,
   current,
   payloadBase,
@@ -19,10 +21,8 @@ import {
   scoped,
   serverKnowledgeField,
 } from './payload.js';
-import { checkCategory, checkCategoryGroup } from './rules/category-rules.js';
+import { checkCategory } from './rules/category-rules.js';
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
 
 /** The goal and note fields of a category body (REST `SaveCategory`). */
 function categoryFields(t: InputFields) {
@@ -63,14 +63,6 @@ export const UpdateMonthCategoryInput = builder.inputType('UpdateMonthCategoryIn
   }),
 });
 
-export const CreateCategoryGroupInput = builder.inputType('CreateCategoryGroupInput', {
-  fields: (t) => ({ name: t.string({ required: true, description: 'At most 50 characters.' }) }),
-});
-
-export const UpdateCategoryGroupInput = builder.inputType('UpdateCategoryGroupInput', {
-  fields: (t) => ({ name: t.string({ required: true, description: 'At most 50 characters.' }) }),
-});
-
 interface CategoryInput {
   name?: string | null;
   categoryGroupId?: string | null;
@@ -108,7 +100,11 @@ function categoryRow(p: CategoryPayloadShape): CategoryRow {
 function categoryPayload(name: string) {
   return builder.objectRef<CategoryPayloadShape>(name).implement({
     fields: (t) => ({
-      category: t.field({ type: Category, description: 'With the amounts of the current month.', resolve: categoryRow }),
+      category: t.field({
+        type: Category,
+        description: 'With the amounts of the current month.',
+        resolve: categoryRow,
+      }),
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
     }),
@@ -118,9 +114,15 @@ function categoryPayload(name: string) {
 export const CreateCategoryPayload = categoryPayload('CreateCategoryPayload');
 export const UpdateCategoryPayload = categoryPayload('UpdateCategoryPayload');
 
-export const UpdateMonthCategoryPayload = builder.objectRef<CategoryPayloadShape>('UpdateMonthCategoryPayload').implement({
+const monthCategoryPayload = builder.objectRef<CategoryPayloadShape>('UpdateMonthCategoryPayload');
+
+export const UpdateMonthCategoryPayload = monthCategoryPayload.implement({
   fields: (t) => ({
-    category: t.field({ type: MonthCategory, description: 'With the amounts of the month assigned in.', resolve: categoryRow }),
+    category: t.field({
+      type: MonthCategory,
+      description: 'With the amounts of the month assigned in.',
+      resolve: categoryRow,
+    }),
     month: t.field({
       type: Month,
       nullable: true,
@@ -132,42 +134,30 @@ export const UpdateMonthCategoryPayload = builder.objectRef<CategoryPayloadShape
   }),
 });
 
-interface CategoryGroupPayloadShape extends PayloadBase {
-  readonly saved: CategoryGroupAnswer;
-  readonly serverKnowledge: number;
-}
-
-/** A group write's answer is its whole effect (categories read their group's name from it). */
-function categoryGroupPayload(name: string) {
-  return builder.objectRef<CategoryGroupPayloadShape>(name).implement({
-    fields: (t) => ({
-      categoryGroup: t.field({ type: CategoryGroup, resolve: (p) => scoped(p.saved, p.planId) }),
-      serverKnowledge: serverKnowledgeField(t),
-      plan: planField(t),
-    }),
-  });
-}
-
-export const CreateCategoryGroupPayload = categoryGroupPayload('CreateCategoryGroupPayload');
-export const UpdateCategoryGroupPayload = categoryGroupPayload('UpdateCategoryGroupPayload');
-
 // ---------------------------------------------------------------------------------------------
 // Mutations
 
 const monthOf = (date: string) => `${date.slice(0, 7)}-01`;
 
+type CategoryWrite = 'createCategory' | 'updateCategory' | 'updateMonthCategory';
+
+function categoryPayloadOf(outcome: WriteOutcome<CategoryWrite>, month: string): CategoryPayloadShape {
+  const { category, server_knowledge } = outcome.data;
+  return { ...payloadBase(outcome), saved: category, month, serverKnowledge: server_knowledge };
+}
+
 builder.mutationField('createCategory', (t) =>
   t.field({
     type: CreateCategoryPayload,
     nullable: true,
+    description: 'Creates a category in a group (REST `POST /plans/{plan_id}/categories`).',
     errors: resultOf('CreateCategory', WRITE_ERRORS),
     args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateCategoryInput, required: true }) },
     resolve: async (_root, { planId, input }, ctx) => {
       checkCategory(input, 'input');
       const body = { ...toSaveCategory(input), name: input.name, category_group_id: input.categoryGroupId };
       const outcome = await ctx.writes.run('createCategory', { planId, body: { category: body } });
-      const { category, server_knowledge } = outcome.data;
-      return { ...payloadBase(outcome), saved: category, month: monthOf(ctx.writes.today()), serverKnowledge: server_knowledge };
+      return categoryPayloadOf(outcome, monthOf(ctx.writes.today()));
     },
   }),
 );
@@ -176,6 +166,7 @@ builder.mutationField('updateCategory', (t) =>
   t.field({
     type: UpdateCategoryPayload,
     nullable: true,
+    description: 'Changes a category\'s name, note, group or goal (REST `PATCH .../categories/{category_id}`).',
     errors: resultOf('UpdateCategory', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
@@ -184,9 +175,9 @@ builder.mutationField('updateCategory', (t) =>
     },
     resolve: async (_root, { planId, categoryId, input }, ctx) => {
       checkCategory(input, 'input');
-      const outcome = await ctx.writes.run('updateCategory', { planId, categoryId, body: { category: toSaveCategory(input) } });
-      const { category, server_knowledge } = outcome.data;
-      return { ...payloadBase(outcome), saved: category, month: monthOf(ctx.writes.today()), serverKnowledge: server_knowledge };
+      const body = { category: toSaveCategory(input) };
+      const outcome = await ctx.writes.run('updateCategory', { planId, categoryId, body });
+      return categoryPayloadOf(outcome, monthOf(ctx.writes.today()));
     },
   }),
 );
@@ -210,46 +201,7 @@ builder.mutationField('updateMonthCategory', (t) =>
         categoryId,
         body: { category: { budgeted: input.budgeted } },
       });
-      const { category, server_knowledge } = outcome.data;
-      const resolved = month === 'current' ? monthOf(ctx.writes.today()) : month;
-      return { ...payloadBase(outcome), saved: category, month: resolved, serverKnowledge: server_knowledge };
-    },
-  }),
-);
-
-builder.mutationField('createCategoryGroup', (t) =>
-  t.field({
-    type: CreateCategoryGroupPayload,
-    nullable: true,
-    errors: resultOf('CreateCategoryGroup', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateCategoryGroupInput, required: true }) },
-    resolve: async (_root, { planId, input }, ctx) => {
-      checkCategoryGroup(input, 'input');
-      const outcome = await ctx.writes.run('createCategoryGroup', { planId, body: { category_group: { name: input.name } } });
-      return { ...payloadBase(outcome), saved: outcome.data.category_group, serverKnowledge: outcome.data.server_knowledge };
-    },
-  }),
-);
-
-builder.mutationField('updateCategoryGroup', (t) =>
-  t.field({
-    type: UpdateCategoryGroupPayload,
-    nullable: true,
-    description: 'Renames a category group.',
-    errors: resultOf('UpdateCategoryGroup', WRITE_ERRORS),
-    args: {
-      planId: planIdArg(t.arg),
-      categoryGroupId: t.arg({ type: 'UUID', required: true }),
-      input: t.arg({ type: UpdateCategoryGroupInput, required: true }),
-    },
-    resolve: async (_root, { planId, categoryGroupId, input }, ctx) => {
-      checkCategoryGroup(input, 'input');
-      const outcome = await ctx.writes.run('updateCategoryGroup', {
-        planId,
-        categoryGroupId,
-        body: { category_group: { name: input.name } },
-      });
-      return { ...payloadBase(outcome), saved: outcome.data.category_group, serverKnowledge: outcome.data.server_knowledge };
+      return categoryPayloadOf(outcome, month === 'current' ? monthOf(ctx.writes.today()) : month);
     },
   }),
 );

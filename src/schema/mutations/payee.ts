@@ -3,7 +3,15 @@ import type { Payee as PayeeAnswer } from '../../upstream/types.js';
 import { builder } from '../builder.js';
 import { Payee } from '../payee.js';
 import { WRITE_ERRORS } from './errors.js';
-import { type PayloadBase, payloadBase, planField, planIdArg, resultOf, scoped, serverKnowledgeField } from './payload.js';
+import {
+  type PayloadBase,
+  payloadBase,
+  planField,
+  planIdArg,
+  resultOf,
+  scoped,
+  serverKnowledgeField,
+} from './payload.js';
 import { checkPayee } from './rules/payee-rules.js';
 
 export const CreatePayeeInput = builder.inputType('CreatePayeeInput', {
@@ -37,6 +45,7 @@ builder.mutationField('createPayee', (t) =>
   t.field({
     type: CreatePayeePayload,
     nullable: true,
+    description: 'Creates a payee (REST `POST /plans/{plan_id}/payees`).',
     errors: resultOf('CreatePayee', WRITE_ERRORS),
     args: { planId: planIdArg(t.arg), input: t.arg({ type: CreatePayeeInput, required: true }) },
     resolve: async (_root, { planId, input }, ctx) => {

@@ -14,6 +14,8 @@ import { Plan } from '../plan.js';
 import { PlanIdScalar } from '../scalars.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+/** What an input type's `fields` callback receives, for field lists shared by several inputs. */
+export type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
 
 export interface PayloadBase {
   /** The concrete plan id when known, else the id or alias the client sent. */

@@ -8,12 +8,10 @@ import { Milliunits } from '../scalars.js';
 import { FrequencyEnum, ScheduledTransaction } from '../scheduled-transaction.js';
 import { FlagColorEnum } from '../transaction/enums.js';
 import { WRITE_ERRORS } from './errors.js';
-import { type PayloadBase, current, payloadBase, planField, planIdArg, resultOf, scoped } from './payload.js';
+import { type InputFields, type PayloadBase, current, payloadBase, planField, planIdArg, resultOf, scoped } from './payload.js';
 import { notNull } from './rules/checks.js';
 import { checkScheduled } from './rules/scheduled-rules.js';
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
 
 /** REST `SaveScheduledTransaction`; creating a split is not supported by the interface. */
 function scheduledFields(t: InputFields) {
@@ -94,8 +92,14 @@ function scheduledPayload(name: string, description: string) {
   });
 }
 
-export const CreateScheduledTransactionPayload = scheduledPayload('CreateScheduledTransactionPayload', 'The new scheduled transaction.');
-export const UpdateScheduledTransactionPayload = scheduledPayload('UpdateScheduledTransactionPayload', 'The scheduled transaction as saved.');
+export const CreateScheduledTransactionPayload = scheduledPayload(
+  'CreateScheduledTransactionPayload',
+  'The new scheduled transaction.',
+);
+export const UpdateScheduledTransactionPayload = scheduledPayload(
+  'UpdateScheduledTransactionPayload',
+  'The scheduled transaction as saved.',
+);
 export const DeleteScheduledTransactionPayload = scheduledPayload(
   'DeleteScheduledTransactionPayload',
   'The deleted scheduled transaction as it was, with `deleted: true`.',
@@ -105,6 +109,7 @@ builder.mutationField('createScheduledTransaction', (t) =>
   t.field({
     type: CreateScheduledTransactionPayload,
     nullable: true,
+    description: 'Schedules a transaction (REST `POST /plans/{plan_id}/scheduled_transactions`).',
     errors: resultOf('CreateScheduledTransaction', WRITE_ERRORS),
     args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateScheduledTransactionInput, required: true }) },
     resolve: async (_root, { planId, input }, ctx) => {
@@ -122,6 +127,7 @@ builder.mutationField('updateScheduledTransaction', (t) =>
   t.field({
     type: UpdateScheduledTransactionPayload,
     nullable: true,
+    description: 'Replaces a scheduled transaction (REST `PUT .../scheduled_transactions/{id}`).',
     errors: resultOf('UpdateScheduledTransaction', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
@@ -146,6 +152,7 @@ builder.mutationField('deleteScheduledTransaction', (t) =>
   t.field({
     type: DeleteScheduledTransactionPayload,
     nullable: true,
+    description: 'Deletes a scheduled transaction (REST `DELETE .../scheduled_transactions/{id}`).',
     errors: resultOf('DeleteScheduledTransaction', WRITE_ERRORS),
     args: { planId: planIdArg(t.arg), scheduledTransactionId: t.arg({ type: 'UUID', required: true }) },
     resolve: async (_root, { planId, scheduledTransactionId }, ctx) => {

@@ -103,8 +103,10 @@ export function writeFailure(error: unknown, options: WriteFailureOptions = {}):
   if (!error.outcomeUnknown) return base;
   const safe = options.safeToRetryWithSameImportId === true;
   const advice = safe
-    ? ' Sending it again with the same importId is safe: the upstream refuses a second transaction with an importId already on the account.'
-    : ' Do not resend it blindly: read the plan again (Cache-Control: no-cache) to see whether it was applied.';
+    ? ' Sending it again with the same importId is safe: the upstream refuses a second ' +
+      'transaction with an importId already on the account.'
+    : ' Do not resend it blindly: read the plan again (Cache-Control: no-cache) to see whether ' +
+      'it was applied.';
   return new GraphQLError(`${base.message}${advice}`, {
     extensions: { ...base.extensions, outcomeUnknown: true, safeToRetryWithSameImportId: safe },
   });

@@ -15,9 +15,11 @@
  *
  * Cost model: a mutation costs its write plus at most one delta request (none for payee and
  * category group writes, none when this token holds no replica of the plan yet: then the first
- * read that needs the plan loads it, write included). The next query within max-age costs
- * nothing and shows the write; the next delta confirms it (its knowledge was not advanced, so
- * the delta carries the written entities again and nothing is duplicated or reverted).
+ * read that needs the plan loads it, write included). The delta is a read, so the client retries
+ * it on transient failures like any read; the write is never repeated. The next query within
+ * max-age costs nothing and shows the write; the next delta confirms it (its knowledge was not
+ * advanced, so the delta carries the written entities again and nothing is duplicated or
+ * reverted). See README.md.
  */
 import type { Credentials, PlanReplicas } from '../../loaders/create-loaders.js';
 import { unauthenticated } from '../../loaders/create-loaders.js';
@@ -118,9 +120,11 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     async run(operationId, params, options = {}) {
       const creds = requireCredentials();
       const call = { token: creds.token, meter };
+      // Every write takes exactly its params; the route types cannot see that through the generic.
+      const args = [params] as unknown as ParamsArgs<typeof operationId>;
       let data: OperationResult<typeof operationId>;
       try {
-        data = await meter.track(upstream.call(operationId, call, ...([params] as unknown as ParamsArgs<typeof operationId>)));
+        data = await meter.track(upstream.call(operationId, call, ...args));
       } catch (error) {
         throw writeFailure(error, options);
       }

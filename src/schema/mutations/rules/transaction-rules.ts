@@ -86,7 +86,10 @@ export function checkTransactionUpdates(items: readonly TransactionFields[], pat
     const hasId = item.id !== undefined && item.id !== null;
     const hasImportId = item.importId !== undefined && item.importId !== null;
     if (hasId && hasImportId) {
-      throw badUserInput(at, 'give either id or importId, not both (importId only looks the transaction up; it cannot be changed)');
+      throw badUserInput(
+        at,
+        'give either id or importId, not both (importId only looks the transaction up; it cannot be changed)',
+      );
     }
     if (!hasId && !hasImportId) throw badUserInput(at, 'id or importId is required to find the transaction');
     maxLength(item.importId, IMPORT_ID_MAX, `${at}.importId`);

@@ -14,21 +14,23 @@ import type {
 } from '../../../upstream/types.js';
 import { builder } from '../../builder.js';
 import { Milliunits } from '../../scalars.js';
+import type { InputFields } from '../payload.js';
 import { ClearedStatusEnum, FlagColorEnum } from '../../transaction/enums.js';
+
+const PAYEE_NAME_DESCRIPTION =
+  'Used when `payeeId` is null: an existing payee of that name, or a new one. At most 200 characters.';
 
 export const SaveSubTransactionInput = builder.inputType('SaveSubTransactionInput', {
   description: 'One part of a split. The parts\' amounts must add up to the transaction amount.',
   fields: (t) => ({
     amount: t.field({ type: Milliunits, required: true }),
     payeeId: t.field({ type: 'UUID' }),
-    payeeName: t.string({ description: 'Used when `payeeId` is null: an existing payee of that name, or a new one. At most 200 characters.' }),
+    payeeName: t.string({ description: PAYEE_NAME_DESCRIPTION }),
     categoryId: t.field({ type: 'UUID' }),
     memo: t.string({ description: 'At most 500 characters.' }),
   }),
 });
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
-type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
 
 /** The fields of every transaction body except the three a create requires. */
 function optionalFields(t: InputFields) {
@@ -37,9 +39,7 @@ function optionalFields(t: InputFields) {
       type: 'UUID',
       description: 'The payee; an account\'s `transferPayeeId` makes the transaction a transfer to that account.',
     }),
-    payeeName: t.string({
-      description: 'Used when `payeeId` is null: an existing payee of that name, or a new one. At most 200 characters.',
-    }),
+    payeeName: t.string({ description: PAYEE_NAME_DESCRIPTION }),
     categoryId: t.field({ type: 'UUID', description: 'Null with `subtransactions` for a split.' }),
     memo: t.string({ description: 'At most 500 characters.' }),
     cleared: t.field({ type: ClearedStatusEnum }),

@@ -80,10 +80,12 @@ builder.mutationField('createTransactions', (t) =>
     args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateTransactionsInput, required: true }) },
     resolve: async (_root, { planId, input }, ctx) => {
       checkNewTransactions(input.transactions, 'input.transactions', ctx.writes.today());
+      // Resending is safe only when every transaction of the batch carries an import id.
+      const allImported = input.transactions.every((tx: { importId?: string | null }) => tx.importId != null);
       const outcome = await ctx.writes.run(
         'createTransaction',
         { planId, body: { transactions: input.transactions.map(toNewTransaction) } },
-        { safeToRetryWithSameImportId: input.transactions.every((tx: { importId?: string | null }) => (tx.importId ?? null) !== null) },
+        { safeToRetryWithSameImportId: allImported },
       );
       return savedTransactionsPayload(outcome);
     },

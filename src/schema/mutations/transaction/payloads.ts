@@ -1,6 +1,7 @@
 /** Transaction payloads: the saved transactions as graph objects, plus what REST answered beside them. */
 import type { TransactionRow } from '../../../replica/types.js';
 import type { TransactionDetail } from '../../../upstream/types.js';
+import type { FieldBuilder } from '../../amounts.js';
 import { builder } from '../../builder.js';
 import { Transaction } from '../../transaction/transaction.js';
 import { type PayloadBase, current, planField, scoped, serverKnowledgeField } from '../payload.js';
@@ -30,38 +31,45 @@ function firstRow(payload: TransactionsPayloadShape): TransactionRow {
   return row;
 }
 
-export const CreateTransactionPayload = builder.objectRef<TransactionsPayloadShape>('CreateTransactionPayload').implement({
+/** Private: `transactionIds`, as REST answered them. */
+function idsField<Shape extends { transactionIds: readonly string[] }>(t: FieldBuilder<Shape>, description: string) {
+  return t.idList({ description, resolve: (p) => [...p.transactionIds] });
+}
+
+const payload = (name: string) => builder.objectRef<TransactionsPayloadShape>(name);
+
+export const CreateTransactionPayload = payload('CreateTransactionPayload').implement({
   fields: (t) => ({
     transaction: t.field({ type: Transaction, resolve: firstRow }),
-    transactionIds: t.idList({ description: 'The id of the created transaction.', resolve: (p) => [...p.transactionIds] }),
+    transactionIds: idsField(t, 'The id of the created transaction.'),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
   }),
 });
 
-export const CreateTransactionsPayload = builder.objectRef<TransactionsPayloadShape>('CreateTransactionsPayload').implement({
+export const CreateTransactionsPayload = payload('CreateTransactionsPayload').implement({
   fields: (t) => ({
     transactions: t.field({ type: [Transaction], description: 'The created transactions.', resolve: rowsOf }),
-    transactionIds: t.idList({ description: 'The ids of the created transactions.', resolve: (p) => [...p.transactionIds] }),
+    transactionIds: idsField(t, 'The ids of the created transactions.'),
     duplicateImportIds: t.stringList({
-      description: 'Import ids that were not created because their account already has a transaction with them.',
-      resolve: (p) => p.duplicateImportIds,
+      description: 'Import ids not created because their account already has a transaction with them.',
+      resolve: (p) => [...p.duplicateImportIds],
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
   }),
 });
 
-export const UpdateTransactionsPayload = builder.objectRef<TransactionsPayloadShape>('UpdateTransactionsPayload').implement({
+export const UpdateTransactionsPayload = payload('UpdateTransactionsPayload').implement({
   fields: (t) => ({
     transactions: t.field({ type: [Transaction], description: 'The updated transactions.', resolve: rowsOf }),
-    transactionIds: t.idList({ description: 'The ids of the updated transactions.', resolve: (p) => [...p.transactionIds] }),
+    transactionIds: idsField(t, 'The ids of the updated transactions.'),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
   }),
 });
 
-export const UpdateTransactionPayload = builder.objectRef<TransactionsPayloadShape>('UpdateTransactionPayload').implement({
+export const UpdateTransactionPayload = payload('UpdateTransactionPayload').implement({
   fields: (t) => ({
     transaction: t.field({ type: Transaction, resolve: firstRow }),
     serverKnowledge: serverKnowledgeField(t),
@@ -69,7 +77,7 @@ export const UpdateTransactionPayload = builder.objectRef<TransactionsPayloadSha
   }),
 });
 
-export const DeleteTransactionPayload = builder.objectRef<TransactionsPayloadShape>('DeleteTransactionPayload').implement({
+export const DeleteTransactionPayload = payload('DeleteTransactionPayload').implement({
   fields: (t) => ({
     transaction: t.field({
       type: Transaction,
@@ -81,17 +89,19 @@ export const DeleteTransactionPayload = builder.objectRef<TransactionsPayloadSha
   }),
 });
 
-export const ImportTransactionsPayload = builder.objectRef<ImportTransactionsPayloadShape>('ImportTransactionsPayload').implement({
-  fields: (t) => ({
-    transactionIds: t.idList({ description: 'The ids of the imported transactions; empty when there was nothing to import.', resolve: (p) => [...p.transactionIds] }),
-    transactions: t.field({
-      type: [Transaction],
-      description: 'The imported transactions.',
-      resolve: async (p, _args, ctx) => {
-        const plan = p.snapshot ?? (await ctx.loaders.plan(p.planId));
-        return p.transactionIds.flatMap((id) => plan.transaction(id) ?? []);
-      },
+export const ImportTransactionsPayload = builder
+  .objectRef<ImportTransactionsPayloadShape>('ImportTransactionsPayload')
+  .implement({
+    fields: (t) => ({
+      transactionIds: idsField(t, 'The ids of the imported transactions; empty when there was nothing to import.'),
+      transactions: t.field({
+        type: [Transaction],
+        description: 'The imported transactions.',
+        resolve: async (p, _args, ctx) => {
+          const plan = p.snapshot ?? (await ctx.loaders.plan(p.planId));
+          return p.transactionIds.flatMap((id) => plan.transaction(id) ?? []);
+        },
+      }),
+      plan: planField(t),
     }),
-    plan: planField(t),
-  }),
-});
+  });
