@@ -47,8 +47,11 @@ describe('writeFailure', () => {
     expect((error as DuplicateImportIdError).importId).toBe('abc');
   });
 
-  it('409 elsewhere stays a CONFLICT GraphQL error', () => {
-    const error = writeFailure(errorFromResponse(call('updateTransactions', 'PATCH'), 409, rest('409', 'conflict')));
+  it.each([
+    ['a bulk update', call('updateTransactions', 'PATCH')],
+    ['a batch create', call('createTransaction')],
+  ])('409 on %s stays a CONFLICT GraphQL error', (_what, failed) => {
+    const error = writeFailure(errorFromResponse(failed, 409, rest('409', 'conflict')), { safeToRetryWithSameImportId: true });
     expect(error).toBeInstanceOf(GraphQLError);
     expect((error as GraphQLError).extensions).toMatchObject({ code: 'CONFLICT', upstream: { id: '409' } });
   });

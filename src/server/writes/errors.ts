@@ -54,7 +54,10 @@ export interface WriteFailureOptions {
    * cannot create a second copy: the upstream refuses an import id already on the account.
    */
   safeToRetryWithSameImportId?: boolean;
-  /** The import id of a single create, for DuplicateImportIdError. */
+  /**
+   * Set (to the import id, or null) by a single transaction create: its 409 is then a
+   * DuplicateImportIdError. Any other 409 stays a CONFLICT GraphQL error.
+   */
   importId?: string | null;
 }
 
@@ -77,7 +80,7 @@ function refusalOf(error: UpstreamError, options: WriteFailureOptions): WriteRef
     case 404:
       return new NotFoundError(`Not found for ${error.operationId} (${said})`, error);
     case 409:
-      return error.operationId === 'createTransaction'
+      return options.importId !== undefined
         ? new DuplicateImportIdError(
             `The account already has a transaction with this import id (${said})`,
             error,

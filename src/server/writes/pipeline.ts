@@ -86,11 +86,16 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
   const today = (): IsoDate => new Date(now()).toISOString().slice(0, 10);
 
   /** Private: the delta sync after a write; its failure never fails the (successful) write. */
-  async function syncAfterWrite({ token, tokenKey }: Credentials, planId: string): Promise<PlanSnapshot | undefined> {
+  async function syncAfterWrite(
+    { token, tokenKey }: Credentials,
+    planId: string,
+  ): Promise<PlanSnapshot | undefined> {
     try {
       const read = await meter.track(replicas.read({ token, tokenKey, planId, freshness: { maxAgeMs: 0 } }));
       meter.replicaRead(read.ageMs);
-      if (read.stale) meter.stale({ source: read.snapshot.planId, reason: read.stale.reason, ageMs: read.ageMs });
+      if (read.stale) {
+        meter.stale({ source: read.snapshot.planId, reason: read.stale.reason, ageMs: read.ageMs });
+      }
       loaders.prime(planId, read.snapshot);
       return read.snapshot;
     } catch (error) {
@@ -100,7 +105,7 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     }
   }
 
-  /** Private: applies the answer; a shape the replica refuses must not turn a done write into a failure. */
+  /** Private: applies the answer; an answer the replica refuses must not fail a write that was done. */
   function applyAnswer<Op extends WriteOperationId>(
     tokenKey: string,
     operationId: Op,
@@ -133,8 +138,11 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       for (const prefix of effect.invalidates) restCache.invalidate(creds.tokenKey, prefix);
       loaders.forget(params.planId);
       const held = applied ?? replicas.peek(creds.tokenKey, params.planId)?.snapshot;
-      const snapshot = held && !effect.complete ? await syncAfterWrite(creds, params.planId) : undefined;
-      return { data, planId: snapshot?.planId ?? held?.planId ?? params.planId, ...(snapshot ? { snapshot } : {}) };
+      // A held replica the answer could not be applied to needs the delta even after a complete write.
+      const sync = held !== undefined && (!effect.complete || applied === undefined);
+      const snapshot = sync ? await syncAfterWrite(creds, params.planId) : undefined;
+      const planId = snapshot?.planId ?? held?.planId ?? params.planId;
+      return snapshot ? { data, planId, snapshot } : { data, planId };
     },
     today,
     peek(planId) {
