@@ -74,6 +74,8 @@ export function createLoaders(deps: LoaderDeps): Loaders {
     return read.value;
   }
 
+  /** Alias (or other requested id) → the concrete plan id it resolved to in this operation. */
+  const resolvedIds = new Map<string, string>();
   const planLoader: DataLoader<string, PlanSnapshot> = new DataLoader(
     (planIds) =>
       Promise.all(
@@ -89,12 +91,23 @@ export function createLoaders(deps: LoaderDeps): Loaders {
           meter.replicaRead(read.ageMs);
           noteRead(read.snapshot.planId, read);
           // Rows carry the concrete id; without this an alias and its id would sync twice under no-cache.
-          if (read.snapshot.planId !== planId) planLoader.prime(read.snapshot.planId, read.snapshot);
+          if (read.snapshot.planId !== planId) {
+            resolvedIds.set(planId, read.snapshot.planId);
+            planLoader.prime(read.snapshot.planId, read.snapshot);
+          }
           return read.snapshot;
         }),
       ),
     { batch: false },
   );
+
+  /** Every id this operation may have used for the plan `planId` names (itself, its id, its aliases). */
+  function namesOf(planId: string): Set<string> {
+    const concrete = resolvedIds.get(planId) ?? planId;
+    const names = new Set([planId, concrete]);
+    for (const [requested, id] of resolvedIds) if (id === concrete) names.add(requested);
+    return names;
+  }
 
   let user: ReturnType<Loaders['user']> | undefined;
   let plans: Promise<PlanList> | undefined;
@@ -129,6 +142,19 @@ export function createLoaders(deps: LoaderDeps): Loaders {
         groups.set(planId, pending);
       }
       return pending;
+    },
+    forget(planId) {
+      // The plan list carries each plan's last_modified_on, which a write moves.
+      plans = undefined;
+      for (const name of namesOf(planId)) {
+        planLoader.clear(name);
+        movements.delete(name);
+        groups.delete(name);
+      }
+    },
+    prime(planId, snapshot) {
+      if (!(snapshot instanceof Error) && snapshot.planId !== planId) resolvedIds.set(planId, snapshot.planId);
+      for (const name of namesOf(planId)) planLoader.clear(name).prime(name, snapshot);
     },
   };
 }

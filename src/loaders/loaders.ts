@@ -26,4 +26,11 @@ export interface Loaders {
   plans(): Promise<PlanList>;
   moneyMovements(planId: string): Promise<readonly MoneyMovementRow[]>;
   moneyMovementGroups(planId: string): Promise<readonly MoneyMovementGroupRow[]>;
+  /**
+   * After a write: forgets what this operation loaded for the plan (its snapshot, under its id
+   * and any alias, its money movements) and the plan list, so the next read asks again.
+   */
+  forget(planId: string): void;
+  /** After a write and its sync: answers later reads of the plan (id or alias) with `snapshot`. */
+  prime(planId: string, snapshot: PlanSnapshot | Error): void;
 }

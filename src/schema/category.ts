@@ -24,7 +24,11 @@ export const MonthCategory = builder.objectRef<CategoryRow>('MonthCategory');
 function budgetFields(t: FieldBuilder<CategoryRow>) {
   return {
     categoryGroupId: t.exposeID('category_group_id'),
-    categoryGroupName: t.exposeString('category_group_name'),
+    categoryGroupName: t.string({
+      description: 'Read from the group, so a renamed group shows its new name.',
+      resolve: async (c, _args, ctx) =>
+        (await ctx.loaders.plan(c.plan_id)).categoryGroup(c.category_group_id)?.name ?? c.category_group_name,
+    }),
     name: t.exposeString('name'),
     hidden: t.exposeBoolean('hidden'),
     internal: t.exposeBoolean('internal'),

@@ -9,7 +9,9 @@ import './money-movement.js';
 import './transaction/index.js';
 import './scheduled-transaction.js';
 import './user.js';
+import './mutations/index.js';
 
 builder.queryType({});
+builder.mutationType({});
 
 export const schema = builder.toSchema({ sortSchema: false });

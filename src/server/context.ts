@@ -4,6 +4,7 @@ import { type Limits, MAX_REQUEST_MAX_AGE_MS } from '../config.js';
 import type { Freshness } from '../replica/types.js';
 import { tokenKey } from '../upstream/token-key.js';
 import type { OperationMeter } from './operation-meter.js';
+import type { Writes } from './writes/pipeline.js';
 
 export interface RateLimitUsage {
   readonly used: number;
@@ -20,6 +21,8 @@ export interface GatewayContext {
   readonly limits: Limits;
   readonly loaders: Loaders;
   readonly meter: OperationMeter;
+  /** REST writes for mutations: sent once, applied to the replica, followed by one delta sync. */
+  readonly writes: Writes;
   /** This token's upstream usage as the gateway counted it. */
   rateLimit(): RateLimitUsage;
 }

@@ -10,12 +10,18 @@ import { createReplicaStore } from '../replica/store.js';
 import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { schema } from '../schema/index.js';
-import { type UpstreamClient, type UpstreamMeter, createUpstreamClient } from '../upstream/client.js';
+import {
+  type UpstreamClient,
+  type UpstreamClientOptions,
+  type UpstreamMeter,
+  createUpstreamClient,
+} from '../upstream/client.js';
 import { type RequestLedger, createRequestLedger } from '../upstream/ledger.js';
 import { type GatewayContext, credentialsFrom, freshnessFrom } from './context.js';
 import { classifyFailure } from './failure-policy.js';
 import { createOperationMeter } from './operation-meter.js';
 import { maskError } from './plugins/mask-error.js';
+import { createWritePipeline } from './writes/pipeline.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
 import { type OperationLogger, useOperationLog } from './plugins/use-operation-log.js';
@@ -28,6 +34,11 @@ export interface GatewayDeps {
   now?: () => number;
   /** Structured per-operation log; never receives tokens. @default none */
   log?: OperationLogger;
+  /**
+   * Upstream client timeouts (tests shorten them to see a hung write time out).
+   * @default the client's: connect 10 s, headers 30 s, body 30 s
+   */
+  upstreamTimeouts?: Pick<UpstreamClientOptions, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>;
   /** Counts transaction rows the replicas visit to answer pages (benchmarks, diagnostics). @default none */
   replicaMeter?: QueryMeter;
 }
@@ -51,6 +62,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const upstream = createUpstreamClient({
     baseUrl: config.upstreamUrl,
     ledger,
+    ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
   });
   // The operation that starts a sync pays for it: the replica store's fetches run in the
@@ -120,19 +132,32 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     context: ({ request }) => {
       const credentials = credentialsFrom(request);
       const meter = createOperationMeter();
+      const meteredReplicas = {
+        read: (read: Parameters<ReplicaStore['read']>[0]) => currentMeter.run(meter, () => replicas.read(read)),
+      };
       const loaders = createLoaders({
         credentials,
         freshness: freshnessFrom(request, config.maxAgeMs),
         upstream,
-        replicas: { read: (read) => currentMeter.run(meter, () => replicas.read(read)) },
+        replicas: meteredReplicas,
         restCache,
         meter,
+      });
+      const writes = createWritePipeline({
+        credentials,
+        upstream,
+        replicas: { ...meteredReplicas, applySaved: replicas.applySaved, peek: replicas.peek },
+        restCache,
+        meter,
+        loaders,
+        now,
       });
       return {
         credentials,
         limits: config.limits,
         loaders,
         meter,
+        writes,
         rateLimit: () => {
           if (!credentials) throw unauthenticated();
           return ledger.usage(credentials.tokenKey);

@@ -1,0 +1,54 @@
+/** createAccount: REST `POST /plans/{plan_id}/accounts`. */
+import { SAVE_ACCOUNT_TYPES, type Account as AccountAnswer } from '../../upstream/types.js';
+import { Account } from '../account.js';
+import { builder } from '../builder.js';
+import { Milliunits } from '../scalars.js';
+import { WRITE_ERRORS } from './errors.js';
+import { type PayloadBase, current, payloadBase, planField, planIdArg, resultOf, scoped } from './payload.js';
+
+export const SaveAccountTypeEnum = builder.enumType('SaveAccountType', {
+  description: 'The account types an account can be created with.',
+  values: SAVE_ACCOUNT_TYPES,
+});
+
+export const CreateAccountInput = builder.inputType('CreateAccountInput', {
+  description: 'A new account (REST `SaveAccount`).',
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    type: t.field({
+      type: SaveAccountTypeEnum,
+      required: true,
+      description: 'otherAsset and otherLiability make a tracking account.',
+    }),
+    balance: t.field({ type: Milliunits, required: true, description: 'The starting balance.' }),
+  }),
+});
+
+interface AccountPayloadShape extends PayloadBase {
+  readonly saved: AccountAnswer;
+}
+
+export const CreateAccountPayload = builder.objectRef<AccountPayloadShape>('CreateAccountPayload').implement({
+  fields: (t) => ({
+    account: t.field({
+      type: Account,
+      description: 'The new account, with its transfer payee and its starting balance.',
+      resolve: (p) => current(p, (plan) => plan.account(p.saved.id), scoped(p.saved, p.planId)),
+    }),
+    plan: planField(t),
+  }),
+});
+
+builder.mutationField('createAccount', (t) =>
+  t.field({
+    type: CreateAccountPayload,
+    nullable: true,
+    description: 'Creates an account with a starting balance.',
+    errors: resultOf('CreateAccount', WRITE_ERRORS),
+    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateAccountInput, required: true }) },
+    resolve: async (_root, { planId, input }, ctx) => {
+      const outcome = await ctx.writes.run('createAccount', { planId, body: { account: input } });
+      return { ...payloadBase(outcome), saved: outcome.data.account };
+    },
+  }),
+);

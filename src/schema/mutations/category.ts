@@ -1,0 +1,207 @@
+/**
+ * Category and month category mutations: createCategory, updateCategory and
+ * updateMonthCategory (assign money to a category in a month).
+ */
+import type { CategoryRow } from '../../replica/types.js';
+import type { WriteOutcome } from '../../server/writes/pipeline.js';
+import type { Category as CategoryAnswer, SaveCategory } from '../../upstream/types.js';
+import { builder } from '../builder.js';
+import { Category, MonthCategory } from '../category.js';
+import { Month } from '../month.js';
+import { Milliunits, MonthSelectorScalar } from '../scalars.js';
+import { WRITE_ERRORS } from './errors.js';
+import {
+  type InputFields,
+  type PayloadBase,
+  current,
+  payloadBase,
+  planField,
+  planIdArg,
+  resultOf,
+  scoped,
+  serverKnowledgeField,
+} from './payload.js';
+import { checkCategory } from './rules/category-rules.js';
+
+
+/** The goal and note fields of a category body (REST `SaveCategory`). */
+function categoryFields(t: InputFields) {
+  return {
+    note: t.string(),
+    goalTarget: t.field({
+      type: Milliunits,
+      description: 'Sets the goal target; on a category without a goal, creates a monthly goal. Null removes the goal.',
+    }),
+    goalTargetDate: t.field({ type: 'Date' }),
+    goalNeedsWholeAmount: t.boolean({
+      description: 'NEED goals only: true asks for the whole target each month, false refills up to it.',
+    }),
+  };
+}
+
+export const CreateCategoryInput = builder.inputType('CreateCategoryInput', {
+  description: 'A new category (REST `NewCategory`).',
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    categoryGroupId: t.field({ type: 'UUID', required: true, description: 'A group that is not internal.' }),
+    ...categoryFields(t),
+  }),
+});
+
+export const UpdateCategoryInput = builder.inputType('UpdateCategoryInput', {
+  description: 'Changes to a category (REST `ExistingCategory`); fields left out keep their value.',
+  fields: (t) => ({
+    name: t.string(),
+    categoryGroupId: t.field({ type: 'UUID', description: 'Moves the category to this group.' }),
+    ...categoryFields(t),
+  }),
+});
+
+export const UpdateMonthCategoryInput = builder.inputType('UpdateMonthCategoryInput', {
+  fields: (t) => ({
+    budgeted: t.field({ type: Milliunits, required: true, description: 'The amount assigned in the month.' }),
+  }),
+});
+
+interface CategoryInput {
+  name?: string | null;
+  categoryGroupId?: string | null;
+  note?: string | null;
+  goalTarget?: number | null;
+  goalTargetDate?: string | null;
+  goalNeedsWholeAmount?: boolean | null;
+}
+
+function toSaveCategory(input: CategoryInput): SaveCategory {
+  return {
+    name: input.name,
+    note: input.note,
+    category_group_id: input.categoryGroupId ?? undefined,
+    goal_target: input.goalTarget,
+    goal_target_date: input.goalTargetDate,
+    goal_needs_whole_amount: input.goalNeedsWholeAmount,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payloads
+
+interface CategoryPayloadShape extends PayloadBase {
+  readonly saved: CategoryAnswer;
+  /** The month the saved amounts belong to (first day). */
+  readonly month: string;
+  readonly serverKnowledge: number;
+}
+
+function categoryRow(p: CategoryPayloadShape): CategoryRow {
+  return current(p, (plan) => plan.category(p.saved.id, p.month), scoped({ ...p.saved, month: p.month }, p.planId));
+}
+
+function categoryPayload(name: string) {
+  return builder.objectRef<CategoryPayloadShape>(name).implement({
+    fields: (t) => ({
+      category: t.field({
+        type: Category,
+        description: 'With the amounts of the current month.',
+        resolve: categoryRow,
+      }),
+      serverKnowledge: serverKnowledgeField(t),
+      plan: planField(t),
+    }),
+  });
+}
+
+export const CreateCategoryPayload = categoryPayload('CreateCategoryPayload');
+export const UpdateCategoryPayload = categoryPayload('UpdateCategoryPayload');
+
+const monthCategoryPayload = builder.objectRef<CategoryPayloadShape>('UpdateMonthCategoryPayload');
+
+export const UpdateMonthCategoryPayload = monthCategoryPayload.implement({
+  fields: (t) => ({
+    category: t.field({
+      type: MonthCategory,
+      description: 'With the amounts of the month assigned in.',
+      resolve: categoryRow,
+    }),
+    month: t.field({
+      type: Month,
+      nullable: true,
+      description: 'The month assigned in, with its new totals (Ready to Assign).',
+      resolve: async (p, _args, ctx) => (await ctx.loaders.plan(p.planId)).month(p.month) ?? null,
+    }),
+    serverKnowledge: serverKnowledgeField(t),
+    plan: planField(t),
+  }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Mutations
+
+const monthOf = (date: string) => `${date.slice(0, 7)}-01`;
+
+type CategoryWrite = 'createCategory' | 'updateCategory' | 'updateMonthCategory';
+
+function categoryPayloadOf(outcome: WriteOutcome<CategoryWrite>, month: string): CategoryPayloadShape {
+  const { category, server_knowledge } = outcome.data;
+  return { ...payloadBase(outcome), saved: category, month, serverKnowledge: server_knowledge };
+}
+
+builder.mutationField('createCategory', (t) =>
+  t.field({
+    type: CreateCategoryPayload,
+    nullable: true,
+    description: 'Creates a category in a group (REST `POST /plans/{plan_id}/categories`).',
+    errors: resultOf('CreateCategory', WRITE_ERRORS),
+    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateCategoryInput, required: true }) },
+    resolve: async (_root, { planId, input }, ctx) => {
+      checkCategory(input, 'input');
+      const body = { ...toSaveCategory(input), name: input.name, category_group_id: input.categoryGroupId };
+      const outcome = await ctx.writes.run('createCategory', { planId, body: { category: body } });
+      return categoryPayloadOf(outcome, monthOf(ctx.writes.today()));
+    },
+  }),
+);
+
+builder.mutationField('updateCategory', (t) =>
+  t.field({
+    type: UpdateCategoryPayload,
+    nullable: true,
+    description: 'Changes a category\'s name, note, group or goal (REST `PATCH .../categories/{category_id}`).',
+    errors: resultOf('UpdateCategory', WRITE_ERRORS),
+    args: {
+      planId: planIdArg(t.arg),
+      categoryId: t.arg({ type: 'UUID', required: true }),
+      input: t.arg({ type: UpdateCategoryInput, required: true }),
+    },
+    resolve: async (_root, { planId, categoryId, input }, ctx) => {
+      checkCategory(input, 'input');
+      const body = { category: toSaveCategory(input) };
+      const outcome = await ctx.writes.run('updateCategory', { planId, categoryId, body });
+      return categoryPayloadOf(outcome, monthOf(ctx.writes.today()));
+    },
+  }),
+);
+
+builder.mutationField('updateMonthCategory', (t) =>
+  t.field({
+    type: UpdateMonthCategoryPayload,
+    nullable: true,
+    description: 'Assigns money to a category in a month (only `budgeted` changes).',
+    errors: resultOf('UpdateMonthCategory', WRITE_ERRORS),
+    args: {
+      planId: planIdArg(t.arg),
+      month: t.arg({ type: MonthSelectorScalar, required: true }),
+      categoryId: t.arg({ type: 'UUID', required: true }),
+      input: t.arg({ type: UpdateMonthCategoryInput, required: true }),
+    },
+    resolve: async (_root, { planId, month, categoryId, input }, ctx) => {
+      const outcome = await ctx.writes.run('updateMonthCategory', {
+        planId,
+        month,
+        categoryId,
+        body: { category: { budgeted: input.budgeted } },
+      });
+      return categoryPayloadOf(outcome, month === 'current' ? monthOf(ctx.writes.today()) : month);
+    },
+  }),
+);

@@ -1,0 +1,80 @@
+/** createPayee and updatePayee: REST `POST /plans/{plan_id}/payees`, `PATCH .../payees/{payee_id}`. */
+import type { Payee as PayeeAnswer } from '../../upstream/types.js';
+import { builder } from '../builder.js';
+import { Payee } from '../payee.js';
+import { WRITE_ERRORS } from './errors.js';
+import {
+  type PayloadBase,
+  payloadBase,
+  planField,
+  planIdArg,
+  resultOf,
+  scoped,
+  serverKnowledgeField,
+} from './payload.js';
+import { checkPayee } from './rules/payee-rules.js';
+
+export const CreatePayeeInput = builder.inputType('CreatePayeeInput', {
+  fields: (t) => ({ name: t.string({ required: true, description: 'At most 500 characters.' }) }),
+});
+
+export const UpdatePayeeInput = builder.inputType('UpdatePayeeInput', {
+  fields: (t) => ({ name: t.string({ description: 'The new name; at most 500 characters.' }) }),
+});
+
+interface PayeePayloadShape extends PayloadBase {
+  readonly saved: PayeeAnswer;
+  readonly serverKnowledge: number;
+}
+
+/** A payee write's answer is its whole effect (names elsewhere are read from the payee), so it is the row. */
+function payeePayload(name: string) {
+  return builder.objectRef<PayeePayloadShape>(name).implement({
+    fields: (t) => ({
+      payee: t.field({ type: Payee, resolve: (p) => scoped(p.saved, p.planId) }),
+      serverKnowledge: serverKnowledgeField(t),
+      plan: planField(t),
+    }),
+  });
+}
+
+export const CreatePayeePayload = payeePayload('CreatePayeePayload');
+export const UpdatePayeePayload = payeePayload('UpdatePayeePayload');
+
+builder.mutationField('createPayee', (t) =>
+  t.field({
+    type: CreatePayeePayload,
+    nullable: true,
+    description: 'Creates a payee (REST `POST /plans/{plan_id}/payees`).',
+    errors: resultOf('CreatePayee', WRITE_ERRORS),
+    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreatePayeeInput, required: true }) },
+    resolve: async (_root, { planId, input }, ctx) => {
+      checkPayee(input, 'input');
+      const outcome = await ctx.writes.run('createPayee', { planId, body: { payee: { name: input.name } } });
+      return { ...payloadBase(outcome), saved: outcome.data.payee, serverKnowledge: outcome.data.server_knowledge };
+    },
+  }),
+);
+
+builder.mutationField('updatePayee', (t) =>
+  t.field({
+    type: UpdatePayeePayload,
+    nullable: true,
+    description: 'Renames a payee; transactions show the new name.',
+    errors: resultOf('UpdatePayee', WRITE_ERRORS),
+    args: {
+      planId: planIdArg(t.arg),
+      payeeId: t.arg({ type: 'UUID', required: true }),
+      input: t.arg({ type: UpdatePayeeInput, required: true }),
+    },
+    resolve: async (_root, { planId, payeeId, input }, ctx) => {
+      checkPayee(input, 'input');
+      const outcome = await ctx.writes.run('updatePayee', {
+        planId,
+        payeeId,
+        body: { payee: { name: input.name ?? undefined } },
+      });
+      return { ...payloadBase(outcome), saved: outcome.data.payee, serverKnowledge: outcome.data.server_knowledge };
+    },
+  }),
+);

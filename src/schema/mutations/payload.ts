@@ -1,0 +1,69 @@
+/**
+ * What every mutation payload shares: the plan it changed, the state it answers from, and the
+ * result union options. Saved entities are read from the replica after the write and its delta
+ * sync, so their links (an account's balance, a category's activity) are current; where no sync
+ * ran, or the entity is gone (a delete), they come from the REST answer itself.
+ */
+import type { ArgBuilder } from '@pothos/core';
+import type { PlanScoped, PlanSnapshot } from '../../replica/types.js';
+import type { WriteOperationId } from '../../server/writes/effects.js';
+import type { WriteOutcome } from '../../server/writes/pipeline.js';
+import type { FieldBuilder } from '../amounts.js';
+import type { builder } from '../builder.js';
+import { Plan } from '../plan.js';
+import { PlanIdScalar } from '../scalars.js';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+/** What an input type's `fields` callback receives, for field lists shared by several inputs. */
+export type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>;
+
+export interface PayloadBase {
+  /** The concrete plan id when known, else the id or alias the client sent. */
+  readonly planId: string;
+  /** The replica after the write and its delta sync; absent when no sync ran. */
+  readonly snapshot?: PlanSnapshot;
+}
+
+export function payloadBase(outcome: WriteOutcome<WriteOperationId>): PayloadBase {
+  return outcome.snapshot ? { planId: outcome.planId, snapshot: outcome.snapshot } : { planId: outcome.planId };
+}
+
+/** A REST answer entity as a replica row of the plan. */
+export function scoped<T extends object>(row: T, planId: string): T & PlanScoped {
+  return { ...row, plan_id: planId };
+}
+
+/** The entity as the synced replica holds it, else as the REST answer carried it. */
+export function current<Row>(payload: PayloadBase, find: (plan: PlanSnapshot) => Row | undefined, answer: Row): Row {
+  return (payload.snapshot && find(payload.snapshot)) ?? answer;
+}
+
+/** `plan`: the changed plan, to read anything else back in the same round-trip. */
+export function planField<Shape extends PayloadBase>(t: FieldBuilder<Shape>) {
+  return t.field({
+    type: Plan,
+    description: 'The plan the mutation changed, as it is after the write.',
+    resolve: (payload) => ({ id: payload.planId, summary: null }),
+  });
+}
+
+/** `serverKnowledge`, for writes whose REST answer carries it. */
+export function serverKnowledgeField<Shape extends PayloadBase & { serverKnowledge: number }>(
+  t: FieldBuilder<Shape>,
+) {
+  return t.field({
+    type: 'SafeInt',
+    description: 'The plan\'s `server_knowledge` right after the write, as the REST answer gave it.',
+    resolve: (payload) => payload.serverKnowledge,
+  });
+}
+
+/** Errors-plugin options: the payload itself joins the union (no wrapper object). */
+export function resultOf(name: string, types: (new (...args: never[]) => Error)[]) {
+  return { types, directResult: true as const, union: { name: `${name}Result` } };
+}
+
+/** `planId`: which plan to change. */
+export function planIdArg(arg: ArgBuilder<Types>) {
+  return arg({ type: PlanIdScalar, required: true, description: 'A plan UUID, `last-used` or `default`.' });
+}

@@ -1,0 +1,3 @@
+import './inputs.js';
+import './payloads.js';
+import './mutations.js';

@@ -1,0 +1,177 @@
+/**
+ * Transaction mutations: createTransaction (one), createTransactions (a batch),
+ * updateTransactions (bulk, by id or import id), updateTransaction, deleteTransaction and
+ * importTransactions; one REST write each.
+ */
+import type { WriteOutcome } from '../../../server/writes/pipeline.js';
+import type { SaveTransactionsResponseData } from '../../../upstream/types.js';
+import { builder } from '../../builder.js';
+import { CREATE_TRANSACTION_ERRORS, WRITE_ERRORS } from '../errors.js';
+import { payloadBase, planIdArg, resultOf } from '../payload.js';
+import {
+  checkNewTransaction,
+  checkNewTransactions,
+  checkTransactionUpdate,
+  checkTransactionUpdates,
+} from '../rules/transaction-rules.js';
+import {
+  CreateTransactionInput,
+  CreateTransactionsInput,
+  UpdateTransactionInput,
+  UpdateTransactionsInput,
+  toNewTransaction,
+  toSaveTransaction,
+  toTransactionUpdate,
+} from './inputs.js';
+import {
+  CreateTransactionPayload,
+  CreateTransactionsPayload,
+  DeleteTransactionPayload,
+  ImportTransactionsPayload,
+  type TransactionsPayloadShape,
+  UpdateTransactionPayload,
+  UpdateTransactionsPayload,
+} from './payloads.js';
+
+type SaveTransactionsOutcome = WriteOutcome<'createTransaction' | 'updateTransactions'>;
+
+function savedTransactionsPayload(outcome: SaveTransactionsOutcome): TransactionsPayloadShape {
+  const data: SaveTransactionsResponseData = outcome.data;
+  return {
+    ...payloadBase(outcome),
+    saved: data.transactions ?? (data.transaction ? [data.transaction] : []),
+    transactionIds: data.transaction_ids,
+    duplicateImportIds: data.duplicate_import_ids ?? [],
+    serverKnowledge: data.server_knowledge,
+  };
+}
+
+builder.mutationField('createTransaction', (t) =>
+  t.field({
+    type: CreateTransactionPayload,
+    nullable: true,
+    description:
+      'Creates one transaction (REST `POST /plans/{plan_id}/transactions` with `transaction`). ' +
+      'A duplicate import id on the account is a DuplicateImportIdError.',
+    errors: resultOf('CreateTransaction', CREATE_TRANSACTION_ERRORS),
+    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateTransactionInput, required: true }) },
+    resolve: async (_root, { planId, input }, ctx) => {
+      checkNewTransaction(input, 'input', ctx.writes.today());
+      const importId = input.importId ?? null;
+      const outcome = await ctx.writes.run(
+        'createTransaction',
+        { planId, body: { transaction: toNewTransaction(input) } },
+        { importId, safeToRetryWithSameImportId: importId !== null },
+      );
+      return savedTransactionsPayload(outcome);
+    },
+  }),
+);
+
+builder.mutationField('createTransactions', (t) =>
+  t.field({
+    type: CreateTransactionsPayload,
+    nullable: true,
+    description:
+      'Creates several transactions in one request (REST `POST /plans/{plan_id}/transactions` ' +
+      'with `transactions`). Import ids already on their account are skipped and listed in ' +
+      '`duplicateImportIds`.',
+    errors: resultOf('CreateTransactions', WRITE_ERRORS),
+    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateTransactionsInput, required: true }) },
+    resolve: async (_root, { planId, input }, ctx) => {
+      checkNewTransactions(input.transactions, 'input.transactions', ctx.writes.today());
+      // Resending is safe only when every transaction of the batch carries an import id.
+      const allImported = input.transactions.every((tx: { importId?: string | null }) => tx.importId != null);
+      const outcome = await ctx.writes.run(
+        'createTransaction',
+        { planId, body: { transactions: input.transactions.map(toNewTransaction) } },
+        { safeToRetryWithSameImportId: allImported },
+      );
+      return savedTransactionsPayload(outcome);
+    },
+  }),
+);
+
+builder.mutationField('updateTransactions', (t) =>
+  t.field({
+    type: UpdateTransactionsPayload,
+    nullable: true,
+    description:
+      'Changes several transactions in one request, each found by `id` or `importId` ' +
+      '(REST `PATCH /plans/{plan_id}/transactions`).',
+    errors: resultOf('UpdateTransactions', WRITE_ERRORS),
+    args: { planId: planIdArg(t.arg), input: t.arg({ type: UpdateTransactionsInput, required: true }) },
+    resolve: async (_root, { planId, input }, ctx) => {
+      checkTransactionUpdates(input.transactions, 'input.transactions', ctx.writes.today());
+      const outcome = await ctx.writes.run('updateTransactions', {
+        planId,
+        body: { transactions: input.transactions.map(toTransactionUpdate) },
+      });
+      return savedTransactionsPayload(outcome);
+    },
+  }),
+);
+
+builder.mutationField('updateTransaction', (t) =>
+  t.field({
+    type: UpdateTransactionPayload,
+    nullable: true,
+    description: 'Changes one transaction (REST `PUT /plans/{plan_id}/transactions/{transaction_id}`).',
+    errors: resultOf('UpdateTransaction', WRITE_ERRORS),
+    args: {
+      planId: planIdArg(t.arg),
+      transactionId: t.arg.id({ required: true }),
+      input: t.arg({ type: UpdateTransactionInput, required: true }),
+    },
+    resolve: async (_root, { planId, transactionId, input }, ctx) => {
+      checkTransactionUpdate(input, 'input', ctx.writes.today());
+      const outcome = await ctx.writes.run('updateTransaction', {
+        planId,
+        transactionId,
+        body: { transaction: toSaveTransaction(input) },
+      });
+      return {
+        ...payloadBase(outcome),
+        saved: [outcome.data.transaction],
+        transactionIds: [outcome.data.transaction.id],
+        duplicateImportIds: [],
+        serverKnowledge: outcome.data.server_knowledge,
+      };
+    },
+  }),
+);
+
+builder.mutationField('deleteTransaction', (t) =>
+  t.field({
+    type: DeleteTransactionPayload,
+    nullable: true,
+    description: 'Deletes one transaction (REST `DELETE /plans/{plan_id}/transactions/{transaction_id}`).',
+    errors: resultOf('DeleteTransaction', WRITE_ERRORS),
+    args: { planId: planIdArg(t.arg), transactionId: t.arg.id({ required: true }) },
+    resolve: async (_root, { planId, transactionId }, ctx) => {
+      const outcome = await ctx.writes.run('deleteTransaction', { planId, transactionId });
+      return {
+        ...payloadBase(outcome),
+        saved: [outcome.data.transaction],
+        transactionIds: [outcome.data.transaction.id],
+        duplicateImportIds: [],
+        serverKnowledge: outcome.data.server_knowledge,
+      };
+    },
+  }),
+);
+
+builder.mutationField('importTransactions', (t) =>
+  t.field({
+    type: ImportTransactionsPayload,
+    nullable: true,
+    description:
+      'Imports what the plan\'s linked accounts have waiting (REST `POST /plans/{plan_id}/transactions/import`).',
+    errors: resultOf('ImportTransactions', WRITE_ERRORS),
+    args: { planId: planIdArg(t.arg) },
+    resolve: async (_root, { planId }, ctx) => {
+      const outcome = await ctx.writes.run('importTransactions', { planId });
+      return { ...payloadBase(outcome), transactionIds: outcome.data.transaction_ids };
+    },
+  }),
+);

@@ -1,0 +1,152 @@
+/**
+ * The write pipeline: one REST write per mutation, then read-your-writes.
+ *
+ * 1. Send the write once (the client never retries writes). A refusal the client must handle
+ *    becomes a typed result; any other failure a GraphQL error that says whether the write may
+ *    have been applied (see `errors.ts`).
+ * 2. Apply the entities the answer carries to the token's replica, without advancing its
+ *    knowledge (`ReplicaStore.applySaved`), drop the REST-cache answers the write changed, and
+ *    make this operation's loaders forget the pre-write snapshot.
+ * 3. Unless the answer is the write's whole effect (payees, category groups), run one delta sync
+ *    right away, inside this operation, so derived values (account balances, category
+ *    activity, month totals, the other side of a transfer) are current both in the payload and
+ *    in the next query. If that sync fails (429, 5xx), the payload answers from the applied
+ *    entities and `extensions.stale` says so.
+ *
+ * Cost model: a mutation costs its write plus at most one delta request (none for payee and
+ * category group writes, none when this token holds no replica of the plan yet: then the first
+ * read that needs the plan loads it, write included). The delta is a read, so the client retries
+ * it on transient failures like any read; the write is never repeated. The next query within
+ * max-age costs nothing and shows the write; the next delta confirms it (its knowledge was not
+ * advanced, so the delta carries the written entities again and nothing is duplicated or
+ * reverted). See README.md.
+ */
+import type { Credentials, PlanReplicas } from '../../loaders/create-loaders.js';
+import { unauthenticated } from '../../loaders/create-loaders.js';
+import type { Loaders } from '../../loaders/loaders.js';
+import type { RestCache } from '../../loaders/rest-cache.js';
+import type { PlanSnapshot, ReplicaStore } from '../../replica/types.js';
+import type { UpstreamClient } from '../../upstream/client.js';
+import { isUpstreamError } from '../../upstream/errors.js';
+import type { OperationResult, Params, ParamsArgs } from '../../upstream/routes.js';
+import type { IsoDate } from '../../upstream/types.js';
+import type { OperationMeter } from '../operation-meter.js';
+import { toGraphQLError } from '../upstream-errors.js';
+import { WRITE_EFFECTS, type WriteOperationId } from './effects.js';
+import { type WriteFailureOptions, writeFailure } from './errors.js';
+
+export interface WritePipelineDeps {
+  credentials: Credentials | null;
+  upstream: UpstreamClient;
+  /** `read` must charge its upstream calls to `meter` (the gateway wraps it). */
+  replicas: PlanReplicas & Pick<ReplicaStore, 'applySaved' | 'peek'>;
+  restCache: RestCache;
+  meter: OperationMeter;
+  /** This operation's loaders, told to forget or take the post-write snapshot. */
+  loaders: Loaders;
+  /** Epoch ms; "today" for date rules is its UTC date. @default Date.now */
+  now?: () => number;
+}
+
+/** Every write is plan-scoped: its parameters always hold `planId`. */
+export type WriteParams<Op extends WriteOperationId> = Params<Op> & { readonly planId: string };
+
+export interface WriteOutcome<Op extends WriteOperationId> {
+  readonly data: OperationResult<Op>;
+  /** The concrete plan id when a replica of the plan is held, else the id or alias sent. */
+  readonly planId: string;
+  /**
+   * The replica after the write and its delta sync (or, when that sync failed, with the write
+   * applied); absent when no sync ran (payee and category group writes, or no replica held).
+   */
+  readonly snapshot?: PlanSnapshot;
+}
+
+export interface Writes {
+  /** Sends `operationId` once and brings the replica and loaders up to date (see above). */
+  run<Op extends WriteOperationId>(
+    operationId: Op,
+    params: WriteParams<Op>,
+    options?: WriteFailureOptions,
+  ): Promise<WriteOutcome<Op>>;
+  /** Today's date (UTC) by the gateway's clock: the reference of the date rules. */
+  today(): IsoDate;
+  /** The replica this token holds for the plan, whatever its age; never calls the upstream. */
+  peek(planId: string): PlanSnapshot | undefined;
+}
+
+export function createWritePipeline(deps: WritePipelineDeps): Writes {
+  const { credentials, upstream, replicas, restCache, meter, loaders, now = Date.now } = deps;
+
+  function requireCredentials(): Credentials {
+    if (!credentials) throw unauthenticated();
+    return credentials;
+  }
+
+  const today = (): IsoDate => new Date(now()).toISOString().slice(0, 10);
+
+  /** Private: the delta sync after a write; its failure never fails the (successful) write. */
+  async function syncAfterWrite(
+    { token, tokenKey }: Credentials,
+    planId: string,
+  ): Promise<PlanSnapshot | undefined> {
+    try {
+      const read = await meter.track(replicas.read({ token, tokenKey, planId, freshness: { maxAgeMs: 0 } }));
+      meter.replicaRead(read.ageMs);
+      if (read.stale) {
+        meter.stale({ source: read.snapshot.planId, reason: read.stale.reason, ageMs: read.ageMs });
+      }
+      loaders.prime(planId, read.snapshot);
+      return read.snapshot;
+    } catch (error) {
+      // No replica to fall back on (it was dropped): fields that need the plan report why.
+      loaders.prime(planId, isUpstreamError(error) ? toGraphQLError(error) : new Error('plan sync failed'));
+      return undefined;
+    }
+  }
+
+  /** Private: applies the answer; an answer the replica refuses must not fail a write that was done. */
+  function applyAnswer<Op extends WriteOperationId>(
+    tokenKey: string,
+    operationId: Op,
+    params: WriteParams<Op>,
+    data: OperationResult<Op>,
+  ): PlanSnapshot | undefined {
+    const effect = WRITE_EFFECTS[operationId];
+    const currentMonth = `${today().slice(0, 7)}-01`;
+    try {
+      return replicas.applySaved(tokenKey, params.planId, effect.saved(data, params, currentMonth));
+    } catch {
+      return undefined;
+    }
+  }
+
+  return {
+    async run(operationId, params, options = {}) {
+      const creds = requireCredentials();
+      const call = { token: creds.token, meter };
+      // Every write takes exactly its params; the route types cannot see that through the generic.
+      const args = [params] as unknown as ParamsArgs<typeof operationId>;
+      let data: OperationResult<typeof operationId>;
+      try {
+        data = await meter.track(upstream.call(operationId, call, ...args));
+      } catch (error) {
+        throw writeFailure(error, options);
+      }
+      const effect = WRITE_EFFECTS[operationId];
+      const applied = applyAnswer(creds.tokenKey, operationId, params, data);
+      for (const prefix of effect.invalidates) restCache.invalidate(creds.tokenKey, prefix);
+      loaders.forget(params.planId);
+      const held = applied ?? replicas.peek(creds.tokenKey, params.planId)?.snapshot;
+      // A held replica the answer could not be applied to needs the delta even after a complete write.
+      const sync = held !== undefined && (!effect.complete || applied === undefined);
+      const snapshot = sync ? await syncAfterWrite(creds, params.planId) : undefined;
+      const planId = snapshot?.planId ?? held?.planId ?? params.planId;
+      return snapshot ? { data, planId, snapshot } : { data, planId };
+    },
+    today,
+    peek(planId) {
+      return credentials ? replicas.peek(credentials.tokenKey, planId)?.snapshot : undefined;
+    },
+  };
+}

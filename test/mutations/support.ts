@@ -1,0 +1,138 @@
+/**
+ * Shared by the mutation suites: a stack whose sandbox and gateway share one manual clock (so
+ * "today", max-age and replica ages never depend on the wall clock), REST look-ups at the
+ * sandbox, and a reader for typed mutation results.
+ */
+import { expect } from 'vitest';
+import type { ManualClock } from '../../src/sandbox/api.js';
+import type {
+  Account,
+  Category,
+  CategoryGroupWithCategories,
+  Payee,
+  ScheduledTransactionDetail,
+  TransactionDetail,
+} from '../../src/upstream/types.js';
+import { type GraphQLResponse, type Stack, type StackOptions, startStack } from '../harness.js';
+
+/** 2025-06-15 12:00 UTC: mid-month, so "today", the current month and last month are all distinct. */
+export const NOW = Date.UTC(2025, 5, 15, 12, 0, 0);
+export const TODAY = '2025-06-15';
+
+/**
+ * A manual clock that also moves 1 ms each time it is read, as a real one would between two
+ * events: a frozen clock would make a sync "no older than 0 ms" look already done.
+ */
+export function createTickingClock(start: number): ManualClock {
+  let current = start;
+  return {
+    now: () => current++,
+    set(epochMs) {
+      current = epochMs;
+    },
+    advance(ms) {
+      current += ms;
+    },
+  };
+}
+
+export interface MutationStack extends Stack {
+  clock: ManualClock;
+  planId: string;
+  readOnlyToken: string;
+  /** GET at the sandbox, asserting 200, returning `data`. */
+  restData<T>(path: string): Promise<T>;
+  accounts(): Promise<Account[]>;
+  account(id: string): Promise<Account>;
+  categories(): Promise<Category[]>;
+  category(id: string): Promise<Category>;
+  monthCategory(month: string, id: string): Promise<Category>;
+  payees(): Promise<Payee[]>;
+  transaction(id: string): Promise<TransactionDetail>;
+  scheduledTransaction(id: string): Promise<ScheduledTransactionDetail>;
+  /** An open on-budget account of this type from the seed. */
+  accountOfType(type: string): Promise<Account>;
+  /** A visible, user-facing category (not internal, not credit card payment). */
+  spendingCategory(index?: number): Promise<Category>;
+}
+
+export async function startMutationStack(options: StackOptions = {}): Promise<MutationStack> {
+  const clock = createTickingClock(NOW);
+  const stack = await startStack({
+    ...options,
+    sandbox: { rateLimit: false, clock, users: [{ token: 'mutations-token-0123456789', readOnlyToken: 'mutations-read-only-0123456789', plans: [{ transactions: 300 }] }], ...options.sandbox },
+    deps: { now: () => clock.now(), ...options.deps },
+  });
+  const user = stack.sandbox.users[0]!;
+  const planId = user.planIds[0]!;
+  const base = `/plans/${planId}`;
+
+  async function restData<T>(path: string): Promise<T> {
+    const response = await stack.rest<{ data: T }>(path);
+    expect(response.status, `GET ${path}`).toBe(200);
+    return response.body.data;
+  }
+
+  const accounts = async () => (await restData<{ accounts: Account[] }>(`${base}/accounts`)).accounts;
+  const categoryGroups = async () =>
+    (await restData<{ category_groups: CategoryGroupWithCategories[] }>(`${base}/categories`)).category_groups;
+
+  return {
+    ...stack,
+    clock,
+    planId,
+    readOnlyToken: user.readOnlyToken!,
+    restData,
+    accounts,
+    account: async (id) => (await restData<{ account: Account }>(`${base}/accounts/${id}`)).account,
+    categories: async () => (await categoryGroups()).flatMap((group) => group.categories),
+    category: async (id) => (await restData<{ category: Category }>(`${base}/categories/${id}`)).category,
+    monthCategory: async (month, id) =>
+      (await restData<{ category: Category }>(`${base}/months/${month}/categories/${id}`)).category,
+    payees: async () => (await restData<{ payees: Payee[] }>(`${base}/payees`)).payees,
+    transaction: async (id) => (await restData<{ transaction: TransactionDetail }>(`${base}/transactions/${id}`)).transaction,
+    scheduledTransaction: async (id) =>
+      (await restData<{ scheduled_transaction: ScheduledTransactionDetail }>(`${base}/scheduled_transactions/${id}`))
+        .scheduled_transaction,
+    async accountOfType(type) {
+      const account = (await accounts()).find((a) => a.type === type && !a.closed && !a.deleted);
+      if (!account) throw new Error(`the seed has no open ${type} account`);
+      return account;
+    },
+    async spendingCategory(index = 0) {
+      const usable = (await categoryGroups())
+        .filter((g) => !g.internal && !g.hidden && g.name !== 'Credit Card Payments')
+        .flatMap((g) => g.categories)
+        .filter((c) => !c.hidden && !c.internal);
+      const category = usable[index];
+      if (!category) throw new Error(`no spending category #${index}`);
+      return category;
+    },
+  };
+}
+
+/** The typed result of mutation `field`: asserts no GraphQL errors and the expected typename. */
+export function resultOf<T = Record<string, unknown>>(
+  response: GraphQLResponse,
+  field: string,
+  typename: string,
+): T & { __typename: string } {
+  expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
+  const result = response.body.data?.[field] as (T & { __typename: string }) | null | undefined;
+  expect(result?.__typename, JSON.stringify(result)).toBe(typename);
+  return result!;
+}
+
+/** The single GraphQL error of a response. */
+export function onlyError(response: GraphQLResponse) {
+  expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);
+  return response.body.errors![0]!;
+}
+
+/** Selection for every typed failure. */
+export const FAILURES = `
+  ... on Error { __typename message }
+  ... on ValidationError { restError { status id name detail } }
+  ... on ReadOnlyScopeError { restError { status id name detail } }
+  ... on NotFoundError { restError { status id name detail } }
+`;
