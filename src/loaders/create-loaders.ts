@@ -33,6 +33,9 @@ export interface LoaderDeps {
   meter: OperationMeter;
 }
 
+/** Plan ids the upstream resolves to a concrete plan of the caller. */
+const PLAN_ALIASES = new Set(['last-used', 'default']);
+
 export function unauthenticated(): GraphQLError {
   return new GraphQLError(
     'No access token: send `Authorization: Bearer <token>` (or the `access_token` query parameter).',
@@ -76,30 +79,44 @@ export function createLoaders(deps: LoaderDeps): Loaders {
 
   /** Alias (or other requested id) → the concrete plan id it resolved to in this operation. */
   const resolvedIds = new Map<string, string>();
-  const planLoader: DataLoader<string, PlanSnapshot> = new DataLoader(
-    (planIds) =>
-      Promise.all(
-        planIds.map(async (planId) => {
-          const { token, tokenKey } = requireCredentials();
-          let read: ReplicaRead;
-          try {
-            read = await meter.track(replicas.read({ token, tokenKey, planId, freshness }));
-          } catch (error) {
-            return rethrowAsGraphQL(error);
-          }
-          if (read.sync === 'none') meter.cacheHit();
-          meter.replicaRead(read.ageMs);
-          noteRead(read.snapshot.planId, read);
-          // Rows carry the concrete id; without this an alias and its id would sync twice under no-cache.
-          if (read.snapshot.planId !== planId) {
-            resolvedIds.set(planId, read.snapshot.planId);
-            planLoader.prime(read.snapshot.planId, read.snapshot);
-          }
-          return read.snapshot;
-        }),
-      ),
-    { batch: false },
-  );
+
+  async function readPlan(planId: string): Promise<PlanSnapshot> {
+    const { token, tokenKey } = requireCredentials();
+    let read: ReplicaRead;
+    try {
+      read = await meter.track(replicas.read({ token, tokenKey, planId, freshness }));
+    } catch (error) {
+      return rethrowAsGraphQL(error);
+    }
+    if (read.sync === 'none') meter.cacheHit();
+    meter.replicaRead(read.ageMs);
+    noteRead(read.snapshot.planId, read);
+    // Rows carry the concrete id; without this an alias and its id would sync twice under no-cache.
+    if (read.snapshot.planId !== planId) {
+      resolvedIds.set(planId, read.snapshot.planId);
+      planLoader.prime(read.snapshot.planId, read.snapshot);
+    }
+    return read.snapshot;
+  }
+
+  /**
+   * Private: the plans of one tick. When an alias and ids come together, the aliases are read
+   * first and an id one of them resolved to takes that snapshot: the replica store keys an alias
+   * and an id apart (refreshing an alias must ask the alias, in case it moved), so reading both
+   * at once would sync the same plan twice, cold or past max-age.
+   */
+  async function readPlans(planIds: readonly string[]): Promise<(PlanSnapshot | Error)[]> {
+    const settle = (planId: string) =>
+      readPlan(planId).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    const aliases = planIds.filter((id) => PLAN_ALIASES.has(id));
+    if (aliases.length === 0 || aliases.length === planIds.length) return Promise.all(planIds.map(settle));
+    const aliasReads = new Map(aliases.map((id) => [id, settle(id)] as const));
+    const byId = new Map<string, PlanSnapshot>();
+    for (const read of await Promise.all(aliasReads.values())) if (!(read instanceof Error)) byId.set(read.planId, read);
+    return Promise.all(planIds.map((id) => aliasReads.get(id) ?? byId.get(id) ?? settle(id)));
+  }
+
+  const planLoader: DataLoader<string, PlanSnapshot> = new DataLoader(readPlans);
 
   /** Every id this operation may have used for the plan `planId` names (itself, its id, its aliases). */
   function namesOf(planId: string): Set<string> {

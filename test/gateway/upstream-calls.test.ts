@@ -150,6 +150,41 @@ describe('cold operations', () => {
     },
   );
 
+  it('one plan named by alias and by id in one operation syncs once: cold, past max-age, no-cache', async () => {
+    const s = await started();
+    const planId = s.sandbox.users[0]!.planIds[0]!;
+    const both = `query($planId: PlanId!) {
+      byAlias: plan(id: "last-used") { id accounts { id } }
+      byId: plan(id: $planId) { id accounts { id } transactions(first: 3) { nodes { id } } }
+    }`;
+    const cold = await counted(s, () => s.gql<{ byAlias: { id: string }; byId: { id: string } }>(both, { planId }));
+    expect(dataOf(cold.result).byAlias.id).toBe(planId);
+    expect(dataOf(cold.result).byId.id).toBe(planId);
+    expect(cold.syncs).toEqual([null]);
+
+    s.clock.advance(DEFAULT_MAX_AGE_MS + 1);
+    expect((await counted(s, () => s.gql(both, { planId }))).syncs).toEqual([expect.any(Number)]);
+    s.clock.advance(1);
+    const forced = await counted(s, () => s.gql(both, { planId }, { headers: { 'cache-control': 'no-cache' } }));
+    expect(forced.syncs).toEqual([expect.any(Number)]);
+    expect(forced.result.body.errors).toBeUndefined();
+  });
+
+  it('an alias that resolves to another plan than the id still answers both', async () => {
+    const s = await started({
+      sandbox: { users: [{ token: 'two-plans-token-00001', plans: [{ seed: 1, transactions: 40 }, { seed: 2, transactions: 40 }] }] },
+    });
+    const [first, second] = s.sandbox.users[0]!.planIds;
+    const both = '{ a: plan(id: "last-used") { id } b: plan(id: "' + second + '") { id } }';
+    const answer = dataOf(await s.gql<{ a: { id: string }; b: { id: string } }>(both));
+    expect(answer).toEqual({ a: { id: first }, b: { id: second } });
+    const missing = await s.gql<{ a: { id: string }; b: null }>(
+      '{ a: plan(id: "last-used") { id } b: plan(id: "00000000-0000-4000-8000-000000000000") { id } }',
+    );
+    expect(missing.body.data).toEqual({ a: { id: first }, b: null });
+    expect(missing.body.errors?.[0]).toMatchObject({ path: ['b'], extensions: { code: 'NOT_FOUND' } });
+  });
+
   it('a list of plans costs one export per plan it reads into, once each', async () => {
     const s = await started({
       sandbox: { users: [{ token: 'three-plans-token-0001', plans: [{ seed: 1, transactions: 50 }, { seed: 2, transactions: 50 }, { seed: 3, transactions: 50 }] }] },
