@@ -53,7 +53,12 @@ export interface RestAnswer<T = unknown> {
 
 export interface RestClient {
   get<T = unknown>(path: string, token: string): Promise<RestAnswer<T>>;
-  send<T = unknown>(method: 'POST' | 'PUT' | 'PATCH', path: string, token: string, body: unknown): Promise<RestAnswer<T>>;
+  send<T = unknown>(
+    method: 'POST' | 'PUT' | 'PATCH',
+    path: string,
+    token: string,
+    body: unknown,
+  ): Promise<RestAnswer<T>>;
   close(): Promise<void>;
 }
 
@@ -61,7 +66,12 @@ export interface RestClient {
 export function createRestClient(baseUrl: string, connections: number): RestClient {
   const base = new URL(baseUrl);
   const pool = new Pool(base.origin, { connections, keepAliveTimeout: 60_000 });
-  async function call<T>(method: string, path: string, token: string, body?: unknown): Promise<RestAnswer<T>> {
+  async function call<T>(
+    method: string,
+    path: string,
+    token: string,
+    body?: unknown,
+  ): Promise<RestAnswer<T>> {
     const response = await pool.request({
       method: method as 'GET',
       path: `${base.pathname}${path}`,
@@ -84,5 +94,7 @@ export function createRestClient(baseUrl: string, connections: number): RestClie
 
 /** True for HTTP 200 with data and without errors. */
 export function isGoodAnswer(answer: GraphQLAnswer): boolean {
-  return answer.status === 200 && answer.body.data != null && (answer.body.errors?.length ?? 0) === 0;
+  return (
+    answer.status === 200 && answer.body.data != null && (answer.body.errors?.length ?? 0) === 0
+  );
 }

@@ -12,14 +12,21 @@ import type { ChildReply, ChildRequest, GatewayFigures } from './gateway-process
 
 const [upstreamUrl, maxAgeArg] = process.argv.slice(2);
 if (!upstreamUrl || !process.send) {
-  throw new Error('gateway-child: run through gateway-process.ts with the upstream URL as argument');
+  throw new Error(
+    'gateway-child: run through gateway-process.ts with the upstream URL as argument',
+  );
 }
 
 /** The bench moves time forward to put replicas past their max-age without waiting. */
 let clockOffsetMs = 0;
 const meter: QueryMeter = { rowsVisited: 0 };
 const gateway = createGateway(
-  { ...defaultConfig(upstreamUrl), graphiql: false, metrics: 'always', maxAgeMs: Number(maxAgeArg ?? 15_000) },
+  {
+    ...defaultConfig(upstreamUrl),
+    graphiql: false,
+    metrics: 'always',
+    maxAgeMs: Number(maxAgeArg ?? 15_000),
+  },
   { now: () => Date.now() + clockOffsetMs, replicaMeter: meter },
 );
 const server = createServer(gateway.yoga);
@@ -73,7 +80,11 @@ process.on('message', (raw: unknown) => {
         return;
     }
   } catch (error) {
-    reply({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) });
+    reply({
+      id: request.id,
+      ok: false,
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 });
 

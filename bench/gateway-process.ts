@@ -23,8 +23,7 @@ export type ChildRequest =
   | { id: number; type: 'close' };
 
 export type ChildReply =
-  | { id: number; ok: true; result: unknown }
-  | { id: number; ok: false; error: string };
+  { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
 
 type Ready = { type: 'ready'; url: string };
 /** A request as the caller writes it; the id is added when it is sent. */
@@ -42,17 +41,24 @@ export interface GatewayProcess {
   close(): Promise<void>;
 }
 
-export async function startGatewayProcess(options: { upstreamUrl: string; maxAgeMs: number }): Promise<GatewayProcess> {
+export async function startGatewayProcess(options: {
+  upstreamUrl: string;
+  maxAgeMs: number;
+}): Promise<GatewayProcess> {
   const entry = fileURLToPath(new URL('./gateway-child.ts', import.meta.url));
   const child: ChildProcess = fork(entry, [options.upstreamUrl, String(options.maxAgeMs)], {
     execArgv: ['--import', 'tsx', '--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  const pending = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >();
   let nextId = 1;
 
   const url = await new Promise<string>((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`the gateway process exited with ${code} before it was ready`));
+    const onExit = (code: number | null) =>
+      reject(new Error(`the gateway process exited with ${code} before it was ready`));
     child.once('exit', onExit);
     child.on('message', (raw: unknown) => {
       const message = raw as Ready | ChildReply;
@@ -70,7 +76,8 @@ export async function startGatewayProcess(options: { upstreamUrl: string; maxAge
     });
   });
   child.on('exit', (code) => {
-    for (const waiter of pending.values()) waiter.reject(new Error(`the gateway process exited with ${code}`));
+    for (const waiter of pending.values())
+      waiter.reject(new Error(`the gateway process exited with ${code}`));
     pending.clear();
   });
 

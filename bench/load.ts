@@ -31,7 +31,11 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
 }
 
-export function summarize(samples: readonly number[], errors: number, elapsedMs: number): LatencySummary {
+export function summarize(
+  samples: readonly number[],
+  errors: number,
+  elapsedMs: number,
+): LatencySummary {
   const sorted = [...samples].sort((a, b) => a - b);
   const sum = sorted.reduce((total, value) => total + value, 0);
   return {
@@ -54,10 +58,17 @@ export function summarize(samples: readonly number[], errors: number, elapsedMs:
 export type Outcome = boolean | { ok: boolean; ms: number };
 
 /** Runs `operation` under load; a throw counts as an error. */
-export async function runLoad(operation: () => Promise<Outcome>, options: LoadOptions): Promise<LatencySummary> {
+export async function runLoad(
+  operation: () => Promise<Outcome>,
+  options: LoadOptions,
+): Promise<LatencySummary> {
   const { concurrency, requests, durationMs, warmup = Math.min(50, requests) } = options;
   for (let i = 0; i < warmup; i += Math.max(1, concurrency)) {
-    await Promise.all(Array.from({ length: Math.min(concurrency, warmup - i) }, () => operation().catch(() => false)));
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, warmup - i) }, () =>
+        operation().catch(() => false),
+      ),
+    );
   }
 
   const samples: number[] = [];

@@ -35,11 +35,18 @@ const HELP = `Usage: npm run bench -- [options]
   --help
 `;
 
-function positiveInteger(name: string, raw: string | undefined, fallback: number, allowZero = false): number {
+function positiveInteger(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  allowZero = false,
+): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!Number.isSafeInteger(value) || value < (allowZero ? 0 : 1)) {
-    throw new RangeError(`--${name} must be ${allowZero ? 'a non-negative' : 'a positive'} integer, got '${raw}'`);
+    throw new RangeError(
+      `--${name} must be ${allowZero ? 'a non-negative' : 'a positive'} integer, got '${raw}'`,
+    );
   }
   return value;
 }

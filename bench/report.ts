@@ -55,7 +55,12 @@ export interface LargePlanResult {
   replicaRssBytes: number;
   heapPerJsonByte: number;
   estimatePerJsonByte: number;
-  page: { size: number; totalCount: number; rowsVisitedFirstPage: number; rowsVisitedSecondPage: number };
+  page: {
+    size: number;
+    totalCount: number;
+    rowsVisitedFirstPage: number;
+    rowsVisitedSecondPage: number;
+  };
 }
 
 export interface BenchResults {
@@ -72,13 +77,21 @@ export interface BenchResults {
 
 const MB = 1024 * 1024;
 const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
-const ms = (value: number) => (Number.isFinite(value) ? (value < 10 ? value.toFixed(2) : value.toFixed(1)) : '-');
+const ms = (value: number) =>
+  Number.isFinite(value) ? (value < 10 ? value.toFixed(2) : value.toFixed(1)) : '-';
 
 function table(headers: string[], rows: (string | number)[][]): string {
   const cells = [headers, ...rows.map((row) => row.map(String))];
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join('  ');
+  return [
+    line(cells[0]!),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...cells.slice(1).map(line),
+  ].join('\n');
 }
 
 export function formatResults(results: BenchResults): string {
@@ -93,7 +106,16 @@ export function formatResults(results: BenchResults): string {
     '',
     'Upstream calls per operation, counted at the sandbox (single operations; "REST" = the calls an app sends without the gateway)',
     table(
-      ['operation', 'cold', 'warm <= max-age', 'warm > max-age', 'REST', 'cold ms', 'warm ms', 'past ms'],
+      [
+        'operation',
+        'cold',
+        'warm <= max-age',
+        'warm > max-age',
+        'REST',
+        'cold ms',
+        'warm ms',
+        'past ms',
+      ],
       results.scenarios.map((s) => [
         s.key,
         s.gateway.cold.calls,
@@ -112,7 +134,11 @@ export function formatResults(results: BenchResults): string {
         (s) =>
           `(${s.key}: each read follows an outside write and sends Cache-Control: no-cache, so it costs a delta even ` +
           `within max-age; every read showed its write: ${
-            [s.gateway.cold, s.gateway.warmWithinMaxAge, s.gateway.warmPastMaxAge].every((shot) => shot.showsWrite) ? 'yes' : 'NO'
+            [s.gateway.cold, s.gateway.warmWithinMaxAge, s.gateway.warmPastMaxAge].every(
+              (shot) => shot.showsWrite,
+            )
+              ? 'yes'
+              : 'NO'
           })`,
       ),
     `With 200 upstream requests per token per hour, a REST client affords ${results.scenarios
@@ -129,11 +155,17 @@ export function formatResults(results: BenchResults): string {
       ]),
     ),
     '',
-    'Gateway process memory after each scenario (full GC first); replica = the store\'s estimate',
+    "Gateway process memory after each scenario (full GC first); replica = the store's estimate",
     table(
       ['after', 'rss', 'heap used', 'replicas', 'replica bytes'],
       [
-        ['start', mb(results.gatewayMemoryAtStart.rssBytes), mb(results.gatewayMemoryAtStart.heapUsedBytes), 0, mb(0)],
+        [
+          'start',
+          mb(results.gatewayMemoryAtStart.rssBytes),
+          mb(results.gatewayMemoryAtStart.heapUsedBytes),
+          0,
+          mb(0),
+        ],
         ...results.scenarios.map((s) => [
           s.key,
           mb(s.gateway.memory.rssBytes),
@@ -149,7 +181,9 @@ export function formatResults(results: BenchResults): string {
       ['concurrency', 'ops', 'err', 'p50 ms', 'p95 ms', 'p99 ms', 'ops/s', 'upstream/op'],
       [
         loadRow('1', '', results.dashboardZeroLatency.concurrency1).filter((_, i) => i !== 1),
-        loadRow(String(options.concurrency), '', results.dashboardZeroLatency.concurrencyN).filter((_, i) => i !== 1),
+        loadRow(String(options.concurrency), '', results.dashboardZeroLatency.concurrencyN).filter(
+          (_, i) => i !== 1,
+        ),
       ],
     ),
     '',

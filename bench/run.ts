@@ -10,11 +10,24 @@ import { dirname, resolve } from 'node:path';
 import { createSandbox } from '../src/sandbox/index.js';
 import type { Sandbox } from '../src/sandbox/api.js';
 import type { PlanDetail } from '../src/upstream/types.js';
-import { type GraphQLClient, type RestClient, createGraphQLClient, createRestClient, isGoodAnswer } from './clients.js';
+import {
+  type GraphQLClient,
+  type RestClient,
+  createGraphQLClient,
+  createRestClient,
+  isGoodAnswer,
+} from './clients.js';
 import { type GatewayProcess, startGatewayProcess } from './gateway-process.js';
 import { type LoadOptions, type Outcome, runLoad } from './load.js';
 import { HELP, type BenchOptions, parseBenchOptions } from './options.js';
-import { type BenchResults, type LargePlanResult, type LoadResult, type ScenarioResult, type Shot, formatResults } from './report.js';
+import {
+  type BenchResults,
+  type LargePlanResult,
+  type LoadResult,
+  type ScenarioResult,
+  type Shot,
+  formatResults,
+} from './report.js';
 import { type Scenario, type ScenarioPlan, type Window, createScenarios } from './scenarios.js';
 
 const TOKENS = {
@@ -48,7 +61,9 @@ function previousMonth(now: number): Window {
 
 /** An open on-budget account with the most transactions in `window` (any time if none). */
 function busiestAccount(plan: PlanDetail, window: Window): string {
-  const open = new Set(plan.accounts.filter((a) => !a.deleted && !a.closed && a.on_budget).map((a) => a.id));
+  const open = new Set(
+    plan.accounts.filter((a) => !a.deleted && !a.closed && a.on_budget).map((a) => a.id),
+  );
   const count = (inWindow: boolean) => {
     const counts = new Map<string, number>();
     for (const t of plan.transactions) {
@@ -68,7 +83,10 @@ function readsOf(sandbox: Sandbox, token: string): string[] {
   return sandbox
     .calls()
     .filter((call) => call.token === token && call.method === 'GET')
-    .map((call) => `${call.operationId ?? call.path}${call.query['last_knowledge_of_server'] === undefined ? '' : ' (delta)'}`);
+    .map(
+      (call) =>
+        `${call.operationId ?? call.path}${call.query['last_knowledge_of_server'] === undefined ? '' : ' (delta)'}`,
+    );
 }
 
 /** One timed GraphQL operation of a scenario, with the upstream reads it caused. */
@@ -76,10 +94,17 @@ async function shot(bench: Bench, scenario: Scenario): Promise<Shot & { data: un
   const expected = scenario.beforeRead ? await scenario.beforeRead() : undefined;
   bench.sandbox.resetCalls();
   const t0 = performance.now();
-  const answer = await bench.gql.request(scenario.query, scenario.variables, scenario.token, scenario.headers);
+  const answer = await bench.gql.request(
+    scenario.query,
+    scenario.variables,
+    scenario.token,
+    scenario.headers,
+  );
   const elapsed = performance.now() - t0;
   if (!isGoodAnswer(answer)) {
-    throw new Error(`${scenario.key}: HTTP ${answer.status} ${JSON.stringify(answer.body.errors ?? null).slice(0, 500)}`);
+    throw new Error(
+      `${scenario.key}: HTTP ${answer.status} ${JSON.stringify(answer.body.errors ?? null).slice(0, 500)}`,
+    );
   }
   const operations = readsOf(bench.sandbox, scenario.token);
   return {
@@ -115,7 +140,12 @@ function combine(shots: (Shot & { data: unknown })[]): Shot & { data: unknown } 
   };
 }
 
-async function loadPhase(bench: Bench, token: string, operation: () => Promise<Outcome>, load = bench.load): Promise<LoadResult> {
+async function loadPhase(
+  bench: Bench,
+  token: string,
+  operation: () => Promise<Outcome>,
+  load = bench.load,
+): Promise<LoadResult> {
   let operations = 0;
   bench.sandbox.resetCalls();
   const latency = await runLoad(() => {
@@ -129,9 +159,16 @@ function gatewayOperation(bench: Bench, scenario: Scenario): () => Promise<Outco
   return async () => {
     const expected = scenario.beforeRead ? await scenario.beforeRead() : undefined;
     const t0 = performance.now();
-    const answer = await bench.gql.request(scenario.query, scenario.variables, scenario.token, scenario.headers);
+    const answer = await bench.gql.request(
+      scenario.query,
+      scenario.variables,
+      scenario.token,
+      scenario.headers,
+    );
     const elapsed = performance.now() - t0;
-    const ok = isGoodAnswer(answer) && (expected === undefined || scenario.shows!(answer.body.data, expected));
+    const ok =
+      isGoodAnswer(answer) &&
+      (expected === undefined || scenario.shows!(answer.body.data, expected));
     return expected === undefined ? ok : { ok, ms: elapsed };
   };
 }
@@ -147,7 +184,11 @@ function restOperation(scenario: Scenario): () => Promise<Outcome> {
   };
 }
 
-async function measureScenario(bench: Bench, scenario: Scenario, onCold?: () => Promise<void>): Promise<ScenarioResult> {
+async function measureScenario(
+  bench: Bench,
+  scenario: Scenario,
+  onCold?: () => Promise<void>,
+): Promise<ScenarioResult> {
   process.stdout.write(`  ${scenario.key}: single operations`);
   const cold = await shot(bench, scenario);
   await onCold?.();
@@ -169,8 +210,18 @@ async function measureScenario(bench: Bench, scenario: Scenario, onCold?: () => 
     key: scenario.key,
     title: scenario.title,
     file: `bench/${scenario.file}`,
-    gateway: { cold: strip(cold), warmWithinMaxAge: strip(warm), warmPastMaxAge: strip(past), load: gatewayLoad, memory },
-    rest: { calls: scenario.rest.calls, callsPerOperation: scenario.rest.calls.length, load: restLoad },
+    gateway: {
+      cold: strip(cold),
+      warmWithinMaxAge: strip(warm),
+      warmPastMaxAge: strip(past),
+      load: gatewayLoad,
+      memory,
+    },
+    rest: {
+      calls: scenario.rest.calls,
+      callsPerOperation: scenario.rest.calls.length,
+      load: restLoad,
+    },
   };
 }
 
@@ -193,7 +244,9 @@ async function main(): Promise<void> {
   const now = Date.now();
   const window = previousMonth(now);
 
-  console.log(`Seeding the sandbox (4 plans of ${options.planTransactions} and one of ${options.transactions} transactions)...`);
+  console.log(
+    `Seeding the sandbox (4 plans of ${options.planTransactions} and one of ${options.transactions} transactions)...`,
+  );
   const seedStart = performance.now();
   const everyday = { seed: 1, transactions: options.planTransactions };
   const sandbox = await createSandbox({
@@ -221,7 +274,11 @@ async function main(): Promise<void> {
     }
     console.log(`Reading the large plan export over REST...`);
     const largeExport = await planOf(rest, TOKENS.large, planIdOf(4));
-    plans.large = { token: TOKENS.large, planId: largeExport.plan.id, accountId: busiestAccount(largeExport.plan, window) };
+    plans.large = {
+      token: TOKENS.large,
+      planId: largeExport.plan.id,
+      accountId: busiestAccount(largeExport.plan, window),
+    };
     const exportFigures = { bytes: largeExport.bytes, ms: largeExport.ms };
     (largeExport as { plan: unknown }).plan = undefined; // let the parent drop 100k rows before measuring
 
@@ -233,7 +290,11 @@ async function main(): Promise<void> {
       gateway,
       gql,
       rest,
-      load: { concurrency: options.concurrency, requests: options.requests, durationMs: options.durationS * 1000 },
+      load: {
+        concurrency: options.concurrency,
+        requests: options.requests,
+        durationMs: options.durationS * 1000,
+      },
     };
     const gatewayMemoryAtStart = await gateway.figures({ gc: true });
     const scenarios = createScenarios({ rest, window, today: isoDay(now), ...plans });
@@ -256,13 +317,30 @@ async function main(): Promise<void> {
         await gateway!.resetMeter();
         const first = await gql!.request(scenario.query, scenario.variables, scenario.token);
         const firstRows = (await gateway!.figures({ gc: false })).rowsVisited;
-        const connection = (first.body.data as {
-          plan: { transactions: { totalCount: number; pageInfo: { endCursor: string | null }; nodes: unknown[] } };
-        }).plan.transactions;
+        const connection = (
+          first.body.data as {
+            plan: {
+              transactions: {
+                totalCount: number;
+                pageInfo: { endCursor: string | null };
+                nodes: unknown[];
+              };
+            };
+          }
+        ).plan.transactions;
         await gateway!.resetMeter();
-        await gql!.request(scenario.query, { ...scenario.variables, after: connection.pageInfo.endCursor }, scenario.token);
+        await gql!.request(
+          scenario.query,
+          { ...scenario.variables, after: connection.pageInfo.endCursor },
+          scenario.token,
+        );
         const secondRows = (await gateway!.figures({ gc: false })).rowsVisited;
-        page = { size: connection.nodes.length, totalCount: connection.totalCount, rowsVisitedFirstPage: firstRows, rowsVisitedSecondPage: secondRows };
+        page = {
+          size: connection.nodes.length,
+          totalCount: connection.totalCount,
+          rowsVisitedFirstPage: firstRows,
+          rowsVisitedSecondPage: secondRows,
+        };
       });
       coldMs = result.gateway.cold.ms;
       results.push(result);
@@ -285,13 +363,27 @@ async function main(): Promise<void> {
     console.log('  dashboard over a zero-latency upstream');
     const dashboard = scenarios.find((s) => s.key === 'dashboard')!;
     sandbox.setLatency({ fixedMs: 0 });
-    const concurrency1 = await loadPhase(bench, dashboard.token, gatewayOperation(bench, dashboard), { ...bench.load, concurrency: 1 });
-    const concurrencyN = await loadPhase(bench, dashboard.token, gatewayOperation(bench, dashboard));
+    const concurrency1 = await loadPhase(
+      bench,
+      dashboard.token,
+      gatewayOperation(bench, dashboard),
+      { ...bench.load, concurrency: 1 },
+    );
+    const concurrencyN = await loadPhase(
+      bench,
+      dashboard.token,
+      gatewayOperation(bench, dashboard),
+    );
     sandbox.setLatency({ fixedMs: options.latencyMs });
 
     const output: BenchResults = {
       startedAt,
-      environment: { node: process.version, platform: process.platform, cpus: cpus().length, loadAverage: loadavg() },
+      environment: {
+        node: process.version,
+        platform: process.platform,
+        cpus: cpus().length,
+        loadAverage: loadavg(),
+      },
       options,
       setup: { seedMs, gatewayPid: gateway.pid },
       gatewayMemoryAtStart,

@@ -68,9 +68,20 @@ export function createScenarios(options: {
 
   const outsideWrite = async (): Promise<number> => {
     written += 1;
-    const answer = await rest.send<{ server_knowledge: number }>('POST', `/plans/${write.planId}/transactions`, write.token, {
-      transaction: { account_id: write.accountId, date: today, amount: -1_000 - written, payee_name: 'Bench shop', memo: `bench write ${written}` },
-    });
+    const answer = await rest.send<{ server_knowledge: number }>(
+      'POST',
+      `/plans/${write.planId}/transactions`,
+      write.token,
+      {
+        transaction: {
+          account_id: write.accountId,
+          date: today,
+          amount: -1_000 - written,
+          payee_name: 'Bench shop',
+          memo: `bench write ${written}`,
+        },
+      },
+    );
     if (answer.status !== 201) throw new Error(`the outside write answered HTTP ${answer.status}`);
     return answer.data.server_knowledge;
   };
@@ -96,7 +107,10 @@ export function createScenarios(options: {
             rest.get(`/plans/${dashboard.planId}/months/current`, dashboard.token),
             rest.get(`/plans/${dashboard.planId}/accounts`, dashboard.token),
             rest.get(`/plans/${dashboard.planId}/categories`, dashboard.token),
-            rest.get(`/plans/${dashboard.planId}/transactions?since_date=${window.since}`, dashboard.token),
+            rest.get(
+              `/plans/${dashboard.planId}/transactions?since_date=${window.since}`,
+              dashboard.token,
+            ),
           ]),
       },
     },
@@ -117,7 +131,10 @@ export function createScenarios(options: {
         read: () =>
           allOk([
             rest.get(`/plans/${account.planId}/accounts/${account.accountId}`, account.token),
-            rest.get(`/plans/${account.planId}/accounts/${account.accountId}/transactions?since_date=${window.since}`, account.token),
+            rest.get(
+              `/plans/${account.planId}/accounts/${account.accountId}/transactions?since_date=${window.since}`,
+              account.token,
+            ),
             rest.get(`/plans/${account.planId}/payees`, account.token),
           ]),
       },
@@ -141,11 +158,18 @@ export function createScenarios(options: {
       file: 'filtered-page.graphql',
       query: operation('filtered-page.graphql'),
       token: large.token,
-      variables: { planId: large.planId, accountId: large.accountId, sinceDate: window.since, untilDate: window.until },
+      variables: {
+        planId: large.planId,
+        accountId: large.accountId,
+        sinceDate: window.since,
+        untilDate: window.until,
+      },
       headers: {},
       rest: {
         // REST has no until_date and no paging: fetch since the window start, cut client-side.
-        calls: ['GET /plans/{id}/accounts/{account}/transactions?since_date={first day of last month}'],
+        calls: [
+          'GET /plans/{id}/accounts/{account}/transactions?since_date={first day of last month}',
+        ],
         read: async () => {
           const answer = await rest.get<{ transactions: { date: string }[] }>(
             `/plans/${large.planId}/accounts/${large.accountId}/transactions?since_date=${window.since}`,
@@ -166,7 +190,8 @@ export function createScenarios(options: {
       headers: { 'cache-control': 'no-cache' },
       beforeRead: outsideWrite,
       shows: (data, knowledge) =>
-        ((data as { plan?: { serverKnowledge?: number } }).plan?.serverKnowledge ?? -1) >= knowledge,
+        ((data as { plan?: { serverKnowledge?: number } }).plan?.serverKnowledge ?? -1) >=
+        knowledge,
       rest: {
         calls: [
           'GET /plans/{id}/months/current',
@@ -179,7 +204,10 @@ export function createScenarios(options: {
           allOk([
             rest.get(`/plans/${write.planId}/months/current`, write.token),
             rest.get(`/plans/${write.planId}/accounts/${write.accountId}`, write.token),
-            rest.get(`/plans/${write.planId}/accounts/${write.accountId}/transactions?since_date=${window.since}`, write.token),
+            rest.get(
+              `/plans/${write.planId}/accounts/${write.accountId}/transactions?since_date=${window.since}`,
+              write.token,
+            ),
             rest.get(`/plans/${write.planId}/categories`, write.token),
           ]),
       },

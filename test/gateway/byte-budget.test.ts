@@ -20,7 +20,8 @@ const plans = new Map<string, { token: string; id: string }>();
 /** The replica store's estimate for each plan, measured by a gateway with room for all. */
 const sizes = new Map<string, number>();
 
-const READ = 'query($planId: PlanId!) { plan(id: $planId) { id accounts { id } transactions(first: 5) { nodes { id } } } }';
+const READ =
+  'query($planId: PlanId!) { plan(id: $planId) { id accounts { id } transactions(first: 5) { nodes { id } } } }';
 
 beforeAll(async () => {
   sandbox = await createSandbox({
@@ -28,7 +29,13 @@ beforeAll(async () => {
     clock,
     rateLimit: false,
     users: [
-      { token: ALICE, plans: [{ seed: 1, transactions: 300 }, { seed: 2, transactions: 300 }] },
+      {
+        token: ALICE,
+        plans: [
+          { seed: 1, transactions: 300 },
+          { seed: 2, transactions: 300 },
+        ],
+      },
       { token: BOB, plans: [{ seed: 3, transactions: 300 }] },
       { token: CAROL, plans: [{ seed: 4, transactions: 300 }] },
     ],
@@ -69,7 +76,13 @@ describe('the replica byte budget at the gateway', () => {
     const read = async (name: string, headers: Record<string, string> = {}) => {
       const plan = plans.get(name)!;
       sandbox.resetCalls();
-      const response = await gqlAt<{ plan: { id: string } }>(front.url, READ, { planId: plan.id }, plan.token, headers);
+      const response = await gqlAt<{ plan: { id: string } }>(
+        front.url,
+        READ,
+        { planId: plan.id },
+        plan.token,
+        headers,
+      );
       expect(dataOf(response).plan.id).toBe(plan.id);
       const stats = front.gateway.replicas.stats();
       expect(stats.bytes).toBeLessThanOrEqual(budget);
@@ -83,7 +96,10 @@ describe('the replica byte budget at the gateway', () => {
       clock.advance(1_000);
       expect(await read('A1')).toEqual([]); // A1 is now the most recent
       expect(await read('C')).toEqual([null]); // evicts B
-      expect(front.gateway.replicas.stats()).toEqual({ replicas: 2, bytes: sizes.get('A1')! + sizes.get('C')! });
+      expect(front.gateway.replicas.stats()).toEqual({
+        replicas: 2,
+        bytes: sizes.get('A1')! + sizes.get('C')!,
+      });
 
       expect(await read('A1')).toEqual([]);
       expect(await read('B')).toEqual([null]); // evicted: a full export again; evicts C
@@ -112,7 +128,12 @@ describe('the replica byte budget at the gateway', () => {
       const plan = plans.get('B')!;
       for (let i = 0; i < 2; i += 1) {
         sandbox.resetCalls();
-        const response = await gqlAt<{ plan: { id: string } }>(front.url, READ, { planId: plan.id }, plan.token);
+        const response = await gqlAt<{ plan: { id: string } }>(
+          front.url,
+          READ,
+          { planId: plan.id },
+          plan.token,
+        );
         expect(dataOf(response).plan.id).toBe(plan.id);
         expect(planSyncs(sandbox.calls())).toEqual([null]);
         expect(front.gateway.replicas.stats()).toEqual({ replicas: 0, bytes: 0 });

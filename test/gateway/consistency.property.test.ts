@@ -33,7 +33,9 @@ const QUERIES: Record<string, string> = {
   months: `query($planId: PlanId!) { plan(id: $planId) {
     months ${allFields('Month')}
     ${['2025-02-01', '2025-03-01', '2025-04-01', '2025-05-01', '2025-06-01']
-      .map((m, i) => `m${i}: month(month: "${m}") { month categories ${allFields('MonthCategory')} }`)
+      .map(
+        (m, i) => `m${i}: month(month: "${m}") { month categories ${allFields('MonthCategory')} }`,
+      )
       .join('\n    ')} } }`,
   transactions: `query($planId: PlanId!, $account: UUID!, $category: UUID!, $payee: UUID!, $since: Date!) { plan(id: $planId) {
     newest: transactions(first: 30) ${PAGE}
@@ -66,7 +68,8 @@ const QUERIES: Record<string, string> = {
   } }`,
 };
 
-type Step = { kind: 'write'; command: WriteCommand } | { kind: 'read' } | { kind: 'check'; pick: number };
+type Step =
+  { kind: 'write'; command: WriteCommand } | { kind: 'read' } | { kind: 'check'; pick: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: writeCommand.map((command) => ({ kind: 'write' as const, command })) },
@@ -75,7 +78,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 /** Filter arguments for the transaction queries, taken from the plan as it is now. */
-async function variablesFor(s: ClockedStack, planId: string, pick: number): Promise<Record<string, unknown>> {
+async function variablesFor(
+  s: ClockedStack,
+  planId: string,
+  pick: number,
+): Promise<Record<string, unknown>> {
   const { plan } = await s.writer.getPlanById({ token: TOKEN }, { planId });
   const live = liveParts(plan);
   const at = <T>(items: readonly T[]) => items[pick % items.length]!;
@@ -100,10 +107,15 @@ async function check(s: ClockedStack, planId: string, pick: number): Promise<voi
   try {
     const expected = new Map<string, unknown>();
     for (const [name, query] of Object.entries(QUERIES)) {
-      const synced = await s.gql(query, variables, { token: TOKEN, headers: { 'cache-control': 'no-cache' } });
+      const synced = await s.gql(query, variables, {
+        token: TOKEN,
+        headers: { 'cache-control': 'no-cache' },
+      });
       expected.set(name, dataOf(await gqlAt(fresh.url, query, variables, TOKEN)));
       expectSame(dataOf(synced), expected.get(name), `${name} after a forced sync`);
-      expect(upstreamOf(synced).operations, `${name}: the forced sync is one delta`).toEqual({ getPlanById: 1 });
+      expect(upstreamOf(synced).operations, `${name}: the forced sync is one delta`).toEqual({
+        getPlanById: 1,
+      });
       s.clock.advance(1);
     }
     // Within max-age the replica answers alone, with what the sync stored.
@@ -122,30 +134,47 @@ describe('the replica under outside writes', () => {
     let accepted = 0;
     let attempted = 0;
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 50 }), fc.array(step, { minLength: 12, maxLength: 28 }), async (seed, steps) => {
-        const s = await startClockedStack({
-          sandbox: { rateLimit: false, users: [{ token: TOKEN, plans: [{ seed, transactions: 150 }] }] },
-        });
-        try {
-          const planId = s.sandbox.users[0]!.planIds[0]!;
-          await s.gql(QUERIES['plan']!, { planId }, { token: TOKEN }); // warm the replica
-          for (const current of [...steps, { kind: 'check' as const, pick: seed }]) {
-            s.clock.advance(4_000);
-            if (current.kind === 'write') {
-              attempted += 1;
-              if (await applyWrite({ client: s.writer, token: TOKEN, planId, now: s.clock.now() }, current.command)) accepted += 1;
-            } else if (current.kind === 'read') {
-              // A read within or past max-age, possibly before the gateway saw the last writes.
-              const read = await s.gql(QUERIES['transactions']!, await variablesFor(s, planId, 0), { token: TOKEN });
-              expect(read.body.errors).toBeUndefined();
-            } else {
-              await check(s, planId, current.pick);
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 50 }),
+        fc.array(step, { minLength: 12, maxLength: 28 }),
+        async (seed, steps) => {
+          const s = await startClockedStack({
+            sandbox: {
+              rateLimit: false,
+              users: [{ token: TOKEN, plans: [{ seed, transactions: 150 }] }],
+            },
+          });
+          try {
+            const planId = s.sandbox.users[0]!.planIds[0]!;
+            await s.gql(QUERIES['plan']!, { planId }, { token: TOKEN }); // warm the replica
+            for (const current of [...steps, { kind: 'check' as const, pick: seed }]) {
+              s.clock.advance(4_000);
+              if (current.kind === 'write') {
+                attempted += 1;
+                if (
+                  await applyWrite(
+                    { client: s.writer, token: TOKEN, planId, now: s.clock.now() },
+                    current.command,
+                  )
+                )
+                  accepted += 1;
+              } else if (current.kind === 'read') {
+                // A read within or past max-age, possibly before the gateway saw the last writes.
+                const read = await s.gql(
+                  QUERIES['transactions']!,
+                  await variablesFor(s, planId, 0),
+                  { token: TOKEN },
+                );
+                expect(read.body.errors).toBeUndefined();
+              } else {
+                await check(s, planId, current.pick);
+              }
             }
+          } finally {
+            await s.close();
           }
-        } finally {
-          await s.close();
-        }
-      }),
+        },
+      ),
       { seed: 20250615, numRuns: 5, unbiased: true, endOnFailure: true },
     );
     // The generator must mostly produce writes the upstream accepts, or the property is vacuous.

@@ -13,12 +13,25 @@ const BOB = 'bob-token-00000000002';
 const INTRUDER = 'intruder-token-0000003';
 
 const READ = /* GraphQL */ `
-  query($planId: PlanId! = "last-used") {
-    user { id }
+  query ($planId: PlanId! = "last-used") {
+    user {
+      id
+    }
     plan(id: $planId) {
-      id serverKnowledge
-      accounts { id balance }
-      transactions(first: 50) { totalCount nodes { id amount memo } }
+      id
+      serverKnowledge
+      accounts {
+        id
+        balance
+      }
+      transactions(first: 50) {
+        totalCount
+        nodes {
+          id
+          amount
+          memo
+        }
+      }
     }
   }
 `;
@@ -29,7 +42,10 @@ interface ReadData {
     id: string;
     serverKnowledge: number;
     accounts: { id: string; balance: number }[];
-    transactions: { totalCount: number; nodes: { id: string; amount: number; memo: string | null }[] };
+    transactions: {
+      totalCount: number;
+      nodes: { id: string; amount: number; memo: string | null }[];
+    };
   } | null;
 }
 
@@ -53,7 +69,13 @@ async function started(rateLimit: { limit: number } | false = false): Promise<Cl
     sandbox: {
       rateLimit,
       users: [
-        { token: ALICE, plans: [{ seed: 5, transactions: 150 }, { seed: 6, transactions: 150 }] },
+        {
+          token: ALICE,
+          plans: [
+            { seed: 5, transactions: 150 },
+            { seed: 6, transactions: 150 },
+          ],
+        },
         { token: BOB, plans: [{ seed: 7, transactions: 150 }] },
       ],
     },
@@ -67,12 +89,28 @@ async function writeBehindTheGateway(s: ClockedStack, accountId: string): Promis
   const memo = `written elsewhere at ${s.clock.now()}`;
   await s.writer.createTransaction(
     { token: ALICE },
-    { planId, body: { transaction: { account_id: accountId, date: '2025-06-15', amount: -12_340, memo, payee_name: 'Elsewhere' } } },
+    {
+      planId,
+      body: {
+        transaction: {
+          account_id: accountId,
+          date: '2025-06-15',
+          amount: -12_340,
+          memo,
+          payee_name: 'Elsewhere',
+        },
+      },
+    },
   );
   return memo;
 }
 
-function expectStale(response: GraphQLResponse<ReadData>, reason: string, ageMs: number, planId: string): void {
+function expectStale(
+  response: GraphQLResponse<ReadData>,
+  reason: string,
+  ageMs: number,
+  planId: string,
+): void {
   expect(response.status).toBe(200);
   expect(response.body.errors).toBeUndefined();
   expect(staleOf(response)).toEqual(
@@ -105,10 +143,13 @@ describe('stale answers when the upstream is rate limited', () => {
     const stale = await s.gql<ReadData>(READ, {}, { token: ALICE });
     expectStale(stale, 'RATE_LIMITED', 20_000, planId);
     expect(stale.body.data).toEqual(good);
-    expect(s.sandbox.calls().filter((c) => c.status === 429).map((c) => c.operationId).sort()).toEqual([
-      'getPlanById',
-      'getUser',
-    ]);
+    expect(
+      s.sandbox
+        .calls()
+        .filter((c) => c.status === 429)
+        .map((c) => c.operationId)
+        .sort(),
+    ).toEqual(['getPlanById', 'getUser']);
 
     // Bob used up his quota with another client; the gateway holds nothing of his.
     for (let i = 0; i < 3; i += 1) await s.writer.getUser({ token: BOB });
@@ -130,34 +171,43 @@ describe('stale answers when the upstream fails', () => {
     ['status500', 'UPSTREAM_ERROR'],
     ['drop', 'UPSTREAM_UNAVAILABLE'],
     ['malformed', 'UPSTREAM_ERROR'],
-  ])('%s: the last good sync answers, with reason and age; no replica means the error', async (kind, reason) => {
-    const s = await started();
-    const planId = s.sandbox.users[0]!.planIds[0]!;
-    const good = dataOf(await s.gql<ReadData>(READ, {}, { token: ALICE }));
-    const memo = await writeBehindTheGateway(s, good.plan!.accounts[0]!.id);
-    s.sandbox.setFaults([{ kind }]);
+  ])(
+    '%s: the last good sync answers, with reason and age; no replica means the error',
+    async (kind, reason) => {
+      const s = await started();
+      const planId = s.sandbox.users[0]!.planIds[0]!;
+      const good = dataOf(await s.gql<ReadData>(READ, {}, { token: ALICE }));
+      const memo = await writeBehindTheGateway(s, good.plan!.accounts[0]!.id);
+      s.sandbox.setFaults([{ kind }]);
 
-    s.clock.advance(60_000);
-    const stale = await s.gql<ReadData>(READ, {}, { token: ALICE });
-    expectStale(stale, reason, 60_000, planId);
-    expect(stale.body.data).toEqual(good);
-    const noCache = await s.gql<ReadData>(READ, {}, { token: ALICE, headers: { 'cache-control': 'no-cache' } });
-    expectStale(noCache, reason, 60_000, planId);
+      s.clock.advance(60_000);
+      const stale = await s.gql<ReadData>(READ, {}, { token: ALICE });
+      expectStale(stale, reason, 60_000, planId);
+      expect(stale.body.data).toEqual(good);
+      const noCache = await s.gql<ReadData>(
+        READ,
+        {},
+        { token: ALICE, headers: { 'cache-control': 'no-cache' } },
+      );
+      expectStale(noCache, reason, 60_000, planId);
 
-    // Alice's other plan was never synced, Bob was never seen, the intruder never will be.
-    const otherPlan = s.sandbox.users[0]!.planIds[1]!;
-    const unsynced = await s.gql<ReadData>(READ, { planId: otherPlan }, { token: ALICE });
-    expect(unsynced.body.data?.plan ?? null).toBeNull();
-    expect(unsynced.body.errors?.find((e) => e.path?.[0] === 'plan')?.extensions?.['code']).toBe(reason);
-    expectError(await s.gql<ReadData>(READ, {}, { token: BOB }), reason);
-    expectError(await s.gql<ReadData>(READ, {}, { token: INTRUDER }), reason);
+      // Alice's other plan was never synced, Bob was never seen, the intruder never will be.
+      const otherPlan = s.sandbox.users[0]!.planIds[1]!;
+      const unsynced = await s.gql<ReadData>(READ, { planId: otherPlan }, { token: ALICE });
+      expect(unsynced.body.data?.plan ?? null).toBeNull();
+      expect(unsynced.body.errors?.find((e) => e.path?.[0] === 'plan')?.extensions?.['code']).toBe(
+        reason,
+      );
+      expectError(await s.gql<ReadData>(READ, {}, { token: BOB }), reason);
+      expectError(await s.gql<ReadData>(READ, {}, { token: INTRUDER }), reason);
 
-    s.sandbox.setFaults([]);
-    const recovered = await s.gql<ReadData>(READ, {}, { token: ALICE });
-    expect(staleOf(recovered)).toBeUndefined();
-    expect(dataOf(recovered).plan!.transactions.nodes.map((t) => t.memo)).toContain(memo);
-    expect(upstreamOf(recovered).operations).toEqual({ getPlanById: 1, getUser: 1 });
-  });
+      s.sandbox.setFaults([]);
+      const recovered = await s.gql<ReadData>(READ, {}, { token: ALICE });
+      expect(staleOf(recovered)).toBeUndefined();
+      expect(dataOf(recovered).plan!.transactions.nodes.map((t) => t.memo)).toContain(memo);
+      expect(upstreamOf(recovered).operations).toEqual({ getPlanById: 1, getUser: 1 });
+    },
+  );
 
   it('connection refused: the last good sync answers as UPSTREAM_UNAVAILABLE; no replica means the error', async () => {
     const s = await started();

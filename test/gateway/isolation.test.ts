@@ -23,10 +23,24 @@ interface PlanAnswer {
 }
 
 const PLAN = /* GraphQL */ `
-  query($planId: PlanId!) {
+  query ($planId: PlanId!) {
     plan(id: $planId) {
-      id name accounts { id } payees { id }
-      transactions(first: 10) { nodes { id account { id } } }
+      id
+      name
+      accounts {
+        id
+      }
+      payees {
+        id
+      }
+      transactions(first: 10) {
+        nodes {
+          id
+          account {
+            id
+          }
+        }
+      }
     }
   }
 `;
@@ -49,7 +63,13 @@ beforeAll(async () => {
       rateLimit: false,
       users: [
         { token: ALICE, plans: [{ seed: 11, transactions: 120 }] },
-        { token: BOB, plans: [{ seed: 22, transactions: 120 }, { seed: 33, transactions: 120 }] },
+        {
+          token: BOB,
+          plans: [
+            { seed: 22, transactions: 120 },
+            { seed: 33, transactions: 120 },
+          ],
+        },
       ],
     },
   });
@@ -64,7 +84,13 @@ beforeAll(async () => {
     };
     for (const planId of user.planIds) {
       const exported = await stack.rest<{
-        data: { plan: { accounts: { id: string }[]; payees: { id: string }[]; transactions: { id: string }[] } };
+        data: {
+          plan: {
+            accounts: { id: string }[];
+            payees: { id: string }[];
+            transactions: { id: string }[];
+          };
+        };
       }>(`/plans/${planId}`, token);
       for (const a of exported.body.data.plan.accounts) mine.accountIds.add(a.id);
       for (const p of exported.body.data.plan.payees) mine.payeeIds.add(p.id);
@@ -111,7 +137,11 @@ async function run(step: Step): Promise<void> {
     case 'own': {
       const mine = [...owned.get(step.who)!.planIds];
       const planId = step.kind === 'own' ? mine[step.plan % mine.length]! : 'last-used';
-      const response = await stack.gql<PlanAnswer>(PLAN, { planId }, { token: step.who, headers: step.headers });
+      const response = await stack.gql<PlanAnswer>(
+        PLAN,
+        { planId },
+        { token: step.who, headers: step.headers },
+      );
       expectOwnedBy(step.who, dataOf(response).plan);
       if (step.kind === 'own') expect(response.body.data!.plan!.id).toBe(planId);
       return;
@@ -146,30 +176,46 @@ async function run(step: Step): Promise<void> {
 }
 
 const who = fc.constantFrom(ALICE, BOB);
-const headers = fc.constantFrom<Record<string, string>>({}, { 'cache-control': 'no-cache' }, { 'cache-control': 'max-age=3600' });
+const headers = fc.constantFrom<Record<string, string>>(
+  {},
+  { 'cache-control': 'no-cache' },
+  { 'cache-control': 'max-age=3600' },
+);
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('last-used' as const), who, headers }),
   fc.record({ kind: fc.constant('own' as const), who, plan: fc.nat(3), headers }),
   fc.record({ kind: fc.constant('foreign' as const), who, plan: fc.nat(3) }),
   fc.record({ kind: fc.constant('user' as const), who }),
-  fc.record({ kind: fc.constantFrom('intruder' as const), plan: fc.oneof(fc.constant('last-used' as const), fc.nat(3)) }),
+  fc.record({
+    kind: fc.constantFrom('intruder' as const),
+    plan: fc.oneof(fc.constant('last-used' as const), fc.nat(3)),
+  }),
 );
 
 describe('isolation between tokens on one gateway', () => {
   it('another user’s plan id is the upstream’s 404, even while that plan is warm for its owner', async () => {
     const bobPlan = [...owned.get(BOB)!.planIds][0]!;
-    expectOwnedBy(BOB, dataOf(await stack.gql<PlanAnswer>(PLAN, { planId: bobPlan }, { token: BOB })).plan);
+    expectOwnedBy(
+      BOB,
+      dataOf(await stack.gql<PlanAnswer>(PLAN, { planId: bobPlan }, { token: BOB })).plan,
+    );
     stack.resetUpstreamCalls();
     const response = await stack.gql<PlanAnswer>(PLAN, { planId: bobPlan }, { token: ALICE });
     expectRefused(response, 'NOT_FOUND', 404);
     expect(response.body.errors?.[0]?.extensions?.['upstream']).toMatchObject({ id: '404.2' });
     // The refusal came from the upstream, asked with Alice's token.
-    expect(stack.sandbox.calls().map((c) => [c.operationId, c.token])).toEqual([['getPlanById', ALICE]]);
+    expect(stack.sandbox.calls().map((c) => [c.operationId, c.token])).toEqual([
+      ['getPlanById', ALICE],
+    ]);
   });
 
   it('last-used resolves per token: each user gets their own plan from a warm gateway', async () => {
-    const alice = dataOf(await stack.gql<PlanAnswer>(PLAN, { planId: 'last-used' }, { token: ALICE })).plan;
-    const bob = dataOf(await stack.gql<PlanAnswer>(PLAN, { planId: 'last-used' }, { token: BOB })).plan;
+    const alice = dataOf(
+      await stack.gql<PlanAnswer>(PLAN, { planId: 'last-used' }, { token: ALICE }),
+    ).plan;
+    const bob = dataOf(
+      await stack.gql<PlanAnswer>(PLAN, { planId: 'last-used' }, { token: BOB }),
+    ).plan;
     expectOwnedBy(ALICE, alice);
     expectOwnedBy(BOB, bob);
   });
@@ -182,7 +228,11 @@ describe('isolation between tokens on one gateway', () => {
       expectRefused(response, 'UNAUTHENTICATED', 401);
     }
     // The REST cache too: user and plan list are per token.
-    const listing = await stack.gql<{ user: unknown; plans: unknown }>('{ user { id } plans { id } }', {}, { token: INTRUDER });
+    const listing = await stack.gql<{ user: unknown; plans: unknown }>(
+      '{ user { id } plans { id } }',
+      {},
+      { token: INTRUDER },
+    );
     expect(listing.status).toBe(401);
     expect(listing.body.data?.user ?? null).toBeNull();
     expect(listing.body.data?.plans ?? null).toBeNull();
@@ -198,12 +248,15 @@ describe('isolation between tokens on one gateway', () => {
 
   it('holds for any interleaving of sequential and concurrent operations (seeded)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 3, maxLength: 8 }), async (batches) => {
-        for (const batch of batches) {
-          stack.clock.advance(7_000);
-          await Promise.all(batch.map(run));
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 3, maxLength: 8 }),
+        async (batches) => {
+          for (const batch of batches) {
+            stack.clock.advance(7_000);
+            await Promise.all(batch.map(run));
+          }
+        },
+      ),
       { seed: 4242, numRuns: 25 },
     );
   });

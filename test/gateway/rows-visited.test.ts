@@ -16,30 +16,56 @@ let planId: string;
 let accountId: string;
 
 const PAGE = /* GraphQL */ `
-  query($planId: PlanId!, $accountId: UUID!, $after: String) {
+  query ($planId: PlanId!, $accountId: UUID!, $after: String) {
     plan(id: $planId) {
-      transactions(accountId: $accountId, sinceDate: "2025-05-01", untilDate: "2025-05-31", first: 50, after: $after) {
+      transactions(
+        accountId: $accountId
+        sinceDate: "2025-05-01"
+        untilDate: "2025-05-31"
+        first: 50
+        after: $after
+      ) {
         totalCount
-        pageInfo { hasNextPage endCursor }
-        nodes { id date }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+        nodes {
+          id
+          date
+        }
       }
     }
   }
 `;
 
 interface Page {
-  plan: { transactions: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string }; nodes: { id: string; date: string }[] } };
+  plan: {
+    transactions: {
+      totalCount: number;
+      pageInfo: { hasNextPage: boolean; endCursor: string };
+      nodes: { id: string; date: string }[];
+    };
+  };
 }
 
 beforeAll(async () => {
   stack = await startClockedStack({
-    sandbox: { users: [{ token: 'large-plan-token-00001', plans: [{ seed: 9, transactions: TRANSACTIONS }] }] },
+    sandbox: {
+      users: [
+        { token: 'large-plan-token-00001', plans: [{ seed: 9, transactions: TRANSACTIONS }] },
+      ],
+    },
   });
   planId = stack.sandbox.users[0]!.planIds[0]!;
-  const exported = await stack.rest<{ data: { plan: PlanDetail } }>(`/plans/${planId}`, 'large-plan-token-00001');
+  const exported = await stack.rest<{ data: { plan: PlanDetail } }>(
+    `/plans/${planId}`,
+    'large-plan-token-00001',
+  );
   const counts = new Map<string, number>();
   for (const t of exported.body.data.plan.transactions) {
-    if (!t.deleted && t.date.startsWith('2025-05')) counts.set(t.account_id, (counts.get(t.account_id) ?? 0) + 1);
+    if (!t.deleted && t.date.startsWith('2025-05'))
+      counts.set(t.account_id, (counts.get(t.account_id) ?? 0) + 1);
   }
   accountId = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
   expect(counts.get(accountId)).toBeGreaterThan(100);
@@ -51,7 +77,9 @@ describe('rows visited for a filtered page', () => {
   it(`visits about a page of rows out of ${TRANSACTIONS}, and lists what REST lists`, async () => {
     const token = 'large-plan-token-00001';
     // A gateway with the meter, on the same sandbox as the stack's own.
-    const front = await startGateway(stack.sandbox, { deps: { now: () => stack.clock.now(), replicaMeter: meter } });
+    const front = await startGateway(stack.sandbox, {
+      deps: { now: () => stack.clock.now(), replicaMeter: meter },
+    });
     try {
       const variables = { planId, accountId };
       dataOf(await gqlAt<Page>(front.url, PAGE, variables, token)); // load the replica
@@ -59,8 +87,14 @@ describe('rows visited for a filtered page', () => {
       const first = dataOf(await gqlAt<Page>(front.url, PAGE, variables, token)).plan.transactions;
       const firstRows = meter.rowsVisited;
       meter.rowsVisited = 0;
-      const second = dataOf(await gqlAt<Page>(front.url, PAGE, { ...variables, after: first.pageInfo.endCursor }, token)).plan
-        .transactions;
+      const second = dataOf(
+        await gqlAt<Page>(
+          front.url,
+          PAGE,
+          { ...variables, after: first.pageInfo.endCursor },
+          token,
+        ),
+      ).plan.transactions;
       const secondRows = meter.rowsVisited;
 
       expect(first.nodes).toHaveLength(50);
@@ -69,15 +103,18 @@ describe('rows visited for a filtered page', () => {
       expect(firstRows).toBeLessThanOrEqual(51);
       expect(secondRows).toBeLessThanOrEqual(51);
 
-      const listed = await stack.rest<{ data: { transactions: { id: string; date: string; deleted: boolean }[] } }>(
-        `/plans/${planId}/accounts/${accountId}/transactions?since_date=2025-05-01`,
-        token,
-      );
+      const listed = await stack.rest<{
+        data: { transactions: { id: string; date: string; deleted: boolean }[] };
+      }>(`/plans/${planId}/accounts/${accountId}/transactions?since_date=2025-05-01`, token);
       const may = listed.body.data.transactions
         .filter((t) => !t.deleted && t.date <= '2025-05-31')
-        .sort((a, b) => (a.date === b.date ? b.id.localeCompare(a.id) : b.date.localeCompare(a.date)));
+        .sort((a, b) =>
+          a.date === b.date ? b.id.localeCompare(a.id) : b.date.localeCompare(a.date),
+        );
       expect(first.totalCount).toBe(may.length);
-      expect([...first.nodes, ...second.nodes].map((t) => t.id)).toEqual(may.slice(0, 100).map((t) => t.id));
+      expect([...first.nodes, ...second.nodes].map((t) => t.id)).toEqual(
+        may.slice(0, 100).map((t) => t.id),
+      );
     } finally {
       await front.close();
     }

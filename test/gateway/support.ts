@@ -13,7 +13,10 @@ import { type GraphQLResponse, type Stack, startStack } from '../harness.js';
 /** Mid-month, so "current" months and month boundaries are far from the clock moves tests make. */
 export const START = Date.parse('2025-06-15T12:00:00.000Z');
 
-export const DASHBOARD = readFileSync(new URL('../../bench/dashboard.graphql', import.meta.url), 'utf8');
+export const DASHBOARD = readFileSync(
+  new URL('../../bench/dashboard.graphql', import.meta.url),
+  'utf8',
+);
 
 export interface ClockedStack extends Stack {
   /** Drives the gateway (`deps.now`) and the sandbox (dates, rate window) together. */
@@ -94,7 +97,11 @@ export function staleOf(response: GraphQLResponse<unknown>): StaleExtension[] | 
 }
 
 /** Polls (on real time) until `condition` holds; for waiting on an HTTP request to arrive. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+export async function waitFor(
+  condition: () => boolean,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -20,10 +20,15 @@ import {
 } from './support.js';
 
 interface DashboardData {
-  plan: { id: string; accounts: { id: string; balance: number }[]; transactions: { totalCount: number } };
+  plan: {
+    id: string;
+    accounts: { id: string; balance: number }[];
+    transactions: { totalCount: number };
+  };
 }
 
-const KNOWLEDGE = 'query($planId: PlanId! = "last-used") { plan(id: $planId) { id serverKnowledge } }';
+const KNOWLEDGE =
+  'query($planId: PlanId! = "last-used") { plan(id: $planId) { id serverKnowledge } }';
 
 let stack: ClockedStack | undefined;
 
@@ -51,7 +56,8 @@ describe('freshness: calls per operation on a warm replica', () => {
     const cold = await counted(s, () => s.gql<DashboardData>(DASHBOARD));
     expect(cold.operations).toEqual(['getPlanById']);
     expect(cold.syncs).toEqual([null]);
-    const knowledge = dataOf(await s.gql<{ plan: { serverKnowledge: number } }>(KNOWLEDGE)).plan.serverKnowledge;
+    const knowledge = dataOf(await s.gql<{ plan: { serverKnowledge: number } }>(KNOWLEDGE)).plan
+      .serverKnowledge;
 
     s.clock.advance(DEFAULT_MAX_AGE_MS); // exactly max-age old: still fresh
     const warm = await counted(s, () => s.gql<DashboardData>(DASHBOARD));
@@ -64,17 +70,24 @@ describe('freshness: calls per operation on a warm replica', () => {
     expect(past.operations).toEqual(['getPlanById']);
     expect(past.syncs).toEqual([knowledge]);
     expect(past.calls[0]!.path).toBe(`/v1/plans/last-used`);
-    expect(upstreamOf(past.result)).toMatchObject({ calls: 1, operations: { getPlanById: 1 }, replicaAgeMs: 0 });
+    expect(upstreamOf(past.result)).toMatchObject({
+      calls: 1,
+      operations: { getPlanById: 1 },
+      replicaAgeMs: 0,
+    });
   });
 
   it('Cache-Control: no-cache forces exactly one delta, even right after a sync', async () => {
     const s = await started();
     await s.gql(DASHBOARD);
-    const knowledge = dataOf(await s.gql<{ plan: { serverKnowledge: number } }>(KNOWLEDGE)).plan.serverKnowledge;
+    const knowledge = dataOf(await s.gql<{ plan: { serverKnowledge: number } }>(KNOWLEDGE)).plan
+      .serverKnowledge;
     s.clock.advance(1);
 
     for (let round = 0; round < 2; round += 1) {
-      const forced = await counted(s, () => s.gql(DASHBOARD, {}, { headers: { 'cache-control': 'no-cache' } }));
+      const forced = await counted(s, () =>
+        s.gql(DASHBOARD, {}, { headers: { 'cache-control': 'no-cache' } }),
+      );
       expect(forced.operations).toEqual(['getPlanById']);
       expect(forced.syncs).toEqual([knowledge]);
       s.clock.advance(1);
@@ -97,7 +110,9 @@ describe('freshness: calls per operation on a warm replica', () => {
     const longer = await counted(s, () => s.gql(DASHBOARD, {}, maxAge(60)));
     expect(longer.operations).toEqual([]);
     expect(upstreamOf(longer.result).replicaAgeMs).toBe(30_000);
-    expect((await counted(s, () => s.gql(DASHBOARD, {}, maxAge(29)))).operations).toEqual(['getPlanById']);
+    expect((await counted(s, () => s.gql(DASHBOARD, {}, maxAge(29)))).operations).toEqual([
+      'getPlanById',
+    ]);
   });
 
   it('the configured max-age is the default', async () => {
@@ -113,21 +128,92 @@ describe('freshness: calls per operation on a warm replica', () => {
 describe('cold operations', () => {
   const EVERYTHING = /* GraphQL */ `
     query Cold($planId: PlanId!) {
-      user { id }
-      plans { id name }
+      user {
+        id
+      }
+      plans {
+        id
+        name
+      }
       plan(id: $planId) {
         name
-        accounts { id name balance }
-        categoryGroups { name categories { name balance } }
-        months { month toBeBudgeted }
-        transactions(first: 20) { nodes { id payee { name } category { name } subtransactions { id } } }
-        payees { id name }
-        scheduledTransactions(first: 10) { nodes { id payee { name } } }
-        moneyMovements { nodes { id amount fromCategory { name } toCategory { name } group { id } } }
-        moneyMovementGroups { id moneyMovements { id } }
-        current: month(month: "current") { moneyMovements { nodes { id } } moneyMovementGroups { id } }
+        accounts {
+          id
+          name
+          balance
+        }
+        categoryGroups {
+          name
+          categories {
+            name
+            balance
+          }
+        }
+        months {
+          month
+          toBeBudgeted
+        }
+        transactions(first: 20) {
+          nodes {
+            id
+            payee {
+              name
+            }
+            category {
+              name
+            }
+            subtransactions {
+              id
+            }
+          }
+        }
+        payees {
+          id
+          name
+        }
+        scheduledTransactions(first: 10) {
+          nodes {
+            id
+            payee {
+              name
+            }
+          }
+        }
+        moneyMovements {
+          nodes {
+            id
+            amount
+            fromCategory {
+              name
+            }
+            toCategory {
+              name
+            }
+            group {
+              id
+            }
+          }
+        }
+        moneyMovementGroups {
+          id
+          moneyMovements {
+            id
+          }
+        }
+        current: month(month: "current") {
+          moneyMovements {
+            nodes {
+              id
+            }
+          }
+          moneyMovementGroups {
+            id
+          }
+        }
       }
-      rateLimit { used }
+      rateLimit {
+        used
+      }
     }
   `;
 
@@ -136,10 +222,18 @@ describe('cold operations', () => {
     async (which) => {
       const s = await started();
       const planId = which === 'last-used' ? 'last-used' : s.sandbox.users[0]!.planIds[0]!;
-      const cold = await counted(s, () => s.gql<{ rateLimit: { used: number } }>(EVERYTHING, { planId }));
+      const cold = await counted(s, () =>
+        s.gql<{ rateLimit: { used: number } }>(EVERYTHING, { planId }),
+      );
       expect(cold.result.body.errors).toBeUndefined();
       expect([...cold.operations].sort()).toEqual(
-        ['getMoneyMovementGroups', 'getMoneyMovements', 'getPlanById', 'getPlans', 'getUser'].sort(),
+        [
+          'getMoneyMovementGroups',
+          'getMoneyMovements',
+          'getPlanById',
+          'getPlans',
+          'getUser',
+        ].sort(),
       );
       expect(cold.syncs).toEqual([null]);
       expect(upstreamOf(cold.result).calls).toBe(5);
@@ -157,7 +251,9 @@ describe('cold operations', () => {
       byAlias: plan(id: "last-used") { id accounts { id } }
       byId: plan(id: $planId) { id accounts { id } transactions(first: 3) { nodes { id } } }
     }`;
-    const cold = await counted(s, () => s.gql<{ byAlias: { id: string }; byId: { id: string } }>(both, { planId }));
+    const cold = await counted(s, () =>
+      s.gql<{ byAlias: { id: string }; byId: { id: string } }>(both, { planId }),
+    );
     expect(dataOf(cold.result).byAlias.id).toBe(planId);
     expect(dataOf(cold.result).byId.id).toBe(planId);
     expect(cold.syncs).toEqual([null]);
@@ -165,14 +261,26 @@ describe('cold operations', () => {
     s.clock.advance(DEFAULT_MAX_AGE_MS + 1);
     expect((await counted(s, () => s.gql(both, { planId }))).syncs).toEqual([expect.any(Number)]);
     s.clock.advance(1);
-    const forced = await counted(s, () => s.gql(both, { planId }, { headers: { 'cache-control': 'no-cache' } }));
+    const forced = await counted(s, () =>
+      s.gql(both, { planId }, { headers: { 'cache-control': 'no-cache' } }),
+    );
     expect(forced.syncs).toEqual([expect.any(Number)]);
     expect(forced.result.body.errors).toBeUndefined();
   });
 
   it('an alias that resolves to another plan than the id still answers both', async () => {
     const s = await started({
-      sandbox: { users: [{ token: 'two-plans-token-00001', plans: [{ seed: 1, transactions: 40 }, { seed: 2, transactions: 40 }] }] },
+      sandbox: {
+        users: [
+          {
+            token: 'two-plans-token-00001',
+            plans: [
+              { seed: 1, transactions: 40 },
+              { seed: 2, transactions: 40 },
+            ],
+          },
+        ],
+      },
     });
     const [first, second] = s.sandbox.users[0]!.planIds;
     const both = '{ a: plan(id: "last-used") { id } b: plan(id: "' + second + '") { id } }';
@@ -182,17 +290,37 @@ describe('cold operations', () => {
       '{ a: plan(id: "last-used") { id } b: plan(id: "00000000-0000-4000-8000-000000000000") { id } }',
     );
     expect(missing.body.data).toEqual({ a: { id: first }, b: null });
-    expect(missing.body.errors?.[0]).toMatchObject({ path: ['b'], extensions: { code: 'NOT_FOUND' } });
+    expect(missing.body.errors?.[0]).toMatchObject({
+      path: ['b'],
+      extensions: { code: 'NOT_FOUND' },
+    });
   });
 
   it('a list of plans costs one export per plan it reads into, once each', async () => {
     const s = await started({
-      sandbox: { users: [{ token: 'three-plans-token-0001', plans: [{ seed: 1, transactions: 50 }, { seed: 2, transactions: 50 }, { seed: 3, transactions: 50 }] }] },
+      sandbox: {
+        users: [
+          {
+            token: 'three-plans-token-0001',
+            plans: [
+              { seed: 1, transactions: 50 },
+              { seed: 2, transactions: 50 },
+              { seed: 3, transactions: 50 },
+            ],
+          },
+        ],
+      },
     });
-    const query = '{ plans { id accounts { id } a: transactions(first: 5) { nodes { id } } b: categories { id } } }';
+    const query =
+      '{ plans { id accounts { id } a: transactions(first: 5) { nodes { id } } b: categories { id } } }';
     const cold = await counted(s, () => s.gql(query));
     expect(cold.result.body.errors).toBeUndefined();
-    expect(cold.operations.sort()).toEqual(['getPlanById', 'getPlanById', 'getPlanById', 'getPlans']);
+    expect(cold.operations.sort()).toEqual([
+      'getPlanById',
+      'getPlanById',
+      'getPlanById',
+      'getPlans',
+    ]);
     expect(new Set(cold.calls.map((c) => c.path)).size).toBe(4);
   });
 });
@@ -200,7 +328,9 @@ describe('cold operations', () => {
 describe('single flight', () => {
   it('50 concurrent cold operations of one token cost one export', async () => {
     const s = await started();
-    const burst = await counted(s, () => Promise.all(Array.from({ length: 50 }, () => s.gql<DashboardData>(DASHBOARD))));
+    const burst = await counted(s, () =>
+      Promise.all(Array.from({ length: 50 }, () => s.gql<DashboardData>(DASHBOARD))),
+    );
     expect(burst.operations).toEqual(['getPlanById']);
     expect(burst.syncs).toEqual([null]);
     const answers = burst.result.map((r) => dataOf(r));
@@ -212,7 +342,9 @@ describe('single flight', () => {
     const s = await started();
     await s.gql(DASHBOARD);
     s.clock.advance(DEFAULT_MAX_AGE_MS + 1);
-    const burst = await counted(s, () => Promise.all(Array.from({ length: 50 }, () => s.gql(DASHBOARD))));
+    const burst = await counted(s, () =>
+      Promise.all(Array.from({ length: 50 }, () => s.gql(DASHBOARD))),
+    );
     expect(burst.operations).toEqual(['getPlanById']);
     expect(burst.syncs).toEqual([expect.any(Number)]);
     expect(burst.result.every((r) => r.status === 200 && !r.body.errors)).toBe(true);
@@ -226,7 +358,10 @@ describe('single flight', () => {
     const noCache = { headers: { 'cache-control': 'no-cache' } };
     s.clock.advance(1);
     const first = s.gql(DASHBOARD, {}, noCache);
-    await waitFor(() => s.sandbox.calls().length === 1, 'the first delta request to reach the sandbox');
+    await waitFor(
+      () => s.sandbox.calls().length === 1,
+      'the first delta request to reach the sandbox',
+    );
     // Sent before these reads arrived, so it may predate a change they must see: they wait for
     // one more sync, which all of them share.
     s.clock.advance(1);
@@ -244,7 +379,11 @@ describe('single flight', () => {
     const burst = await counted(s, () =>
       Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          s.gql(DASHBOARD, {}, { token: i % 2 === 0 ? 'token-of-alice-00001' : 'token-of-bob-000002' }),
+          s.gql(
+            DASHBOARD,
+            {},
+            { token: i % 2 === 0 ? 'token-of-alice-00001' : 'token-of-bob-000002' },
+          ),
         ),
       ),
     );
@@ -277,7 +416,9 @@ describe('Query.rateLimit', () => {
     await s.gql(DASHBOARD, {}, { token: bob }); // another token: not alice's quota
     s.clock.advance(DEFAULT_MAX_AGE_MS + 1);
     // The delta this operation pays for is counted in its own rateLimit answer.
-    const both = dataOf(await s.gql<Rate>(`{ plan(id: "last-used") { name } ${RATE.slice(1)}`, {}, { token: alice }));
+    const both = dataOf(
+      await s.gql<Rate>(`{ plan(id: "last-used") { name } ${RATE.slice(1)}`, {}, { token: alice }),
+    );
     const sandboxCount = s.sandbox.calls().filter((c) => c.token === alice).length;
     expect(sandboxCount).toBe(4);
     expect(both.rateLimit).toEqual({
@@ -310,7 +451,12 @@ describe('Query.rateLimit', () => {
     const s = await started({ config: { rateLimit: { limit: 50, windowMs: 60_000 } } });
     await s.gql(DASHBOARD);
     const rate = dataOf(await s.gql<Rate>(RATE)).rateLimit;
-    expect(rate).toEqual({ used: 1, limit: 50, remaining: 49, resetsAt: new Date(START + 60_000).toISOString() });
+    expect(rate).toEqual({
+      used: 1,
+      limit: 50,
+      remaining: 49,
+      resetsAt: new Date(START + 60_000).toISOString(),
+    });
   });
 
   it('is per gateway: a second gateway on the same upstream starts from zero', async () => {

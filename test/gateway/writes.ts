@@ -8,31 +8,79 @@
 import fc from 'fast-check';
 import type { UpstreamClient } from '../../src/upstream/client.js';
 import { isUpstreamError } from '../../src/upstream/errors.js';
-import type { FlagColor, Frequency, PlanDetail, SaveAccountType } from '../../src/upstream/types.js';
+import type {
+  FlagColor,
+  Frequency,
+  PlanDetail,
+  SaveAccountType,
+} from '../../src/upstream/types.js';
 
 export type WriteCommand =
-  | { kind: 'create'; shape: 'plain' | 'split' | 'transfer' | 'split-transfer'; account: number; other: number; category: number; amount: number; daysAgo: number; approved: boolean }
-  | { kind: 'update'; target: number; field: 'amount' | 'date' | 'category' | 'memo' | 'cleared' | 'approved' | 'flag' | 'payee' | 'split'; value: number }
+  | {
+      kind: 'create';
+      shape: 'plain' | 'split' | 'transfer' | 'split-transfer';
+      account: number;
+      other: number;
+      category: number;
+      amount: number;
+      daysAgo: number;
+      approved: boolean;
+    }
+  | {
+      kind: 'update';
+      target: number;
+      field:
+        | 'amount'
+        | 'date'
+        | 'category'
+        | 'memo'
+        | 'cleared'
+        | 'approved'
+        | 'flag'
+        | 'payee'
+        | 'split';
+      value: number;
+    }
   | { kind: 'bulk-update'; targets: number[]; value: number }
   | { kind: 'delete'; target: number }
   | { kind: 'assign'; monthsAgo: number; category: number; amount: number }
   | { kind: 'rename-payee'; payee: number; value: number }
   | { kind: 'create-account'; type: SaveAccountType; balance: number }
   | { kind: 'update-category'; category: number; value: number }
-  | { kind: 'scheduled-create'; account: number; category: number; amount: number; daysAhead: number; frequency: Frequency }
+  | {
+      kind: 'scheduled-create';
+      account: number;
+      category: number;
+      amount: number;
+      daysAhead: number;
+      frequency: Frequency;
+    }
   | { kind: 'scheduled-update'; target: number; amount: number; daysAhead: number }
   | { kind: 'scheduled-delete'; target: number };
 
 const index = fc.nat(1_000);
 const amount = fc.integer({ min: -500_000, max: 300_000 }).map((n) => n * 10);
-const FLAGS: readonly (FlagColor | null)[] = ['red', 'orange', 'yellow', 'green', 'blue', 'purple', null];
+const FLAGS: readonly (FlagColor | null)[] = [
+  'red',
+  'orange',
+  'yellow',
+  'green',
+  'blue',
+  'purple',
+  null,
+];
 
 export const writeCommand: fc.Arbitrary<WriteCommand> = fc.oneof(
   {
     weight: 5,
     arbitrary: fc.record({
       kind: fc.constant('create' as const),
-      shape: fc.constantFrom('plain' as const, 'split' as const, 'transfer' as const, 'split-transfer' as const),
+      shape: fc.constantFrom(
+        'plain' as const,
+        'split' as const,
+        'transfer' as const,
+        'split-transfer' as const,
+      ),
       account: index,
       other: index,
       category: index,
@@ -46,23 +94,69 @@ export const writeCommand: fc.Arbitrary<WriteCommand> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('update' as const),
       target: index,
-      field: fc.constantFrom('amount' as const, 'date' as const, 'category' as const, 'memo' as const, 'cleared' as const, 'approved' as const, 'flag' as const, 'payee' as const, 'split' as const),
+      field: fc.constantFrom(
+        'amount' as const,
+        'date' as const,
+        'category' as const,
+        'memo' as const,
+        'cleared' as const,
+        'approved' as const,
+        'flag' as const,
+        'payee' as const,
+        'split' as const,
+      ),
       value: index,
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('bulk-update' as const), targets: fc.array(index, { minLength: 1, maxLength: 4 }), value: index }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('bulk-update' as const),
+      targets: fc.array(index, { minLength: 1, maxLength: 4 }),
+      value: index,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), target: index }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('assign' as const), monthsAgo: fc.nat(2), category: index, amount }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rename-payee' as const), payee: index, value: index }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('assign' as const),
+      monthsAgo: fc.nat(2),
+      category: index,
+      amount,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('rename-payee' as const),
+      payee: index,
+      value: index,
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
       kind: fc.constant('create-account' as const),
-      type: fc.constantFrom<SaveAccountType>('checking', 'savings', 'cash', 'creditCard', 'otherAsset', 'otherLiability'),
+      type: fc.constantFrom<SaveAccountType>(
+        'checking',
+        'savings',
+        'cash',
+        'creditCard',
+        'otherAsset',
+        'otherLiability',
+      ),
       balance: amount,
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('update-category' as const), category: index, value: index }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('update-category' as const),
+      category: index,
+      value: index,
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -74,8 +168,19 @@ export const writeCommand: fc.Arbitrary<WriteCommand> = fc.oneof(
       frequency: fc.constantFrom<Frequency>('never', 'weekly', 'monthly', 'yearly'),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('scheduled-update' as const), target: index, amount, daysAhead: fc.integer({ min: 1, max: 60 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('scheduled-delete' as const), target: index }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('scheduled-update' as const),
+      target: index,
+      amount,
+      daysAhead: fc.integer({ min: 1, max: 60 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('scheduled-delete' as const), target: index }),
+  },
 );
 
 export interface WriteContext {
@@ -96,7 +201,9 @@ function isoDay(epochMs: number): string {
 
 function monthStart(epochMs: number, monthsAgo: number): string {
   const d = new Date(epochMs);
-  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - monthsAgo, 1)).toISOString().slice(0, 10);
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - monthsAgo, 1))
+    .toISOString()
+    .slice(0, 10);
 }
 
 /**
@@ -113,16 +220,29 @@ export async function applyWrite(ctx: WriteContext, command: WriteCommand): Prom
     switch (command.kind) {
       case 'create': {
         const account = pick(live.openAccounts, command.account);
-        const other = pick(live.openAccounts.filter((a) => a.id !== account?.id), command.other);
+        const other = pick(
+          live.openAccounts.filter((a) => a.id !== account?.id),
+          command.other,
+        );
         const category = pick(live.categories, command.category);
         if (!account || !category) return false;
         const date = isoDay(ctx.now - command.daysAgo * 86_400_000);
-        const base = { account_id: account.id, date, approved: command.approved, memo: `gen ${command.amount}` };
+        const base = {
+          account_id: account.id,
+          date,
+          approved: command.approved,
+          memo: `gen ${command.amount}`,
+        };
         const half = Math.trunc(command.amount / 20) * 10;
         const transfer = other?.transfer_payee_id ?? null;
         const transaction =
           command.shape === 'plain'
-            ? { ...base, amount: command.amount, category_id: category.id, payee_name: `Payee ${command.category % 7}` }
+            ? {
+                ...base,
+                amount: command.amount,
+                category_id: category.id,
+                payee_name: `Payee ${command.category % 7}`,
+              }
             : command.shape === 'transfer' && transfer
               ? { ...base, amount: command.amount, payee_id: transfer }
               : {
@@ -159,18 +279,40 @@ export async function applyWrite(ctx: WriteContext, command: WriteCommand): Prom
           // Turns a transaction into a split, or replaces a split's lines (same total).
           split: {
             subtransactions: [
-              { amount: Math.trunc(target.amount / 20) * 10, category_id: pick(live.categories, v)?.id ?? null, memo: `line ${v}` },
-              { amount: target.amount - Math.trunc(target.amount / 20) * 10, category_id: pick(live.categories, v + 1)?.id ?? null },
+              {
+                amount: Math.trunc(target.amount / 20) * 10,
+                category_id: pick(live.categories, v)?.id ?? null,
+                memo: `line ${v}`,
+              },
+              {
+                amount: target.amount - Math.trunc(target.amount / 20) * 10,
+                category_id: pick(live.categories, v + 1)?.id ?? null,
+              },
             ],
           },
         }[command.field];
-        await client.updateTransaction(call, { planId, transactionId: target.id, body: { transaction: changes } });
+        await client.updateTransaction(call, {
+          planId,
+          transactionId: target.id,
+          body: { transaction: changes },
+        });
         return true;
       }
       case 'bulk-update': {
-        const ids = [...new Set(command.targets.map((t) => pick(live.transactions, t)?.id).filter((id): id is string => !!id))];
+        const ids = [
+          ...new Set(
+            command.targets
+              .map((t) => pick(live.transactions, t)?.id)
+              .filter((id): id is string => !!id),
+          ),
+        ];
         if (ids.length === 0) return false;
-        const transactions = ids.map((id, i) => ({ id, memo: `bulk ${command.value + i}`, approved: true, flag_color: FLAGS[(command.value + i) % FLAGS.length] ?? null }));
+        const transactions = ids.map((id, i) => ({
+          id,
+          memo: `bulk ${command.value + i}`,
+          approved: true,
+          flag_color: FLAGS[(command.value + i) % FLAGS.length] ?? null,
+        }));
         await client.updateTransactions(call, { planId, body: { transactions } });
         return true;
       }
@@ -194,13 +336,23 @@ export async function applyWrite(ctx: WriteContext, command: WriteCommand): Prom
       case 'rename-payee': {
         const payee = pick(live.payees, command.payee);
         if (!payee) return false;
-        await client.updatePayee(call, { planId, payeeId: payee.id, body: { payee: { name: `${payee.name.slice(0, 20)} ${command.value}` } } });
+        await client.updatePayee(call, {
+          planId,
+          payeeId: payee.id,
+          body: { payee: { name: `${payee.name.slice(0, 20)} ${command.value}` } },
+        });
         return true;
       }
       case 'create-account': {
         await client.createAccount(call, {
           planId,
-          body: { account: { name: `Account ${command.type} ${command.balance}`, type: command.type, balance: command.balance } },
+          body: {
+            account: {
+              name: `Account ${command.type} ${command.balance}`,
+              type: command.type,
+              balance: command.balance,
+            },
+          },
         });
         return true;
       }
@@ -208,12 +360,17 @@ export async function applyWrite(ctx: WriteContext, command: WriteCommand): Prom
         const category = pick(live.budgetable, command.category);
         if (!category) return false;
         const v = command.value;
-        const body = v % 3 === 0
-          ? { name: `${category.name.slice(0, 20)} ${v}` }
-          : v % 3 === 1
-            ? { note: `note ${v}` }
-            : { goal_target: (v + 1) * 1000 };
-        await client.updateCategory(call, { planId, categoryId: category.id, body: { category: body } });
+        const body =
+          v % 3 === 0
+            ? { name: `${category.name.slice(0, 20)} ${v}` }
+            : v % 3 === 1
+              ? { note: `note ${v}` }
+              : { goal_target: (v + 1) * 1000 };
+        await client.updateCategory(call, {
+          planId,
+          categoryId: category.id,
+          body: { category: body },
+        });
         return true;
       }
       case 'scheduled-create': {
@@ -256,12 +413,21 @@ export async function applyWrite(ctx: WriteContext, command: WriteCommand): Prom
       case 'scheduled-delete': {
         const target = pick(live.scheduled, command.target);
         if (!target) return false;
-        await client.deleteScheduledTransaction(call, { planId, scheduledTransactionId: target.id });
+        await client.deleteScheduledTransaction(call, {
+          planId,
+          scheduledTransactionId: target.id,
+        });
         return true;
       }
     }
   } catch (error) {
-    if (isUpstreamError(error) && error.status !== null && error.status >= 400 && error.status < 500 && error.status !== 429) {
+    if (
+      isUpstreamError(error) &&
+      error.status !== null &&
+      error.status >= 400 &&
+      error.status < 500 &&
+      error.status !== 429
+    ) {
       return false;
     }
     throw error;
@@ -270,7 +436,8 @@ export async function applyWrite(ctx: WriteContext, command: WriteCommand): Prom
 
 /** The parts of a plan export writes may target, in a stable order. */
 export function liveParts(plan: PlanDetail) {
-  const byId = <T extends { id: string }>(rows: readonly T[]) => [...rows].sort((a, b) => a.id.localeCompare(b.id));
+  const byId = <T extends { id: string }>(rows: readonly T[]) =>
+    [...rows].sort((a, b) => a.id.localeCompare(b.id));
   const categories = byId(plan.categories.filter((c) => !c.deleted));
   const internalGroups = new Set(plan.category_groups.filter((g) => g.internal).map((g) => g.id));
   return {
