@@ -333,7 +333,9 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       const maxAge = request.freshness.maxAgeMs;
       const arrival = now();
       const held = lookup(tokenKey, requested);
+      const forceSync = request.freshness.forceSync === true;
       const fresh =
+        !forceSync &&
         held.entry !== undefined &&
         arrival - held.entry.syncedAt <= maxAge &&
         (held.resolution === undefined || arrival - held.resolution.checkedAt <= maxAge);
@@ -343,7 +345,8 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       }
 
       const outcome = await abortable(
-        flights.run(replicaKey(tokenKey, requested), arrival - maxAge, (sentAt) =>
+        // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
+        flights.run(replicaKey(tokenKey, requested), forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge, (sentAt) =>
           sync(request, sentAt),
         ),
         request.signal,

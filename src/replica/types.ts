@@ -139,6 +139,12 @@ export type StaleReason = 'RATE_LIMITED' | 'UPSTREAM_ERROR' | 'UPSTREAM_UNAVAILA
 export interface Freshness {
   /** Accept a replica synced at most this long ago. */
   maxAgeMs: number;
+  /**
+   * Sync with a request sent after this read arrived, whatever the replica's age, never sharing
+   * a sync that was already in the air (it may have been answered before the caller's write).
+   * For read-your-writes: the write's derived effects (balances, activity) only arrive this way.
+   */
+  forceSync?: boolean;
 }
 
 export interface ReplicaRead {

@@ -91,7 +91,7 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     planId: string,
   ): Promise<PlanSnapshot | undefined> {
     try {
-      const read = await meter.track(replicas.read({ token, tokenKey, planId, freshness: { maxAgeMs: 0 } }));
+      const read = await meter.track(replicas.read({ token, tokenKey, planId, freshness: { maxAgeMs: 0, forceSync: true } }));
       meter.replicaRead(read.ageMs);
       if (read.stale) {
         meter.stale({ source: read.snapshot.planId, reason: read.stale.reason, ageMs: read.ageMs });
