@@ -234,7 +234,13 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       kind === 'full' || !current
         ? sizeOfFull(state, result.bytes)
         : sizeAfterChange(current, state);
+    // A sync sent before an `expire` cannot vouch for what happened after it.
+    const stillExpired =
+      current?.expiredAtEpoch !== undefined && epochAtSend < current.expiredAtEpoch
+        ? { expiredAtEpoch: current.expiredAtEpoch }
+        : {};
     const entry = makeEntry(planId, state, {
+      ...stillExpired,
       syncedAt: Math.max(current?.syncedAt ?? sentAt, sentAt),
       nextKnowledge,
       pending: survivors,
@@ -337,6 +343,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       const fresh =
         !forceSync &&
         held.entry !== undefined &&
+        held.entry.expiredAtEpoch === undefined &&
         arrival - held.entry.syncedAt <= maxAge &&
         (held.resolution === undefined || arrival - held.resolution.checkedAt <= maxAge);
       if (fresh && held.key !== undefined) {
@@ -392,6 +399,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       const current = held.entry;
       const state = applySavedEntities(current.state, saved, { currentMonth: monthOf(now()) });
       const entry = makeEntry(current.planId, state, {
+        ...(current.expiredAtEpoch === undefined ? {} : { expiredAtEpoch: current.expiredAtEpoch }),
         syncedAt: current.syncedAt,
         nextKnowledge: current.nextKnowledge,
         pending: [...current.pending, write].slice(-MAX_PENDING_WRITES),
@@ -404,6 +412,13 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     peek(tokenKey, planId) {
       const { entry } = lookup(tokenKey, planId);
       return entry ? answer(entry, 'none', now()) : undefined;
+    },
+
+    expire(tokenKey, planId) {
+      const { key, entry } = lookup(tokenKey, planId);
+      if (key === undefined || entry === undefined) return;
+      writeEpoch += 1;
+      cache.set(key, { ...entry, expiredAtEpoch: writeEpoch });
     },
 
     stats: () => cache.stats(),

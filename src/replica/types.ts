@@ -203,6 +203,12 @@ export interface ReplicaStore {
   applySaved(tokenKey: string, planId: string, saved: SavedEntities): PlanSnapshot | undefined;
   /** The replica held for (tokenKey, planId), whatever its age; never calls the upstream. */
   peek(tokenKey: string, planId: string): ReplicaRead | undefined;
+  /**
+   * Makes the next read of (tokenKey, planId) sync whatever its max-age, keeping the data for
+   * stale answers meanwhile. For a write whose outcome is unknown: the upstream may hold a change
+   * the replica cannot know about.
+   */
+  expire(tokenKey: string, planId: string): void;
   stats(): { replicas: number; bytes: number };
   /** Drops every replica and alias; syncs in flight still answer their readers. */
   clear(): void;

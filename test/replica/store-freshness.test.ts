@@ -158,6 +158,23 @@ describe('replica freshness and cost', () => {
     expect(upstream.calls).toHaveLength(3);
   });
 
+  it('syncs after expire whatever the max-age, and a sync sent before expire does not lift it', async () => {
+    const { upstream, store, fake, read } = setup();
+    await read(MINUTE);
+    const release = upstream.hold();
+    const early = read(0, { freshness: { maxAgeMs: 0, forceSync: true } }); // in the air before expire
+    await settle();
+    store.expire('key-a', fake.id);
+    release();
+    await early;
+    expect(upstream.calls).toHaveLength(2);
+    const next = await read(MINUTE);
+    expect(next.sync).toBe('delta');
+    expect(upstream.calls).toHaveLength(3);
+    expect((await read(MINUTE)).sync).toBe('none');
+    expect(upstream.calls).toHaveLength(3);
+  });
+
   it('lets a reader give up without cancelling the shared sync', async () => {
     const { upstream, store, read } = setup();
     const release = upstream.hold();
