@@ -44,6 +44,11 @@ export interface ReplicaEntry {
   /** JSON bytes this replica stands for, and the export's average per row (the estimate). */
   readonly jsonBytes: number;
   readonly bytesPerRow: number;
+  /**
+   * Set by `expire` to the write epoch it happened at: until a sync sent after that epoch lands,
+   * every read syncs whatever its max-age.
+   */
+  readonly expiredAtEpoch?: number;
 }
 
 export interface ReplicaCacheOptions {

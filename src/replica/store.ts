@@ -234,7 +234,13 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       kind === 'full' || !current
         ? sizeOfFull(state, result.bytes)
         : sizeAfterChange(current, state);
+    // A sync sent before an `expire` cannot vouch for what happened after it.
+    const stillExpired =
+      current?.expiredAtEpoch !== undefined && epochAtSend < current.expiredAtEpoch
+        ? { expiredAtEpoch: current.expiredAtEpoch }
+        : {};
     const entry = makeEntry(planId, state, {
+      ...stillExpired,
       syncedAt: Math.max(current?.syncedAt ?? sentAt, sentAt),
       nextKnowledge,
       pending: survivors,
@@ -333,8 +339,11 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       const maxAge = request.freshness.maxAgeMs;
       const arrival = now();
       const held = lookup(tokenKey, requested);
+      const forceSync = request.freshness.forceSync === true;
       const fresh =
+        !forceSync &&
         held.entry !== undefined &&
+        held.entry.expiredAtEpoch === undefined &&
         arrival - held.entry.syncedAt <= maxAge &&
         (held.resolution === undefined || arrival - held.resolution.checkedAt <= maxAge);
       if (fresh && held.key !== undefined) {
@@ -343,7 +352,8 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       }
 
       const outcome = await abortable(
-        flights.run(replicaKey(tokenKey, requested), arrival - maxAge, (sentAt) =>
+        // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
+        flights.run(replicaKey(tokenKey, requested), forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge, (sentAt) =>
           sync(request, sentAt),
         ),
         request.signal,
@@ -389,6 +399,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       const current = held.entry;
       const state = applySavedEntities(current.state, saved, { currentMonth: monthOf(now()) });
       const entry = makeEntry(current.planId, state, {
+        ...(current.expiredAtEpoch === undefined ? {} : { expiredAtEpoch: current.expiredAtEpoch }),
         syncedAt: current.syncedAt,
         nextKnowledge: current.nextKnowledge,
         pending: [...current.pending, write].slice(-MAX_PENDING_WRITES),
@@ -401,6 +412,13 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     peek(tokenKey, planId) {
       const { entry } = lookup(tokenKey, planId);
       return entry ? answer(entry, 'none', now()) : undefined;
+    },
+
+    expire(tokenKey, planId) {
+      const { key, entry } = lookup(tokenKey, planId);
+      if (key === undefined || entry === undefined) return;
+      writeEpoch += 1;
+      cache.set(key, { ...entry, expiredAtEpoch: writeEpoch });
     },
 
     stats: () => cache.stats(),

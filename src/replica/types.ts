@@ -139,6 +139,12 @@ export type StaleReason = 'RATE_LIMITED' | 'UPSTREAM_ERROR' | 'UPSTREAM_UNAVAILA
 export interface Freshness {
   /** Accept a replica synced at most this long ago. */
   maxAgeMs: number;
+  /**
+   * Sync with a request sent after this read arrived, whatever the replica's age, never sharing
+   * a sync that was already in the air (it may have been answered before the caller's write).
+   * For read-your-writes: the write's derived effects (balances, activity) only arrive this way.
+   */
+  forceSync?: boolean;
 }
 
 export interface ReplicaRead {
@@ -197,6 +203,12 @@ export interface ReplicaStore {
   applySaved(tokenKey: string, planId: string, saved: SavedEntities): PlanSnapshot | undefined;
   /** The replica held for (tokenKey, planId), whatever its age; never calls the upstream. */
   peek(tokenKey: string, planId: string): ReplicaRead | undefined;
+  /**
+   * Makes the next read of (tokenKey, planId) sync whatever its max-age, keeping the data for
+   * stale answers meanwhile. For a write whose outcome is unknown: the upstream may hold a change
+   * the replica cannot know about.
+   */
+  expire(tokenKey: string, planId: string): void;
   stats(): { replicas: number; bytes: number };
   /** Drops every replica and alias; syncs in flight still answer their readers. */
   clear(): void;

@@ -146,7 +146,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       const writes = createWritePipeline({
         credentials,
         upstream,
-        replicas: { ...meteredReplicas, applySaved: replicas.applySaved, peek: replicas.peek },
+        replicas: { ...meteredReplicas, applySaved: replicas.applySaved, peek: replicas.peek, expire: replicas.expire },
         restCache,
         meter,
         loaders,

@@ -228,6 +228,21 @@ describe('failures with an unknown outcome are never resent', () => {
     expect(stack.upstreamCalls()).toEqual(['createPayee']);
   });
 
+  it('after a write with an unknown outcome, the next read resyncs even within max-age', async () => {
+    stack.sandbox.setFaults([{ kind: 'status503', operationId: 'createPayee' }]);
+    await stack.gql('mutation($p: PlanId!) { createPayee(planId: $p, input: { name: "Maybe" }) { __typename } }', {
+      p: stack.planId,
+    });
+    stack.sandbox.setFaults([]);
+    stack.resetUpstreamCalls();
+    const read = await stack.gql('query($p: PlanId!) { plan(id: $p) { payees { id } } }', { p: stack.planId });
+    expect(read.body.errors).toBeUndefined();
+    expect(stack.upstreamCalls()).toEqual(['getPlanById']);
+    stack.resetUpstreamCalls();
+    await stack.gql('query($p: PlanId!) { plan(id: $p) { payees { id } } }', { p: stack.planId });
+    expect(stack.upstreamCalls()).toEqual([]);
+  });
+
   it('a timed-out create with an import id says resending it is safe', async () => {
     stack.sandbox.setFaults([{ kind: 'hang', operationId: 'createTransaction' }]);
     stack.resetUpstreamCalls();

@@ -197,18 +197,17 @@ describe('after a mutation', () => {
     await expectAccountMatchesRest(view.body.data!, checking.id);
   });
 
-  it('updateScheduledTransaction may keep a date that has become today', async () => {
+  it('updateScheduledTransaction keeps its date; once the date passes, the occurrence is entered', async () => {
     const checking = await stack.accountOfType('checking');
     const created = resultOf<{ scheduledTransaction: { id: string } }>(
       await stack.gql(
         `mutation($p: PlanId!, $input: CreateScheduledTransactionInput!) { createScheduledTransaction(planId: $p, input: $input) {
           __typename ... on CreateScheduledTransactionPayload { scheduledTransaction { id } } } }`,
-        { p: stack.planId, input: { accountId: checking.id, date: '2025-06-16', amount: -1_000, frequency: 'weekly' } },
+        { p: stack.planId, input: { accountId: checking.id, date: '2025-06-16', amount: -1_000, frequency: 'weekly', memo: 'gym' } },
       ),
       'createScheduledTransaction',
       'CreateScheduledTransactionPayload',
     );
-    stack.clock.advance(24 * 3_600_000);
     const update = `mutation($p: PlanId!, $id: UUID!, $input: UpdateScheduledTransactionInput!) {
       updateScheduledTransaction(planId: $p, scheduledTransactionId: $id, input: $input) {
         __typename ... on Error { message } ... on UpdateScheduledTransactionPayload { scheduledTransaction { dateNext memo } }
@@ -222,13 +221,29 @@ describe('after a mutation', () => {
     expect(resultOf(kept, 'updateScheduledTransaction', 'UpdateScheduledTransactionPayload')).toMatchObject({
       scheduledTransaction: { dateNext: '2025-06-16', memo: 'same day' },
     });
-    // A different date of today is still refused.
+    // A new date of today is refused before any upstream call.
+    stack.resetUpstreamCalls();
     const moved = await stack.gql(update, {
       p: stack.planId,
       id: created.scheduledTransaction.id,
       input: { accountId: checking.id, date: '2025-06-15' },
     });
     expect(moved.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.date' });
+    expect(stack.upstreamCalls()).toEqual([]);
+
+    // The day after, the upstream has entered the occurrence and moved dateNext a week on.
+    stack.clock.advance(24 * 3_600_000);
+    const after = await stack.gql<{
+      plan: { scheduledTransaction: { dateNext: string }; account: { transactions: { nodes: { memo: string | null; amount: number }[] } } };
+    }>(
+      `query($p: PlanId!, $id: UUID!, $account: UUID!) { plan(id: $p) {
+        scheduledTransaction(id: $id) { dateNext }
+        account(id: $account) { transactions(sinceDate: "2025-06-16", untilDate: "2025-06-16") { nodes { memo amount } } } } }`,
+      { p: stack.planId, id: created.scheduledTransaction.id, account: checking.id },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
+    expect(after.body.data?.plan.scheduledTransaction.dateNext).toBe('2025-06-23');
+    expect(after.body.data?.plan.account.transactions.nodes).toContainEqual({ memo: 'same day', amount: -1_000 });
   });
 });
 

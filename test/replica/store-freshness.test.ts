@@ -124,6 +124,57 @@ describe('replica freshness and cost', () => {
     expect(later[0]!.snapshot.transaction('after-send')).toBeDefined();
   });
 
+  it('forces a sync sent after a forced read arrives, even on a frozen clock', async () => {
+    const { fake, ids, rng, upstream, read } = setup();
+    await read(MINUTE); // synced "now"; the clock never moves in this test
+    let added = '';
+    fake.write(() => {
+      added = addTransaction(fake, ids, rng);
+    });
+    const unforced = await read(0);
+    expect(unforced.sync).toBe('none'); // same millisecond as the last sync: fresh enough for max-age 0
+    const forced = await read(0, { freshness: { maxAgeMs: 0, forceSync: true } });
+    expect(upstream.calls).toHaveLength(2);
+    expect(forced.sync).toBe('delta');
+    expect(forced.snapshot.transaction(added)).toBeDefined();
+  });
+
+  it('makes a forced read wait for a follow-up instead of sharing a sync already in the air', async () => {
+    const { fake, ids, rng, upstream, read } = setup();
+    await read(MINUTE);
+    const release = upstream.hold();
+    const inFlight = read(0, { freshness: { maxAgeMs: 0, forceSync: true } });
+    await settle();
+    let added = '';
+    fake.write(() => {
+      added = addTransaction(fake, ids, rng); // a write that lands while that sync is in the air
+    });
+    const forced = read(0, { freshness: { maxAgeMs: 0, forceSync: true } });
+    await settle();
+    expect(upstream.calls).toHaveLength(2);
+    release();
+    expect((await inFlight).snapshot.transaction(added)).toBeUndefined();
+    expect((await forced).snapshot.transaction(added)).toBeDefined();
+    expect(upstream.calls).toHaveLength(3);
+  });
+
+  it('syncs after expire whatever the max-age, and a sync sent before expire does not lift it', async () => {
+    const { upstream, store, fake, read } = setup();
+    await read(MINUTE);
+    const release = upstream.hold();
+    const early = read(0, { freshness: { maxAgeMs: 0, forceSync: true } }); // in the air before expire
+    await settle();
+    store.expire('key-a', fake.id);
+    release();
+    await early;
+    expect(upstream.calls).toHaveLength(2);
+    const next = await read(MINUTE);
+    expect(next.sync).toBe('delta');
+    expect(upstream.calls).toHaveLength(3);
+    expect((await read(MINUTE)).sync).toBe('none');
+    expect(upstream.calls).toHaveLength(3);
+  });
+
   it('lets a reader give up without cancelling the shared sync', async () => {
     const { upstream, store, read } = setup();
     const release = upstream.hold();

@@ -11,6 +11,7 @@ import type { PlanEntry, SandboxState, UserState } from '../state.js';
 import { ensureMonth } from '../store/budget.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { MonthRecord } from '../store/records.js';
+import { enterDueScheduled, hasDueScheduled } from '../store/scheduled-due.js';
 import { isUuid, readObject } from '../validate/fields.js';
 import type { Query } from '../validate/query.js';
 
@@ -62,7 +63,8 @@ function defaultPlanOf(ctx: HandlerContext): string {
 
 /**
  * Resolves `plan_id` (a UUID, `last-used` or `default`) to one of the user's plans, brings the
- * plan's current month up to the clock, and records the plan as the user's last used one.
+ * plan up to the clock (current month, scheduled transactions coming due), and records the plan
+ * as the user's last used one.
  */
 export function usePlan(ctx: HandlerContext): PlanEntry {
   const raw = ctx.params.plan_id ?? '';
@@ -79,22 +81,31 @@ export function usePlan(ctx: HandlerContext): PlanEntry {
   }
   const entry = ctx.user.planIds.includes(planId) ? ctx.state.plans.get(planId) : undefined;
   if (!entry) throw resourceNotFound(`Plan '${planId}' was not found`);
-  followClock(entry.store, ctx.today, ctx.now);
+  followClock(entry, ctx.today, ctx.now);
   ctx.user.lastUsedPlanId = planId;
   return entry;
 }
 
 /**
- * When the clock enters a new month, the plan gains that month and every category's "current"
- * amounts change, so categories are touched and delta requests carry the new values.
+ * Brings a plan up to the request's clock before anything reads or writes it, as one change (no
+ * knowledge advance when nothing is due). When the clock enters a new month, the plan gains that
+ * month and every category's "current" amounts change, so categories are touched and delta
+ * requests carry the new values. Scheduled occurrences dated today or earlier are entered and
+ * their `date_next` moves on (store/scheduled-due.ts). Nothing runs on timers: an idle plan
+ * catches up on its next request.
  */
-export function followClock(store: PlanStore, today: IsoDate, now: number): void {
+export function followClock(entry: PlanEntry, today: IsoDate, now: number): void {
+  const { store, newId } = entry;
   const month = monthOf(today);
-  if (month === store.currentMonth) return;
+  const monthMoved = month !== store.currentMonth;
+  if (!monthMoved && !hasDueScheduled(store, today)) return;
   store.change(now, () => {
-    ensureMonth(store, month);
-    store.currentMonth = month;
-    for (const category of store.categories.values()) store.touch(category);
+    if (monthMoved) {
+      ensureMonth(store, month);
+      store.currentMonth = month;
+      for (const category of store.categories.values()) store.touch(category);
+    }
+    enterDueScheduled(store, newId, today);
   });
 }
 

@@ -40,7 +40,7 @@ const getPlans: Handler<'getPlans'> = (ctx) => {
   for (const planId of ctx.user.planIds) {
     const entry = ctx.state.plans.get(planId);
     if (!entry) continue;
-    followClock(entry.store, ctx.today, ctx.now);
+    followClock(entry, ctx.today, ctx.now);
     const summary = presentPlanSummary(entry.store);
     if (includeAccounts) {
       const money = moneyOf(entry.store);

@@ -7,7 +7,7 @@ import type { ImportableTransaction } from '../store/records.js';
 import { createScheduledTransaction, type ScheduledState } from '../store/scheduled.js';
 import type { PayeeRef } from '../store/transaction-state.js';
 import { EMPLOYER, MERCHANTS, MONTHLY_BILLS, type AccountKey } from './catalog.js';
-import { firstOccurrenceAfter } from './recurrence.js';
+import { firstOccurrenceAfter } from '../recurrence.js';
 import type { SeededStructure } from './structure.js';
 
 interface ScheduleSpec {

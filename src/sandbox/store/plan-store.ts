@@ -7,6 +7,7 @@
  */
 import type { CurrencyFormat, DateFormat, IsoDate } from '../../upstream/types.js';
 import { monthOf } from '../dates.js';
+import { createDueQueue } from './due-queue.js';
 import type {
   AccountRecord,
   CategoryGroupRecord,
@@ -36,7 +37,7 @@ export interface PlanIdentity {
 /** Settles derived values (account balances, category and month arithmetic) at the end of a change. */
 export type Settler = (store: PlanStore) => void;
 
-interface AccountDelta {
+export interface AccountDelta {
   balance: number;
   cleared: number;
 }
@@ -70,6 +71,8 @@ export class PlanStore {
   /** accountId → import_id → live transaction, for the per-account uniqueness rule. */
   readonly importIds = new Map<string, Map<string, TransactionRecord>>();
   readonly scheduledTransactions = new Map<string, ScheduledTransactionRecord>();
+  /** Scheduled transactions by `date_next`: which ones have come due (store/scheduled-due.ts). */
+  readonly scheduledDue = createDueQueue();
   readonly moneyMovements: MoneyMovementRecord[] = [];
   readonly moneyMovementGroups: MoneyMovementGroupRecord[] = [];
   /** What POST /transactions/import will bring in, oldest first. */
@@ -142,6 +145,11 @@ export class PlanStore {
     delta.balance += balance;
     delta.cleared += cleared;
     this.accountDeltas.set(accountId, delta);
+  }
+
+  /** What the running change has added so far to an account's balance and cleared balance. */
+  pendingAccountDelta(accountId: string): Readonly<AccountDelta> {
+    return this.accountDeltas.get(accountId) ?? { balance: 0, cleared: 0 };
   }
 
   addActivity(categoryId: string, month: IsoDate, amount: number): void {

@@ -1,4 +1,8 @@
-/** Scheduled transaction writes. They never post: a scheduled transaction moves no money. */
+/**
+ * Scheduled transaction writes. They never post: a scheduled transaction moves no money until an
+ * occurrence comes due and is entered as a transaction (store/scheduled-due.ts). Every new
+ * `date_next` is queued in `store.scheduledDue` so that catch-up finds it.
+ */
 import type { FlagColor, Frequency, IsoDate } from '../../upstream/types.js';
 import type { PlanStore } from './plan-store.js';
 import type { ScheduledTransactionRecord } from './records.js';
@@ -61,6 +65,7 @@ export function createScheduledTransaction(store: PlanStore, newId: IdSource, st
     record.subtransactions.push(subRecord);
   }
   store.scheduledTransactions.set(record.id, record);
+  store.scheduledDue.push(record.date_next, record.id);
   store.touch(record);
   return record;
 }
@@ -78,6 +83,7 @@ export function updateScheduledTransaction(
   const isSplit = record.subtransactions.length > 0;
   record.account_id = state.accountId;
   record.date_first = state.dateFirst;
+  if (record.date_next !== state.dateNext) store.scheduledDue.push(state.dateNext, record.id);
   record.date_next = state.dateNext;
   record.frequency = state.frequency;
   if (!isSplit) {

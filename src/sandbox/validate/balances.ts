@@ -29,6 +29,29 @@ function post(deltas: Map<string, number>, accountId: string, amount: number, tr
   }
 }
 
+/**
+ * Whether creating `state` inside the running change keeps every balance it moves exact, counting
+ * what the change has moved already. For writes nobody requested (a scheduled occurrence coming
+ * due), where there is no one to answer 400.
+ */
+export function newTransactionStaysExact(store: PlanStore, state: TransactionState): boolean {
+  const deltas = new Map<string, number>();
+  const transfers = state.subtransactions.length > 0
+    ? state.subtransactions.map((s) => ({ accountId: s.transferAccountId, amount: s.amount }))
+    : [{ accountId: state.transferAccountId, amount: state.amount }];
+  post(deltas, state.accountId, state.amount, transfers, 1);
+  for (const [accountId, delta] of deltas) {
+    const account = store.accounts.get(accountId);
+    if (!account || delta === 0) continue;
+    const pending = store.pendingAccountDelta(accountId);
+    for (const balance of [account.balance + pending.balance, account.cleared_balance + pending.cleared]) {
+      const result = balance + delta;
+      if (!Number.isSafeInteger(result) || Math.abs(result) > LIMIT) return false;
+    }
+  }
+  return true;
+}
+
 export function assertBalancesStaySafe(store: PlanStore, writes: readonly PlannedWrite[]): void {
   const deltas = new Map<string, number>();
   const paths = new Map<string, string>();

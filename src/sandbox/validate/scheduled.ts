@@ -2,7 +2,7 @@
  * Scheduled transaction bodies. `account_id` and `date` are required on create and update; the
  * date must be after today and at most 5 years ahead. Credit card payment categories are refused.
  * On update, absent fields keep their value; a new date restarts the series (date_first and
- * date_next both take it). A split keeps its amount and category.
+ * date_next both take it). A split keeps its amount and category and cannot become a transfer.
  */
 import { FREQUENCIES } from '../../upstream/types.js';
 import type { IsoDate } from '../../upstream/types.js';
@@ -53,6 +53,10 @@ export function resolveScheduled(
     existing?.payee_id ?? null,
   );
   const transferAccountId = transferTargetOf({ store, today }, payee, accountId, PATH);
+  if (transferAccountId !== null && existing !== null && existing.subtransactions.length > 0) {
+    // It would come due as a split transaction, which cannot itself be a transfer.
+    throw badRequest(`${PATH}.payee_id: a split scheduled transaction cannot be a transfer`);
+  }
   const categoryId =
     body.category_id === undefined
       ? (existing?.category_id ?? null)

@@ -26,7 +26,8 @@ import {
 export const MEMO_MAX = 500;
 export const PAYEE_NAME_MAX = 200;
 export const IMPORT_ID_MAX = 36;
-const PAST_YEARS_ALLOWED = 5;
+/** How far back a transaction may be dated (scheduled occurrences coming due included). */
+export const PAST_YEARS_ALLOWED = 5;
 
 export interface SubTransactionDraft {
   path: string;

@@ -39,7 +39,7 @@ export interface WritePipelineDeps {
   credentials: Credentials | null;
   upstream: UpstreamClient;
   /** `read` must charge its upstream calls to `meter` (the gateway wraps it). */
-  replicas: PlanReplicas & Pick<ReplicaStore, 'applySaved' | 'peek'>;
+  replicas: PlanReplicas & Pick<ReplicaStore, 'applySaved' | 'peek' | 'expire'>;
   restCache: RestCache;
   meter: OperationMeter;
   /** This operation's loaders, told to forget or take the post-write snapshot. */
@@ -91,7 +91,7 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     planId: string,
   ): Promise<PlanSnapshot | undefined> {
     try {
-      const read = await meter.track(replicas.read({ token, tokenKey, planId, freshness: { maxAgeMs: 0 } }));
+      const read = await meter.track(replicas.read({ token, tokenKey, planId, freshness: { maxAgeMs: 0, forceSync: true } }));
       meter.replicaRead(read.ageMs);
       if (read.stale) {
         meter.stale({ source: read.snapshot.planId, reason: read.stale.reason, ageMs: read.ageMs });
@@ -131,6 +131,8 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       try {
         data = await meter.track(upstream.call(operationId, call, ...args));
       } catch (error) {
+        // The write may have happened: make the next read resync rather than trust the replica.
+        if (isUpstreamError(error) && error.outcomeUnknown) replicas.expire(creds.tokenKey, params.planId);
         throw writeFailure(error, options);
       }
       const effect = WRITE_EFFECTS[operationId];

@@ -89,13 +89,14 @@ describe('server knowledge bookkeeping', () => {
   });
 
   it('adds the new month and stamps every category when the clock enters a new month', () => {
-    const { store } = seedTestPlan({ transactions: 100 });
+    const plan = seedTestPlan({ transactions: 100 });
+    const { store } = plan;
     const before = store.knowledge;
     const lastMonth = store.lastMonth;
-    followClock(store, TODAY, NOW);
+    followClock(plan, TODAY, NOW);
     expect(store.knowledge).toBe(before);
     const nextMonthDay = addMonths(monthOf(TODAY), 1);
-    followClock(store, isoDateOf(Date.parse(`${nextMonthDay}T08:00:00Z`)), NOW);
+    followClock(plan, isoDateOf(Date.parse(`${nextMonthDay}T08:00:00Z`)), NOW);
     expect(store.knowledge).toBe(before + 1);
     expect(store.lastMonth).toBe(addMonths(lastMonth, 1));
     expect(store.currentMonth).toBe(nextMonthDay);

@@ -17,7 +17,8 @@ export interface ScheduledFields {
 
 /**
  * `currentDate` is the scheduled transaction's `dateNext` as the replica holds it (updates only):
- * an update that keeps the date is accepted even when that date is today, as the upstream does.
+ * an update that keeps the date is not a new date and is left for the upstream to judge (the
+ * occurrence may have come due upstream since the replica's last sync).
  */
 export function checkScheduled(input: ScheduledFields, path: string, today: string, currentDate?: string): void {
   if (input.date !== currentDate) {
