@@ -1,5 +1,6 @@
 /** Command-line options of `npm run bench`, with defaults that finish in a few minutes on 2 cores. */
 import { parseArgs } from 'node:util';
+import { DEFAULT_MAX_AGE_MS } from '../src/config.js';
 
 export interface BenchOptions {
   /** Fixed upstream latency added by the sandbox to every response, ms. @default 50 */
@@ -14,7 +15,7 @@ export interface BenchOptions {
   durationS: number;
   /** Most operations of one load phase. @default 20_000 */
   requests: number;
-  /** Gateway max-age, ms (the "within" / "past" max-age figures move the gateway clock past it). @default 15_000 */
+  /** Gateway max-age, ms (the "within" / "past" max-age figures move the gateway clock past it). @default DEFAULT_MAX_AGE_MS (30_000) */
   maxAgeMs: number;
   /** Where the JSON results go. @default bench/results/latest.json */
   out: string;
@@ -29,7 +30,7 @@ const HELP = `Usage: npm run bench -- [options]
   --concurrency <n>         operations in flight during load phases (default 8)
   --duration <s>            longest load phase in seconds (default 8; --quick: 2)
   --requests <n>            most operations per load phase (default 20000; --quick: 2000)
-  --max-age <ms>            gateway max-age (default 15000)
+  --max-age <ms>            gateway max-age (default 30000)
   --out <file>              JSON results (default bench/results/latest.json)
   --quick                   small and short: a smoke run in well under a minute
   --help
@@ -77,7 +78,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
     concurrency: positiveInteger('concurrency', values.concurrency, 8),
     durationS: positiveInteger('duration', values.duration, quick ? 2 : 8),
     requests: positiveInteger('requests', values.requests, quick ? 2_000 : 20_000),
-    maxAgeMs: positiveInteger('max-age', values['max-age'], 15_000),
+    maxAgeMs: positiveInteger('max-age', values['max-age'], DEFAULT_MAX_AGE_MS),
     out: values.out ?? 'bench/results/latest.json',
     quick,
   };

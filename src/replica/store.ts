@@ -71,6 +71,8 @@ export interface FetchPlanRequest {
   /** Present for a delta request; absent for a full export. */
   readonly lastKnowledgeOfServer?: number;
   readonly signal?: AbortSignal;
+  /** The `meter` of the read that started this sync, as it gave it. */
+  readonly meter?: unknown;
 }
 
 export interface FetchPlanResult {
@@ -268,6 +270,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         tokenKey,
         planId,
         ...(knowledge === undefined ? {} : { lastKnowledgeOfServer: knowledge }),
+        ...(request.meter === undefined ? {} : { meter: request.meter }),
         signal,
       });
       assertPlanExport(result?.data);

@@ -170,6 +170,11 @@ export interface ReplicaReadRequest {
   readonly freshness: Freshness;
   /** Gives up waiting (rejects with the signal's reason); a shared sync carries on for others. */
   readonly signal?: AbortSignal;
+  /**
+   * Opaque to the store: handed to `fetchPlan` when this read starts a sync, so the caller that
+   * triggers a sync pays for it (readers that join a sync in flight pay nothing).
+   */
+  readonly meter?: unknown;
 }
 
 /**

@@ -1,6 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { type YogaServerInstance, createYoga, useReadinessCheck } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config.js';
@@ -65,17 +63,15 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
   });
-  // The operation that starts a sync pays for it: the replica store's fetches run in the
-  // async context of the read that triggered them, where this holds that operation's meter.
-  const currentMeter = new AsyncLocalStorage<UpstreamMeter>();
   const replicas = createReplicaStore({
     maxBytes: config.replicaMaxBytes,
     now,
     classifyFailure,
     ...(deps.replicaMeter ? { meter: deps.replicaMeter } : {}),
-    fetchPlan: async ({ token, planId, lastKnowledgeOfServer, signal }) => {
+    // The operation whose read started a sync pays for it: its meter rides along with the read.
+    fetchPlan: async ({ token, planId, lastKnowledgeOfServer, signal, meter: readMeter }) => {
       let bytes = 0;
-      const outer = currentMeter.getStore();
+      const outer = isUpstreamMeter(readMeter) ? readMeter : undefined;
       const meter: UpstreamMeter = {
         record(call) {
           bytes = call.responseBytes ?? bytes;
@@ -116,8 +112,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         }
       : false,
     // Self-contained GraphiQL: yoga's default page loads its scripts from a CDN, which fails
-    // offline and behind strict networks.
-    renderGraphiQL,
+    // offline and behind strict networks. Loaded on first use: the bundle weighs ~30 MB of heap.
+    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     landingPage: false,
     healthCheckEndpoint: '/health',
     batching: { limit: config.limits.batch },
@@ -133,7 +129,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       const credentials = credentialsFrom(request);
       const meter = createOperationMeter();
       const meteredReplicas = {
-        read: (read: Parameters<ReplicaStore['read']>[0]) => currentMeter.run(meter, () => replicas.read(read)),
+        read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
       };
       const loaders = createLoaders({
         credentials,
@@ -173,6 +169,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ledger,
     close: () => upstream.close(),
   };
+}
+
+function isUpstreamMeter(value: unknown): value is UpstreamMeter {
+  return typeof value === 'object' && value !== null && typeof (value as UpstreamMeter).record === 'function';
 }
 
 /**
