@@ -2,7 +2,7 @@
  * The sandbox's programmatic contract: what `createSandbox(options)` accepts and returns.
  * Tests, the benchmark and `npm start` depend on exactly this surface.
  */
-import type { OperationId } from '../upstream/types.js';
+import type { CurrencyFormat, DateFormat, OperationId } from '../upstream/types.js';
 
 /** Wall-clock source in epoch milliseconds. Injected so tests can move time. */
 export interface Clock {
@@ -22,6 +22,10 @@ export interface PlanSeedOptions {
   seed?: number;
   /** How many transactions to generate. @default 1200 */
   transactions?: number;
+  /** The plan's currency format; `null` for a plan without one. @default US dollars (`-$1,234.56`) */
+  currencyFormat?: CurrencyFormat | null;
+  /** The plan's date format; `null` for a plan without one. @default { format: 'MM/DD/YYYY' } */
+  dateFormat?: DateFormat | null;
 }
 
 export interface SandboxUserOptions {

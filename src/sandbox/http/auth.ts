@@ -1,0 +1,95 @@
+/**
+ * Access tokens: the users' personal tokens (full or read-only, never expiring) and the tokens
+ * issued through OAuth (2 hours by the injected clock, revocable, replaced on refresh).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../api.js';
+import { notAuthorized } from '../errors.js';
+
+export type Scope = 'full' | 'read-only';
+
+export interface OAuthGrantInfo {
+  clientId: string;
+  /** Whether the application may use the `default` plan alias. */
+  defaultPlanSelection: boolean;
+  /** The plan the user picked as default when approving (only with default plan selection). */
+  defaultPlanId: string | null;
+}
+
+export interface Principal {
+  userId: string;
+  scope: Scope;
+  kind: 'personal' | 'oauth';
+  oauth: OAuthGrantInfo | null;
+}
+
+interface OAuthAccessToken extends Principal {
+  expiresAt: number;
+  revoked: boolean;
+  /** The access token this one replaced; revoked the first time this one is used. */
+  predecessor: string | null;
+}
+
+export const OAUTH_TOKEN_LIFETIME_SECONDS = 7200;
+
+export interface IssuedToken {
+  accessToken: string;
+  expiresIn: number;
+  createdAt: number;
+}
+
+export interface TokenRegistry {
+  addPersonal(token: string, userId: string, scope: Scope): void;
+  issueOAuth(principal: Principal & { oauth: OAuthGrantInfo }, predecessor: string | null): IssuedToken;
+  /** The principal of a presented token, or throws 401 naming why it is refused. */
+  authenticate(token: string | null): Principal;
+  revoke(token: string): void;
+}
+
+export function generateSecret(bytes = 24): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export function createTokenRegistry(clock: Clock): TokenRegistry {
+  const personal = new Map<string, Principal>();
+  const oauth = new Map<string, OAuthAccessToken>();
+  return {
+    addPersonal(token, userId, scope) {
+      if (personal.has(token)) throw new Error(`createSandbox: token used twice (${scope} token of user ${userId})`);
+      personal.set(token, { userId, scope, kind: 'personal', oauth: null });
+    },
+    issueOAuth(principal, predecessor) {
+      const accessToken = generateSecret();
+      const now = clock.now();
+      oauth.set(accessToken, {
+        ...principal,
+        kind: 'oauth',
+        expiresAt: now + OAUTH_TOKEN_LIFETIME_SECONDS * 1000,
+        revoked: false,
+        predecessor,
+      });
+      return { accessToken, expiresIn: OAUTH_TOKEN_LIFETIME_SECONDS, createdAt: Math.floor(now / 1000) };
+    },
+    authenticate(token) {
+      if (token === null || token === '') {
+        throw notAuthorized('No access token was provided: send Authorization: Bearer <token> or ?access_token=<token>');
+      }
+      const known = personal.get(token);
+      if (known) return known;
+      const issued = oauth.get(token);
+      if (!issued) throw notAuthorized('The access token is invalid');
+      if (issued.revoked) throw notAuthorized('The access token has been revoked');
+      if (clock.now() >= issued.expiresAt) throw notAuthorized('The access token has expired');
+      if (issued.predecessor !== null) {
+        const previous = oauth.get(issued.predecessor);
+        if (previous) previous.revoked = true;
+        issued.predecessor = null;
+      }
+      return { userId: issued.userId, scope: issued.scope, kind: 'oauth', oauth: issued.oauth };
+    },
+    revoke(token) {
+      const issued = oauth.get(token);
+      if (issued) issued.revoked = true;
+    },
+  };
+}

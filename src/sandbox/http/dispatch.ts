@@ -1,0 +1,213 @@
+/**
+ * The request pipeline. For `/v1/...`: record the call, inject a fault if a rule fires, wait the
+ * configured latency, read the body, authenticate (401), count against the rate limit (429), match
+ * the route (404.1), check the scope (403.3), parse the JSON body (400), run the handler.
+ * `/oauth/...` skips faults, latency and the rate limit. Every response carries permissive CORS
+ * headers so browser apps can call the sandbox directly.
+ *
+ * Successful responses carry no `X-Rate-Limit` header: the interface no longer promises one, and
+ * the gateway counts its own requests.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FaultKind, SandboxCall } from '../api.js';
+import { isoDateOf } from '../dates.js';
+import {
+  ApiError,
+  badRequest,
+  internalError,
+  notFound,
+  serviceUnavailable,
+  tooManyRequests,
+  unauthorizedScope,
+} from '../errors.js';
+import { HANDLERS } from '../handlers/index.js';
+import type { HandlerContext } from '../handlers/context.js';
+import type { SandboxState } from '../state.js';
+import type { OperationId } from '../../upstream/types.js';
+import type { TokenRegistry } from './auth.js';
+import type { FaultEngine } from './faults.js';
+import type { OAuthService } from './oauth.js';
+import type { RateLimiter } from './rate-limit.js';
+import { BodyTooLargeError, formFields, parseJsonBody, presentedToken, queryRecord, readBody } from './request.js';
+import type { Router } from './router.js';
+import { isWriteMethod } from './routes.js';
+
+export interface DispatchDeps {
+  state: SandboxState;
+  router: Router;
+  tokens: TokenRegistry;
+  rateLimiter: RateLimiter;
+  faults: FaultEngine;
+  oauth: OAuthService;
+  calls: SandboxCall[];
+  /** Waits `ms`, or less when the sandbox closes. */
+  sleep(ms: number): Promise<void>;
+  /** True once close() started: late work must not answer. */
+  isClosing(): boolean;
+  /** Requests that were told to hang, so close() can end them. */
+  onHang(res: ServerResponse): void;
+  /** Where unexpected errors go (never with tokens). */
+  reportError(error: unknown): void;
+}
+
+const API_PREFIX = '/v1';
+const CORS_HEADERS: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
+  'access-control-allow-headers': 'Authorization, Content-Type, Accept',
+  'access-control-max-age': '600',
+};
+
+function send(res: ServerResponse, call: SandboxCall, status: number, body: string | null, headers: Record<string, string> = {}): void {
+  call.status = status;
+  if (res.destroyed || res.headersSent) return;
+  const allHeaders: Record<string, string> = { ...CORS_HEADERS, ...headers };
+  if (body !== null) {
+    allHeaders['content-type'] ??= 'application/json; charset=utf-8';
+    allHeaders['content-length'] = String(Buffer.byteLength(body));
+  }
+  res.writeHead(status, allHeaders);
+  res.end(body ?? undefined);
+}
+
+function sendJson(res: ServerResponse, call: SandboxCall, status: number, value: unknown, headers?: Record<string, string>): void {
+  send(res, call, status, JSON.stringify(value), headers);
+}
+
+function sendError(res: ServerResponse, call: SandboxCall, error: ApiError, headers?: Record<string, string>): void {
+  sendJson(res, call, error.status, error.toBody(), headers);
+}
+
+/** Private: plays out an injected fault. */
+function applyFault(kind: FaultKind, req: IncomingMessage, res: ServerResponse, call: SandboxCall, deps: DispatchDeps): void {
+  switch (kind) {
+    case 'status500':
+      sendError(res, call, internalError('Injected fault: the sandbox was asked to fail this request'));
+      return;
+    case 'status503':
+      sendError(res, call, serviceUnavailable('Injected fault: the sandbox is pretending to be down for maintenance'));
+      return;
+    case 'malformed':
+      send(res, call, 200, '{"data": {"truncated": tr');
+      return;
+    case 'drop':
+      call.status = null;
+      req.socket.destroy();
+      return;
+    case 'hang':
+      call.status = null;
+      deps.onHang(res);
+      return;
+  }
+}
+
+export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const { state } = deps;
+
+  const handleOAuth = async (req: IncomingMessage, res: ServerResponse, path: string, query: Record<string, string>, call: SandboxCall) => {
+    if (path === '/oauth/authorize' && req.method === 'GET') {
+      const result = deps.oauth.authorize(query);
+      if (result.status === 302) send(res, call, 302, null, result.headers);
+      else sendJson(res, call, result.status, result.body, result.headers);
+      return;
+    }
+    if (path === '/oauth/token' && req.method === 'POST') {
+      const text = await readBody(req);
+      const result = deps.oauth.token({ ...query, ...formFields(req, text) });
+      sendJson(res, call, result.status, result.body, { 'cache-control': 'no-store' });
+      return;
+    }
+    sendError(res, call, notFound(`${req.method ?? ''} ${path} does not exist`));
+  };
+
+  const handleApi = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+    path: string,
+    query: Record<string, string>,
+    call: SandboxCall,
+    token: string | null,
+  ) => {
+    const match = deps.router.match(method, path.slice(API_PREFIX.length) || '/');
+    call.operationId = match?.operationId ?? null;
+    const fault = deps.faults.pick(call.operationId, method);
+    const delay = deps.faults.delayMs();
+    if (delay > 0) await deps.sleep(delay);
+    if (deps.isClosing()) return;
+    if (fault) {
+      applyFault(fault, req, res, call, deps);
+      return;
+    }
+    const text = await readBody(req);
+    const principal = deps.tokens.authenticate(token);
+    const decision = deps.rateLimiter.take(token ?? '');
+    if (!decision.allowed) {
+      const seconds = Math.ceil(decision.retryAfterMs / 1000);
+      sendError(res, call, tooManyRequests(`Too many requests: the limit is reached for this access token; try again in ${seconds} seconds`), {
+        'retry-after': String(seconds),
+      });
+      return;
+    }
+    if (!match) throw notFound(`${method} ${path} does not exist`);
+    if (isWriteMethod(method) && principal.scope === 'read-only') {
+      throw unauthorizedScope('This access token has the read-only scope and cannot change data');
+    }
+    const body = parseJsonBody(text);
+    const user = state.users.get(principal.userId);
+    if (!user) throw notFound('The token belongs to no sandbox user');
+    const now = state.clock.now();
+    const ctx: HandlerContext = {
+      operationId: match.operationId,
+      params: match.params,
+      query,
+      body,
+      principal,
+      user,
+      state,
+      now,
+      today: isoDateOf(now),
+    };
+    const handler = HANDLERS[match.operationId as OperationId] as (ctx: HandlerContext) => { status: number; data: unknown };
+    const result = handler(ctx);
+    sendJson(res, call, result.status, { data: result.data });
+  };
+
+  return (req, res) => {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    const query = queryRecord(url.searchParams);
+    const token = presentedToken(req, query);
+    const recordedQuery = { ...query };
+    delete recordedQuery.access_token;
+    const call: SandboxCall = { operationId: null, method, path, query: recordedQuery, status: null, token, at: state.clock.now() };
+    deps.calls.push(call);
+
+    const run = async () => {
+      if (method === 'OPTIONS') {
+        send(res, call, 204, null);
+        return;
+      }
+      if (path.startsWith('/oauth/')) {
+        await handleOAuth(req, res, path, query, call);
+        return;
+      }
+      if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
+        await handleApi(req, res, method, path, query, call, token);
+        return;
+      }
+      throw notFound(`${method} ${path} does not exist; the interface lives under ${API_PREFIX}`);
+    };
+    run().catch((error: unknown) => {
+      if (error instanceof ApiError) {
+        sendError(res, call, error);
+      } else if (error instanceof BodyTooLargeError) {
+        sendError(res, call, badRequest(error.message), { connection: 'close' });
+      } else {
+        deps.reportError(error);
+        sendError(res, call, internalError('The sandbox failed unexpectedly while handling this request'));
+      }
+    });
+  };
+}

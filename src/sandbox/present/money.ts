@@ -1,0 +1,18 @@
+import { formatMilliunits, toCurrencyAmount } from '../../money/format.js';
+import type { CurrencyFormat } from '../../upstream/types.js';
+
+/** The `_formatted` / `_currency` companions of one amount. */
+export interface MoneyCompanions {
+  formatted: string;
+  currency: number;
+}
+
+export type MoneyPresenter = (milliunits: number) => MoneyCompanions;
+
+/** Binds the plan's currency format once, so presenters can format many amounts cheaply. */
+export function createMoneyPresenter(format: CurrencyFormat | null): MoneyPresenter {
+  return (milliunits) => ({
+    formatted: formatMilliunits(milliunits, format),
+    currency: toCurrencyAmount(milliunits, format),
+  });
+}

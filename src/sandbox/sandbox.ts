@@ -1,0 +1,194 @@
+/**
+ * createSandbox: seeds the users' plans, wires tokens, OAuth, rate limit and faults, and serves
+ * the REST interface over node:http until close().
+ */
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type {
+  OAuthClientOptions,
+  PlanSeedOptions,
+  Sandbox,
+  SandboxCall,
+  SandboxOptions,
+  SandboxUser,
+  SandboxUserOptions,
+} from './api.js';
+import { systemClock } from './clock.js';
+import { isoDateOf } from './dates.js';
+import { createTokenRegistry } from './http/auth.js';
+import { createDispatcher } from './http/dispatch.js';
+import { createFaultEngine } from './http/faults.js';
+import { createOAuthService } from './http/oauth.js';
+import { createRateLimiter } from './http/rate-limit.js';
+import { createRouter } from './http/router.js';
+import { createRandom } from './random.js';
+import { DEFAULT_SEED_TRANSACTIONS, seedPlan, US_DATE_FORMAT, USD_FORMAT } from './seed/index.js';
+import type { PlanEntry, SandboxState, UserState } from './state.js';
+
+export const DEMO_TOKEN = 'sandbox-demo-token';
+export const DEMO_READ_ONLY_TOKEN = 'sandbox-demo-read-only-token';
+export const DEMO_OAUTH_CLIENT: OAuthClientOptions = {
+  clientId: 'sandbox-demo-client',
+  clientSecret: 'sandbox-demo-secret',
+  redirectUri: 'http://localhost:8080/oauth/callback',
+  defaultPlanSelection: true,
+};
+/** The most transactions one seeded plan may ask for. */
+export const MAX_SEED_TRANSACTIONS = 1_000_000;
+
+const DEFAULT_USERS: SandboxUserOptions[] = [
+  { token: DEMO_TOKEN, readOnlyToken: DEMO_READ_ONLY_TOKEN, plans: [{}], defaultPlan: 0 },
+];
+
+function planName(spec: PlanSeedOptions, index: number): string {
+  return spec.name ?? (index === 0 ? 'Demo Household' : `Plan ${index + 1}`);
+}
+
+function checkPlanSpec(spec: PlanSeedOptions, path: string): void {
+  const { transactions, seed } = spec;
+  if (transactions !== undefined && !(Number.isInteger(transactions) && transactions >= 0 && transactions <= MAX_SEED_TRANSACTIONS)) {
+    throw new RangeError(`${path}.transactions must be an integer from 0 to ${MAX_SEED_TRANSACTIONS}, got ${transactions}`);
+  }
+  if (seed !== undefined && !Number.isSafeInteger(seed)) throw new RangeError(`${path}.seed must be an integer, got ${seed}`);
+}
+
+/** Private: seeds every user's plans and registers their personal tokens. */
+function buildState(options: SandboxOptions, state: SandboxState, tokens: ReturnType<typeof createTokenRegistry>): void {
+  const users = options.users ?? DEFAULT_USERS;
+  if (users.length === 0) throw new RangeError('createSandbox: users must hold at least one user');
+  const now = state.clock.now();
+  const today = isoDateOf(now);
+  users.forEach((spec, userIndex) => {
+    const path = `users[${userIndex}]`;
+    if (!spec.token) throw new TypeError(`createSandbox: ${path}.token is required`);
+    const userId = createRandom(0x05e5, userIndex).uuid();
+    const plans = spec.plans ?? [{}];
+    if (spec.defaultPlan !== undefined && !(Number.isInteger(spec.defaultPlan) && spec.defaultPlan >= 0 && spec.defaultPlan < plans.length)) {
+      throw new RangeError(`createSandbox: ${path}.defaultPlan must index ${path}.plans (0..${plans.length - 1}), got ${spec.defaultPlan}`);
+    }
+    const planIds = plans.map((planSpec, planIndex) => {
+      checkPlanSpec(planSpec, `${path}.plans[${planIndex}]`);
+      const seed = planSpec.seed ?? 1;
+      const ids = createRandom(seed, userIndex, planIndex, 0x1d5);
+      const store = seedPlan({
+        name: planName(planSpec, planIndex),
+        ownerUserId: userId,
+        seed,
+        transactions: planSpec.transactions ?? DEFAULT_SEED_TRANSACTIONS,
+        today,
+        nowMs: now,
+        ids,
+        currencyFormat: planSpec.currencyFormat === undefined ? USD_FORMAT : planSpec.currencyFormat,
+        dateFormat: planSpec.dateFormat === undefined ? US_DATE_FORMAT : planSpec.dateFormat,
+      });
+      const entry: PlanEntry = { store, newId: () => ids.uuid() };
+      state.plans.set(store.id, entry);
+      return store.id;
+    });
+    const user: UserState = {
+      id: userId,
+      token: spec.token,
+      readOnlyToken: spec.readOnlyToken ?? null,
+      planIds,
+      defaultPlanId: spec.defaultPlan === undefined ? null : (planIds[spec.defaultPlan] ?? null),
+      lastUsedPlanId: planIds[0] ?? null,
+    };
+    state.users.set(userId, user);
+    tokens.addPersonal(spec.token, userId, 'full');
+    if (spec.readOnlyToken) tokens.addPersonal(spec.readOnlyToken, userId, 'read-only');
+  });
+}
+
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const clock = options.clock ?? systemClock;
+  const state: SandboxState = { clock, users: new Map(), plans: new Map() };
+  const tokens = createTokenRegistry(clock);
+  buildState(options, state, tokens);
+
+  const faults = createFaultEngine(options.randomSeed ?? 1, options.faults ?? [], options.latency ?? {});
+  const calls: SandboxCall[] = [];
+  const sockets = new Set<Socket>();
+  const hung = new Set<ServerResponse>();
+  const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  let closing = false;
+
+  const dispatch = createDispatcher({
+    state,
+    router: createRouter(),
+    tokens,
+    rateLimiter: createRateLimiter(options.rateLimit, clock),
+    faults,
+    oauth: createOAuthService(options.oauthClients ?? [DEMO_OAUTH_CLIENT], state, tokens, clock),
+    calls,
+    sleep: (ms) =>
+      new Promise<void>((resolve) => {
+        const sleeper = {
+          resolve,
+          timer: setTimeout(() => {
+            sleepers.delete(sleeper);
+            resolve();
+          }, ms),
+        };
+        sleepers.add(sleeper);
+      }),
+    isClosing: () => closing,
+    onHang: (res) => {
+      hung.add(res);
+      res.on('close', () => hung.delete(res));
+    },
+    reportError: (error) => {
+      process.stderr.write(`sandbox: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    },
+  });
+
+  const server = createServer(dispatch);
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const origin = `http://${urlHost}:${port}`;
+  const users: SandboxUser[] = [...state.users.values()].map((user) => ({
+    userId: user.id,
+    token: user.token,
+    readOnlyToken: user.readOnlyToken,
+    planIds: [...user.planIds],
+  }));
+
+  let closed: Promise<void> | null = null;
+  return {
+    url: `${origin}/v1`,
+    origin,
+    users,
+    calls: () => calls.map((call) => ({ ...call, query: { ...call.query } })),
+    resetCalls: () => {
+      calls.length = 0;
+    },
+    setLatency: (latency) => faults.setLatency(latency),
+    setFaults: (rules) => faults.setRules(rules),
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        closing = true;
+        for (const sleeper of sleepers) {
+          clearTimeout(sleeper.timer);
+          sleeper.resolve();
+        }
+        sleepers.clear();
+        server.close(() => resolve());
+        for (const res of hung) res.destroy();
+        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}

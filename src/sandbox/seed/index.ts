@@ -1,0 +1,156 @@
+/**
+ * Deterministic demo plans. The same seed, transaction count and `today` always give the same
+ * plan; dates are laid out backwards from `today` and none lies in the future.
+ */
+import type { CurrencyFormat, DateFormat, IsoDate } from '../../upstream/types.js';
+import { addDays, addMonths, isoDateTimeOf, monthOf } from '../dates.js';
+import { createRandom, type Random } from '../random.js';
+import { ensureMonth, settleBudget, setBudgeted } from '../store/budget.js';
+import { PlanStore } from '../store/plan-store.js';
+import { createTransaction, setTransactionStatus } from '../store/transactions.js';
+import { FLAG_NAMES, MONTH_NOTES } from './catalog.js';
+import { planHistory, type PlannedMonth } from './history.js';
+import { recordAssignments } from './money-movements.js';
+import { seedImportQueue, seedScheduledTransactions } from './extras.js';
+import { stateOfEvent } from './events.js';
+import { seedStructure } from './structure.js';
+
+export const DEFAULT_SEED_TRANSACTIONS = 1200;
+const MIN_MONTHS = 13;
+const MAX_MONTHS = 59;
+const TRANSACTIONS_PER_EXTRA_MONTH = 1700;
+
+export const USD_FORMAT: CurrencyFormat = {
+  iso_code: 'USD',
+  example_format: '123,456.78',
+  decimal_digits: 2,
+  decimal_separator: '.',
+  symbol_first: true,
+  group_separator: ',',
+  currency_symbol: '$',
+  display_symbol: true,
+};
+
+export const US_DATE_FORMAT: DateFormat = { format: 'MM/DD/YYYY' };
+
+export interface SeedPlanOptions {
+  name: string;
+  ownerUserId: string;
+  seed: number;
+  transactions: number;
+  today: IsoDate;
+  nowMs: number;
+  /** Source of every id of the plan; it keeps serving the plan's ids at runtime. */
+  ids: Random;
+  currencyFormat: CurrencyFormat | null;
+  dateFormat: DateFormat | null;
+}
+
+/** How many months of history a plan of this size spans (13 to 59). */
+export function monthsOfHistory(transactions: number): number {
+  return Math.min(MAX_MONTHS, Math.max(MIN_MONTHS, Math.ceil(transactions / TRANSACTIONS_PER_EXTRA_MONTH)));
+}
+
+export function seedPlan(options: SeedPlanOptions): PlanStore {
+  const { today, nowMs, ids } = options;
+  const rng = createRandom(options.seed, 0x5eed);
+  const newId = () => ids.uuid();
+  const store = new PlanStore(
+    {
+      id: ids.uuid(),
+      name: options.name,
+      ownerUserId: options.ownerUserId,
+      currencyFormat: options.currencyFormat,
+      dateFormat: options.dateFormat,
+      flagNames: { ...FLAG_NAMES },
+    },
+    today,
+    nowMs,
+    settleBudget,
+  );
+  const currentMonth = monthOf(today);
+  const monthCount = monthsOfHistory(options.transactions);
+  const months = Array.from({ length: monthCount }, (_, i) => addMonths(currentMonth, i - monthCount + 1));
+
+  const structure = store.change(nowMs, () => {
+    for (const month of months) ensureMonth(store, month);
+    return seedStructure(store, ids, nowMs);
+  });
+
+  const history = planHistory({ rng, months, today, transactions: options.transactions });
+  const occurrences = new Map<string, number>();
+  history.forEach((planned, index) => {
+    store.change(nowMs, () => {
+      applyMonthPlan(store, planned, structure.categories, options.ownerUserId, newId, nowMs);
+      const month = store.monthsByKey.get(planned.month);
+      if (month) {
+        month.age_of_money = Math.min(60, 12 + index * 2 + rng.int(0, 4));
+        if (index % 5 === 4) month.note = rng.pick(MONTH_NOTES);
+      }
+      for (const event of planned.events) {
+        const { state, extras, status } = stateOfEvent(event, structure, rng, today, occurrences);
+        const tx = createTransaction(store, newId, state, extras);
+        const counterpart = tx.transfer_transaction_id ? store.transactions.get(tx.transfer_transaction_id) : undefined;
+        if (counterpart) {
+          setTransactionStatus(store, counterpart, {
+            cleared: status.counterpartCleared,
+            approved: true,
+            debt_transaction_type: event.counterpartDebtType ?? null,
+          });
+        }
+        for (const sub of tx.subtransactions) {
+          const subCounterpart = sub.transfer_transaction_id ? store.transactions.get(sub.transfer_transaction_id) : undefined;
+          if (subCounterpart) setTransactionStatus(store, subCounterpart, { cleared: status.counterpartCleared, approved: true });
+        }
+      }
+    });
+  });
+
+  store.change(nowMs, () => {
+    seedScheduledTransactions(store, structure, newId, today);
+    store.importQueue = seedImportQueue(structure, rng, today);
+    const reconciledAt = isoDateTimeOf(Date.parse(`${addDays(today, -46)}T17:30:00Z`));
+    for (const [key, account] of structure.accounts) {
+      if (key !== 'cash') account.last_reconciled_at = reconciledAt;
+      if (key === 'storeCard') {
+        account.closed = true;
+        account.last_reconciled_at = null;
+      }
+      store.touch(account);
+    }
+  });
+  return store;
+}
+
+/** Private: the month's assignments, recorded as one group of money movements. */
+function applyMonthPlan(
+  store: PlanStore,
+  planned: PlannedMonth,
+  categories: Map<string, string>,
+  userId: string,
+  newId: () => string,
+  nowMs: number,
+): void {
+  const month = store.monthsByKey.get(planned.month);
+  if (!month) return;
+  const budgets = new Map<string, number>();
+  for (const [key, amount] of planned.budgets) {
+    const id = categories.get(key);
+    if (id) budgets.set(id, amount);
+  }
+  const cover = planned.cover && {
+    from: categories.get(planned.cover.from) ?? '',
+    to: categories.get(planned.cover.to) ?? '',
+    amount: planned.cover.amount,
+  };
+  for (const [categoryId, amount] of budgets) setBudgeted(store, month, categoryId, amount);
+  recordAssignments(store, {
+    month: planned.month,
+    budgets,
+    cover: cover && cover.from && cover.to ? cover : null,
+    userId,
+    at: Date.parse(`${planned.month}T09:00:00Z`),
+    nowMs,
+    newId,
+  });
+}

@@ -1,0 +1,90 @@
+/**
+ * Readers for untrusted JSON. Each takes the value and the path a client would recognise
+ * (`transactions[2].date`) and either returns the narrowed value or throws a 400 whose detail
+ * names that path. `undefined` always means "absent"; `null` is only accepted where the
+ * interface allows it.
+ */
+import { isIsoDate } from '../dates.js';
+import { badRequest } from '../errors.js';
+
+export type JsonObject = Record<string, unknown>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function readObject(value: unknown, path: string): JsonObject {
+  if (!isJsonObject(value)) throw badRequest(`${path} must be an object`);
+  return value;
+}
+
+export function readArray(value: unknown, path: string): unknown[] {
+  if (!Array.isArray(value)) throw badRequest(`${path} must be an array`);
+  return value;
+}
+
+export function requirePresent(value: unknown, path: string): unknown {
+  if (value === undefined) throw badRequest(`${path} is required`);
+  if (value === null) throw badRequest(`${path} must not be null`);
+  return value;
+}
+
+export interface StringRules {
+  maxLength?: number;
+  /** Reject '' and whitespace-only strings. */
+  nonEmpty?: boolean;
+}
+
+export function readString(value: unknown, path: string, rules: StringRules = {}): string {
+  if (typeof value !== 'string') throw badRequest(`${path} must be a string`);
+  if (rules.nonEmpty && value.trim() === '') throw badRequest(`${path} must not be empty`);
+  if (rules.maxLength !== undefined && [...value].length > rules.maxLength) {
+    throw badRequest(`${path} must be at most ${rules.maxLength} characters`);
+  }
+  return value;
+}
+
+export function readNullableString(value: unknown, path: string, rules: StringRules = {}): string | null {
+  return value === null ? null : readString(value, path, rules);
+}
+
+export function readInteger(value: unknown, path: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+    throw badRequest(`${path} must be an integer amount in milliunits`);
+  }
+  return value;
+}
+
+export function readBoolean(value: unknown, path: string): boolean {
+  if (typeof value !== 'boolean') throw badRequest(`${path} must be true or false`);
+  return value;
+}
+
+export function readEnum<T extends string>(value: unknown, allowed: readonly T[], path: string): T {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    const shown = allowed.map((v) => (v === '' ? "''" : v)).join(', ');
+    throw badRequest(`${path} must be one of: ${shown}`);
+  }
+  return value as T;
+}
+
+export function readDate(value: unknown, path: string): string {
+  if (typeof value !== 'string' || !isIsoDate(value)) throw badRequest(`${path} must be a date in YYYY-MM-DD format`);
+  return value;
+}
+
+/** A UUID, lower-cased so look-ups match whatever case the client sent. */
+export function readUuid(value: unknown, path: string): string {
+  if (typeof value !== 'string' || !isUuid(value)) throw badRequest(`${path} must be a UUID`);
+  return value.toLowerCase();
+}
+
+export function readNullableUuid(value: unknown, path: string): string | null {
+  return value === null ? null : readUuid(value, path);
+}

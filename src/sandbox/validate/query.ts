@@ -1,0 +1,39 @@
+/** Query string parameters: each reader names the parameter in its 400 detail. */
+import { TRANSACTION_LIST_TYPES, type IsoDate, type TransactionListType } from '../../upstream/types.js';
+import { isIsoDate } from '../dates.js';
+import { badRequest } from '../errors.js';
+
+export type Query = Readonly<Record<string, string>>;
+
+export function readKnowledgeParam(query: Query): number | null {
+  const raw = query.last_knowledge_of_server;
+  if (raw === undefined) return null;
+  if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw badRequest('last_knowledge_of_server must be a non-negative integer');
+  }
+  return Number(raw);
+}
+
+export function readDateParam(query: Query, name: 'since_date' | 'until_date'): IsoDate | null {
+  const raw = query[name];
+  if (raw === undefined) return null;
+  if (!isIsoDate(raw)) throw badRequest(`${name} must be a date in YYYY-MM-DD format`);
+  return raw;
+}
+
+export function readTypeParam(query: Query): TransactionListType | null {
+  const raw = query.type;
+  if (raw === undefined) return null;
+  if (!(TRANSACTION_LIST_TYPES as readonly string[]).includes(raw)) {
+    throw badRequest(`type must be one of: ${TRANSACTION_LIST_TYPES.join(', ')}`);
+  }
+  return raw as TransactionListType;
+}
+
+export function readBooleanParam(query: Query, name: string): boolean | null {
+  const raw = query[name];
+  if (raw === undefined) return null;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw badRequest(`${name} must be true or false`);
+}
