@@ -95,8 +95,9 @@ describe('categories', () => {
   });
 
   it('creates a NEED goal when a goal target is set on a category without one', async () => {
-    const category = (await userCategories()).find((c) => c.goal_type === undefined);
-    if (category === undefined) throw new Error('the seed has no category without a goal');
+    const group = (await userCategories())[0]?.category_group_id ?? '';
+    const category = (await api.categories.createCategory(box.planId, { category: { name: 'No goal yet', category_group_id: group } })).data.category;
+    expect(category.goal_type).toBeUndefined();
     const response = await api.categories.updateCategory(box.planId, category.id, { category: { goal_target: 250_000 } });
     expectConforms(api.last(), 'updateCategory', 200, currency);
     expect(response.data.category.goal_target).toBe(250_000);
@@ -222,7 +223,12 @@ describe('category groups and new categories', () => {
   it('creates a group (201) that the category list shows empty', async () => {
     const response = await api.categories.createCategoryGroup(box.planId, { category_group: { name: 'SDK group' } });
     expectConforms(api.last(), 'createCategoryGroup', 201, currency);
-    expect(response.data.category_group).toMatchObject({ name: 'SDK group', hidden: false, internal: false, deleted: false });
+    expect(dataOf(api.last(), 'createCategoryGroup', 201).category_group).toMatchObject({
+      name: 'SDK group',
+      hidden: false,
+      internal: false,
+      deleted: false,
+    });
     const groups = (await api.categories.getCategories(box.planId)).data.category_groups;
     expect(groups.find((g) => g.id === response.data.category_group.id)?.categories).toEqual([]);
   });

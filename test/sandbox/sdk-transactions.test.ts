@@ -277,7 +277,7 @@ describe('creating transactions', () => {
       flag_color: 'green',
       deleted: false,
     });
-    const raw = dataOf(api.last(), 'createTransaction').transaction;
+    const raw = dataOf(api.last(), 'createTransaction', 201).transaction;
     expect(raw?.flag_name === null || typeof raw?.flag_name === 'string').toBe(true);
     expect(raw?.import_id).toBeNull();
 
@@ -348,7 +348,7 @@ describe('creating transactions', () => {
       },
     });
     expectConforms(api.last(), 'saveTransactions', 201, currency);
-    const split = dataOf(api.last(), 'createTransaction').transaction;
+    const split = dataOf(api.last(), 'createTransaction', 201).transaction;
     expect(split?.category_id).toBeNull();
     expect(split?.category_name).toBe('Split');
     expect(split?.subtransactions.map((s) => [s.amount, s.category_id, s.category_name, s.transaction_id])).toEqual([

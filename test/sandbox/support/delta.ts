@@ -112,3 +112,28 @@ export function replayCategories(base: readonly Entity[], delta: readonly Entity
     categories: mergeList(earlier.categories, changes.categories),
   };
 }
+
+/** Up to `limit` paths where two JSON values differ, with both values, for readable failures. */
+export function differences(actual: unknown, expected: unknown, path = '', limit = 12): string[] {
+  const found: string[] = [];
+  const walk = (a: unknown, b: unknown, at: string): void => {
+    if (found.length >= limit) return;
+    if (Array.isArray(a) && Array.isArray(b)) {
+      if (a.length !== b.length) found.push(`${at}: length ${a.length} vs ${b.length}`);
+      for (let index = 0; index < Math.min(a.length, b.length); index += 1) walk(a[index], b[index], `${at}[${index}]`);
+      return;
+    }
+    if (isRecord(a) && isRecord(b)) {
+      for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+        const label = typeof a.id === 'string' ? `${at}<${a.id.slice(0, 8)}>.${key}` : `${at}.${key}`;
+        if (!(key in a)) found.push(`${label}: missing in replay`);
+        else if (!(key in b)) found.push(`${label}: missing in full response`);
+        else walk(a[key], b[key], label);
+      }
+      return;
+    }
+    if (a !== b) found.push(`${at}: ${JSON.stringify(a)?.slice(0, 80)} vs ${JSON.stringify(b)?.slice(0, 80)}`);
+  };
+  walk(actual, expected, path);
+  return found;
+}
