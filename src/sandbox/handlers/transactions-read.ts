@@ -2,20 +2,26 @@
  * The five transaction lists and the single read.
  *
  * Lists are ordered by date, then id. `since_date` defaults to one year before today on every
- * list except by-month. Filters apply to delta requests too, so a delta holds the changed
- * transactions that match the same query. `type=uncategorized` means: in an on-budget account,
- * not a split, not a transfer between two on-budget accounts, and without a category.
+ * list except by-month. `type=uncategorized` means: in an on-budget account, not a split, not a
+ * transfer between two on-budget accounts, and without a category.
+ *
+ * Delta requests apply the same filters, to the transaction as it is now or as it was before any
+ * change made after the client's knowledge (see store/scopes.ts). A transaction that left the list
+ * (moved to another month, account, category or payee, approved, ...) is therefore still sent,
+ * as it is now, so a client that filters its copy again sees it leave.
  */
 import type { HybridTransaction, IsoDate, TransactionDetail, TransactionListType } from '../../upstream/types.js';
-import { addDays, addMonths, addYears } from '../dates.js';
+import { addDays, addMonths, addYears, monthOf } from '../dates.js';
 import { resourceNotFound } from '../errors.js';
+import type { MoneyPresenter } from '../present/money.js';
 import {
   presentHybridSubTransaction,
   presentHybridTransaction,
   presentTransactionDetail,
 } from '../present/transactions.js';
 import type { PlanStore } from '../store/plan-store.js';
-import type { SubTransactionRecord, TransactionRecord } from '../store/records.js';
+import type { SubTransactionRecord, TransactionRecord, TransactionScope } from '../store/records.js';
+import { isUncategorized, scopesSince } from '../store/scopes.js';
 import { readDateParam, readKnowledgeParam, readTypeParam } from '../validate/query.js';
 import { idParam, moneyOf, ok, useMonth, usePlan, type Handler, type HandlerContext } from './context.js';
 
@@ -37,36 +43,39 @@ function readListFilter(ctx: HandlerContext, defaultSince: boolean): ListFilter 
   };
 }
 
-/** Private: the transactions within the filter's dates, in order, without scanning the rest. */
-function* inDateRange(store: PlanStore, since: IsoDate | null, until: IsoDate | null): Generator<TransactionRecord> {
+/**
+ * Private: candidate transactions in order. A full list only walks its date range; a delta may
+ * need transactions whose earlier date was in range, so it walks everything changed since.
+ */
+function* candidates(store: PlanStore, filter: ListFilter): Generator<TransactionRecord> {
   const order = store.transactionOrder;
-  const start = since === null ? 0 : store.orderIndex(since, '');
-  const end = until === null ? order.length : store.orderIndex(addDays(until, 1), '');
-  for (let i = start; i < end; i++) yield order[i] as TransactionRecord;
+  if (filter.knowledge !== null) {
+    for (const tx of order) if (tx.knowledge > filter.knowledge) yield tx;
+    return;
+  }
+  const start = filter.since === null ? 0 : store.orderIndex(filter.since, '');
+  const end = filter.until === null ? order.length : store.orderIndex(addDays(filter.until, 1), '');
+  for (let i = start; i < end; i++) {
+    const tx = order[i] as TransactionRecord;
+    if (!tx.deleted) yield tx;
+  }
 }
 
-function isUncategorized(store: PlanStore, tx: TransactionRecord, categoryId: string | null): boolean {
-  if (categoryId !== null || tx.subtransactions.length > 0) return false;
-  if (!store.accounts.get(tx.account_id)?.on_budget) return false;
-  return !(tx.transfer_account_id !== null && store.accounts.get(tx.transfer_account_id)?.on_budget);
-}
-
-function visible(record: { knowledge: number; deleted: boolean }, filter: ListFilter): boolean {
-  return filter.knowledge === null ? !record.deleted : record.knowledge > filter.knowledge;
-}
-
-function matchesType(store: PlanStore, filter: ListFilter, tx: TransactionRecord, categoryId: string | null): boolean {
-  if (filter.type === 'unapproved') return !tx.approved;
-  if (filter.type === 'uncategorized') return isUncategorized(store, tx, categoryId);
+/** Private: the date and type filters against one scope of a transaction. */
+function inFilter(filter: ListFilter, scope: TransactionScope): boolean {
+  if (filter.since !== null && scope.date < filter.since) return false;
+  if (filter.until !== null && scope.date > filter.until) return false;
+  if (filter.type === 'unapproved') return !scope.approved;
+  if (filter.type === 'uncategorized') return scope.uncategorized;
   return true;
 }
 
-/** Private: a TransactionDetail list over the transactions `include` accepts. */
-function detailList(store: PlanStore, filter: ListFilter, include: (tx: TransactionRecord) => boolean) {
+/** Private: a TransactionDetail list of the transactions whose (current or former) scope matches. */
+function detailList(store: PlanStore, filter: ListFilter, inScope: (scope: TransactionScope) => boolean) {
   const money = moneyOf(store);
   const transactions: TransactionDetail[] = [];
-  for (const tx of inDateRange(store, filter.since, filter.until)) {
-    if (visible(tx, filter) && include(tx) && matchesType(store, filter, tx, tx.category_id)) {
+  for (const tx of candidates(store, filter)) {
+    if (scopesSince(store, tx, filter.knowledge).some((scope) => inFilter(filter, scope) && inScope(scope))) {
       transactions.push(presentTransactionDetail(store, tx, money));
     }
   }
@@ -83,7 +92,7 @@ const getTransactionsByAccount: Handler<'getTransactionsByAccount'> = (ctx) => {
   const { store } = usePlan(ctx);
   const accountId = idParam(ctx, 'account_id');
   if (!store.liveAccount(accountId)) throw resourceNotFound(`Account '${accountId}' was not found`);
-  return ok(detailList(store, filter, (tx) => tx.account_id === accountId));
+  return ok(detailList(store, filter, (scope) => scope.accountId === accountId));
 };
 
 const getTransactionsByMonth: Handler<'getTransactionsByMonth'> = (ctx) => {
@@ -93,34 +102,55 @@ const getTransactionsByMonth: Handler<'getTransactionsByMonth'> = (ctx) => {
   const monthEnd = addDays(addMonths(month, 1), -1);
   const since = filter.since === null || filter.since < month ? month : filter.since;
   const until = filter.until === null || filter.until > monthEnd ? monthEnd : filter.until;
-  return ok(detailList(store, { ...filter, since, until }, () => true));
+  return ok(detailList(store, { ...filter, since, until }, (scope) => monthOf(scope.date) === month));
 };
 
+interface HybridTarget {
+  /** The whole transaction is a row of the list. */
+  matchTx(tx: TransactionRecord): boolean;
+  /** One line of a split is a row of the list. */
+  matchSub(sub: SubTransactionRecord): boolean;
+  /** The scope mentions the list's category or payee. */
+  inScope(scope: TransactionScope): boolean;
+}
+
+/** Private: the rows a transaction shows in a hybrid list now. */
+function currentRows(store: PlanStore, tx: TransactionRecord, filter: ListFilter, target: HybridTarget, money: MoneyPresenter): HybridTransaction[] {
+  const scope = scopesSince(store, tx, null)[0] as TransactionScope;
+  if (filter.since !== null && scope.date < filter.since) return [];
+  if (filter.until !== null && scope.date > filter.until) return [];
+  const typeOk = (uncategorized: boolean) =>
+    filter.type === 'unapproved' ? !tx.approved : filter.type === 'uncategorized' ? uncategorized : true;
+  const rows: HybridTransaction[] = [];
+  if (target.matchTx(tx) && typeOk(isUncategorized(store, tx))) rows.push(presentHybridTransaction(store, tx, money));
+  for (const sub of tx.subtransactions) {
+    if ((filter.knowledge !== null || !sub.deleted) && target.matchSub(sub) && typeOk(sub.category_id === null)) {
+      rows.push(presentHybridSubTransaction(store, tx, sub, money));
+    }
+  }
+  return rows;
+}
+
 /**
- * Private: hybrid rows. A transaction row for a matching whole transaction, a subtransaction row
- * for each matching line of a split (unless the whole split already matched).
+ * Private: hybrid rows. Each row stands on its own: a transaction row when the transaction's own
+ * category (never a split's) or payee is the list's, and a subtransaction row for each line of a
+ * split whose own category or payee is. On a delta, a transaction that was in the list before a
+ * change is sent with all its rows as they are now.
  */
-function hybridList(
-  store: PlanStore,
-  filter: ListFilter,
-  matchTx: (tx: TransactionRecord) => boolean,
-  matchSub: (sub: SubTransactionRecord) => boolean,
-) {
+function hybridList(store: PlanStore, filter: ListFilter, target: HybridTarget) {
   const money = moneyOf(store);
   const rows: HybridTransaction[] = [];
-  for (const tx of inDateRange(store, filter.since, filter.until)) {
-    if (matchTx(tx)) {
-      if (visible(tx, filter) && matchesType(store, filter, tx, tx.category_id)) {
-        rows.push(presentHybridTransaction(store, tx, money));
-      }
-      continue;
-    }
-    for (const sub of tx.subtransactions) {
-      if (!matchSub(sub)) continue;
-      const row = { knowledge: Math.max(tx.knowledge, sub.knowledge), deleted: tx.deleted || sub.deleted };
-      if (visible(row, filter) && matchesType(store, filter, tx, sub.category_id)) {
-        rows.push(presentHybridSubTransaction(store, tx, sub, money));
-      }
+  for (const tx of candidates(store, filter)) {
+    const left =
+      filter.knowledge !== null &&
+      scopesSince(store, tx, filter.knowledge)
+        .slice(1)
+        .some((scope) => inFilter(filter, scope) && target.inScope(scope));
+    if (left) {
+      rows.push(presentHybridTransaction(store, tx, money));
+      for (const sub of tx.subtransactions) rows.push(presentHybridSubTransaction(store, tx, sub, money));
+    } else {
+      rows.push(...currentRows(store, tx, filter, target, money));
     }
   }
   return { transactions: rows, server_knowledge: store.knowledge };
@@ -131,12 +161,13 @@ const getTransactionsByCategory: Handler<'getTransactionsByCategory'> = (ctx) =>
   const { store } = usePlan(ctx);
   const categoryId = idParam(ctx, 'category_id');
   if (!store.liveCategory(categoryId)) throw resourceNotFound(`Category '${categoryId}' was not found`);
-  return ok(hybridList(
-    store,
-    filter,
-    (tx) => tx.subtransactions.length === 0 && tx.category_id === categoryId,
-    (sub) => sub.category_id === categoryId,
-  ));
+  return ok(
+    hybridList(store, filter, {
+      matchTx: (tx) => tx.subtransactions.length === 0 && tx.category_id === categoryId,
+      matchSub: (sub) => sub.category_id === categoryId,
+      inScope: (scope) => scope.categoryIds.includes(categoryId),
+    }),
+  );
 };
 
 const getTransactionsByPayee: Handler<'getTransactionsByPayee'> = (ctx) => {
@@ -144,12 +175,13 @@ const getTransactionsByPayee: Handler<'getTransactionsByPayee'> = (ctx) => {
   const { store } = usePlan(ctx);
   const payeeId = idParam(ctx, 'payee_id');
   if (!store.livePayee(payeeId)) throw resourceNotFound(`Payee '${payeeId}' was not found`);
-  return ok(hybridList(
-    store,
-    filter,
-    (tx) => tx.payee_id === payeeId,
-    (sub) => sub.payee_id === payeeId,
-  ));
+  return ok(
+    hybridList(store, filter, {
+      matchTx: (tx) => tx.payee_id === payeeId,
+      matchSub: (sub) => sub.payee_id === payeeId,
+      inScope: (scope) => scope.payeeIds.includes(payeeId),
+    }),
+  );
 };
 
 const getTransactionById: Handler<'getTransactionById'> = (ctx) => {

@@ -125,7 +125,7 @@ export function presentHybridTransaction(store: PlanStore, tx: TransactionRecord
 
 /**
  * A hybrid row for one subtransaction: its own amount, memo, payee, category and transfer, with
- * the parent's date, status, flag and account. A subtransaction without a payee shows the parent's.
+ * the parent's date, status, flag, account and import fields.
  */
 export function presentHybridSubTransaction(
   store: PlanStore,
@@ -134,13 +134,12 @@ export function presentHybridSubTransaction(
   money: MoneyPresenter,
 ): HybridTransaction {
   const amount = money(sub.amount);
-  const payeeId = sub.payee_id ?? tx.payee_id;
   return {
     ...presentTransactionSummaryBase(store, tx),
     id: sub.id,
     amount: sub.amount,
     memo: sub.memo,
-    payee_id: payeeId,
+    payee_id: sub.payee_id,
     category_id: sub.category_id,
     transfer_account_id: sub.transfer_account_id,
     transfer_transaction_id: sub.transfer_transaction_id,
@@ -151,7 +150,7 @@ export function presentHybridSubTransaction(
     type: 'subtransaction',
     parent_transaction_id: tx.id,
     account_name: accountName(store, tx.account_id),
-    payee_name: payeeName(store, payeeId),
+    payee_name: payeeName(store, sub.payee_id),
     category_name: categoryName(store, sub.category_id) ?? UNCATEGORIZED_NAME,
   };
 }

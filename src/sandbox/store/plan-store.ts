@@ -176,6 +176,8 @@ export class PlanStore {
         const monthCategory = this.monthsByKey.get(month)?.categories.get(categoryId);
         if (!monthCategory) continue;
         monthCategory.activity += amount;
+        // Touch here, not only when the balance moves: activity can change with an unchanged balance.
+        this.touch(monthCategory);
         this.markCategoryDirty(categoryId, month);
       }
     }

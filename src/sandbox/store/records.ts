@@ -88,6 +88,25 @@ export type SubTransactionRecord = Omit<SubTransactionBase, 'payee_name' | 'cate
 export interface TransactionRecord extends Omit<TransactionSummaryBase, 'flag_name'>, Versioned {
   /** Subtransactions of a split (empty otherwise); deleted only together with the parent. */
   subtransactions: SubTransactionRecord[];
+  /**
+   * What the transaction looked like to the filtered lists before each change that moved it
+   * (date, account, categories, payees, approval), so a delta of a filtered list can still carry
+   * a transaction that left the list. Absent until the first such change.
+   */
+  formerScopes?: TransactionScope[];
+}
+
+/** The fields the transaction lists filter on, as of before the change at `knowledge`. */
+export interface TransactionScope {
+  knowledge: number;
+  date: IsoDate;
+  accountId: string;
+  /** The transaction's category, or its subtransactions' categories for a split. */
+  categoryIds: (string | null)[];
+  /** The transaction's payee and its subtransactions' payees. */
+  payeeIds: (string | null)[];
+  approved: boolean;
+  uncategorized: boolean;
 }
 
 export type ScheduledSubTransactionRecord = Omit<ScheduledSubTransactionBase, 'payee_name' | 'category_name'> &

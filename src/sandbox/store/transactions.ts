@@ -16,6 +16,7 @@ import { monthOf } from '../dates.js';
 import { ensureMonth } from './budget.js';
 import type { PlanStore } from './plan-store.js';
 import type { PayeeRecord, SubTransactionRecord, TransactionRecord } from './records.js';
+import { rememberScope } from './scopes.js';
 import type { NewTransactionExtras, PayeeRef, SubTransactionState, TransactionState } from './transaction-state.js';
 
 export type IdSource = () => string;
@@ -218,6 +219,7 @@ export function deleteTransaction(store: PlanStore, tx: TransactionRecord): void
   const source = store.subtransactions.get(tx.transfer_transaction_id);
   const parent = source && store.transactions.get(source.transaction_id);
   if (!source || !parent || parent.deleted) return;
+  rememberScope(store, parent);
   post(store, parent, -1);
   source.payee_id = null;
   source.transfer_account_id = null;
@@ -232,6 +234,7 @@ export function deleteTransaction(store: PlanStore, tx: TransactionRecord): void
  * subtransactions stay as they are (the interface ignores changes to them).
  */
 export function updateTransaction(store: PlanStore, newId: IdSource, tx: TransactionRecord, state: TransactionState): void {
+  rememberScope(store, tx);
   post(store, tx, -1);
   const wasSplit = tx.subtransactions.length > 0;
   const previousTarget = tx.transfer_account_id;
@@ -275,6 +278,7 @@ function followMovedSplit(store: PlanStore, tx: TransactionRecord): void {
   for (const sub of tx.subtransactions) {
     const counterpart = sub.transfer_transaction_id === null ? undefined : store.transactions.get(sub.transfer_transaction_id);
     if (!counterpart || counterpart.deleted) continue;
+    rememberScope(store, counterpart);
     counterpart.payee_id = account?.transfer_payee_id ?? null;
     counterpart.transfer_account_id = tx.account_id;
     store.touch(counterpart);
@@ -286,6 +290,7 @@ function reconcileCounterpart(store: PlanStore, newId: IdSource, tx: Transaction
   if (splitSourceOf(store, tx)) return; // validation keeps such a counterpart's amount, date and account
   const counterpart = tx.transfer_transaction_id === null ? undefined : store.transactions.get(tx.transfer_transaction_id);
   if (counterpart && !counterpart.deleted && previousTarget !== null && previousTarget === tx.transfer_account_id) {
+    rememberScope(store, counterpart);
     post(store, counterpart, -1);
     if (counterpart.date !== tx.date) {
       store.removeFromOrder(counterpart);
@@ -344,6 +349,7 @@ export function setTransactionStatus(
   tx: TransactionRecord,
   fields: Partial<Pick<TransactionRecord, 'cleared' | 'approved' | 'debt_transaction_type'>>,
 ): void {
+  rememberScope(store, tx);
   post(store, tx, -1);
   Object.assign(tx, fields);
   store.touch(tx);
