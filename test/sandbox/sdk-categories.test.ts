@@ -196,7 +196,28 @@ describe('month categories', () => {
     expect(recorded[0]).toMatchObject({ month: LAST_MONTH, to_category_id: category.id, amount: 77_000 });
     expect(recorded[0]?.from_category_id).toBeUndefined();
     const groups = (await api.moneyMovements.getMoneyMovementGroups(box.planId)).data.money_movement_groups;
-    expect(groups.find((g) => g.id === recorded[0]?.money_movement_group_id)?.month).toBe(LAST_MONTH);
+    const group = groups.find((g) => g.id === recorded[0]?.money_movement_group_id);
+    expect(group?.month).toBe(LAST_MONTH);
+    // Who and when come from the token's user and the sandbox clock.
+    const userId = box.sandbox.users[0]?.userId;
+    expect(recorded[0]?.performed_by_user_id).toBe(userId);
+    expect(Date.parse(recorded[0]?.moved_at ?? '')).toBe(box.clock.now());
+    expect(group?.performed_by_user_id).toBe(userId);
+    expect(Date.parse(group?.group_created_at ?? '')).toBe(box.clock.now());
+  });
+
+  it('records a decrease as money moved out of the category', async () => {
+    const category = await firstUserCategory(2);
+    const before = (await api.categories.getMonthCategoryById(box.planId, CURRENT_MONTH, category.id)).data.category;
+    await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, { category: { budgeted: before.budgeted + 50_000 } });
+    const known = new Set((await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.map((m) => m.id));
+    await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, { category: { budgeted: before.budgeted + 30_000 } });
+    const recorded = (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.filter((m) => !known.has(m.id));
+    expect(recorded).toHaveLength(1);
+    const [movement] = recorded;
+    const outOf = movement?.from_category_id === category.id && movement.to_category_id === undefined && movement.amount === 20_000;
+    const negativeInto = movement?.to_category_id === category.id && movement.from_category_id === undefined && movement.amount === -20_000;
+    expect(outOf || negativeInto, JSON.stringify(movement)).toBe(true);
   });
 
   it('applies only budgeted and ignores the other fields of the body', async () => {

@@ -83,6 +83,22 @@ describe('plans', () => {
 });
 
 describe('plan export', () => {
+  it('stamps last_modified_on with the sandbox clock at each change', async () => {
+    const start = box.clock.now();
+    try {
+      box.clock.advance(3_600_000);
+      await api.payees.createPayee(box.planId, { payee: { name: 'Stamp probe' } });
+      const summary = (await api.plans.getPlans()).data.plans[0];
+      expect(Date.parse(summary?.last_modified_on ?? '')).toBe(box.clock.now());
+      expect(Date.parse((await api.plans.getPlanById(box.planId)).data.plan.last_modified_on ?? '')).toBe(box.clock.now());
+      box.clock.advance(60_000);
+      await api.accounts.getAccounts(box.planId);
+      expect(Date.parse((await api.plans.getPlans()).data.plans[0]?.last_modified_on ?? '')).toBe(start + 3_600_000);
+    } finally {
+      box.clock.set(start);
+    }
+  });
+
   it('returns every collection with its documented fields and the server knowledge', async () => {
     const response = await api.plans.getPlanById(box.planId);
     expectConforms(api.last(), 'getPlanById', 200, currency);

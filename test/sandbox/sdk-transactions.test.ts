@@ -379,6 +379,58 @@ describe('creating transactions', () => {
     }
   });
 
+  it('ignores a credit card payment category on a transaction and on a split line', async () => {
+    const plan = await currentPlan();
+    const groups = new Map(plan.category_groups.map((g) => [g.id, g.name]));
+    const payment = plan.categories.find((c) => /credit card payments/i.test(groups.get(c.category_group_id) ?? ''));
+    if (payment === undefined) throw new Error('the seed has no credit card payment category');
+    const plain = await api.transactions.createTransaction(box.planId, {
+      transaction: { account_id: checking.id, date: TODAY, amount: -1_000, payee_name: 'Card category', category_id: payment.id },
+    });
+    expect(api.last().status).toBe(201);
+    expect(plain.data.transaction?.category_id).toBeUndefined();
+    const split = await api.transactions.createTransaction(box.planId, {
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -3_000,
+        payee_name: 'Card category split',
+        subtransactions: [
+          { amount: -1_000, category_id: payment.id },
+          { amount: -2_000, category_id: dining.id },
+        ],
+      },
+    });
+    expect(split.data.transaction?.subtransactions.map((s) => s.category_id)).toEqual([undefined, dining.id]);
+  });
+
+  it('matches an imported transaction to a user-entered one on the same account, amount and date within 10 days', async () => {
+    const entered = await api.transactions.createTransaction(box.planId, {
+      transaction: { account_id: savings.id, date: addDays(TODAY, -6), amount: -77_770, payee_name: 'Entered by hand' },
+    });
+    const imported = await api.transactions.createTransaction(box.planId, {
+      transaction: { account_id: savings.id, date: addDays(TODAY, -1), amount: -77_770, payee_name: 'BANK TEXT', import_id: 'sdk:match:1' },
+    });
+    const enteredId = entered.data.transaction?.id ?? '';
+    const importedId = imported.data.transaction?.id ?? '';
+    const read = async (id: string): Promise<string | undefined> => {
+      const response = await box.rest.get(`/plans/${box.planId}/transactions/${id}`);
+      return response.status === 200 ? (dataOf(response, 'getTransactionById').transaction.matched_transaction_id ?? undefined) : undefined;
+    };
+    const links = [await read(enteredId), await read(importedId), imported.data.transaction?.matched_transaction_id];
+    expect(links.includes(enteredId) || links.includes(importedId)).toBe(true);
+
+    // Another amount, another account or more than 10 days apart: no match.
+    for (const transaction of [
+      { account_id: savings.id, date: addDays(TODAY, -1), amount: -77_771, import_id: 'sdk:match:2' },
+      { account_id: checking.id, date: addDays(TODAY, -1), amount: -77_770, import_id: 'sdk:match:3' },
+      { account_id: savings.id, date: addDays(TODAY, -20), amount: -77_770, import_id: 'sdk:match:4' },
+    ]) {
+      const other = await api.transactions.createTransaction(box.planId, { transaction: { ...transaction, payee_name: 'No match' } });
+      expect(other.data.transaction?.matched_transaction_id).toBeUndefined();
+    }
+  });
+
   it('reports import runs: 200 with no ids when nothing was imported, 201 with readable ids otherwise', async () => {
     const response = await api.transactions.importTransactions(box.planId);
     const exchange = api.last();
@@ -431,6 +483,43 @@ describe('updating and deleting transactions', () => {
     expect(response.data.transaction_ids).toEqual([created.data.transaction?.id]);
     const read = (await api.transactions.getTransactionById(box.planId, created.data.transaction?.id ?? '')).data.transaction;
     expect(read).toMatchObject({ memo: 'found by import id', amount: -4_400, import_id: 'sdk:lookup:1' });
+  });
+
+  it('looks a transaction up by import_id when id is null', async () => {
+    const created = await api.transactions.createTransaction(box.planId, {
+      transaction: { account_id: checking.id, date: TODAY, amount: -2_500, payee_name: 'Null id', import_id: 'sdk:null-id:1' },
+    });
+    const response = await box.rest.patch(`/plans/${box.planId}/transactions`, {
+      transactions: [{ id: null, import_id: 'sdk:null-id:1', memo: 'found with a null id' }],
+    });
+    expect(dataOf(response, 'updateTransactions', BULK_UPDATE_STATUS).transaction_ids).toEqual([created.data.transaction?.id]);
+    expect((await api.transactions.getTransactionById(box.planId, created.data.transaction?.id ?? '')).data.transaction.memo).toBe(
+      'found with a null id',
+    );
+  });
+
+  it('keeps the date, amount and category of a split, and applies its other fields', async () => {
+    const created = await api.transactions.createTransaction(box.planId, {
+      transaction: {
+        account_id: checking.id,
+        date: addDays(TODAY, -3),
+        amount: -9_000,
+        payee_name: 'Split to edit',
+        subtransactions: [
+          { amount: -4_000, category_id: groceries.id },
+          { amount: -5_000, category_id: dining.id },
+        ],
+      },
+    });
+    const split = created.data.transaction;
+    if (split === undefined) throw new Error('no split created');
+    const response = await api.transactions.updateTransaction(box.planId, split.id, {
+      transaction: { date: addDays(TODAY, -30), amount: -1_234, category_id: groceries.id, memo: 'edited split', approved: true },
+    });
+    expect(api.last().status).toBe(200);
+    expect(response.data.transaction).toMatchObject({ date: split.date, amount: -9_000, category_name: 'Split', memo: 'edited split', approved: true });
+    expect(response.data.transaction.category_id).toBeUndefined();
+    expect(response.data.transaction.subtransactions.map((s) => s.amount)).toEqual([-4_000, -5_000]);
   });
 
   it('reads one transaction with server knowledge and without transaction_ids', async () => {
