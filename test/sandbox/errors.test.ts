@@ -19,6 +19,7 @@ let savings: AccountBase;
 let category: CategoryBase;
 let userGroup: CategoryGroup;
 let internalGroup: CategoryGroup;
+let creditCardPayment: CategoryBase;
 let imported: TransactionDetail;
 let scheduledId: string;
 let payeeId: string;
@@ -34,7 +35,9 @@ beforeAll(async () => {
   const scheduled = plan.scheduled_transactions.find((s) => !s.deleted);
   const payee = plan.payees.find((p) => p.transfer_account_id === null && !p.deleted);
   const location = plan.payee_locations.find((l) => !l.deleted);
-  if (!first || !second || !user || !internal || !userCategory || !scheduled || !payee || !location) {
+  const cardGroup = plan.category_groups.find((g) => /credit card payments/i.test(g.name));
+  const cardCategory = plan.categories.find((c) => c.category_group_id === cardGroup?.id && !c.deleted);
+  if (!first || !second || !user || !internal || !userCategory || !scheduled || !payee || !location || !cardCategory) {
     throw new Error('the seed lacks an entity these tests need');
   }
   checking = first;
@@ -45,6 +48,7 @@ beforeAll(async () => {
   scheduledId = scheduled.id;
   payeeId = payee.id;
   locationId = location.id;
+  creditCardPayment = cardCategory;
   const created = await box.rest.post(`/plans/${box.planId}/transactions`, {
     transaction: { account_id: checking.id, date: TODAY, amount: -10_000, payee_name: 'Imported shop', import_id: 'errors:1' },
   });
@@ -163,6 +167,31 @@ const badRequests: Case[] = [
     () => ({ scheduled_transaction: { account_id: checking.id, date: '2031-01-01', amount: -1_000, frequency: 'monthly' } }),
     /date/,
     'a scheduled transaction more than five years ahead',
+  ),
+  post('/transactions', () => ({ transaction: { ...valid(), date: `${TODAY}T00:00:00Z` } }), /date/, 'a date with a time'),
+  post('/transactions', () => ({ transaction: { ...valid(), account_id: UNKNOWN_ID } }), /account_id/, 'an account of no plan'),
+  post('/transactions', () => ({ transaction: { ...valid(), category_id: UNKNOWN_ID } }), /category_id/, 'a category of no plan'),
+  post('/transactions', () => ({ transaction: { ...valid(), payee_name: null, payee_id: UNKNOWN_ID } }), /payee_id/, 'a payee of no plan'),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), payee_name: null, payee_id: checking.transfer_payee_id } }),
+    /payee_id/,
+    'a transfer to the account itself',
+  ),
+  post('/transactions', () => ({ transactions: [] }), /transactions/, 'an empty batch'),
+  post('/payees', () => ({ payee: { name: '' } }), /name/, 'an empty payee name'),
+  post('/accounts', () => ({ account: { name: '', type: 'cash', balance: 0 } }), /name/, 'an empty account name'),
+  post(
+    '/categories',
+    () => ({ category: { name: 'Lost', category_group_id: UNKNOWN_ID } }),
+    /category_group_id/,
+    'a category in a group of no plan',
+  ),
+  post(
+    '/scheduled_transactions',
+    () => ({ scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 3), amount: -1_000, category_id: creditCardPayment.id } }),
+    /category_id/,
+    'a scheduled transaction in a credit card payment category',
   ),
   {
     name: 'a bulk update with both id and import_id',
