@@ -210,6 +210,18 @@ describe('transaction lists', () => {
     for (const row of rows) expect(row.payee_id).toBe(payeeId);
   });
 
+  it('names the category of an uncategorized hybrid row with a string, as the schema requires', async () => {
+    const created = await api.transactions.createTransaction(box.planId, {
+      transaction: { account_id: checking.id, date: TODAY, amount: -1_000, payee_name: 'Hybrid without category' },
+    });
+    await api.transactions.getTransactionsByPayee(box.planId, created.data.transaction?.payee_id ?? '');
+    expectConforms(api.last(), 'getHybridTransactions', 200, currency);
+    const rows = dataOf(api.last(), 'getTransactionsByPayee').transactions;
+    expect(rows.map((r) => [r.id, r.type, r.category_id, typeof r.category_name])).toEqual([
+      [created.data.transaction?.id, 'transaction', null, 'string'],
+    ]);
+  });
+
   it('lists one month\'s transactions, the current alias included', async () => {
     const month = '2025-03-01';
     const response = await api.transactions.getTransactionsByMonth(box.planId, month);
