@@ -7,6 +7,7 @@ import { presentTransactionDetail } from '../present/transactions.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { TransactionRecord } from '../store/records.js';
 import type { NewTransactionExtras, TransactionState } from '../store/transaction-state.js';
+import { createImportedTransaction } from '../store/matching.js';
 import { createTransaction, deleteTransaction, updateTransaction } from '../store/transactions.js';
 import { readArray, readObject } from '../validate/fields.js';
 import {
@@ -23,6 +24,12 @@ const NOT_IMPORTED: Omit<NewTransactionExtras, 'importId'> = {
   importPayeeNameOriginal: null,
   debtTransactionType: null,
 };
+
+/** Private: creates a transaction; one with an import_id may be matched to a user-entered one. */
+function save(store: PlanStore, newId: () => string, state: TransactionState, importId: string | null): TransactionRecord {
+  const extras = { ...NOT_IMPORTED, importId };
+  return importId === null ? createTransaction(store, newId, state, extras) : createImportedTransaction(store, newId, state, extras);
+}
 
 function accountName(store: PlanStore, accountId: string): string {
   return store.accounts.get(accountId)?.name ?? accountId;
@@ -47,7 +54,7 @@ const createTransactionHandler: Handler<'createTransaction'> = (ctx) => {
     if (importId !== null && store.findByImportId(state.accountId, importId)) {
       throw conflict(`A transaction with import_id '${importId}' already exists on account '${accountName(store, state.accountId)}'`);
     }
-    const tx = write(ctx, entry, () => createTransaction(store, newId, state, { ...NOT_IMPORTED, importId }));
+    const tx = write(ctx, entry, () => save(store, newId, state, importId));
     return created({
       transaction_ids: [tx.id],
       transaction: presentTransactionDetail(store, tx, money),
@@ -75,7 +82,7 @@ const createTransactionHandler: Handler<'createTransaction'> = (ctx) => {
     accepted.push({ state, importId });
   });
   const saved = write(ctx, entry, () =>
-    accepted.map(({ state, importId }) => createTransaction(store, newId, state, { ...NOT_IMPORTED, importId })),
+    accepted.map(({ state, importId }) => save(store, newId, state, importId)),
   );
   return created({
     transaction_ids: saved.map((tx) => tx.id),
@@ -176,7 +183,8 @@ const deleteTransactionHandler: Handler<'deleteTransaction'> = (ctx) => {
 
 /**
  * Imports what the linked accounts' queues hold (dated today or earlier): cleared, unapproved,
- * uncategorized transactions with `YNAB:<amount>:<date>:<occurrence>` import ids.
+ * uncategorized transactions with `YNAB:<amount>:<date>:<occurrence>` import ids, matched to
+ * user-entered transactions like any import (store/matching.ts).
  */
 const importTransactions: Handler<'importTransactions'> = (ctx) => {
   const entry = usePlan(ctx);
@@ -206,7 +214,7 @@ const importTransactions: Handler<'importTransactions'> = (ctx) => {
         subtransactions: [],
       };
       saved.push(
-        createTransaction(store, newId, state, {
+        createImportedTransaction(store, newId, state, {
           importId: `YNAB:${item.amount}:${item.date}:${occurrence}`,
           importPayeeName: item.payeeName,
           importPayeeNameOriginal: item.statementName,

@@ -1,0 +1,185 @@
+/**
+ * `npm run sandbox` options: flags first, then SANDBOX_* environment variables, then defaults.
+ * Pure: turns argv and env into sandbox options or an error message naming the bad flag.
+ */
+import type { FaultKind, FaultRule, SandboxOptions } from './api.js';
+import { FAULT_KINDS } from './http/faults.js';
+import { DEMO_READ_ONLY_TOKEN, DEMO_TOKEN, MAX_SEED_TRANSACTIONS } from './sandbox.js';
+import { DEFAULT_SEED_TRANSACTIONS } from './seed/index.js';
+import { ROUTES } from './http/routes.js';
+import type { OperationId } from '../upstream/types.js';
+
+export const DEFAULT_CLI_PORT = 3000;
+
+export interface CliSettings {
+  port: number;
+  host: string;
+  token: string;
+  readOnlyToken: string;
+  transactions: number;
+  seed: number;
+  latencyMs: number;
+  jitterMs: number;
+  faults: FaultRule[];
+  /** `false` turns the rate limit off. */
+  rateLimit: number | false;
+}
+
+export type CliParse = { kind: 'run'; settings: CliSettings } | { kind: 'help' } | { kind: 'error'; message: string };
+
+interface OptionSpec {
+  flag: string;
+  env: string;
+  apply(settings: CliSettings, value: string, name: string): void;
+}
+
+class OptionError extends Error {}
+
+function integer(value: string, name: string, min: number, max: number): number {
+  if (!/^-?\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
+    throw new OptionError(`${name} must be an integer from ${min} to ${max}, got '${value}'`);
+  }
+  return Number(value);
+}
+
+function nonEmpty(value: string, name: string): string {
+  if (value.trim() === '') throw new OptionError(`${name} must not be empty`);
+  return value;
+}
+
+/**
+ * A fault rule: `kind[,op=<operationId>][,method=<METHOD>][,rate=<0..1>][,times=<n>]`,
+ * e.g. `status503,rate=0.1` or `hang,op=getPlanById,times=1`.
+ */
+export function parseFaultRule(text: string, name: string): FaultRule {
+  const [kind = '', ...parts] = text.split(',').map((part) => part.trim());
+  if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
+    throw new OptionError(`${name}: fault kind must be one of ${FAULT_KINDS.join(', ')}, got '${kind}'`);
+  }
+  const rule: FaultRule = { kind: kind as FaultKind };
+  for (const part of parts) {
+    const [key, value = ''] = part.split('=').map((s) => s.trim());
+    if (key === 'op' || key === 'operation') {
+      if (!ROUTES.some((route) => route.operationId === value)) {
+        throw new OptionError(`${name}: '${value}' is not an operationId of the interface`);
+      }
+      rule.operationId = value as OperationId;
+    } else if (key === 'method') {
+      rule.method = nonEmpty(value, `${name} method`).toUpperCase();
+    } else if (key === 'rate') {
+      const rate = Number(value);
+      if (value === '' || !(rate >= 0 && rate <= 1)) throw new OptionError(`${name}: rate must be a number from 0 to 1, got '${value}'`);
+      rule.rate = rate;
+    } else if (key === 'times') {
+      rule.times = integer(value, `${name} times`, 0, Number.MAX_SAFE_INTEGER);
+    } else {
+      throw new OptionError(`${name}: unknown fault setting '${key}' (use op=, method=, rate=, times=)`);
+    }
+  }
+  return rule;
+}
+
+const OPTIONS: readonly OptionSpec[] = [
+  { flag: '--port', env: 'SANDBOX_PORT', apply: (s, v, n) => (s.port = integer(v, n, 0, 65535)) },
+  { flag: '--host', env: 'SANDBOX_HOST', apply: (s, v, n) => (s.host = nonEmpty(v, n)) },
+  { flag: '--token', env: 'SANDBOX_TOKEN', apply: (s, v, n) => (s.token = nonEmpty(v, n)) },
+  { flag: '--read-only-token', env: 'SANDBOX_READ_ONLY_TOKEN', apply: (s, v, n) => (s.readOnlyToken = nonEmpty(v, n)) },
+  { flag: '--transactions', env: 'SANDBOX_TRANSACTIONS', apply: (s, v, n) => (s.transactions = integer(v, n, 0, MAX_SEED_TRANSACTIONS)) },
+  { flag: '--seed', env: 'SANDBOX_SEED', apply: (s, v, n) => (s.seed = integer(v, n, -(2 ** 31), 2 ** 31 - 1)) },
+  { flag: '--latency', env: 'SANDBOX_LATENCY_MS', apply: (s, v, n) => (s.latencyMs = integer(v, n, 0, 600_000)) },
+  { flag: '--jitter', env: 'SANDBOX_JITTER_MS', apply: (s, v, n) => (s.jitterMs = integer(v, n, 0, 600_000)) },
+  {
+    flag: '--rate-limit',
+    env: 'SANDBOX_RATE_LIMIT',
+    apply: (s, v, n) => (s.rateLimit = v === 'off' ? false : integer(v, n, 1, 1_000_000)),
+  },
+  {
+    flag: '--fault',
+    env: 'SANDBOX_FAULTS',
+    // The variable holds several rules separated by ';'; the flag can be repeated.
+    apply: (s, v, n) => s.faults.push(...v.split(';').filter((rule) => rule.trim() !== '').map((rule) => parseFaultRule(rule, n))),
+  },
+];
+
+export const CLI_USAGE = `Usage: npm run sandbox -- [options]
+
+Runs the REST sandbox alone: a seeded demo plan behind the Plans REST interface at /v1.
+
+Options (each also as an environment variable; flags win):
+  --port <n>              SANDBOX_PORT             port to listen on (default ${DEFAULT_CLI_PORT}; 0 = any free port)
+  --host <host>           SANDBOX_HOST             interface to bind (default 127.0.0.1)
+  --token <t>             SANDBOX_TOKEN            full-access token (default ${DEMO_TOKEN})
+  --read-only-token <t>   SANDBOX_READ_ONLY_TOKEN  read-only token (default ${DEMO_READ_ONLY_TOKEN})
+  --transactions <n>      SANDBOX_TRANSACTIONS     transactions in the demo plan (default ${DEFAULT_SEED_TRANSACTIONS})
+  --seed <n>              SANDBOX_SEED             seed of the demo plan (default 1)
+  --latency <ms>          SANDBOX_LATENCY_MS       delay added to every response (default 0)
+  --jitter <ms>           SANDBOX_JITTER_MS        extra random delay in [0, ms) (default 0)
+  --rate-limit <n|off>    SANDBOX_RATE_LIMIT       requests per token per rolling hour (default 200)
+  --fault <rule>          SANDBOX_FAULTS           inject faults; repeat the flag, or separate rules with ';'
+                                                   rule: kind[,op=<operationId>][,method=<M>][,rate=<0..1>][,times=<n>]
+                                                   kinds: ${FAULT_KINDS.join(', ')}
+  --help                                           show this help
+`;
+
+export function parseCliOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliParse {
+  const settings: CliSettings = {
+    port: DEFAULT_CLI_PORT,
+    host: '127.0.0.1',
+    token: DEMO_TOKEN,
+    readOnlyToken: DEMO_READ_ONLY_TOKEN,
+    transactions: DEFAULT_SEED_TRANSACTIONS,
+    seed: 1,
+    latencyMs: 0,
+    jitterMs: 0,
+    faults: [],
+    rateLimit: 200,
+  };
+  try {
+    for (const option of OPTIONS) {
+      const value = env[option.env];
+      if (value !== undefined && value !== '') option.apply(settings, value, option.env);
+    }
+    const fromFlags = new Set<string>();
+    for (let i = 0; i < argv.length; i++) {
+      const arg = argv[i] as string;
+      if (arg === '--help' || arg === '-h') return { kind: 'help' };
+      const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+      const option = OPTIONS.find((candidate) => candidate.flag === flag);
+      if (!option) throw new OptionError(`unknown option '${arg}' (see --help)`);
+      const value = inline ?? argv[++i];
+      if (value === undefined || (inline === undefined && value.startsWith('--'))) {
+        throw new OptionError(`${flag} needs a value`);
+      }
+      // A flag replaces what the environment said, except --fault which adds rules.
+      if (flag === '--fault' && !fromFlags.has(flag)) settings.faults = [];
+      fromFlags.add(flag);
+      option.apply(settings, value, flag);
+    }
+    if (settings.token === settings.readOnlyToken) {
+      throw new OptionError('--token and --read-only-token must differ');
+    }
+    return { kind: 'run', settings };
+  } catch (error) {
+    if (error instanceof OptionError) return { kind: 'error', message: error.message };
+    throw error;
+  }
+}
+
+/** The sandbox options the settings describe (one user, one demo plan that is also the default). */
+export function sandboxOptionsOf(settings: CliSettings): SandboxOptions {
+  return {
+    port: settings.port,
+    host: settings.host,
+    users: [
+      {
+        token: settings.token,
+        readOnlyToken: settings.readOnlyToken,
+        plans: [{ seed: settings.seed, transactions: settings.transactions }],
+        defaultPlan: 0,
+      },
+    ],
+    rateLimit: settings.rateLimit === false ? false : { limit: settings.rateLimit },
+    latency: { fixedMs: settings.latencyMs, jitterMs: settings.jitterMs },
+    faults: settings.faults,
+  };
+}
