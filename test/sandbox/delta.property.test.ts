@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { differences } from './support/delta.js';
 import { addDays, isoDate } from './support/dates.js';
 import { checkDeltaSequence, DELTA_PLAN, endpoints, fetchData, knowledgeOf, snapshot } from './support/delta-endpoints.js';
 import { exportPlan, startTestSandbox } from './support/sandbox.js';
@@ -55,6 +56,38 @@ describe('delta requests', () => {
         const delta = await fetchData(box.rest, endpoint.path, knowledgeOf(before.get(name) ?? {}));
         expect(endpoint.changes(delta), name).toEqual([]);
       }
+    } finally {
+      await box.close();
+    }
+  });
+
+  it('carry the new month and its amounts when the clock enters a new month', async () => {
+    const box = await startTestSandbox(DELTA_PLAN);
+    try {
+      const june = isoDate(box.clock.now());
+      const plan = (await exportPlan(box.rest, box.planId)).plan;
+      const targets = favouredTargets(plan, box.clock.now());
+      const inJune = endpoints(box.planId, targets, june).filter((e) => e.name !== 'month transactions');
+      const before = await snapshot(box.rest, inJune);
+
+      box.clock.set(Date.UTC(2025, 6, 2, 12));
+      const july = isoDate(box.clock.now());
+      // The same endpoints, with the list windows of the new date.
+      const inJuly = endpoints(box.planId, targets, july).filter((e) => e.name !== 'month transactions');
+      const failures: string[] = [];
+      for (const endpoint of inJuly) {
+        const earlier = before.get(endpoint.name) ?? {};
+        const full = await fetchData(box.rest, endpoint.path);
+        const delta = await fetchData(box.rest, endpoint.path, knowledgeOf(earlier));
+        const diffs = differences(endpoint.replay(earlier, delta), endpoint.current(full));
+        if (diffs.length > 0) failures.push(`${endpoint.name}: ${diffs.join('; ')}`);
+      }
+      expect(failures).toEqual([]);
+
+      const months = await fetchData(box.rest, `/plans/${box.planId}/months`);
+      expect((months.months as { month: string }[]).map((m) => m.month)).toContain('2025-07-01');
+      const current = await fetchData(box.rest, `/plans/${box.planId}/months/current`);
+      expect((current.month as { month: string }).month).toBe('2025-07-01');
     } finally {
       await box.close();
     }

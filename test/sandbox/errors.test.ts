@@ -208,6 +208,20 @@ const badRequests: Case[] = [
     detail: /import_id/,
   },
   {
+    name: 'a bulk update whose import_id matches no transaction',
+    method: 'PATCH',
+    path: () => plan('/transactions'),
+    request: () => ({ body: { transactions: [{ import_id: 'errors:nowhere', memo: 'x' }] } }),
+    detail: /import_id/,
+  },
+  {
+    name: 'an update that changes the import_id',
+    method: 'PUT',
+    path: () => plan(`/transactions/${imported.id}`),
+    request: () => ({ body: { transaction: { import_id: 'errors:changed', memo: 'x' } } }),
+    detail: /import_id/,
+  },
+  {
     name: 'a bulk update with neither id nor import_id',
     method: 'PATCH',
     path: () => plan('/transactions'),

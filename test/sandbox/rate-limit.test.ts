@@ -52,6 +52,15 @@ async function expectLimited(rest: Rest, path = '/user'): Promise<void> {
   expect(response.headers.get('x-rate-limit')).toBeNull();
 }
 
+/** The sandbox also says when to retry (its README); the wait is within the window. */
+async function retryAfterSeconds(rest: Rest): Promise<number> {
+  const response = await rest.get('/user');
+  expect(response.status).toBe(429);
+  const value = Number(response.headers.get('retry-after'));
+  expect(Number.isInteger(value)).toBe(true);
+  return value;
+}
+
 describe('rate limit with a small configured limit', () => {
   it('passes the limit, refuses the next, and lets one more through per request that leaves the window', async () => {
     const { clock, a } = await start({ limit: 5, windowMs: 60_000 });
@@ -60,8 +69,11 @@ describe('rate limit with a small configured limit', () => {
       clock.advance(1_000);
     }
     await expectLimited(a);
+    // The oldest request (TEST_NOW) leaves the window 55 s after now (TEST_NOW + 5 s).
+    expect(await retryAfterSeconds(a)).toBe(55);
     clock.advance(30_000);
     await expectLimited(a);
+    expect(await retryAfterSeconds(a)).toBe(25);
 
     // The first request was made at TEST_NOW; just after it leaves, exactly one slot opens.
     clock.set(TEST_NOW + 60_001);

@@ -133,6 +133,21 @@ describe('transaction lists', () => {
     expect(uncategorized.data.transactions.length).toBeGreaterThan(0);
     for (const row of uncategorized.data.transactions) expect(row.category_id).toBeUndefined();
     expect(uncategorized.data.transactions.map((t) => t.payee_name)).toContain('No category yet');
+    // The README's reading: on budget, no category, not a split, not a transfer between on-budget accounts.
+    const now = await currentPlan();
+    const onBudget = new Set(now.accounts.filter((a) => a.on_budget).map((a) => a.id));
+    const splits = new Set(now.subtransactions.filter((s) => !s.deleted).map((s) => s.transaction_id));
+    expect(uncategorized.data.transactions.map((t) => t.id).sort()).toEqual(
+      liveIds(
+        now,
+        (t) =>
+          t.date >= YEAR_AGO &&
+          onBudget.has(t.account_id) &&
+          t.category_id === null &&
+          !splits.has(t.id) &&
+          !(t.transfer_account_id !== null && onBudget.has(t.transfer_account_id)),
+      ),
+    );
   });
 
   it('filters by until_date (a parameter the SDK does not send)', async () => {
@@ -443,17 +458,33 @@ describe('creating transactions', () => {
     }
   });
 
-  it('reports import runs: 200 with no ids when nothing was imported, 201 with readable ids otherwise', async () => {
-    const response = await api.transactions.importTransactions(box.planId);
-    const exchange = api.last();
-    expectConforms(exchange, 'importTransactions', exchange.status === 201 ? 201 : 200, currency);
-    if (exchange.status === 200) expect(response.data.transaction_ids).toEqual([]);
-    else {
-      expect(response.data.transaction_ids.length).toBeGreaterThan(0);
-      for (const id of response.data.transaction_ids) {
-        expect((await api.transactions.getTransactionById(box.planId, id)).data.transaction.id).toBe(id);
-      }
+  it('imports the linked accounts\' new transactions once (201 with ids), then has nothing to import (200)', async () => {
+    const before = await currentPlan();
+    const linked = new Set(before.accounts.filter((a) => a.direct_import_linked).map((a) => a.id));
+    expect(linked.size).toBeGreaterThan(0);
+    const first = await api.transactions.importTransactions(box.planId);
+    expectConforms(api.last(), 'importTransactions', 201, currency);
+    expect(first.data.transaction_ids.length).toBeGreaterThan(0);
+    for (const id of first.data.transaction_ids) {
+      const raw = (await box.rest.get(`/plans/${box.planId}/transactions/${id}`)).body as { data: { transaction: Record<string, unknown> } };
+      const imported = raw.data.transaction;
+      expect(linked.has(String(imported.account_id))).toBe(true);
+      expect(String(imported.import_id)).toMatch(/^YNAB:-?\d+:\d{4}-\d{2}-\d{2}:\d+$/);
+      expect(String(imported.import_id).split(':')[1]).toBe(String(imported.amount));
+      expect(String(imported.import_id).split(':')[2]).toBe(imported.date);
+      expect(String(imported.date) <= TODAY).toBe(true);
+      expect(imported.approved).toBe(false);
     }
+    const second = await api.transactions.importTransactions(box.planId);
+    expectConforms(api.last(), 'importTransactions', 200, currency);
+    expect(second.data.transaction_ids).toEqual([]);
+  });
+
+  it('orders lists by date, then id', async () => {
+    await api.transactions.getTransactions(box.planId, '2020-01-01');
+    const rows = dataOf(api.last(), 'getTransactions').transactions;
+    const keys = rows.map((t) => `${t.date} ${t.id}`);
+    expect(keys).toEqual([...keys].sort());
   });
 });
 

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/api.js';
 import { budgetProblems } from './support/budget.js';
+import { moneyProblems } from './support/check-money.js';
+import type { CurrencyFormat } from '../../src/upstream/types.js';
 import { TEST_NOW } from './support/dates.js';
 import { expectConforms, expectError } from './support/expect-response.js';
 import { createRest, dataOf } from './support/rest.js';
@@ -162,5 +164,50 @@ describe('several users', () => {
     const second = await start({ users: [{ token: 'second-only', plans: [{ transactions: 10 }] }] });
     expectError(await createRest(first.url, 'second-only').get('/user'), 401, '401', 'not_authorized');
     expectError(await createRest(second.url, 'first-only').get('/plans'), 401, '401', 'not_authorized');
+  });
+});
+
+describe('currency formats', () => {
+  const EUR: CurrencyFormat = {
+    iso_code: 'EUR',
+    example_format: '123.456,78',
+    decimal_digits: 2,
+    decimal_separator: ',',
+    symbol_first: false,
+    group_separator: '.',
+    currency_symbol: '€',
+    display_symbol: true,
+  };
+  const JPY: CurrencyFormat = {
+    iso_code: 'JPY',
+    example_format: '123,456',
+    decimal_digits: 0,
+    decimal_separator: '.',
+    symbol_first: true,
+    group_separator: ',',
+    currency_symbol: '¥',
+    display_symbol: true,
+  };
+  const HIDDEN: CurrencyFormat = { ...EUR, iso_code: 'CHF', currency_symbol: 'CHF', display_symbol: false, group_separator: "'", decimal_separator: '.' };
+  /** What the README promises for a plan without a currency format. */
+  const NONE: CurrencyFormat = { ...JPY, iso_code: '', decimal_digits: 2, currency_symbol: '', display_symbol: false };
+
+  it('formats every amount companion in the plan\'s own currency format', async () => {
+    for (const [label, format, expected] of [
+      ['EUR', EUR, EUR],
+      ['JPY', JPY, JPY],
+      ['hidden symbol', HIDDEN, HIDDEN],
+      ['no format', null, NONE],
+    ] as const) {
+      const sandbox = await start({ users: [{ token: 'fmt', plans: [{ seed: 8, transactions: 60, currencyFormat: format }] }] });
+      const rest = createRest(sandbox.url, 'fmt');
+      const planId = sandbox.users[0]?.planIds[0] ?? '';
+      const settings = dataOf(await rest.get(`/plans/${planId}/settings`), 'getPlanSettingsById').settings;
+      expect(settings.currency_format, label).toEqual(format);
+      for (const path of ['/accounts', '/transactions', '/categories', '/months', '/months/current', '/scheduled_transactions', '/money_movements']) {
+        const body = (await rest.get(`/plans/${planId}${path}`)).body;
+        expect(moneyProblems(body, expected), `${label} ${path}`).toEqual([]);
+      }
+    }
   });
 });
