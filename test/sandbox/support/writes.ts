@@ -20,6 +20,7 @@ export const WRITE_KINDS = [
   'createTransaction',
   'createTransactions',
   'createSplit',
+  'createMatchingImport',
   'updateTransaction',
   'updateTransactionsById',
   'updateTransactionsByImportId',
@@ -48,7 +49,16 @@ export interface Write {
 export const writeArbitrary: fc.Arbitrary<Write> = fc.record({
   kind: fc.oneof(
     { weight: 5, arbitrary: fc.constantFrom<WriteKind>('createTransaction', 'createSplit', 'updateTransaction') },
-    { weight: 3, arbitrary: fc.constantFrom<WriteKind>('createTransactions', 'updateTransactionsById', 'updateTransactionsByImportId', 'deleteTransaction') },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom<WriteKind>(
+        'createTransactions',
+        'createMatchingImport',
+        'updateTransactionsById',
+        'updateTransactionsByImportId',
+        'deleteTransaction',
+      ),
+    },
     { weight: 2, arbitrary: fc.constantFrom<WriteKind>('assignMonthCategory', 'createScheduled', 'updateScheduled', 'deleteScheduled') },
     {
       weight: 2,
@@ -353,6 +363,23 @@ export async function applyWrite(
     case 'createSplit': {
       const transaction = newSplit(picker, view, state);
       return transaction === undefined ? null : send('POST', '/transactions', { transaction }, [201]);
+    }
+    case 'createMatchingImport': {
+      // The bank's copy of a hand-entered transaction: same account and amount, a few days off.
+      const entered = picker.pick(
+        editable.filter((t) => t.import_id === null && t.transfer_account_id === null && !view.splitParents.has(t.id) && t.matched_transaction_id === null),
+      );
+      if (entered === undefined) return null;
+      state.counter += 1;
+      const shifted = addDays(entered.date, picker.below(11) - 5);
+      const transaction = {
+        account_id: entered.account_id,
+        date: shifted > view.today ? view.today : shifted,
+        amount: entered.amount,
+        payee_name: `BANK ${state.counter}`,
+        import_id: `prop:${state.counter}`,
+      };
+      return send('POST', '/transactions', { transaction }, [201]);
     }
     case 'updateTransaction': {
       const target = picker.pick(editable);
