@@ -239,6 +239,21 @@ describe('budget invariants checker', () => {
   });
 });
 
+describe('rollover checker', () => {
+  it('carries what is available into the next month and flags a wrong carry', () => {
+    const plan = tinyPlan();
+    const june = plan.months[0];
+    const category = june?.categories[0];
+    if (june === undefined || category === undefined) throw new Error('unreachable');
+    const july = { ...june, month: '2025-07-01', budgeted: 0, activity: 0, categories: [{ ...category, budgeted: 0, activity: 0, balance: 90 }] };
+    plan.months.push(july);
+    expect(budgetProblems(plan)).toEqual([]);
+    const julyCategory = july.categories[0];
+    if (julyCategory) julyCategory.balance = 80;
+    expect(budgetProblems(plan)).toEqual(['month 2025-07-01 category Food: balance 80, carried 90 + budgeted + activity = 90']);
+  });
+});
+
 describe('delta replay', () => {
   it('upserts, drops deleted entities and merges month categories', () => {
     expect(mergeList([{ id: 'a', v: 1 }, { id: 'b', v: 1 }], [{ id: 'b', v: 2 }, { id: 'a', deleted: true }, { id: 'c', v: 1 }])).toEqual([

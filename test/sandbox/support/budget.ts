@@ -4,7 +4,7 @@
  * and the pairing of transfers. Each returns the violations it finds (empty when it holds).
  */
 import type { PlanDetail, SubTransactionBase, TransactionSummaryBase } from '../../../src/upstream/types.js';
-import { monthOf } from './dates.js';
+import { addMonths, monthOf } from './dates.js';
 
 const live = <T extends { deleted: boolean }>(items: readonly T[]): T[] => items.filter((item) => !item.deleted);
 
@@ -120,6 +120,32 @@ export function monthTotalProblems(plan: PlanDetail): string[] {
   return problems;
 }
 
+/**
+ * What is available carries into the next month, overspending does not (the README's rule,
+ * which is YNAB's for cash): balance(m) = max(0, balance(m-1)) + budgeted(m) + activity(m).
+ * Ready to Assign follows its own rule and is left out.
+ */
+export function rolloverProblems(plan: PlanDetail): string[] {
+  const problems: string[] = [];
+  const readyToAssign = readyToAssignIds(plan);
+  const months = live(plan.months).sort((a, b) => a.month.localeCompare(b.month));
+  for (let index = 1; index < months.length; index += 1) {
+    const previous = months[index - 1];
+    const month = months[index];
+    if (previous === undefined || month === undefined || addMonths(previous.month, 1) !== month.month) continue;
+    const before = new Map(previous.categories.map((c) => [c.id, c.balance]));
+    for (const category of live(month.categories)) {
+      if (readyToAssign.has(category.id)) continue;
+      const carried = Math.max(0, before.get(category.id) ?? 0);
+      const want = carried + category.budgeted + category.activity;
+      if (category.balance !== want) {
+        problems.push(`month ${month.month} category ${category.name}: balance ${category.balance}, carried ${carried} + budgeted + activity = ${want}`);
+      }
+    }
+  }
+  return problems;
+}
+
 /** Transfers come in mirrored pairs that point at each other through their transfer payees. */
 export function transferProblems(plan: PlanDetail): string[] {
   const problems: string[] = [];
@@ -214,6 +240,7 @@ export function budgetProblems(plan: PlanDetail, skipActivity: ReadonlySet<strin
     ...balanceProblems(plan),
     ...activityProblems(plan, skipActivity),
     ...monthTotalProblems(plan),
+    ...rolloverProblems(plan),
     ...transferProblems(plan),
     ...splitProblems(plan),
   ];
