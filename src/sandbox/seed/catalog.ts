@@ -22,7 +22,7 @@ export interface AccountSpec {
   startingBalance: number;
   note: string | null;
   linked?: boolean;
-  /** Closed after its balance is paid down to zero in the second month. */
+  /** Paid down to zero in the first month, then closed. */
   closed?: boolean;
   debt?: { interestRate: number; minimumPayment: number; escrow: number };
 }

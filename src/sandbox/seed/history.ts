@@ -203,7 +203,7 @@ export function planHistory({ rng, months, today, transactions }: HistoryOptions
     kind: 'other',
     date: dayOf(firstMonth, 20),
     account: 'checking',
-    amount: 200_000 * -1,
+    amount: -200_000,
     payee: { transferTo: 'storeCard' },
     category: null,
     memo: 'Final payment before closing',

@@ -220,13 +220,11 @@ export function deleteTransaction(store: PlanStore, tx: TransactionRecord): void
   const parent = source && store.transactions.get(source.transaction_id);
   if (!source || !parent || parent.deleted) return;
   rememberScope(store, parent);
-  post(store, parent, -1);
   source.payee_id = null;
   source.transfer_account_id = null;
   source.transfer_transaction_id = null;
   store.touch(source);
   store.touch(parent);
-  post(store, parent, 1);
 }
 
 /**

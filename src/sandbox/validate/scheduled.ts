@@ -4,14 +4,13 @@
  * On update, absent fields keep their value; a new date restarts the series (date_first and
  * date_next both take it). A split keeps its amount and category.
  */
-import { FLAG_COLORS, FREQUENCIES } from '../../upstream/types.js';
+import { FREQUENCIES } from '../../upstream/types.js';
 import type { IsoDate } from '../../upstream/types.js';
 import { addYears } from '../dates.js';
 import { badRequest } from '../errors.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { ScheduledTransactionRecord } from '../store/records.js';
 import type { ScheduledState } from '../store/scheduled.js';
-import type { PayeeRef } from '../store/transaction-state.js';
 import {
   readDate,
   readEnum,
@@ -22,22 +21,10 @@ import {
   requirePresent,
   type JsonObject,
 } from './fields.js';
-import { MEMO_MAX, PAYEE_NAME_MAX } from './transaction.js';
+import { MEMO_MAX, PAYEE_NAME_MAX, payeeRefOf, readFlagColor, transferTargetOf } from './transaction.js';
 
 const FUTURE_YEARS_ALLOWED = 5;
 const PATH = 'scheduled_transaction';
-
-function payeeRef(body: JsonObject, current: string | null): PayeeRef {
-  const payeeId = body.payee_id === undefined ? undefined : readNullableUuid(body.payee_id, `${PATH}.payee_id`);
-  const payeeName =
-    body.payee_name === undefined
-      ? undefined
-      : readNullableString(body.payee_name, `${PATH}.payee_name`, { maxLength: PAYEE_NAME_MAX });
-  if (payeeId) return { kind: 'id', id: payeeId };
-  if (payeeName && payeeName.trim() !== '') return { kind: 'name', name: payeeName };
-  if (payeeId === null || payeeName !== undefined) return { kind: 'none' };
-  return current === null ? { kind: 'none' } : { kind: 'id', id: current };
-}
 
 export function resolveScheduled(
   store: PlanStore,
@@ -55,16 +42,17 @@ export function resolveScheduled(
   }
   const amount = body.amount === undefined ? (existing?.amount ?? 0) : readInteger(requirePresent(body.amount, `${PATH}.amount`), `${PATH}.amount`);
 
-  const payee = payeeRef(body, existing?.payee_id ?? null);
-  let transferAccountId: string | null = null;
-  if (payee.kind === 'id') {
-    const record = store.livePayee(payee.id);
-    if (!record) throw badRequest(`${PATH}.payee_id '${payee.id}' is not a payee of this plan`);
-    transferAccountId = record.transfer_account_id;
-    if (transferAccountId === accountId) {
-      throw badRequest(`${PATH}.payee_id is the transfer payee of the scheduled transaction's own account`);
-    }
-  }
+  const payee = payeeRefOf(
+    {
+      payeeId: body.payee_id === undefined ? undefined : readNullableUuid(body.payee_id, `${PATH}.payee_id`),
+      payeeName:
+        body.payee_name === undefined
+          ? undefined
+          : readNullableString(body.payee_name, `${PATH}.payee_name`, { maxLength: PAYEE_NAME_MAX }),
+    },
+    existing?.payee_id ?? null,
+  );
+  const transferAccountId = transferTargetOf({ store, today }, payee, accountId, PATH);
   const categoryId =
     body.category_id === undefined
       ? (existing?.category_id ?? null)
@@ -78,11 +66,8 @@ export function resolveScheduled(
   }
   const memo =
     body.memo === undefined ? (existing?.memo ?? null) : readNullableString(body.memo, `${PATH}.memo`, { maxLength: MEMO_MAX });
-  let flagColor = existing?.flag_color ?? null;
-  if (body.flag_color !== undefined) {
-    const color = body.flag_color === null ? null : readEnum(body.flag_color, FLAG_COLORS, `${PATH}.flag_color`);
-    flagColor = color === '' ? null : color;
-  }
+  const flagColor =
+    body.flag_color === undefined ? (existing?.flag_color ?? null) : readFlagColor(body.flag_color, `${PATH}.flag_color`);
   const frequency =
     body.frequency === undefined
       ? (existing?.frequency ?? 'never')

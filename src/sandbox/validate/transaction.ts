@@ -95,10 +95,7 @@ export function parseTransactionDraft(value: unknown, path: string): Transaction
     draft.cleared = nonNull(body.cleared, `${path}.cleared`, (v, p) => readEnum(v, CLEARED_STATUSES, p));
   }
   if (body.approved !== undefined) draft.approved = nonNull(body.approved, `${path}.approved`, readBoolean);
-  if (body.flag_color !== undefined) {
-    const color = body.flag_color === null ? null : readEnum(body.flag_color, FLAG_COLORS, `${path}.flag_color`);
-    draft.flagColor = color === '' ? null : color;
-  }
+  if (body.flag_color !== undefined) draft.flagColor = readFlagColor(body.flag_color, `${path}.flag_color`);
   if (body.subtransactions !== undefined) {
     draft.subtransactions = nonNull(body.subtransactions, `${path}.subtransactions`, readArray).map((sub, i) =>
       parseSubTransaction(sub, `${path}.subtransactions[${i}]`),
@@ -110,13 +107,19 @@ export function parseTransactionDraft(value: unknown, path: string): Transaction
 // ---------------------------------------------------------------------------------------------
 // Resolution against the plan
 
+/** `flag_color` as stored: '' clears the flag like null. */
+export function readFlagColor(value: unknown, path: string): FlagColor | null {
+  const color = value === null ? null : readEnum(value, FLAG_COLORS, path);
+  return color === '' ? null : color;
+}
+
 export interface ResolveContext {
   store: PlanStore;
   today: IsoDate;
 }
 
-/** Private: `payee_id` wins; otherwise a non-blank `payee_name`; explicit nulls clear. */
-function payeeRefOf(
+/** `payee_id` wins; otherwise a non-blank `payee_name`; explicit nulls clear; absent keeps `current`. */
+export function payeeRefOf(
   draft: { payeeId?: string | null; payeeName?: string | null },
   current: string | null,
 ): PayeeRef {
@@ -126,8 +129,8 @@ function payeeRefOf(
   return current === null ? { kind: 'none' } : { kind: 'id', id: current };
 }
 
-/** Private: checks the payee exists and returns the account it transfers to, if any. */
-function transferTargetOf(ctx: ResolveContext, ref: PayeeRef, accountId: string, path: string): string | null {
+/** Checks the payee exists and returns the account it transfers to, if any (never `accountId`). */
+export function transferTargetOf(ctx: ResolveContext, ref: PayeeRef, accountId: string, path: string): string | null {
   if (ref.kind !== 'id') return null;
   const payee = ctx.store.livePayee(ref.id);
   if (!payee) throw badRequest(`${path}.payee_id '${ref.id}' is not a payee of this plan`);
@@ -135,7 +138,7 @@ function transferTargetOf(ctx: ResolveContext, ref: PayeeRef, accountId: string,
   const target = ctx.store.liveAccount(payee.transfer_account_id);
   if (!target) throw badRequest(`${path}.payee_id '${ref.id}' transfers to an account that no longer exists`);
   if (target.id === accountId) {
-    throw badRequest(`${path}.payee_id is the transfer payee of the transaction's own account; a transfer needs another account`);
+    throw badRequest(`${path}.payee_id is the transfer payee of the account itself; a transfer needs another account`);
   }
   return target.id;
 }

@@ -132,7 +132,8 @@ describe('closing the sandbox', () => {
       () => 'answered',
       () => 'ended',
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Both requests must have arrived (one hanging, one waiting out its latency) before closing.
+    while (sandbox.calls().length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     await sandbox.close();
     expect(await hung).toBe('ended');
     expect(await delayed).toBe('ended');
