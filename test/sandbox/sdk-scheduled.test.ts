@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ynab from 'ynab';
 import type { AccountBase, CategoryBase, CurrencyFormat } from '../../src/upstream/types.js';
 import { expectConforms, expectError } from './support/expect-response.js';
+import { budgetProblems } from './support/budget.js';
 import { dataOf } from './support/rest.js';
 import { exportPlan, startTestSandbox, TOKEN, type TestSandbox } from './support/sandbox.js';
 import { RecordingApi, sdkError } from './support/sdk.js';
@@ -160,5 +161,42 @@ describe('scheduled transactions', () => {
   it('refuses an unknown scheduled transaction with 404.2', async () => {
     await sdkError(api.scheduledTransactions.getScheduledTransactionById(box.planId, '9a1c6c4e-0000-4000-8000-000000000005'));
     expectError(api.last(), 404, '404.2', 'resource_not_found');
+  });
+
+  it('enters occurrences that come due as the clock passes them, and moves date_next on', async () => {
+    const own = await startTestSandbox({ transactions: 40, seed: 5 });
+    try {
+      const sdk = new RecordingApi(TOKEN, own.sandbox.url);
+      const plan = (await exportPlan(own.rest, own.planId)).plan;
+      const account = plan.accounts.find((a) => a.on_budget && !a.closed && a.type === 'checking');
+      if (account === undefined) throw new Error('no checking account');
+      const monthly = await sdk.scheduledTransactions.createScheduledTransaction(own.planId, {
+        scheduled_transaction: { account_id: account.id, date: '2025-06-20', amount: -5_000, payee_name: 'Gym', frequency: 'monthly' },
+      });
+      const once = await sdk.scheduledTransactions.createScheduledTransaction(own.planId, {
+        scheduled_transaction: { account_id: account.id, date: '2025-07-01', amount: -7_000, payee_name: 'Once', frequency: 'never' },
+      });
+      const knowledge = (await sdk.scheduledTransactions.getScheduledTransactions(own.planId)).data.server_knowledge;
+
+      own.clock.set(Date.UTC(2025, 7, 25, 12));
+      const after = (await exportPlan(own.rest, own.planId)).plan;
+      const stillScheduled = after.scheduled_transactions.filter((s) => !s.deleted);
+      // Nothing scheduled is overdue by the sandbox clock.
+      for (const scheduled of stillScheduled) expect(scheduled.date_next > '2025-08-25', scheduled.id).toBe(true);
+      const gym = stillScheduled.find((s) => s.id === monthly.data.scheduled_transaction.id);
+      expect(gym).toMatchObject({ date_first: '2025-06-20', date_next: '2025-09-20' });
+      expect(stillScheduled.map((s) => s.id)).not.toContain(once.data.scheduled_transaction.id);
+
+      const entered = (amount: number) =>
+        after.transactions.filter((t) => !t.deleted && t.account_id === account.id && t.amount === amount).map((t) => t.date).sort();
+      expect(entered(-5_000)).toEqual(['2025-06-20', '2025-07-20', '2025-08-20']);
+      expect(entered(-7_000)).toEqual(['2025-07-01']);
+      expect(budgetProblems(after)).toEqual([]);
+
+      const delta = await sdk.scheduledTransactions.getScheduledTransactions(own.planId, knowledge);
+      expect(delta.data.scheduled_transactions.find((s) => s.id === once.data.scheduled_transaction.id)?.deleted).toBe(true);
+    } finally {
+      await own.close();
+    }
   });
 });
