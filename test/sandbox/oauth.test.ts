@@ -256,6 +256,12 @@ describe('OAuth errors', () => {
     expectOAuthError(await requestToken(sandbox.origin, { ...exchangeFields(otherCode), redirect_uri: APP.redirectUri }), 'invalid_grant');
   });
 
+  it('refuses a code exchanged after it expired (10 minutes, as the README says)', async () => {
+    const code = codeOf(await authorize(sandbox.origin, codeParams()));
+    clock.advance(11 * 60 * SECOND);
+    expectOAuthError(await requestToken(sandbox.origin, exchangeFields(code)), 'invalid_grant');
+  });
+
   it('refuses an unknown client and a mismatched redirect_uri at authorization without redirecting', async () => {
     for (const params of [
       { ...codeParams(), client_id: 'nobody' },
