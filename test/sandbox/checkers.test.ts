@@ -28,7 +28,7 @@ describe('shape checker', () => {
     expect(shapeProblems(payee, 'Payee')).toEqual([]);
     const { transfer_account_id: _omitted, ...missing } = payee;
     expect(shapeProblems(missing, 'Payee')).toEqual(['Payee.transfer_account_id: missing']);
-    expect(shapeProblems({ ...payee, extra: 1 }, 'Payee')).toEqual(['Payee.extra: not in the interface\'s schema']);
+    expect(shapeProblems({ ...payee, extra: 1 }, 'Payee')).toEqual(["Payee.extra: not in the interface's schema"]);
     expect(shapeProblems({ ...payee, name: null }, 'Payee')).toEqual(['Payee.name: null but not nullable']);
     expect(shapeProblems({ ...payee, deleted: 'no' }, 'Payee')[0]).toMatch(/deleted: expected boolean/);
     expect(shapeProblems({ ...payee, id: 'ABC' }, 'Payee')[0]).toMatch(/id: expected uuid/);
@@ -61,9 +61,12 @@ describe('shape checker', () => {
     expect(responseProblems({ data: { payee, server_knowledge: 3 } }, 'updatePayee')).toEqual([]);
     expect(responseProblems({ data: { payee } }, 'updatePayee')).toEqual(['data.server_knowledge: missing']);
     expect(responseProblems({ data: { payee, server_knowledge: 3 } }, 'getPayeeById')).toEqual([
-      'data.server_knowledge: not in the interface\'s schema',
+      "data.server_knowledge: not in the interface's schema",
     ]);
-    expect(responseProblems({ payee }, 'getPayeeById')).toEqual(['body.payee: unexpected', 'data: expected object, got undefined']);
+    expect(responseProblems({ payee }, 'getPayeeById')).toEqual([
+      'body.payee: unexpected',
+      'data: expected object, got undefined',
+    ]);
     expect(errorProblems({ error: { id: '400', name: 'bad_request', detail: 'x' } })).toEqual([]);
     expect(errorProblems({ error: { id: 400, name: 'bad_request' } })).toEqual([
       'error.id: expected string, got number 400',
@@ -93,7 +96,9 @@ describe('money checker', () => {
     expect(moneyProblems({ data: { transactions: [good] } }, USD)).toEqual([]);
     expect(moneyProblems({ data: { transactions: [{ ...good, amount_currency: -15 }] } }, USD)).toHaveLength(1);
     expect(moneyProblems({ data: { t: { ...good, amount_formatted: '$1.50' } } }, USD)).toHaveLength(1);
-    expect(moneyProblems({ goal_target: null, goal_target_formatted: '$0.00', goal_target_currency: null }, USD)).toHaveLength(1);
+    expect(
+      moneyProblems({ goal_target: null, goal_target_formatted: '$0.00', goal_target_currency: null }, USD),
+    ).toHaveLength(1);
   });
 });
 
@@ -245,18 +250,38 @@ describe('rollover checker', () => {
     const june = plan.months[0];
     const category = june?.categories[0];
     if (june === undefined || category === undefined) throw new Error('unreachable');
-    const july = { ...june, month: '2025-07-01', budgeted: 0, activity: 0, categories: [{ ...category, budgeted: 0, activity: 0, balance: 90 }] };
+    const july = {
+      ...june,
+      month: '2025-07-01',
+      budgeted: 0,
+      activity: 0,
+      categories: [{ ...category, budgeted: 0, activity: 0, balance: 90 }],
+    };
     plan.months.push(july);
     expect(budgetProblems(plan)).toEqual([]);
     const julyCategory = july.categories[0];
     if (julyCategory) julyCategory.balance = 80;
-    expect(budgetProblems(plan)).toEqual(['month 2025-07-01 category Food: balance 80, carried 90 + budgeted + activity = 90']);
+    expect(budgetProblems(plan)).toEqual([
+      'month 2025-07-01 category Food: balance 80, carried 90 + budgeted + activity = 90',
+    ]);
   });
 });
 
 describe('delta replay', () => {
   it('upserts, drops deleted entities and merges month categories', () => {
-    expect(mergeList([{ id: 'a', v: 1 }, { id: 'b', v: 1 }], [{ id: 'b', v: 2 }, { id: 'a', deleted: true }, { id: 'c', v: 1 }])).toEqual([
+    expect(
+      mergeList(
+        [
+          { id: 'a', v: 1 },
+          { id: 'b', v: 1 },
+        ],
+        [
+          { id: 'b', v: 2 },
+          { id: 'a', deleted: true },
+          { id: 'c', v: 1 },
+        ],
+      ),
+    ).toEqual([
       { id: 'b', v: 2 },
       { id: 'c', v: 1 },
     ]);
@@ -266,7 +291,10 @@ describe('delta replay', () => {
       name: 'Renamed',
       months: [{ month: '2025-06-01', note: 'n', categories: [{ id: ID(50), activity: -20 }] }],
     };
-    const merged = replayPlan(base, delta) as { name: string; months: { note: string; categories: { activity: number }[] }[] };
+    const merged = replayPlan(base, delta) as {
+      name: string;
+      months: { note: string; categories: { activity: number }[] }[];
+    };
     expect(merged.name).toBe('Renamed');
     expect(merged.months[0]?.note).toBe('n');
     expect(merged.months[0]?.categories).toEqual([{ id: ID(50), activity: -20 }]);
@@ -274,7 +302,9 @@ describe('delta replay', () => {
 
   it('compares regardless of order and names the paths that differ', () => {
     expect(canonical([{ id: 'b' }, { id: 'a', deleted: true }, { id: 'a2' }])).toEqual([{ id: 'a2' }, { id: 'b' }]);
-    expect(differences({ list: [{ id: 'x', v: 1 }] }, { list: [{ id: 'x', v: 2 }] })).toEqual(['.list[0]<x>.v: 1 vs 2']);
+    expect(differences({ list: [{ id: 'x', v: 1 }] }, { list: [{ id: 'x', v: 2 }] })).toEqual([
+      '.list[0]<x>.v: 1 vs 2',
+    ]);
     expect(differences({ a: 1 }, { a: 1 })).toEqual([]);
   });
 });

@@ -48,7 +48,9 @@ function start(args: string[], env: Record<string, string> = {}): Promise<Starte
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    child.on('exit', (code) => reject(new Error(`the sandbox exited (${String(code)}) before listening: ${stderr}${stdout}`)));
+    child.on('exit', (code) =>
+      reject(new Error(`the sandbox exited (${String(code)}) before listening: ${stderr}${stdout}`)),
+    );
   });
 }
 
@@ -66,14 +68,28 @@ function exited(child: ChildProcess): Promise<{ code: number | null; stderr: str
 describe('npm run sandbox', () => {
   it('serves a seeded plan with the given tokens and size, and stops on SIGTERM', async () => {
     const { child, url, output } = await start([
-      '--port', '0', '--token', 'cli-token', '--read-only-token', 'cli-read', '--transactions', '50', '--seed', '3',
+      '--port',
+      '0',
+      '--token',
+      'cli-token',
+      '--read-only-token',
+      'cli-read',
+      '--transactions',
+      '50',
+      '--seed',
+      '3',
     ]);
     expect(output()).toContain('cli-token');
     const rest = createRest(url, 'cli-token');
     expect((await rest.get('/user')).status).toBe(200);
     const plan = dataOf(await rest.get('/plans/last-used'), 'getPlanById').plan;
     expect(plan.transactions.filter((t) => !t.deleted)).toHaveLength(50);
-    expectError(await createRest(url, 'cli-read').post(`/plans/${plan.id}/payees`, { payee: { name: 'x' } }), 403, '403.3', 'unauthorized_scope');
+    expectError(
+      await createRest(url, 'cli-read').post(`/plans/${plan.id}/payees`, { payee: { name: 'x' } }),
+      403,
+      '403.3',
+      'unauthorized_scope',
+    );
 
     const stopped = exited(child);
     child.kill('SIGTERM');

@@ -8,7 +8,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { differences } from './support/delta.js';
 import { addDays, isoDate } from './support/dates.js';
-import { checkDeltaSequence, DELTA_PLAN, endpoints, fetchData, knowledgeOf, snapshot } from './support/delta-endpoints.js';
+import {
+  checkDeltaSequence,
+  DELTA_PLAN,
+  endpoints,
+  fetchData,
+  knowledgeOf,
+  snapshot,
+} from './support/delta-endpoints.js';
 import { exportPlan, startTestSandbox } from './support/sandbox.js';
 import { favouredTargets, writeSequenceArbitrary } from './support/writes.js';
 
@@ -44,7 +51,17 @@ describe('delta requests', () => {
         },
       });
       expect(response.status).toBe(201);
-      for (const name of ['plan export', 'accounts', 'categories', 'months', 'all transactions', 'account transactions', 'category transactions', 'payee transactions', 'month transactions']) {
+      for (const name of [
+        'plan export',
+        'accounts',
+        'categories',
+        'months',
+        'all transactions',
+        'account transactions',
+        'category transactions',
+        'payee transactions',
+        'month transactions',
+      ]) {
         const endpoint = all.find((e) => e.name === name);
         if (endpoint === undefined) throw new Error(name);
         const delta = await fetchData(box.rest, endpoint.path, knowledgeOf(before.get(name) ?? {}));

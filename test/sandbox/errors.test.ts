@@ -50,7 +50,13 @@ beforeAll(async () => {
   locationId = location.id;
   creditCardPayment = cardCategory;
   const created = await box.rest.post(`/plans/${box.planId}/transactions`, {
-    transaction: { account_id: checking.id, date: TODAY, amount: -10_000, payee_name: 'Imported shop', import_id: 'errors:1' },
+    transaction: {
+      account_id: checking.id,
+      date: TODAY,
+      amount: -10_000,
+      payee_name: 'Imported shop',
+      import_id: 'errors:1',
+    },
   });
   const transaction = dataOf(created, 'createTransaction', 201).transaction;
   if (transaction === undefined) throw new Error('no transaction created');
@@ -72,7 +78,12 @@ interface Case {
   detail: RegExp;
 }
 
-const valid = (): Record<string, unknown> => ({ account_id: checking.id, date: TODAY, amount: -1_000, payee_name: 'Valid payee' });
+const valid = (): Record<string, unknown> => ({
+  account_id: checking.id,
+  date: TODAY,
+  amount: -1_000,
+  payee_name: 'Valid payee',
+});
 const post = (path: string, body: () => unknown, detail: RegExp, name: string): Case => ({
   name,
   method: 'POST',
@@ -100,26 +111,83 @@ const badRequests: Case[] = [
   post('/transactions', () => ({ transaction: { ...valid(), amount: 12.5 } }), /amount/, 'a fractional amount'),
   post('/transactions', () => ({ transaction: { ...valid(), approved: 'yes' } }), /approved/, 'approved as a string'),
   post('/transactions', () => ({ transaction: { ...valid(), memo: 42 } }), /memo/, 'memo as a number'),
-  post('/accounts', () => ({ account: { name: 7, type: 'checking', balance: 0 } }), /name/, 'an account name as a number'),
-  post('/transactions', () => ({ transaction: { ...valid(), cleared: 'maybe' } }), /cleared/, 'an unknown cleared status'),
-  post('/transactions', () => ({ transaction: { ...valid(), flag_color: 'pink' } }), /flag_color/, 'an unknown flag colour'),
-  post('/accounts', () => ({ account: { name: 'Crypto', type: 'crypto', balance: 0 } }), /type/, 'an unknown account type'),
-  post('/accounts', () => ({ account: { name: 'Loan', type: 'mortgage', balance: 0 } }), /type/, 'an account type that cannot be created'),
+  post(
+    '/accounts',
+    () => ({ account: { name: 7, type: 'checking', balance: 0 } }),
+    /name/,
+    'an account name as a number',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), cleared: 'maybe' } }),
+    /cleared/,
+    'an unknown cleared status',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), flag_color: 'pink' } }),
+    /flag_color/,
+    'an unknown flag colour',
+  ),
+  post(
+    '/accounts',
+    () => ({ account: { name: 'Crypto', type: 'crypto', balance: 0 } }),
+    /type/,
+    'an unknown account type',
+  ),
+  post(
+    '/accounts',
+    () => ({ account: { name: 'Loan', type: 'mortgage', balance: 0 } }),
+    /type/,
+    'an account type that cannot be created',
+  ),
   post(
     '/scheduled_transactions',
-    () => ({ scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 5), amount: -1, frequency: 'hourly' } }),
+    () => ({
+      scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 5), amount: -1, frequency: 'hourly' },
+    }),
     /frequency/,
     'an unknown frequency',
   ),
   post('/transactions', () => ({ transaction: { ...valid(), date: '2025-02-30' } }), /date/, 'an impossible date'),
-  post('/transactions', () => ({ transaction: { ...valid(), date: '06/01/2025' } }), /date/, 'a date in another format'),
-  post('/transactions', () => ({ transaction: { ...valid(), account_id: 'not-a-uuid' } }), /account_id/, 'a malformed account id'),
-  post('/transactions', () => ({ transaction: { ...valid(), category_id: '1234' } }), /category_id/, 'a malformed category id'),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), date: '06/01/2025' } }),
+    /date/,
+    'a date in another format',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), account_id: 'not-a-uuid' } }),
+    /account_id/,
+    'a malformed account id',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), category_id: '1234' } }),
+    /category_id/,
+    'a malformed category id',
+  ),
   post('/transactions', () => ({ transaction: { ...valid(), payee_id: 'payee' } }), /payee_id/, 'a malformed payee id'),
-  post('/transactions', () => ({ transaction: { ...valid(), account_id: undefined } }), /account_id/, 'a transaction without account'),
-  post('/transactions', () => ({ transaction: valid(), transactions: [valid()] }), /transaction/, 'both transaction and transactions'),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), account_id: undefined } }),
+    /account_id/,
+    'a transaction without account',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: valid(), transactions: [valid()] }),
+    /transaction/,
+    'both transaction and transactions',
+  ),
   post('/transactions', () => ({}), /transaction/, 'neither transaction nor transactions'),
-  post('/transactions', () => ({ transaction: { ...valid(), date: addDays(TODAY, 1) } }), /date/, 'a future-dated transaction'),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), date: addDays(TODAY, 1) } }),
+    /date/,
+    'a future-dated transaction',
+  ),
   post(
     '/transactions',
     () => ({ transactions: [valid(), { ...valid(), date: addDays(TODAY, 3) }] }),
@@ -141,14 +209,39 @@ const badRequests: Case[] = [
     /subtransactions|amount/,
     'split amounts that do not add up',
   ),
-  post('/transactions', () => ({ transaction: { ...valid(), payee_name: 'p'.repeat(201) } }), /payee_name/, 'a payee_name over 200 characters'),
-  post('/transactions', () => ({ transaction: { ...valid(), memo: 'm'.repeat(501) } }), /memo/, 'a memo over 500 characters'),
-  post('/transactions', () => ({ transaction: { ...valid(), import_id: 'i'.repeat(37) } }), /import_id/, 'an import_id over 36 characters'),
-  post('/category_groups', () => ({ category_group: { name: 'g'.repeat(51) } }), /name/, 'a category group name over 50 characters'),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), payee_name: 'p'.repeat(201) } }),
+    /payee_name/,
+    'a payee_name over 200 characters',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), memo: 'm'.repeat(501) } }),
+    /memo/,
+    'a memo over 500 characters',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), import_id: 'i'.repeat(37) } }),
+    /import_id/,
+    'an import_id over 36 characters',
+  ),
+  post(
+    '/category_groups',
+    () => ({ category_group: { name: 'g'.repeat(51) } }),
+    /name/,
+    'a category group name over 50 characters',
+  ),
   post('/payees', () => ({ payee: { name: 'p'.repeat(501) } }), /name/, 'a payee name over 500 characters'),
   post('/payees', () => ({ payee: {} }), /name/, 'a payee without name'),
   post('/accounts', () => ({ account: { name: 'No type' } }), /type|balance/, 'an account without type and balance'),
-  post('/accounts', () => ({ name: 'Unwrapped', type: 'cash', balance: 0 }), /account/, 'an account outside its wrapper'),
+  post(
+    '/accounts',
+    () => ({ name: 'Unwrapped', type: 'cash', balance: 0 }),
+    /account/,
+    'an account outside its wrapper',
+  ),
   post('/categories', () => ({ category: { name: 'Orphan' } }), /category_group_id/, 'a category without group'),
   post(
     '/categories',
@@ -158,20 +251,49 @@ const badRequests: Case[] = [
   ),
   post(
     '/scheduled_transactions',
-    () => ({ scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, -1), amount: -1_000, frequency: 'monthly' } }),
+    () => ({
+      scheduled_transaction: {
+        account_id: checking.id,
+        date: addDays(TODAY, -1),
+        amount: -1_000,
+        frequency: 'monthly',
+      },
+    }),
     /date/,
     'a scheduled transaction in the past',
   ),
   post(
     '/scheduled_transactions',
-    () => ({ scheduled_transaction: { account_id: checking.id, date: '2031-01-01', amount: -1_000, frequency: 'monthly' } }),
+    () => ({
+      scheduled_transaction: { account_id: checking.id, date: '2031-01-01', amount: -1_000, frequency: 'monthly' },
+    }),
     /date/,
     'a scheduled transaction more than five years ahead',
   ),
-  post('/transactions', () => ({ transaction: { ...valid(), date: `${TODAY}T00:00:00Z` } }), /date/, 'a date with a time'),
-  post('/transactions', () => ({ transaction: { ...valid(), account_id: UNKNOWN_ID } }), /account_id/, 'an account of no plan'),
-  post('/transactions', () => ({ transaction: { ...valid(), category_id: UNKNOWN_ID } }), /category_id/, 'a category of no plan'),
-  post('/transactions', () => ({ transaction: { ...valid(), payee_name: null, payee_id: UNKNOWN_ID } }), /payee_id/, 'a payee of no plan'),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), date: `${TODAY}T00:00:00Z` } }),
+    /date/,
+    'a date with a time',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), account_id: UNKNOWN_ID } }),
+    /account_id/,
+    'an account of no plan',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), category_id: UNKNOWN_ID } }),
+    /category_id/,
+    'a category of no plan',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), payee_name: null, payee_id: UNKNOWN_ID } }),
+    /payee_id/,
+    'a payee of no plan',
+  ),
   post(
     '/transactions',
     () => ({ transaction: { ...valid(), payee_name: null, payee_id: checking.transfer_payee_id } }),
@@ -189,7 +311,14 @@ const badRequests: Case[] = [
   ),
   post(
     '/scheduled_transactions',
-    () => ({ scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 3), amount: -1_000, category_id: creditCardPayment.id } }),
+    () => ({
+      scheduled_transaction: {
+        account_id: checking.id,
+        date: addDays(TODAY, 3),
+        amount: -1_000,
+        category_id: creditCardPayment.id,
+      },
+    }),
     /category_id/,
     'a scheduled transaction in a credit card payment category',
   ),
@@ -337,12 +466,24 @@ describe('400 bad_request', () => {
   });
 
   it('refuses include_accounts that is not a boolean', async () => {
-    expectError(await box.rest.get('/plans', { include_accounts: 'maybe' }), 400, '400', 'bad_request', /include_accounts/);
+    expectError(
+      await box.rest.get('/plans', { include_accounts: 'maybe' }),
+      400,
+      '400',
+      'bad_request',
+      /include_accounts/,
+    );
   });
 
   it('refuses a month that is not a date', async () => {
     expectError(await box.rest.get(plan('/months/june')), 400, '400', 'bad_request', /month/);
-    expectError(await box.rest.get(plan(`/months/2025-13-01/categories/${category.id}`)), 400, '400', 'bad_request', /month/);
+    expectError(
+      await box.rest.get(plan(`/months/2025-13-01/categories/${category.id}`)),
+      400,
+      '400',
+      'bad_request',
+      /month/,
+    );
   });
 });
 
@@ -354,8 +495,18 @@ describe('401 not_authorized', () => {
 
   it('refuses an unknown token in the header and in the query', async () => {
     expectError(await box.rest.request('GET', '/user', { token: 'not-a-token' }), 401, '401', 'not_authorized');
-    expectError(await box.rest.request('GET', '/user', { token: 'not-a-token', tokenIn: 'query' }), 401, '401', 'not_authorized');
-    expectError(await box.rest.request('GET', plan('/accounts'), { token: '', tokenIn: 'query' }), 401, '401', 'not_authorized');
+    expectError(
+      await box.rest.request('GET', '/user', { token: 'not-a-token', tokenIn: 'query' }),
+      401,
+      '401',
+      'not_authorized',
+    );
+    expectError(
+      await box.rest.request('GET', plan('/accounts'), { token: '', tokenIn: 'query' }),
+      401,
+      '401',
+      'not_authorized',
+    );
   });
 
   it('accepts a valid token in the access_token query parameter', async () => {
@@ -388,8 +539,16 @@ describe('403.3 unauthorized_scope', () => {
     ['POST', plan('/transactions/import'), undefined],
     ['PUT', plan(`/transactions/${imported.id}`), { transaction: { memo: 'read only' } }],
     ['DELETE', plan(`/transactions/${imported.id}`), undefined],
-    ['POST', plan('/scheduled_transactions'), { scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 3), amount: -1, frequency: 'never' } }],
-    ['PUT', plan(`/scheduled_transactions/${scheduledId}`), { scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 3) } }],
+    [
+      'POST',
+      plan('/scheduled_transactions'),
+      { scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 3), amount: -1, frequency: 'never' } },
+    ],
+    [
+      'PUT',
+      plan(`/scheduled_transactions/${scheduledId}`),
+      { scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 3) } },
+    ],
     ['DELETE', plan(`/scheduled_transactions/${scheduledId}`), undefined],
   ];
 
@@ -476,7 +635,11 @@ describe('404.2 resource_not_found', () => {
     const cases: [string, string, unknown][] = [
       ['PUT', plan(`/transactions/${UNKNOWN_ID}`), { transaction: { memo: 'ghost' } }],
       ['DELETE', plan(`/transactions/${UNKNOWN_ID}`), undefined],
-      ['PUT', plan(`/scheduled_transactions/${UNKNOWN_ID}`), { scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 2) } }],
+      [
+        'PUT',
+        plan(`/scheduled_transactions/${UNKNOWN_ID}`),
+        { scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 2) } },
+      ],
       ['DELETE', plan(`/scheduled_transactions/${UNKNOWN_ID}`), undefined],
       ['PATCH', plan(`/categories/${UNKNOWN_ID}`), { category: { name: 'ghost' } }],
       ['PATCH', plan(`/months/current/categories/${UNKNOWN_ID}`), { category: { budgeted: 1 } }],

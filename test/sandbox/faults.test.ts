@@ -78,7 +78,10 @@ describe('fault kinds', () => {
     const { sandbox, rest } = await start();
     sandbox.setFaults([{ kind: 'hang', operationId: 'getUser' }]);
     const controller = new AbortController();
-    const hung = fetch(`${sandbox.url}/user`, { headers: { Authorization: `Bearer ${TOKEN}` }, signal: controller.signal });
+    const hung = fetch(`${sandbox.url}/user`, {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+      signal: controller.signal,
+    });
     const settled = hung.then(
       () => 'answered',
       () => 'failed',
@@ -101,7 +104,12 @@ describe('fault kinds', () => {
     sandbox.setFaults([{ kind: 'status500', method: 'POST' }]);
     expect((await rest.get(`/plans/${planId}/payees`)).status).toBe(200);
     const before = (await rest.get(`/plans/${planId}/payees`)).body;
-    expectError(await rest.post(`/plans/${planId}/payees`, { payee: { name: 'Faulted' } }), 500, '500', 'internal_server_error');
+    expectError(
+      await rest.post(`/plans/${planId}/payees`, { payee: { name: 'Faulted' } }),
+      500,
+      '500',
+      'internal_server_error',
+    );
     expect((await rest.get(`/plans/${planId}/payees`)).body).toEqual(before);
   });
 
@@ -197,10 +205,42 @@ describe('calls()', () => {
         token: TOKEN,
         at: TEST_NOW,
       },
-      { operationId: 'getAccounts', method: 'GET', path: `/v1/plans/${planId}/accounts`, query: {}, status: 401, token: 'wrong', at: TEST_NOW },
-      { operationId: null, method: 'GET', path: '/v1/no-such-path', query: {}, status: 404, token: TOKEN, at: TEST_NOW },
-      { operationId: 'createPayee', method: 'POST', path: `/v1/plans/${planId}/payees`, query: {}, status: 201, token: TOKEN, at: TEST_NOW },
-      { operationId: 'getPayees', method: 'GET', path: `/v1/plans/${planId}/payees`, query: {}, status: 503, token: TOKEN, at: TEST_NOW },
+      {
+        operationId: 'getAccounts',
+        method: 'GET',
+        path: `/v1/plans/${planId}/accounts`,
+        query: {},
+        status: 401,
+        token: 'wrong',
+        at: TEST_NOW,
+      },
+      {
+        operationId: null,
+        method: 'GET',
+        path: '/v1/no-such-path',
+        query: {},
+        status: 404,
+        token: TOKEN,
+        at: TEST_NOW,
+      },
+      {
+        operationId: 'createPayee',
+        method: 'POST',
+        path: `/v1/plans/${planId}/payees`,
+        query: {},
+        status: 201,
+        token: TOKEN,
+        at: TEST_NOW,
+      },
+      {
+        operationId: 'getPayees',
+        method: 'GET',
+        path: `/v1/plans/${planId}/payees`,
+        query: {},
+        status: 503,
+        token: TOKEN,
+        at: TEST_NOW,
+      },
     ]);
     sandbox.resetCalls();
     expect(sandbox.calls()).toEqual([]);

@@ -23,14 +23,17 @@ async function endpointProblems(rest: Rest, planId: string, plan: PlanDetail, to
   for (const account of accounts) {
     const exported = plan.accounts.find((a) => a.id === account.id);
     if (exported?.balance !== account.balance || exported.cleared_balance !== account.cleared_balance) {
-      problems.push(`account ${account.name}: /accounts says ${account.balance}, the export ${String(exported?.balance)}`);
+      problems.push(
+        `account ${account.name}: /accounts says ${account.balance}, the export ${String(exported?.balance)}`,
+      );
     }
   }
   const months = dataOf(await rest.get(`/plans/${planId}/months`), 'getPlanMonths').months;
   for (const month of months) {
     const exported = plan.months.find((m) => m.month === month.month);
     for (const key of ['income', 'budgeted', 'activity', 'to_be_budgeted'] as const) {
-      if (exported?.[key] !== month[key]) problems.push(`month ${month.month}: /months ${key} ${month[key]}, export ${String(exported?.[key])}`);
+      if (exported?.[key] !== month[key])
+        problems.push(`month ${month.month}: /months ${key} ${month[key]}, export ${String(exported?.[key])}`);
     }
   }
   const current = plan.months.find((m) => m.month === monthOf(today));
@@ -39,7 +42,9 @@ async function endpointProblems(rest: Rest, planId: string, plan: PlanDetail, to
     const exported = current?.categories.find((c) => c.id === category.id);
     for (const key of ['budgeted', 'activity', 'balance'] as const) {
       if (exported?.[key] !== category[key]) {
-        problems.push(`category ${category.name}: /categories ${key} ${category[key]}, export current month ${String(exported?.[key])}`);
+        problems.push(
+          `category ${category.name}: /categories ${key} ${category[key]}, export current month ${String(exported?.[key])}`,
+        );
       }
     }
   }

@@ -12,9 +12,21 @@ import { expectError } from './support/expect-response.js';
 import { authorize, codeGrant, codeOf, requestToken, stringField, type OAuthApp } from './support/oauth.js';
 import { createRest } from './support/rest.js';
 
-const APP: OAuthApp = { clientId: 'test-client', clientSecret: 'test-secret', redirectUri: 'https://app.example/callback' };
-const OTHER_APP: OAuthApp = { clientId: 'other-client', clientSecret: 'other-secret', redirectUri: 'https://other.example/cb' };
-const DEFAULT_PLAN_APP: OAuthApp = { clientId: 'picker-client', clientSecret: 'picker-secret', redirectUri: 'https://picker.example/cb' };
+const APP: OAuthApp = {
+  clientId: 'test-client',
+  clientSecret: 'test-secret',
+  redirectUri: 'https://app.example/callback',
+};
+const OTHER_APP: OAuthApp = {
+  clientId: 'other-client',
+  clientSecret: 'other-secret',
+  redirectUri: 'https://other.example/cb',
+};
+const DEFAULT_PLAN_APP: OAuthApp = {
+  clientId: 'picker-client',
+  clientSecret: 'picker-secret',
+  redirectUri: 'https://picker.example/cb',
+};
 const SECOND = 1_000;
 
 let sandbox: Sandbox;
@@ -28,7 +40,13 @@ beforeEach(async () => {
     rateLimit: false,
     users: [
       { token: 'owner-pat', plans: [{ seed: 2, transactions: 20 }] },
-      { token: 'second-pat', plans: [{ seed: 3, transactions: 20 }, { seed: 4, transactions: 20 }] },
+      {
+        token: 'second-pat',
+        plans: [
+          { seed: 3, transactions: 20 },
+          { seed: 4, transactions: 20 },
+        ],
+      },
     ],
     oauthClients: [APP, OTHER_APP, { ...DEFAULT_PLAN_APP, defaultPlanSelection: true }],
   });
@@ -65,7 +83,11 @@ function expectTokenResponse(body: Record<string, unknown>, withRefresh = true):
   if (withRefresh) expect(typeof body.refresh_token).toBe('string');
 }
 
-function expectOAuthError(result: { status: number; body: Record<string, unknown> }, error: string, statuses: number[] = [400]): void {
+function expectOAuthError(
+  result: { status: number; body: Record<string, unknown> },
+  error: string,
+  statuses: number[] = [400],
+): void {
   expect(statuses, JSON.stringify(result.body)).toContain(result.status);
   expect(result.body.error).toBe(error);
   expect(result.body.access_token).toBeUndefined();
@@ -87,7 +109,10 @@ describe('authorization code grant', () => {
     const token = await requestToken(sandbox.origin, exchangeFields(code));
     expect(token.status).toBe(200);
     expectTokenResponse(token.body);
-    expect(await userIdWith(stringField(token.body, 'access_token'))).toEqual({ status: 200, id: sandbox.users[0]?.userId });
+    expect(await userIdWith(stringField(token.body, 'access_token'))).toEqual({
+      status: 200,
+      id: sandbox.users[0]?.userId,
+    });
     const plans = await createRest(sandbox.url, stringField(token.body, 'access_token')).get('/plans');
     expect(plans.status).toBe(200);
   });
@@ -106,7 +131,12 @@ describe('authorization code grant', () => {
     expect((await userIdWith(token)).status).toBe(200);
     clock.advance(2 * SECOND);
     expectError(await createRest(sandbox.url, token).get('/user'), 401, '401', 'not_authorized');
-    expectError(await createRest(sandbox.url, token).request('GET', '/user', { tokenIn: 'query' }), 401, '401', 'not_authorized');
+    expectError(
+      await createRest(sandbox.url, token).request('GET', '/user', { tokenIn: 'query' }),
+      401,
+      '401',
+      'not_authorized',
+    );
   });
 });
 
@@ -134,7 +164,12 @@ describe('the approving user and the default plan (sandbox-only parameters, see 
     expect((await rest.get('/plans/default/accounts')).status).toBe(200);
 
     const withoutSelection = stringField(await codeGrant(sandbox.origin, APP, { sandbox_user: '1' }), 'access_token');
-    expectError(await createRest(sandbox.url, withoutSelection).get('/plans/default'), 404, '404.2', 'resource_not_found');
+    expectError(
+      await createRest(sandbox.url, withoutSelection).get('/plans/default'),
+      404,
+      '404.2',
+      'resource_not_found',
+    );
   });
 });
 
@@ -189,7 +224,12 @@ describe('refresh grant', () => {
 
 describe('implicit grant', () => {
   it('redirects with the access token in the fragment and no refresh token', async () => {
-    const result = await authorize(sandbox.origin, { client_id: APP.clientId, redirect_uri: APP.redirectUri, response_type: 'token', state: 'imp-1' });
+    const result = await authorize(sandbox.origin, {
+      client_id: APP.clientId,
+      redirect_uri: APP.redirectUri,
+      response_type: 'token',
+      state: 'imp-1',
+    });
     expect([302, 303]).toContain(result.status);
     expect(`${result.location?.origin ?? ''}${result.location?.pathname ?? ''}`).toBe(APP.redirectUri);
     expect(result.location?.searchParams.get('code')).toBeNull();
@@ -212,8 +252,18 @@ describe('read-only scope', () => {
     const rest = createRest(sandbox.url, token);
     const planId = sandbox.users[0]?.planIds[0] ?? '';
     expect((await rest.get(`/plans/${planId}/accounts`)).status).toBe(200);
-    expectError(await rest.post(`/plans/${planId}/payees`, { payee: { name: 'Nope' } }), 403, '403.3', 'unauthorized_scope');
-    expectError(await rest.patch(`/plans/${planId}/months/current/categories/x`, { category: { budgeted: 1 } }), 403, '403.3', 'unauthorized_scope');
+    expectError(
+      await rest.post(`/plans/${planId}/payees`, { payee: { name: 'Nope' } }),
+      403,
+      '403.3',
+      'unauthorized_scope',
+    );
+    expectError(
+      await rest.patch(`/plans/${planId}/months/current/categories/x`, { category: { budgeted: 1 } }),
+      403,
+      '403.3',
+      'unauthorized_scope',
+    );
   });
 
   it('keeps the scope through a refresh and in the implicit grant', async () => {
@@ -226,25 +276,47 @@ describe('read-only scope', () => {
     });
     const planId = sandbox.users[0]?.planIds[0] ?? '';
     const viaRefresh = createRest(sandbox.url, stringField(refreshed.body, 'access_token'));
-    expectError(await viaRefresh.post(`/plans/${planId}/payees`, { payee: { name: 'Nope' } }), 403, '403.3', 'unauthorized_scope');
+    expectError(
+      await viaRefresh.post(`/plans/${planId}/payees`, { payee: { name: 'Nope' } }),
+      403,
+      '403.3',
+      'unauthorized_scope',
+    );
 
-    const implicit = await authorize(sandbox.origin, { client_id: APP.clientId, redirect_uri: APP.redirectUri, response_type: 'token', scope: 'read-only' });
+    const implicit = await authorize(sandbox.origin, {
+      client_id: APP.clientId,
+      redirect_uri: APP.redirectUri,
+      response_type: 'token',
+      scope: 'read-only',
+    });
     const token = new URLSearchParams(implicit.location?.hash.slice(1) ?? '').get('access_token') ?? '';
-    expectError(await createRest(sandbox.url, token).post(`/plans/${planId}/payees`, { payee: { name: 'Nope' } }), 403, '403.3', 'unauthorized_scope');
+    expectError(
+      await createRest(sandbox.url, token).post(`/plans/${planId}/payees`, { payee: { name: 'Nope' } }),
+      403,
+      '403.3',
+      'unauthorized_scope',
+    );
   });
 });
 
 describe('OAuth errors', () => {
   it('refuses a wrong client secret', async () => {
     const code = codeOf(await authorize(sandbox.origin, codeParams()));
-    expectOAuthError(await requestToken(sandbox.origin, { ...exchangeFields(code), client_secret: 'wrong' }), 'invalid_client', [400, 401]);
+    expectOAuthError(
+      await requestToken(sandbox.origin, { ...exchangeFields(code), client_secret: 'wrong' }),
+      'invalid_client',
+      [400, 401],
+    );
     // The code was not spent by the failed attempt.
     expect((await requestToken(sandbox.origin, exchangeFields(code))).status).toBe(200);
   });
 
-  it('refuses a redirect_uri that differs from the authorization\'s', async () => {
+  it("refuses a redirect_uri that differs from the authorization's", async () => {
     const code = codeOf(await authorize(sandbox.origin, codeParams()));
-    expectOAuthError(await requestToken(sandbox.origin, { ...exchangeFields(code), redirect_uri: 'https://evil.example/cb' }), 'invalid_grant');
+    expectOAuthError(
+      await requestToken(sandbox.origin, { ...exchangeFields(code), redirect_uri: 'https://evil.example/cb' }),
+      'invalid_grant',
+    );
   });
 
   it('refuses a code used twice, an unknown code, and a code of another client', async () => {
@@ -253,7 +325,10 @@ describe('OAuth errors', () => {
     expectOAuthError(await requestToken(sandbox.origin, exchangeFields(code)), 'invalid_grant');
     expectOAuthError(await requestToken(sandbox.origin, exchangeFields('made-up-code')), 'invalid_grant');
     const otherCode = codeOf(await authorize(sandbox.origin, codeParams(OTHER_APP)));
-    expectOAuthError(await requestToken(sandbox.origin, { ...exchangeFields(otherCode), redirect_uri: APP.redirectUri }), 'invalid_grant');
+    expectOAuthError(
+      await requestToken(sandbox.origin, { ...exchangeFields(otherCode), redirect_uri: APP.redirectUri }),
+      'invalid_grant',
+    );
   });
 
   it('refuses a code exchanged after it expired (10 minutes, as the README says)', async () => {
@@ -280,7 +355,11 @@ describe('OAuth errors', () => {
       expect(result.location.searchParams.get('state')).toBe('s');
     } else expect(result.status).toBe(400);
     expectOAuthError(
-      await requestToken(sandbox.origin, { client_id: APP.clientId, client_secret: APP.clientSecret, grant_type: 'password' }),
+      await requestToken(sandbox.origin, {
+        client_id: APP.clientId,
+        client_secret: APP.clientSecret,
+        grant_type: 'password',
+      }),
       'unsupported_grant_type',
     );
   });

@@ -14,7 +14,8 @@ let currency: CurrencyFormat | null;
 beforeAll(async () => {
   box = await startTestSandbox({ transactions: 150 });
   api = new RecordingApi(TOKEN, box.sandbox.url);
-  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings.currency_format;
+  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings
+    .currency_format;
 });
 
 afterAll(async () => {
@@ -57,7 +58,13 @@ describe('accounts', () => {
     });
     expectConforms(api.last(), 'createAccount', 201, currency);
     const account = created.data.account;
-    expect(account).toMatchObject({ name: 'Created savings', type: 'savings', balance: 1_234_560, closed: false, deleted: false });
+    expect(account).toMatchObject({
+      name: 'Created savings',
+      type: 'savings',
+      balance: 1_234_560,
+      closed: false,
+      deleted: false,
+    });
     expect(account.balance_formatted).toBeDefined();
 
     const read = await api.accounts.getAccountById(box.planId, account.id);
@@ -77,7 +84,9 @@ describe('accounts', () => {
 
   it('creates accounts of every type the interface accepts', async () => {
     for (const type of Object.values(ynab.SaveAccountType)) {
-      const created = await api.accounts.createAccount(box.planId, { account: { name: `Type ${type}`, type, balance: 0 } });
+      const created = await api.accounts.createAccount(box.planId, {
+        account: { name: `Type ${type}`, type, balance: 0 },
+      });
       expectConforms(api.last(), 'createAccount', 201, currency);
       expect(created.data.account.type).toBe(type);
     }

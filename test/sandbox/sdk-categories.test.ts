@@ -19,7 +19,8 @@ let currency: CurrencyFormat | null;
 beforeAll(async () => {
   box = await startTestSandbox({ transactions: 150 });
   api = new RecordingApi(TOKEN, box.sandbox.url);
-  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings.currency_format;
+  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings
+    .currency_format;
 });
 
 afterAll(async () => {
@@ -56,7 +57,7 @@ describe('categories', () => {
     expect(raw.category_groups.some((g) => g.internal)).toBe(true);
   });
 
-  it('gives the current month\'s amounts in the list and in the single read', async () => {
+  it("gives the current month's amounts in the list and in the single read", async () => {
     const month = (await api.months.getPlanMonth(box.planId, CURRENT_MONTH)).data.month;
     const categories = await userCategories();
     for (const category of categories) {
@@ -76,7 +77,9 @@ describe('categories', () => {
     const body = api.last().body as { data: Record<string, unknown> };
     expect(Object.keys(body.data)).toEqual(['category']);
     await api.categories.getCategories(box.planId);
-    const listed = (api.last().body as { data: { category_groups: { categories: { id: string }[] }[] } }).data.category_groups
+    const listed = (
+      api.last().body as { data: { category_groups: { categories: { id: string }[] }[] } }
+    ).data.category_groups
       .flatMap((g) => g.categories)
       .find((c) => c.id === category.id);
     expect(body.data.category).toEqual(listed);
@@ -96,25 +99,36 @@ describe('categories', () => {
 
   it('creates a NEED goal when a goal target is set on a category without one', async () => {
     const group = (await userCategories())[0]?.category_group_id ?? '';
-    const category = (await api.categories.createCategory(box.planId, { category: { name: 'No goal yet', category_group_id: group } })).data.category;
+    const category = (
+      await api.categories.createCategory(box.planId, { category: { name: 'No goal yet', category_group_id: group } })
+    ).data.category;
     expect(category.goal_type).toBeUndefined();
-    const response = await api.categories.updateCategory(box.planId, category.id, { category: { goal_target: 250_000 } });
+    const response = await api.categories.updateCategory(box.planId, category.id, {
+      category: { goal_target: 250_000 },
+    });
     expectConforms(api.last(), 'updateCategory', 200, currency);
     expect(response.data.category.goal_target).toBe(250_000);
     expect(response.data.category.goal_type).toBe('NEED');
     const raw = (api.last().body as { data: { category: { goal_needs_whole_amount: unknown } } }).data.category;
     expect(typeof raw.goal_needs_whole_amount).toBe('boolean');
 
-    const refill = await api.categories.updateCategory(box.planId, category.id, { category: { goal_needs_whole_amount: false } });
+    const refill = await api.categories.updateCategory(box.planId, category.id, {
+      category: { goal_needs_whole_amount: false },
+    });
     expect(refill.data.category.goal_needs_whole_amount).toBe(false);
-    const setAside = await api.categories.updateCategory(box.planId, category.id, { category: { goal_needs_whole_amount: true } });
+    const setAside = await api.categories.updateCategory(box.planId, category.id, {
+      category: { goal_needs_whole_amount: true },
+    });
     expect(setAside.data.category.goal_needs_whole_amount).toBe(true);
   });
 
   it('keeps goal_needs_whole_amount null for goals that are not NEED', async () => {
     await api.plans.getPlanById(box.planId);
-    const categories = (api.last().body as { data: { plan: { categories: { goal_type: string | null; goal_needs_whole_amount: unknown }[] } } })
-      .data.plan.categories;
+    const categories = (
+      api.last().body as {
+        data: { plan: { categories: { goal_type: string | null; goal_needs_whole_amount: unknown }[] } };
+      }
+    ).data.plan.categories;
     for (const category of categories) {
       if (category.goal_type !== 'NEED') expect(category.goal_needs_whole_amount).toBeNull();
     }
@@ -124,12 +138,15 @@ describe('categories', () => {
     const groups = dataOf(await box.rest.get(`/plans/${box.planId}/categories`), 'getCategories').category_groups;
     const [from, to] = groups.filter((g) => !g.internal && g.categories.length > 0);
     const category = from?.categories[0];
-    if (from === undefined || to === undefined || category === undefined) throw new Error('the seed needs two user groups');
+    if (from === undefined || to === undefined || category === undefined)
+      throw new Error('the seed needs two user groups');
     await api.categories.updateCategory(box.planId, category.id, { category: { category_group_id: to.id } });
     const after = (await api.categories.getCategories(box.planId)).data.category_groups;
     expect(after.find((g) => g.id === to.id)?.categories.map((c) => c.id)).toContain(category.id);
     expect(after.find((g) => g.id === from.id)?.categories.map((c) => c.id)).not.toContain(category.id);
-    expect((await api.categories.getCategoryById(box.planId, category.id)).data.category.category_group_name).toBe(to.name);
+    expect((await api.categories.getCategoryById(box.planId, category.id)).data.category.category_group_name).toBe(
+      to.name,
+    );
   });
 
   it('answers a delta request with the categories changed since the knowledge', async () => {
@@ -171,11 +188,16 @@ describe('month categories', () => {
     if (category === undefined) throw new Error('no user category ends last month at or above zero');
     const before = (await api.categories.getMonthCategoryById(box.planId, LAST_MONTH, category.id)).data.category;
     const monthBefore = (await api.months.getPlanMonth(box.planId, LAST_MONTH)).data.month;
-    const movementsBefore = (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.map((m) => m.id);
-    const currentBefore = (await api.categories.getMonthCategoryById(box.planId, CURRENT_MONTH, category.id)).data.category;
+    const movementsBefore = (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.map(
+      (m) => m.id,
+    );
+    const currentBefore = (await api.categories.getMonthCategoryById(box.planId, CURRENT_MONTH, category.id)).data
+      .category;
     const budgeted = before.budgeted + 77_000;
 
-    const response = await api.categories.updateMonthCategory(box.planId, LAST_MONTH, category.id, { category: { budgeted } });
+    const response = await api.categories.updateMonthCategory(box.planId, LAST_MONTH, category.id, {
+      category: { budgeted },
+    });
     expectConforms(api.last(), 'updateMonthCategory', 200, currency);
     expect(response.data.category.budgeted).toBe(budgeted);
     expect(response.data.category.balance).toBe(before.balance + 77_000);
@@ -209,14 +231,26 @@ describe('month categories', () => {
   it('records a decrease as money moved out of the category', async () => {
     const category = await firstUserCategory(2);
     const before = (await api.categories.getMonthCategoryById(box.planId, CURRENT_MONTH, category.id)).data.category;
-    await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, { category: { budgeted: before.budgeted + 50_000 } });
-    const known = new Set((await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.map((m) => m.id));
-    await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, { category: { budgeted: before.budgeted + 30_000 } });
-    const recorded = (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.filter((m) => !known.has(m.id));
+    await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, {
+      category: { budgeted: before.budgeted + 50_000 },
+    });
+    const known = new Set(
+      (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.map((m) => m.id),
+    );
+    await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, {
+      category: { budgeted: before.budgeted + 30_000 },
+    });
+    const recorded = (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.filter(
+      (m) => !known.has(m.id),
+    );
     expect(recorded).toHaveLength(1);
     const [movement] = recorded;
-    const outOf = movement?.from_category_id === category.id && movement.to_category_id === undefined && movement.amount === 20_000;
-    const negativeInto = movement?.to_category_id === category.id && movement.from_category_id === undefined && movement.amount === -20_000;
+    const outOf =
+      movement?.from_category_id === category.id && movement.to_category_id === undefined && movement.amount === 20_000;
+    const negativeInto =
+      movement?.to_category_id === category.id &&
+      movement.from_category_id === undefined &&
+      movement.amount === -20_000;
     expect(outOf || negativeInto, JSON.stringify(movement)).toBe(true);
   });
 
@@ -233,7 +267,9 @@ describe('month categories', () => {
 
   it('accepts the current month alias for assignments', async () => {
     const category = await firstUserCategory(1);
-    const response = await api.categories.updateMonthCategory(box.planId, 'current', category.id, { category: { budgeted: 4_000 } });
+    const response = await api.categories.updateMonthCategory(box.planId, 'current', category.id, {
+      category: { budgeted: 4_000 },
+    });
     expect(response.data.category.budgeted).toBe(4_000);
     const read = await api.categories.getMonthCategoryById(box.planId, CURRENT_MONTH, category.id);
     expect(read.data.category.budgeted).toBe(4_000);
@@ -258,22 +294,33 @@ describe('category groups and new categories', () => {
     const groups = dataOf(await box.rest.get(`/plans/${box.planId}/categories`), 'getCategories').category_groups;
     const group = groups.find((g) => !g.internal && g.categories.length > 0);
     if (group === undefined) throw new Error('the seed has no user group with categories');
-    const response = await api.categories.updateCategoryGroup(box.planId, group.id, { category_group: { name: 'Renamed group' } });
+    const response = await api.categories.updateCategoryGroup(box.planId, group.id, {
+      category_group: { name: 'Renamed group' },
+    });
     expectConforms(api.last(), 'updateCategoryGroup', 200, currency);
     expect(response.data.category_group.name).toBe('Renamed group');
     const category = group.categories[0];
     if (category === undefined) throw new Error('unreachable');
-    expect((await api.categories.getCategoryById(box.planId, category.id)).data.category.category_group_name).toBe('Renamed group');
+    expect((await api.categories.getCategoryById(box.planId, category.id)).data.category.category_group_name).toBe(
+      'Renamed group',
+    );
   });
 
   it('creates a category (201) in a group, visible in the list and in every month', async () => {
-    const group = (await api.categories.createCategoryGroup(box.planId, { category_group: { name: 'Holds new' } })).data.category_group;
+    const group = (await api.categories.createCategoryGroup(box.planId, { category_group: { name: 'Holds new' } })).data
+      .category_group;
     const response = await api.categories.createCategory(box.planId, {
       category: { name: 'Brand new', category_group_id: group.id, note: 'fresh', goal_target: 90_000 },
     });
     expectConforms(api.last(), 'createCategory', 201, currency);
     const category = response.data.category;
-    expect(category).toMatchObject({ name: 'Brand new', category_group_id: group.id, note: 'fresh', goal_target: 90_000, goal_type: 'NEED' });
+    expect(category).toMatchObject({
+      name: 'Brand new',
+      category_group_id: group.id,
+      note: 'fresh',
+      goal_target: 90_000,
+      goal_type: 'NEED',
+    });
     expect(category.budgeted).toBe(0);
     expect(category.activity).toBe(0);
     const groups = (await api.categories.getCategories(box.planId)).data.category_groups;

@@ -15,7 +15,8 @@ let currency: CurrencyFormat | null;
 beforeAll(async () => {
   box = await startTestSandbox({ transactions: 200 });
   api = new RecordingApi(TOKEN, box.sandbox.url);
-  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings.currency_format;
+  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings
+    .currency_format;
 });
 
 afterAll(async () => {
@@ -74,7 +75,10 @@ describe('months', () => {
 
   it('answers a delta request with the months changed since the knowledge', async () => {
     const knowledge = (await api.months.getPlanMonths(box.planId)).data.server_knowledge;
-    expect((await api.months.getPlanMonths(box.planId, knowledge)).data).toEqual({ months: [], server_knowledge: knowledge });
+    expect((await api.months.getPlanMonths(box.planId, knowledge)).data).toEqual({
+      months: [],
+      server_knowledge: knowledge,
+    });
     const accounts = dataOf(await box.rest.get(`/plans/${box.planId}/accounts`), 'getAccounts').accounts;
     const account = accounts.find((a) => a.on_budget && !a.closed);
     if (account === undefined) throw new Error('no open on-budget account');
@@ -125,31 +129,53 @@ describe('money movements', () => {
 
     const byMonth = await api.moneyMovements.getMoneyMovementsByMonth(box.planId, month);
     expectConforms(api.last(), 'getMoneyMovements', 200, currency);
-    expect(byMonth.data.money_movements.map((m) => m.id).sort()).toEqual(all.filter((m) => m.month === month).map((m) => m.id).sort());
+    expect(byMonth.data.money_movements.map((m) => m.id).sort()).toEqual(
+      all
+        .filter((m) => m.month === month)
+        .map((m) => m.id)
+        .sort(),
+    );
 
     const groupsByMonth = await api.moneyMovements.getMoneyMovementGroupsByMonth(box.planId, month);
     expectConforms(api.last(), 'getMoneyMovementGroups', 200, currency);
     expect(groupsByMonth.data.money_movement_groups.map((g) => g.id).sort()).toEqual(
-      allGroups.filter((g) => g.month === month).map((g) => g.id).sort(),
+      allGroups
+        .filter((g) => g.month === month)
+        .map((g) => g.id)
+        .sort(),
     );
 
     const current = await api.moneyMovements.getMoneyMovementsByMonth(box.planId, 'current');
     expect(current.data.money_movements.map((m) => m.id).sort()).toEqual(
-      all.filter((m) => m.month === CURRENT_MONTH).map((m) => m.id).sort(),
+      all
+        .filter((m) => m.month === CURRENT_MONTH)
+        .map((m) => m.id)
+        .sort(),
     );
     const currentGroups = await api.moneyMovements.getMoneyMovementGroupsByMonth(box.planId, 'current');
     expect(currentGroups.data.money_movement_groups.map((g) => g.id).sort()).toEqual(
-      allGroups.filter((g) => g.month === CURRENT_MONTH).map((g) => g.id).sort(),
+      allGroups
+        .filter((g) => g.month === CURRENT_MONTH)
+        .map((g) => g.id)
+        .sort(),
     );
   });
 
   it('records a movement for each change of an assigned amount', async () => {
     const category = await userCategoryThisMonth();
-    const before = (await api.moneyMovements.getMoneyMovementsByMonth(box.planId, CURRENT_MONTH)).data.money_movements.length;
-    await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, { category: { budgeted: category.budgeted + 10_000 } });
-    await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, { category: { budgeted: category.budgeted + 30_000 } });
-    const movements = (await api.moneyMovements.getMoneyMovementsByMonth(box.planId, CURRENT_MONTH)).data.money_movements;
+    const before = (await api.moneyMovements.getMoneyMovementsByMonth(box.planId, CURRENT_MONTH)).data.money_movements
+      .length;
+    await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, {
+      category: { budgeted: category.budgeted + 10_000 },
+    });
+    await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, {
+      category: { budgeted: category.budgeted + 30_000 },
+    });
+    const movements = (await api.moneyMovements.getMoneyMovementsByMonth(box.planId, CURRENT_MONTH)).data
+      .money_movements;
     expect(movements.length).toBe(before + 2);
-    expect(movements.filter((m) => m.to_category_id === category.id).map((m) => m.amount)).toEqual(expect.arrayContaining([10_000, 20_000]));
+    expect(movements.filter((m) => m.to_category_id === category.id).map((m) => m.amount)).toEqual(
+      expect.arrayContaining([10_000, 20_000]),
+    );
   });
 });

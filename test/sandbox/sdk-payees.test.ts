@@ -13,7 +13,8 @@ let currency: CurrencyFormat | null;
 beforeAll(async () => {
   box = await startTestSandbox({ transactions: 150 });
   api = new RecordingApi(TOKEN, box.sandbox.url);
-  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings.currency_format;
+  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings
+    .currency_format;
 });
 
 afterAll(async () => {
@@ -45,7 +46,12 @@ describe('payees', () => {
     const response = await api.payees.createPayee(box.planId, { payee: { name: 'Corner bakery' } });
     expectConforms(api.last(), 'createPayee', 201, currency);
     const body = api.last().body as { data: { payee: unknown } };
-    expect(body.data.payee).toEqual({ id: response.data.payee.id, name: 'Corner bakery', transfer_account_id: null, deleted: false });
+    expect(body.data.payee).toEqual({
+      id: response.data.payee.id,
+      name: 'Corner bakery',
+      transfer_account_id: null,
+      deleted: false,
+    });
     expect((await api.payees.getPayeeById(box.planId, response.data.payee.id)).data.payee.name).toBe('Corner bakery');
     expect((await api.payees.getPayees(box.planId)).data.payees.map((p) => p.id)).toContain(response.data.payee.id);
   });
@@ -54,17 +60,24 @@ describe('payees', () => {
     const transactions = (await api.transactions.getTransactions(box.planId)).data.transactions;
     const withPayee = transactions.find((t) => t.payee_id !== undefined && t.transfer_account_id === undefined);
     if (withPayee?.payee_id === undefined) throw new Error('the seed has no transaction with a regular payee');
-    const response = await api.payees.updatePayee(box.planId, withPayee.payee_id, { payee: { name: 'Renamed grocer' } });
+    const response = await api.payees.updatePayee(box.planId, withPayee.payee_id, {
+      payee: { name: 'Renamed grocer' },
+    });
     expectConforms(api.last(), 'updatePayee', 200, currency);
     expect(response.data.payee).toMatchObject({ id: withPayee.payee_id, name: 'Renamed grocer' });
     expect(response.data.server_knowledge).toBeGreaterThan(0);
     expect((await api.payees.getPayeeById(box.planId, withPayee.payee_id)).data.payee.name).toBe('Renamed grocer');
-    expect((await api.transactions.getTransactionById(box.planId, withPayee.id)).data.transaction.payee_name).toBe('Renamed grocer');
+    expect((await api.transactions.getTransactionById(box.planId, withPayee.id)).data.transaction.payee_name).toBe(
+      'Renamed grocer',
+    );
   });
 
   it('answers a delta request with the payees changed since the knowledge', async () => {
     const knowledge = (await api.payees.getPayees(box.planId)).data.server_knowledge;
-    expect((await api.payees.getPayees(box.planId, knowledge)).data).toEqual({ payees: [], server_knowledge: knowledge });
+    expect((await api.payees.getPayees(box.planId, knowledge)).data).toEqual({
+      payees: [],
+      server_knowledge: knowledge,
+    });
     const created = await api.payees.createPayee(box.planId, { payee: { name: 'Delta payee' } });
     const delta = await api.payees.getPayees(box.planId, knowledge);
     expectConforms(api.last(), 'getPayees', 200, currency);
@@ -110,7 +123,10 @@ describe('payee locations', () => {
     const response = await api.payeeLocations.getPayeeLocationsByPayee(box.planId, payeeId);
     expectConforms(api.last(), 'getPayeeLocationsByPayee', 200, currency);
     expect(response.data.payee_locations.map((l) => l.id).sort()).toEqual(
-      all.filter((l) => l.payee_id === payeeId).map((l) => l.id).sort(),
+      all
+        .filter((l) => l.payee_id === payeeId)
+        .map((l) => l.id)
+        .sort(),
     );
   });
 

@@ -32,7 +32,8 @@ beforeAll(async () => {
   });
   api = new RecordingApi('suite-token', box.sandbox.url);
   other = new RecordingApi(OTHER_TOKEN, box.sandbox.url);
-  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings.currency_format;
+  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings
+    .currency_format;
 });
 
 afterAll(async () => {
@@ -55,15 +56,19 @@ describe('plans', () => {
     expectConforms(api.last(), 'getPlans', 200, currency);
     expect(response.data.plans.map((plan) => plan.id)).toEqual([box.planId]);
     const otherPlans = await other.plans.getPlans();
-    expect(otherPlans.data.plans.map((plan) => plan.id).sort()).toEqual([...(box.sandbox.users[1]?.planIds ?? [])].sort());
+    expect(otherPlans.data.plans.map((plan) => plan.id).sort()).toEqual(
+      [...(box.sandbox.users[1]?.planIds ?? [])].sort(),
+    );
     expect(otherPlans.data.plans.map((plan) => plan.name).sort()).toEqual(['First of two', 'Second of two']);
   });
 
-  it('includes each plan\'s accounts with include_accounts=true', async () => {
+  it("includes each plan's accounts with include_accounts=true", async () => {
     const response = await api.plans.getPlans(true);
     expectConforms(api.last(), 'getPlansWithAccounts', 200, currency);
     const accounts = await api.accounts.getAccounts(box.planId);
-    expect(response.data.plans[0]?.accounts?.map((a) => a.id).sort()).toEqual(accounts.data.accounts.map((a) => a.id).sort());
+    expect(response.data.plans[0]?.accounts?.map((a) => a.id).sort()).toEqual(
+      accounts.data.accounts.map((a) => a.id).sort(),
+    );
   });
 
   it('names the default plan when one is selected, and null otherwise', async () => {
@@ -74,7 +79,7 @@ describe('plans', () => {
     expect(response.data.default_plan?.id).toBe(box.sandbox.users[1]?.planIds[1]);
   });
 
-  it('reports first_month and last_month that bound the plan\'s months', async () => {
+  it("reports first_month and last_month that bound the plan's months", async () => {
     const plans = await api.plans.getPlans();
     const months = (await api.months.getPlanMonths(box.planId)).data.months.map((m) => m.month).sort();
     expect(plans.data.plans[0]?.first_month).toBe(months[0]);
@@ -90,7 +95,9 @@ describe('plan export', () => {
       await api.payees.createPayee(box.planId, { payee: { name: 'Stamp probe' } });
       const summary = (await api.plans.getPlans()).data.plans[0];
       expect(Date.parse(summary?.last_modified_on ?? '')).toBe(box.clock.now());
-      expect(Date.parse((await api.plans.getPlanById(box.planId)).data.plan.last_modified_on ?? '')).toBe(box.clock.now());
+      expect(Date.parse((await api.plans.getPlanById(box.planId)).data.plan.last_modified_on ?? '')).toBe(
+        box.clock.now(),
+      );
       box.clock.advance(60_000);
       await api.accounts.getAccounts(box.planId);
       expect(Date.parse((await api.plans.getPlans()).data.plans[0]?.last_modified_on ?? '')).toBe(start + 3_600_000);
@@ -139,7 +146,14 @@ describe('plan export', () => {
     expectConforms(api.last(), 'getPlanById', 200, currency);
     expect(unchanged.data.server_knowledge).toBe(knowledge);
     const plan = unchanged.data.plan;
-    for (const collection of [plan.accounts, plan.payees, plan.categories, plan.transactions, plan.scheduled_transactions, plan.months]) {
+    for (const collection of [
+      plan.accounts,
+      plan.payees,
+      plan.categories,
+      plan.transactions,
+      plan.scheduled_transactions,
+      plan.months,
+    ]) {
       expect(collection).toEqual([]);
     }
 

@@ -18,12 +18,18 @@ let category: CategoryBase;
 beforeAll(async () => {
   box = await startTestSandbox({ transactions: 100 });
   api = new RecordingApi(TOKEN, box.sandbox.url);
-  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings.currency_format;
+  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings
+    .currency_format;
   const plan = (await exportPlan(box.rest, box.planId)).plan;
   const [first, second] = plan.accounts.filter((a) => a.on_budget && !a.closed && a.type !== 'creditCard');
-  const internalGroups = new Set(plan.category_groups.filter((g) => g.internal || /credit card/i.test(g.name)).map((g) => g.id));
-  const userCategory = plan.categories.find((c) => !c.internal && !c.hidden && !internalGroups.has(c.category_group_id));
-  if (first === undefined || second === undefined || userCategory === undefined) throw new Error('the seed is too small');
+  const internalGroups = new Set(
+    plan.category_groups.filter((g) => g.internal || /credit card/i.test(g.name)).map((g) => g.id),
+  );
+  const userCategory = plan.categories.find(
+    (c) => !c.internal && !c.hidden && !internalGroups.has(c.category_group_id),
+  );
+  if (first === undefined || second === undefined || userCategory === undefined)
+    throw new Error('the seed is too small');
   checking = first;
   savings = second;
   category = userCategory;
@@ -39,7 +45,9 @@ describe('scheduled transactions', () => {
     expectConforms(api.last(), 'getScheduledTransactions', 200, currency);
     expect(response.data.scheduled_transactions.length).toBeGreaterThan(0);
     expect(response.data.server_knowledge).toBeGreaterThan(0);
-    const accounts = new Map(dataOf(await box.rest.get(`/plans/${box.planId}/accounts`), 'getAccounts').accounts.map((a) => [a.id, a.name]));
+    const accounts = new Map(
+      dataOf(await box.rest.get(`/plans/${box.planId}/accounts`), 'getAccounts').accounts.map((a) => [a.id, a.name]),
+    );
     for (const scheduled of response.data.scheduled_transactions) {
       expect(scheduled.account_name).toBe(accounts.get(scheduled.account_id));
       expect(scheduled.date_next >= scheduled.date_first).toBe(true);
@@ -87,7 +95,10 @@ describe('scheduled transactions', () => {
       deleted: false,
     });
     const knowledge = (await api.scheduledTransactions.getScheduledTransactions(box.planId)).data.server_knowledge;
-    expect((await api.scheduledTransactions.getScheduledTransactionById(box.planId, scheduled.id)).data.scheduled_transaction).toEqual(scheduled);
+    expect(
+      (await api.scheduledTransactions.getScheduledTransactionById(box.planId, scheduled.id)).data
+        .scheduled_transaction,
+    ).toEqual(scheduled);
 
     const updated = await api.scheduledTransactions.updateScheduledTransaction(box.planId, scheduled.id, {
       scheduled_transaction: {
@@ -108,9 +119,10 @@ describe('scheduled transactions', () => {
       frequency: 'everyOtherMonth',
       memo: 'rent, raised',
     });
-    expect((await api.scheduledTransactions.getScheduledTransactionById(box.planId, scheduled.id)).data.scheduled_transaction).toEqual(
-      updated.data.scheduled_transaction,
-    );
+    expect(
+      (await api.scheduledTransactions.getScheduledTransactionById(box.planId, scheduled.id)).data
+        .scheduled_transaction,
+    ).toEqual(updated.data.scheduled_transaction);
     const delta = await api.scheduledTransactions.getScheduledTransactions(box.planId, knowledge);
     expectConforms(api.last(), 'getScheduledTransactions', 200, currency);
     expect(delta.data.scheduled_transactions.map((s) => s.id)).toEqual([scheduled.id]);
@@ -127,7 +139,8 @@ describe('scheduled transactions', () => {
   });
 
   it('schedules a transfer through a transfer payee without touching balances', async () => {
-    const before = dataOf(await box.rest.get(`/plans/${box.planId}/accounts/${checking.id}`), 'getAccountById').account.balance;
+    const before = dataOf(await box.rest.get(`/plans/${box.planId}/accounts/${checking.id}`), 'getAccountById').account
+      .balance;
     const created = await api.scheduledTransactions.createScheduledTransaction(box.planId, {
       scheduled_transaction: {
         account_id: checking.id,
@@ -138,7 +151,8 @@ describe('scheduled transactions', () => {
       },
     });
     expect(created.data.scheduled_transaction.transfer_account_id).toBe(savings.id);
-    const after = dataOf(await box.rest.get(`/plans/${box.planId}/accounts/${checking.id}`), 'getAccountById').account.balance;
+    const after = dataOf(await box.rest.get(`/plans/${box.planId}/accounts/${checking.id}`), 'getAccountById').account
+      .balance;
     expect(after).toBe(before);
   });
 
@@ -159,7 +173,9 @@ describe('scheduled transactions', () => {
   });
 
   it('refuses an unknown scheduled transaction with 404.2', async () => {
-    await sdkError(api.scheduledTransactions.getScheduledTransactionById(box.planId, '9a1c6c4e-0000-4000-8000-000000000005'));
+    await sdkError(
+      api.scheduledTransactions.getScheduledTransactionById(box.planId, '9a1c6c4e-0000-4000-8000-000000000005'),
+    );
     expectError(api.last(), 404, '404.2', 'resource_not_found');
   });
 
@@ -171,10 +187,22 @@ describe('scheduled transactions', () => {
       const account = plan.accounts.find((a) => a.on_budget && !a.closed && a.type === 'checking');
       if (account === undefined) throw new Error('no checking account');
       const monthly = await sdk.scheduledTransactions.createScheduledTransaction(own.planId, {
-        scheduled_transaction: { account_id: account.id, date: '2025-06-20', amount: -5_000, payee_name: 'Gym', frequency: 'monthly' },
+        scheduled_transaction: {
+          account_id: account.id,
+          date: '2025-06-20',
+          amount: -5_000,
+          payee_name: 'Gym',
+          frequency: 'monthly',
+        },
       });
       const once = await sdk.scheduledTransactions.createScheduledTransaction(own.planId, {
-        scheduled_transaction: { account_id: account.id, date: '2025-07-01', amount: -7_000, payee_name: 'Once', frequency: 'never' },
+        scheduled_transaction: {
+          account_id: account.id,
+          date: '2025-07-01',
+          amount: -7_000,
+          payee_name: 'Once',
+          frequency: 'never',
+        },
       });
       const knowledge = (await sdk.scheduledTransactions.getScheduledTransactions(own.planId)).data.server_knowledge;
 
@@ -188,13 +216,18 @@ describe('scheduled transactions', () => {
       expect(stillScheduled.map((s) => s.id)).not.toContain(once.data.scheduled_transaction.id);
 
       const entered = (amount: number) =>
-        after.transactions.filter((t) => !t.deleted && t.account_id === account.id && t.amount === amount).map((t) => t.date).sort();
+        after.transactions
+          .filter((t) => !t.deleted && t.account_id === account.id && t.amount === amount)
+          .map((t) => t.date)
+          .sort();
       expect(entered(-5_000)).toEqual(['2025-06-20', '2025-07-20', '2025-08-20']);
       expect(entered(-7_000)).toEqual(['2025-07-01']);
       expect(budgetProblems(after)).toEqual([]);
 
       const delta = await sdk.scheduledTransactions.getScheduledTransactions(own.planId, knowledge);
-      expect(delta.data.scheduled_transactions.find((s) => s.id === once.data.scheduled_transaction.id)?.deleted).toBe(true);
+      expect(delta.data.scheduled_transactions.find((s) => s.id === once.data.scheduled_transaction.id)?.deleted).toBe(
+        true,
+      );
     } finally {
       await own.close();
     }

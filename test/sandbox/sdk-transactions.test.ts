@@ -31,7 +31,8 @@ let dining: CategoryBase;
 beforeAll(async () => {
   box = await startTestSandbox({ transactions: 200 });
   api = new RecordingApi(TOKEN, box.sandbox.url);
-  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings.currency_format;
+  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings
+    .currency_format;
   const plan = (await exportPlan(box.rest, box.planId)).plan;
   const open = plan.accounts.filter((a) => !a.closed && !a.deleted);
   const onBudget = open.filter((a) => a.on_budget && a.type !== 'creditCard');
@@ -57,7 +58,14 @@ function userCategories(plan: PlanDetail): CategoryBase[] {
   const groups = new Map(plan.category_groups.map((g) => [g.id, g]));
   return plan.categories.filter((c) => {
     const group = groups.get(c.category_group_id);
-    return !c.deleted && !c.hidden && !c.internal && group !== undefined && !group.internal && !/credit card/i.test(group.name);
+    return (
+      !c.deleted &&
+      !c.hidden &&
+      !c.internal &&
+      group !== undefined &&
+      !group.internal &&
+      !/credit card/i.test(group.name)
+    );
   });
 }
 
@@ -74,7 +82,10 @@ async function activityOf(month: string, categoryId: string): Promise<number> {
 }
 
 const liveIds = (plan: PlanDetail, keep: (t: PlanDetail['transactions'][number]) => boolean): string[] =>
-  plan.transactions.filter((t) => !t.deleted && keep(t)).map((t) => t.id).sort();
+  plan.transactions
+    .filter((t) => !t.deleted && keep(t))
+    .map((t) => t.id)
+    .sort();
 
 describe('transaction lists', () => {
   it('lists the last year of transactions by default, with details and the server knowledge', async () => {
@@ -121,7 +132,11 @@ describe('transaction lists', () => {
     const plan = await currentPlan();
     expect(recent.data.transactions.map((t) => t.id).sort()).toEqual(liveIds(plan, (t) => t.date >= since));
 
-    const unapproved = await api.transactions.getTransactions(box.planId, '2020-01-01', ynab.GetTransactionsTypeEnum.Unapproved);
+    const unapproved = await api.transactions.getTransactions(
+      box.planId,
+      '2020-01-01',
+      ynab.GetTransactionsTypeEnum.Unapproved,
+    );
     expectConforms(api.last(), 'getTransactions', 200, currency);
     expect(unapproved.data.transactions.map((t) => t.id).sort()).toEqual(liveIds(plan, (t) => !t.approved));
 
@@ -151,15 +166,20 @@ describe('transaction lists', () => {
   });
 
   it('filters by until_date (a parameter the SDK does not send)', async () => {
-    const response = await box.rest.get(`/plans/${box.planId}/transactions`, { since_date: '2025-01-01', until_date: '2025-03-31' });
+    const response = await box.rest.get(`/plans/${box.planId}/transactions`, {
+      since_date: '2025-01-01',
+      until_date: '2025-03-31',
+    });
     expectConforms(response, 'getTransactions', 200, currency);
     const plan = await currentPlan();
-    expect(dataOf(response, 'getTransactions').transactions.map((t) => t.id).sort()).toEqual(
-      liveIds(plan, (t) => t.date >= '2025-01-01' && t.date <= '2025-03-31'),
-    );
+    expect(
+      dataOf(response, 'getTransactions')
+        .transactions.map((t) => t.id)
+        .sort(),
+    ).toEqual(liveIds(plan, (t) => t.date >= '2025-01-01' && t.date <= '2025-03-31'));
   });
 
-  it('lists one account\'s transactions', async () => {
+  it("lists one account's transactions", async () => {
     const response = await api.transactions.getTransactionsByAccount(box.planId, checking.id);
     expectConforms(api.last(), 'getTransactions', 200, currency);
     const plan = await currentPlan();
@@ -172,7 +192,7 @@ describe('transaction lists', () => {
     expect(api.last().status).toBe(200);
   });
 
-  it('lists one category\'s transactions and split lines as hybrid rows', async () => {
+  it("lists one category's transactions and split lines as hybrid rows", async () => {
     const split = await api.transactions.createTransaction(box.planId, {
       transaction: {
         account_id: checking.id,
@@ -210,18 +230,23 @@ describe('transaction lists', () => {
     expect(line?.id).toBe(parent.subtransactions.find((s) => s.category_id === groceries.id)?.id);
   });
 
-  it('lists one payee\'s transactions as hybrid rows', async () => {
+  it("lists one payee's transactions as hybrid rows", async () => {
     const plan = await currentPlan();
     const counts = new Map<string, number>();
-    for (const t of plan.transactions) if (t.payee_id !== null && !t.deleted && t.date >= YEAR_AGO) counts.set(t.payee_id, (counts.get(t.payee_id) ?? 0) + 1);
+    for (const t of plan.transactions)
+      if (t.payee_id !== null && !t.deleted && t.date >= YEAR_AGO)
+        counts.set(t.payee_id, (counts.get(t.payee_id) ?? 0) + 1);
     const [payeeId] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0] ?? [];
     if (payeeId === undefined) throw new Error('no payee with transactions');
     await api.transactions.getTransactionsByPayee(box.planId, payeeId);
     expectConforms(api.last(), 'getHybridTransactions', 200, currency);
     const rows = dataOf(api.last(), 'getTransactionsByPayee').transactions;
-    expect(rows.filter((r) => r.type === 'transaction').map((r) => r.id).sort()).toEqual(
-      liveIds(plan, (t) => t.payee_id === payeeId && t.date >= YEAR_AGO),
-    );
+    expect(
+      rows
+        .filter((r) => r.type === 'transaction')
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(liveIds(plan, (t) => t.payee_id === payeeId && t.date >= YEAR_AGO));
     for (const row of rows) expect(row.payee_id).toBe(payeeId);
   });
 
@@ -237,32 +262,45 @@ describe('transaction lists', () => {
     ]);
   });
 
-  it('lists one month\'s transactions, the current alias included', async () => {
+  it("lists one month's transactions, the current alias included", async () => {
     const month = '2025-03-01';
     const response = await api.transactions.getTransactionsByMonth(box.planId, month);
     expectConforms(api.last(), 'getTransactions', 200, currency);
     const plan = await currentPlan();
     expect(response.data.transactions.map((t) => t.id).sort()).toEqual(liveIds(plan, (t) => monthOf(t.date) === month));
     const current = await api.transactions.getTransactionsByMonth(box.planId, 'current');
-    expect(current.data.transactions.map((t) => t.id).sort()).toEqual(liveIds(plan, (t) => monthOf(t.date) === CURRENT_MONTH));
+    expect(current.data.transactions.map((t) => t.id).sort()).toEqual(
+      liveIds(plan, (t) => monthOf(t.date) === CURRENT_MONTH),
+    );
   });
 
   it('answers delta requests on every list with what changed since the knowledge', async () => {
     const knowledge = (await api.transactions.getTransactions(box.planId)).data.server_knowledge;
     const lists = {
       all: () => api.transactions.getTransactions(box.planId, undefined, undefined, knowledge),
-      account: () => api.transactions.getTransactionsByAccount(box.planId, checking.id, undefined, undefined, knowledge),
-      category: () => api.transactions.getTransactionsByCategory(box.planId, dining.id, undefined, undefined, knowledge),
+      account: () =>
+        api.transactions.getTransactionsByAccount(box.planId, checking.id, undefined, undefined, knowledge),
+      category: () =>
+        api.transactions.getTransactionsByCategory(box.planId, dining.id, undefined, undefined, knowledge),
       month: () => api.transactions.getTransactionsByMonth(box.planId, CURRENT_MONTH, undefined, undefined, knowledge),
     };
     for (const list of Object.values(lists)) expect((await list()).data.transactions).toEqual([]);
     const created = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -8_000, category_id: dining.id, payee_name: 'Delta diner' },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -8_000,
+        category_id: dining.id,
+        payee_name: 'Delta diner',
+      },
     });
     const id = created.data.transaction?.id;
     for (const [name, list] of Object.entries(lists)) {
       const delta = await list();
-      expect(delta.data.transactions.map((t) => t.id), name).toEqual([id]);
+      expect(
+        delta.data.transactions.map((t) => t.id),
+        name,
+      ).toEqual([id]);
       expect(delta.data.server_knowledge, name).toBe(created.data.server_knowledge);
     }
     const payeeId = created.data.transaction?.payee_id ?? '';
@@ -312,7 +350,9 @@ describe('creating transactions', () => {
     expect(payees.find((p) => p.id === transaction.payee_id)?.name).toBe('Fresh greens');
     expect(await balanceOf(checking.id)).toBe(balance - 45_670);
     expect(await activityOf(CURRENT_MONTH, groceries.id)).toBe(activity - 45_670);
-    expect((await api.transactions.getTransactionById(box.planId, transaction.id)).data.transaction).toEqual(transaction);
+    expect((await api.transactions.getTransactionById(box.planId, transaction.id)).data.transaction).toEqual(
+      transaction,
+    );
   });
 
   it('resolves payee_name to an existing payee of that name', async () => {
@@ -325,16 +365,24 @@ describe('creating transactions', () => {
     expect(second.data.transaction?.payee_id).toBe(first.data.transaction?.payee_id);
   });
 
-  it('creates a transfer through the target account\'s transfer payee, paired on both accounts', async () => {
+  it("creates a transfer through the target account's transfer payee, paired on both accounts", async () => {
     const from = await balanceOf(checking.id);
     const to = await balanceOf(savings.id);
     const response = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -250_000, payee_id: savings.transfer_payee_id ?? '', approved: true },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -250_000,
+        payee_id: savings.transfer_payee_id ?? '',
+        approved: true,
+      },
     });
     expectConforms(api.last(), 'saveTransactions', 201, currency);
     const transfer = response.data.transaction;
     expect(transfer?.transfer_account_id).toBe(savings.id);
-    expect(transfer?.payee_name).toBe((await api.payees.getPayeeById(box.planId, savings.transfer_payee_id ?? '')).data.payee.name);
+    expect(transfer?.payee_name).toBe(
+      (await api.payees.getPayeeById(box.planId, savings.transfer_payee_id ?? '')).data.payee.name,
+    );
     const otherId = transfer?.transfer_transaction_id;
     if (transfer === undefined || otherId === undefined) throw new Error('the transfer has no other side');
     const other = (await api.transactions.getTransactionById(box.planId, otherId)).data.transaction;
@@ -353,7 +401,13 @@ describe('creating transactions', () => {
   it('creates a categorized transfer to a tracking account', async () => {
     const activity = await activityOf(CURRENT_MONTH, dining.id);
     const response = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -5_000, payee_id: tracking.transfer_payee_id ?? '', category_id: dining.id },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -5_000,
+        payee_id: tracking.transfer_payee_id ?? '',
+        category_id: dining.id,
+      },
     });
     expect(response.data.transaction?.transfer_account_id).toBe(tracking.id);
     expect(response.data.transaction?.category_id).toBe(dining.id);
@@ -361,7 +415,10 @@ describe('creating transactions', () => {
   });
 
   it('creates a split whose lines carry their own categories', async () => {
-    const before = { groceries: await activityOf(CURRENT_MONTH, groceries.id), dining: await activityOf(CURRENT_MONTH, dining.id) };
+    const before = {
+      groceries: await activityOf(CURRENT_MONTH, groceries.id),
+      dining: await activityOf(CURRENT_MONTH, dining.id),
+    };
     const response = await api.transactions.createTransaction(box.planId, {
       transaction: {
         account_id: checking.id,
@@ -391,7 +448,13 @@ describe('creating transactions', () => {
     const response = await api.transactions.createTransactions(box.planId, {
       transactions: [
         { account_id: checking.id, date: TODAY, amount: -1_100, payee_name: 'Batch one', import_id: 'sdk:batch:1' },
-        { account_id: checking.id, date: addDays(TODAY, -40), amount: -2_200, payee_name: 'Batch two', category_id: dining.id },
+        {
+          account_id: checking.id,
+          date: addDays(TODAY, -40),
+          amount: -2_200,
+          payee_name: 'Batch two',
+          category_id: dining.id,
+        },
         { account_id: savings.id, date: TODAY, amount: 3_300, payee_name: 'Batch three', import_id: 'sdk:batch:3' },
       ],
     });
@@ -402,7 +465,9 @@ describe('creating transactions', () => {
     expect(response.data.duplicate_import_ids).toEqual([]);
     expect(saved.map((t) => t.import_id)).toEqual(['sdk:batch:1', undefined, 'sdk:batch:3']);
     for (const transaction of saved) {
-      expect((await api.transactions.getTransactionById(box.planId, transaction.id)).data.transaction).toEqual(transaction);
+      expect((await api.transactions.getTransactionById(box.planId, transaction.id)).data.transaction).toEqual(
+        transaction,
+      );
     }
   });
 
@@ -412,7 +477,13 @@ describe('creating transactions', () => {
     const payment = plan.categories.find((c) => /credit card payments/i.test(groups.get(c.category_group_id) ?? ''));
     if (payment === undefined) throw new Error('the seed has no credit card payment category');
     const plain = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -1_000, payee_name: 'Card category', category_id: payment.id },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -1_000,
+        payee_name: 'Card category',
+        category_id: payment.id,
+      },
     });
     expect(api.last().status).toBe(201);
     expect(plain.data.transaction?.category_id).toBeUndefined();
@@ -436,13 +507,21 @@ describe('creating transactions', () => {
       transaction: { account_id: savings.id, date: addDays(TODAY, -6), amount: -77_770, payee_name: 'Entered by hand' },
     });
     const imported = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: savings.id, date: addDays(TODAY, -1), amount: -77_770, payee_name: 'BANK TEXT', import_id: 'sdk:match:1' },
+      transaction: {
+        account_id: savings.id,
+        date: addDays(TODAY, -1),
+        amount: -77_770,
+        payee_name: 'BANK TEXT',
+        import_id: 'sdk:match:1',
+      },
     });
     const enteredId = entered.data.transaction?.id ?? '';
     const importedId = imported.data.transaction?.id ?? '';
     const read = async (id: string): Promise<string | undefined> => {
       const response = await box.rest.get(`/plans/${box.planId}/transactions/${id}`);
-      return response.status === 200 ? (dataOf(response, 'getTransactionById').transaction.matched_transaction_id ?? undefined) : undefined;
+      return response.status === 200
+        ? (dataOf(response, 'getTransactionById').transaction.matched_transaction_id ?? undefined)
+        : undefined;
     };
     const links = [await read(enteredId), await read(importedId), imported.data.transaction?.matched_transaction_id];
     expect(links.includes(enteredId) || links.includes(importedId)).toBe(true);
@@ -453,12 +532,14 @@ describe('creating transactions', () => {
       { account_id: checking.id, date: addDays(TODAY, -1), amount: -77_770, import_id: 'sdk:match:3' },
       { account_id: savings.id, date: addDays(TODAY, -20), amount: -77_770, import_id: 'sdk:match:4' },
     ]) {
-      const other = await api.transactions.createTransaction(box.planId, { transaction: { ...transaction, payee_name: 'No match' } });
+      const other = await api.transactions.createTransaction(box.planId, {
+        transaction: { ...transaction, payee_name: 'No match' },
+      });
       expect(other.data.transaction?.matched_transaction_id).toBeUndefined();
     }
   });
 
-  it('imports the linked accounts\' new transactions once (201 with ids), then has nothing to import (200)', async () => {
+  it("imports the linked accounts' new transactions once (201 with ids), then has nothing to import (200)", async () => {
     const before = await currentPlan();
     const linked = new Set(before.accounts.filter((a) => a.direct_import_linked).map((a) => a.id));
     expect(linked.size).toBeGreaterThan(0);
@@ -466,7 +547,9 @@ describe('creating transactions', () => {
     expectConforms(api.last(), 'importTransactions', 201, currency);
     expect(first.data.transaction_ids.length).toBeGreaterThan(0);
     for (const id of first.data.transaction_ids) {
-      const raw = (await box.rest.get(`/plans/${box.planId}/transactions/${id}`)).body as { data: { transaction: Record<string, unknown> } };
+      const raw = (await box.rest.get(`/plans/${box.planId}/transactions/${id}`)).body as {
+        data: { transaction: Record<string, unknown> };
+      };
       const imported = raw.data.transaction;
       expect(linked.has(String(imported.account_id))).toBe(true);
       expect(String(imported.import_id)).toMatch(/^YNAB:-?\d+:\d{4}-\d{2}-\d{2}:\d+$/);
@@ -517,28 +600,43 @@ describe('updating and deleting transactions', () => {
 
   it('updates a transaction found by its import_id', async () => {
     const created = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -4_000, payee_name: 'By import', import_id: 'sdk:lookup:1' },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -4_000,
+        payee_name: 'By import',
+        import_id: 'sdk:lookup:1',
+      },
     });
     const response = await api.transactions.updateTransactions(box.planId, {
       transactions: [{ import_id: 'sdk:lookup:1', memo: 'found by import id', amount: -4_400 }],
     });
     expectConforms(api.last(), 'saveTransactions', BULK_UPDATE_STATUS, currency);
     expect(response.data.transaction_ids).toEqual([created.data.transaction?.id]);
-    const read = (await api.transactions.getTransactionById(box.planId, created.data.transaction?.id ?? '')).data.transaction;
+    const read = (await api.transactions.getTransactionById(box.planId, created.data.transaction?.id ?? '')).data
+      .transaction;
     expect(read).toMatchObject({ memo: 'found by import id', amount: -4_400, import_id: 'sdk:lookup:1' });
   });
 
   it('looks a transaction up by import_id when id is null', async () => {
     const created = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -2_500, payee_name: 'Null id', import_id: 'sdk:null-id:1' },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -2_500,
+        payee_name: 'Null id',
+        import_id: 'sdk:null-id:1',
+      },
     });
     const response = await box.rest.patch(`/plans/${box.planId}/transactions`, {
       transactions: [{ id: null, import_id: 'sdk:null-id:1', memo: 'found with a null id' }],
     });
-    expect(dataOf(response, 'updateTransactions', BULK_UPDATE_STATUS).transaction_ids).toEqual([created.data.transaction?.id]);
-    expect((await api.transactions.getTransactionById(box.planId, created.data.transaction?.id ?? '')).data.transaction.memo).toBe(
-      'found with a null id',
-    );
+    expect(dataOf(response, 'updateTransactions', BULK_UPDATE_STATUS).transaction_ids).toEqual([
+      created.data.transaction?.id,
+    ]);
+    expect(
+      (await api.transactions.getTransactionById(box.planId, created.data.transaction?.id ?? '')).data.transaction.memo,
+    ).toBe('found with a null id');
   });
 
   it('keeps the date, amount and category of a split, and applies its other fields', async () => {
@@ -557,10 +655,22 @@ describe('updating and deleting transactions', () => {
     const split = created.data.transaction;
     if (split === undefined) throw new Error('no split created');
     const response = await api.transactions.updateTransaction(box.planId, split.id, {
-      transaction: { date: addDays(TODAY, -30), amount: -1_234, category_id: groceries.id, memo: 'edited split', approved: true },
+      transaction: {
+        date: addDays(TODAY, -30),
+        amount: -1_234,
+        category_id: groceries.id,
+        memo: 'edited split',
+        approved: true,
+      },
     });
     expect(api.last().status).toBe(200);
-    expect(response.data.transaction).toMatchObject({ date: split.date, amount: -9_000, category_name: 'Split', memo: 'edited split', approved: true });
+    expect(response.data.transaction).toMatchObject({
+      date: split.date,
+      amount: -9_000,
+      category_name: 'Split',
+      memo: 'edited split',
+      approved: true,
+    });
     expect(response.data.transaction.category_id).toBeUndefined();
     expect(response.data.transaction.subtransactions.map((s) => s.amount)).toEqual([-4_000, -5_000]);
   });
@@ -575,7 +685,13 @@ describe('updating and deleting transactions', () => {
 
   it('updates one transaction (200), moving its amount to another month and category', async () => {
     const created = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -12_000, payee_name: 'Mover', category_id: groceries.id },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -12_000,
+        payee_name: 'Mover',
+        category_id: groceries.id,
+      },
     });
     const id = created.data.transaction?.id ?? '';
     const lastMonth = '2025-05-01';
@@ -584,13 +700,28 @@ describe('updating and deleting transactions', () => {
       lastDining: await activityOf(lastMonth, dining.id),
     };
     const response = await api.transactions.updateTransaction(box.planId, id, {
-      transaction: { date: '2025-05-20', amount: -13_000, category_id: dining.id, memo: 'moved', flag_color: ynab.TransactionFlagColor.Red },
+      transaction: {
+        date: '2025-05-20',
+        amount: -13_000,
+        category_id: dining.id,
+        memo: 'moved',
+        flag_color: ynab.TransactionFlagColor.Red,
+      },
     });
     expectConforms(api.last(), 'transaction', 200, currency);
-    expect(response.data.transaction).toMatchObject({ id, date: '2025-05-20', amount: -13_000, category_id: dining.id, memo: 'moved', flag_color: 'red' });
+    expect(response.data.transaction).toMatchObject({
+      id,
+      date: '2025-05-20',
+      amount: -13_000,
+      category_id: dining.id,
+      memo: 'moved',
+      flag_color: 'red',
+    });
     expect(await activityOf(CURRENT_MONTH, groceries.id)).toBe(before.currentGroceries + 12_000);
     expect(await activityOf(lastMonth, dining.id)).toBe(before.lastDining - 13_000);
-    expect((await api.transactions.getTransactionById(box.planId, id)).data.transaction).toEqual(response.data.transaction);
+    expect((await api.transactions.getTransactionById(box.planId, id)).data.transaction).toEqual(
+      response.data.transaction,
+    );
   });
 
   it('moves a transaction to another account', async () => {
@@ -602,7 +733,9 @@ describe('updating and deleting transactions', () => {
     await api.transactions.updateTransaction(box.planId, id, { transaction: { account_id: savings.id } });
     expect(await balanceOf(checking.id)).toBe(before.checking + 6_000);
     expect(await balanceOf(savings.id)).toBe(before.savings - 6_000);
-    expect((await api.transactions.getTransactionById(box.planId, id)).data.transaction.account_name).toBe(savings.name);
+    expect((await api.transactions.getTransactionById(box.planId, id)).data.transaction.account_name).toBe(
+      savings.name,
+    );
   });
 
   it('turns a transaction into a transfer and back', async () => {
@@ -611,13 +744,17 @@ describe('updating and deleting transactions', () => {
     });
     const id = created.data.transaction?.id ?? '';
     const savingsBefore = await balanceOf(savings.id);
-    const made = await api.transactions.updateTransaction(box.planId, id, { transaction: { payee_id: savings.transfer_payee_id ?? '' } });
+    const made = await api.transactions.updateTransaction(box.planId, id, {
+      transaction: { payee_id: savings.transfer_payee_id ?? '' },
+    });
     const otherId = made.data.transaction.transfer_transaction_id ?? '';
     expect(made.data.transaction.transfer_account_id).toBe(savings.id);
     expect((await api.transactions.getTransactionById(box.planId, otherId)).data.transaction.amount).toBe(9_000);
     expect(await balanceOf(savings.id)).toBe(savingsBefore + 9_000);
 
-    const unmade = await api.transactions.updateTransaction(box.planId, id, { transaction: { payee_name: 'A shop after all' } });
+    const unmade = await api.transactions.updateTransaction(box.planId, id, {
+      transaction: { payee_name: 'A shop after all' },
+    });
     expect(unmade.data.transaction.transfer_account_id).toBeUndefined();
     expect(unmade.data.transaction.transfer_transaction_id).toBeUndefined();
     await sdkError(api.transactions.getTransactionById(box.planId, otherId));
@@ -627,7 +764,13 @@ describe('updating and deleting transactions', () => {
 
   it('deletes a transaction (200): later reads miss it, the delta carries it as deleted', async () => {
     const created = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -3_210, payee_name: 'Soon gone', category_id: groceries.id },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -3_210,
+        payee_name: 'Soon gone',
+        category_id: groceries.id,
+      },
     });
     const id = created.data.transaction?.id ?? '';
     const knowledge = created.data.server_knowledge;

@@ -60,12 +60,19 @@ describe('the demo plan', () => {
     expect(transactions.filter((t) => t.transfer_account_id !== null).length).toBeGreaterThan(0);
     expect(live(plan.scheduled_transactions).length).toBeGreaterThan(0);
 
-    const groupsWithGoals = new Set(live(plan.categories).filter((c) => c.goal_type !== null).map((c) => c.category_group_id));
+    const groupsWithGoals = new Set(
+      live(plan.categories)
+        .filter((c) => c.goal_type !== null)
+        .map((c) => c.category_group_id),
+    );
     expect(groupsWithGoals.size).toBeGreaterThan(0);
     expect(live(plan.category_groups).filter((g) => !g.internal).length).toBeGreaterThanOrEqual(3);
 
     const movements = dataOf(await rest.get(`/plans/${plan.id}/money_movements`), 'getMoneyMovements').money_movements;
-    const groups = dataOf(await rest.get(`/plans/${plan.id}/money_movement_groups`), 'getMoneyMovementGroups').money_movement_groups;
+    const groups = dataOf(
+      await rest.get(`/plans/${plan.id}/money_movement_groups`),
+      'getMoneyMovementGroups',
+    ).money_movement_groups;
     expect(movements.length).toBeGreaterThan(0);
     expect(groups.length).toBeGreaterThan(0);
   });
@@ -82,7 +89,12 @@ describe('the demo plan', () => {
     const readOnly = createRest(sandbox.url, DEMO_READ_ONLY_TOKEN);
     const planId = sandbox.users[0]?.planIds[0] ?? '';
     expect((await readOnly.get(`/plans/${planId}/accounts`)).status).toBe(200);
-    expectError(await readOnly.post(`/plans/${planId}/payees`, { payee: { name: 'x' } }), 403, '403.3', 'unauthorized_scope');
+    expectError(
+      await readOnly.post(`/plans/${planId}/payees`, { payee: { name: 'x' } }),
+      403,
+      '403.3',
+      'unauthorized_scope',
+    );
   });
 
   it('generates the requested number of transactions', async () => {
@@ -107,9 +119,14 @@ describe('determinism', () => {
     const rest = createRest(sandbox.url, 'same');
     const planId = sandbox.users[0]?.planIds[0] ?? '';
     return Promise.all(
-      ['/user', '/plans', `/plans/${planId}`, `/plans/${planId}/money_movements`, `/plans/${planId}/money_movement_groups`, `/plans/${planId}/scheduled_transactions`].map(
-        async (path) => (await rest.get(path)).body,
-      ),
+      [
+        '/user',
+        '/plans',
+        `/plans/${planId}`,
+        `/plans/${planId}/money_movements`,
+        `/plans/${planId}/money_movement_groups`,
+        `/plans/${planId}/scheduled_transactions`,
+      ].map(async (path) => (await rest.get(path)).body),
     );
   }
 
@@ -129,11 +146,18 @@ describe('determinism', () => {
 });
 
 describe('several users', () => {
-  it('keeps each user\'s plans to that user', async () => {
+  it("keeps each user's plans to that user", async () => {
     const sandbox = await start({
       users: [
         { token: 'alice', readOnlyToken: 'alice-read', plans: [{ seed: 1, transactions: 30 }] },
-        { token: 'bob', readOnlyToken: 'bob-read', plans: [{ seed: 2, transactions: 30 }, { seed: 3, transactions: 30 }] },
+        {
+          token: 'bob',
+          readOnlyToken: 'bob-read',
+          plans: [
+            { seed: 2, transactions: 30 },
+            { seed: 3, transactions: 30 },
+          ],
+        },
       ],
     });
     const [alice, bob] = sandbox.users;
@@ -147,15 +171,30 @@ describe('several users', () => {
     expect(dataOf(await asAlice.get('/user'), 'getUser').user.id).toBe(alice.userId);
     expect(dataOf(await asBob.get('/user'), 'getUser').user.id).toBe(bob.userId);
     expect(dataOf(await asAlice.get('/plans'), 'getPlans').plans.map((p) => p.id)).toEqual(alice.planIds);
-    expect(dataOf(await asBob.get('/plans'), 'getPlans').plans.map((p) => p.id).sort()).toEqual([...bob.planIds].sort());
+    expect(
+      dataOf(await asBob.get('/plans'), 'getPlans')
+        .plans.map((p) => p.id)
+        .sort(),
+    ).toEqual([...bob.planIds].sort());
 
     const alicePlan = alice.planIds[0] ?? '';
     for (const rest of [asBob, createRest(sandbox.url, 'bob-read')]) {
-      for (const path of ['', '/accounts', '/transactions', '/categories', '/payees', '/months', '/settings', '/scheduled_transactions']) {
+      for (const path of [
+        '',
+        '/accounts',
+        '/transactions',
+        '/categories',
+        '/payees',
+        '/months',
+        '/settings',
+        '/scheduled_transactions',
+      ]) {
         expectError(await rest.get(`/plans/${alicePlan}${path}`), 404, '404.2', 'resource_not_found');
       }
     }
-    const response = await expectPlanUnchanged(asAlice, alicePlan, () => asBob.post(`/plans/${alicePlan}/payees`, { payee: { name: 'Intruder' } }));
+    const response = await expectPlanUnchanged(asAlice, alicePlan, () =>
+      asBob.post(`/plans/${alicePlan}/payees`, { payee: { name: 'Intruder' } }),
+    );
     expectError(response, 404, '404.2', 'resource_not_found');
   });
 
@@ -188,23 +227,40 @@ describe('currency formats', () => {
     currency_symbol: '¥',
     display_symbol: true,
   };
-  const HIDDEN: CurrencyFormat = { ...EUR, iso_code: 'CHF', currency_symbol: 'CHF', display_symbol: false, group_separator: "'", decimal_separator: '.' };
+  const HIDDEN: CurrencyFormat = {
+    ...EUR,
+    iso_code: 'CHF',
+    currency_symbol: 'CHF',
+    display_symbol: false,
+    group_separator: "'",
+    decimal_separator: '.',
+  };
   /** What the README promises for a plan without a currency format. */
   const NONE: CurrencyFormat = { ...JPY, iso_code: '', decimal_digits: 2, currency_symbol: '', display_symbol: false };
 
-  it('formats every amount companion in the plan\'s own currency format', async () => {
+  it("formats every amount companion in the plan's own currency format", async () => {
     for (const [label, format, expected] of [
       ['EUR', EUR, EUR],
       ['JPY', JPY, JPY],
       ['hidden symbol', HIDDEN, HIDDEN],
       ['no format', null, NONE],
     ] as const) {
-      const sandbox = await start({ users: [{ token: 'fmt', plans: [{ seed: 8, transactions: 60, currencyFormat: format }] }] });
+      const sandbox = await start({
+        users: [{ token: 'fmt', plans: [{ seed: 8, transactions: 60, currencyFormat: format }] }],
+      });
       const rest = createRest(sandbox.url, 'fmt');
       const planId = sandbox.users[0]?.planIds[0] ?? '';
       const settings = dataOf(await rest.get(`/plans/${planId}/settings`), 'getPlanSettingsById').settings;
       expect(settings.currency_format, label).toEqual(format);
-      for (const path of ['/accounts', '/transactions', '/categories', '/months', '/months/current', '/scheduled_transactions', '/money_movements']) {
+      for (const path of [
+        '/accounts',
+        '/transactions',
+        '/categories',
+        '/months',
+        '/months/current',
+        '/scheduled_transactions',
+        '/money_movements',
+      ]) {
         const body = (await rest.get(`/plans/${planId}${path}`)).body;
         expect(moneyProblems(body, expected), `${label} ${path}`).toEqual([]);
       }

@@ -26,12 +26,15 @@ export function balanceProblems(plan: PlanDetail): string[] {
     const cleared = sum((t) => t.cleared !== 'uncleared');
     const uncleared = sum((t) => t.cleared === 'uncleared');
     const label = `account ${account.name} (${account.id})`;
-    if (account.balance !== balance) problems.push(`${label}: balance ${account.balance}, transactions sum to ${balance}`);
+    if (account.balance !== balance)
+      problems.push(`${label}: balance ${account.balance}, transactions sum to ${balance}`);
     if (account.cleared_balance !== cleared) {
       problems.push(`${label}: cleared_balance ${account.cleared_balance}, cleared transactions sum to ${cleared}`);
     }
     if (account.uncleared_balance !== uncleared) {
-      problems.push(`${label}: uncleared_balance ${account.uncleared_balance}, uncleared transactions sum to ${uncleared}`);
+      problems.push(
+        `${label}: uncleared_balance ${account.uncleared_balance}, uncleared transactions sum to ${uncleared}`,
+      );
     }
     if (account.cleared_balance + account.uncleared_balance !== account.balance) {
       problems.push(`${label}: cleared + uncleared != balance`);
@@ -48,7 +51,11 @@ interface CategorizedAmount {
 
 /** Every categorized amount on on-budget accounts: plain transactions, and the parts of splits. */
 export function categorizedAmounts(plan: PlanDetail): CategorizedAmount[] {
-  const onBudget = new Set(live(plan.accounts).filter((a) => a.on_budget).map((a) => a.id));
+  const onBudget = new Set(
+    live(plan.accounts)
+      .filter((a) => a.on_budget)
+      .map((a) => a.id),
+  );
   const subsByParent = new Map<string, SubTransactionBase[]>();
   for (const sub of live(plan.subtransactions)) {
     subsByParent.set(sub.transaction_id, [...(subsByParent.get(sub.transaction_id) ?? []), sub]);
@@ -88,7 +95,9 @@ export function activityProblems(plan: PlanDetail, skip: ReadonlySet<string> = n
       if (skip.has(category.id)) continue;
       const want = expected.get(key) ?? 0;
       if (category.activity !== want) {
-        problems.push(`month ${month.month} category ${category.name}: activity ${category.activity}, transactions sum to ${want}`);
+        problems.push(
+          `month ${month.month} category ${category.name}: activity ${category.activity}, transactions sum to ${want}`,
+        );
       }
     }
   }
@@ -112,10 +121,13 @@ export function monthTotalProblems(plan: PlanDetail): string[] {
     const categories = live(month.categories);
     const budgeted = categories.reduce((total, c) => total + c.budgeted, 0);
     const activity = categories.filter((c) => !readyToAssign.has(c.id)).reduce((total, c) => total + c.activity, 0);
-    if (month.budgeted !== budgeted) problems.push(`month ${month.month}: budgeted ${month.budgeted}, categories sum to ${budgeted}`);
-    if (month.activity !== activity) problems.push(`month ${month.month}: activity ${month.activity}, categories sum to ${activity}`);
+    if (month.budgeted !== budgeted)
+      problems.push(`month ${month.month}: budgeted ${month.budgeted}, categories sum to ${budgeted}`);
+    if (month.activity !== activity)
+      problems.push(`month ${month.month}: activity ${month.activity}, categories sum to ${activity}`);
     const want = income.get(month.month) ?? 0;
-    if (month.income !== want) problems.push(`month ${month.month}: income ${month.income}, ready-to-assign inflows sum to ${want}`);
+    if (month.income !== want)
+      problems.push(`month ${month.month}: income ${month.income}, ready-to-assign inflows sum to ${want}`);
   }
   return problems;
 }
@@ -139,7 +151,9 @@ export function rolloverProblems(plan: PlanDetail): string[] {
       const carried = Math.max(0, before.get(category.id) ?? 0);
       const want = carried + category.budgeted + category.activity;
       if (category.balance !== want) {
-        problems.push(`month ${month.month} category ${category.name}: balance ${category.balance}, carried ${carried} + budgeted + activity = ${want}`);
+        problems.push(
+          `month ${month.month} category ${category.name}: balance ${category.balance}, carried ${carried} + budgeted + activity = ${want}`,
+        );
       }
     }
   }
@@ -166,18 +180,28 @@ export function transferProblems(plan: PlanDetail): string[] {
 
   const checkSide = (
     label: string,
-    side: { id: string; amount: number; payee_id: string | null; transfer_account_id: string | null; transfer_transaction_id: string | null },
+    side: {
+      id: string;
+      amount: number;
+      payee_id: string | null;
+      transfer_account_id: string | null;
+      transfer_transaction_id: string | null;
+    },
     ownAccountId: string,
     backRefs: readonly string[],
   ): void => {
     const viaPayee = side.payee_id === null ? undefined : transferPayees.get(side.payee_id);
     if (side.transfer_account_id === null) {
-      if (viaPayee !== undefined && viaPayee !== null) problems.push(`${label}: transfer payee but no transfer_account_id`);
-      if (side.transfer_transaction_id !== null) problems.push(`${label}: transfer_transaction_id without transfer_account_id`);
+      if (viaPayee !== undefined && viaPayee !== null)
+        problems.push(`${label}: transfer payee but no transfer_account_id`);
+      if (side.transfer_transaction_id !== null)
+        problems.push(`${label}: transfer_transaction_id without transfer_account_id`);
       return;
     }
     if (viaPayee !== side.transfer_account_id) {
-      problems.push(`${label}: payee ${String(side.payee_id)} is not the transfer payee of ${side.transfer_account_id}`);
+      problems.push(
+        `${label}: payee ${String(side.payee_id)} is not the transfer payee of ${side.transfer_account_id}`,
+      );
     }
     if (side.transfer_transaction_id === null) {
       problems.push(`${label}: transfer without transfer_transaction_id`);
@@ -188,7 +212,9 @@ export function transferProblems(plan: PlanDetail): string[] {
       (sub) => sub.transaction_id === side.transfer_transaction_id && sub.transfer_transaction_id === side.id,
     );
     const other =
-      lineOfParent ?? transactions.get(side.transfer_transaction_id) ?? subtransactions.get(side.transfer_transaction_id);
+      lineOfParent ??
+      transactions.get(side.transfer_transaction_id) ??
+      subtransactions.get(side.transfer_transaction_id);
     if (other === undefined) {
       problems.push(`${label}: counterpart ${side.transfer_transaction_id} missing or deleted`);
       return;
@@ -197,12 +223,17 @@ export function transferProblems(plan: PlanDetail): string[] {
     if (otherAccount !== side.transfer_account_id) {
       problems.push(`${label}: counterpart is on account ${String(otherAccount)}, not ${side.transfer_account_id}`);
     }
-    if (other.amount !== -side.amount) problems.push(`${label}: counterpart amount ${other.amount} does not mirror ${side.amount}`);
+    if (other.amount !== -side.amount)
+      problems.push(`${label}: counterpart amount ${other.amount} does not mirror ${side.amount}`);
     if (other.transfer_account_id !== ownAccountId) {
-      problems.push(`${label}: counterpart transfers to ${String(other.transfer_account_id)}, not back to ${ownAccountId}`);
+      problems.push(
+        `${label}: counterpart transfers to ${String(other.transfer_account_id)}, not back to ${ownAccountId}`,
+      );
     }
     if (other.transfer_transaction_id === null || !backRefs.includes(other.transfer_transaction_id)) {
-      problems.push(`${label}: counterpart points at ${String(other.transfer_transaction_id)}, not back at ${backRefs.join(' or ')}`);
+      problems.push(
+        `${label}: counterpart points at ${String(other.transfer_transaction_id)}, not back at ${backRefs.join(' or ')}`,
+      );
     }
   };
 
@@ -225,7 +256,8 @@ export function transferProblems(plan: PlanDetail): string[] {
 export function splitProblems(plan: PlanDetail): string[] {
   const problems: string[] = [];
   const sums = new Map<string, number>();
-  for (const sub of live(plan.subtransactions)) sums.set(sub.transaction_id, (sums.get(sub.transaction_id) ?? 0) + sub.amount);
+  for (const sub of live(plan.subtransactions))
+    sums.set(sub.transaction_id, (sums.get(sub.transaction_id) ?? 0) + sub.amount);
   for (const transaction of live(plan.transactions)) {
     const sum = sums.get(transaction.id);
     if (sum !== undefined && sum !== transaction.amount) {

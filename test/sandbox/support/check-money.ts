@@ -23,11 +23,7 @@ function tolerance(format: CurrencyFormatLike): number {
 }
 
 /** What is wrong with `formatted` as a rendering of `milliunits`, or null when it is right. */
-export function formattedProblem(
-  milliunits: number,
-  formatted: string,
-  format: CurrencyFormatLike,
-): string | null {
+export function formattedProblem(milliunits: number, formatted: string, format: CurrencyFormatLike): string | null {
   let rest = formatted.trim();
   let negative = false;
   const takeMinus = (): void => {
@@ -49,9 +45,7 @@ export function formattedProblem(
   }
   const group = format.group_separator === '' ? '' : escapeRegExp(format.group_separator);
   const decimals =
-    format.decimal_digits > 0
-      ? `${escapeRegExp(format.decimal_separator)}\\d{${format.decimal_digits}}`
-      : '';
+    format.decimal_digits > 0 ? `${escapeRegExp(format.decimal_separator)}\\d{${format.decimal_digits}}` : '';
   const pattern = new RegExp(`^\\d{1,3}(${group}\\d{3})*${decimals}$|^\\d+${decimals}$`);
   if (!pattern.test(rest)) return `number part ${JSON.stringify(rest)} does not follow the format`;
   let digits = rest;

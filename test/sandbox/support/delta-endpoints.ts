@@ -4,7 +4,16 @@
  */
 import { isRecord } from './check-shape.js';
 import { isoDate, monthOf } from './dates.js';
-import { canonical, deletedPaths, differences, flattenCategoryGroups, mergeList, replayCategories, replayPlan, type Entity } from './delta.js';
+import {
+  canonical,
+  deletedPaths,
+  differences,
+  flattenCategoryGroups,
+  mergeList,
+  replayCategories,
+  replayPlan,
+  type Entity,
+} from './delta.js';
 import type { Rest } from './rest.js';
 import { exportPlan, startTestSandbox } from './sandbox.js';
 import { applyWrite, favouredTargets, type Write, type WriteState } from './writes.js';
@@ -26,7 +35,13 @@ function list(data: Entity, key: string): Entity[] {
   return value;
 }
 
-function flatEndpoint(name: string, path: string, key: string, keep: (entity: Entity) => boolean = () => true, id = 'id'): DeltaEndpoint {
+function flatEndpoint(
+  name: string,
+  path: string,
+  key: string,
+  keep: (entity: Entity) => boolean = () => true,
+  id = 'id',
+): DeltaEndpoint {
   return {
     name,
     path,
@@ -59,7 +74,8 @@ export function endpoints(planId: string, targets: ReturnType<typeof favouredTar
     {
       name: 'categories',
       path: `${base}/categories`,
-      replay: (earlier, delta) => canonical(replayCategories(list(earlier, 'category_groups'), list(delta, 'category_groups'))),
+      replay: (earlier, delta) =>
+        canonical(replayCategories(list(earlier, 'category_groups'), list(delta, 'category_groups'))),
       current: (full) => canonical(flattenCategoryGroups(list(full, 'category_groups'))),
       changes: (delta) => {
         const flat = flattenCategoryGroups(list(delta, 'category_groups'));
@@ -100,7 +116,9 @@ export function endpoints(planId: string, targets: ReturnType<typeof favouredTar
 export async function fetchData(rest: Rest, path: string, knowledge?: number): Promise<Entity> {
   const response = await rest.get(path, knowledge === undefined ? {} : { last_knowledge_of_server: knowledge });
   if (response.status !== 200 || !isRecord(response.body) || !isRecord(response.body.data)) {
-    throw new Error(`GET ${path} (knowledge ${String(knowledge)}) -> ${response.status} ${response.text.slice(0, 300)}`);
+    throw new Error(
+      `GET ${path} (knowledge ${String(knowledge)}) -> ${response.status} ${response.text.slice(0, 300)}`,
+    );
   }
   return response.body.data;
 }
@@ -157,15 +175,20 @@ export async function checkDeltaSequence(writes: readonly Write[], split: number
         const before = earlier.get(endpoint.name) ?? {};
         const delta = await fetchData(box.rest, endpoint.path, knowledgeOf(before));
         if (knowledgeOf(delta) !== knowledgeOf(full)) {
-          failures.push(`${endpoint.name} from ${label}: delta knowledge ${knowledgeOf(delta)}, full ${knowledgeOf(full)}`);
+          failures.push(
+            `${endpoint.name} from ${label}: delta knowledge ${knowledgeOf(delta)}, full ${knowledgeOf(full)}`,
+          );
         }
         const diffs = differences(endpoint.replay(before, delta), endpoint.current(full));
         if (diffs.length > 0) {
-          failures.push(`${endpoint.name} from ${label}: replay differs from the full response\n    ${diffs.join('\n    ')}`);
+          failures.push(
+            `${endpoint.name} from ${label}: replay differs from the full response\n    ${diffs.join('\n    ')}`,
+          );
         }
       }
       const empty = endpoint.changes(await fetchData(box.rest, endpoint.path, knowledgeOf(full)));
-      if (empty.length > 0) failures.push(`${endpoint.name}: ${empty.length} entities in a delta at the current knowledge`);
+      if (empty.length > 0)
+        failures.push(`${endpoint.name}: ${empty.length} entities in a delta at the current knowledge`);
     }
     if (failures.length > 0) throw new Error(failures.join('\n'));
   } catch (error) {

@@ -10,7 +10,8 @@ export type Entity = Record<string, unknown>;
 
 function keyOf(entity: Entity, key: string): string {
   const value = entity[key];
-  if (typeof value !== 'string') throw new Error(`entity without a string ${key}: ${JSON.stringify(entity).slice(0, 200)}`);
+  if (typeof value !== 'string')
+    throw new Error(`entity without a string ${key}: ${JSON.stringify(entity).slice(0, 200)}`);
   return value;
 }
 
@@ -75,7 +76,10 @@ export function replayPlan(base: Entity, delta: Entity): Entity {
     if (!Array.isArray(value)) merged[key] = value;
   }
   for (const collection of PLAN_COLLECTIONS) {
-    merged[collection] = mergeList(entities(base[collection], `plan.${collection}`), entities(delta[collection], `delta.${collection}`));
+    merged[collection] = mergeList(
+      entities(base[collection], `plan.${collection}`),
+      entities(delta[collection], `delta.${collection}`),
+    );
   }
   // A changed month may carry only its changed categories: merge them into the earlier month.
   const months = new Map(entities(base.months, 'plan.months').map((month) => [keyOf(month, 'month'), month]));

@@ -29,13 +29,7 @@ export function expectConforms(
 }
 
 /** The exchange is an error with this status, id and name, and a detail matching `detail`. */
-export function expectError(
-  exchange: Exchange,
-  status: number,
-  id: string,
-  name: string,
-  detail?: RegExp,
-): void {
+export function expectError(exchange: Exchange, status: number, id: string, name: string, detail?: RegExp): void {
   const context = JSON.stringify(exchange.body)?.slice(0, 300);
   expect(exchange.status, context).toBe(status);
   expect(errorProblems(exchange.body), context).toEqual([]);

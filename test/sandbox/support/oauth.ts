@@ -20,7 +20,11 @@ export async function authorize(origin: string, params: Record<string, string>):
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   const response = await fetch(url, { redirect: 'manual' });
   const header = response.headers.get('location');
-  return { status: response.status, location: header === null ? null : new URL(header, origin), text: await response.text() };
+  return {
+    status: response.status,
+    location: header === null ? null : new URL(header, origin),
+    text: await response.text(),
+  };
 }
 
 export interface TokenResult {
@@ -29,12 +33,17 @@ export interface TokenResult {
 }
 
 /** POST /oauth/token with the fields as a form body, or (as the interface's example does) in the query. */
-export async function requestToken(origin: string, fields: Record<string, string>, via: 'form' | 'query' = 'form'): Promise<TokenResult> {
+export async function requestToken(
+  origin: string,
+  fields: Record<string, string>,
+  via: 'form' | 'query' = 'form',
+): Promise<TokenResult> {
   const url = new URL('/oauth/token', origin);
   const form = new URLSearchParams(fields);
   let init: RequestInit = { method: 'POST' };
   if (via === 'query') url.search = form.toString();
-  else init = { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() };
+  else
+    init = { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() };
   const response = await fetch(url, init);
   const text = await response.text();
   let body: unknown;
@@ -50,15 +59,26 @@ export async function requestToken(origin: string, fields: Record<string, string
 export function codeOf(result: AuthorizeResult): string {
   const code = result.location?.searchParams.get('code');
   if (code === null || code === undefined || code === '') {
-    throw new Error(`expected a redirect with a code, got ${result.status} ${result.location?.href ?? result.text.slice(0, 200)}`);
+    throw new Error(
+      `expected a redirect with a code, got ${result.status} ${result.location?.href ?? result.text.slice(0, 200)}`,
+    );
   }
   return code;
 }
 
 /** Runs the whole code grant and returns the token response body. */
-export async function codeGrant(origin: string, app: OAuthApp, extra: Record<string, string> = {}): Promise<Record<string, unknown>> {
+export async function codeGrant(
+  origin: string,
+  app: OAuthApp,
+  extra: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
   const code = codeOf(
-    await authorize(origin, { client_id: app.clientId, redirect_uri: app.redirectUri, response_type: 'code', ...extra }),
+    await authorize(origin, {
+      client_id: app.clientId,
+      redirect_uri: app.redirectUri,
+      response_type: 'code',
+      ...extra,
+    }),
   );
   const token = await requestToken(origin, {
     client_id: app.clientId,

@@ -387,7 +387,6 @@ const SHAPE_TABLE: Record<ShapeName, Shape> = {
   ScheduledSubTransaction: withMoney(scheduledSubTransactionBase, ['amount']),
 };
 
-
 /**
  * What sits inside `data` for each operation. Conditional members are `optional` here and
  * asserted by the tests that know which variant they asked for.

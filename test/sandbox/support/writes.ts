@@ -59,7 +59,15 @@ export const writeArbitrary: fc.Arbitrary<Write> = fc.record({
         'deleteTransaction',
       ),
     },
-    { weight: 2, arbitrary: fc.constantFrom<WriteKind>('assignMonthCategory', 'createScheduled', 'updateScheduled', 'deleteScheduled') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom<WriteKind>(
+        'assignMonthCategory',
+        'createScheduled',
+        'updateScheduled',
+        'deleteScheduled',
+      ),
+    },
     {
       weight: 2,
       arbitrary: fc.constantFrom<WriteKind>(
@@ -169,7 +177,13 @@ function otherAccount(picker: Picker, view: PlanView, accountId: string): Accoun
 }
 
 /** Payee and category fields for a new transaction or line on `account`. */
-function payeeAndCategory(picker: Picker, view: PlanView, state: WriteState, account: AccountBase, amount: number): Record<string, unknown> {
+function payeeAndCategory(
+  picker: Picker,
+  view: PlanView,
+  state: WriteState,
+  account: AccountBase,
+  amount: number,
+): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   let transferTo: AccountBase | undefined;
   switch (picker.below(5)) {
@@ -192,7 +206,8 @@ function payeeAndCategory(picker: Picker, view: PlanView, state: WriteState, acc
   }
   const categorizable = account.on_budget && !(transferTo !== undefined && transferTo.on_budget);
   if (!categorizable) fields.category_id = null;
-  else if (amount > 0 && view.readyToAssign !== undefined && picker.chance(3)) fields.category_id = view.readyToAssign.id;
+  else if (amount > 0 && view.readyToAssign !== undefined && picker.chance(3))
+    fields.category_id = view.readyToAssign.id;
   else fields.category_id = picker.chance(5) ? null : (picker.pick(view.categories)?.id ?? null);
   return fields;
 }
@@ -255,7 +270,12 @@ function newSplit(picker: Picker, view: PlanView, state: WriteState): Record<str
 }
 
 /** A change to an existing transaction that keeps it valid (splits keep their amount and date). */
-function changeOf(picker: Picker, view: PlanView, state: WriteState, target: TransactionSummaryBase): Record<string, unknown> {
+function changeOf(
+  picker: Picker,
+  view: PlanView,
+  state: WriteState,
+  target: TransactionSummaryBase,
+): Record<string, unknown> {
   const account = view.accounts.find((a) => a.id === target.account_id);
   const isSplit = view.splitParents.has(target.id);
   const isTransfer = target.transfer_account_id !== null;
@@ -273,7 +293,11 @@ function changeOf(picker: Picker, view: PlanView, state: WriteState, target: Tra
       if (!isSplit) change.date = addDays(monthOf(view.today), -1 - picker.below(100));
       break;
     case 2:
-      if (!isSplit && account.on_budget && !(isTransfer && view.accounts.find((a) => a.id === target.transfer_account_id)?.on_budget)) {
+      if (
+        !isSplit &&
+        account.on_budget &&
+        !(isTransfer && view.accounts.find((a) => a.id === target.transfer_account_id)?.on_budget)
+      ) {
         change.category_id = picker.chance(4) ? null : (picker.pick(view.categories)?.id ?? null);
       }
       break;
@@ -313,7 +337,10 @@ function changeOf(picker: Picker, view: PlanView, state: WriteState, target: Tra
  * The entities the writes favour, so the filtered lists (by account, category, payee) of the
  * property tests follow entities that actually change.
  */
-export function favouredTargets(plan: PlanDetail, nowMs: number): { accountId: string; categoryId: string; payeeId: string } {
+export function favouredTargets(
+  plan: PlanDetail,
+  nowMs: number,
+): { accountId: string; categoryId: string; payeeId: string } {
   const view = viewOf(plan, isoDate(nowMs));
   const account = view.accounts.find((a) => a.on_budget);
   const category = view.categories[0];
@@ -340,7 +367,9 @@ export async function applyWrite(
     const response = await rest.request(method, base + path, body === undefined ? {} : { body });
     const description = `${method} ${path} ${body === undefined ? '' : JSON.stringify(body)}`;
     if (!ok.includes(response.status)) {
-      throw new Error(`sandbox refused a valid write: ${description}\n  -> ${response.status} ${response.text.slice(0, 400)}`);
+      throw new Error(
+        `sandbox refused a valid write: ${description}\n  -> ${response.status} ${response.text.slice(0, 400)}`,
+      );
     }
     return { description, response };
   };
@@ -367,7 +396,13 @@ export async function applyWrite(
     case 'createMatchingImport': {
       // The bank's copy of a hand-entered transaction: same account and amount, a few days off.
       const entered = picker.pick(
-        editable.filter((t) => t.import_id === null && t.transfer_account_id === null && !view.splitParents.has(t.id) && t.matched_transaction_id === null),
+        editable.filter(
+          (t) =>
+            t.import_id === null &&
+            t.transfer_account_id === null &&
+            !view.splitParents.has(t.id) &&
+            t.matched_transaction_id === null,
+        ),
       );
       if (entered === undefined) return null;
       state.counter += 1;
@@ -411,7 +446,12 @@ export async function applyWrite(
       const category = picker.pick(view.categories);
       if (category === undefined) return null;
       const month = addMonths(view.today, picker.below(5) - 3);
-      return send('PATCH', `/months/${month}/categories/${category.id}`, { category: { budgeted: picker.below(100_000) * 10 } }, [200]);
+      return send(
+        'PATCH',
+        `/months/${month}/categories/${category.id}`,
+        { category: { budgeted: picker.below(100_000) * 10 } },
+        [200],
+      );
     }
     case 'createScheduled':
     case 'updateScheduled': {
@@ -428,9 +468,12 @@ export async function applyWrite(
         flag_color: picker.pick([null, 'green', 'orange'] as const) ?? null,
         frequency: picker.pick(FREQUENCY_VALUES),
       };
-      if (write.kind === 'createScheduled') return send('POST', '/scheduled_transactions', { scheduled_transaction: scheduled }, [201]);
+      if (write.kind === 'createScheduled')
+        return send('POST', '/scheduled_transactions', { scheduled_transaction: scheduled }, [201]);
       const target = picker.pick(view.scheduledIds);
-      return target === undefined ? null : send('PUT', `/scheduled_transactions/${target}`, { scheduled_transaction: scheduled }, [200]);
+      return target === undefined
+        ? null
+        : send('PUT', `/scheduled_transactions/${target}`, { scheduled_transaction: scheduled }, [200]);
     }
     case 'deleteScheduled': {
       const target = picker.pick(view.scheduledIds);
@@ -442,7 +485,9 @@ export async function applyWrite(
     case 'updatePayee': {
       const target = picker.pick(view.payeeIds);
       state.counter += 1;
-      return target === undefined ? null : send('PATCH', `/payees/${target}`, { payee: { name: `Renamed ${state.counter}` } }, [200]);
+      return target === undefined
+        ? null
+        : send('PATCH', `/payees/${target}`, { payee: { name: `Renamed ${state.counter}` } }, [200]);
     }
     case 'createCategory': {
       const group = picker.pick(view.groupIds);
@@ -479,7 +524,12 @@ export async function applyWrite(
       state.counter += 1;
       return target === undefined
         ? null
-        : send('PATCH', `/category_groups/${target}`, { category_group: { name: `Renamed group ${state.counter}` } }, [200]);
+        : send(
+            'PATCH',
+            `/category_groups/${target}`,
+            { category_group: { name: `Renamed group ${state.counter}` } },
+            [200],
+          );
     }
     case 'createAccount': {
       state.counter += 1;
