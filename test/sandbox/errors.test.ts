@@ -487,6 +487,80 @@ describe('400 bad_request', () => {
   });
 });
 
+describe('400 for totals beyond exact milliunits', () => {
+  const MAX = Number.MAX_SAFE_INTEGER;
+
+  /** A new, empty tracking-free account and a new category, so only the test's amounts count. */
+  async function emptyAccountAndCategory(label: string): Promise<{ accountId: string; categoryId: string }> {
+    const account = dataOf(
+      await box.rest.post(plan('/accounts'), { account: { name: `Big ${label}`, type: 'checking', balance: 0 } }),
+      'createAccount',
+      201,
+    ).account;
+    const created = dataOf(
+      await box.rest.post(plan('/categories'), { category: { name: `Big ${label}`, category_group_id: userGroup.id } }),
+      'createCategory',
+      201,
+    ).category;
+    return { accountId: account.id, categoryId: created.id };
+  }
+
+  it('refuses a transaction that would take an account balance beyond 2^53 - 1, changing nothing', async () => {
+    const { accountId } = await emptyAccountAndCategory('balance');
+    const first = await box.rest.post(plan('/transactions'), {
+      transaction: { account_id: accountId, date: TODAY, amount: MAX, payee_name: 'Huge' },
+    });
+    expect(first.status).toBe(201);
+    const response = await expectPlanUnchanged(box.rest, box.planId, () =>
+      box.rest.post(plan('/transactions'), {
+        transaction: { account_id: accountId, date: TODAY, amount: 1, payee_name: 'One more' },
+      }),
+    );
+    expectError(response, 400, '400', 'bad_request', /amount/);
+  });
+
+  it("refuses a transaction that would take a category's activity beyond 2^53 - 1, changing nothing", async () => {
+    const a = await emptyAccountAndCategory('activity a');
+    const b = await emptyAccountAndCategory('activity b');
+    const first = await box.rest.post(plan('/transactions'), {
+      transaction: {
+        account_id: a.accountId,
+        date: TODAY,
+        amount: -MAX,
+        payee_name: 'Huge',
+        category_id: a.categoryId,
+      },
+    });
+    expect(first.status).toBe(201);
+    const response = await expectPlanUnchanged(box.rest, box.planId, () =>
+      box.rest.post(plan('/transactions'), {
+        transaction: {
+          account_id: b.accountId,
+          date: TODAY,
+          amount: -1,
+          payee_name: 'One more',
+          category_id: a.categoryId,
+        },
+      }),
+    );
+    expectError(response, 400, '400', 'bad_request', /amount|activity|category/);
+  });
+
+  it("refuses an assignment that would take the month's total assigned beyond 2^53 - 1, changing nothing", async () => {
+    const a = await emptyAccountAndCategory('assigned a');
+    const b = await emptyAccountAndCategory('assigned b');
+    const month = `${TODAY.slice(0, 8)}01`;
+    const first = await box.rest.patch(plan(`/months/${month}/categories/${a.categoryId}`), {
+      category: { budgeted: MAX - 1_000_000_000 },
+    });
+    expect(first.status).toBe(200);
+    const response = await expectPlanUnchanged(box.rest, box.planId, () =>
+      box.rest.patch(plan(`/months/${month}/categories/${b.categoryId}`), { category: { budgeted: 2_000_000_000 } }),
+    );
+    expectError(response, 400, '400', 'bad_request', /budgeted/);
+  });
+});
+
 describe('401 not_authorized', () => {
   it('refuses a request without a token', async () => {
     expectError(await box.rest.request('GET', '/user', { token: null }), 401, '401', 'not_authorized');
