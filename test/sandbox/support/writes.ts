@@ -125,11 +125,14 @@ interface PlanView {
   categories: CategoryBase[];
   readyToAssign: CategoryBase | undefined;
   payeeIds: string[];
+  transferPayeeIds: Set<string>;
   transactions: TransactionSummaryBase[];
   splitParents: Set<string>;
   /** Transactions on the other side of a split's transfer line: left alone, see below. */
   lineCounterparts: Set<string>;
   scheduledIds: string[];
+  /** Scheduled transactions with lines: their payee cannot be a transfer payee. */
+  splitScheduledIds: Set<string>;
   groupIds: string[];
 }
 
@@ -151,6 +154,11 @@ function viewOf(plan: PlanDetail, today: string): PlanView {
       .filter((p) => p.transfer_account_id === null)
       .map((p) => p.id)
       .slice(0, 4),
+    transferPayeeIds: new Set(
+      live(plan.payees)
+        .filter((p) => p.transfer_account_id !== null)
+        .map((p) => p.id),
+    ),
     transactions,
     splitParents: new Set(subs.map((s) => s.transaction_id)),
     lineCounterparts: new Set(
@@ -159,6 +167,7 @@ function viewOf(plan: PlanDetail, today: string): PlanView {
         .map((t) => t.id),
     ),
     scheduledIds: live(plan.scheduled_transactions).map((s) => s.id),
+    splitScheduledIds: new Set(live(plan.scheduled_subtransactions).map((s) => s.scheduled_transaction_id)),
     groupIds: userGroups.map((g) => g.id).slice(0, 3),
   };
 }
@@ -455,10 +464,20 @@ export async function applyWrite(
     }
     case 'createScheduled':
     case 'updateScheduled': {
+      const target = write.kind === 'updateScheduled' ? picker.pick(view.scheduledIds) : undefined;
+      if (write.kind === 'updateScheduled' && target === undefined) return null;
       const account = picker.pick(view.accounts);
       if (account === undefined) return null;
       const amount = amountOf(picker);
       const payeeFields = payeeAndCategory(picker, view, state, account, amount);
+      if (
+        target !== undefined &&
+        view.splitScheduledIds.has(target) &&
+        view.transferPayeeIds.has(String(payeeFields.payee_id))
+      ) {
+        // A split cannot be a transfer; its lines can.
+        payeeFields.payee_id = picker.pick(view.payeeIds) ?? null;
+      }
       const scheduled = {
         account_id: account.id,
         date: addDays(view.today, 1 + picker.below(60)),
@@ -468,11 +487,8 @@ export async function applyWrite(
         flag_color: picker.pick([null, 'green', 'orange'] as const) ?? null,
         frequency: picker.pick(FREQUENCY_VALUES),
       };
-      if (write.kind === 'createScheduled')
-        return send('POST', '/scheduled_transactions', { scheduled_transaction: scheduled }, [201]);
-      const target = picker.pick(view.scheduledIds);
       return target === undefined
-        ? null
+        ? send('POST', '/scheduled_transactions', { scheduled_transaction: scheduled }, [201])
         : send('PUT', `/scheduled_transactions/${target}`, { scheduled_transaction: scheduled }, [200]);
     }
     case 'deleteScheduled': {
