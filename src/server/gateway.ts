@@ -60,6 +60,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const upstream = createUpstreamClient({
     baseUrl: config.upstreamUrl,
     ledger,
+    wallClock: now,
     ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
   });

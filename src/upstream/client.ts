@@ -15,6 +15,7 @@ import {
 } from './errors.js';
 import type { RequestLedger } from './ledger.js';
 import { readBody } from './read-body.js';
+import { type ReadBackoffOptions, createReadBackoff, parseRetryAfter } from './read-backoff.js';
 import {
   buildRequestTarget,
   OPERATION_IDS,
@@ -129,6 +130,14 @@ export interface UpstreamClientOptions {
   maxResponseBytes?: number;
   /** Ask for gzip / br bodies; plan exports shrink about tenfold. @default true */
   compression?: boolean;
+  /**
+   * After a read fails with 429, 5xx or no answer, this token's next reads are not sent for a
+   * while and fail at once with the same error (see `read-backoff.ts`); `false` sends them all.
+   * @default { failureMs: 5_000, rateLimitedMs: 30_000, maxMs: 600_000 }
+   */
+  readBackoff?: Omit<ReadBackoffOptions, 'clock'> | false;
+  /** Wall clock in epoch ms, for back-off and `Retry-After` dates. @default Date.now */
+  wallClock?: () => number;
 }
 
 export type OperationMethod<Op extends OperationId> = (
@@ -168,7 +177,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     userAgent = DEFAULT_USER_AGENT,
     maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
     compression = true,
+    readBackoff = {},
+    wallClock = Date.now,
   } = options;
+  const backoff = readBackoff === false ? undefined : createReadBackoff({ ...readBackoff, clock: wallClock });
   const { origin, basePath } = parseBaseUrl(baseUrl);
   const retryPolicy = resolveRetryPolicy(retry);
   requirePositiveInteger('connections', connections);
@@ -211,16 +223,24 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         ? (text: string) => text.replaceAll(token, '[redacted]')
         : (text: string) => text;
     const outgoing: OutgoingRequest = { ...target, headers, tokenKey: key };
-    const maxAttempts = target.method === 'GET' ? retryPolicy.attempts : 1;
+    const isRead = target.method === 'GET';
+    const maxAttempts = isRead ? retryPolicy.attempts : 1;
+    const held = isRead ? backoff?.blocked(key) : undefined;
+    if (held) throw held;
 
     for (let attempt = 1; ; attempt++) {
       if (closed) throw new Error(`${operationId}: the upstream client is closed`);
       call.signal?.throwIfAborted();
       const failed: FailedCall = { operationId, method: target.method, attempt, redact };
       try {
-        return (await sendOnce(failed, outgoing, call)) as OperationResult<Op>;
+        const result = (await sendOnce(failed, outgoing, call)) as OperationResult<Op>;
+        if (isRead) backoff?.succeeded(key);
+        return result;
       } catch (error) {
-        if (!shouldRetry(error) || attempt >= maxAttempts) throw error;
+        if (!shouldRetry(error) || attempt >= maxAttempts) {
+          if (isRead && isUpstreamError(error)) backoff?.failed(key, error);
+          throw error;
+        }
       }
       const cap = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** (attempt - 1));
       await sleep(Math.floor(random() * cap), call.signal);
@@ -251,6 +271,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         bodyTimeout: bodyTimeoutMs,
       });
       status = response.statusCode;
+      if (status === 429) ledger?.release(outgoing.tokenKey);
       return await decodeResponse(failed, response, received);
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
@@ -292,6 +313,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         failed,
         status,
         read.kind === 'ok' ? read.bytes.toString('utf8') : null,
+        parseRetryAfter(response.headers['retry-after'], wallClock()),
       );
     }
     const read = await readBody(response.body, response.headers, maxResponseBytes);

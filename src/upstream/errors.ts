@@ -42,6 +42,8 @@ export interface UpstreamErrorInit {
   retryable: boolean;
   outcomeUnknown: boolean;
   attempts: number;
+  /** From the upstream's `Retry-After`, or how long the client holds back this token's reads. */
+  retryAfterMs?: number | null;
   cause?: unknown;
 }
 
@@ -69,8 +71,10 @@ export class UpstreamError extends Error {
    * deciding anything; never resend blindly. Always `false` for reads.
    */
   readonly outcomeUnknown: boolean;
-  /** HTTP attempts made for this call, retries included. */
+  /** HTTP attempts made for this call, retries included; 0 when the client held it back. */
   readonly attempts: number;
+  /** When to try again, in ms from the failure, if the upstream (or the client's back-off) said. */
+  readonly retryAfterMs: number | null;
 
   constructor(init: UpstreamErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -82,6 +86,7 @@ export class UpstreamError extends Error {
     this.retryable = init.retryable;
     this.outcomeUnknown = init.outcomeUnknown;
     this.attempts = init.attempts;
+    this.retryAfterMs = init.retryAfterMs ?? null;
   }
 }
 
@@ -189,6 +194,7 @@ export function errorFromResponse(
   call: FailedCall,
   status: number,
   bodyText: string | null,
+  retryAfterMs: number | null = null,
 ): UpstreamError {
   const upstream =
     parseRestError(status, bodyText, call.redact) ?? synthesizeRestError(status, bodyText);
@@ -207,6 +213,7 @@ export function errorFromResponse(
     retryable: transient && !outcomeUnknown,
     outcomeUnknown,
     attempts: call.attempt,
+    retryAfterMs,
   });
 }
 

@@ -44,6 +44,11 @@ export interface RequestLedger {
   readonly windowMs: number;
   /** Counts one request sent to the upstream for this token key, at `now()`. */
   record(tokenKey: string): void;
+  /**
+   * Uncounts the latest request of this token: the upstream refused it with 429, and refused
+   * requests do not count against its window (that is how a limited client recovers).
+   */
+  release(tokenKey: string): void;
   usage(tokenKey: string): RequestUsage;
 }
 
@@ -51,7 +56,7 @@ export interface RequestLedger {
  * A per-token rolling count of upstream requests, keyed by `tokenKey(token)` (never the raw
  * token). The upstream no longer reports its own count, so this is the gateway's view of the
  * quota: every HTTP attempt the client sends is recorded, retries included, because each one
- * counts against the quota upstream.
+ * counts against the quota upstream; an attempt refused with 429 is released again.
  */
 export function createRequestLedger(options: RequestLedgerOptions = {}): RequestLedger {
   const {
@@ -96,6 +101,11 @@ export function createRequestLedger(options: RequestLedgerOptions = {}): Request
       entries.push(at);
       if (entries.length > maxEntriesPerToken)
         entries.splice(0, entries.length - maxEntriesPerToken);
+    },
+    release(key) {
+      const entries = timestamps.get(key);
+      entries?.pop();
+      if (entries?.length === 0) timestamps.delete(key);
     },
     usage(key) {
       const entries = prune(key, now());

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FaultKind } from '../../src/sandbox/api.js';
 import type { GraphQLResponse } from '../harness.js';
-import { type ClockedStack, dataOf, staleOf, startClockedStack, upstreamOf } from './support.js';
+import { type ClockedStack, dataOf, operationsOf, staleOf, startClockedStack, upstreamOf } from './support.js';
 
 const ALICE = 'alice-token-0000000001';
 const BOB = 'bob-token-00000000002';
@@ -139,9 +139,9 @@ describe('stale answers when the upstream is rate limited', () => {
     const good = dataOf(await s.gql<ReadData>(READ, {}, { token: ALICE }));
     await writeBehindTheGateway(s, good.plan!.accounts[0]!.id);
 
-    s.clock.advance(20_000);
+    s.clock.advance(40_000); // past the default max-age
     const stale = await s.gql<ReadData>(READ, {}, { token: ALICE });
-    expectStale(stale, 'RATE_LIMITED', 20_000, planId);
+    expectStale(stale, 'RATE_LIMITED', 40_000, planId);
     expect(stale.body.data).toEqual(good);
     expect(
       s.sandbox
@@ -202,6 +202,13 @@ describe('stale answers when the upstream fails', () => {
       expectError(await s.gql<ReadData>(READ, {}, { token: INTRUDER }), reason);
 
       s.sandbox.setFaults([]);
+      // Within the read back-off after the failure, reads answer stale without asking again.
+      s.sandbox.resetCalls();
+      s.clock.advance(2_000);
+      expectStale(await s.gql<ReadData>(READ, {}, { token: ALICE }), reason, 62_000, planId);
+      expect(operationsOf(s.sandbox.calls(), ALICE)).toEqual([]);
+
+      s.clock.advance(5_000);
       const recovered = await s.gql<ReadData>(READ, {}, { token: ALICE });
       expect(staleOf(recovered)).toBeUndefined();
       expect(dataOf(recovered).plan!.transactions.nodes.map((t) => t.memo)).toContain(memo);

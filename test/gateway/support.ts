@@ -37,7 +37,7 @@ export async function startClockedStack(options: ClockedStackOptions = {}): Prom
     config: options.config ?? {},
     deps: { now: () => clock.now() },
   });
-  const writer = createUpstreamClient({ baseUrl: stack.sandbox.url, retry: { attempts: 1 } });
+  const writer = createUpstreamClient({ baseUrl: stack.sandbox.url, retry: { attempts: 1 }, readBackoff: false });
   return {
     ...stack,
     clock,

@@ -191,6 +191,8 @@ describe('after a mutation', () => {
     expect(stack.upstreamCalls().slice(1).every((c) => c === 'getPlanById')).toBe(true);
 
     stack.sandbox.setFaults([]);
+    // The failed sync paused this token's reads for a few seconds (the client's read back-off).
+    stack.clock.advance(10_000);
     const view = await stack.gql<AccountView>(ACCOUNT_VIEW, { id: checking.id }, { headers: { 'cache-control': 'no-cache' } });
     expect(view.body.extensions?.['stale']).toBeUndefined();
     expect(view.body.data!.plan.account.transactions.nodes.filter((n) => n.id === payload.transaction.id)).toHaveLength(1);

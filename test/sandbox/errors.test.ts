@@ -522,11 +522,13 @@ describe('400 for totals beyond exact milliunits', () => {
   it("refuses a transaction that would take a category's activity beyond 2^53 - 1, changing nothing", async () => {
     const a = await emptyAccountAndCategory('activity a');
     const b = await emptyAccountAndCategory('activity b');
+    // Room is left below the limit for the month's other activity, which the month total sums.
+    const ROOM = 10 ** 12;
     const first = await box.rest.post(plan('/transactions'), {
       transaction: {
         account_id: a.accountId,
         date: TODAY,
-        amount: -MAX,
+        amount: -(MAX - ROOM),
         payee_name: 'Huge',
         category_id: a.categoryId,
       },
@@ -537,7 +539,7 @@ describe('400 for totals beyond exact milliunits', () => {
         transaction: {
           account_id: b.accountId,
           date: TODAY,
-          amount: -1,
+          amount: -(ROOM + 1),
           payee_name: 'One more',
           category_id: a.categoryId,
         },

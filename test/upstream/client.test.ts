@@ -29,6 +29,8 @@ const clients: UpstreamClient[] = [];
 function makeClient(options: Partial<UpstreamClientOptions> = {}): UpstreamClient {
   const client = createUpstreamClient({
     baseUrl: server.baseUrl,
+    // These tests look at single calls; read-backoff.test.ts covers the pause between calls.
+    readBackoff: false,
     sleep: async () => {},
     ...options,
   });
@@ -268,7 +270,7 @@ describe('timeouts and dropped connections', () => {
     const closed = await startTestServer();
     const baseUrl = closed.baseUrl;
     await closed.close();
-    const client = createUpstreamClient({ baseUrl, sleep: async () => {} });
+    const client = createUpstreamClient({ baseUrl, readBackoff: false, sleep: async () => {} });
     clients.push(client);
     const error = await failure(
       client.createPayee({ token: TOKEN }, { planId: PLAN, body: { payee: { name: 'x' } } }),
@@ -477,6 +479,22 @@ describe('meter and ledger', () => {
       resetsAt: 3_601_000,
     });
     expect(ledger.usage(tokenKey('another-token-1234567890')).used).toBe(1);
+  });
+});
+
+describe('ledger and 429', () => {
+  it('does not count a request the upstream refused with 429', async () => {
+    let index = 0;
+    server.handle((_request, res) => {
+      if (index++ === 0) sendRestError(res, 429, '429', 'too_many_requests', 'later');
+      else sendJson(res, 200, ACCOUNTS);
+    });
+    const ledger = createRequestLedger({ now: () => 1_000 });
+    const client = makeClient({ ledger });
+    await client.getAccounts({ token: TOKEN }, { planId: PLAN }).catch(() => {});
+    expect(ledger.usage(tokenKey(TOKEN)).used).toBe(0);
+    await client.getAccounts({ token: TOKEN }, { planId: PLAN });
+    expect(ledger.usage(tokenKey(TOKEN)).used).toBe(1);
   });
 });
 

@@ -23,7 +23,7 @@ let client: UpstreamClient;
 
 beforeAll(async () => {
   server = await startTestServer();
-  client = createUpstreamClient({ baseUrl: server.baseUrl, sleep: async () => {} });
+  client = createUpstreamClient({ baseUrl: server.baseUrl, readBackoff: false, sleep: async () => {} });
 });
 afterAll(async () => {
   await client.close();

@@ -7,6 +7,7 @@
  */
 import type { CategoryGroupWithCategories } from '../../upstream/types.js';
 import { addMonths, monthsBetween } from '../dates.js';
+import { assertAssignmentExact } from '../validate/exact-totals.js';
 import { badRequest, resourceNotFound } from '../errors.js';
 import {
   orderedCategories,
@@ -167,6 +168,7 @@ const updateMonthCategory: Handler<'updateMonthCategory'> = (ctx) => {
   const body = bodyObject(ctx, 'category');
   const budgeted = readInteger(requirePresent(body.budgeted, 'category.budgeted'), 'category.budgeted');
   if (category.role === 'readyToAssign') throw badRequest(`'${category.name}' cannot be assigned money`);
+  assertAssignmentExact(store, monthKey, category.id, budgeted);
   const month = write(ctx, entry, () => {
     const record = ensureMonth(store, monthKey);
     const before = record.categories.get(category.id)?.budgeted ?? 0;

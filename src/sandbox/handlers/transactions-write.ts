@@ -9,7 +9,7 @@ import type { TransactionRecord } from '../store/records.js';
 import type { NewTransactionExtras, TransactionState } from '../store/transaction-state.js';
 import { createImportedTransaction } from '../store/matching.js';
 import { createTransaction, deleteTransaction, updateTransaction } from '../store/transactions.js';
-import { assertBalancesStaySafe } from '../validate/balances.js';
+import { assertTransactionTotalsExact } from '../validate/exact-totals.js';
 import { readArray, readObject } from '../validate/fields.js';
 import {
   parseTransactionDraft,
@@ -55,7 +55,7 @@ const createTransactionHandler: Handler<'createTransaction'> = (ctx) => {
     if (importId !== null && store.findByImportId(state.accountId, importId)) {
       throw conflict(`A transaction with import_id '${importId}' already exists on account '${accountName(store, state.accountId)}'`);
     }
-    assertBalancesStaySafe(store, [{ before: null, after: state, path: 'transaction' }]);
+    assertTransactionTotalsExact(store, [{ before: null, after: state, path: 'transaction' }]);
     const tx = write(ctx, entry, () => save(store, newId, state, importId));
     return created({
       transaction_ids: [tx.id],
@@ -83,7 +83,7 @@ const createTransactionHandler: Handler<'createTransaction'> = (ctx) => {
     }
     accepted.push({ state, importId });
   });
-  assertBalancesStaySafe(
+  assertTransactionTotalsExact(
     store,
     accepted.map(({ state }, i) => ({ before: null, after: state, path: `transactions[${i}]` })),
   );
@@ -140,7 +140,7 @@ const updateTransactions: Handler<'updateTransactions'> = (ctx) => {
     targets.set(tx.id, index);
     planned.push({ tx, state: resolveTransactionUpdate(resolve, draft, tx) });
   });
-  assertBalancesStaySafe(
+  assertTransactionTotalsExact(
     store,
     planned.map(({ tx, state }) => ({ before: tx, after: state, path: `transactions[${targets.get(tx.id) ?? 0}]` })),
   );
@@ -179,7 +179,7 @@ const updateTransactionHandler: Handler<'updateTransaction'> = (ctx) => {
     throw badRequest('transaction.import_id cannot be changed');
   }
   const state = resolveTransactionUpdate({ store, today: ctx.today }, draft, tx);
-  assertBalancesStaySafe(store, [{ before: tx, after: state, path: 'transaction' }]);
+  assertTransactionTotalsExact(store, [{ before: tx, after: state, path: 'transaction' }]);
   write(ctx, entry, () => updateTransaction(store, newId, tx, state));
   return ok({ transaction: presentTransactionDetail(store, tx, moneyOf(store)), server_knowledge: store.knowledge });
 };

@@ -152,6 +152,11 @@ export class PlanStore {
     return this.accountDeltas.get(accountId) ?? { balance: 0, cleared: 0 };
   }
 
+  /** What the running change has added so far to a category's activity in a month. */
+  pendingActivity(categoryId: string, month: IsoDate): number {
+    return this.activityDeltas.get(categoryId)?.get(month) ?? 0;
+  }
+
   addActivity(categoryId: string, month: IsoDate, amount: number): void {
     let byMonth = this.activityDeltas.get(categoryId);
     if (!byMonth) this.activityDeltas.set(categoryId, (byMonth = new Map()));

@@ -15,7 +15,7 @@
 import type { IsoDate } from '../../upstream/types.js';
 import { addYears } from '../dates.js';
 import { nextOccurrence } from '../recurrence.js';
-import { newTransactionStaysExact } from '../validate/balances.js';
+import { inexactTransactionTotal } from '../validate/exact-totals.js';
 import { PAST_YEARS_ALLOWED } from '../validate/transaction.js';
 import type { DueEntry } from './due-queue.js';
 import type { PlanStore } from './plan-store.js';
@@ -83,7 +83,7 @@ function canEnter(store: PlanStore, state: TransactionState): boolean {
   return (
     store.liveAccount(state.accountId) !== undefined &&
     targets.every((id) => id === null || (id !== state.accountId && store.liveAccount(id) !== undefined)) &&
-    newTransactionStaysExact(store, state)
+    inexactTransactionTotal(store, [{ before: null, after: state, path: 'scheduled_transaction' }]) === null
   );
 }
 

@@ -67,7 +67,7 @@ function isOnBudget(store: PlanStore, accountId: string | null): boolean {
  * money stays in the budget) and none for credit card payment categories, which the interface
  * says are ignored when supplied.
  */
-function effectiveCategory(
+export function effectiveCategory(
   store: PlanStore,
   accountId: string,
   transferAccountId: string | null,
