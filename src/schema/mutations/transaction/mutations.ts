@@ -46,6 +46,20 @@ function savedTransactionsPayload(outcome: SaveTransactionsOutcome): Transaction
   };
 }
 
+/** A write answered with one transaction (update, delete): its payload. */
+function oneTransactionPayload(
+  outcome: WriteOutcome<'updateTransaction' | 'deleteTransaction'>,
+): TransactionsPayloadShape {
+  const { transaction, server_knowledge } = outcome.data;
+  return {
+    ...payloadBase(outcome),
+    saved: [transaction],
+    transactionIds: [transaction.id],
+    duplicateImportIds: [],
+    serverKnowledge: server_knowledge,
+  };
+}
+
 builder.mutationField('createTransaction', (t) =>
   t.field({
     type: CreateTransactionPayload,
@@ -130,13 +144,7 @@ builder.mutationField('updateTransaction', (t) =>
         transactionId,
         body: { transaction: toSaveTransaction(input) },
       });
-      return {
-        ...payloadBase(outcome),
-        saved: [outcome.data.transaction],
-        transactionIds: [outcome.data.transaction.id],
-        duplicateImportIds: [],
-        serverKnowledge: outcome.data.server_knowledge,
-      };
+      return oneTransactionPayload(outcome);
     },
   }),
 );
@@ -149,14 +157,7 @@ builder.mutationField('deleteTransaction', (t) =>
     errors: resultOf('DeleteTransaction', WRITE_ERRORS),
     args: { planId: planIdArg(t.arg), transactionId: t.arg.id({ required: true }) },
     resolve: async (_root, { planId, transactionId }, ctx) => {
-      const outcome = await ctx.writes.run('deleteTransaction', { planId, transactionId });
-      return {
-        ...payloadBase(outcome),
-        saved: [outcome.data.transaction],
-        transactionIds: [outcome.data.transaction.id],
-        duplicateImportIds: [],
-        serverKnowledge: outcome.data.server_knowledge,
-      };
+      return oneTransactionPayload(await ctx.writes.run('deleteTransaction', { planId, transactionId }));
     },
   }),
 );
