@@ -58,7 +58,6 @@ import type {
   ReplicaRead,
   ReplicaReadRequest,
   ReplicaStore,
-  SavedEntities,
   StaleReason,
 } from './types.js';
 import { assertPlanExport, ReplicaDataError } from './validate.js';

@@ -4,10 +4,11 @@ import { Account } from './account.js';
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { Category } from './category.js';
-import { categoryName, findAccount, findCategory, findPayee, inPlan, payeeName } from './links.js';
+import { findAccount, findCategory, findPayee, inPlan, payeeName } from './links.js';
 import { orNotFound } from './not-found.js';
 import { Payee } from './payee.js';
 import { Plan } from './plan.js';
+import { splitLineFields } from './split-line.js';
 import { type WithTotalCount, arrayConnection } from './connections.js';
 import { FlagColorEnum } from './transaction/enums.js';
 import { flagColor } from './transaction/transaction.js';
@@ -60,22 +61,8 @@ ScheduledTransaction.implement({
 ScheduledSubTransaction.implement({
   description: 'One part of a split scheduled transaction.',
   fields: (t) => ({
-    id: t.exposeID('id'),
+    ...splitLineFields(t),
     scheduledTransactionId: t.exposeID('scheduled_transaction_id'),
-    ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),
-    memo: t.exposeString('memo', { nullable: true }),
-    payeeId: t.exposeID('payee_id', { nullable: true }),
-    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((s) => s.payee_id, findPayee) }),
-    payeeName: t.string({
-      nullable: true,
-      description: 'Derived from the payee, so a renamed payee shows its new name.',
-      resolve: inPlan((s) => s.payee_id, payeeName),
-    }),
-    categoryId: t.exposeID('category_id', { nullable: true }),
-    category: t.field({ type: Category, nullable: true, resolve: inPlan((s) => s.category_id, findCategory) }),
-    categoryName: t.string({ nullable: true, resolve: inPlan((s) => s.category_id, categoryName) }),
-    transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
-    deleted: t.exposeBoolean('deleted'),
   }),
 });
 

@@ -4,10 +4,11 @@ import { Account } from '../account.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category.js';
-import { categoryName, findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
+import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { orNotFound } from '../not-found.js';
 import { Payee } from '../payee.js';
 import { Plan } from '../plan.js';
+import { splitLineFields } from '../split-line.js';
 import {
   ClearedStatusEnum,
   DebtTransactionTypeEnum,
@@ -88,29 +89,14 @@ Transaction.implement({
 SubTransaction.implement({
   description: 'One part of a split transaction.',
   fields: (t) => ({
-    id: t.exposeID('id'),
+    ...splitLineFields(t),
     transactionId: t.exposeID('transaction_id'),
     transaction: t.field({
       type: Transaction,
       nullable: true,
       resolve: inPlan((s) => s.transaction_id, (plan, id) => plan.transaction(id)),
     }),
-    ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),
-    memo: t.exposeString('memo', { nullable: true }),
-    payeeId: t.exposeID('payee_id', { nullable: true }),
-    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((s) => s.payee_id, findPayee) }),
-    payeeName: t.string({
-      nullable: true,
-      description: 'Derived from the payee, so a renamed payee shows its new name.',
-      resolve: inPlan((s) => s.payee_id, payeeName),
-    }),
-    categoryId: t.exposeID('category_id', { nullable: true }),
-    category: t.field({ type: Category, nullable: true, resolve: inPlan((s) => s.category_id, findCategory) }),
-    categoryName: t.string({ nullable: true, resolve: inPlan((s) => s.category_id, categoryName) }),
-    transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
-    transferAccount: t.field({ type: Account, nullable: true, resolve: inPlan((s) => s.transfer_account_id, findAccount) }),
     transferTransactionId: t.exposeID('transfer_transaction_id', { nullable: true }),
-    deleted: t.exposeBoolean('deleted'),
   }),
 });
 
