@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CurrencyFormat } from '../../src/upstream/types.js';
 import { expectConforms, expectError } from './support/expect-response.js';
 import { dataOf } from './support/rest.js';
-import { startTestSandbox, TOKEN, type TestSandbox } from './support/sandbox.js';
-import { RecordingApi, sdkError } from './support/sdk.js';
+import type { TestSandbox } from './support/sandbox.js';
+import { type RecordingApi, sdkError, startSdkSuite } from './support/sdk.js';
 
 const CURRENT_MONTH = '2025-06-01';
 
@@ -13,10 +13,7 @@ let api: RecordingApi;
 let currency: CurrencyFormat | null;
 
 beforeAll(async () => {
-  box = await startTestSandbox({ transactions: 200 });
-  api = new RecordingApi(TOKEN, box.sandbox.url);
-  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings
-    .currency_format;
+  ({ box, api, currency } = await startSdkSuite({ transactions: 200 }));
 });
 
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { expectConforms, expectError } from './support/expect-response.js';
 import { budgetProblems } from './support/budget.js';
 import { dataOf } from './support/rest.js';
 import { exportPlan, startTestSandbox, TOKEN, type TestSandbox } from './support/sandbox.js';
-import { RecordingApi, sdkError } from './support/sdk.js';
+import { RecordingApi, sdkError, startSdkSuite } from './support/sdk.js';
 
 let box: TestSandbox;
 let api: RecordingApi;
@@ -16,10 +16,7 @@ let savings: AccountBase;
 let category: CategoryBase;
 
 beforeAll(async () => {
-  box = await startTestSandbox({ transactions: 100 });
-  api = new RecordingApi(TOKEN, box.sandbox.url);
-  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings
-    .currency_format;
+  ({ box, api, currency } = await startSdkSuite({ transactions: 100 }));
   const plan = (await exportPlan(box.rest, box.planId)).plan;
   const [first, second] = plan.accounts.filter((a) => a.on_budget && !a.closed && a.type !== 'creditCard');
   const internalGroups = new Set(

@@ -9,8 +9,8 @@ import type { AccountBase, CategoryBase, CurrencyFormat, PlanDetail } from '../.
 import { addDays, monthOf, TEST_NOW, isoDate } from './support/dates.js';
 import { expectConforms, expectError } from './support/expect-response.js';
 import { dataOf } from './support/rest.js';
-import { exportPlan, startTestSandbox, TOKEN, type TestSandbox } from './support/sandbox.js';
-import { RecordingApi, sdkError } from './support/sdk.js';
+import { exportPlan, type TestSandbox } from './support/sandbox.js';
+import { type RecordingApi, sdkError, startSdkSuite } from './support/sdk.js';
 
 const TODAY = isoDate(TEST_NOW);
 const CURRENT_MONTH = monthOf(TODAY);
@@ -29,10 +29,7 @@ let groceries: CategoryBase;
 let dining: CategoryBase;
 
 beforeAll(async () => {
-  box = await startTestSandbox({ transactions: 200 });
-  api = new RecordingApi(TOKEN, box.sandbox.url);
-  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings
-    .currency_format;
+  ({ box, api, currency } = await startSdkSuite({ transactions: 200 }));
   const plan = (await exportPlan(box.rest, box.planId)).plan;
   const open = plan.accounts.filter((a) => !a.closed && !a.deleted);
   const onBudget = open.filter((a) => a.on_budget && a.type !== 'creditCard');

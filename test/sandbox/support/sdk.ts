@@ -3,6 +3,9 @@
  * into `undefined` and drops the status, and the shape checks need both.
  */
 import * as ynab from 'ynab';
+import type { CurrencyFormat } from '../../../src/upstream/types.js';
+import { dataOf } from './rest.js';
+import { startTestSandbox, TOKEN, type TestSandbox, type TestSandboxOptions } from './sandbox.js';
 
 export interface RecordedExchange {
   method: string;
@@ -71,4 +74,18 @@ export async function sdkError(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected the SDK call to fail');
+}
+
+/** What an SDK suite starts with: a sandbox, the recording SDK client on it, the plan's currency. */
+export interface SdkSuite {
+  box: TestSandbox;
+  api: RecordingApi;
+  currency: CurrencyFormat | null;
+}
+
+export async function startSdkSuite(options: TestSandboxOptions): Promise<SdkSuite> {
+  const box = await startTestSandbox(options);
+  const api = new RecordingApi(TOKEN, box.sandbox.url);
+  const settings = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings;
+  return { box, api, currency: settings.currency_format };
 }
