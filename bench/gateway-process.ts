@@ -23,7 +23,8 @@ export type ChildRequest =
   | { id: number; type: 'close' };
 
 export type ChildReply =
-  { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
+  | { id: number; ok: true; result: unknown }
+  | { id: number; ok: false; error: string };
 
 type Ready = { type: 'ready'; url: string };
 /** A request as the caller writes it; the id is added when it is sent. */

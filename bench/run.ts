@@ -7,28 +7,28 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { createSandbox } from '../src/sandbox/index.js';
 import type { Sandbox } from '../src/sandbox/api.js';
+import { createSandbox } from '../src/sandbox/index.js';
 import type { PlanDetail } from '../src/upstream/types.js';
 import {
-  type GraphQLClient,
-  type RestClient,
   createGraphQLClient,
   createRestClient,
+  type GraphQLClient,
   isGoodAnswer,
+  type RestClient,
 } from './clients.js';
 import { type GatewayProcess, startGatewayProcess } from './gateway-process.js';
 import { type LoadOptions, type Outcome, runLoad } from './load.js';
-import { HELP, type BenchOptions, parseBenchOptions } from './options.js';
+import { type BenchOptions, HELP, parseBenchOptions } from './options.js';
 import {
   type BenchResults,
+  formatResults,
   type LargePlanResult,
   type LoadResult,
   type ScenarioResult,
   type Shot,
-  formatResults,
 } from './report.js';
-import { type Scenario, type ScenarioPlan, type Window, createScenarios } from './scenarios.js';
+import { createScenarios, type Scenario, type ScenarioPlan, type Window } from './scenarios.js';
 
 const TOKENS = {
   dashboard: 'bench-dashboard-token',
@@ -85,7 +85,7 @@ function readsOf(sandbox: Sandbox, token: string): string[] {
     .filter((call) => call.token === token && call.method === 'GET')
     .map(
       (call) =>
-        `${call.operationId ?? call.path}${call.query['last_knowledge_of_server'] === undefined ? '' : ' (delta)'}`,
+        `${call.operationId ?? call.path}${call.query.last_knowledge_of_server === undefined ? '' : ' (delta)'}`,
     );
 }
 

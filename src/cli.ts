@@ -5,11 +5,11 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type GatewayConfig, defaultConfig, DEFAULT_PORT } from './config.js';
-import { DASHBOARD_QUERY } from './server/example-queries.js';
-import { createGateway } from './server/gateway.js';
+import { DEFAULT_PORT, defaultConfig, type GatewayConfig } from './config.js';
 import type { Sandbox } from './sandbox/api.js';
 import { createSandbox } from './sandbox/index.js';
+import { DASHBOARD_QUERY } from './server/example-queries.js';
+import { createGateway } from './server/gateway.js';
 
 function fail(message: string): never {
   console.error(`error: ${message}`);
@@ -20,32 +20,41 @@ function integerEnv(name: string, fallback: number, min = 0): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) fail(`${name} must be an integer >= ${min}; got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(value) || value < min)
+    fail(`${name} must be an integer >= ${min}; got ${JSON.stringify(raw)}`);
   return value;
 }
 
 function upstreamUrlEnv(): string | undefined {
-  const raw = process.env['UPSTREAM_URL'];
+  const raw = process.env.UPSTREAM_URL;
   if (!raw) return undefined;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    fail(`UPSTREAM_URL must be an absolute URL such as https://api.ynab.com/v1; got ${JSON.stringify(raw)}`);
+    fail(
+      `UPSTREAM_URL must be an absolute URL such as https://api.ynab.com/v1; got ${JSON.stringify(raw)}`,
+    );
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail('UPSTREAM_URL must use http or https');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    fail('UPSTREAM_URL must use http or https');
   return raw.replace(/\/+$/, '');
 }
 
 function configFromEnv(upstreamUrl: string, embedded: { token: string } | null): GatewayConfig {
   const config = defaultConfig(upstreamUrl);
   config.maxAgeMs = integerEnv('MAX_AGE_SECONDS', config.maxAgeMs / 1000) * 1000;
-  config.replicaMaxBytes = integerEnv('REPLICA_MAX_MB', config.replicaMaxBytes / 1024 / 1024, 1) * 1024 * 1024;
-  const origins = process.env['CORS_ORIGINS'];
-  if (origins && origins !== '*') config.corsOrigins = origins.split(',').map((o) => o.trim()).filter(Boolean);
-  const production = process.env['NODE_ENV'] === 'production';
+  config.replicaMaxBytes =
+    integerEnv('REPLICA_MAX_MB', config.replicaMaxBytes / 1024 / 1024, 1) * 1024 * 1024;
+  const origins = process.env.CORS_ORIGINS;
+  if (origins && origins !== '*')
+    config.corsOrigins = origins
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
+  const production = process.env.NODE_ENV === 'production';
   config.metrics = production ? 'on-request' : 'always';
-  config.graphiql = process.env['GRAPHIQL'] !== 'off';
+  config.graphiql = process.env.GRAPHIQL !== 'off';
   config.graphiqlDefaultQuery = DASHBOARD_QUERY;
   if (embedded) config.graphiqlDefaultHeaders = { Authorization: `Bearer ${embedded.token}` };
   return config;
@@ -65,12 +74,16 @@ async function main(): Promise<void> {
     log: (entry) => console.log(JSON.stringify({ level: 'info', msg: 'operation', ...entry })),
   });
   const server = createServer(gateway.yoga);
-  const host = process.env['HOST'] ?? (sandbox ? '127.0.0.1' : '0.0.0.0');
+  const host = process.env.HOST ?? (sandbox ? '127.0.0.1' : '0.0.0.0');
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);
   }).catch((error: NodeJS.ErrnoException) =>
-    fail(error.code === 'EADDRINUSE' ? `port ${port} is in use; set PORT to another one` : error.message),
+    fail(
+      error.code === 'EADDRINUSE'
+        ? `port ${port} is in use; set PORT to another one`
+        : error.message,
+    ),
   );
   const { port: actualPort } = server.address() as AddressInfo;
   const shownHost = host === '0.0.0.0' || host === '127.0.0.1' ? 'localhost' : host;
@@ -82,7 +95,9 @@ async function main(): Promise<void> {
     console.log(`Demo token: ${demoUser.token}`);
     console.log(`Read-only demo token: ${demoUser.readOnlyToken ?? '(none)'}`);
     console.log(`Open GraphiQL (the dashboard query and the token header are filled in): ${url}`);
-    console.log(`Or: curl -s ${url} -H 'content-type: application/json' -H 'authorization: Bearer ${demoUser.token}' -d '{"query":"{ plan(id: \\"last-used\\") { name accounts { name balanceFormatted } } }"}'`);
+    console.log(
+      `Or: curl -s ${url} -H 'content-type: application/json' -H 'authorization: Bearer ${demoUser.token}' -d '{"query":"{ plan(id: \\"last-used\\") { name accounts { name balanceFormatted } } }"}'`,
+    );
   } else {
     console.log(`Upstream: ${upstreamUrl} (clients send their own tokens)`);
   }

@@ -3,19 +3,23 @@
  * real HTTP, plus small clients for both sides.
  */
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
-import type { AddressInfo } from 'node:net';
-import { type GatewayConfig, defaultConfig } from '../src/config.js';
+import { defaultConfig, type GatewayConfig } from '../src/config.js';
 import type { Sandbox, SandboxOptions } from '../src/sandbox/api.js';
 import { createSandbox } from '../src/sandbox/index.js';
-import { type Gateway, type GatewayDeps, createGateway } from '../src/server/gateway.js';
+import { createGateway, type Gateway, type GatewayDeps } from '../src/server/gateway.js';
 
 export interface GraphQLResponse<Data = Record<string, unknown>> {
   status: number;
   body: {
     data?: Data | null;
-    errors?: Array<{ message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }>;
+    errors?: Array<{
+      message: string;
+      path?: (string | number)[];
+      extensions?: Record<string, unknown>;
+    }>;
     extensions?: Record<string, unknown>;
   };
   headers: Headers;
@@ -58,7 +62,10 @@ async function listen(server: Server): Promise<number> {
 }
 
 export async function startGateway(sandbox: Sandbox, options: Omit<StackOptions, 'sandbox'> = {}) {
-  const gateway = createGateway({ ...defaultConfig(sandbox.url), graphiql: false, ...options.config }, options.deps);
+  const gateway = createGateway(
+    { ...defaultConfig(sandbox.url), graphiql: false, ...options.config },
+    options.deps,
+  );
   const server = createServer(gateway.yoga);
   const port = await listen(server);
   return {
@@ -87,9 +94,16 @@ export async function gqlAt<Data>(
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...headers,
     },
-    body: JSON.stringify({ query: typeof document === 'string' ? document : print(document), variables }),
+    body: JSON.stringify({
+      query: typeof document === 'string' ? document : print(document),
+      variables,
+    }),
   });
-  return { status: response.status, body: (await response.json()) as GraphQLResponse<Data>['body'], headers: response.headers };
+  return {
+    status: response.status,
+    body: (await response.json()) as GraphQLResponse<Data>['body'],
+    headers: response.headers,
+  };
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -114,10 +128,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         gqlOptions.headers,
       ),
     async rest<T>(path: string, restToken = token) {
-      const response = await fetch(`${sandbox.url}${path}`, { headers: { authorization: `Bearer ${restToken}` } });
+      const response = await fetch(`${sandbox.url}${path}`, {
+        headers: { authorization: `Bearer ${restToken}` },
+      });
       return { status: response.status, body: (await response.json()) as T };
     },
-    upstreamCalls: () => sandbox.calls().map((call) => call.operationId ?? `${call.method} ${call.path}`),
+    upstreamCalls: () =>
+      sandbox.calls().map((call) => call.operationId ?? `${call.method} ${call.path}`),
     resetUpstreamCalls: () => sandbox.resetCalls(),
     async close() {
       await front.close();

@@ -107,12 +107,16 @@ export function createLoaders(deps: LoaderDeps): Loaders {
    */
   async function readPlans(planIds: readonly string[]): Promise<(PlanSnapshot | Error)[]> {
     const settle = (planId: string) =>
-      readPlan(planId).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+      readPlan(planId).catch((error: unknown) =>
+        error instanceof Error ? error : new Error(String(error)),
+      );
     const aliases = planIds.filter((id) => PLAN_ALIASES.has(id));
-    if (aliases.length === 0 || aliases.length === planIds.length) return Promise.all(planIds.map(settle));
+    if (aliases.length === 0 || aliases.length === planIds.length)
+      return Promise.all(planIds.map(settle));
     const aliasReads = new Map(aliases.map((id) => [id, settle(id)] as const));
     const byId = new Map<string, PlanSnapshot>();
-    for (const read of await Promise.all(aliasReads.values())) if (!(read instanceof Error)) byId.set(read.planId, read);
+    for (const read of await Promise.all(aliasReads.values()))
+      if (!(read instanceof Error)) byId.set(read.planId, read);
     return Promise.all(planIds.map((id) => aliasReads.get(id) ?? byId.get(id) ?? settle(id)));
   }
 
@@ -143,9 +147,9 @@ export function createLoaders(deps: LoaderDeps): Loaders {
     moneyMovements(planId) {
       let pending = movements.get(planId);
       if (!pending) {
-        pending = cached(`getMoneyMovements:${planId}`, () => upstream.getMoneyMovements(call(), { planId })).then(
-          (data) => data.money_movements.map((m) => ({ ...m, plan_id: planId })),
-        );
+        pending = cached(`getMoneyMovements:${planId}`, () =>
+          upstream.getMoneyMovements(call(), { planId }),
+        ).then((data) => data.money_movements.map((m) => ({ ...m, plan_id: planId })));
         movements.set(planId, pending);
       }
       return pending;
@@ -170,7 +174,8 @@ export function createLoaders(deps: LoaderDeps): Loaders {
       }
     },
     prime(planId, snapshot) {
-      if (!(snapshot instanceof Error) && snapshot.planId !== planId) resolvedIds.set(planId, snapshot.planId);
+      if (!(snapshot instanceof Error) && snapshot.planId !== planId)
+        resolvedIds.set(planId, snapshot.planId);
       for (const name of namesOf(planId)) planLoader.clear(name).prime(name, snapshot);
     },
   };

@@ -26,7 +26,12 @@ export interface RestCache {
    * The cached answer for (tokenKey, key) when younger than `maxAgeMs`, otherwise a fresh one
    * from `load`. Concurrent reads of one key share one load.
    */
-  read<T>(tokenKey: string, key: string, maxAgeMs: number, load: () => Promise<T>): Promise<RestCacheRead<T>>;
+  read<T>(
+    tokenKey: string,
+    key: string,
+    maxAgeMs: number,
+    load: () => Promise<T>,
+  ): Promise<RestCacheRead<T>>;
   /** Forgets every entry of the token whose key starts with `prefix` (after a write). */
   invalidate(tokenKey: string, prefix: string): void;
 }
@@ -72,7 +77,12 @@ export function createRestCache(options: RestCacheOptions): RestCache {
       } catch (error) {
         const reason = classifyFailure(error);
         if (reason === null || !cached) throw error;
-        return { value: cached.value as T, ageMs: now() - cached.at, hit: false, stale: { reason, error } };
+        return {
+          value: cached.value as T,
+          ageMs: now() - cached.at,
+          hit: false,
+          stale: { reason, error },
+        };
       }
     },
     invalidate(tokenKey, prefix) {

@@ -14,8 +14,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { countRows, type PlanState } from './plan-state.js';
-import type { PlanSnapshot } from './types.js';
-import type { SavedEntities } from './types.js';
+import type { PlanSnapshot, SavedEntities } from './types.js';
 
 /** Heap bytes per JSON byte of the export (measured 1.0–1.1, see above). */
 export const HEAP_BYTES_PER_JSON_BYTE = 1.25;

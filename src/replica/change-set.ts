@@ -155,7 +155,10 @@ function applyMonths(
   const removedMonths = new Set<IsoDate>();
   const changesOf = (month: IsoDate): Map<string, CategoryRow | undefined> => {
     let map = categoryChanges.get(month);
-    if (!map) categoryChanges.set(month, (map = new Map()));
+    if (!map) {
+      map = new Map();
+      categoryChanges.set(month, map);
+    }
     return map;
   };
 

@@ -24,7 +24,7 @@ import type {
 import { applyChangeSet } from './change-set.js';
 import type { PlanState } from './plan-state.js';
 import type { SavedEntities } from './types.js';
-import { assertDate, assertEntity, ReplicaDataError, type CheckedCollection } from './validate.js';
+import { assertDate, assertEntity, type CheckedCollection, ReplicaDataError } from './validate.js';
 
 export interface ApplySavedOptions {
   /** The current month (first day, UTC): where `categories` amounts belong. */
@@ -140,7 +140,8 @@ function checked<T>(
 ): T[] {
   if (list === undefined) return [];
   if (!Array.isArray(list)) throw new ReplicaDataError(path, 'an array', list);
-  list.forEach((entity, index) => assertEntity(collection, entity, `${path}[${index}]`));
+  for (const [index, entity] of list.entries())
+    assertEntity(collection, entity, `${path}[${index}]`);
   return [...list];
 }
 

@@ -7,7 +7,7 @@
  */
 import type { IsoDate } from '../upstream/types.js';
 import { isIsoDate, monthOf, type PlanState } from './plan-state.js';
-import { queryTransactions, type QueryMeter } from './transaction-query.js';
+import { type QueryMeter, queryTransactions } from './transaction-query.js';
 import type {
   AccountRow,
   CategoryGroupRow,
@@ -189,7 +189,10 @@ function groupBy<T>(rows: readonly T[], keyOf: (row: T) => string): Map<string, 
   for (const row of rows) {
     const key = keyOf(row);
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = []));
+    if (!group) {
+      group = [];
+      groups.set(key, group);
+    }
     group.push(row);
   }
   return groups;

@@ -191,14 +191,20 @@ export class SortedRowsDraft<T> {
     for (const row of removals) {
       const index = chunkFor(row);
       let set = removalsByChunk.get(index);
-      if (!set) removalsByChunk.set(index, (set = new Set()));
+      if (!set) {
+        set = new Set();
+        removalsByChunk.set(index, set);
+      }
       set.add(row);
     }
     const insertsByChunk = new Map<number, T[]>();
     for (const row of inserts) {
       const index = chunkFor(row);
       let list = insertsByChunk.get(index);
-      if (!list) insertsByChunk.set(index, (list = []));
+      if (!list) {
+        list = [];
+        insertsByChunk.set(index, list);
+      }
       list.push(row);
     }
 

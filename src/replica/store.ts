@@ -42,11 +42,11 @@
 import type { IsoDate, ResponseData } from '../upstream/types.js';
 import {
   createReplicaCache,
+  type PendingWrite,
+  type ReplicaEntry,
   replicaKey,
   sizeAfterChange,
   sizeOfFull,
-  type PendingWrite,
-  type ReplicaEntry,
 } from './cache.js';
 import { buildPlanState, mergePlanDelta } from './delta.js';
 import { monthOf, type PlanState } from './plan-state.js';
@@ -54,12 +54,7 @@ import { applySavedEntities } from './saved.js';
 import { createPlanSnapshot } from './snapshot.js';
 import { abortable, createSingleFlight } from './sync.js';
 import type { QueryMeter } from './transaction-query.js';
-import type {
-  ReplicaRead,
-  ReplicaReadRequest,
-  ReplicaStore,
-  StaleReason,
-} from './types.js';
+import type { ReplicaRead, ReplicaReadRequest, ReplicaStore, StaleReason } from './types.js';
 import { assertPlanExport, ReplicaDataError } from './validate.js';
 
 export interface FetchPlanRequest {
@@ -167,7 +162,10 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     const to = replicaKey(tokenKey, planId);
     resolutions.set(from, { planId, checkedAt });
     let set = resolvedFrom.get(to);
-    if (!set) resolvedFrom.set(to, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      resolvedFrom.set(to, set);
+    }
     set.add(from);
   }
 
@@ -355,8 +353,10 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
 
       const outcome = await abortable(
         // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
-        flights.run(replicaKey(tokenKey, requested), forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge, (sentAt) =>
-          sync(request, sentAt),
+        flights.run(
+          replicaKey(tokenKey, requested),
+          forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge,
+          (sentAt) => sync(request, sentAt),
         ),
         request.signal,
       );
@@ -391,7 +391,10 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         // No replica yet; if one is loading, replay the write onto it when it lands.
         if (held.planId !== undefined && activeFlights.has(tokenKey)) {
           let byPlan = orphanWrites.get(tokenKey);
-          if (!byPlan) orphanWrites.set(tokenKey, (byPlan = new Map()));
+          if (!byPlan) {
+            byPlan = new Map();
+            orphanWrites.set(tokenKey, byPlan);
+          }
           const list = byPlan.get(held.planId) ?? [];
           list.push(write);
           byPlan.set(held.planId, list.slice(-MAX_PENDING_WRITES));

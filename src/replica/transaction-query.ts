@@ -177,7 +177,8 @@ function chooseList(
   if (candidates.length === 0) candidates.push({ list: state.transactionsByDate, served: 'all' });
 
   let best:
-    { list: SortedRows<TransactionRow>; lo: number; hi: number; served: Served } | undefined;
+    | { list: SortedRows<TransactionRow>; lo: number; hi: number; served: Served }
+    | undefined;
   for (const { list, served } of candidates) {
     const { sinceDate, untilDate } = query;
     const lo = sinceDate === undefined ? 0 : list.partitionPoint((row) => row.date < sinceDate);

@@ -61,11 +61,11 @@ const RULES = {
 /** Throws ReplicaDataError unless `data` has the shape of a `getPlanById` response body. */
 export function assertPlanExport(data: unknown): asserts data is ResponseData['getPlanById'] {
   if (!isRecord(data)) throw new ReplicaDataError('data', 'an object', data);
-  const knowledge = data['server_knowledge'];
+  const knowledge = data.server_knowledge;
   if (typeof knowledge !== 'number' || !Number.isSafeInteger(knowledge) || knowledge < 0) {
     throw new ReplicaDataError('data.server_knowledge', 'a non-negative integer', knowledge);
   }
-  const plan = data['plan'];
+  const plan = data.plan;
   if (!isRecord(plan)) throw new ReplicaDataError('data.plan', 'an object', plan);
   checkField(plan, 'id', 'data.plan', 'string');
   checkField(plan, 'name', 'data.plan', 'string');
@@ -73,23 +73,23 @@ export function assertPlanExport(data: unknown): asserts data is ResponseData['g
     const path = `data.plan.${collection}`;
     const list = plan[collection];
     if (!Array.isArray(list)) throw new ReplicaDataError(path, 'an array', list);
-    list.forEach((entity, index) => checkEntity(entity, `${path}[${index}]`, rules));
+    for (const [index, entity] of list.entries()) checkEntity(entity, `${path}[${index}]`, rules);
   }
-  const months = plan['months'];
+  const months = plan.months;
   if (!Array.isArray(months)) throw new ReplicaDataError('data.plan.months', 'an array', months);
   months.forEach((month, index) => {
     const path = `data.plan.months[${index}]`;
     if (!isRecord(month)) throw new ReplicaDataError(path, 'an object', month);
     checkField(month, 'month', path, 'date');
     checkField(month, 'deleted', path, 'boolean');
-    if (month['deleted'] === true) return;
-    const categories = month['categories'];
+    if (month.deleted === true) return;
+    const categories = month.categories;
     if (!Array.isArray(categories)) {
       throw new ReplicaDataError(`${path}.categories`, 'an array', categories);
     }
-    categories.forEach((category, i) =>
-      checkEntity(category, `${path}.categories[${i}]`, RULES.categories),
-    );
+    for (const [i, category] of categories.entries()) {
+      checkEntity(category, `${path}.categories[${i}]`, RULES.categories);
+    }
   });
 }
 
@@ -110,7 +110,7 @@ function checkEntity(entity: unknown, path: string, rules: FieldRules): void {
   if (!isRecord(entity)) throw new ReplicaDataError(path, 'an object', entity);
   checkField(entity, 'id', path, 'string');
   checkField(entity, 'deleted', path, 'boolean');
-  if (entity['deleted'] === true) return;
+  if (entity.deleted === true) return;
   for (const [field, rule] of Object.entries(rules)) checkField(entity, field, path, rule);
 }
 

@@ -2,12 +2,13 @@
  * `npm run sandbox` options: flags first, then SANDBOX_* environment variables, then defaults.
  * Pure: turns argv and env into sandbox options or an error message naming the bad flag.
  */
+
+import type { OperationId } from '../upstream/types.js';
 import type { FaultKind, FaultRule, SandboxOptions } from './api.js';
 import { FAULT_KINDS } from './http/faults.js';
+import { ROUTES } from './http/routes.js';
 import { DEMO_READ_ONLY_TOKEN, DEMO_TOKEN, MAX_SEED_TRANSACTIONS } from './sandbox.js';
 import { DEFAULT_SEED_TRANSACTIONS } from './seed/index.js';
-import { ROUTES } from './http/routes.js';
-import type { OperationId } from '../upstream/types.js';
 
 export const DEFAULT_CLI_PORT = 3000;
 
@@ -25,7 +26,10 @@ export interface CliSettings {
   rateLimit: number | false;
 }
 
-export type CliParse = { kind: 'run'; settings: CliSettings } | { kind: 'help' } | { kind: 'error'; message: string };
+export type CliParse =
+  | { kind: 'run'; settings: CliSettings }
+  | { kind: 'help' }
+  | { kind: 'error'; message: string };
 
 interface OptionSpec {
   flag: string;
@@ -54,7 +58,9 @@ function nonEmpty(value: string, name: string): string {
 export function parseFaultRule(text: string, name: string): FaultRule {
   const [kind = '', ...parts] = text.split(',').map((part) => part.trim());
   if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
-    throw new OptionError(`${name}: fault kind must be one of ${FAULT_KINDS.join(', ')}, got '${kind}'`);
+    throw new OptionError(
+      `${name}: fault kind must be one of ${FAULT_KINDS.join(', ')}, got '${kind}'`,
+    );
   }
   const rule: FaultRule = { kind: kind as FaultKind };
   for (const part of parts) {
@@ -68,12 +74,15 @@ export function parseFaultRule(text: string, name: string): FaultRule {
       rule.method = nonEmpty(value, `${name} method`).toUpperCase();
     } else if (key === 'rate') {
       const rate = Number(value);
-      if (value === '' || !(rate >= 0 && rate <= 1)) throw new OptionError(`${name}: rate must be a number from 0 to 1, got '${value}'`);
+      if (value === '' || !(rate >= 0 && rate <= 1))
+        throw new OptionError(`${name}: rate must be a number from 0 to 1, got '${value}'`);
       rule.rate = rate;
     } else if (key === 'times') {
       rule.times = integer(value, `${name} times`, 0, Number.MAX_SAFE_INTEGER);
     } else {
-      throw new OptionError(`${name}: unknown fault setting '${key}' (use op=, method=, rate=, times=)`);
+      throw new OptionError(
+        `${name}: unknown fault setting '${key}' (use op=, method=, rate=, times=)`,
+      );
     }
   }
   return rule;
@@ -83,11 +92,31 @@ const OPTIONS: readonly OptionSpec[] = [
   { flag: '--port', env: 'SANDBOX_PORT', apply: (s, v, n) => (s.port = integer(v, n, 0, 65535)) },
   { flag: '--host', env: 'SANDBOX_HOST', apply: (s, v, n) => (s.host = nonEmpty(v, n)) },
   { flag: '--token', env: 'SANDBOX_TOKEN', apply: (s, v, n) => (s.token = nonEmpty(v, n)) },
-  { flag: '--read-only-token', env: 'SANDBOX_READ_ONLY_TOKEN', apply: (s, v, n) => (s.readOnlyToken = nonEmpty(v, n)) },
-  { flag: '--transactions', env: 'SANDBOX_TRANSACTIONS', apply: (s, v, n) => (s.transactions = integer(v, n, 0, MAX_SEED_TRANSACTIONS)) },
-  { flag: '--seed', env: 'SANDBOX_SEED', apply: (s, v, n) => (s.seed = integer(v, n, -(2 ** 31), 2 ** 31 - 1)) },
-  { flag: '--latency', env: 'SANDBOX_LATENCY_MS', apply: (s, v, n) => (s.latencyMs = integer(v, n, 0, 600_000)) },
-  { flag: '--jitter', env: 'SANDBOX_JITTER_MS', apply: (s, v, n) => (s.jitterMs = integer(v, n, 0, 600_000)) },
+  {
+    flag: '--read-only-token',
+    env: 'SANDBOX_READ_ONLY_TOKEN',
+    apply: (s, v, n) => (s.readOnlyToken = nonEmpty(v, n)),
+  },
+  {
+    flag: '--transactions',
+    env: 'SANDBOX_TRANSACTIONS',
+    apply: (s, v, n) => (s.transactions = integer(v, n, 0, MAX_SEED_TRANSACTIONS)),
+  },
+  {
+    flag: '--seed',
+    env: 'SANDBOX_SEED',
+    apply: (s, v, n) => (s.seed = integer(v, n, -(2 ** 31), 2 ** 31 - 1)),
+  },
+  {
+    flag: '--latency',
+    env: 'SANDBOX_LATENCY_MS',
+    apply: (s, v, n) => (s.latencyMs = integer(v, n, 0, 600_000)),
+  },
+  {
+    flag: '--jitter',
+    env: 'SANDBOX_JITTER_MS',
+    apply: (s, v, n) => (s.jitterMs = integer(v, n, 0, 600_000)),
+  },
   {
     flag: '--rate-limit',
     env: 'SANDBOX_RATE_LIMIT',
@@ -97,7 +126,13 @@ const OPTIONS: readonly OptionSpec[] = [
     flag: '--fault',
     env: 'SANDBOX_FAULTS',
     // The variable holds several rules separated by ';'; the flag can be repeated.
-    apply: (s, v, n) => s.faults.push(...v.split(';').filter((rule) => rule.trim() !== '').map((rule) => parseFaultRule(rule, n))),
+    apply: (s, v, n) =>
+      s.faults.push(
+        ...v
+          .split(';')
+          .filter((rule) => rule.trim() !== '')
+          .map((rule) => parseFaultRule(rule, n)),
+      ),
   },
 ];
 
@@ -121,7 +156,10 @@ Options (each also as an environment variable; flags win):
   --help                                           show this help
 `;
 
-export function parseCliOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliParse {
+export function parseCliOptions(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): CliParse {
   const settings: CliSettings = {
     port: DEFAULT_CLI_PORT,
     host: '127.0.0.1',
@@ -143,7 +181,10 @@ export function parseCliOptions(argv: readonly string[], env: Readonly<Record<st
     for (let i = 0; i < argv.length; i++) {
       const arg = argv[i] as string;
       if (arg === '--help' || arg === '-h') return { kind: 'help' };
-      const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+      const [flag, inline] =
+        arg.startsWith('--') && arg.includes('=')
+          ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+          : [arg, undefined];
       const option = OPTIONS.find((candidate) => candidate.flag === flag);
       if (!option) throw new OptionError(`unknown option '${arg}' (see --help)`);
       const value = inline ?? argv[++i];

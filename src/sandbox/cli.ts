@@ -25,10 +25,15 @@ async function main(): Promise<void> {
     `Sandbox listening on ${sandbox.url}`,
     `  token             ${user?.token ?? ''}`,
     `  read-only token   ${user?.readOnlyToken ?? ''}`,
-    ...(user?.planIds ?? []).map((id) => `  plan              ${id} (also 'default' and 'last-used'; ${settings.transactions} transactions, seed ${settings.seed})`),
+    ...(user?.planIds ?? []).map(
+      (id) =>
+        `  plan              ${id} (also 'default' and 'last-used'; ${settings.transactions} transactions, seed ${settings.seed})`,
+    ),
     `  OAuth             ${sandbox.origin}/oauth/authorize  client_id=${DEMO_OAUTH_CLIENT.clientId}  client_secret=${DEMO_OAUTH_CLIENT.clientSecret}  redirect_uri=${DEMO_OAUTH_CLIENT.redirectUri}`,
     `  rate limit        ${settings.rateLimit === false ? 'off' : `${settings.rateLimit} requests per token per rolling hour`}`,
-    ...(settings.latencyMs || settings.jitterMs ? [`  latency           ${settings.latencyMs} ms + up to ${settings.jitterMs} ms`] : []),
+    ...(settings.latencyMs || settings.jitterMs
+      ? [`  latency           ${settings.latencyMs} ms + up to ${settings.jitterMs} ms`]
+      : []),
     ...settings.faults.map((rule) => `  fault             ${JSON.stringify(rule)}`),
     `  seeded in ${seconds} s; press Ctrl+C to stop`,
   ];

@@ -13,7 +13,11 @@ export function isIsoDate(value: string): boolean {
   if (!match) return false;
   const [, y, m, d] = match;
   const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
-  return date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(m) - 1 && date.getUTCDate() === Number(d);
+  return (
+    date.getUTCFullYear() === Number(y) &&
+    date.getUTCMonth() === Number(m) - 1 &&
+    date.getUTCDate() === Number(d)
+  );
 }
 
 export function isoDateOf(epochMs: number): IsoDate {
@@ -52,7 +56,11 @@ export function addMonths(month: IsoDate, months: number): IsoDate {
 
 /** Whole months from month `from` to month `to` (both `YYYY-MM-01`); negative when `to` is earlier. */
 export function monthsBetween(from: IsoDate, to: IsoDate): number {
-  return (Number(to.slice(0, 4)) - Number(from.slice(0, 4))) * 12 + Number(to.slice(5, 7)) - Number(from.slice(5, 7));
+  return (
+    (Number(to.slice(0, 4)) - Number(from.slice(0, 4))) * 12 +
+    Number(to.slice(5, 7)) -
+    Number(from.slice(5, 7))
+  );
 }
 
 export function daysInMonth(month: IsoDate): number {

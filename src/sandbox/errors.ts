@@ -22,10 +22,15 @@ export class ApiError extends Error {
 
 export const badRequest = (detail: string) => new ApiError(400, '400', 'bad_request', detail);
 export const notAuthorized = (detail: string) => new ApiError(401, '401', 'not_authorized', detail);
-export const unauthorizedScope = (detail: string) => new ApiError(403, '403.3', 'unauthorized_scope', detail);
+export const unauthorizedScope = (detail: string) =>
+  new ApiError(403, '403.3', 'unauthorized_scope', detail);
 export const notFound = (detail: string) => new ApiError(404, '404.1', 'not_found', detail);
-export const resourceNotFound = (detail: string) => new ApiError(404, '404.2', 'resource_not_found', detail);
+export const resourceNotFound = (detail: string) =>
+  new ApiError(404, '404.2', 'resource_not_found', detail);
 export const conflict = (detail: string) => new ApiError(409, '409', 'conflict', detail);
-export const tooManyRequests = (detail: string) => new ApiError(429, '429', 'too_many_requests', detail);
-export const internalError = (detail: string) => new ApiError(500, '500', 'internal_server_error', detail);
-export const serviceUnavailable = (detail: string) => new ApiError(503, '503', 'service_unavailable', detail);
+export const tooManyRequests = (detail: string) =>
+  new ApiError(429, '429', 'too_many_requests', detail);
+export const internalError = (detail: string) =>
+  new ApiError(500, '500', 'internal_server_error', detail);
+export const serviceUnavailable = (detail: string) =>
+  new ApiError(503, '503', 'service_unavailable', detail);

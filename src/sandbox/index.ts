@@ -1,4 +1,5 @@
 /** The REST sandbox: a self-contained server that behaves like the Plans REST interface. */
-export { createSandbox, DEMO_OAUTH_CLIENT, DEMO_READ_ONLY_TOKEN, DEMO_TOKEN } from './sandbox.js';
-export { createManualClock, systemClock } from './clock.js';
+
 export type * from './api.js';
+export { createManualClock, systemClock } from './clock.js';
+export { createSandbox, DEMO_OAUTH_CLIENT, DEMO_READ_ONLY_TOKEN, DEMO_TOKEN } from './sandbox.js';

@@ -74,10 +74,26 @@ export function createRandom(...seed: number[]): Random {
       const version = HEX[((w1 >>> 8) & 0x0f) | 0x40] as string;
       const variant = HEX[((w2 >>> 24) & 0x3f) | 0x80] as string;
       return (
-        byte(w0, 24) + byte(w0, 16) + byte(w0, 8) + byte(w0, 0) + '-' +
-        byte(w1, 24) + byte(w1, 16) + '-' + version + byte(w1, 0) + '-' +
-        variant + byte(w2, 16) + '-' + byte(w2, 8) + byte(w2, 0) +
-        byte(w3, 24) + byte(w3, 16) + byte(w3, 8) + byte(w3, 0)
+        byte(w0, 24) +
+        byte(w0, 16) +
+        byte(w0, 8) +
+        byte(w0, 0) +
+        '-' +
+        byte(w1, 24) +
+        byte(w1, 16) +
+        '-' +
+        version +
+        byte(w1, 0) +
+        '-' +
+        variant +
+        byte(w2, 16) +
+        '-' +
+        byte(w2, 8) +
+        byte(w2, 0) +
+        byte(w3, 24) +
+        byte(w3, 16) +
+        byte(w3, 8) +
+        byte(w3, 0)
       );
     },
   };

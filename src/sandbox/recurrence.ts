@@ -17,7 +17,12 @@
 import type { Frequency, IsoDate } from '../upstream/types.js';
 import { addDays, addMonths, daysInMonth, monthOf } from './dates.js';
 
-const DAYS_APART: Partial<Record<Frequency, number>> = { daily: 1, weekly: 7, everyOtherWeek: 14, every4Weeks: 28 };
+const DAYS_APART: Partial<Record<Frequency, number>> = {
+  daily: 1,
+  weekly: 7,
+  everyOtherWeek: 14,
+  every4Weeks: 28,
+};
 const MONTHS_APART: Partial<Record<Frequency, number>> = {
   monthly: 1,
   everyOtherMonth: 2,
@@ -47,7 +52,11 @@ function twiceAMonthBase(day: number): number {
  * The occurrence after `date` (itself an occurrence) of the series that started on `dateFirst`;
  * `null` for 'never', which occurs once.
  */
-export function nextOccurrence(dateFirst: IsoDate, frequency: Frequency, date: IsoDate): IsoDate | null {
+export function nextOccurrence(
+  dateFirst: IsoDate,
+  frequency: Frequency,
+  date: IsoDate,
+): IsoDate | null {
   if (frequency === 'never') return null;
   const days = DAYS_APART[frequency];
   if (days !== undefined) return addDays(date, days);
@@ -66,7 +75,11 @@ export function nextOccurrence(dateFirst: IsoDate, frequency: Frequency, date: I
 }
 
 /** The first occurrence strictly after `after` of a series starting on `dateFirst`; `null` when none is left. */
-export function firstOccurrenceAfter(dateFirst: IsoDate, frequency: Frequency, after: IsoDate): IsoDate | null {
+export function firstOccurrenceAfter(
+  dateFirst: IsoDate,
+  frequency: Frequency,
+  after: IsoDate,
+): IsoDate | null {
   let date: IsoDate | null = dateFirst;
   while (date !== null && date <= after) date = nextOccurrence(dateFirst, frequency, date);
   return date;

@@ -46,14 +46,24 @@ function planName(spec: PlanSeedOptions, index: number): string {
 
 function checkPlanSpec(spec: PlanSeedOptions, path: string): void {
   const { transactions, seed } = spec;
-  if (transactions !== undefined && !(Number.isInteger(transactions) && transactions >= 0 && transactions <= MAX_SEED_TRANSACTIONS)) {
-    throw new RangeError(`${path}.transactions must be an integer from 0 to ${MAX_SEED_TRANSACTIONS}, got ${transactions}`);
+  if (
+    transactions !== undefined &&
+    !(Number.isInteger(transactions) && transactions >= 0 && transactions <= MAX_SEED_TRANSACTIONS)
+  ) {
+    throw new RangeError(
+      `${path}.transactions must be an integer from 0 to ${MAX_SEED_TRANSACTIONS}, got ${transactions}`,
+    );
   }
-  if (seed !== undefined && !Number.isSafeInteger(seed)) throw new RangeError(`${path}.seed must be an integer, got ${seed}`);
+  if (seed !== undefined && !Number.isSafeInteger(seed))
+    throw new RangeError(`${path}.seed must be an integer, got ${seed}`);
 }
 
 /** Private: seeds every user's plans and registers their personal tokens. */
-function buildState(options: SandboxOptions, state: SandboxState, tokens: ReturnType<typeof createTokenRegistry>): void {
+function buildState(
+  options: SandboxOptions,
+  state: SandboxState,
+  tokens: ReturnType<typeof createTokenRegistry>,
+): void {
   const users = options.users ?? DEFAULT_USERS;
   if (users.length === 0) throw new RangeError('createSandbox: users must hold at least one user');
   const now = state.clock.now();
@@ -63,8 +73,17 @@ function buildState(options: SandboxOptions, state: SandboxState, tokens: Return
     if (!spec.token) throw new TypeError(`createSandbox: ${path}.token is required`);
     const userId = createRandom(0x05e5, userIndex).uuid();
     const plans = spec.plans ?? [{}];
-    if (spec.defaultPlan !== undefined && !(Number.isInteger(spec.defaultPlan) && spec.defaultPlan >= 0 && spec.defaultPlan < plans.length)) {
-      throw new RangeError(`createSandbox: ${path}.defaultPlan must index ${path}.plans (0..${plans.length - 1}), got ${spec.defaultPlan}`);
+    if (
+      spec.defaultPlan !== undefined &&
+      !(
+        Number.isInteger(spec.defaultPlan) &&
+        spec.defaultPlan >= 0 &&
+        spec.defaultPlan < plans.length
+      )
+    ) {
+      throw new RangeError(
+        `createSandbox: ${path}.defaultPlan must index ${path}.plans (0..${plans.length - 1}), got ${spec.defaultPlan}`,
+      );
     }
     const planIds = plans.map((planSpec, planIndex) => {
       checkPlanSpec(planSpec, `${path}.plans[${planIndex}]`);
@@ -78,7 +97,8 @@ function buildState(options: SandboxOptions, state: SandboxState, tokens: Return
         today,
         nowMs: now,
         ids,
-        currencyFormat: planSpec.currencyFormat === undefined ? USD_FORMAT : planSpec.currencyFormat,
+        currencyFormat:
+          planSpec.currencyFormat === undefined ? USD_FORMAT : planSpec.currencyFormat,
         dateFormat: planSpec.dateFormat === undefined ? US_DATE_FORMAT : planSpec.dateFormat,
       });
       const entry: PlanEntry = { store, newId: () => ids.uuid() };
@@ -105,7 +125,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const tokens = createTokenRegistry(clock);
   buildState(options, state, tokens);
 
-  const faults = createFaultEngine(options.randomSeed ?? 1, options.faults ?? [], options.latency ?? {});
+  const faults = createFaultEngine(
+    options.randomSeed ?? 1,
+    options.faults ?? [],
+    options.latency ?? {},
+  );
   const calls: SandboxCall[] = [];
   const sockets = new Set<Socket>();
   const hung = new Set<ServerResponse>();
@@ -137,7 +161,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       res.on('close', () => hung.delete(res));
     },
     reportError: (error) => {
-      process.stderr.write(`sandbox: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `sandbox: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
     },
   });
 
@@ -155,7 +181,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     });
   });
   const { port } = server.address() as AddressInfo;
-  const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const urlHost =
+    host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const origin = `http://${urlHost}:${port}`;
   const users: SandboxUser[] = [...state.users.values()].map((user) => ({
     userId: user.id,

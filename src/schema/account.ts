@@ -21,7 +21,11 @@ const LoanPeriodicValue = builder.objectRef<PeriodicValue>('LoanPeriodicValue').
   description: 'One dated value of a loan account setting, effective from `date`.',
   fields: (t) => ({
     date: t.field({ type: 'Date', resolve: (v) => v.date }),
-    value: t.field({ type: 'SafeInt', description: 'As the REST interface sends it.', resolve: (v) => v.value }),
+    value: t.field({
+      type: 'SafeInt',
+      description: 'As the REST interface sends it.',
+      resolve: (v) => v.value,
+    }),
   }),
 });
 
@@ -44,8 +48,18 @@ Account.implement({
     closed: t.exposeBoolean('closed'),
     note: t.exposeString('note', { nullable: true }),
     ...amountFields(t, 'balance', (a) => a.balance, 'The current balance.'),
-    ...amountFields(t, 'clearedBalance', (a) => a.cleared_balance, 'The balance of cleared and reconciled transactions.'),
-    ...amountFields(t, 'unclearedBalance', (a) => a.uncleared_balance, 'The balance of uncleared transactions.'),
+    ...amountFields(
+      t,
+      'clearedBalance',
+      (a) => a.cleared_balance,
+      'The balance of cleared and reconciled transactions.',
+    ),
+    ...amountFields(
+      t,
+      'unclearedBalance',
+      (a) => a.uncleared_balance,
+      'The balance of uncleared transactions.',
+    ),
     transferPayeeId: t.exposeID('transfer_payee_id', {
       nullable: true,
       description: 'The payee to use when transferring to this account.',

@@ -1,6 +1,6 @@
 import type { CategoryGroupRow, CategoryRow } from '../replica/types.js';
 import { GOAL_TYPES } from '../upstream/types.js';
-import { type FieldBuilder, amountFields, nullableAmountFields } from './amounts.js';
+import { amountFields, type FieldBuilder, nullableAmountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { findCategory, inPlan } from './links.js';
 import { orNotFound } from './not-found.js';
@@ -27,7 +27,8 @@ function budgetFields(t: FieldBuilder<CategoryRow>) {
     categoryGroupName: t.string({
       description: 'Read from the group, so a renamed group shows its new name.',
       resolve: async (c, _args, ctx) =>
-        (await ctx.loaders.plan(c.plan_id)).categoryGroup(c.category_group_id)?.name ?? c.category_group_name,
+        (await ctx.loaders.plan(c.plan_id)).categoryGroup(c.category_group_id)?.name ??
+        c.category_group_name,
     }),
     name: t.exposeString('name'),
     hidden: t.exposeBoolean('hidden'),
@@ -43,7 +44,12 @@ function budgetFields(t: FieldBuilder<CategoryRow>) {
       resolve: (c) => c.month,
     }),
     ...amountFields(t, 'budgeted', (c) => c.budgeted, 'Assigned in the month.'),
-    ...amountFields(t, 'activity', (c) => c.activity, 'Spending and inflows categorized here in the month.'),
+    ...amountFields(
+      t,
+      'activity',
+      (c) => c.activity,
+      'Spending and inflows categorized here in the month.',
+    ),
     ...amountFields(t, 'balance', (c) => c.balance, 'Available at the end of the month.'),
     goalType: t.field({ type: GoalTypeEnum, nullable: true, resolve: (c) => c.goal_type }),
     goalNeedsWholeAmount: t.exposeBoolean('goal_needs_whole_amount', {
@@ -53,7 +59,11 @@ function budgetFields(t: FieldBuilder<CategoryRow>) {
     goalDay: t.exposeInt('goal_day', { nullable: true }),
     goalCadence: t.exposeInt('goal_cadence', { nullable: true }),
     goalCadenceFrequency: t.exposeInt('goal_cadence_frequency', { nullable: true }),
-    goalCreationMonth: t.field({ type: 'Date', nullable: true, resolve: (c) => c.goal_creation_month }),
+    goalCreationMonth: t.field({
+      type: 'Date',
+      nullable: true,
+      resolve: (c) => c.goal_creation_month,
+    }),
     ...nullableAmountFields(t, 'goalTarget', (c) => c.goal_target, 'The goal target.'),
     goalTargetMonth: t.field({
       type: 'Date',
@@ -64,15 +74,33 @@ function budgetFields(t: FieldBuilder<CategoryRow>) {
     goalTargetDate: t.field({ type: 'Date', nullable: true, resolve: (c) => c.goal_target_date }),
     goalPercentageComplete: t.exposeInt('goal_percentage_complete', { nullable: true }),
     goalMonthsToBudget: t.exposeInt('goal_months_to_budget', { nullable: true }),
-    ...nullableAmountFields(t, 'goalUnderFunded', (c) => c.goal_under_funded, 'Still needed this month to stay on track.'),
-    ...nullableAmountFields(t, 'goalOverallFunded', (c) => c.goal_overall_funded, 'Funded toward the goal in the current period.'),
-    ...nullableAmountFields(t, 'goalOverallLeft', (c) => c.goal_overall_left, 'Still needed to complete the goal in the current period.'),
+    ...nullableAmountFields(
+      t,
+      'goalUnderFunded',
+      (c) => c.goal_under_funded,
+      'Still needed this month to stay on track.',
+    ),
+    ...nullableAmountFields(
+      t,
+      'goalOverallFunded',
+      (c) => c.goal_overall_funded,
+      'Funded toward the goal in the current period.',
+    ),
+    ...nullableAmountFields(
+      t,
+      'goalOverallLeft',
+      (c) => c.goal_overall_left,
+      'Still needed to complete the goal in the current period.',
+    ),
     goalSnoozedAt: t.field({ type: 'DateTime', nullable: true, resolve: (c) => c.goal_snoozed_at }),
     deleted: t.exposeBoolean('deleted'),
     group: t.field({
       type: CategoryGroup,
       nullable: true,
-      resolve: inPlan((c) => c.category_group_id, (plan, id) => plan.categoryGroup(id)),
+      resolve: inPlan(
+        (c) => c.category_group_id,
+        (plan, id) => plan.categoryGroup(id),
+      ),
     }),
   };
 }
@@ -109,7 +137,7 @@ MonthCategory.implement({
     category: t.field({
       type: Category,
       nullable: true,
-      description: 'The same category with the current month\'s amounts.',
+      description: "The same category with the current month's amounts.",
       resolve: inPlan((c) => c.id, findCategory),
     }),
   }),

@@ -42,7 +42,9 @@ export function decodeCursor(field: string, cursor: string): TransactionSeekKey 
 }
 
 /** Validates Relay paging arguments before any data is read. */
-export function pageWindow(args: PageArgs): Pick<TransactionQuery, 'first' | 'last' | 'after' | 'before'> {
+export function pageWindow(
+  args: PageArgs,
+): Pick<TransactionQuery, 'first' | 'last' | 'after' | 'before'> {
   for (const name of ['first', 'last'] as const) {
     const value = args[name];
     if (value !== null && value !== undefined && (value < 0 || value > MAX_PAGE_SIZE)) {

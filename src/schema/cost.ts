@@ -1,5 +1,5 @@
 import { ComplexityErrorKind } from '@pothos/plugin-complexity';
-import { type GraphQLField, GraphQLError, getNullableType, isListType } from 'graphql';
+import { GraphQLError, type GraphQLField, getNullableType, isListType } from 'graphql';
 import { DEFAULT_PAGE_SIZE } from './connections.js';
 
 /** What a list of unknown length is assumed to hold when pricing an operation. */
@@ -20,10 +20,13 @@ export function fieldCost(
   if (field.name === 'edges' || field.name === 'nodes') return { field: 1, multiplier: 1 };
   const hasPaging = field.args.some((arg) => arg.name === 'first');
   if (hasPaging) {
-    const size = [args['first'], args['last']].find((v): v is number => typeof v === 'number');
+    const size = [args.first, args.last].find((v): v is number => typeof v === 'number');
     return { field: 1, multiplier: size ?? DEFAULT_PAGE_SIZE };
   }
-  return { field: 1, multiplier: isListType(getNullableType(field.type)) ? LIST_COST_MULTIPLIER : 1 };
+  return {
+    field: 1,
+    multiplier: isListType(getNullableType(field.type)) ? LIST_COST_MULTIPLIER : 1,
+  };
 }
 
 interface ComplexityResult {

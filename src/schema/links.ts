@@ -11,7 +11,7 @@ export function inPlan<Row extends PlanScoped, Target>(
 ) {
   return async (row: Row, _args: unknown, ctx: GatewayContext): Promise<Target | null> => {
     const id = idOf(row);
-    return id === null ? null : find(await ctx.loaders.plan(row.plan_id), id) ?? null;
+    return id === null ? null : (find(await ctx.loaders.plan(row.plan_id), id) ?? null);
   };
 }
 

@@ -2,7 +2,7 @@ import type { MoneyMovementGroupRow, MoneyMovementRow } from '../loaders/loaders
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { Category } from './category.js';
-import { type WithTotalCount, arrayConnection } from './connections.js';
+import { arrayConnection, type WithTotalCount } from './connections.js';
 import { findCategory, inPlan } from './links.js';
 import { Month } from './month.js';
 import { Plan } from './plan.js';
@@ -60,7 +60,9 @@ MoneyMovementGroup.implement({
     moneyMovements: t.field({
       type: [MoneyMovement],
       resolve: async (g, _args, ctx) =>
-        (await ctx.loaders.moneyMovements(g.plan_id)).filter((m) => m.money_movement_group_id === g.id),
+        (await ctx.loaders.moneyMovements(g.plan_id)).filter(
+          (m) => m.money_movement_group_id === g.id,
+        ),
     }),
   }),
 });
@@ -70,7 +72,9 @@ const MoneyMovementConnection = builder.connectionObject(
     type: MoneyMovement,
     name: 'MoneyMovementConnection',
     fields: (t) => ({
-      totalCount: t.int({ resolve: (connection) => (connection as unknown as WithTotalCount).totalCount }),
+      totalCount: t.int({
+        resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
+      }),
     }),
   },
   { name: 'MoneyMovementEdge' },
@@ -95,7 +99,10 @@ builder.objectFields(Plan, (t) => ({
       resolve: async (plan, args, ctx) => {
         const snapshot = await ctx.loaders.plan(plan.id);
         const month = args.month === 'current' ? snapshot.currentMonth() : args.month;
-        return arrayConnection(args, await movementsIn(() => ctx.loaders.moneyMovements(snapshot.planId), month));
+        return arrayConnection(
+          args,
+          await movementsIn(() => ctx.loaders.moneyMovements(snapshot.planId), month),
+        );
       },
     },
     MoneyMovementConnection,
@@ -117,7 +124,10 @@ builder.objectFields(Month, (t) => ({
     {
       type: MoneyMovement,
       resolve: async (month, args, ctx) =>
-        arrayConnection(args, await movementsIn(() => ctx.loaders.moneyMovements(month.plan_id), month.month)),
+        arrayConnection(
+          args,
+          await movementsIn(() => ctx.loaders.moneyMovements(month.plan_id), month.month),
+        ),
     },
     MoneyMovementConnection,
   ),

@@ -9,23 +9,32 @@ import { MonthSelectorScalar } from './scalars.js';
 export const Month = builder.objectRef<MonthRow>('Month');
 
 Month.implement({
-  description: 'A plan month: Ready to Assign, Age of Money and the month\'s category amounts.',
+  description: "A plan month: Ready to Assign, Age of Money and the month's category amounts.",
   fields: (t) => ({
     id: t.id({
       description: 'Stable across requests: `<plan id>:<month>`.',
       resolve: (m) => `${m.plan_id}:${m.month}`,
     }),
-    month: t.field({ type: 'Date', description: 'The first day of the month.', resolve: (m) => m.month }),
+    month: t.field({
+      type: 'Date',
+      description: 'The first day of the month.',
+      resolve: (m) => m.month,
+    }),
     note: t.exposeString('note', { nullable: true }),
     ...amountFields(t, 'income', (m) => m.income, 'Inflows to Ready to Assign in the month.'),
     ...amountFields(t, 'budgeted', (m) => m.budgeted, 'Assigned in the month.'),
-    ...amountFields(t, 'activity', (m) => m.activity, 'Categorized activity in the month, excluding inflows to Ready to Assign.'),
+    ...amountFields(
+      t,
+      'activity',
+      (m) => m.activity,
+      'Categorized activity in the month, excluding inflows to Ready to Assign.',
+    ),
     ...amountFields(t, 'toBeBudgeted', (m) => m.to_be_budgeted, 'Ready to Assign.'),
     ageOfMoney: t.exposeInt('age_of_money', { nullable: true }),
     deleted: t.exposeBoolean('deleted'),
     categories: t.field({
       type: [MonthCategory],
-      description: 'Every category with this month\'s amounts.',
+      description: "Every category with this month's amounts.",
       resolve: async (m, _args, ctx) => (await ctx.loaders.plan(m.plan_id)).categories(m.month),
     }),
     category: t.field({

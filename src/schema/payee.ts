@@ -25,8 +25,10 @@ Payee.implement({
     deleted: t.exposeBoolean('deleted'),
     locations: t.field({
       type: [PayeeLocation],
-      description: 'GPS locations stored for this payee (REST `GET .../payees/{id}/payee_locations`).',
-      resolve: async (p, _args, ctx) => (await ctx.loaders.plan(p.plan_id)).payeeLocationsOfPayee(p.id),
+      description:
+        'GPS locations stored for this payee (REST `GET .../payees/{id}/payee_locations`).',
+      resolve: async (p, _args, ctx) =>
+        (await ctx.loaders.plan(p.plan_id)).payeeLocationsOfPayee(p.id),
     }),
   }),
 });

@@ -54,10 +54,12 @@ export const PlanSettings = builder.objectRef<PlanSettingsShape>('PlanSettings')
 Plan.implement({
   description:
     'A plan (called a budget in older versions of the REST interface) and everything in it. ' +
-    'Plan-scoped fields are answered from the caller\'s replica of the plan, kept fresh with ' +
+    "Plan-scoped fields are answered from the caller's replica of the plan, kept fresh with " +
     'delta requests.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The plan UUID, also when the plan was asked for by alias.' }),
+    id: t.exposeID('id', {
+      description: 'The plan UUID, also when the plan was asked for by alias.',
+    }),
     name: t.string({ resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).name }),
     lastModifiedOn: t.field({
       type: 'DateTime',

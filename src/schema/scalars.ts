@@ -6,7 +6,7 @@
  * Every input failure carries `extensions.code = 'BAD_USER_INPUT'`; graphql-js copies the
  * extensions of the error a scalar throws onto the error it reports.
  */
-import { GraphQLError, GraphQLScalarType, Kind, type ValueNode, print } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind, print, type ValueNode } from 'graphql';
 import {
   DateTimeResolver,
   LatitudeResolver,
@@ -27,14 +27,16 @@ function shown(value: unknown, node?: ValueNode): string {
 /** Reuse a graphql-scalars scalar, adding the input error code to whatever it throws. */
 function withInputCode(scalar: GraphQLScalarType): GraphQLScalarType {
   const config = scalar.toConfig();
-  const tag = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => {
-    try {
-      return fn(...args);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      throw inputError(message);
-    }
-  };
+  const tag =
+    <A extends unknown[], R>(fn: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return fn(...args);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        throw inputError(message);
+      }
+    };
   return new GraphQLScalarType({
     ...config,
     parseValue: tag(config.parseValue ?? ((v: unknown) => v)),
@@ -58,7 +60,10 @@ function isCalendarDate(value: string): boolean {
 
 function toDate(value: unknown, node?: ValueNode): string {
   if (typeof value === 'string' && isCalendarDate(value)) return value;
-  throw inputError(`a date must be a calendar day in YYYY-MM-DD form; got ${shown(value, node)}`, node);
+  throw inputError(
+    `a date must be a calendar day in YYYY-MM-DD form; got ${shown(value, node)}`,
+    node,
+  );
 }
 
 export const DateScalar = builder.scalarType('Date', {
@@ -98,7 +103,10 @@ export const Milliunits = builder.scalarType('Milliunits', {
   serialize: (value) => toMilliunits(value),
   parseValue: (value) => toMilliunits(value),
   parseLiteral: (node) =>
-    toMilliunits(node.kind === Kind.INT || node.kind === Kind.FLOAT ? Number(node.value) : undefined, node),
+    toMilliunits(
+      node.kind === Kind.INT || node.kind === Kind.FLOAT ? Number(node.value) : undefined,
+      node,
+    ),
   extensions: { codegenScalarType: 'number' },
 });
 
@@ -110,7 +118,10 @@ function toPlanId(value: unknown, node?: ValueNode): string {
     if (PLAN_ALIASES.has(value)) return value;
     if (UUID_PATTERN.test(value)) return value.toLowerCase();
   }
-  throw inputError(`a plan id must be a UUID, "last-used" or "default"; got ${shown(value, node)}`, node);
+  throw inputError(
+    `a plan id must be a UUID, "last-used" or "default"; got ${shown(value, node)}`,
+    node,
+  );
 }
 
 export const PlanIdScalar = builder.scalarType('PlanId', {

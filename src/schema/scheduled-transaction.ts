@@ -4,19 +4,21 @@ import { Account } from './account.js';
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { Category } from './category.js';
+import { arrayConnection, type WithTotalCount } from './connections.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from './links.js';
 import { orNotFound } from './not-found.js';
 import { Payee } from './payee.js';
 import { Plan } from './plan.js';
 import { splitLineFields } from './split-line.js';
-import { type WithTotalCount, arrayConnection } from './connections.js';
 import { FlagColorEnum } from './transaction/enums.js';
 import { flagColor } from './transaction/transaction.js';
 
 export const FrequencyEnum = builder.enumType('Frequency', { values: FREQUENCIES });
 
-export const ScheduledTransaction = builder.objectRef<ScheduledTransactionRow>('ScheduledTransaction');
-export const ScheduledSubTransaction = builder.objectRef<ScheduledSubTransactionRow>('ScheduledSubTransaction');
+export const ScheduledTransaction =
+  builder.objectRef<ScheduledTransactionRow>('ScheduledTransaction');
+export const ScheduledSubTransaction =
+  builder.objectRef<ScheduledSubTransactionRow>('ScheduledSubTransaction');
 
 ScheduledTransaction.implement({
   description: 'An upcoming or recurring transaction not yet entered in its account.',
@@ -27,33 +29,51 @@ ScheduledTransaction.implement({
     frequency: t.field({ type: FrequencyEnum, resolve: (s) => s.frequency }),
     ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),
     memo: t.exposeString('memo', { nullable: true }),
-    flagColor: t.field({ type: FlagColorEnum, nullable: true, resolve: (s) => flagColor(s.flag_color) }),
+    flagColor: t.field({
+      type: FlagColorEnum,
+      nullable: true,
+      resolve: (s) => flagColor(s.flag_color),
+    }),
     flagName: t.exposeString('flag_name', { nullable: true }),
     accountId: t.exposeID('account_id'),
-    account: t.field({ type: Account, nullable: true, resolve: inPlan((s) => s.account_id, findAccount) }),
+    account: t.field({
+      type: Account,
+      nullable: true,
+      resolve: inPlan((s) => s.account_id, findAccount),
+    }),
     accountName: t.string({
-      resolve: async (s, _args, ctx) => (await ctx.loaders.plan(s.plan_id)).account(s.account_id)?.name ?? '',
+      resolve: async (s, _args, ctx) =>
+        (await ctx.loaders.plan(s.plan_id)).account(s.account_id)?.name ?? '',
     }),
     payeeId: t.exposeID('payee_id', { nullable: true }),
     payee: t.field({ type: Payee, nullable: true, resolve: inPlan((s) => s.payee_id, findPayee) }),
     payeeName: t.string({ nullable: true, resolve: inPlan((s) => s.payee_id, payeeName) }),
     categoryId: t.exposeID('category_id', { nullable: true }),
-    category: t.field({ type: Category, nullable: true, resolve: inPlan((s) => s.category_id, findCategory) }),
+    category: t.field({
+      type: Category,
+      nullable: true,
+      resolve: inPlan((s) => s.category_id, findCategory),
+    }),
     categoryName: t.string({
       nullable: true,
       description: '`Split` for a split scheduled transaction.',
       resolve: async (s, _args, ctx) => {
         const plan = await ctx.loaders.plan(s.plan_id);
         if (plan.scheduledSubtransactionsOf(s.id).length > 0) return 'Split';
-        return s.category_id ? plan.category(s.category_id)?.name ?? null : null;
+        return s.category_id ? (plan.category(s.category_id)?.name ?? null) : null;
       },
     }),
     transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
-    transferAccount: t.field({ type: Account, nullable: true, resolve: inPlan((s) => s.transfer_account_id, findAccount) }),
+    transferAccount: t.field({
+      type: Account,
+      nullable: true,
+      resolve: inPlan((s) => s.transfer_account_id, findAccount),
+    }),
     deleted: t.exposeBoolean('deleted'),
     subtransactions: t.field({
       type: [ScheduledSubTransaction],
-      resolve: async (s, _args, ctx) => (await ctx.loaders.plan(s.plan_id)).scheduledSubtransactionsOf(s.id),
+      resolve: async (s, _args, ctx) =>
+        (await ctx.loaders.plan(s.plan_id)).scheduledSubtransactionsOf(s.id),
     }),
   }),
 });
@@ -81,7 +101,9 @@ builder.objectFields(Plan, (t) => ({
     {
       name: 'ScheduledTransactionConnection',
       fields: (tc) => ({
-        totalCount: tc.int({ resolve: (connection) => (connection as unknown as WithTotalCount).totalCount }),
+        totalCount: tc.int({
+          resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
+        }),
       }),
     },
   ),
@@ -90,6 +112,10 @@ builder.objectFields(Plan, (t) => ({
     nullable: true,
     args: { id: t.arg({ type: 'UUID', required: true }) },
     resolve: async (plan, { id }, ctx) =>
-      orNotFound((await ctx.loaders.plan(plan.id)).scheduledTransaction(id), 'scheduled transaction', id),
+      orNotFound(
+        (await ctx.loaders.plan(plan.id)).scheduledTransaction(id),
+        'scheduled transaction',
+        id,
+      ),
   }),
 }));

@@ -1,6 +1,6 @@
 import type { PlanScoped } from '../replica/types.js';
 import { Account } from './account.js';
-import { type FieldBuilder, amountFields } from './amounts.js';
+import { amountFields, type FieldBuilder } from './amounts.js';
 import { Category } from './category.js';
 import { categoryName, findAccount, findCategory, findPayee, inPlan, payeeName } from './links.js';
 import { Payee } from './payee.js';
@@ -23,15 +23,26 @@ export function splitLineFields<Row extends SplitLineRow>(t: FieldBuilder<Row>) 
     ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),
     memo: t.string({ nullable: true, resolve: (s) => s.memo }),
     payeeId: t.id({ nullable: true, resolve: (s) => s.payee_id }),
-    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((s: Row) => s.payee_id, findPayee) }),
+    payee: t.field({
+      type: Payee,
+      nullable: true,
+      resolve: inPlan((s: Row) => s.payee_id, findPayee),
+    }),
     payeeName: t.string({
       nullable: true,
       description: 'Derived from the payee, so a renamed payee shows its new name.',
       resolve: inPlan((s: Row) => s.payee_id, payeeName),
     }),
     categoryId: t.id({ nullable: true, resolve: (s) => s.category_id }),
-    category: t.field({ type: Category, nullable: true, resolve: inPlan((s: Row) => s.category_id, findCategory) }),
-    categoryName: t.string({ nullable: true, resolve: inPlan((s: Row) => s.category_id, categoryName) }),
+    category: t.field({
+      type: Category,
+      nullable: true,
+      resolve: inPlan((s: Row) => s.category_id, findCategory),
+    }),
+    categoryName: t.string({
+      nullable: true,
+      resolve: inPlan((s: Row) => s.category_id, categoryName),
+    }),
     transferAccountId: t.id({ nullable: true, resolve: (s) => s.transfer_account_id }),
     transferAccount: t.field({
       type: Account,

@@ -9,7 +9,7 @@ export const User = builder.objectRef<UserShape>('User').implement({
 
 export const RateLimit = builder.objectRef<RateLimitUsage>('RateLimit').implement({
   description:
-    'This token\'s upstream requests in the rolling hour, as the gateway counted them (the ' +
+    "This token's upstream requests in the rolling hour, as the gateway counted them (the " +
     'upstream does not report it). Requests other clients make with the same token are not seen.',
   fields: (t) => ({
     used: t.exposeInt('used'),
@@ -32,7 +32,8 @@ builder.queryFields((t) => ({
   }),
   rateLimit: t.field({
     type: RateLimit,
-    description: 'Counted after the rest of this operation, so it includes the calls the operation made.',
+    description:
+      'Counted after the rest of this operation, so it includes the calls the operation made.',
     resolve: async (_root, _args, ctx) => {
       await ctx.meter.idle();
       return ctx.rateLimit();

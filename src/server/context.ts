@@ -1,6 +1,6 @@
+import { type Limits, MAX_REQUEST_MAX_AGE_MS } from '../config.js';
 import type { Credentials } from '../loaders/create-loaders.js';
 import type { Loaders } from '../loaders/loaders.js';
-import { type Limits, MAX_REQUEST_MAX_AGE_MS } from '../config.js';
 import type { Freshness } from '../replica/types.js';
 import { tokenKey } from '../upstream/token-key.js';
 import type { OperationMeter } from './operation-meter.js';
@@ -47,7 +47,10 @@ export function credentialsFrom(request: Request): Credentials | null {
 export function freshnessFrom(request: Request, defaultMaxAgeMs: number): Freshness {
   const header = request.headers.get('cache-control');
   if (!header) return { maxAgeMs: defaultMaxAgeMs };
-  const directives = header.toLowerCase().split(',').map((d) => d.trim());
+  const directives = header
+    .toLowerCase()
+    .split(',')
+    .map((d) => d.trim());
   if (directives.includes('no-cache') || directives.includes('no-store')) return { maxAgeMs: 0 };
   for (const directive of directives) {
     const match = /^max-age=(\d+)$/.exec(directive);

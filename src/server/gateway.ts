@@ -1,5 +1,5 @@
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { type YogaServerInstance, createYoga, useReadinessCheck } from 'graphql-yoga';
+import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config.js';
 import { createLoaders, unauthenticated } from '../loaders/create-loaders.js';
@@ -9,21 +9,21 @@ import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { schema } from '../schema/index.js';
 import {
+  createUpstreamClient,
   type UpstreamClient,
   type UpstreamClientOptions,
   type UpstreamMeter,
-  createUpstreamClient,
 } from '../upstream/client.js';
-import { type RequestLedger, createRequestLedger } from '../upstream/ledger.js';
-import { type GatewayContext, credentialsFrom, freshnessFrom } from './context.js';
+import { createRequestLedger, type RequestLedger } from '../upstream/ledger.js';
+import { credentialsFrom, freshnessFrom, type GatewayContext } from './context.js';
 import { classifyFailure } from './failure-policy.js';
 import { createOperationMeter } from './operation-meter.js';
 import { maskError } from './plugins/mask-error.js';
-import { createWritePipeline } from './writes/pipeline.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
 import { type OperationLogger, useOperationLog } from './plugins/use-operation-log.js';
 import { METRICS_HEADER, useResponseExtensions } from './plugins/use-response-extensions.js';
+import { createWritePipeline } from './writes/pipeline.js';
 
 export interface GatewayDeps {
   /** Dispatcher for upstream requests (tests inject one); default: the client's own pool. */
@@ -36,7 +36,10 @@ export interface GatewayDeps {
    * Upstream client timeouts (tests shorten them to see a hung write time out).
    * @default the client's: connect 10 s, headers 30 s, body 30 s
    */
-  upstreamTimeouts?: Pick<UpstreamClientOptions, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'>;
+  upstreamTimeouts?: Pick<
+    UpstreamClientOptions,
+    'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs'
+  >;
   /** Counts transaction rows the replicas visit to answer pages (benchmarks, diagnostics). @default none */
   replicaMeter?: QueryMeter;
 }
@@ -108,13 +111,16 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       ? {
           title: 'Plans GraphQL gateway',
           defaultQuery: config.graphiqlDefaultQuery,
-          headers: config.graphiqlDefaultHeaders ? JSON.stringify(config.graphiqlDefaultHeaders, null, 2) : undefined,
+          headers: config.graphiqlDefaultHeaders
+            ? JSON.stringify(config.graphiqlDefaultHeaders, null, 2)
+            : undefined,
           shouldPersistHeaders: false,
         }
       : false,
     // Self-contained GraphiQL: yoga's default page loads its scripts from a CDN, which fails
     // offline and behind strict networks. Loaded on first use: the bundle weighs ~30 MB of heap.
-    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
+    renderGraphiQL: async (options) =>
+      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     landingPage: false,
     healthCheckEndpoint: '/health',
     batching: { limit: config.limits.batch },
@@ -122,7 +128,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     cors: {
       origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
       methods: ['GET', 'POST'],
-      allowedHeaders: ['authorization', 'content-type', 'cache-control', METRICS_HEADER, 'x-graphql-yoga-csrf'],
+      allowedHeaders: [
+        'authorization',
+        'content-type',
+        'cache-control',
+        METRICS_HEADER,
+        'x-graphql-yoga-csrf',
+      ],
       credentials: false,
     },
     plugins,
@@ -143,7 +155,12 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       const writes = createWritePipeline({
         credentials,
         upstream,
-        replicas: { ...meteredReplicas, applySaved: replicas.applySaved, peek: replicas.peek, expire: replicas.expire },
+        replicas: {
+          ...meteredReplicas,
+          applySaved: replicas.applySaved,
+          peek: replicas.peek,
+          expire: replicas.expire,
+        },
         restCache,
         meter,
         loaders,
@@ -173,7 +190,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
 }
 
 function isUpstreamMeter(value: unknown): value is UpstreamMeter {
-  return typeof value === 'object' && value !== null && typeof (value as UpstreamMeter).record === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as UpstreamMeter).record === 'function'
+  );
 }
 
 /**

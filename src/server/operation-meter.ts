@@ -39,7 +39,13 @@ export interface OperationMeter extends UpstreamMeter {
 
 /** Per-operation accounting; the upstream client calls `record` once per HTTP attempt. */
 export function createOperationMeter(): OperationMeter {
-  const cost: OperationCost = { calls: 0, operations: {}, cacheHits: 0, replicaAgeMs: null, stale: [] };
+  const cost: OperationCost = {
+    calls: 0,
+    operations: {},
+    cacheHits: 0,
+    replicaAgeMs: null,
+    stale: [],
+  };
   let inFlight = 0;
   const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   return {

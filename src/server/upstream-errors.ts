@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { type UpstreamError, gatewayErrorCode, isUpstreamError } from '../upstream/errors.js';
+import { gatewayErrorCode, isUpstreamError, type UpstreamError } from '../upstream/errors.js';
 
 function messageOf(error: UpstreamError): string {
   switch (error.kind) {

@@ -3,27 +3,27 @@
  * One typed method per operationId, all driven by the route table in `routes.ts`; errors are
  * built in `errors.ts`; reads are retried here, writes never.
  */
-import { Pool, type Dispatcher } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import {
   errorFromResponse,
   errorFromTransport,
+  type FailedCall,
   isUpstreamError,
   malformedResponse,
   responseTooLarge,
-  type FailedCall,
   type UpstreamErrorKind,
 } from './errors.js';
 import type { RequestLedger } from './ledger.js';
+import { createReadBackoff, parseRetryAfter, type ReadBackoffOptions } from './read-backoff.js';
 import { readBody } from './read-body.js';
-import { type ReadBackoffOptions, createReadBackoff, parseRetryAfter } from './read-backoff.js';
 import {
   buildRequestTarget,
-  OPERATION_IDS,
-  ROUTES,
   type HttpMethod,
+  OPERATION_IDS,
   type OperationResult,
   type ParamsArgs,
   type RequestTarget,
+  ROUTES,
 } from './routes.js';
 import { tokenKey as digestToken } from './token-key.js';
 import type { OperationId } from './types.js';
@@ -180,7 +180,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     readBackoff = {},
     wallClock = Date.now,
   } = options;
-  const backoff = readBackoff === false ? undefined : createReadBackoff({ ...readBackoff, clock: wallClock });
+  const backoff =
+    readBackoff === false ? undefined : createReadBackoff({ ...readBackoff, clock: wallClock });
   const { origin, basePath } = parseBaseUrl(baseUrl);
   const retryPolicy = resolveRetryPolicy(retry);
   requirePositiveInteger('connections', connections);

@@ -181,7 +181,8 @@ export type Params<Op extends OperationId> = Simplify<
 /** The rest parameters of a method: none, optional params or required params. */
 export type ParamsArgs<Op extends OperationId> = [keyof Params<Op>] extends [never]
   ? []
-  : {} extends Params<Op>
+  : // biome-ignore lint/complexity/noBannedTypes: `{}` is the type every all-optional params object extends
+    {} extends Params<Op>
     ? [params?: Params<Op>]
     : [params: Params<Op>];
 
@@ -245,7 +246,7 @@ export function buildRequestTarget(
 
   let body: string | undefined;
   if (route.body) {
-    const payload = values['body'];
+    const payload = values.body;
     if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
       throw new TypeError(`${operationId}: params.body must be an object`);
     }

@@ -16,11 +16,19 @@ interface Started {
   token: string;
 }
 
-function start(env: Record<string, string>): Started & { ready: Promise<void>; exited: Promise<number | null> } {
-  const child = spawn(TSX, ['src/cli.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(
+  env: Record<string, string>,
+): Started & { ready: Promise<void>; exited: Promise<number | null> } {
+  const child = spawn(TSX, ['src/cli.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   const started = { child, output: () => text, url: '', token: '' };
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   const ready = new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
       text += chunk.toString('utf8');
@@ -72,14 +80,21 @@ describe('npm start on the embedded sandbox', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${app.token}` },
       body: JSON.stringify({ query: '{ plan(id: "last-used") { name accounts { name } } }' }),
     });
-    const body = (await response.json()) as { data: { plan: { name: string; accounts: unknown[] } } };
+    const body = (await response.json()) as {
+      data: { plan: { name: string; accounts: unknown[] } };
+    };
     expect(body.data.plan.name).toBe('Demo Household');
     expect(body.data.plan.accounts.length).toBeGreaterThanOrEqual(6);
   });
 
   it('logs one structured line per operation without the token', () => {
-    const lines = app.output().split('\n').filter((line) => line.startsWith('{'));
-    const operations = lines.map((line) => JSON.parse(line) as { msg: string; upstreamCalls: number });
+    const lines = app
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
+    const operations = lines.map(
+      (line) => JSON.parse(line) as { msg: string; upstreamCalls: number },
+    );
     expect(operations.some((o) => o.msg === 'operation' && o.upstreamCalls >= 1)).toBe(true);
     expect(lines.join('\n')).not.toContain(app.token);
   });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/api.js';
 import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import { gqlAt, startGateway } from '../harness.js';
-import { START, dataOf, planSyncs } from './support.js';
+import { dataOf, planSyncs, START } from './support.js';
 
 const ALICE = 'alice-token-0000000001';
 const BOB = 'bob-token-00000000002';

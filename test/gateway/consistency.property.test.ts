@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { gqlAt, startGateway } from '../harness.js';
 import { allFields } from '../support/selection.js';
 import { type ClockedStack, dataOf, startClockedStack, upstreamOf } from './support.js';
-import { type WriteCommand, applyWrite, liveParts, writeCommand } from './writes.js';
+import { applyWrite, liveParts, type WriteCommand, writeCommand } from './writes.js';
 
 const TOKEN = 'consistency-token-000001';
 
@@ -69,7 +69,9 @@ const QUERIES: Record<string, string> = {
 };
 
 type Step =
-  { kind: 'write'; command: WriteCommand } | { kind: 'read' } | { kind: 'check'; pick: number };
+  | { kind: 'write'; command: WriteCommand }
+  | { kind: 'read' }
+  | { kind: 'check'; pick: number };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: writeCommand.map((command) => ({ kind: 'write' as const, command })) },
@@ -146,7 +148,7 @@ describe('the replica under outside writes', () => {
           });
           try {
             const planId = s.sandbox.users[0]!.planIds[0]!;
-            await s.gql(QUERIES['plan']!, { planId }, { token: TOKEN }); // warm the replica
+            await s.gql(QUERIES.plan!, { planId }, { token: TOKEN }); // warm the replica
             for (const current of [...steps, { kind: 'check' as const, pick: seed }]) {
               s.clock.advance(4_000);
               if (current.kind === 'write') {
@@ -160,11 +162,9 @@ describe('the replica under outside writes', () => {
                   accepted += 1;
               } else if (current.kind === 'read') {
                 // A read within or past max-age, possibly before the gateway saw the last writes.
-                const read = await s.gql(
-                  QUERIES['transactions']!,
-                  await variablesFor(s, planId, 0),
-                  { token: TOKEN },
-                );
+                const read = await s.gql(QUERIES.transactions!, await variablesFor(s, planId, 0), {
+                  token: TOKEN,
+                });
                 expect(read.body.errors).toBeUndefined();
               } else {
                 await check(s, planId, current.pick);

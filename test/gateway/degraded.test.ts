@@ -6,7 +6,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FaultKind } from '../../src/sandbox/api.js';
 import type { GraphQLResponse } from '../harness.js';
-import { type ClockedStack, dataOf, operationsOf, staleOf, startClockedStack, upstreamOf } from './support.js';
+import {
+  type ClockedStack,
+  dataOf,
+  operationsOf,
+  staleOf,
+  startClockedStack,
+  upstreamOf,
+} from './support.js';
 
 const ALICE = 'alice-token-0000000001';
 const BOB = 'bob-token-00000000002';
@@ -128,7 +135,7 @@ function expectError(response: GraphQLResponse<ReadData>, code: string): void {
   expect(response.body.data?.user ?? null).toBeNull();
   expect(staleOf(response)).toBeUndefined();
   expect(response.body.errors?.length).toBeGreaterThan(0);
-  for (const error of response.body.errors ?? []) expect(error.extensions?.['code']).toBe(code);
+  for (const error of response.body.errors ?? []) expect(error.extensions?.code).toBe(code);
 }
 
 describe('stale answers when the upstream is rate limited', () => {
@@ -155,7 +162,7 @@ describe('stale answers when the upstream is rate limited', () => {
     for (let i = 0; i < 3; i += 1) await s.writer.getUser({ token: BOB });
     const refused = await s.gql<ReadData>(READ, {}, { token: BOB });
     expectError(refused, 'RATE_LIMITED');
-    expect(refused.body.errors?.[0]?.extensions?.['upstream']).toMatchObject({ status: 429 });
+    expect(refused.body.errors?.[0]?.extensions?.upstream).toMatchObject({ status: 429 });
 
     // Once the window moves on, the next read syncs and sees the write.
     s.clock.advance(3_600_000);
@@ -195,7 +202,7 @@ describe('stale answers when the upstream fails', () => {
       const otherPlan = s.sandbox.users[0]!.planIds[1]!;
       const unsynced = await s.gql<ReadData>(READ, { planId: otherPlan }, { token: ALICE });
       expect(unsynced.body.data?.plan ?? null).toBeNull();
-      expect(unsynced.body.errors?.find((e) => e.path?.[0] === 'plan')?.extensions?.['code']).toBe(
+      expect(unsynced.body.errors?.find((e) => e.path?.[0] === 'plan')?.extensions?.code).toBe(
         reason,
       );
       expectError(await s.gql<ReadData>(READ, {}, { token: BOB }), reason);

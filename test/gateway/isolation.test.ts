@@ -202,7 +202,7 @@ describe('isolation between tokens on one gateway', () => {
     stack.resetUpstreamCalls();
     const response = await stack.gql<PlanAnswer>(PLAN, { planId: bobPlan }, { token: ALICE });
     expectRefused(response, 'NOT_FOUND', 404);
-    expect(response.body.errors?.[0]?.extensions?.['upstream']).toMatchObject({ id: '404.2' });
+    expect(response.body.errors?.[0]?.extensions?.upstream).toMatchObject({ id: '404.2' });
     // The refusal came from the upstream, asked with Alice's token.
     expect(stack.sandbox.calls().map((c) => [c.operationId, c.token])).toEqual([
       ['getPlanById', ALICE],

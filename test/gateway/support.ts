@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { GatewayConfig } from '../../src/config.js';
 import type { ManualClock, SandboxCall, SandboxOptions } from '../../src/sandbox/api.js';
 import { createManualClock } from '../../src/sandbox/index.js';
-import { type UpstreamClient, createUpstreamClient } from '../../src/upstream/client.js';
+import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
 import { type GraphQLResponse, type Stack, startStack } from '../harness.js';
 
 /** Mid-month, so "current" months and month boundaries are far from the clock moves tests make. */
@@ -37,7 +37,11 @@ export async function startClockedStack(options: ClockedStackOptions = {}): Prom
     config: options.config ?? {},
     deps: { now: () => clock.now() },
   });
-  const writer = createUpstreamClient({ baseUrl: stack.sandbox.url, retry: { attempts: 1 }, readBackoff: false });
+  const writer = createUpstreamClient({
+    baseUrl: stack.sandbox.url,
+    retry: { attempts: 1 },
+    readBackoff: false,
+  });
   return {
     ...stack,
     clock,
@@ -61,7 +65,7 @@ export function planSyncs(calls: readonly SandboxCall[]): (number | null)[] {
   return calls
     .filter((call) => call.operationId === 'getPlanById')
     .map((call) => {
-      const knowledge = call.query['last_knowledge_of_server'];
+      const knowledge = call.query.last_knowledge_of_server;
       return knowledge === undefined ? null : Number(knowledge);
     });
 }
@@ -89,11 +93,11 @@ export interface StaleExtension {
 }
 
 export function upstreamOf(response: GraphQLResponse<unknown>): UpstreamExtension {
-  return response.body.extensions?.['upstream'] as UpstreamExtension;
+  return response.body.extensions?.upstream as UpstreamExtension;
 }
 
 export function staleOf(response: GraphQLResponse<unknown>): StaleExtension[] | undefined {
-  return response.body.extensions?.['stale'] as StaleExtension[] | undefined;
+  return response.body.extensions?.stale as StaleExtension[] | undefined;
 }
 
 /** Polls (on real time) until `condition` holds; for waiting on an HTTP request to arrive. */

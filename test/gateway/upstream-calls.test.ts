@@ -10,10 +10,10 @@ import { gqlAt, startGateway } from '../harness.js';
 import {
   type ClockedStack,
   DASHBOARD,
-  START,
   dataOf,
   operationsOf,
   planSyncs,
+  START,
   startClockedStack,
   upstreamOf,
   waitFor,
@@ -283,7 +283,7 @@ describe('cold operations', () => {
       },
     });
     const [first, second] = s.sandbox.users[0]!.planIds;
-    const both = '{ a: plan(id: "last-used") { id } b: plan(id: "' + second + '") { id } }';
+    const both = `{ a: plan(id: "last-used") { id } b: plan(id: "${second}") { id } }`;
     const answer = dataOf(await s.gql<{ a: { id: string }; b: { id: string } }>(both));
     expect(answer).toEqual({ a: { id: first }, b: { id: second } });
     const missing = await s.gql<{ a: { id: string }; b: null }>(

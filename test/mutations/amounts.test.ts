@@ -4,7 +4,7 @@
  * upstream call, as literals and as variables.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MutationStack, TODAY, onlyError, resultOf, startMutationStack } from './support.js';
+import { type MutationStack, onlyError, resultOf, startMutationStack, TODAY } from './support.js';
 
 let stack: MutationStack;
 
@@ -29,7 +29,10 @@ describe('large amounts round-trip exactly', () => {
       await stack.gql(
         `mutation($p: PlanId!, $input: CreateAccountInput!) { createAccount(planId: $p, input: $input) {
           __typename ... on CreateAccountPayload { account { id balance } } } }`,
-        { p: stack.planId, input: { name: 'Very large asset', type: 'otherAsset', balance: LARGEST } },
+        {
+          p: stack.planId,
+          input: { name: 'Very large asset', type: 'otherAsset', balance: LARGEST },
+        },
       ),
       'createAccount',
       'CreateAccountPayload',
@@ -50,24 +53,30 @@ describe('large amounts round-trip exactly', () => {
     );
     expect(spent.transaction).toEqual({ amount: -9_007_199_254_740_990, account: { balance: 1 } });
 
-    const read = await stack.gql<{ plan: { account: { balance: number; transactions: { nodes: { amount: number }[] } } } }>(
+    const read = await stack.gql<{
+      plan: { account: { balance: number; transactions: { nodes: { amount: number }[] } } };
+    }>(
       `query($id: UUID!) { plan(id: "last-used") { account(id: $id) { balance transactions(first: 5) { nodes { amount } } } } }`,
       { id: created.account.id },
     );
     expect(read.body.data?.plan.account.balance).toBe(1);
-    expect(read.body.data?.plan.account.transactions.nodes.map((n) => n.amount).sort((a, b) => a - b)).toEqual([
-      -9_007_199_254_740_990,
-      LARGEST,
-    ]);
+    expect(
+      read.body.data?.plan.account.transactions.nodes.map((n) => n.amount).sort((a, b) => a - b),
+    ).toEqual([-9_007_199_254_740_990, LARGEST]);
   });
 
   it('a transaction above 2^31 milliunits on an on-budget account', async () => {
     const checking = await stack.accountOfType('checking');
-    const payload = resultOf<{ transaction: { id: string; amount: number; account: { balance: number } } }>(
+    const payload = resultOf<{
+      transaction: { id: string; amount: number; account: { balance: number } };
+    }>(
       await stack.gql(
         `mutation($p: PlanId!, $input: CreateTransactionInput!) { createTransaction(planId: $p, input: $input) {
           __typename ... on CreateTransactionPayload { transaction { id amount account { balance } } } } }`,
-        { p: stack.planId, input: { accountId: checking.id, date: TODAY, amount: ABOVE_INT32, payeeName: 'Lottery' } },
+        {
+          p: stack.planId,
+          input: { accountId: checking.id, date: TODAY, amount: ABOVE_INT32, payeeName: 'Lottery' },
+        },
       ),
       'createTransaction',
       'CreateTransactionPayload',
@@ -88,7 +97,7 @@ describe('amounts refused before any upstream call', () => {
     stack.resetUpstreamCalls();
     const response = await stack.gql(query, { p: stack.planId, ...variables });
     const error = onlyError(response);
-    expect(error.extensions?.['code']).toBe('BAD_USER_INPUT');
+    expect(error.extensions?.code).toBe('BAD_USER_INPUT');
     expect(stack.upstreamCalls()).toEqual([]);
     return error;
   }
@@ -118,7 +127,14 @@ describe('amounts refused before any upstream call', () => {
     const checking = await stack.accountOfType('checking');
     const error = await refused(
       'mutation($p: PlanId!, $input: CreateTransactionInput!) { createTransaction(planId: $p, input: $input) { __typename } }',
-      { input: { accountId: checking.id, date: TODAY, amount: -2, subtransactions: [{ amount: -1 }, { amount: -0.999 }] } },
+      {
+        input: {
+          accountId: checking.id,
+          date: TODAY,
+          amount: -2,
+          subtransactions: [{ amount: -1 }, { amount: -0.999 }],
+        },
+      },
     );
     expect(error.message).toContain('$input');
     expect(error.message).toContain('subtransactions[1].amount');

@@ -6,7 +6,14 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionDetail } from '../../src/upstream/types.js';
-import { type MutationStack, FAILURES, TODAY, onlyError, resultOf, startMutationStack } from './support.js';
+import {
+  FAILURES,
+  type MutationStack,
+  onlyError,
+  resultOf,
+  startMutationStack,
+  TODAY,
+} from './support.js';
 
 const CREATE = `mutation($p: PlanId!, $input: CreateTransactionInput!) {
   createTransaction(planId: $p, input: $input) {
@@ -24,7 +31,10 @@ interface RestErrorOut {
   detail: string;
 }
 
-async function transactionsOf(stack: MutationStack, accountId: string): Promise<TransactionDetail[]> {
+async function transactionsOf(
+  stack: MutationStack,
+  accountId: string,
+): Promise<TransactionDetail[]> {
   return (
     await stack.restData<{ transactions: TransactionDetail[] }>(
       `/plans/${stack.planId}/accounts/${accountId}/transactions?since_date=2020-01-01`,
@@ -45,8 +55,18 @@ describe('typed refusals', () => {
   afterAll(() => stack.close());
 
   it('409: a second single create with an import id is a DuplicateImportIdError; nothing is created', async () => {
-    const input = { accountId, date: TODAY, amount: -3_330, payeeName: 'Twice', importId: 'dup:single' };
-    resultOf(await stack.gql(CREATE, { p: stack.planId, input }), 'createTransaction', 'CreateTransactionPayload');
+    const input = {
+      accountId,
+      date: TODAY,
+      amount: -3_330,
+      payeeName: 'Twice',
+      importId: 'dup:single',
+    };
+    resultOf(
+      await stack.gql(CREATE, { p: stack.planId, input }),
+      'createTransaction',
+      'CreateTransactionPayload',
+    );
     stack.resetUpstreamCalls();
     const response = await stack.gql(CREATE, { p: stack.planId, input });
     const result = resultOf<{ message: string; importId: string; restError: RestErrorOut }>(
@@ -60,16 +80,27 @@ describe('typed refusals', () => {
     expect(result.message).toContain(result.restError.detail);
     // Refused: no sync follows a failed write.
     expect(stack.upstreamCalls()).toEqual(['createTransaction']);
-    const copies = (await transactionsOf(stack, accountId)).filter((t) => t.import_id === 'dup:single');
+    const copies = (await transactionsOf(stack, accountId)).filter(
+      (t) => t.import_id === 'dup:single',
+    );
     expect(copies).toHaveLength(1);
   });
 
   it('400: a body the upstream refuses is a ValidationError with the REST detail', async () => {
     const response = await stack.gql(CREATE, {
       p: stack.planId,
-      input: { accountId: '11111111-2222-4333-8444-555555555555', date: TODAY, amount: -1, payeeName: 'Nowhere' },
+      input: {
+        accountId: '11111111-2222-4333-8444-555555555555',
+        date: TODAY,
+        amount: -1,
+        payeeName: 'Nowhere',
+      },
     });
-    const result = resultOf<{ message: string; restError: RestErrorOut }>(response, 'createTransaction', 'ValidationError');
+    const result = resultOf<{ message: string; restError: RestErrorOut }>(
+      response,
+      'createTransaction',
+      'ValidationError',
+    );
     expect(result.restError).toMatchObject({ status: 400, id: '400', name: 'bad_request' });
     expect(result.restError.detail).toContain('account_id');
   });
@@ -84,10 +115,16 @@ describe('typed refusals', () => {
       { p: stack.planId },
     );
     expect(response.body.errors).toBeUndefined();
-    const data = response.body.data as Record<string, { __typename: string; restError: RestErrorOut }>;
+    const data = response.body.data as Record<
+      string,
+      { __typename: string; restError: RestErrorOut }
+    >;
     for (const key of ['tx', 'scheduled', 'plan']) {
       expect(data[key]?.__typename, key).toBe('NotFoundError');
-      expect(data[key]?.restError).toMatchObject({ status: 404, name: expect.stringMatching(/not_found/) });
+      expect(data[key]?.restError).toMatchObject({
+        status: 404,
+        name: expect.stringMatching(/not_found/),
+      });
       expect(data[key]?.restError.id).toMatch(/^404\.[12]$/);
     }
   });
@@ -104,16 +141,32 @@ describe('typed refusals', () => {
         assign: updateMonthCategory(planId: $p, month: "current", categoryId: $category, input: { budgeted: 1 }) { __typename ${FAILURES} }
         account: createAccount(planId: $p, input: { name: "RO", type: cash, balance: 1 }) { __typename ${FAILURES} }
       }`,
-      { p: stack.planId, input: { accountId, date: TODAY, amount: -1, payeeName: 'Read-only' }, category: category.id },
+      {
+        p: stack.planId,
+        input: { accountId, date: TODAY, amount: -1, payeeName: 'Read-only' },
+        category: category.id,
+      },
       { token: stack.readOnlyToken },
     );
     expect(response.body.errors).toBeUndefined();
-    const data = response.body.data as Record<string, { __typename: string; message: string; restError: RestErrorOut }>;
+    const data = response.body.data as Record<
+      string,
+      { __typename: string; message: string; restError: RestErrorOut }
+    >;
     for (const key of ['tx', 'payee', 'assign', 'account']) {
       expect(data[key]?.__typename, key).toBe('ReadOnlyScopeError');
-      expect(data[key]?.restError).toMatchObject({ status: 403, id: '403.3', name: 'unauthorized_scope' });
+      expect(data[key]?.restError).toMatchObject({
+        status: 403,
+        id: '403.3',
+        name: 'unauthorized_scope',
+      });
     }
-    expect(stack.upstreamCalls()).toEqual(['createTransaction', 'createPayee', 'updateMonthCategory', 'createAccount']);
+    expect(stack.upstreamCalls()).toEqual([
+      'createTransaction',
+      'createPayee',
+      'updateMonthCategory',
+      'createAccount',
+    ]);
     expect(await transactionsOf(stack, accountId)).toEqual(before);
     expect((await stack.payees()).length).toBe(payees);
     expect((await stack.category(category.id)).budgeted).toBe(category.budgeted);
@@ -141,7 +194,7 @@ describe('typed refusals', () => {
       { token: null },
     );
     expect(response.status).toBe(401);
-    expect(onlyError(response).extensions?.['code']).toBe('UNAUTHENTICATED');
+    expect(onlyError(response).extensions?.code).toBe('UNAUTHENTICATED');
     expect(stack.upstreamCalls()).toEqual([]);
   });
 });
@@ -185,7 +238,9 @@ describe('failures with an unknown outcome are never resent', () => {
       input: { accountId, date: TODAY, amount: -1_000, payeeName: 'Flaky', importId: 'retry:503' },
     });
     resultOf(retry, 'createTransaction', 'CreateTransactionPayload');
-    expect((await transactionsOf(stack, accountId)).filter((t) => t.import_id === 'retry:503')).toHaveLength(1);
+    expect(
+      (await transactionsOf(stack, accountId)).filter((t) => t.import_id === 'retry:503'),
+    ).toHaveLength(1);
   });
 
   it('503 on a batch where one transaction has no import id: not safe to resend blindly', async () => {
@@ -204,7 +259,11 @@ describe('failures with an unknown outcome are never resent', () => {
       },
     );
     const error = onlyError(response);
-    expect(error.extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', outcomeUnknown: true, safeToRetryWithSameImportId: false });
+    expect(error.extensions).toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+      outcomeUnknown: true,
+      safeToRetryWithSameImportId: false,
+    });
     expect(error.message).toContain('Do not resend it blindly');
     expect(stack.upstreamCalls()).toEqual(['createTransaction']);
   });
@@ -230,12 +289,17 @@ describe('failures with an unknown outcome are never resent', () => {
 
   it('after a write with an unknown outcome, the next read resyncs even within max-age', async () => {
     stack.sandbox.setFaults([{ kind: 'status503', operationId: 'createPayee' }]);
-    await stack.gql('mutation($p: PlanId!) { createPayee(planId: $p, input: { name: "Maybe" }) { __typename } }', {
-      p: stack.planId,
-    });
+    await stack.gql(
+      'mutation($p: PlanId!) { createPayee(planId: $p, input: { name: "Maybe" }) { __typename } }',
+      {
+        p: stack.planId,
+      },
+    );
     stack.sandbox.setFaults([]);
     stack.resetUpstreamCalls();
-    const read = await stack.gql('query($p: PlanId!) { plan(id: $p) { payees { id } } }', { p: stack.planId });
+    const read = await stack.gql('query($p: PlanId!) { plan(id: $p) { payees { id } } }', {
+      p: stack.planId,
+    });
     expect(read.body.errors).toBeUndefined();
     expect(stack.upstreamCalls()).toEqual(['getPlanById']);
     stack.resetUpstreamCalls();
@@ -250,7 +314,10 @@ describe('failures with an unknown outcome are never resent', () => {
       p: stack.planId,
       input: { accountId, date: TODAY, amount: -1, payeeName: 'Slow', importId: 'retry:hang' },
     });
-    expect(onlyError(response).extensions).toMatchObject({ outcomeUnknown: true, safeToRetryWithSameImportId: true });
+    expect(onlyError(response).extensions).toMatchObject({
+      outcomeUnknown: true,
+      safeToRetryWithSameImportId: true,
+    });
     expect(stack.upstreamCalls()).toEqual(['createTransaction']);
   });
 });
@@ -272,7 +339,7 @@ describe('429 on a write', () => {
         upstream: { status: 429, id: '429', name: 'too_many_requests' },
         retryable: true,
       });
-      expect(error.extensions?.['outcomeUnknown']).toBeUndefined();
+      expect(error.extensions?.outcomeUnknown).toBeUndefined();
       expect(stack.upstreamCalls()).toEqual(['createTransaction']);
     } finally {
       await stack.close();

@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_AGE_MS } from '../../src/config.js';
-import { type MutationStack, TODAY, resultOf, startMutationStack } from './support.js';
+import { type MutationStack, resultOf, startMutationStack, TODAY } from './support.js';
 
 let stack: MutationStack;
 
@@ -29,7 +29,17 @@ const ACCOUNT_VIEW = `query($id: UUID!) { plan(id: "last-used") {
 } }`;
 
 interface AccountView {
-  plan: { account: { balance: number; clearedBalance: number; unclearedBalance: number; transactions: { totalCount: number; nodes: { id: string; amount: number; memo: string | null }[] } } };
+  plan: {
+    account: {
+      balance: number;
+      clearedBalance: number;
+      unclearedBalance: number;
+      transactions: {
+        totalCount: number;
+        nodes: { id: string; amount: number; memo: string | null }[];
+      };
+    };
+  };
 }
 
 async function expectAccountMatchesRest(view: AccountView, accountId: string): Promise<void> {
@@ -51,7 +61,7 @@ function deltaCalls(): string[] {
   return stack.sandbox
     .calls()
     .filter((c) => c.operationId === 'getPlanById')
-    .map((c) => (c.query['last_knowledge_of_server'] === undefined ? 'full' : 'delta'));
+    .map((c) => (c.query.last_knowledge_of_server === undefined ? 'full' : 'delta'));
 }
 
 describe('after a mutation', () => {
@@ -62,7 +72,13 @@ describe('after a mutation', () => {
     const created = resultOf<{ transaction: { id: string; account: { balance: number } } }>(
       await stack.gql(CREATE, {
         p: stack.planId,
-        input: { accountId: checking.id, date: TODAY, amount: -64_000, payeeName: 'Read back', memo: 'ryw' },
+        input: {
+          accountId: checking.id,
+          date: TODAY,
+          amount: -64_000,
+          payeeName: 'Read back',
+          memo: 'ryw',
+        },
       }),
       'createTransaction',
       'CreateTransactionPayload',
@@ -73,8 +89,12 @@ describe('after a mutation', () => {
     stack.resetUpstreamCalls();
     const within = await stack.gql<AccountView>(ACCOUNT_VIEW, { id: checking.id });
     expect(stack.upstreamCalls()).toEqual([]);
-    expect(within.body.extensions?.['upstream']).toMatchObject({ calls: 0 });
-    expect(within.body.data!.plan.account.transactions.nodes.find((n) => n.id === created.transaction.id)).toMatchObject({ amount: -64_000, memo: 'ryw' });
+    expect(within.body.extensions?.upstream).toMatchObject({ calls: 0 });
+    expect(
+      within.body.data!.plan.account.transactions.nodes.find(
+        (n) => n.id === created.transaction.id,
+      ),
+    ).toMatchObject({ amount: -64_000, memo: 'ryw' });
     expect(within.body.data!.plan.account.balance).toBe(created.transaction.account.balance);
     await expectAccountMatchesRest(within.body.data!, checking.id);
 
@@ -87,7 +107,11 @@ describe('after a mutation', () => {
 
     // Forced by the client: the same again.
     stack.resetUpstreamCalls();
-    const forced = await stack.gql<AccountView>(ACCOUNT_VIEW, { id: checking.id }, { headers: { 'cache-control': 'no-cache' } });
+    const forced = await stack.gql<AccountView>(
+      ACCOUNT_VIEW,
+      { id: checking.id },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
     expect(deltaCalls()).toEqual(['delta']);
     expect(forced.body.data).toEqual(within.body.data);
   });
@@ -96,9 +120,12 @@ describe('after a mutation', () => {
     await stack.gql('{ plan(id: "last-used") { id } }');
     stack.resetUpstreamCalls();
     const created = resultOf<{ payee: { id: string } }>(
-      await stack.gql('mutation($p: PlanId!) { createPayee(planId: $p, input: { name: "Only once" }) { __typename ... on CreatePayeePayload { payee { id } } } }', {
-        p: stack.planId,
-      }),
+      await stack.gql(
+        'mutation($p: PlanId!) { createPayee(planId: $p, input: { name: "Only once" }) { __typename ... on CreatePayeePayload { payee { id } } } }',
+        {
+          p: stack.planId,
+        },
+      ),
       'createPayee',
       'CreatePayeePayload',
     );
@@ -108,16 +135,26 @@ describe('after a mutation', () => {
     stack.resetUpstreamCalls();
     const within = await stack.gql<{ plan: { payees: { id: string; name: string }[] } }>(query);
     expect(stack.upstreamCalls()).toEqual([]);
-    expect(within.body.data!.plan.payees.filter((p) => p.name === 'Only once')).toEqual([{ id: created.payee.id, name: 'Only once' }]);
+    expect(within.body.data!.plan.payees.filter((p) => p.name === 'Only once')).toEqual([
+      { id: created.payee.id, name: 'Only once' },
+    ]);
 
-    const later = await stack.gql<{ plan: { payees: { id: string; name: string }[] } }>(query, {}, { headers: { 'cache-control': 'no-cache' } });
+    const later = await stack.gql<{ plan: { payees: { id: string; name: string }[] } }>(
+      query,
+      {},
+      { headers: { 'cache-control': 'no-cache' } },
+    );
     expect(later.body.data!.plan.payees.filter((p) => p.name === 'Only once')).toHaveLength(1);
-    expect(later.body.data!.plan.payees.map((p) => p.id).sort()).toEqual((await stack.payees()).map((p) => p.id).sort());
+    expect(later.body.data!.plan.payees.map((p) => p.id).sort()).toEqual(
+      (await stack.payees()).map((p) => p.id).sort(),
+    );
   });
 
   it('two mutations in one operation: the second sees the first (no pre-write snapshot is reused)', async () => {
     const cash = await stack.accountOfType('cash');
-    const response = await stack.gql<Record<'a' | 'b', { transaction: { account: { balance: number } } }>>(
+    const response = await stack.gql<
+      Record<'a' | 'b', { transaction: { account: { balance: number } } }>
+    >(
       `mutation($p: PlanId!, $a: CreateTransactionInput!, $b: CreateTransactionInput!) {
         a: createTransaction(planId: $p, input: $a) { ... on CreateTransactionPayload { transaction { account { balance } } } }
         b: createTransaction(planId: $p, input: $b) { ... on CreateTransactionPayload { transaction { account { balance } } } }
@@ -134,7 +171,10 @@ describe('after a mutation', () => {
   });
 
   it('a write without a sync still makes the operation forget the plan it had read', async () => {
-    const response = await stack.gql<{ a: { plan: { payees: { name: string }[] } }; b: { plan: { payees: { name: string }[] } } }>(
+    const response = await stack.gql<{
+      a: { plan: { payees: { name: string }[] } };
+      b: { plan: { payees: { name: string }[] } };
+    }>(
       `mutation($p: PlanId!) {
         a: createPayee(planId: $p, input: { name: "First of two" }) { ... on CreatePayeePayload { plan { payees { name } } } }
         b: createPayee(planId: $p, input: { name: "Second of two" }) { ... on CreatePayeePayload { plan { payees { name } } } }
@@ -153,7 +193,10 @@ describe('after a mutation', () => {
     await stack.gql('{ plan(id: "last-used") { id } }');
     stack.resetUpstreamCalls();
     const created = resultOf<{ transaction: { id: string } }>(
-      await stack.gql(CREATE, { p: 'last-used', input: { accountId: cash.id, date: TODAY, amount: -500, payeeName: 'Alias' } }),
+      await stack.gql(CREATE, {
+        p: 'last-used',
+        input: { accountId: cash.id, date: TODAY, amount: -500, payeeName: 'Alias' },
+      }),
       'createTransaction',
       'CreateTransactionPayload',
     );
@@ -176,26 +219,40 @@ describe('after a mutation', () => {
       p: stack.planId,
       input: { accountId: checking.id, date: TODAY, amount: -8_800, payeeName: 'Stale but saved' },
     });
-    const payload = resultOf<{ transaction: { id: string; amount: number; payee: { name: string } } }>(
-      response,
-      'createTransaction',
-      'CreateTransactionPayload',
-    );
-    expect(payload.transaction).toMatchObject({ amount: -8_800, payee: { name: 'Stale but saved' } });
-    expect(response.body.extensions?.['stale']).toEqual([
+    const payload = resultOf<{
+      transaction: { id: string; amount: number; payee: { name: string } };
+    }>(response, 'createTransaction', 'CreateTransactionPayload');
+    expect(payload.transaction).toMatchObject({
+      amount: -8_800,
+      payee: { name: 'Stale but saved' },
+    });
+    expect(response.body.extensions?.stale).toEqual([
       { source: stack.planId, reason: 'UPSTREAM_UNAVAILABLE', ageMs: expect.any(Number) },
     ]);
     // The write once; the sync is a read, which the client retries like any read.
     expect(stack.upstreamCalls()[0]).toBe('createTransaction');
     expect(stack.upstreamCalls().filter((c) => c === 'createTransaction')).toHaveLength(1);
-    expect(stack.upstreamCalls().slice(1).every((c) => c === 'getPlanById')).toBe(true);
+    expect(
+      stack
+        .upstreamCalls()
+        .slice(1)
+        .every((c) => c === 'getPlanById'),
+    ).toBe(true);
 
     stack.sandbox.setFaults([]);
     // The failed sync paused this token's reads for a few seconds (the client's read back-off).
     stack.clock.advance(10_000);
-    const view = await stack.gql<AccountView>(ACCOUNT_VIEW, { id: checking.id }, { headers: { 'cache-control': 'no-cache' } });
-    expect(view.body.extensions?.['stale']).toBeUndefined();
-    expect(view.body.data!.plan.account.transactions.nodes.filter((n) => n.id === payload.transaction.id)).toHaveLength(1);
+    const view = await stack.gql<AccountView>(
+      ACCOUNT_VIEW,
+      { id: checking.id },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
+    expect(view.body.extensions?.stale).toBeUndefined();
+    expect(
+      view.body.data!.plan.account.transactions.nodes.filter(
+        (n) => n.id === payload.transaction.id,
+      ),
+    ).toHaveLength(1);
     await expectAccountMatchesRest(view.body.data!, checking.id);
   });
 
@@ -205,7 +262,16 @@ describe('after a mutation', () => {
       await stack.gql(
         `mutation($p: PlanId!, $input: CreateScheduledTransactionInput!) { createScheduledTransaction(planId: $p, input: $input) {
           __typename ... on CreateScheduledTransactionPayload { scheduledTransaction { id } } } }`,
-        { p: stack.planId, input: { accountId: checking.id, date: '2025-06-16', amount: -1_000, frequency: 'weekly', memo: 'gym' } },
+        {
+          p: stack.planId,
+          input: {
+            accountId: checking.id,
+            date: '2025-06-16',
+            amount: -1_000,
+            frequency: 'weekly',
+            memo: 'gym',
+          },
+        },
       ),
       'createScheduledTransaction',
       'CreateScheduledTransactionPayload',
@@ -220,7 +286,9 @@ describe('after a mutation', () => {
       id: created.scheduledTransaction.id,
       input: { accountId: checking.id, date: '2025-06-16', memo: 'same day' },
     });
-    expect(resultOf(kept, 'updateScheduledTransaction', 'UpdateScheduledTransactionPayload')).toMatchObject({
+    expect(
+      resultOf(kept, 'updateScheduledTransaction', 'UpdateScheduledTransactionPayload'),
+    ).toMatchObject({
       scheduledTransaction: { dateNext: '2025-06-16', memo: 'same day' },
     });
     // A new date of today is refused before any upstream call.
@@ -230,13 +298,19 @@ describe('after a mutation', () => {
       id: created.scheduledTransaction.id,
       input: { accountId: checking.id, date: '2025-06-15' },
     });
-    expect(moved.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'input.date' });
+    expect(moved.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field: 'input.date',
+    });
     expect(stack.upstreamCalls()).toEqual([]);
 
     // The day after, the upstream has entered the occurrence and moved dateNext a week on.
     stack.clock.advance(24 * 3_600_000);
     const after = await stack.gql<{
-      plan: { scheduledTransaction: { dateNext: string }; account: { transactions: { nodes: { memo: string | null; amount: number }[] } } };
+      plan: {
+        scheduledTransaction: { dateNext: string };
+        account: { transactions: { nodes: { memo: string | null; amount: number }[] } };
+      };
     }>(
       `query($p: PlanId!, $id: UUID!, $account: UUID!) { plan(id: $p) {
         scheduledTransaction(id: $id) { dateNext }
@@ -245,7 +319,10 @@ describe('after a mutation', () => {
       { headers: { 'cache-control': 'no-cache' } },
     );
     expect(after.body.data?.plan.scheduledTransaction.dateNext).toBe('2025-06-23');
-    expect(after.body.data?.plan.account.transactions.nodes).toContainEqual({ memo: 'same day', amount: -1_000 });
+    expect(after.body.data?.plan.account.transactions.nodes).toContainEqual({
+      memo: 'same day',
+      amount: -1_000,
+    });
   });
 });
 
@@ -257,19 +334,28 @@ describe('with no replica held yet', () => {
       cold.resetUpstreamCalls();
       const response = await cold.gql(
         'mutation($p: PlanId!, $input: CreateTransactionInput!) { createTransaction(planId: $p, input: $input) { ... on CreateTransactionPayload { transactionIds } } }',
-        { p: cold.planId, input: { accountId: savings.id, date: TODAY, amount: 123_000, payeeName: 'Cold' } },
+        {
+          p: cold.planId,
+          input: { accountId: savings.id, date: TODAY, amount: 123_000, payeeName: 'Cold' },
+        },
       );
       expect(response.body.errors).toBeUndefined();
       expect(cold.upstreamCalls()).toEqual(['createTransaction']);
-      const [id] = (response.body.data as { createTransaction: { transactionIds: string[] } }).createTransaction.transactionIds;
+      const [id] = (response.body.data as { createTransaction: { transactionIds: string[] } })
+        .createTransaction.transactionIds;
 
       cold.resetUpstreamCalls();
-      const read = await cold.gql<{ plan: { transaction: { amount: number; account: { balance: number } } } }>(
+      const read = await cold.gql<{
+        plan: { transaction: { amount: number; account: { balance: number } } };
+      }>(
         `query($id: ID!) { plan(id: "last-used") { transaction(id: $id) { amount account { balance } } } }`,
         { id },
       );
       expect(cold.upstreamCalls()).toEqual(['getPlanById']);
-      expect(read.body.data?.plan.transaction).toEqual({ amount: 123_000, account: { balance: savings.balance + 123_000 } });
+      expect(read.body.data?.plan.transaction).toEqual({
+        amount: 123_000,
+        account: { balance: savings.balance + 123_000 },
+      });
     } finally {
       await cold.close();
     }

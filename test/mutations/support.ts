@@ -60,7 +60,18 @@ export async function startMutationStack(options: StackOptions = {}): Promise<Mu
   const clock = createTickingClock(NOW);
   const stack = await startStack({
     ...options,
-    sandbox: { rateLimit: false, clock, users: [{ token: 'mutations-token-0123456789', readOnlyToken: 'mutations-read-only-0123456789', plans: [{ transactions: 300 }] }], ...options.sandbox },
+    sandbox: {
+      rateLimit: false,
+      clock,
+      users: [
+        {
+          token: 'mutations-token-0123456789',
+          readOnlyToken: 'mutations-read-only-0123456789',
+          plans: [{ transactions: 300 }],
+        },
+      ],
+      ...options.sandbox,
+    },
     deps: { now: () => clock.now(), ...options.deps },
   });
   const user = stack.sandbox.users[0]!;
@@ -73,9 +84,11 @@ export async function startMutationStack(options: StackOptions = {}): Promise<Mu
     return response.body.data;
   }
 
-  const accounts = async () => (await restData<{ accounts: Account[] }>(`${base}/accounts`)).accounts;
+  const accounts = async () =>
+    (await restData<{ accounts: Account[] }>(`${base}/accounts`)).accounts;
   const categoryGroups = async () =>
-    (await restData<{ category_groups: CategoryGroupWithCategories[] }>(`${base}/categories`)).category_groups;
+    (await restData<{ category_groups: CategoryGroupWithCategories[] }>(`${base}/categories`))
+      .category_groups;
 
   return {
     ...stack,
@@ -86,14 +99,20 @@ export async function startMutationStack(options: StackOptions = {}): Promise<Mu
     accounts,
     account: async (id) => (await restData<{ account: Account }>(`${base}/accounts/${id}`)).account,
     categories: async () => (await categoryGroups()).flatMap((group) => group.categories),
-    category: async (id) => (await restData<{ category: Category }>(`${base}/categories/${id}`)).category,
+    category: async (id) =>
+      (await restData<{ category: Category }>(`${base}/categories/${id}`)).category,
     monthCategory: async (month, id) =>
       (await restData<{ category: Category }>(`${base}/months/${month}/categories/${id}`)).category,
     payees: async () => (await restData<{ payees: Payee[] }>(`${base}/payees`)).payees,
-    transaction: async (id) => (await restData<{ transaction: TransactionDetail }>(`${base}/transactions/${id}`)).transaction,
+    transaction: async (id) =>
+      (await restData<{ transaction: TransactionDetail }>(`${base}/transactions/${id}`))
+        .transaction,
     scheduledTransaction: async (id) =>
-      (await restData<{ scheduled_transaction: ScheduledTransactionDetail }>(`${base}/scheduled_transactions/${id}`))
-        .scheduled_transaction,
+      (
+        await restData<{ scheduled_transaction: ScheduledTransactionDetail }>(
+          `${base}/scheduled_transactions/${id}`,
+        )
+      ).scheduled_transaction,
     async accountOfType(type) {
       const account = (await accounts()).find((a) => a.type === type && !a.closed && !a.deleted);
       if (!account) throw new Error(`the seed has no open ${type} account`);

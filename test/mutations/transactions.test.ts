@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionDetail } from '../../src/upstream/types.js';
-import { type MutationStack, TODAY, resultOf, startMutationStack } from './support.js';
+import { type MutationStack, resultOf, startMutationStack, TODAY } from './support.js';
 
 let stack: MutationStack;
 
@@ -35,8 +35,20 @@ interface TxOut {
   importId: string | null;
   deleted: boolean;
   payee: { id: string; name: string } | null;
-  category: { id: string; name: string; budgeted: number; activity: number; balance: number } | null;
-  account: { id: string; name: string; balance: number; clearedBalance: number; unclearedBalance: number } | null;
+  category: {
+    id: string;
+    name: string;
+    budgeted: number;
+    activity: number;
+    balance: number;
+  } | null;
+  account: {
+    id: string;
+    name: string;
+    balance: number;
+    clearedBalance: number;
+    unclearedBalance: number;
+  } | null;
 }
 
 const CREATE = `mutation($planId: PlanId!, $input: CreateTransactionInput!) {
@@ -83,14 +95,14 @@ describe('createTransaction', () => {
         flagColor: 'purple',
       },
     });
-    const payload = resultOf<{ transactionIds: string[]; serverKnowledge: number; transaction: TxOut }>(
-      response,
-      'createTransaction',
-      'CreateTransactionPayload',
-    );
+    const payload = resultOf<{
+      transactionIds: string[];
+      serverKnowledge: number;
+      transaction: TxOut;
+    }>(response, 'createTransaction', 'CreateTransactionPayload');
     // One write, then one delta sync so derived values are current; nothing else.
     expect(stack.upstreamCalls()).toEqual(['createTransaction', 'getPlanById']);
-    expect(response.body.extensions?.['upstream']).toMatchObject({ calls: 2 });
+    expect(response.body.extensions?.upstream).toMatchObject({ calls: 2 });
 
     const tx = payload.transaction;
     expect(payload.transactionIds).toEqual([tx.id]);
@@ -106,7 +118,12 @@ describe('createTransaction', () => {
       category_id: category.id,
       account_id: checking.id,
     });
-    expect(tx).toMatchObject({ date: '2025-06-14', amount: -42_170, flagColor: 'purple', deleted: false });
+    expect(tx).toMatchObject({
+      date: '2025-06-14',
+      amount: -42_170,
+      flagColor: 'purple',
+      deleted: false,
+    });
     expect(tx.payee).toEqual({ id: rest.payee_id, name: 'Corner Bakery (new)' });
     expect(tx.account?.balance).toBe(checking.balance - 42_170);
     expect(tx.category?.activity).toBe(category.activity - 42_170);
@@ -142,11 +159,25 @@ describe('createTransaction', () => {
       },
     );
     expect(response.body.errors).toBeUndefined();
-    const tx = (response.body.data as { createTransaction: { transaction: {
-      id: string; amount: number; categoryName: string; category: null;
-      subtransactions: { amount: number; memo: string | null; category: { id: string; balance: number }; payee: { name: string } | null }[];
-      account: { balance: number };
-    } } }).createTransaction.transaction;
+    const tx = (
+      response.body.data as {
+        createTransaction: {
+          transaction: {
+            id: string;
+            amount: number;
+            categoryName: string;
+            category: null;
+            subtransactions: {
+              amount: number;
+              memo: string | null;
+              category: { id: string; balance: number };
+              payee: { name: string } | null;
+            }[];
+            account: { balance: number };
+          };
+        };
+      }
+    ).createTransaction.transaction;
     expect(tx.categoryName).toBe('Split');
     expect(tx.category).toBeNull();
     expect(tx.subtransactions.map((s) => [s.amount, s.category.id, s.memo])).toEqual([
@@ -176,14 +207,36 @@ describe('createTransaction', () => {
           } }
         }
       }`,
-      { planId: stack.planId, input: { accountId: checking.id, date: TODAY, amount: -250_000, payeeId: savings.transfer_payee_id } },
+      {
+        planId: stack.planId,
+        input: {
+          accountId: checking.id,
+          date: TODAY,
+          amount: -250_000,
+          payeeId: savings.transfer_payee_id,
+        },
+      },
     );
     expect(response.body.errors).toBeUndefined();
-    const tx = (response.body.data as { createTransaction: { transaction: {
-      id: string; amount: number; transferAccount: { id: string; balance: number };
-      transferTransaction: { id: string; amount: number; accountId: string; transferAccount: { id: string }; transferTransaction: { id: string } };
-      account: { balance: number };
-    } } }).createTransaction.transaction;
+    const tx = (
+      response.body.data as {
+        createTransaction: {
+          transaction: {
+            id: string;
+            amount: number;
+            transferAccount: { id: string; balance: number };
+            transferTransaction: {
+              id: string;
+              amount: number;
+              accountId: string;
+              transferAccount: { id: string };
+              transferTransaction: { id: string };
+            };
+            account: { balance: number };
+          };
+        };
+      }
+    ).createTransaction.transaction;
     expect(tx.transferAccount.id).toBe(savings.id);
     expect(tx.transferAccount.balance).toBe(savings.balance + 250_000);
     expect(tx.transferTransaction).toMatchObject({
@@ -196,7 +249,20 @@ describe('createTransaction', () => {
 
     // Both accounts list their side, pointing at the other, without another upstream call.
     stack.resetUpstreamCalls();
-    const lists = await stack.gql<{ plan: Record<'from' | 'to', { transactions: { nodes: { id: string; transferTransactionId: string | null; transferAccount: { id: string } | null }[] } }> }>(
+    const lists = await stack.gql<{
+      plan: Record<
+        'from' | 'to',
+        {
+          transactions: {
+            nodes: {
+              id: string;
+              transferTransactionId: string | null;
+              transferAccount: { id: string } | null;
+            }[];
+          };
+        }
+      >;
+    }>(
       `query($from: UUID!, $to: UUID!) { plan(id: "last-used") {
         from: account(id: $from) { transactions(first: 20) { nodes { id transferTransactionId transferAccount { id } } } }
         to: account(id: $to) { transactions(first: 20) { nodes { id transferTransactionId transferAccount { id } } } }
@@ -205,11 +271,25 @@ describe('createTransaction', () => {
     );
     expect(stack.upstreamCalls()).toEqual([]);
     const from = lists.body.data!.plan.from.transactions.nodes.find((n) => n.id === tx.id);
-    const to = lists.body.data!.plan.to.transactions.nodes.find((n) => n.id === tx.transferTransaction.id);
-    expect(from).toEqual({ id: tx.id, transferTransactionId: tx.transferTransaction.id, transferAccount: { id: savings.id } });
-    expect(to).toEqual({ id: tx.transferTransaction.id, transferTransactionId: tx.id, transferAccount: { id: checking.id } });
+    const to = lists.body.data!.plan.to.transactions.nodes.find(
+      (n) => n.id === tx.transferTransaction.id,
+    );
+    expect(from).toEqual({
+      id: tx.id,
+      transferTransactionId: tx.transferTransaction.id,
+      transferAccount: { id: savings.id },
+    });
+    expect(to).toEqual({
+      id: tx.transferTransaction.id,
+      transferTransactionId: tx.id,
+      transferAccount: { id: checking.id },
+    });
     const restSide = await stack.transaction(tx.transferTransaction.id);
-    expect(restSide).toMatchObject({ account_id: savings.id, amount: 250_000, transfer_transaction_id: tx.id });
+    expect(restSide).toMatchObject({
+      account_id: savings.id,
+      amount: 250_000,
+      transfer_transaction_id: tx.id,
+    });
   });
 
   it('creates a split with a transfer part; the other account gets its side', async () => {
@@ -237,15 +317,34 @@ describe('createTransaction', () => {
       },
     );
     expect(response.body.errors).toBeUndefined();
-    const tx = (response.body.data as { createTransaction: { transaction: { id: string; subtransactions: { amount: number; transferAccount: { id: string } | null; transferTransactionId: string | null }[] } } }).createTransaction.transaction;
+    const tx = (
+      response.body.data as {
+        createTransaction: {
+          transaction: {
+            id: string;
+            subtransactions: {
+              amount: number;
+              transferAccount: { id: string } | null;
+              transferTransactionId: string | null;
+            }[];
+          };
+        };
+      }
+    ).createTransaction.transaction;
     const transferPart = tx.subtransactions.find((s) => s.transferAccount !== null)!;
     expect(transferPart).toMatchObject({ amount: -40_000, transferAccount: { id: savings.id } });
     expect(transferPart.transferTransactionId).toBeTruthy();
-    const other = await stack.gql<{ plan: { transaction: { amount: number; accountId: string; transferAccount: { id: string } } } }>(
+    const other = await stack.gql<{
+      plan: { transaction: { amount: number; accountId: string; transferAccount: { id: string } } };
+    }>(
       `query($id: ID!) { plan(id: "last-used") { transaction(id: $id) { amount accountId transferAccount { id } } } }`,
       { id: transferPart.transferTransactionId },
     );
-    expect(other.body.data?.plan.transaction).toEqual({ amount: 40_000, accountId: savings.id, transferAccount: { id: checking.id } });
+    expect(other.body.data?.plan.transaction).toEqual({
+      amount: 40_000,
+      accountId: savings.id,
+      transferAccount: { id: checking.id },
+    });
   });
 });
 
@@ -254,7 +353,13 @@ describe('createTransactions', () => {
     const checking = await stack.accountOfType('checking');
     const first = await stack.gql(CREATE, {
       planId: stack.planId,
-      input: { accountId: checking.id, date: TODAY, amount: -5_000, payeeName: 'Batch', importId: 'batch:taken' },
+      input: {
+        accountId: checking.id,
+        date: TODAY,
+        amount: -5_000,
+        payeeName: 'Batch',
+        importId: 'batch:taken',
+      },
     });
     resultOf(first, 'createTransaction', 'CreateTransactionPayload');
     stack.resetUpstreamCalls();
@@ -269,18 +374,35 @@ describe('createTransactions', () => {
         planId: stack.planId,
         input: {
           transactions: [
-            { accountId: checking.id, date: TODAY, amount: -5_000, payeeName: 'Batch', importId: 'batch:taken' },
-            { accountId: checking.id, date: '2025-06-10', amount: -7_770, payeeName: 'Batch', importId: 'batch:new' },
-            { accountId: checking.id, date: '2025-06-11', amount: 1_000_000, payeeName: 'Batch refund' },
+            {
+              accountId: checking.id,
+              date: TODAY,
+              amount: -5_000,
+              payeeName: 'Batch',
+              importId: 'batch:taken',
+            },
+            {
+              accountId: checking.id,
+              date: '2025-06-10',
+              amount: -7_770,
+              payeeName: 'Batch',
+              importId: 'batch:new',
+            },
+            {
+              accountId: checking.id,
+              date: '2025-06-11',
+              amount: 1_000_000,
+              payeeName: 'Batch refund',
+            },
           ],
         },
       },
     );
-    const payload = resultOf<{ transactionIds: string[]; duplicateImportIds: string[]; transactions: TxOut[] }>(
-      response,
-      'createTransactions',
-      'CreateTransactionsPayload',
-    );
+    const payload = resultOf<{
+      transactionIds: string[];
+      duplicateImportIds: string[];
+      transactions: TxOut[];
+    }>(response, 'createTransactions', 'CreateTransactionsPayload');
     expect(stack.upstreamCalls()).toEqual(['createTransaction', 'getPlanById']);
     expect(payload.duplicateImportIds).toEqual(['batch:taken']);
     expect(payload.transactions.map((t) => [t.amount, t.importId])).toEqual([
@@ -288,7 +410,8 @@ describe('createTransactions', () => {
       [1_000_000, null],
     ]);
     expect(payload.transactionIds).toEqual(payload.transactions.map((t) => t.id));
-    for (const tx of payload.transactions) expect(await stack.transaction(tx.id)).toMatchObject({ amount: tx.amount });
+    for (const tx of payload.transactions)
+      expect(await stack.transaction(tx.id)).toMatchObject({ amount: tx.amount });
     const last = payload.transactions.at(-1)!;
     expect(last.account?.balance).toBe((await stack.account(checking.id)).balance);
   });
@@ -297,13 +420,28 @@ describe('createTransactions', () => {
 describe('updateTransactions, updateTransaction, deleteTransaction', () => {
   async function create(input: Record<string, unknown>): Promise<TxOut> {
     const response = await stack.gql(CREATE, { planId: stack.planId, input });
-    return resultOf<{ transaction: TxOut }>(response, 'createTransaction', 'CreateTransactionPayload').transaction;
+    return resultOf<{ transaction: TxOut }>(
+      response,
+      'createTransaction',
+      'CreateTransactionPayload',
+    ).transaction;
   }
 
   it('updateTransactions changes transactions found by id and by import id', async () => {
     const checking = await stack.accountOfType('checking');
-    const byId = await create({ accountId: checking.id, date: TODAY, amount: -1_000, payeeName: 'Bulk' });
-    const byImport = await create({ accountId: checking.id, date: TODAY, amount: -2_000, payeeName: 'Bulk', importId: 'bulk:2' });
+    const byId = await create({
+      accountId: checking.id,
+      date: TODAY,
+      amount: -1_000,
+      payeeName: 'Bulk',
+    });
+    const byImport = await create({
+      accountId: checking.id,
+      date: TODAY,
+      amount: -2_000,
+      payeeName: 'Bulk',
+      importId: 'bulk:2',
+    });
     stack.resetUpstreamCalls();
     const response = await stack.gql(
       `mutation($planId: PlanId!, $input: UpdateTransactionsInput!) {
@@ -321,7 +459,11 @@ describe('updateTransactions, updateTransaction, deleteTransaction', () => {
         },
       },
     );
-    const payload = resultOf<{ transactionIds: string[]; transactions: TxOut[] }>(response, 'updateTransactions', 'UpdateTransactionsPayload');
+    const payload = resultOf<{ transactionIds: string[]; transactions: TxOut[] }>(
+      response,
+      'updateTransactions',
+      'UpdateTransactionsPayload',
+    );
     expect(stack.upstreamCalls()).toEqual(['updateTransactions', 'getPlanById']);
     expect(payload.transactionIds).toEqual([byId.id, byImport.id]);
     expect(payload.transactions.map((t) => [t.memo, t.amount, t.flagColor])).toEqual([
@@ -329,36 +471,64 @@ describe('updateTransactions, updateTransaction, deleteTransaction', () => {
       ['found by import id', -2_000, 'red'],
     ]);
     expect(await stack.transaction(byId.id)).toMatchObject({ memo: 'found by id', amount: -1_500 });
-    expect(await stack.transaction(byImport.id)).toMatchObject({ memo: 'found by import id', flag_color: 'red' });
+    expect(await stack.transaction(byImport.id)).toMatchObject({
+      memo: 'found by import id',
+      flag_color: 'red',
+    });
     await expectLinksMatchRest(payload.transactions[0]!);
   });
 
   it('updateTransaction moves a transaction to another category and amount; both show current amounts', async () => {
     const checking = await stack.accountOfType('checking');
     const [from, to] = [await stack.spendingCategory(6), await stack.spendingCategory(7)];
-    const tx = await create({ accountId: checking.id, date: TODAY, amount: -9_000, payeeName: 'Move me', categoryId: from.id });
+    const tx = await create({
+      accountId: checking.id,
+      date: TODAY,
+      amount: -9_000,
+      payeeName: 'Move me',
+      categoryId: from.id,
+    });
     const response = await stack.gql(
       `mutation($planId: PlanId!, $id: ID!, $input: UpdateTransactionInput!) {
         updateTransaction(planId: $planId, transactionId: $id, input: $input) {
           __typename ... on UpdateTransactionPayload { serverKnowledge transaction { ${TX} } }
         }
         }`,
-      { planId: stack.planId, id: tx.id, input: { categoryId: to.id, amount: -11_000, flagColor: null } },
+      {
+        planId: stack.planId,
+        id: tx.id,
+        input: { categoryId: to.id, amount: -11_000, flagColor: null },
+      },
     );
-    const payload = resultOf<{ transaction: TxOut }>(response, 'updateTransaction', 'UpdateTransactionPayload');
-    expect(payload.transaction).toMatchObject({ id: tx.id, amount: -11_000, category: { id: to.id } });
+    const payload = resultOf<{ transaction: TxOut }>(
+      response,
+      'updateTransaction',
+      'UpdateTransactionPayload',
+    );
+    expect(payload.transaction).toMatchObject({
+      id: tx.id,
+      amount: -11_000,
+      category: { id: to.id },
+    });
     expect(await stack.transaction(tx.id)).toMatchObject({ category_id: to.id, amount: -11_000 });
     await expectLinksMatchRest(payload.transaction);
     const fromNow = await stack.gql<{ plan: { category: { activity: number } } }>(
       `query($id: UUID!) { plan(id: "last-used") { category(id: $id) { activity } } }`,
       { id: from.id },
     );
-    expect(fromNow.body.data?.plan.category.activity).toBe((await stack.category(from.id)).activity);
+    expect(fromNow.body.data?.plan.category.activity).toBe(
+      (await stack.category(from.id)).activity,
+    );
   });
 
   it('deleteTransaction answers the deleted transaction and the account balance without it', async () => {
     const checking = await stack.accountOfType('checking');
-    const tx = await create({ accountId: checking.id, date: TODAY, amount: -77_000, payeeName: 'Delete me' });
+    const tx = await create({
+      accountId: checking.id,
+      date: TODAY,
+      amount: -77_000,
+      payeeName: 'Delete me',
+    });
     const before = await stack.account(checking.id);
     const response = await stack.gql(
       `mutation($planId: PlanId!, $id: ID!) {
@@ -368,11 +538,9 @@ describe('updateTransactions, updateTransaction, deleteTransaction', () => {
       }`,
       { planId: stack.planId, id: tx.id },
     );
-    const payload = resultOf<{ transaction: { id: string; deleted: boolean; amount: number; account: { balance: number } } }>(
-      response,
-      'deleteTransaction',
-      'DeleteTransactionPayload',
-    );
+    const payload = resultOf<{
+      transaction: { id: string; deleted: boolean; amount: number; account: { balance: number } };
+    }>(response, 'deleteTransaction', 'DeleteTransactionPayload');
     expect(payload.transaction).toMatchObject({ id: tx.id, deleted: true, amount: -77_000 });
     expect(payload.transaction.account.balance).toBe(before.balance + 77_000);
     expect((await stack.rest(`/plans/${stack.planId}/transactions/${tx.id}`)).status).toBe(404);
@@ -381,7 +549,7 @@ describe('updateTransactions, updateTransaction, deleteTransaction', () => {
       { id: tx.id },
     );
     expect(gone.body.data?.plan.transaction).toBeNull();
-    expect(gone.body.errors?.[0]?.extensions?.['code']).toBe('NOT_FOUND');
+    expect(gone.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
   });
 });
 
@@ -394,11 +562,17 @@ describe('importTransactions', () => {
       }
     }`;
     const response = await stack.gql(mutation, { planId: stack.planId });
-    const payload = resultOf<{ transactionIds: string[]; transactions: { id: string; importId: string; cleared: string; approved: boolean; account: { id: string; balance: number }; payee: { name: string } }[] }>(
-      response,
-      'importTransactions',
-      'ImportTransactionsPayload',
-    );
+    const payload = resultOf<{
+      transactionIds: string[];
+      transactions: {
+        id: string;
+        importId: string;
+        cleared: string;
+        approved: boolean;
+        account: { id: string; balance: number };
+        payee: { name: string };
+      }[];
+    }>(response, 'importTransactions', 'ImportTransactionsPayload');
     expect(stack.upstreamCalls()).toEqual(['importTransactions', 'getPlanById']);
     expect(payload.transactionIds.length).toBeGreaterThan(0);
     expect(payload.transactions.map((t) => t.id)).toEqual(payload.transactionIds);
@@ -411,7 +585,11 @@ describe('importTransactions', () => {
     }
 
     const again = await stack.gql(mutation, { planId: stack.planId });
-    const second = resultOf<{ transactionIds: string[]; transactions: unknown[] }>(again, 'importTransactions', 'ImportTransactionsPayload');
+    const second = resultOf<{ transactionIds: string[]; transactions: unknown[] }>(
+      again,
+      'importTransactions',
+      'ImportTransactionsPayload',
+    );
     expect(second).toMatchObject({ transactionIds: [], transactions: [] });
   });
 });

@@ -13,9 +13,9 @@ import {
   writeFailure,
 } from '../../src/server/writes/errors.js';
 import {
-  type FailedCall,
   errorFromResponse,
   errorFromTransport,
+  type FailedCall,
   malformedResponse,
 } from '../../src/upstream/errors.js';
 import type { OperationId } from '../../src/upstream/types.js';
@@ -37,12 +37,20 @@ describe('writeFailure', () => {
   ] as const)('%i %s becomes a typed refusal keeping the REST error', (status, id, name, type) => {
     const error = writeFailure(errorFromResponse(call('createPayee'), status, rest(id, name)));
     expect(error).toBeInstanceOf(type);
-    expect((error as InstanceType<typeof type>).restError).toEqual({ status, id, name, detail: 'detail text' });
+    expect((error as InstanceType<typeof type>).restError).toEqual({
+      status,
+      id,
+      name,
+      detail: 'detail text',
+    });
     expect(error.message).toContain('detail text');
   });
 
   it('409 on a single create is a DuplicateImportIdError naming the import id', () => {
-    const error = writeFailure(errorFromResponse(call('createTransaction'), 409, rest('409', 'conflict')), { importId: 'abc' });
+    const error = writeFailure(
+      errorFromResponse(call('createTransaction'), 409, rest('409', 'conflict')),
+      { importId: 'abc' },
+    );
     expect(error).toBeInstanceOf(DuplicateImportIdError);
     expect((error as DuplicateImportIdError).importId).toBe('abc');
   });
@@ -51,9 +59,14 @@ describe('writeFailure', () => {
     ['a bulk update', call('updateTransactions', 'PATCH')],
     ['a batch create', call('createTransaction')],
   ])('409 on %s stays a CONFLICT GraphQL error', (_what, failed) => {
-    const error = writeFailure(errorFromResponse(failed, 409, rest('409', 'conflict')), { safeToRetryWithSameImportId: true });
+    const error = writeFailure(errorFromResponse(failed, 409, rest('409', 'conflict')), {
+      safeToRetryWithSameImportId: true,
+    });
     expect(error).toBeInstanceOf(GraphQLError);
-    expect((error as GraphQLError).extensions).toMatchObject({ code: 'CONFLICT', upstream: { id: '409' } });
+    expect((error as GraphQLError).extensions).toMatchObject({
+      code: 'CONFLICT',
+      upstream: { id: '409' },
+    });
   });
 
   it.each([
@@ -63,20 +76,27 @@ describe('writeFailure', () => {
   ])('403 %s stays a GraphQL error with code %s', (id, name, code) => {
     const error = writeFailure(errorFromResponse(call('createPayee'), 403, rest(id, name)));
     expect(error).toBeInstanceOf(GraphQLError);
-    expect((error as GraphQLError).extensions).toMatchObject({ code, upstream: { status: 403, id, name } });
-    expect((error as GraphQLError).extensions['outcomeUnknown']).toBeUndefined();
+    expect((error as GraphQLError).extensions).toMatchObject({
+      code,
+      upstream: { status: 403, id, name },
+    });
+    expect((error as GraphQLError).extensions.outcomeUnknown).toBeUndefined();
   });
 
   it('a refused connection: certainly not applied, so no outcome warning', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    const error = writeFailure(errorFromTransport(call('createTransaction'), refused, null), { safeToRetryWithSameImportId: true });
+    const error = writeFailure(errorFromTransport(call('createTransaction'), refused, null), {
+      safeToRetryWithSameImportId: true,
+    });
     expect((error as GraphQLError).extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
-    expect((error as GraphQLError).extensions['outcomeUnknown']).toBeUndefined();
-    expect((error as GraphQLError).extensions['safeToRetryWithSameImportId']).toBeUndefined();
+    expect((error as GraphQLError).extensions.outcomeUnknown).toBeUndefined();
+    expect((error as GraphQLError).extensions.safeToRetryWithSameImportId).toBeUndefined();
   });
 
   it('an unreadable 2xx answer to a write: the outcome is unknown', () => {
-    const error = writeFailure(malformedResponse(call('updateTransaction', 'PUT'), 200, 'not JSON'));
+    const error = writeFailure(
+      malformedResponse(call('updateTransaction', 'PUT'), 200, 'not JSON'),
+    );
     expect((error as GraphQLError).extensions).toMatchObject({
       code: 'UPSTREAM_ERROR',
       outcomeUnknown: true,

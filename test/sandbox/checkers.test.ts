@@ -17,7 +17,13 @@ const USD = {
   symbol_first: true,
   display_symbol: true,
 };
-const EUR = { ...USD, decimal_separator: ',', group_separator: '.', currency_symbol: '€', symbol_first: false };
+const EUR = {
+  ...USD,
+  decimal_separator: ',',
+  group_separator: '.',
+  currency_symbol: '€',
+  symbol_first: false,
+};
 
 const ID = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -28,14 +34,26 @@ describe('shape checker', () => {
     expect(shapeProblems(payee, 'Payee')).toEqual([]);
     const { transfer_account_id: _omitted, ...missing } = payee;
     expect(shapeProblems(missing, 'Payee')).toEqual(['Payee.transfer_account_id: missing']);
-    expect(shapeProblems({ ...payee, extra: 1 }, 'Payee')).toEqual(["Payee.extra: not in the interface's schema"]);
-    expect(shapeProblems({ ...payee, name: null }, 'Payee')).toEqual(['Payee.name: null but not nullable']);
-    expect(shapeProblems({ ...payee, deleted: 'no' }, 'Payee')[0]).toMatch(/deleted: expected boolean/);
+    expect(shapeProblems({ ...payee, extra: 1 }, 'Payee')).toEqual([
+      "Payee.extra: not in the interface's schema",
+    ]);
+    expect(shapeProblems({ ...payee, name: null }, 'Payee')).toEqual([
+      'Payee.name: null but not nullable',
+    ]);
+    expect(shapeProblems({ ...payee, deleted: 'no' }, 'Payee')[0]).toMatch(
+      /deleted: expected boolean/,
+    );
     expect(shapeProblems({ ...payee, id: 'ABC' }, 'Payee')[0]).toMatch(/id: expected uuid/);
   });
 
   it('checks dates, date-times, integers, enums and nested lists', () => {
-    const location = { id: ID(2), payee_id: ID(1), latitude: '1.5', longitude: '2.5', deleted: false };
+    const location = {
+      id: ID(2),
+      payee_id: ID(1),
+      latitude: '1.5',
+      longitude: '2.5',
+      deleted: false,
+    };
     expect(shapeProblems(location, 'PayeeLocation')).toEqual([]);
     const month = {
       month: '2025-02-30',
@@ -51,7 +69,9 @@ describe('shape checker', () => {
     const problems = shapeProblems(month, 'MonthDetailBase');
     expect(problems).toContain('MonthDetailBase.month: expected date, got string "2025-02-30"');
     expect(problems).toContain('MonthDetailBase.income: expected integer, got number 1.5');
-    expect(problems.some((p) => p.startsWith('MonthDetailBase.categories[0].id: missing'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('MonthDetailBase.categories[0].id: missing'))).toBe(
+      true,
+    );
     expect(shapeProblems({ ...location, deleted: true, latitude: 5 }, 'PayeeLocation')).toEqual([
       'PayeeLocation.latitude: expected string, got number 5',
     ]);
@@ -59,7 +79,9 @@ describe('shape checker', () => {
 
   it('checks the data and error wrappers', () => {
     expect(responseProblems({ data: { payee, server_knowledge: 3 } }, 'updatePayee')).toEqual([]);
-    expect(responseProblems({ data: { payee } }, 'updatePayee')).toEqual(['data.server_knowledge: missing']);
+    expect(responseProblems({ data: { payee } }, 'updatePayee')).toEqual([
+      'data.server_knowledge: missing',
+    ]);
     expect(responseProblems({ data: { payee, server_knowledge: 3 } }, 'getPayeeById')).toEqual([
       "data.server_knowledge: not in the interface's schema",
     ]);
@@ -94,10 +116,17 @@ describe('money checker', () => {
   it('finds inconsistent companions anywhere in a body', () => {
     const good = { amount: -1_500, amount_formatted: '-$1.50', amount_currency: -1.5 };
     expect(moneyProblems({ data: { transactions: [good] } }, USD)).toEqual([]);
-    expect(moneyProblems({ data: { transactions: [{ ...good, amount_currency: -15 }] } }, USD)).toHaveLength(1);
-    expect(moneyProblems({ data: { t: { ...good, amount_formatted: '$1.50' } } }, USD)).toHaveLength(1);
     expect(
-      moneyProblems({ goal_target: null, goal_target_formatted: '$0.00', goal_target_currency: null }, USD),
+      moneyProblems({ data: { transactions: [{ ...good, amount_currency: -15 }] } }, USD),
+    ).toHaveLength(1);
+    expect(
+      moneyProblems({ data: { t: { ...good, amount_formatted: '$1.50' } } }, USD),
+    ).toHaveLength(1);
+    expect(
+      moneyProblems(
+        { goal_target: null, goal_target_formatted: '$0.00', goal_target_currency: null },
+        USD,
+      ),
     ).toHaveLength(1);
   });
 });
@@ -124,7 +153,12 @@ function tinyPlan(): PlanDetail {
     debt_escrow_amounts: null,
     deleted: false,
   });
-  const transaction = (n: number, accountId: number, amount: number, extra: Record<string, unknown> = {}) => ({
+  const transaction = (
+    n: number,
+    accountId: number,
+    amount: number,
+    extra: Record<string, unknown> = {},
+  ) => ({
     id: ID(n),
     date: '2025-06-10',
     amount,
@@ -189,7 +223,9 @@ function tinyPlan(): PlanDetail {
       { id: ID(12), name: 'Transfer : Savings', transfer_account_id: ID(2), deleted: false },
     ],
     payee_locations: [],
-    category_groups: [{ id: ID(40), name: 'Everyday', hidden: false, internal: false, deleted: false }],
+    category_groups: [
+      { id: ID(40), name: 'Everyday', hidden: false, internal: false, deleted: false },
+    ],
     categories: [category],
     months: [
       {
@@ -205,8 +241,16 @@ function tinyPlan(): PlanDetail {
       },
     ],
     transactions: [
-      transaction(21, 1, -30, { payee_id: ID(12), transfer_account_id: ID(2), transfer_transaction_id: ID(22) }),
-      transaction(22, 2, 30, { payee_id: ID(11), transfer_account_id: ID(1), transfer_transaction_id: ID(21) }),
+      transaction(21, 1, -30, {
+        payee_id: ID(12),
+        transfer_account_id: ID(2),
+        transfer_transaction_id: ID(22),
+      }),
+      transaction(22, 2, 30, {
+        payee_id: ID(11),
+        transfer_account_id: ID(1),
+        transfer_transaction_id: ID(21),
+      }),
       transaction(23, 1, -10, { category_id: ID(50) }),
     ],
     subtransactions: [],
@@ -229,7 +273,9 @@ describe('budget invariants checker', () => {
     const moved = tinyPlan();
     const spend = moved.transactions[2];
     if (spend) spend.date = '2025-05-31';
-    expect(budgetProblems(moved).some((p) => p.includes('activity -10, transactions sum to 0'))).toBe(true);
+    expect(
+      budgetProblems(moved).some((p) => p.includes('activity -10, transactions sum to 0')),
+    ).toBe(true);
 
     const totals = tinyPlan();
     const month = totals.months[0];
@@ -287,7 +333,9 @@ describe('delta replay', () => {
     ]);
     const base = tinyPlan() as unknown as Record<string, unknown>;
     const delta = {
-      ...Object.fromEntries(Object.keys(base).map((key) => [key, Array.isArray(base[key]) ? [] : base[key]])),
+      ...Object.fromEntries(
+        Object.keys(base).map((key) => [key, Array.isArray(base[key]) ? [] : base[key]]),
+      ),
       name: 'Renamed',
       months: [{ month: '2025-06-01', note: 'n', categories: [{ id: ID(50), activity: -20 }] }],
     };
@@ -301,7 +349,10 @@ describe('delta replay', () => {
   });
 
   it('compares regardless of order and names the paths that differ', () => {
-    expect(canonical([{ id: 'b' }, { id: 'a', deleted: true }, { id: 'a2' }])).toEqual([{ id: 'a2' }, { id: 'b' }]);
+    expect(canonical([{ id: 'b' }, { id: 'a', deleted: true }, { id: 'a2' }])).toEqual([
+      { id: 'a2' },
+      { id: 'b' },
+    ]);
     expect(differences({ list: [{ id: 'x', v: 1 }] }, { list: [{ id: 'x', v: 2 }] })).toEqual([
       '.list[0]<x>.v: 1 vs 2',
     ]);

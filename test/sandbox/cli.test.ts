@@ -3,7 +3,7 @@
  * or environment variables, the URL printed once ready, a clean stop on SIGTERM, status 2 on a
  * bad option.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectError } from './support/expect-response.js';
@@ -49,7 +49,9 @@ function start(args: string[], env: Record<string, string> = {}): Promise<Starte
       stderr += chunk.toString();
     });
     child.on('exit', (code) =>
-      reject(new Error(`the sandbox exited (${String(code)}) before listening: ${stderr}${stdout}`)),
+      reject(
+        new Error(`the sandbox exited (${String(code)}) before listening: ${stderr}${stdout}`),
+      ),
     );
   });
 }

@@ -1,6 +1,6 @@
 /** CORS: the interface lets browsers call it directly, so preflights pass and answers carry the allow headers. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, TOKEN, type TestSandbox } from './support/sandbox.js';
+import { startTestSandbox, type TestSandbox, TOKEN } from './support/sandbox.js';
 
 let box: TestSandbox;
 
@@ -27,8 +27,12 @@ describe('CORS', () => {
     const origin = response.headers.get('access-control-allow-origin');
     expect(origin === '*' || origin === 'https://budget-app.example').toBe(true);
     expect(response.headers.get('access-control-allow-methods')?.toUpperCase()).toContain('POST');
-    expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
-    expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('content-type');
+    expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
+      'authorization',
+    );
+    expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
+      'content-type',
+    );
   });
 
   it('lets the browser read answers and errors', async () => {
@@ -37,7 +41,9 @@ describe('CORS', () => {
         headers: { Origin: 'https://budget-app.example', Authorization: `Bearer ${token}` },
       });
       const origin = response.headers.get('access-control-allow-origin');
-      expect(origin === '*' || origin === 'https://budget-app.example', `${response.status}`).toBe(true);
+      expect(origin === '*' || origin === 'https://budget-app.example', `${response.status}`).toBe(
+        true,
+      );
     }
   });
 });

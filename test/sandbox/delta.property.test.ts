@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { differences } from './support/delta.js';
 import { addDays, isoDate } from './support/dates.js';
+import { differences } from './support/delta.js';
 import {
   checkDeltaSequence,
   DELTA_PLAN,
@@ -84,13 +84,17 @@ describe('delta requests', () => {
       const june = isoDate(box.clock.now());
       const plan = (await exportPlan(box.rest, box.planId)).plan;
       const targets = favouredTargets(plan, box.clock.now());
-      const inJune = endpoints(box.planId, targets, june).filter((e) => e.name !== 'month transactions');
+      const inJune = endpoints(box.planId, targets, june).filter(
+        (e) => e.name !== 'month transactions',
+      );
       const before = await snapshot(box.rest, inJune);
 
       box.clock.set(Date.UTC(2025, 6, 2, 12));
       const july = isoDate(box.clock.now());
       // The same endpoints, with the list windows of the new date.
-      const inJuly = endpoints(box.planId, targets, july).filter((e) => e.name !== 'month transactions');
+      const inJuly = endpoints(box.planId, targets, july).filter(
+        (e) => e.name !== 'month transactions',
+      );
       const failures: string[] = [];
       for (const endpoint of inJuly) {
         const earlier = before.get(endpoint.name) ?? {};

@@ -3,11 +3,21 @@
  * 403.3 for read-only tokens, 404.1 / 404.2 and 409, each leaving the plan untouched.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountBase, CategoryBase, CategoryGroup, TransactionDetail } from '../../src/upstream/types.js';
+import type {
+  AccountBase,
+  CategoryBase,
+  CategoryGroup,
+  TransactionDetail,
+} from '../../src/upstream/types.js';
 import { addDays, isoDate, TEST_NOW } from './support/dates.js';
 import { expectError } from './support/expect-response.js';
 import { dataOf, type QueryValue, type RestRequest } from './support/rest.js';
-import { exportPlan, READ_ONLY_TOKEN, startTestSandbox, type TestSandbox } from './support/sandbox.js';
+import {
+  exportPlan,
+  READ_ONLY_TOKEN,
+  startTestSandbox,
+  type TestSandbox,
+} from './support/sandbox.js';
 import { expectPlanUnchanged } from './support/unchanged.js';
 
 const TODAY = isoDate(TEST_NOW);
@@ -29,15 +39,29 @@ beforeAll(async () => {
   box = await startTestSandbox({ transactions: 120 });
   const plan = (await exportPlan(box.rest, box.planId)).plan;
   const [first, second] = plan.accounts.filter((a) => a.on_budget && !a.closed && !a.deleted);
-  const user = plan.category_groups.find((g) => !g.internal && !g.deleted && !/credit card/i.test(g.name));
+  const user = plan.category_groups.find(
+    (g) => !g.internal && !g.deleted && !/credit card/i.test(g.name),
+  );
   const internal = plan.category_groups.find((g) => g.internal);
   const userCategory = plan.categories.find((c) => c.category_group_id === user?.id && !c.deleted);
   const scheduled = plan.scheduled_transactions.find((s) => !s.deleted);
   const payee = plan.payees.find((p) => p.transfer_account_id === null && !p.deleted);
   const location = plan.payee_locations.find((l) => !l.deleted);
   const cardGroup = plan.category_groups.find((g) => /credit card payments/i.test(g.name));
-  const cardCategory = plan.categories.find((c) => c.category_group_id === cardGroup?.id && !c.deleted);
-  if (!first || !second || !user || !internal || !userCategory || !scheduled || !payee || !location || !cardCategory) {
+  const cardCategory = plan.categories.find(
+    (c) => c.category_group_id === cardGroup?.id && !c.deleted,
+  );
+  if (
+    !first ||
+    !second ||
+    !user ||
+    !internal ||
+    !userCategory ||
+    !scheduled ||
+    !payee ||
+    !location ||
+    !cardCategory
+  ) {
     throw new Error('the seed lacks an entity these tests need');
   }
   checking = first;
@@ -107,10 +131,30 @@ const badRequests: Case[] = [
     request: () => ({ rawBody: '["payee"]' }),
     detail: /payee|body|object/i,
   },
-  post('/transactions', () => ({ transaction: { ...valid(), amount: '12' } }), /amount/, 'an amount given as a string'),
-  post('/transactions', () => ({ transaction: { ...valid(), amount: 12.5 } }), /amount/, 'a fractional amount'),
-  post('/transactions', () => ({ transaction: { ...valid(), approved: 'yes' } }), /approved/, 'approved as a string'),
-  post('/transactions', () => ({ transaction: { ...valid(), memo: 42 } }), /memo/, 'memo as a number'),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), amount: '12' } }),
+    /amount/,
+    'an amount given as a string',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), amount: 12.5 } }),
+    /amount/,
+    'a fractional amount',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), approved: 'yes' } }),
+    /approved/,
+    'approved as a string',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), memo: 42 } }),
+    /memo/,
+    'memo as a number',
+  ),
   post(
     '/accounts',
     () => ({ account: { name: 7, type: 'checking', balance: 0 } }),
@@ -144,12 +188,22 @@ const badRequests: Case[] = [
   post(
     '/scheduled_transactions',
     () => ({
-      scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 5), amount: -1, frequency: 'hourly' },
+      scheduled_transaction: {
+        account_id: checking.id,
+        date: addDays(TODAY, 5),
+        amount: -1,
+        frequency: 'hourly',
+      },
     }),
     /frequency/,
     'an unknown frequency',
   ),
-  post('/transactions', () => ({ transaction: { ...valid(), date: '2025-02-30' } }), /date/, 'an impossible date'),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), date: '2025-02-30' } }),
+    /date/,
+    'an impossible date',
+  ),
   post(
     '/transactions',
     () => ({ transaction: { ...valid(), date: '06/01/2025' } }),
@@ -168,7 +222,12 @@ const badRequests: Case[] = [
     /category_id/,
     'a malformed category id',
   ),
-  post('/transactions', () => ({ transaction: { ...valid(), payee_id: 'payee' } }), /payee_id/, 'a malformed payee id'),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), payee_id: 'payee' } }),
+    /payee_id/,
+    'a malformed payee id',
+  ),
   post(
     '/transactions',
     () => ({ transaction: { ...valid(), account_id: undefined } }),
@@ -233,16 +292,31 @@ const badRequests: Case[] = [
     /name/,
     'a category group name over 50 characters',
   ),
-  post('/payees', () => ({ payee: { name: 'p'.repeat(501) } }), /name/, 'a payee name over 500 characters'),
+  post(
+    '/payees',
+    () => ({ payee: { name: 'p'.repeat(501) } }),
+    /name/,
+    'a payee name over 500 characters',
+  ),
   post('/payees', () => ({ payee: {} }), /name/, 'a payee without name'),
-  post('/accounts', () => ({ account: { name: 'No type' } }), /type|balance/, 'an account without type and balance'),
+  post(
+    '/accounts',
+    () => ({ account: { name: 'No type' } }),
+    /type|balance/,
+    'an account without type and balance',
+  ),
   post(
     '/accounts',
     () => ({ name: 'Unwrapped', type: 'cash', balance: 0 }),
     /account/,
     'an account outside its wrapper',
   ),
-  post('/categories', () => ({ category: { name: 'Orphan' } }), /category_group_id/, 'a category without group'),
+  post(
+    '/categories',
+    () => ({ category: { name: 'Orphan' } }),
+    /category_group_id/,
+    'a category without group',
+  ),
   post(
     '/categories',
     () => ({ category: { name: 'Internal', category_group_id: internalGroup.id } }),
@@ -265,7 +339,12 @@ const badRequests: Case[] = [
   post(
     '/scheduled_transactions',
     () => ({
-      scheduled_transaction: { account_id: checking.id, date: '2031-01-01', amount: -1_000, frequency: 'monthly' },
+      scheduled_transaction: {
+        account_id: checking.id,
+        date: '2031-01-01',
+        amount: -1_000,
+        frequency: 'monthly',
+      },
     }),
     /date/,
     'a scheduled transaction more than five years ahead',
@@ -302,7 +381,12 @@ const badRequests: Case[] = [
   ),
   post('/transactions', () => ({ transactions: [] }), /transactions/, 'an empty batch'),
   post('/payees', () => ({ payee: { name: '' } }), /name/, 'an empty payee name'),
-  post('/accounts', () => ({ account: { name: '', type: 'cash', balance: 0 } }), /name/, 'an empty account name'),
+  post(
+    '/accounts',
+    () => ({ account: { name: '', type: 'cash', balance: 0 } }),
+    /name/,
+    'an empty account name',
+  ),
   post(
     '/categories',
     () => ({ category: { name: 'Lost', category_group_id: UNKNOWN_ID } }),
@@ -326,7 +410,9 @@ const badRequests: Case[] = [
     name: 'a bulk update with both id and import_id',
     method: 'PATCH',
     path: () => plan('/transactions'),
-    request: () => ({ body: { transactions: [{ id: imported.id, import_id: 'errors:1', memo: 'x' }] } }),
+    request: () => ({
+      body: { transactions: [{ id: imported.id, import_id: 'errors:1', memo: 'x' }] },
+    }),
     detail: /import_id/,
   },
   {
@@ -443,7 +529,9 @@ describe('400 bad_request', () => {
 
   it('refuses a create that mixes valid and invalid transactions as a whole', async () => {
     const response = await expectPlanUnchanged(box.rest, box.planId, () =>
-      box.rest.post(plan('/transactions'), { transactions: [valid(), { ...valid(), cleared: 'nope' }] }),
+      box.rest.post(plan('/transactions'), {
+        transactions: [valid(), { ...valid(), cleared: 'nope' }],
+      }),
     );
     expectError(response, 400, '400', 'bad_request', /cleared/);
   });
@@ -459,7 +547,14 @@ describe('400 bad_request', () => {
   });
 
   it('refuses a malformed last_knowledge_of_server on every delta endpoint', async () => {
-    for (const path of ['', '/accounts', '/categories', '/payees', '/months', '/scheduled_transactions']) {
+    for (const path of [
+      '',
+      '/accounts',
+      '/categories',
+      '/payees',
+      '/months',
+      '/scheduled_transactions',
+    ]) {
       const response = await box.rest.get(plan(path), { last_knowledge_of_server: 'abc' });
       expectError(response, 400, '400', 'bad_request', /last_knowledge_of_server/);
     }
@@ -491,14 +586,20 @@ describe('400 for totals beyond exact milliunits', () => {
   const MAX = Number.MAX_SAFE_INTEGER;
 
   /** A new, empty tracking-free account and a new category, so only the test's amounts count. */
-  async function emptyAccountAndCategory(label: string): Promise<{ accountId: string; categoryId: string }> {
+  async function emptyAccountAndCategory(
+    label: string,
+  ): Promise<{ accountId: string; categoryId: string }> {
     const account = dataOf(
-      await box.rest.post(plan('/accounts'), { account: { name: `Big ${label}`, type: 'checking', balance: 0 } }),
+      await box.rest.post(plan('/accounts'), {
+        account: { name: `Big ${label}`, type: 'checking', balance: 0 },
+      }),
       'createAccount',
       201,
     ).account;
     const created = dataOf(
-      await box.rest.post(plan('/categories'), { category: { name: `Big ${label}`, category_group_id: userGroup.id } }),
+      await box.rest.post(plan('/categories'), {
+        category: { name: `Big ${label}`, category_group_id: userGroup.id },
+      }),
       'createCategory',
       201,
     ).category;
@@ -557,7 +658,9 @@ describe('400 for totals beyond exact milliunits', () => {
     });
     expect(first.status).toBe(200);
     const response = await expectPlanUnchanged(box.rest, box.planId, () =>
-      box.rest.patch(plan(`/months/${month}/categories/${b.categoryId}`), { category: { budgeted: 2_000_000_000 } }),
+      box.rest.patch(plan(`/months/${month}/categories/${b.categoryId}`), {
+        category: { budgeted: 2_000_000_000 },
+      }),
     );
     expectError(response, 400, '400', 'bad_request', /budgeted/);
   });
@@ -565,12 +668,27 @@ describe('400 for totals beyond exact milliunits', () => {
 
 describe('401 not_authorized', () => {
   it('refuses a request without a token', async () => {
-    expectError(await box.rest.request('GET', '/user', { token: null }), 401, '401', 'not_authorized');
-    expectError(await box.rest.request('GET', plan('/accounts'), { token: null }), 401, '401', 'not_authorized');
+    expectError(
+      await box.rest.request('GET', '/user', { token: null }),
+      401,
+      '401',
+      'not_authorized',
+    );
+    expectError(
+      await box.rest.request('GET', plan('/accounts'), { token: null }),
+      401,
+      '401',
+      'not_authorized',
+    );
   });
 
   it('refuses an unknown token in the header and in the query', async () => {
-    expectError(await box.rest.request('GET', '/user', { token: 'not-a-token' }), 401, '401', 'not_authorized');
+    expectError(
+      await box.rest.request('GET', '/user', { token: 'not-a-token' }),
+      401,
+      '401',
+      'not_authorized',
+    );
     expectError(
       await box.rest.request('GET', '/user', { token: 'not-a-token', tokenIn: 'query' }),
       401,
@@ -593,7 +711,10 @@ describe('401 not_authorized', () => {
 
   it('refuses an unknown token before anything else, even on writes', async () => {
     const response = await expectPlanUnchanged(box.rest, box.planId, () =>
-      box.rest.request('POST', plan('/payees'), { token: 'not-a-token', body: { payee: { name: 'Nope' } } }),
+      box.rest.request('POST', plan('/payees'), {
+        token: 'not-a-token',
+        body: { payee: { name: 'Nope' } },
+      }),
     );
     expectError(response, 401, '401', 'not_authorized');
   });
@@ -602,7 +723,11 @@ describe('401 not_authorized', () => {
 describe('403.3 unauthorized_scope', () => {
   const writes = (): [string, string, unknown][] => [
     ['POST', plan('/accounts'), { account: { name: 'Read only', type: 'cash', balance: 0 } }],
-    ['POST', plan('/categories'), { category: { name: 'Read only', category_group_id: userGroup.id } }],
+    [
+      'POST',
+      plan('/categories'),
+      { category: { name: 'Read only', category_group_id: userGroup.id } },
+    ],
     ['PATCH', plan(`/categories/${category.id}`), { category: { name: 'Read only' } }],
     ['PATCH', plan(`/months/current/categories/${category.id}`), { category: { budgeted: 1_000 } }],
     ['POST', plan('/category_groups'), { category_group: { name: 'Read only' } }],
@@ -618,7 +743,14 @@ describe('403.3 unauthorized_scope', () => {
     [
       'POST',
       plan('/scheduled_transactions'),
-      { scheduled_transaction: { account_id: checking.id, date: addDays(TODAY, 3), amount: -1, frequency: 'never' } },
+      {
+        scheduled_transaction: {
+          account_id: checking.id,
+          date: addDays(TODAY, 3),
+          amount: -1,
+          frequency: 'never',
+        },
+      },
     ],
     [
       'PUT',
@@ -636,7 +768,10 @@ describe('403.3 unauthorized_scope', () => {
   it('refuses every kind of write with the read-only token and changes nothing', async () => {
     for (const [method, path, body] of writes()) {
       const response = await expectPlanUnchanged(box.rest, box.planId, () =>
-        box.rest.request(method, path, { token: READ_ONLY_TOKEN, ...(body === undefined ? {} : { body }) }),
+        box.rest.request(method, path, {
+          token: READ_ONLY_TOKEN,
+          ...(body === undefined ? {} : { body }),
+        }),
       );
       expect(response.status, `${method} ${path}`).toBe(403);
       expectError(response, 403, '403.3', 'unauthorized_scope');
@@ -655,7 +790,12 @@ describe('403.3 unauthorized_scope', () => {
 
 describe('404.1 not_found', () => {
   it('refuses paths that match no endpoint', async () => {
-    for (const path of ['/nothing-here', plan('/widgets'), plan('/accounts/x/y/z'), '/budgets-and-more']) {
+    for (const path of [
+      '/nothing-here',
+      plan('/widgets'),
+      plan('/accounts/x/y/z'),
+      '/budgets-and-more',
+    ]) {
       expectError(await box.rest.get(path), 404, '404.1', 'not_found');
     }
   });
@@ -697,7 +837,7 @@ describe('404.2 resource_not_found', () => {
       plan(`/transactions/${UNKNOWN_ID}`),
       plan(`/scheduled_transactions/${UNKNOWN_ID}`),
       plan('/months/1990-01-01'),
-      plan('/months/1990-01-01/categories/' + category.id),
+      plan(`/months/1990-01-01/categories/${category.id}`),
     ];
     for (const path of paths) {
       const response = await box.rest.get(path);
@@ -749,7 +889,9 @@ describe('409 conflict', () => {
   });
 
   it('creates the rest of a batch and reports the duplicate import ids', async () => {
-    const before = (await exportPlan(box.rest, box.planId)).plan.transactions.filter((t) => !t.deleted).length;
+    const before = (await exportPlan(box.rest, box.planId)).plan.transactions.filter(
+      (t) => !t.deleted,
+    ).length;
     const response = await box.rest.post(plan('/transactions'), {
       transactions: [
         { ...valid(), import_id: 'errors:1', memo: 'duplicate' },
@@ -761,7 +903,9 @@ describe('409 conflict', () => {
     expect(data.duplicate_import_ids).toEqual(['errors:1']);
     expect(data.transactions?.map((t) => t.memo)).toEqual(['new one', 'no import id']);
     expect(data.transaction_ids).toEqual(data.transactions?.map((t) => t.id));
-    const after = (await exportPlan(box.rest, box.planId)).plan.transactions.filter((t) => !t.deleted).length;
+    const after = (await exportPlan(box.rest, box.planId)).plan.transactions.filter(
+      (t) => !t.deleted,
+    ).length;
     expect(after).toBe(before + 2);
   });
 });

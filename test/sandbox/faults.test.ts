@@ -4,8 +4,8 @@
  * `close()` with a hung request still open.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import type { FaultRule, Sandbox, SandboxCall, SandboxOptions } from '../../src/sandbox/api.js';
+import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import { TEST_NOW } from './support/dates.js';
 import { expectError } from './support/expect-response.js';
 import { createRest } from './support/rest.js';
@@ -32,7 +32,10 @@ async function start(options: Partial<SandboxOptions> = {}) {
 }
 
 /** Waits (bounded by the test timeout) until the sandbox has recorded a call that matches. */
-async function waitForCall(sandbox: Sandbox, match: (call: SandboxCall) => boolean): Promise<SandboxCall> {
+async function waitForCall(
+  sandbox: Sandbox,
+  match: (call: SandboxCall) => boolean,
+): Promise<SandboxCall> {
   for (;;) {
     const call = sandbox.calls().find(match);
     if (call !== undefined) return call;
@@ -95,7 +98,9 @@ describe('fault kinds', () => {
   });
 
   it('applies faults given at start', async () => {
-    const { planId, rest } = await start({ faults: [{ kind: 'status503', operationId: 'getPlanById' }] });
+    const { planId, rest } = await start({
+      faults: [{ kind: 'status503', operationId: 'getPlanById' }],
+    });
     expectError(await rest.get(`/plans/${planId}`), 503, '503', 'service_unavailable');
   });
 
@@ -159,8 +164,12 @@ describe('latency', () => {
     const slow = await start({ latency: { fixedMs: 1_500 } });
     const fast = await start();
     const order: string[] = [];
-    const slowDone = slow.rest.get('/user').then((response) => order.push(`slow ${response.status}`));
-    const fastDone = fast.rest.get('/user').then((response) => order.push(`fast ${response.status}`));
+    const slowDone = slow.rest
+      .get('/user')
+      .then((response) => order.push(`slow ${response.status}`));
+    const fastDone = fast.rest
+      .get('/user')
+      .then((response) => order.push(`fast ${response.status}`));
     await Promise.all([slowDone, fastDone]);
     expect(order).toEqual(['fast 200', 'slow 200']);
   });
@@ -187,7 +196,10 @@ describe('calls()', () => {
     sandbox.resetCalls();
     expect(sandbox.calls()).toEqual([]);
     await rest.get('/user');
-    await rest.get(`/plans/${planId}/transactions`, { since_date: '2025-01-01', type: 'unapproved' });
+    await rest.get(`/plans/${planId}/transactions`, {
+      since_date: '2025-01-01',
+      type: 'unapproved',
+    });
     await rest.request('GET', `/plans/${planId}/accounts`, { token: 'wrong' });
     await rest.get('/no-such-path');
     await rest.post(`/plans/${planId}/payees`, { payee: { name: 'Recorded' } });
@@ -195,7 +207,15 @@ describe('calls()', () => {
     await rest.get(`/plans/${planId}/payees`);
 
     expect(sandbox.calls()).toEqual([
-      { operationId: 'getUser', method: 'GET', path: '/v1/user', query: {}, status: 200, token: TOKEN, at: TEST_NOW },
+      {
+        operationId: 'getUser',
+        method: 'GET',
+        path: '/v1/user',
+        query: {},
+        status: 200,
+        token: TOKEN,
+        at: TEST_NOW,
+      },
       {
         operationId: 'getTransactions',
         method: 'GET',
@@ -263,7 +283,9 @@ describe('close()', () => {
   it('resolves with a hung request open and ends that request', async () => {
     const { sandbox } = await start({ faults: [{ kind: 'hang', operationId: 'getUser' }] });
     open.splice(open.indexOf(sandbox), 1);
-    const hung = fetch(`${sandbox.url}/user`, { headers: { Authorization: `Bearer ${TOKEN}` } }).then(
+    const hung = fetch(`${sandbox.url}/user`, {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    }).then(
       () => 'answered',
       () => 'failed',
     );

@@ -10,19 +10,27 @@ import { budgetProblems } from './support/budget.js';
 import { isoDate, monthOf } from './support/dates.js';
 import { dataOf, type Rest } from './support/rest.js';
 import { exportPlan, startTestSandbox } from './support/sandbox.js';
-import { applyWrite, writeSequenceArbitrary, type WriteState } from './support/writes.js';
+import { applyWrite, type WriteState, writeSequenceArbitrary } from './support/writes.js';
 
 const SEED = 615_2025;
 const RUNS = 25;
 const MAX_WRITES = 15;
 
 /** The collection endpoints tell the same story as the export. */
-async function endpointProblems(rest: Rest, planId: string, plan: PlanDetail, today: string): Promise<string[]> {
+async function endpointProblems(
+  rest: Rest,
+  planId: string,
+  plan: PlanDetail,
+  today: string,
+): Promise<string[]> {
   const problems: string[] = [];
   const accounts = dataOf(await rest.get(`/plans/${planId}/accounts`), 'getAccounts').accounts;
   for (const account of accounts) {
     const exported = plan.accounts.find((a) => a.id === account.id);
-    if (exported?.balance !== account.balance || exported.cleared_balance !== account.cleared_balance) {
+    if (
+      exported?.balance !== account.balance ||
+      exported.cleared_balance !== account.cleared_balance
+    ) {
       problems.push(
         `account ${account.name}: /accounts says ${account.balance}, the export ${String(exported?.balance)}`,
       );
@@ -33,11 +41,16 @@ async function endpointProblems(rest: Rest, planId: string, plan: PlanDetail, to
     const exported = plan.months.find((m) => m.month === month.month);
     for (const key of ['income', 'budgeted', 'activity', 'to_be_budgeted'] as const) {
       if (exported?.[key] !== month[key])
-        problems.push(`month ${month.month}: /months ${key} ${month[key]}, export ${String(exported?.[key])}`);
+        problems.push(
+          `month ${month.month}: /months ${key} ${month[key]}, export ${String(exported?.[key])}`,
+        );
     }
   }
   const current = plan.months.find((m) => m.month === monthOf(today));
-  const groups = dataOf(await rest.get(`/plans/${planId}/categories`), 'getCategories').category_groups;
+  const groups = dataOf(
+    await rest.get(`/plans/${planId}/categories`),
+    'getCategories',
+  ).category_groups;
   for (const category of groups.flatMap((g) => g.categories)) {
     const exported = current?.categories.find((c) => c.id === category.id);
     for (const key of ['budgeted', 'activity', 'balance'] as const) {
@@ -63,14 +76,23 @@ describe('budget invariants', () => {
           expect(budgetProblems(plan), 'the seeded plan').toEqual([]);
           const state: WriteState = { counter: 0 };
           for (const write of writes) {
-            const outcome = await applyWrite(box.rest, box.planId, plan, box.clock.now(), write, state);
+            const outcome = await applyWrite(
+              box.rest,
+              box.planId,
+              plan,
+              box.clock.now(),
+              write,
+              state,
+            );
             log.push(outcome?.description ?? `${write.kind}: nothing to do`);
             plan = (await exportPlan(box.rest, box.planId)).plan;
             expect(budgetProblems(plan), `after write ${log.length}`).toEqual([]);
           }
           expect(await endpointProblems(box.rest, box.planId, plan, today)).toEqual([]);
         } catch (error) {
-          throw new Error(`${error instanceof Error ? error.message : String(error)}\nwrites:\n  ${log.join('\n  ')}`);
+          throw new Error(
+            `${error instanceof Error ? error.message : String(error)}\nwrites:\n  ${log.join('\n  ')}`,
+          );
         } finally {
           await box.close();
         }

@@ -5,11 +5,18 @@
  * OAuth errors.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import type { ManualClock, Sandbox } from '../../src/sandbox/api.js';
+import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import { TEST_NOW } from './support/dates.js';
 import { expectError } from './support/expect-response.js';
-import { authorize, codeGrant, codeOf, requestToken, stringField, type OAuthApp } from './support/oauth.js';
+import {
+  authorize,
+  codeGrant,
+  codeOf,
+  type OAuthApp,
+  requestToken,
+  stringField,
+} from './support/oauth.js';
 import { createRest } from './support/rest.js';
 
 const APP: OAuthApp = {
@@ -98,7 +105,9 @@ describe('authorization code grant', () => {
     const state = 'csrf-1 & more/é=?';
     const result = await authorize(sandbox.origin, { ...codeParams(), state });
     expect([302, 303]).toContain(result.status);
-    expect(`${result.location?.origin ?? ''}${result.location?.pathname ?? ''}`).toBe(APP.redirectUri);
+    expect(`${result.location?.origin ?? ''}${result.location?.pathname ?? ''}`).toBe(
+      APP.redirectUri,
+    );
     expect(result.location?.searchParams.get('state')).toBe(state);
     expect(codeOf(result).length).toBeGreaterThan(0);
     expect(result.location?.hash).toBe('');
@@ -113,7 +122,9 @@ describe('authorization code grant', () => {
       status: 200,
       id: sandbox.users[0]?.userId,
     });
-    const plans = await createRest(sandbox.url, stringField(token.body, 'access_token')).get('/plans');
+    const plans = await createRest(sandbox.url, stringField(token.body, 'access_token')).get(
+      '/plans',
+    );
     expect(plans.status).toBe(200);
   });
 
@@ -144,10 +155,15 @@ describe('the approving user and the default plan (sandbox-only parameters, see 
   it('approves for the user named by sandbox_user, by index or by id', async () => {
     const second = sandbox.users[1];
     for (const choice of ['1', second?.userId ?? '']) {
-      const token = stringField(await codeGrant(sandbox.origin, APP, { sandbox_user: choice }), 'access_token');
+      const token = stringField(
+        await codeGrant(sandbox.origin, APP, { sandbox_user: choice }),
+        'access_token',
+      );
       expect(await userIdWith(token)).toEqual({ status: 200, id: second?.userId });
       const plans = await createRest(sandbox.url, token).get('/plans');
-      const ids = (plans.body as { data: { plans: { id: string }[] } }).data.plans.map((p) => p.id).sort();
+      const ids = (plans.body as { data: { plans: { id: string }[] } }).data.plans
+        .map((p) => p.id)
+        .sort();
       expect(ids).toEqual([...(second?.planIds ?? [])].sort());
     }
   });
@@ -155,7 +171,10 @@ describe('the approving user and the default plan (sandbox-only parameters, see 
   it('lets an application with default plan selection use `default` for the chosen plan', async () => {
     const chosen = sandbox.users[1]?.planIds[1] ?? '';
     const token = stringField(
-      await codeGrant(sandbox.origin, DEFAULT_PLAN_APP, { sandbox_user: '1', sandbox_default_plan: chosen }),
+      await codeGrant(sandbox.origin, DEFAULT_PLAN_APP, {
+        sandbox_user: '1',
+        sandbox_default_plan: chosen,
+      }),
       'access_token',
     );
     const rest = createRest(sandbox.url, token);
@@ -163,7 +182,10 @@ describe('the approving user and the default plan (sandbox-only parameters, see 
     expect((plan.body as { data: { plan: { id: string } } }).data.plan.id).toBe(chosen);
     expect((await rest.get('/plans/default/accounts')).status).toBe(200);
 
-    const withoutSelection = stringField(await codeGrant(sandbox.origin, APP, { sandbox_user: '1' }), 'access_token');
+    const withoutSelection = stringField(
+      await codeGrant(sandbox.origin, APP, { sandbox_user: '1' }),
+      'access_token',
+    );
     expectError(
       await createRest(sandbox.url, withoutSelection).get('/plans/default'),
       404,
@@ -209,7 +231,10 @@ describe('refresh grant', () => {
   it('gives the new access token a fresh lifetime', async () => {
     const first = await codeGrant(sandbox.origin, APP);
     clock.advance(7_000 * SECOND);
-    const newToken = stringField((await refresh(stringField(first, 'refresh_token'))).body, 'access_token');
+    const newToken = stringField(
+      (await refresh(stringField(first, 'refresh_token'))).body,
+      'access_token',
+    );
     clock.advance(7_100 * SECOND);
     expect((await userIdWith(newToken)).status).toBe(200);
     clock.advance(101 * SECOND);
@@ -218,7 +243,10 @@ describe('refresh grant', () => {
 
   it('refuses a refresh token presented by another client', async () => {
     const first = await codeGrant(sandbox.origin, APP);
-    expectOAuthError(await refresh(stringField(first, 'refresh_token'), OTHER_APP), 'invalid_grant');
+    expectOAuthError(
+      await refresh(stringField(first, 'refresh_token'), OTHER_APP),
+      'invalid_grant',
+    );
   });
 });
 
@@ -231,7 +259,9 @@ describe('implicit grant', () => {
       state: 'imp-1',
     });
     expect([302, 303]).toContain(result.status);
-    expect(`${result.location?.origin ?? ''}${result.location?.pathname ?? ''}`).toBe(APP.redirectUri);
+    expect(`${result.location?.origin ?? ''}${result.location?.pathname ?? ''}`).toBe(
+      APP.redirectUri,
+    );
     expect(result.location?.searchParams.get('code')).toBeNull();
     const fragment = new URLSearchParams(result.location?.hash.slice(1) ?? '');
     const token = fragment.get('access_token');
@@ -248,7 +278,10 @@ describe('implicit grant', () => {
 
 describe('read-only scope', () => {
   it('gives a token that reads but is refused with 403.3 on writes', async () => {
-    const token = stringField(await codeGrant(sandbox.origin, APP, { scope: 'read-only' }), 'access_token');
+    const token = stringField(
+      await codeGrant(sandbox.origin, APP, { scope: 'read-only' }),
+      'access_token',
+    );
     const rest = createRest(sandbox.url, token);
     const planId = sandbox.users[0]?.planIds[0] ?? '';
     expect((await rest.get(`/plans/${planId}/accounts`)).status).toBe(200);
@@ -259,7 +292,9 @@ describe('read-only scope', () => {
       'unauthorized_scope',
     );
     expectError(
-      await rest.patch(`/plans/${planId}/months/current/categories/x`, { category: { budgeted: 1 } }),
+      await rest.patch(`/plans/${planId}/months/current/categories/x`, {
+        category: { budgeted: 1 },
+      }),
       403,
       '403.3',
       'unauthorized_scope',
@@ -289,9 +324,12 @@ describe('read-only scope', () => {
       response_type: 'token',
       scope: 'read-only',
     });
-    const token = new URLSearchParams(implicit.location?.hash.slice(1) ?? '').get('access_token') ?? '';
+    const token =
+      new URLSearchParams(implicit.location?.hash.slice(1) ?? '').get('access_token') ?? '';
     expectError(
-      await createRest(sandbox.url, token).post(`/plans/${planId}/payees`, { payee: { name: 'Nope' } }),
+      await createRest(sandbox.url, token).post(`/plans/${planId}/payees`, {
+        payee: { name: 'Nope' },
+      }),
       403,
       '403.3',
       'unauthorized_scope',
@@ -314,7 +352,10 @@ describe('OAuth errors', () => {
   it("refuses a redirect_uri that differs from the authorization's", async () => {
     const code = codeOf(await authorize(sandbox.origin, codeParams()));
     expectOAuthError(
-      await requestToken(sandbox.origin, { ...exchangeFields(code), redirect_uri: 'https://evil.example/cb' }),
+      await requestToken(sandbox.origin, {
+        ...exchangeFields(code),
+        redirect_uri: 'https://evil.example/cb',
+      }),
       'invalid_grant',
     );
   });
@@ -323,10 +364,16 @@ describe('OAuth errors', () => {
     const code = codeOf(await authorize(sandbox.origin, codeParams()));
     expect((await requestToken(sandbox.origin, exchangeFields(code))).status).toBe(200);
     expectOAuthError(await requestToken(sandbox.origin, exchangeFields(code)), 'invalid_grant');
-    expectOAuthError(await requestToken(sandbox.origin, exchangeFields('made-up-code')), 'invalid_grant');
+    expectOAuthError(
+      await requestToken(sandbox.origin, exchangeFields('made-up-code')),
+      'invalid_grant',
+    );
     const otherCode = codeOf(await authorize(sandbox.origin, codeParams(OTHER_APP)));
     expectOAuthError(
-      await requestToken(sandbox.origin, { ...exchangeFields(otherCode), redirect_uri: APP.redirectUri }),
+      await requestToken(sandbox.origin, {
+        ...exchangeFields(otherCode),
+        redirect_uri: APP.redirectUri,
+      }),
       'invalid_grant',
     );
   });
@@ -349,7 +396,11 @@ describe('OAuth errors', () => {
   });
 
   it('refuses an unsupported response_type and grant_type', async () => {
-    const result = await authorize(sandbox.origin, { ...codeParams(), response_type: 'password', state: 's' });
+    const result = await authorize(sandbox.origin, {
+      ...codeParams(),
+      response_type: 'password',
+      state: 's',
+    });
     if (result.location !== null) {
       expect(result.location.searchParams.get('error')).toBe('unsupported_response_type');
       expect(result.location.searchParams.get('state')).toBe('s');

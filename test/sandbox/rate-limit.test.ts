@@ -4,8 +4,8 @@
  * window, and tokens are counted apart.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox } from '../../src/sandbox/api.js';
+import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import { TEST_NOW } from './support/dates.js';
 import { expectError } from './support/expect-response.js';
 import { createRest, type Rest } from './support/rest.js';
@@ -25,7 +25,11 @@ async function start(rateLimit?: { limit?: number; windowMs?: number }) {
     port: 0,
     clock,
     users: [
-      { token: 'limited-a', readOnlyToken: 'limited-a-read', plans: [{ seed: 5, transactions: 20 }] },
+      {
+        token: 'limited-a',
+        readOnlyToken: 'limited-a-read',
+        plans: [{ seed: 5, transactions: 20 }],
+      },
       { token: 'limited-b', plans: [{ seed: 6, transactions: 20 }] },
     ],
     ...(rateLimit === undefined ? {} : { rateLimit }),
@@ -115,7 +119,9 @@ describe('rate limit with a small configured limit', () => {
   it('counts requests whatever their outcome, and on every endpoint', async () => {
     const { planId, a } = await start({ limit: 3, windowMs: 60_000 });
     expect((await a.get(`/plans/${planId}/accounts`)).status).toBe(200);
-    expect((await a.get(`/plans/${planId}/transactions/0d7c2b4e-1111-4aaa-8bbb-0123456789ab`)).status).toBe(404);
+    expect(
+      (await a.get(`/plans/${planId}/transactions/0d7c2b4e-1111-4aaa-8bbb-0123456789ab`)).status,
+    ).toBe(404);
     expect((await a.get(`/plans/${planId}/transactions`, { type: 'weird' })).status).toBe(400);
     await expectLimited(a, `/plans/${planId}/accounts`);
   });

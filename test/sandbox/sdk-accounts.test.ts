@@ -71,10 +71,13 @@ describe('accounts', () => {
     expect(after.data.server_knowledge).toBeGreaterThan(before.data.server_knowledge);
 
     const payees = (await api.payees.getPayees(box.planId)).data.payees;
-    expect(payees.find((p) => p.id === account.transfer_payee_id)?.transfer_account_id).toBe(account.id);
+    expect(payees.find((p) => p.id === account.transfer_payee_id)?.transfer_account_id).toBe(
+      account.id,
+    );
 
     // The opening balance is a transaction like any other, so the balance is their sum.
-    const transactions = (await api.transactions.getTransactionsByAccount(box.planId, account.id)).data.transactions;
+    const transactions = (await api.transactions.getTransactionsByAccount(box.planId, account.id))
+      .data.transactions;
     expect(transactions.reduce((total, t) => total + t.amount, 0)).toBe(1_234_560);
   });
 

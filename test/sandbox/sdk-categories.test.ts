@@ -26,7 +26,10 @@ afterAll(async () => {
 
 /** Categories a user can edit: outside internal groups (the SDK drops `internal`, so read raw). */
 async function userCategories(): Promise<Category[]> {
-  const groups = dataOf(await box.rest.get(`/plans/${box.planId}/categories`), 'getCategories').category_groups;
+  const groups = dataOf(
+    await box.rest.get(`/plans/${box.planId}/categories`),
+    'getCategories',
+  ).category_groups;
   return groups
     .filter((g) => !g.internal && !/credit card/i.test(g.name))
     .flatMap((g) => g.categories.filter((c) => !c.internal && !c.deleted));
@@ -49,7 +52,11 @@ describe('categories', () => {
         expect(category.category_group_name).toBe(group.name);
       }
     }
-    expect(response.data.category_groups.some((g) => g.categories.some((c) => c.goal_type !== undefined))).toBe(true);
+    expect(
+      response.data.category_groups.some((g) =>
+        g.categories.some((c) => c.goal_type !== undefined),
+      ),
+    ).toBe(true);
     const raw = dataOf(api.last(), 'getCategories');
     expect(raw.category_groups.some((g) => g.internal)).toBe(true);
   });
@@ -59,7 +66,11 @@ describe('categories', () => {
     const categories = await userCategories();
     for (const category of categories) {
       const inMonth = month.categories.find((c) => c.id === category.id);
-      expect({ budgeted: category.budgeted, activity: category.activity, balance: category.balance }).toEqual({
+      expect({
+        budgeted: category.budgeted,
+        activity: category.activity,
+        balance: category.balance,
+      }).toEqual({
         budgeted: inMonth?.budgeted,
         activity: inMonth?.activity,
         balance: inMonth?.balance,
@@ -88,7 +99,11 @@ describe('categories', () => {
       category: { name: 'Renamed by SDK', note: 'a note' },
     });
     expectConforms(api.last(), 'updateCategory', 200, currency);
-    expect(response.data.category).toMatchObject({ id: category.id, name: 'Renamed by SDK', note: 'a note' });
+    expect(response.data.category).toMatchObject({
+      id: category.id,
+      name: 'Renamed by SDK',
+      note: 'a note',
+    });
     const read = await api.categories.getCategoryById(box.planId, category.id);
     expect(read.data.category.name).toBe('Renamed by SDK');
     expect(read.data.category.note).toBe('a note');
@@ -97,7 +112,9 @@ describe('categories', () => {
   it('creates a NEED goal when a goal target is set on a category without one', async () => {
     const group = (await userCategories())[0]?.category_group_id ?? '';
     const category = (
-      await api.categories.createCategory(box.planId, { category: { name: 'No goal yet', category_group_id: group } })
+      await api.categories.createCategory(box.planId, {
+        category: { name: 'No goal yet', category_group_id: group },
+      })
     ).data.category;
     expect(category.goal_type).toBeUndefined();
     const response = await api.categories.updateCategory(box.planId, category.id, {
@@ -106,7 +123,8 @@ describe('categories', () => {
     expectConforms(api.last(), 'updateCategory', 200, currency);
     expect(response.data.category.goal_target).toBe(250_000);
     expect(response.data.category.goal_type).toBe('NEED');
-    const raw = (api.last().body as { data: { category: { goal_needs_whole_amount: unknown } } }).data.category;
+    const raw = (api.last().body as { data: { category: { goal_needs_whole_amount: unknown } } })
+      .data.category;
     expect(typeof raw.goal_needs_whole_amount).toBe('boolean');
 
     const refill = await api.categories.updateCategory(box.planId, category.id, {
@@ -123,7 +141,9 @@ describe('categories', () => {
     await api.plans.getPlanById(box.planId);
     const categories = (
       api.last().body as {
-        data: { plan: { categories: { goal_type: string | null; goal_needs_whole_amount: unknown }[] } };
+        data: {
+          plan: { categories: { goal_type: string | null; goal_needs_whole_amount: unknown }[] };
+        };
       }
     ).data.plan.categories;
     for (const category of categories) {
@@ -132,18 +152,26 @@ describe('categories', () => {
   });
 
   it('moves a category to another group', async () => {
-    const groups = dataOf(await box.rest.get(`/plans/${box.planId}/categories`), 'getCategories').category_groups;
+    const groups = dataOf(
+      await box.rest.get(`/plans/${box.planId}/categories`),
+      'getCategories',
+    ).category_groups;
     const [from, to] = groups.filter((g) => !g.internal && g.categories.length > 0);
     const category = from?.categories[0];
     if (from === undefined || to === undefined || category === undefined)
       throw new Error('the seed needs two user groups');
-    await api.categories.updateCategory(box.planId, category.id, { category: { category_group_id: to.id } });
+    await api.categories.updateCategory(box.planId, category.id, {
+      category: { category_group_id: to.id },
+    });
     const after = (await api.categories.getCategories(box.planId)).data.category_groups;
     expect(after.find((g) => g.id === to.id)?.categories.map((c) => c.id)).toContain(category.id);
-    expect(after.find((g) => g.id === from.id)?.categories.map((c) => c.id)).not.toContain(category.id);
-    expect((await api.categories.getCategoryById(box.planId, category.id)).data.category.category_group_name).toBe(
-      to.name,
+    expect(after.find((g) => g.id === from.id)?.categories.map((c) => c.id)).not.toContain(
+      category.id,
     );
+    expect(
+      (await api.categories.getCategoryById(box.planId, category.id)).data.category
+        .category_group_name,
+    ).toBe(to.name);
   });
 
   it('answers a delta request with the categories changed since the knowledge', async () => {
@@ -151,14 +179,20 @@ describe('categories', () => {
     const empty = await api.categories.getCategories(box.planId, knowledge);
     expect(empty.data.category_groups.flatMap((g) => g.categories)).toEqual([]);
     const category = await firstUserCategory(2);
-    await api.categories.updateCategory(box.planId, category.id, { category: { note: 'delta note' } });
+    await api.categories.updateCategory(box.planId, category.id, {
+      category: { note: 'delta note' },
+    });
     const delta = await api.categories.getCategories(box.planId, knowledge);
     expectConforms(api.last(), 'getCategories', 200, currency);
-    expect(delta.data.category_groups.flatMap((g) => g.categories).map((c) => c.id)).toEqual([category.id]);
+    expect(delta.data.category_groups.flatMap((g) => g.categories).map((c) => c.id)).toEqual([
+      category.id,
+    ]);
   });
 
   it('refuses an unknown category with 404.2', async () => {
-    await sdkError(api.categories.getCategoryById(box.planId, '5d1c6c4e-0000-4000-8000-000000000002'));
+    await sdkError(
+      api.categories.getCategoryById(box.planId, '5d1c6c4e-0000-4000-8000-000000000002'),
+    );
     expectError(api.last(), 404, '404.2', 'resource_not_found');
   });
 });
@@ -171,10 +205,13 @@ describe('month categories', () => {
     const body = api.last().body as { data: Record<string, unknown> };
     expect(Object.keys(body.data)).toEqual(['category']);
     await api.months.getPlanMonth(box.planId, LAST_MONTH);
-    const month = (api.last().body as { data: { month: { categories: { id: string }[] } } }).data.month;
+    const month = (api.last().body as { data: { month: { categories: { id: string }[] } } }).data
+      .month;
     expect(body.data.category).toEqual(month.categories.find((c) => c.id === category.id));
     await api.categories.getMonthCategoryById(box.planId, 'current', category.id);
-    expect(api.last().body).toEqual((await box.rest.get(`/plans/${box.planId}/categories/${category.id}`)).body);
+    expect(api.last().body).toEqual(
+      (await box.rest.get(`/plans/${box.planId}/categories/${category.id}`)).body,
+    );
   });
 
   it('assigns an amount (200): balance and the month total follow, and a money movement is recorded', async () => {
@@ -182,14 +219,17 @@ describe('month categories', () => {
     const lastMonth = (await api.months.getPlanMonth(box.planId, LAST_MONTH)).data.month;
     const userIds = new Set((await userCategories()).map((c) => c.id));
     const category = lastMonth.categories.find((c) => userIds.has(c.id) && c.balance >= 0);
-    if (category === undefined) throw new Error('no user category ends last month at or above zero');
-    const before = (await api.categories.getMonthCategoryById(box.planId, LAST_MONTH, category.id)).data.category;
+    if (category === undefined)
+      throw new Error('no user category ends last month at or above zero');
+    const before = (await api.categories.getMonthCategoryById(box.planId, LAST_MONTH, category.id))
+      .data.category;
     const monthBefore = (await api.months.getPlanMonth(box.planId, LAST_MONTH)).data.month;
-    const movementsBefore = (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.map(
-      (m) => m.id,
-    );
-    const currentBefore = (await api.categories.getMonthCategoryById(box.planId, CURRENT_MONTH, category.id)).data
-      .category;
+    const movementsBefore = (
+      await api.moneyMovements.getMoneyMovements(box.planId)
+    ).data.money_movements.map((m) => m.id);
+    const currentBefore = (
+      await api.categories.getMonthCategoryById(box.planId, CURRENT_MONTH, category.id)
+    ).data.category;
     const budgeted = before.budgeted + 77_000;
 
     const response = await api.categories.updateMonthCategory(box.planId, LAST_MONTH, category.id, {
@@ -200,21 +240,29 @@ describe('month categories', () => {
     expect(response.data.category.balance).toBe(before.balance + 77_000);
     expect(response.data.server_knowledge).toBeGreaterThan(0);
 
-    const after = (await api.categories.getMonthCategoryById(box.planId, LAST_MONTH, category.id)).data.category;
+    const after = (await api.categories.getMonthCategoryById(box.planId, LAST_MONTH, category.id))
+      .data.category;
     expect(after.budgeted).toBe(budgeted);
     const monthAfter = (await api.months.getPlanMonth(box.planId, LAST_MONTH)).data.month;
     expect(monthAfter.budgeted).toBe(monthBefore.budgeted + 77_000);
     expect(monthAfter.to_be_budgeted).toBe(monthBefore.to_be_budgeted - 77_000);
     // What is available at the end of a month carries into the next one.
-    const current = (await api.categories.getMonthCategoryById(box.planId, CURRENT_MONTH, category.id)).data.category;
+    const current = (
+      await api.categories.getMonthCategoryById(box.planId, CURRENT_MONTH, category.id)
+    ).data.category;
     expect(current.balance).toBe(currentBefore.balance + 77_000);
 
     const movements = (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements;
     const recorded = movements.filter((m) => !movementsBefore.includes(m.id));
     expect(recorded).toHaveLength(1);
-    expect(recorded[0]).toMatchObject({ month: LAST_MONTH, to_category_id: category.id, amount: 77_000 });
+    expect(recorded[0]).toMatchObject({
+      month: LAST_MONTH,
+      to_category_id: category.id,
+      amount: 77_000,
+    });
     expect(recorded[0]?.from_category_id).toBeUndefined();
-    const groups = (await api.moneyMovements.getMoneyMovementGroups(box.planId)).data.money_movement_groups;
+    const groups = (await api.moneyMovements.getMoneyMovementGroups(box.planId)).data
+      .money_movement_groups;
     const group = groups.find((g) => g.id === recorded[0]?.money_movement_group_id);
     expect(group?.month).toBe(LAST_MONTH);
     // Who and when come from the token's user and the sandbox clock.
@@ -227,23 +275,29 @@ describe('month categories', () => {
 
   it('records a decrease as money moved out of the category', async () => {
     const category = await firstUserCategory(2);
-    const before = (await api.categories.getMonthCategoryById(box.planId, CURRENT_MONTH, category.id)).data.category;
+    const before = (
+      await api.categories.getMonthCategoryById(box.planId, CURRENT_MONTH, category.id)
+    ).data.category;
     await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, {
       category: { budgeted: before.budgeted + 50_000 },
     });
     const known = new Set(
-      (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.map((m) => m.id),
+      (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.map(
+        (m) => m.id,
+      ),
     );
     await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, {
       category: { budgeted: before.budgeted + 30_000 },
     });
-    const recorded = (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements.filter(
-      (m) => !known.has(m.id),
-    );
+    const recorded = (
+      await api.moneyMovements.getMoneyMovements(box.planId)
+    ).data.money_movements.filter((m) => !known.has(m.id));
     expect(recorded).toHaveLength(1);
     const [movement] = recorded;
     const outOf =
-      movement?.from_category_id === category.id && movement.to_category_id === undefined && movement.amount === 20_000;
+      movement?.from_category_id === category.id &&
+      movement.to_category_id === undefined &&
+      movement.amount === 20_000;
     const negativeInto =
       movement?.to_category_id === category.id &&
       movement.from_category_id === undefined &&
@@ -253,9 +307,12 @@ describe('month categories', () => {
 
   it('applies only budgeted and ignores the other fields of the body', async () => {
     const category = await firstUserCategory(0);
-    const response = await box.rest.patch(`/plans/${box.planId}/months/${CURRENT_MONTH}/categories/${category.id}`, {
-      category: { budgeted: 12_340, name: 'Ignored name', note: 'ignored note' },
-    });
+    const response = await box.rest.patch(
+      `/plans/${box.planId}/months/${CURRENT_MONTH}/categories/${category.id}`,
+      {
+        category: { budgeted: 12_340, name: 'Ignored name', note: 'ignored note' },
+      },
+    );
     const saved = dataOf(response, 'updateMonthCategory').category;
     expect(saved.budgeted).toBe(12_340);
     expect(saved.name).toBe(category.name);
@@ -275,7 +332,9 @@ describe('month categories', () => {
 
 describe('category groups and new categories', () => {
   it('creates a group (201) that the category list shows empty', async () => {
-    const response = await api.categories.createCategoryGroup(box.planId, { category_group: { name: 'SDK group' } });
+    const response = await api.categories.createCategoryGroup(box.planId, {
+      category_group: { name: 'SDK group' },
+    });
     expectConforms(api.last(), 'createCategoryGroup', 201, currency);
     expect(dataOf(api.last(), 'createCategoryGroup', 201).category_group).toMatchObject({
       name: 'SDK group',
@@ -288,7 +347,10 @@ describe('category groups and new categories', () => {
   });
 
   it('renames a group (200) and its categories carry the new group name', async () => {
-    const groups = dataOf(await box.rest.get(`/plans/${box.planId}/categories`), 'getCategories').category_groups;
+    const groups = dataOf(
+      await box.rest.get(`/plans/${box.planId}/categories`),
+      'getCategories',
+    ).category_groups;
     const group = groups.find((g) => !g.internal && g.categories.length > 0);
     if (group === undefined) throw new Error('the seed has no user group with categories');
     const response = await api.categories.updateCategoryGroup(box.planId, group.id, {
@@ -298,16 +360,25 @@ describe('category groups and new categories', () => {
     expect(response.data.category_group.name).toBe('Renamed group');
     const category = group.categories[0];
     if (category === undefined) throw new Error('unreachable');
-    expect((await api.categories.getCategoryById(box.planId, category.id)).data.category.category_group_name).toBe(
-      'Renamed group',
-    );
+    expect(
+      (await api.categories.getCategoryById(box.planId, category.id)).data.category
+        .category_group_name,
+    ).toBe('Renamed group');
   });
 
   it('creates a category (201) in a group, visible in the list and in every month', async () => {
-    const group = (await api.categories.createCategoryGroup(box.planId, { category_group: { name: 'Holds new' } })).data
-      .category_group;
+    const group = (
+      await api.categories.createCategoryGroup(box.planId, {
+        category_group: { name: 'Holds new' },
+      })
+    ).data.category_group;
     const response = await api.categories.createCategory(box.planId, {
-      category: { name: 'Brand new', category_group_id: group.id, note: 'fresh', goal_target: 90_000 },
+      category: {
+        name: 'Brand new',
+        category_group_id: group.id,
+        note: 'fresh',
+        goal_target: 90_000,
+      },
     });
     expectConforms(api.last(), 'createCategory', 201, currency);
     const category = response.data.category;
@@ -321,7 +392,9 @@ describe('category groups and new categories', () => {
     expect(category.budgeted).toBe(0);
     expect(category.activity).toBe(0);
     const groups = (await api.categories.getCategories(box.planId)).data.category_groups;
-    expect(groups.find((g) => g.id === group.id)?.categories.map((c) => c.id)).toEqual([category.id]);
+    expect(groups.find((g) => g.id === group.id)?.categories.map((c) => c.id)).toEqual([
+      category.id,
+    ]);
     const month = (await api.months.getPlanMonth(box.planId, CURRENT_MONTH)).data.month;
     expect(month.categories.map((c) => c.id)).toContain(category.id);
   });

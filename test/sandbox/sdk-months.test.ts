@@ -22,7 +22,10 @@ afterAll(async () => {
 
 /** A visible category outside the internal groups, as the current month shows it. */
 async function userCategoryThisMonth() {
-  const month = dataOf(await box.rest.get(`/plans/${box.planId}/months/${CURRENT_MONTH}`), 'getPlanMonth').month;
+  const month = dataOf(
+    await box.rest.get(`/plans/${box.planId}/months/${CURRENT_MONTH}`),
+    'getPlanMonth',
+  ).month;
   const category = month.categories.find(
     (c) => !c.internal && !c.hidden && !c.deleted && !/credit card/i.test(c.category_group_name),
   );
@@ -76,12 +79,20 @@ describe('months', () => {
       months: [],
       server_knowledge: knowledge,
     });
-    const accounts = dataOf(await box.rest.get(`/plans/${box.planId}/accounts`), 'getAccounts').accounts;
+    const accounts = dataOf(
+      await box.rest.get(`/plans/${box.planId}/accounts`),
+      'getAccounts',
+    ).accounts;
     const account = accounts.find((a) => a.on_budget && !a.closed);
     if (account === undefined) throw new Error('no open on-budget account');
     const category = await userCategoryThisMonth();
     await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: account.id, date: '2025-06-02', amount: -15_000, category_id: category.id },
+      transaction: {
+        account_id: account.id,
+        date: '2025-06-02',
+        amount: -15_000,
+        category_id: category.id,
+      },
     });
     const delta = await api.months.getPlanMonths(box.planId, knowledge);
     expectConforms(api.last(), 'getPlanMonths', 200, currency);
@@ -105,13 +116,17 @@ describe('money movements', () => {
     expect(groups.data.money_movement_groups.length).toBeGreaterThan(0);
     const groupMonths = new Map(groups.data.money_movement_groups.map((g) => [g.id, g.month]));
     const categoryIds = new Set(
-      (await api.months.getPlanMonth(box.planId, CURRENT_MONTH)).data.month.categories.map((c) => c.id),
+      (await api.months.getPlanMonth(box.planId, CURRENT_MONTH)).data.month.categories.map(
+        (c) => c.id,
+      ),
     );
     for (const movement of movements.data.money_movements) {
       if (movement.money_movement_group_id !== undefined) {
         expect(groupMonths.get(movement.money_movement_group_id)).toBe(movement.month);
       }
-      expect(movement.from_category_id !== undefined || movement.to_category_id !== undefined).toBe(true);
+      expect(movement.from_category_id !== undefined || movement.to_category_id !== undefined).toBe(
+        true,
+      );
       for (const id of [movement.from_category_id, movement.to_category_id]) {
         if (id !== undefined) expect(categoryIds.has(id)).toBe(true);
       }
@@ -120,7 +135,8 @@ describe('money movements', () => {
 
   it('lists the movements and groups of one month, the current alias included', async () => {
     const all = (await api.moneyMovements.getMoneyMovements(box.planId)).data.money_movements;
-    const allGroups = (await api.moneyMovements.getMoneyMovementGroups(box.planId)).data.money_movement_groups;
+    const allGroups = (await api.moneyMovements.getMoneyMovementGroups(box.planId)).data
+      .money_movement_groups;
     const month = all.find((m) => m.month !== undefined)?.month;
     if (month === undefined) throw new Error('no money movement with a month');
 
@@ -149,7 +165,10 @@ describe('money movements', () => {
         .map((m) => m.id)
         .sort(),
     );
-    const currentGroups = await api.moneyMovements.getMoneyMovementGroupsByMonth(box.planId, 'current');
+    const currentGroups = await api.moneyMovements.getMoneyMovementGroupsByMonth(
+      box.planId,
+      'current',
+    );
     expect(currentGroups.data.money_movement_groups.map((g) => g.id).sort()).toEqual(
       allGroups
         .filter((g) => g.month === CURRENT_MONTH)
@@ -160,16 +179,16 @@ describe('money movements', () => {
 
   it('records a movement for each change of an assigned amount', async () => {
     const category = await userCategoryThisMonth();
-    const before = (await api.moneyMovements.getMoneyMovementsByMonth(box.planId, CURRENT_MONTH)).data.money_movements
-      .length;
+    const before = (await api.moneyMovements.getMoneyMovementsByMonth(box.planId, CURRENT_MONTH))
+      .data.money_movements.length;
     await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, {
       category: { budgeted: category.budgeted + 10_000 },
     });
     await api.categories.updateMonthCategory(box.planId, CURRENT_MONTH, category.id, {
       category: { budgeted: category.budgeted + 30_000 },
     });
-    const movements = (await api.moneyMovements.getMoneyMovementsByMonth(box.planId, CURRENT_MONTH)).data
-      .money_movements;
+    const movements = (await api.moneyMovements.getMoneyMovementsByMonth(box.planId, CURRENT_MONTH))
+      .data.money_movements;
     expect(movements.length).toBe(before + 2);
     expect(movements.filter((m) => m.to_category_id === category.id).map((m) => m.amount)).toEqual(
       expect.arrayContaining([10_000, 20_000]),

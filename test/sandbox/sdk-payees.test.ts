@@ -24,7 +24,9 @@ describe('payees', () => {
     expect(response.data.server_knowledge).toBeGreaterThan(0);
     const accounts = (await api.accounts.getAccounts(box.planId)).data.accounts;
     const transferPayees = response.data.payees.filter((p) => p.transfer_account_id !== undefined);
-    expect(transferPayees.map((p) => p.transfer_account_id).sort()).toEqual(accounts.map((a) => a.id).sort());
+    expect(transferPayees.map((p) => p.transfer_account_id).sort()).toEqual(
+      accounts.map((a) => a.id).sort(),
+    );
     expect(response.data.payees.length).toBeGreaterThan(transferPayees.length);
   });
 
@@ -48,24 +50,34 @@ describe('payees', () => {
       transfer_account_id: null,
       deleted: false,
     });
-    expect((await api.payees.getPayeeById(box.planId, response.data.payee.id)).data.payee.name).toBe('Corner bakery');
-    expect((await api.payees.getPayees(box.planId)).data.payees.map((p) => p.id)).toContain(response.data.payee.id);
+    expect(
+      (await api.payees.getPayeeById(box.planId, response.data.payee.id)).data.payee.name,
+    ).toBe('Corner bakery');
+    expect((await api.payees.getPayees(box.planId)).data.payees.map((p) => p.id)).toContain(
+      response.data.payee.id,
+    );
   });
 
   it('renames a payee (200), and its transactions carry the new name', async () => {
     const transactions = (await api.transactions.getTransactions(box.planId)).data.transactions;
-    const withPayee = transactions.find((t) => t.payee_id !== undefined && t.transfer_account_id === undefined);
-    if (withPayee?.payee_id === undefined) throw new Error('the seed has no transaction with a regular payee');
+    const withPayee = transactions.find(
+      (t) => t.payee_id !== undefined && t.transfer_account_id === undefined,
+    );
+    if (withPayee?.payee_id === undefined)
+      throw new Error('the seed has no transaction with a regular payee');
     const response = await api.payees.updatePayee(box.planId, withPayee.payee_id, {
       payee: { name: 'Renamed grocer' },
     });
     expectConforms(api.last(), 'updatePayee', 200, currency);
     expect(response.data.payee).toMatchObject({ id: withPayee.payee_id, name: 'Renamed grocer' });
     expect(response.data.server_knowledge).toBeGreaterThan(0);
-    expect((await api.payees.getPayeeById(box.planId, withPayee.payee_id)).data.payee.name).toBe('Renamed grocer');
-    expect((await api.transactions.getTransactionById(box.planId, withPayee.id)).data.transaction.payee_name).toBe(
+    expect((await api.payees.getPayeeById(box.planId, withPayee.payee_id)).data.payee.name).toBe(
       'Renamed grocer',
     );
+    expect(
+      (await api.transactions.getTransactionById(box.planId, withPayee.id)).data.transaction
+        .payee_name,
+    ).toBe('Renamed grocer');
   });
 
   it('answers a delta request with the payees changed since the knowledge', async () => {
@@ -104,7 +116,8 @@ describe('payee locations', () => {
 
   it('reads one location by id', async () => {
     await api.payeeLocations.getPayeeLocations(box.planId);
-    const listed = (api.last().body as { data: { payee_locations: { id: string }[] } }).data.payee_locations;
+    const listed = (api.last().body as { data: { payee_locations: { id: string }[] } }).data
+      .payee_locations;
     const location = listed[0];
     if (location === undefined) throw new Error('no payee location');
     await api.payeeLocations.getPayeeLocationById(box.planId, location.id);
@@ -127,7 +140,9 @@ describe('payee locations', () => {
   });
 
   it('refuses an unknown location with 404.2', async () => {
-    await sdkError(api.payeeLocations.getPayeeLocationById(box.planId, '7f1c6c4e-0000-4000-8000-000000000004'));
+    await sdkError(
+      api.payeeLocations.getPayeeLocationById(box.planId, '7f1c6c4e-0000-4000-8000-000000000004'),
+    );
     expectError(api.last(), 404, '404.2', 'resource_not_found');
   });
 });

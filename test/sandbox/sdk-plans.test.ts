@@ -19,7 +19,11 @@ let currency: CurrencyFormat | null;
 beforeAll(async () => {
   box = await startTestSandbox({
     users: [
-      { token: 'suite-token', readOnlyToken: 'suite-read-only-token', plans: [{ seed: 3, transactions: 150 }] },
+      {
+        token: 'suite-token',
+        readOnlyToken: 'suite-read-only-token',
+        plans: [{ seed: 3, transactions: 150 }],
+      },
       {
         token: OTHER_TOKEN,
         plans: [
@@ -32,8 +36,8 @@ beforeAll(async () => {
   });
   api = new RecordingApi('suite-token', box.sandbox.url);
   other = new RecordingApi(OTHER_TOKEN, box.sandbox.url);
-  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings
-    .currency_format;
+  currency = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById')
+    .settings.currency_format;
 });
 
 afterAll(async () => {
@@ -59,7 +63,10 @@ describe('plans', () => {
     expect(otherPlans.data.plans.map((plan) => plan.id).sort()).toEqual(
       [...(box.sandbox.users[1]?.planIds ?? [])].sort(),
     );
-    expect(otherPlans.data.plans.map((plan) => plan.name).sort()).toEqual(['First of two', 'Second of two']);
+    expect(otherPlans.data.plans.map((plan) => plan.name).sort()).toEqual([
+      'First of two',
+      'Second of two',
+    ]);
   });
 
   it("includes each plan's accounts with include_accounts=true", async () => {
@@ -81,7 +88,9 @@ describe('plans', () => {
 
   it("reports first_month and last_month that bound the plan's months", async () => {
     const plans = await api.plans.getPlans();
-    const months = (await api.months.getPlanMonths(box.planId)).data.months.map((m) => m.month).sort();
+    const months = (await api.months.getPlanMonths(box.planId)).data.months
+      .map((m) => m.month)
+      .sort();
     expect(plans.data.plans[0]?.first_month).toBe(months[0]);
     expect(plans.data.plans[0]?.last_month).toBe(months.at(-1));
   });
@@ -95,12 +104,14 @@ describe('plan export', () => {
       await api.payees.createPayee(box.planId, { payee: { name: 'Stamp probe' } });
       const summary = (await api.plans.getPlans()).data.plans[0];
       expect(Date.parse(summary?.last_modified_on ?? '')).toBe(box.clock.now());
-      expect(Date.parse((await api.plans.getPlanById(box.planId)).data.plan.last_modified_on ?? '')).toBe(
-        box.clock.now(),
-      );
+      expect(
+        Date.parse((await api.plans.getPlanById(box.planId)).data.plan.last_modified_on ?? ''),
+      ).toBe(box.clock.now());
       box.clock.advance(60_000);
       await api.accounts.getAccounts(box.planId);
-      expect(Date.parse((await api.plans.getPlans()).data.plans[0]?.last_modified_on ?? '')).toBe(start + 3_600_000);
+      expect(Date.parse((await api.plans.getPlans()).data.plans[0]?.last_modified_on ?? '')).toBe(
+        start + 3_600_000,
+      );
     } finally {
       box.clock.set(start);
     }
@@ -177,7 +188,9 @@ describe('settings', () => {
     expectConforms(api.last(), 'getPlanSettingsById', 200, currency);
     const raw = api.last().body as { data: { settings: unknown } };
     await api.plans.getPlanById(box.planId);
-    const exported = api.last().body as { data: { plan: { date_format: unknown; currency_format: unknown } } };
+    const exported = api.last().body as {
+      data: { plan: { date_format: unknown; currency_format: unknown } };
+    };
     expect(raw.data.settings).toEqual({
       date_format: exported.data.plan.date_format,
       currency_format: exported.data.plan.currency_format,

@@ -2,10 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ynab from 'ynab';
 import type { AccountBase, CategoryBase, CurrencyFormat } from '../../src/upstream/types.js';
-import { expectConforms, expectError } from './support/expect-response.js';
 import { budgetProblems } from './support/budget.js';
+import { expectConforms, expectError } from './support/expect-response.js';
 import { dataOf } from './support/rest.js';
-import { exportPlan, startTestSandbox, TOKEN, type TestSandbox } from './support/sandbox.js';
+import { exportPlan, startTestSandbox, type TestSandbox, TOKEN } from './support/sandbox.js';
 import { RecordingApi, sdkError, startSdkSuite } from './support/sdk.js';
 
 let box: TestSandbox;
@@ -18,7 +18,9 @@ let category: CategoryBase;
 beforeAll(async () => {
   ({ box, api, currency } = await startSdkSuite({ transactions: 100 }));
   const plan = (await exportPlan(box.rest, box.planId)).plan;
-  const [first, second] = plan.accounts.filter((a) => a.on_budget && !a.closed && a.type !== 'creditCard');
+  const [first, second] = plan.accounts.filter(
+    (a) => a.on_budget && !a.closed && a.type !== 'creditCard',
+  );
   const internalGroups = new Set(
     plan.category_groups.filter((g) => g.internal || /credit card/i.test(g.name)).map((g) => g.id),
   );
@@ -43,7 +45,9 @@ describe('scheduled transactions', () => {
     expect(response.data.scheduled_transactions.length).toBeGreaterThan(0);
     expect(response.data.server_knowledge).toBeGreaterThan(0);
     const accounts = new Map(
-      dataOf(await box.rest.get(`/plans/${box.planId}/accounts`), 'getAccounts').accounts.map((a) => [a.id, a.name]),
+      dataOf(await box.rest.get(`/plans/${box.planId}/accounts`), 'getAccounts').accounts.map(
+        (a) => [a.id, a.name],
+      ),
     );
     for (const scheduled of response.data.scheduled_transactions) {
       expect(scheduled.account_name).toBe(accounts.get(scheduled.account_id));
@@ -91,21 +95,26 @@ describe('scheduled transactions', () => {
       flag_color: 'blue',
       deleted: false,
     });
-    const knowledge = (await api.scheduledTransactions.getScheduledTransactions(box.planId)).data.server_knowledge;
+    const knowledge = (await api.scheduledTransactions.getScheduledTransactions(box.planId)).data
+      .server_knowledge;
     expect(
       (await api.scheduledTransactions.getScheduledTransactionById(box.planId, scheduled.id)).data
         .scheduled_transaction,
     ).toEqual(scheduled);
 
-    const updated = await api.scheduledTransactions.updateScheduledTransaction(box.planId, scheduled.id, {
-      scheduled_transaction: {
-        account_id: savings.id,
-        date: '2025-07-05',
-        amount: -125_000,
-        frequency: ynab.ScheduledTransactionFrequency.EveryOtherMonth,
-        memo: 'rent, raised',
+    const updated = await api.scheduledTransactions.updateScheduledTransaction(
+      box.planId,
+      scheduled.id,
+      {
+        scheduled_transaction: {
+          account_id: savings.id,
+          date: '2025-07-05',
+          amount: -125_000,
+          frequency: ynab.ScheduledTransactionFrequency.EveryOtherMonth,
+          memo: 'rent, raised',
+        },
       },
-    });
+    );
     expectConforms(api.last(), 'scheduledTransaction', 200, currency);
     expect(updated.data.scheduled_transaction).toMatchObject({
       id: scheduled.id,
@@ -124,20 +133,31 @@ describe('scheduled transactions', () => {
     expectConforms(api.last(), 'getScheduledTransactions', 200, currency);
     expect(delta.data.scheduled_transactions.map((s) => s.id)).toEqual([scheduled.id]);
 
-    const deleted = await api.scheduledTransactions.deleteScheduledTransaction(box.planId, scheduled.id);
+    const deleted = await api.scheduledTransactions.deleteScheduledTransaction(
+      box.planId,
+      scheduled.id,
+    );
     expectConforms(api.last(), 'scheduledTransaction', 200, currency, { allowDeleted: true });
     expect(deleted.data.scheduled_transaction).toMatchObject({ id: scheduled.id, deleted: true });
     await sdkError(api.scheduledTransactions.getScheduledTransactionById(box.planId, scheduled.id));
     expectError(api.last(), 404, '404.2', 'resource_not_found');
-    const list = (await api.scheduledTransactions.getScheduledTransactions(box.planId)).data.scheduled_transactions;
+    const list = (await api.scheduledTransactions.getScheduledTransactions(box.planId)).data
+      .scheduled_transactions;
     expect(list.map((s) => s.id)).not.toContain(scheduled.id);
-    const afterDelete = await api.scheduledTransactions.getScheduledTransactions(box.planId, knowledge);
-    expect(afterDelete.data.scheduled_transactions.find((s) => s.id === scheduled.id)?.deleted).toBe(true);
+    const afterDelete = await api.scheduledTransactions.getScheduledTransactions(
+      box.planId,
+      knowledge,
+    );
+    expect(
+      afterDelete.data.scheduled_transactions.find((s) => s.id === scheduled.id)?.deleted,
+    ).toBe(true);
   });
 
   it('schedules a transfer through a transfer payee without touching balances', async () => {
-    const before = dataOf(await box.rest.get(`/plans/${box.planId}/accounts/${checking.id}`), 'getAccountById').account
-      .balance;
+    const before = dataOf(
+      await box.rest.get(`/plans/${box.planId}/accounts/${checking.id}`),
+      'getAccountById',
+    ).account.balance;
     const created = await api.scheduledTransactions.createScheduledTransaction(box.planId, {
       scheduled_transaction: {
         account_id: checking.id,
@@ -148,14 +168,18 @@ describe('scheduled transactions', () => {
       },
     });
     expect(created.data.scheduled_transaction.transfer_account_id).toBe(savings.id);
-    const after = dataOf(await box.rest.get(`/plans/${box.planId}/accounts/${checking.id}`), 'getAccountById').account
-      .balance;
+    const after = dataOf(
+      await box.rest.get(`/plans/${box.planId}/accounts/${checking.id}`),
+      'getAccountById',
+    ).account.balance;
     expect(after).toBe(before);
   });
 
   it('carries payee_name and category_name on scheduled lines', async () => {
     const plan = (await exportPlan(box.rest, box.planId)).plan;
-    const parentId = plan.scheduled_subtransactions.find((s) => !s.deleted)?.scheduled_transaction_id;
+    const parentId = plan.scheduled_subtransactions.find(
+      (s) => !s.deleted,
+    )?.scheduled_transaction_id;
     if (parentId === undefined) throw new Error('the seed has no split scheduled transaction');
     await api.scheduledTransactions.getScheduledTransactionById(box.planId, parentId);
     const scheduled = dataOf(api.last(), 'getScheduledTransactionById').scheduled_transaction;
@@ -165,13 +189,18 @@ describe('scheduled transactions', () => {
     for (const line of scheduled.subtransactions) {
       expect(line.scheduled_transaction_id).toBe(parentId);
       expect(line.payee_name).toBe(line.payee_id === null ? null : payees.get(line.payee_id));
-      expect(line.category_name).toBe(line.category_id === null ? null : categories.get(line.category_id));
+      expect(line.category_name).toBe(
+        line.category_id === null ? null : categories.get(line.category_id),
+      );
     }
   });
 
   it('refuses an unknown scheduled transaction with 404.2', async () => {
     await sdkError(
-      api.scheduledTransactions.getScheduledTransactionById(box.planId, '9a1c6c4e-0000-4000-8000-000000000005'),
+      api.scheduledTransactions.getScheduledTransactionById(
+        box.planId,
+        '9a1c6c4e-0000-4000-8000-000000000005',
+      ),
     );
     expectError(api.last(), 404, '404.2', 'resource_not_found');
   });
@@ -201,13 +230,15 @@ describe('scheduled transactions', () => {
           frequency: 'never',
         },
       });
-      const knowledge = (await sdk.scheduledTransactions.getScheduledTransactions(own.planId)).data.server_knowledge;
+      const knowledge = (await sdk.scheduledTransactions.getScheduledTransactions(own.planId)).data
+        .server_knowledge;
 
       own.clock.set(Date.UTC(2025, 7, 25, 12));
       const after = (await exportPlan(own.rest, own.planId)).plan;
       const stillScheduled = after.scheduled_transactions.filter((s) => !s.deleted);
       // Nothing scheduled is overdue by the sandbox clock.
-      for (const scheduled of stillScheduled) expect(scheduled.date_next > '2025-08-25', scheduled.id).toBe(true);
+      for (const scheduled of stillScheduled)
+        expect(scheduled.date_next > '2025-08-25', scheduled.id).toBe(true);
       const gym = stillScheduled.find((s) => s.id === monthly.data.scheduled_transaction.id);
       expect(gym).toMatchObject({ date_first: '2025-06-20', date_next: '2025-09-20' });
       expect(stillScheduled.map((s) => s.id)).not.toContain(once.data.scheduled_transaction.id);
@@ -222,9 +253,10 @@ describe('scheduled transactions', () => {
       expect(budgetProblems(after)).toEqual([]);
 
       const delta = await sdk.scheduledTransactions.getScheduledTransactions(own.planId, knowledge);
-      expect(delta.data.scheduled_transactions.find((s) => s.id === once.data.scheduled_transaction.id)?.deleted).toBe(
-        true,
-      );
+      expect(
+        delta.data.scheduled_transactions.find((s) => s.id === once.data.scheduled_transaction.id)
+          ?.deleted,
+      ).toBe(true);
     } finally {
       await own.close();
     }

@@ -5,8 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ynab from 'ynab';
-import type { AccountBase, CategoryBase, CurrencyFormat, PlanDetail } from '../../src/upstream/types.js';
-import { addDays, monthOf, TEST_NOW, isoDate } from './support/dates.js';
+import type {
+  AccountBase,
+  CategoryBase,
+  CurrencyFormat,
+  PlanDetail,
+} from '../../src/upstream/types.js';
+import { addDays, isoDate, monthOf, TEST_NOW } from './support/dates.js';
 import { expectConforms, expectError } from './support/expect-response.js';
 import { dataOf } from './support/rest.js';
 import { exportPlan, type TestSandbox } from './support/sandbox.js';
@@ -75,10 +80,14 @@ async function balanceOf(accountId: string): Promise<number> {
 }
 
 async function activityOf(month: string, categoryId: string): Promise<number> {
-  return (await api.categories.getMonthCategoryById(box.planId, month, categoryId)).data.category.activity;
+  return (await api.categories.getMonthCategoryById(box.planId, month, categoryId)).data.category
+    .activity;
 }
 
-const liveIds = (plan: PlanDetail, keep: (t: PlanDetail['transactions'][number]) => boolean): string[] =>
+const liveIds = (
+  plan: PlanDetail,
+  keep: (t: PlanDetail['transactions'][number]) => boolean,
+): string[] =>
   plan.transactions
     .filter((t) => !t.deleted && keep(t))
     .map((t) => t.id)
@@ -87,13 +96,20 @@ const liveIds = (plan: PlanDetail, keep: (t: PlanDetail['transactions'][number])
 describe('transaction lists', () => {
   it('lists the last year of transactions by default, with details and the server knowledge', async () => {
     const old = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: '2024-03-10', amount: -1_500, payee_name: 'Long ago' },
+      transaction: {
+        account_id: checking.id,
+        date: '2024-03-10',
+        amount: -1_500,
+        payee_name: 'Long ago',
+      },
     });
     const response = await api.transactions.getTransactions(box.planId);
     expectConforms(api.last(), 'getTransactions', 200, currency);
     expect(response.data.server_knowledge).toBeGreaterThan(0);
     const plan = await currentPlan();
-    expect(response.data.transactions.map((t) => t.id).sort()).toEqual(liveIds(plan, (t) => t.date >= YEAR_AGO));
+    expect(response.data.transactions.map((t) => t.id).sort()).toEqual(
+      liveIds(plan, (t) => t.date >= YEAR_AGO),
+    );
     expect(response.data.transactions.map((t) => t.id)).not.toContain(old.data.transaction?.id);
     const explicit = await api.transactions.getTransactions(box.planId, '2024-01-01');
     expect(explicit.data.transactions.map((t) => t.id)).toContain(old.data.transaction?.id);
@@ -117,7 +133,9 @@ describe('transaction lists', () => {
         expect(row.category_name).toBe('Split');
         expect(row.subtransactions.reduce((total, s) => total + s.amount, 0)).toBe(row.amount);
       } else {
-        expect(row.category_name).toBe(row.category_id === null ? null : categories.get(row.category_id));
+        expect(row.category_name).toBe(
+          row.category_id === null ? null : categories.get(row.category_id),
+        );
       }
     }
     expect(splits).toBeGreaterThan(0);
@@ -127,7 +145,9 @@ describe('transaction lists', () => {
     const since = '2025-04-01';
     const recent = await api.transactions.getTransactions(box.planId, since);
     const plan = await currentPlan();
-    expect(recent.data.transactions.map((t) => t.id).sort()).toEqual(liveIds(plan, (t) => t.date >= since));
+    expect(recent.data.transactions.map((t) => t.id).sort()).toEqual(
+      liveIds(plan, (t) => t.date >= since),
+    );
 
     const unapproved = await api.transactions.getTransactions(
       box.planId,
@@ -135,10 +155,17 @@ describe('transaction lists', () => {
       ynab.GetTransactionsTypeEnum.Unapproved,
     );
     expectConforms(api.last(), 'getTransactions', 200, currency);
-    expect(unapproved.data.transactions.map((t) => t.id).sort()).toEqual(liveIds(plan, (t) => !t.approved));
+    expect(unapproved.data.transactions.map((t) => t.id).sort()).toEqual(
+      liveIds(plan, (t) => !t.approved),
+    );
 
     await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -3_000, payee_name: 'No category yet' },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -3_000,
+        payee_name: 'No category yet',
+      },
     });
     const uncategorized = await api.transactions.getTransactionsByType(box.planId, 'uncategorized');
     expectConforms(api.last(), 'getTransactions', 200, currency);
@@ -148,7 +175,9 @@ describe('transaction lists', () => {
     // The README's reading: on budget, no category, not a split, not a transfer between on-budget accounts.
     const now = await currentPlan();
     const onBudget = new Set(now.accounts.filter((a) => a.on_budget).map((a) => a.id));
-    const splits = new Set(now.subtransactions.filter((s) => !s.deleted).map((s) => s.transaction_id));
+    const splits = new Set(
+      now.subtransactions.filter((s) => !s.deleted).map((s) => s.transaction_id),
+    );
     expect(uncategorized.data.transactions.map((t) => t.id).sort()).toEqual(
       liveIds(
         now,
@@ -183,7 +212,11 @@ describe('transaction lists', () => {
     expect(response.data.transactions.map((t) => t.id).sort()).toEqual(
       liveIds(plan, (t) => t.account_id === checking.id && t.date >= YEAR_AGO),
     );
-    const since = await api.transactions.getTransactionsByAccount(box.planId, checking.id, '2025-05-01');
+    const since = await api.transactions.getTransactionsByAccount(
+      box.planId,
+      checking.id,
+      '2025-05-01',
+    );
     expect(since.data.transactions.every((t) => t.date >= '2025-05-01')).toBe(true);
     await api.transactions.getTransactionsByAccount('last-used', checking.id);
     expect(api.last().status).toBe(200);
@@ -249,9 +282,17 @@ describe('transaction lists', () => {
 
   it('names the category of an uncategorized hybrid row with a string, as the schema requires', async () => {
     const created = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -1_000, payee_name: 'Hybrid without category' },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -1_000,
+        payee_name: 'Hybrid without category',
+      },
     });
-    await api.transactions.getTransactionsByPayee(box.planId, created.data.transaction?.payee_id ?? '');
+    await api.transactions.getTransactionsByPayee(
+      box.planId,
+      created.data.transaction?.payee_id ?? '',
+    );
     expectConforms(api.last(), 'getHybridTransactions', 200, currency);
     const rows = dataOf(api.last(), 'getTransactionsByPayee').transactions;
     expect(rows.map((r) => [r.id, r.type, r.category_id, typeof r.category_name])).toEqual([
@@ -264,7 +305,9 @@ describe('transaction lists', () => {
     const response = await api.transactions.getTransactionsByMonth(box.planId, month);
     expectConforms(api.last(), 'getTransactions', 200, currency);
     const plan = await currentPlan();
-    expect(response.data.transactions.map((t) => t.id).sort()).toEqual(liveIds(plan, (t) => monthOf(t.date) === month));
+    expect(response.data.transactions.map((t) => t.id).sort()).toEqual(
+      liveIds(plan, (t) => monthOf(t.date) === month),
+    );
     const current = await api.transactions.getTransactionsByMonth(box.planId, 'current');
     expect(current.data.transactions.map((t) => t.id).sort()).toEqual(
       liveIds(plan, (t) => monthOf(t.date) === CURRENT_MONTH),
@@ -276,10 +319,29 @@ describe('transaction lists', () => {
     const lists = {
       all: () => api.transactions.getTransactions(box.planId, undefined, undefined, knowledge),
       account: () =>
-        api.transactions.getTransactionsByAccount(box.planId, checking.id, undefined, undefined, knowledge),
+        api.transactions.getTransactionsByAccount(
+          box.planId,
+          checking.id,
+          undefined,
+          undefined,
+          knowledge,
+        ),
       category: () =>
-        api.transactions.getTransactionsByCategory(box.planId, dining.id, undefined, undefined, knowledge),
-      month: () => api.transactions.getTransactionsByMonth(box.planId, CURRENT_MONTH, undefined, undefined, knowledge),
+        api.transactions.getTransactionsByCategory(
+          box.planId,
+          dining.id,
+          undefined,
+          undefined,
+          knowledge,
+        ),
+      month: () =>
+        api.transactions.getTransactionsByMonth(
+          box.planId,
+          CURRENT_MONTH,
+          undefined,
+          undefined,
+          knowledge,
+        ),
     };
     for (const list of Object.values(lists)) expect((await list()).data.transactions).toEqual([]);
     const created = await api.transactions.createTransaction(box.planId, {
@@ -301,7 +363,13 @@ describe('transaction lists', () => {
       expect(delta.data.server_knowledge, name).toBe(created.data.server_knowledge);
     }
     const payeeId = created.data.transaction?.payee_id ?? '';
-    const byPayee = await api.transactions.getTransactionsByPayee(box.planId, payeeId, undefined, undefined, knowledge);
+    const byPayee = await api.transactions.getTransactionsByPayee(
+      box.planId,
+      payeeId,
+      undefined,
+      undefined,
+      knowledge,
+    );
     expect(byPayee.data.transactions.map((t) => t.id)).toEqual([id]);
   });
 });
@@ -347,17 +415,27 @@ describe('creating transactions', () => {
     expect(payees.find((p) => p.id === transaction.payee_id)?.name).toBe('Fresh greens');
     expect(await balanceOf(checking.id)).toBe(balance - 45_670);
     expect(await activityOf(CURRENT_MONTH, groceries.id)).toBe(activity - 45_670);
-    expect((await api.transactions.getTransactionById(box.planId, transaction.id)).data.transaction).toEqual(
-      transaction,
-    );
+    expect(
+      (await api.transactions.getTransactionById(box.planId, transaction.id)).data.transaction,
+    ).toEqual(transaction);
   });
 
   it('resolves payee_name to an existing payee of that name', async () => {
     const first = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -1_000, payee_name: 'Same name payee' },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -1_000,
+        payee_name: 'Same name payee',
+      },
     });
     const second = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: savings.id, date: TODAY, amount: -2_000, payee_name: 'Same name payee' },
+      transaction: {
+        account_id: savings.id,
+        date: TODAY,
+        amount: -2_000,
+        payee_name: 'Same name payee',
+      },
     });
     expect(second.data.transaction?.payee_id).toBe(first.data.transaction?.payee_id);
   });
@@ -381,7 +459,8 @@ describe('creating transactions', () => {
       (await api.payees.getPayeeById(box.planId, savings.transfer_payee_id ?? '')).data.payee.name,
     );
     const otherId = transfer?.transfer_transaction_id;
-    if (transfer === undefined || otherId === undefined) throw new Error('the transfer has no other side');
+    if (transfer === undefined || otherId === undefined)
+      throw new Error('the transfer has no other side');
     const other = (await api.transactions.getTransactionById(box.planId, otherId)).data.transaction;
     expect(other).toMatchObject({
       account_id: savings.id,
@@ -432,7 +511,14 @@ describe('creating transactions', () => {
     const split = dataOf(api.last(), 'createTransaction', 201).transaction;
     expect(split?.category_id).toBeNull();
     expect(split?.category_name).toBe('Split');
-    expect(split?.subtransactions.map((s) => [s.amount, s.category_id, s.category_name, s.transaction_id])).toEqual([
+    expect(
+      split?.subtransactions.map((s) => [
+        s.amount,
+        s.category_id,
+        s.category_name,
+        s.transaction_id,
+      ]),
+    ).toEqual([
       [-45_000, groceries.id, groceries.name, split?.id],
       [-15_000, dining.id, dining.name, split?.id],
     ]);
@@ -444,7 +530,13 @@ describe('creating transactions', () => {
   it('creates a batch (201) and lists the saved transactions and their ids', async () => {
     const response = await api.transactions.createTransactions(box.planId, {
       transactions: [
-        { account_id: checking.id, date: TODAY, amount: -1_100, payee_name: 'Batch one', import_id: 'sdk:batch:1' },
+        {
+          account_id: checking.id,
+          date: TODAY,
+          amount: -1_100,
+          payee_name: 'Batch one',
+          import_id: 'sdk:batch:1',
+        },
         {
           account_id: checking.id,
           date: addDays(TODAY, -40),
@@ -452,7 +544,13 @@ describe('creating transactions', () => {
           payee_name: 'Batch two',
           category_id: dining.id,
         },
-        { account_id: savings.id, date: TODAY, amount: 3_300, payee_name: 'Batch three', import_id: 'sdk:batch:3' },
+        {
+          account_id: savings.id,
+          date: TODAY,
+          amount: 3_300,
+          payee_name: 'Batch three',
+          import_id: 'sdk:batch:3',
+        },
       ],
     });
     expectConforms(api.last(), 'saveTransactions', 201, currency);
@@ -462,16 +560,18 @@ describe('creating transactions', () => {
     expect(response.data.duplicate_import_ids).toEqual([]);
     expect(saved.map((t) => t.import_id)).toEqual(['sdk:batch:1', undefined, 'sdk:batch:3']);
     for (const transaction of saved) {
-      expect((await api.transactions.getTransactionById(box.planId, transaction.id)).data.transaction).toEqual(
-        transaction,
-      );
+      expect(
+        (await api.transactions.getTransactionById(box.planId, transaction.id)).data.transaction,
+      ).toEqual(transaction);
     }
   });
 
   it('ignores a credit card payment category on a transaction and on a split line', async () => {
     const plan = await currentPlan();
     const groups = new Map(plan.category_groups.map((g) => [g.id, g.name]));
-    const payment = plan.categories.find((c) => /credit card payments/i.test(groups.get(c.category_group_id) ?? ''));
+    const payment = plan.categories.find((c) =>
+      /credit card payments/i.test(groups.get(c.category_group_id) ?? ''),
+    );
     if (payment === undefined) throw new Error('the seed has no credit card payment category');
     const plain = await api.transactions.createTransaction(box.planId, {
       transaction: {
@@ -496,12 +596,20 @@ describe('creating transactions', () => {
         ],
       },
     });
-    expect(split.data.transaction?.subtransactions.map((s) => s.category_id)).toEqual([undefined, dining.id]);
+    expect(split.data.transaction?.subtransactions.map((s) => s.category_id)).toEqual([
+      undefined,
+      dining.id,
+    ]);
   });
 
   it('matches an imported transaction to a user-entered one on the same account, amount and date within 10 days', async () => {
     const entered = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: savings.id, date: addDays(TODAY, -6), amount: -77_770, payee_name: 'Entered by hand' },
+      transaction: {
+        account_id: savings.id,
+        date: addDays(TODAY, -6),
+        amount: -77_770,
+        payee_name: 'Entered by hand',
+      },
     });
     const imported = await api.transactions.createTransaction(box.planId, {
       transaction: {
@@ -520,14 +628,33 @@ describe('creating transactions', () => {
         ? (dataOf(response, 'getTransactionById').transaction.matched_transaction_id ?? undefined)
         : undefined;
     };
-    const links = [await read(enteredId), await read(importedId), imported.data.transaction?.matched_transaction_id];
+    const links = [
+      await read(enteredId),
+      await read(importedId),
+      imported.data.transaction?.matched_transaction_id,
+    ];
     expect(links.includes(enteredId) || links.includes(importedId)).toBe(true);
 
     // Another amount, another account or more than 10 days apart: no match.
     for (const transaction of [
-      { account_id: savings.id, date: addDays(TODAY, -1), amount: -77_771, import_id: 'sdk:match:2' },
-      { account_id: checking.id, date: addDays(TODAY, -1), amount: -77_770, import_id: 'sdk:match:3' },
-      { account_id: savings.id, date: addDays(TODAY, -20), amount: -77_770, import_id: 'sdk:match:4' },
+      {
+        account_id: savings.id,
+        date: addDays(TODAY, -1),
+        amount: -77_771,
+        import_id: 'sdk:match:2',
+      },
+      {
+        account_id: checking.id,
+        date: addDays(TODAY, -1),
+        amount: -77_770,
+        import_id: 'sdk:match:3',
+      },
+      {
+        account_id: savings.id,
+        date: addDays(TODAY, -20),
+        amount: -77_770,
+        import_id: 'sdk:match:4',
+      },
     ]) {
       const other = await api.transactions.createTransaction(box.planId, {
         transaction: { ...transaction, payee_name: 'No match' },
@@ -610,9 +737,14 @@ describe('updating and deleting transactions', () => {
     });
     expectConforms(api.last(), 'saveTransactions', BULK_UPDATE_STATUS, currency);
     expect(response.data.transaction_ids).toEqual([created.data.transaction?.id]);
-    const read = (await api.transactions.getTransactionById(box.planId, created.data.transaction?.id ?? '')).data
-      .transaction;
-    expect(read).toMatchObject({ memo: 'found by import id', amount: -4_400, import_id: 'sdk:lookup:1' });
+    const read = (
+      await api.transactions.getTransactionById(box.planId, created.data.transaction?.id ?? '')
+    ).data.transaction;
+    expect(read).toMatchObject({
+      memo: 'found by import id',
+      amount: -4_400,
+      import_id: 'sdk:lookup:1',
+    });
   });
 
   it('looks a transaction up by import_id when id is null', async () => {
@@ -632,7 +764,8 @@ describe('updating and deleting transactions', () => {
       created.data.transaction?.id,
     ]);
     expect(
-      (await api.transactions.getTransactionById(box.planId, created.data.transaction?.id ?? '')).data.transaction.memo,
+      (await api.transactions.getTransactionById(box.planId, created.data.transaction?.id ?? ''))
+        .data.transaction.memo,
     ).toBe('found with a null id');
   });
 
@@ -669,7 +802,9 @@ describe('updating and deleting transactions', () => {
       approved: true,
     });
     expect(response.data.transaction.category_id).toBeUndefined();
-    expect(response.data.transaction.subtransactions.map((s) => s.amount)).toEqual([-4_000, -5_000]);
+    expect(response.data.transaction.subtransactions.map((s) => s.amount)).toEqual([
+      -4_000, -5_000,
+    ]);
   });
 
   it('reads one transaction with server knowledge and without transaction_ids', async () => {
@@ -723,21 +858,33 @@ describe('updating and deleting transactions', () => {
 
   it('moves a transaction to another account', async () => {
     const created = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -6_000, payee_name: 'Wrong account' },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -6_000,
+        payee_name: 'Wrong account',
+      },
     });
     const id = created.data.transaction?.id ?? '';
     const before = { checking: await balanceOf(checking.id), savings: await balanceOf(savings.id) };
-    await api.transactions.updateTransaction(box.planId, id, { transaction: { account_id: savings.id } });
+    await api.transactions.updateTransaction(box.planId, id, {
+      transaction: { account_id: savings.id },
+    });
     expect(await balanceOf(checking.id)).toBe(before.checking + 6_000);
     expect(await balanceOf(savings.id)).toBe(before.savings - 6_000);
-    expect((await api.transactions.getTransactionById(box.planId, id)).data.transaction.account_name).toBe(
-      savings.name,
-    );
+    expect(
+      (await api.transactions.getTransactionById(box.planId, id)).data.transaction.account_name,
+    ).toBe(savings.name);
   });
 
   it('turns a transaction into a transfer and back', async () => {
     const created = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -9_000, payee_name: 'Not yet a transfer' },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -9_000,
+        payee_name: 'Not yet a transfer',
+      },
     });
     const id = created.data.transaction?.id ?? '';
     const savingsBefore = await balanceOf(savings.id);
@@ -746,7 +893,9 @@ describe('updating and deleting transactions', () => {
     });
     const otherId = made.data.transaction.transfer_transaction_id ?? '';
     expect(made.data.transaction.transfer_account_id).toBe(savings.id);
-    expect((await api.transactions.getTransactionById(box.planId, otherId)).data.transaction.amount).toBe(9_000);
+    expect(
+      (await api.transactions.getTransactionById(box.planId, otherId)).data.transaction.amount,
+    ).toBe(9_000);
     expect(await balanceOf(savings.id)).toBe(savingsBefore + 9_000);
 
     const unmade = await api.transactions.updateTransaction(box.planId, id, {
@@ -780,10 +929,17 @@ describe('updating and deleting transactions', () => {
 
     await sdkError(api.transactions.getTransactionById(box.planId, id));
     expectError(api.last(), 404, '404.2', 'resource_not_found');
-    expect((await api.transactions.getTransactions(box.planId)).data.transactions.map((t) => t.id)).not.toContain(id);
+    expect(
+      (await api.transactions.getTransactions(box.planId)).data.transactions.map((t) => t.id),
+    ).not.toContain(id);
     expect(await balanceOf(checking.id)).toBe(balance + 3_210);
     expect(await activityOf(CURRENT_MONTH, groceries.id)).toBe(activity + 3_210);
-    const delta = await api.transactions.getTransactions(box.planId, undefined, undefined, knowledge);
+    const delta = await api.transactions.getTransactions(
+      box.planId,
+      undefined,
+      undefined,
+      knowledge,
+    );
     expect(delta.data.transactions.find((t) => t.id === id)?.deleted).toBe(true);
 
     await sdkError(api.transactions.deleteTransaction(box.planId, id));
@@ -792,7 +948,12 @@ describe('updating and deleting transactions', () => {
 
   it('deletes both sides of a transfer', async () => {
     const created = await api.transactions.createTransaction(box.planId, {
-      transaction: { account_id: checking.id, date: TODAY, amount: -11_000, payee_id: savings.transfer_payee_id ?? '' },
+      transaction: {
+        account_id: checking.id,
+        date: TODAY,
+        amount: -11_000,
+        payee_id: savings.transfer_payee_id ?? '',
+      },
     });
     const otherId = created.data.transaction?.transfer_transaction_id ?? '';
     await api.transactions.deleteTransaction(box.planId, created.data.transaction?.id ?? '');

@@ -3,11 +3,11 @@
  * the same seed and clock give the same plan, and users never see each other's plans.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/api.js';
+import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
+import type { CurrencyFormat } from '../../src/upstream/types.js';
 import { budgetProblems } from './support/budget.js';
 import { moneyProblems } from './support/check-money.js';
-import type { CurrencyFormat } from '../../src/upstream/types.js';
 import { TEST_NOW } from './support/dates.js';
 import { expectConforms, expectError } from './support/expect-response.js';
 import { createRest, dataOf } from './support/rest.js';
@@ -23,7 +23,12 @@ afterEach(async () => {
 });
 
 async function start(options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
-  const sandbox = await createSandbox({ port: 0, clock: createManualClock(TEST_NOW), rateLimit: false, ...options });
+  const sandbox = await createSandbox({
+    port: 0,
+    clock: createManualClock(TEST_NOW),
+    rateLimit: false,
+    ...options,
+  });
   open.push(sandbox);
   return sandbox;
 }
@@ -31,14 +36,17 @@ async function start(options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
 describe('the demo plan', () => {
   it('has the shape of a realistic household plan', async () => {
     const sandbox = await start();
-    expect(sandbox.users.map((u) => [u.token, u.readOnlyToken])).toEqual([[DEMO_TOKEN, DEMO_READ_ONLY_TOKEN]]);
+    expect(sandbox.users.map((u) => [u.token, u.readOnlyToken])).toEqual([
+      [DEMO_TOKEN, DEMO_READ_ONLY_TOKEN],
+    ]);
     const rest = createRest(sandbox.url, DEMO_TOKEN);
     const plans = dataOf(await rest.get('/plans'), 'getPlans').plans;
     expect(plans.map((p) => p.name)).toEqual(['Demo Household']);
     const response = await rest.get(`/plans/${plans[0]?.id ?? ''}`);
     expectConforms(response, 'getPlanById', 200, null);
     const plan = dataOf(response, 'getPlanById').plan;
-    const live = <T extends { deleted: boolean }>(items: T[]): T[] => items.filter((i) => !i.deleted);
+    const live = <T extends { deleted: boolean }>(items: T[]): T[] =>
+      items.filter((i) => !i.deleted);
 
     const accounts = live(plan.accounts);
     expect(accounts.length).toBeGreaterThanOrEqual(6);
@@ -48,7 +56,9 @@ describe('the demo plan', () => {
     expect(accounts.some((a) => a.closed)).toBe(true);
 
     const transferPayees = live(plan.payees).filter((p) => p.transfer_account_id !== null);
-    expect(transferPayees.map((p) => p.transfer_account_id).sort()).toEqual(accounts.map((a) => a.id).sort());
+    expect(transferPayees.map((p) => p.transfer_account_id).sort()).toEqual(
+      accounts.map((a) => a.id).sort(),
+    );
     const payeeIds = new Set(plan.payees.map((p) => p.id));
     expect(live(plan.payee_locations).length).toBeGreaterThan(0);
     for (const location of plan.payee_locations) expect(payeeIds.has(location.payee_id)).toBe(true);
@@ -68,7 +78,10 @@ describe('the demo plan', () => {
     expect(groupsWithGoals.size).toBeGreaterThan(0);
     expect(live(plan.category_groups).filter((g) => !g.internal).length).toBeGreaterThanOrEqual(3);
 
-    const movements = dataOf(await rest.get(`/plans/${plan.id}/money_movements`), 'getMoneyMovements').money_movements;
+    const movements = dataOf(
+      await rest.get(`/plans/${plan.id}/money_movements`),
+      'getMoneyMovements',
+    ).money_movements;
     const groups = dataOf(
       await rest.get(`/plans/${plan.id}/money_movement_groups`),
       'getMoneyMovementGroups',
@@ -101,7 +114,10 @@ describe('the demo plan', () => {
     const small = await start({ users: [{ token: 'small', plans: [{ transactions: 50 }] }] });
     const large = await start({ users: [{ token: 'large', plans: [{ transactions: 500 }] }] });
     const count = async (sandbox: Sandbox, token: string): Promise<number> => {
-      const plan = dataOf(await createRest(sandbox.url, token).get('/plans/last-used'), 'getPlanById').plan;
+      const plan = dataOf(
+        await createRest(sandbox.url, token).get('/plans/last-used'),
+        'getPlanById',
+      ).plan;
       return plan.transactions.filter((t) => !t.deleted).length;
     };
     const smallCount = await count(small, 'small');
@@ -113,7 +129,9 @@ describe('the demo plan', () => {
 });
 
 describe('determinism', () => {
-  const plansOf = (seed: number): SandboxOptions['users'] => [{ token: 'same', plans: [{ seed, transactions: 300 }] }];
+  const plansOf = (seed: number): SandboxOptions['users'] => [
+    { token: 'same', plans: [{ seed, transactions: 300 }] },
+  ];
 
   async function everything(sandbox: Sandbox): Promise<unknown[]> {
     const rest = createRest(sandbox.url, 'same');
@@ -170,7 +188,9 @@ describe('several users', () => {
     const asBob = createRest(sandbox.url, 'bob');
     expect(dataOf(await asAlice.get('/user'), 'getUser').user.id).toBe(alice.userId);
     expect(dataOf(await asBob.get('/user'), 'getUser').user.id).toBe(bob.userId);
-    expect(dataOf(await asAlice.get('/plans'), 'getPlans').plans.map((p) => p.id)).toEqual(alice.planIds);
+    expect(dataOf(await asAlice.get('/plans'), 'getPlans').plans.map((p) => p.id)).toEqual(
+      alice.planIds,
+    );
     expect(
       dataOf(await asBob.get('/plans'), 'getPlans')
         .plans.map((p) => p.id)
@@ -189,7 +209,12 @@ describe('several users', () => {
         '/settings',
         '/scheduled_transactions',
       ]) {
-        expectError(await rest.get(`/plans/${alicePlan}${path}`), 404, '404.2', 'resource_not_found');
+        expectError(
+          await rest.get(`/plans/${alicePlan}${path}`),
+          404,
+          '404.2',
+          'resource_not_found',
+        );
       }
     }
     const response = await expectPlanUnchanged(asAlice, alicePlan, () =>
@@ -200,9 +225,21 @@ describe('several users', () => {
 
   it('does not know the tokens of another sandbox', async () => {
     const first = await start({ users: [{ token: 'first-only', plans: [{ transactions: 10 }] }] });
-    const second = await start({ users: [{ token: 'second-only', plans: [{ transactions: 10 }] }] });
-    expectError(await createRest(first.url, 'second-only').get('/user'), 401, '401', 'not_authorized');
-    expectError(await createRest(second.url, 'first-only').get('/plans'), 401, '401', 'not_authorized');
+    const second = await start({
+      users: [{ token: 'second-only', plans: [{ transactions: 10 }] }],
+    });
+    expectError(
+      await createRest(first.url, 'second-only').get('/user'),
+      401,
+      '401',
+      'not_authorized',
+    );
+    expectError(
+      await createRest(second.url, 'first-only').get('/plans'),
+      401,
+      '401',
+      'not_authorized',
+    );
   });
 });
 
@@ -236,7 +273,13 @@ describe('currency formats', () => {
     decimal_separator: '.',
   };
   /** What the README promises for a plan without a currency format. */
-  const NONE: CurrencyFormat = { ...JPY, iso_code: '', decimal_digits: 2, currency_symbol: '', display_symbol: false };
+  const NONE: CurrencyFormat = {
+    ...JPY,
+    iso_code: '',
+    decimal_digits: 2,
+    currency_symbol: '',
+    display_symbol: false,
+  };
 
   it("formats every amount companion in the plan's own currency format", async () => {
     for (const [label, format, expected] of [
@@ -250,7 +293,10 @@ describe('currency formats', () => {
       });
       const rest = createRest(sandbox.url, 'fmt');
       const planId = sandbox.users[0]?.planIds[0] ?? '';
-      const settings = dataOf(await rest.get(`/plans/${planId}/settings`), 'getPlanSettingsById').settings;
+      const settings = dataOf(
+        await rest.get(`/plans/${planId}/settings`),
+        'getPlanSettingsById',
+      ).settings;
       expect(settings.currency_format, label).toEqual(format);
       for (const path of [
         '/accounts',

@@ -34,7 +34,10 @@ describe('dashboard operation', () => {
     const calls = stack.upstreamCalls();
     expect(new Set(calls).size, `repeated calls: ${calls.join(', ')}`).toBe(calls.length);
     expect(calls).toEqual(['getPlanById']);
-    expect(response.body.extensions?.['upstream']).toMatchObject({ calls: 1, operations: { getPlanById: 1 } });
+    expect(response.body.extensions?.upstream).toMatchObject({
+      calls: 1,
+      operations: { getPlanById: 1 },
+    });
   });
 
   it('costs no upstream call within max-age', async () => {
@@ -42,7 +45,7 @@ describe('dashboard operation', () => {
     const response = await stack.gql(DashboardDocument);
     expect(response.body.errors).toBeUndefined();
     expect(stack.upstreamCalls()).toEqual([]);
-    expect(response.body.extensions?.['upstream']).toMatchObject({ calls: 0 });
+    expect(response.body.extensions?.upstream).toMatchObject({ calls: 0 });
   });
 
   it('agrees with the REST answers it replaces', async () => {
@@ -55,14 +58,22 @@ describe('dashboard operation', () => {
       Object.fromEntries(accounts.body.data.accounts.map((a) => [a.id, a.balance])),
     );
     const categories = await stack.rest<{
-      data: { category_groups: { categories: { id: string; budgeted: number; activity: number; balance: number }[] }[] };
+      data: {
+        category_groups: {
+          categories: { id: string; budgeted: number; activity: number; balance: number }[];
+        }[];
+      };
     }>(`/plans/${plan.id}/categories`);
     const amounts = (c: { id: string; budgeted: number; activity: number; balance: number }) => [
       c.id,
       [c.budgeted, c.activity, c.balance],
     ];
-    expect(Object.fromEntries(plan.categoryGroups.flatMap((g) => g.categories).map(amounts))).toEqual(
-      Object.fromEntries(categories.body.data.category_groups.flatMap((g) => g.categories).map(amounts)),
+    expect(
+      Object.fromEntries(plan.categoryGroups.flatMap((g) => g.categories).map(amounts)),
+    ).toEqual(
+      Object.fromEntries(
+        categories.body.data.category_groups.flatMap((g) => g.categories).map(amounts),
+      ),
     );
   });
 });

@@ -33,11 +33,22 @@ describe('Milliunits', () => {
     const { account } = await post<{ account: { id: string } }>(`/plans/${planId}/accounts`, {
       account: { name: `Vault ${amount}`, type: 'otherAsset', balance: 0 },
     });
-    const { transaction } = await post<{ transaction: { id: string } }>(`/plans/${planId}/transactions`, {
-      transaction: { account_id: account.id, date: new Date().toISOString().slice(0, 10), amount, cleared: 'cleared' },
-    });
+    const { transaction } = await post<{ transaction: { id: string } }>(
+      `/plans/${planId}/transactions`,
+      {
+        transaction: {
+          account_id: account.id,
+          date: new Date().toISOString().slice(0, 10),
+          amount,
+          cleared: 'cleared',
+        },
+      },
+    );
     const response = await stack.gql<{
-      plan: { transaction: { amount: number; amountCurrency: number }; account: { balance: number } };
+      plan: {
+        transaction: { amount: number; amountCurrency: number };
+        account: { balance: number };
+      };
     }>(
       `query($planId: PlanId!, $tx: ID!, $account: UUID!) { plan(id: $planId) {
         transaction(id: $tx) { amount amountCurrency } account(id: $account) { balance } } }`,

@@ -13,13 +13,19 @@ type Data<Op extends keyof ResponseData> = { data: ResponseData[Op] };
 let stack: Stack;
 let planId: string;
 
-async function rest<Op extends keyof ResponseData>(_op: Op, path: string): Promise<ResponseData[Op]> {
+async function rest<Op extends keyof ResponseData>(
+  _op: Op,
+  path: string,
+): Promise<ResponseData[Op]> {
   const response = await stack.rest<Data<Op>>(path);
   expect(response.status, `GET ${path}`).toBe(200);
   return response.body.data;
 }
 
-async function graph<T = Record<string, unknown>>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+async function graph<T = Record<string, unknown>>(
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<T> {
   const response = await stack.gql<T>(query, { planId, ...variables });
   expect(response.body.errors, JSON.stringify(response.body.errors)).toBeUndefined();
   return response.body.data as T;
@@ -28,7 +34,6 @@ async function graph<T = Record<string, unknown>>(query: string, variables: Reco
 interface PlanData<T> {
   plan: T;
 }
-
 
 beforeAll(async () => {
   stack = await startStack();
@@ -46,7 +51,9 @@ describe('user and plans', () => {
 
   it('getPlans', async () => {
     const restPlans = await rest('getPlans', '/plans');
-    const data = await graph<{ plans: Record<string, unknown>[] }>(`{ plans ${allFields('Plan')} }`);
+    const data = await graph<{ plans: Record<string, unknown>[] }>(
+      `{ plans ${allFields('Plan')} }`,
+    );
     expectListMirrors(restPlans.plans as never, data.plans, 'plans');
   });
 
@@ -67,15 +74,31 @@ describe('user and plans', () => {
       { ...planFields, server_knowledge: exported.server_knowledge },
       data.plan,
       'plan',
-      { skip: ['categories', 'transactions', 'subtransactions', 'scheduled_transactions', 'scheduled_subtransactions'] },
+      {
+        skip: [
+          'categories',
+          'transactions',
+          'subtransactions',
+          'scheduled_transactions',
+          'scheduled_subtransactions',
+        ],
+      },
     );
-    expectListMirrors(accounts as never, data.plan['accounts'] as never, 'plan.accounts');
-    expectListMirrors(payees as never, data.plan['payees'] as never, 'plan.payees');
-    expectListMirrors(payee_locations as never, data.plan['payeeLocations'] as never, 'plan.payeeLocations');
-    expectListMirrors(category_groups as never, data.plan['categoryGroups'] as never, 'plan.categoryGroups');
+    expectListMirrors(accounts as never, data.plan.accounts as never, 'plan.accounts');
+    expectListMirrors(payees as never, data.plan.payees as never, 'plan.payees');
+    expectListMirrors(
+      payee_locations as never,
+      data.plan.payeeLocations as never,
+      'plan.payeeLocations',
+    );
+    expectListMirrors(
+      category_groups as never,
+      data.plan.categoryGroups as never,
+      'plan.categoryGroups',
+    );
     expectListMirrors(
       months.map(({ categories: _c, ...m }) => m) as never,
-      data.plan['months'] as never,
+      data.plan.months as never,
       'plan.months',
       { idKey: 'month' },
     );
@@ -117,20 +140,31 @@ describe('categories', () => {
       `query($planId: PlanId!) { plan(id: $planId) {
         categoryGroups ${allFields('CategoryGroup', { categories: allFields('Category') })} } }`,
     );
-    expectListMirrors(restCategories.category_groups as never, data.plan.categoryGroups, 'categoryGroups');
+    expectListMirrors(
+      restCategories.category_groups as never,
+      data.plan.categoryGroups,
+      'categoryGroups',
+    );
   });
 
   it('getCategoryById and getMonthCategoryById', async () => {
     const restCategories = await rest('getCategories', `/plans/${planId}/categories`);
-    const category = restCategories.category_groups.flatMap((g) => g.categories).find((c) => !c.internal)!;
+    const category = restCategories.category_groups
+      .flatMap((g) => g.categories)
+      .find((c) => !c.internal)!;
     const months = await rest('getPlanMonths', `/plans/${planId}/months`);
     const month = months.months[1]!.month;
-    const restCategory = await rest('getCategoryById', `/plans/${planId}/categories/${category.id}`);
+    const restCategory = await rest(
+      'getCategoryById',
+      `/plans/${planId}/categories/${category.id}`,
+    );
     const restMonthCategory = await rest(
       'getMonthCategoryById',
       `/plans/${planId}/months/${month}/categories/${category.id}`,
     );
-    const data = await graph<PlanData<{ category: Record<string, unknown> & { inMonth: unknown } }>>(
+    const data = await graph<
+      PlanData<{ category: Record<string, unknown> & { inMonth: unknown } }>
+    >(
       `query($planId: PlanId!, $id: UUID!, $month: MonthSelector!) { plan(id: $planId) {
         category(id: $id) ${allFields('Category', { inMonth: `(month: $month) ${allFields('MonthCategory')}` })} } }`,
       { id: category.id, month },
@@ -149,8 +183,14 @@ describe('payees and payee locations', () => {
     const location = restLocations.payee_locations[0]!;
     const payeeId = location.payee_id;
     const restPayee = await rest('getPayeeById', `/plans/${planId}/payees/${payeeId}`);
-    const restLocation = await rest('getPayeeLocationById', `/plans/${planId}/payee_locations/${location.id}`);
-    const restByPayee = await rest('getPayeeLocationsByPayee', `/plans/${planId}/payees/${payeeId}/payee_locations`);
+    const restLocation = await rest(
+      'getPayeeLocationById',
+      `/plans/${planId}/payee_locations/${location.id}`,
+    );
+    const restByPayee = await rest(
+      'getPayeeLocationsByPayee',
+      `/plans/${planId}/payees/${payeeId}/payee_locations`,
+    );
     const data = await graph<
       PlanData<{
         payees: Record<string, unknown>[];
@@ -168,9 +208,17 @@ describe('payees and payee locations', () => {
     );
     expectListMirrors(restPayees.payees as never, data.plan.payees, 'payees');
     expectMirrors(restPayee.payee, data.plan.payee, 'payee');
-    expectListMirrors(restLocations.payee_locations as never, data.plan.payeeLocations, 'payeeLocations');
+    expectListMirrors(
+      restLocations.payee_locations as never,
+      data.plan.payeeLocations,
+      'payeeLocations',
+    );
     expectMirrors(restLocation.payee_location, data.plan.payeeLocation, 'payeeLocation');
-    expectListMirrors(restByPayee.payee_locations as never, data.plan.payee.locations, 'payee.locations');
+    expectListMirrors(
+      restByPayee.payee_locations as never,
+      data.plan.payee.locations,
+      'payee.locations',
+    );
   });
 });
 
@@ -183,25 +231,34 @@ describe('months', () => {
     expectListMirrors(restMonths.months as never, data.plan.months, 'months', { idKey: 'month' });
   });
 
-  it.each(['current', 'an earlier month'])('getPlanMonth for %s, with its categories', async (which) => {
-    const restMonths = await rest('getPlanMonths', `/plans/${planId}/months`);
-    const month = which === 'current' ? 'current' : restMonths.months.at(-3)!.month;
-    const restMonth = await rest('getPlanMonth', `/plans/${planId}/months/${month}`);
-    const data = await graph<PlanData<{ month: unknown }>>(
-      `query($planId: PlanId!, $month: MonthSelector!) { plan(id: $planId) {
+  it.each(['current', 'an earlier month'])(
+    'getPlanMonth for %s, with its categories',
+    async (which) => {
+      const restMonths = await rest('getPlanMonths', `/plans/${planId}/months`);
+      const month = which === 'current' ? 'current' : restMonths.months.at(-3)!.month;
+      const restMonth = await rest('getPlanMonth', `/plans/${planId}/months/${month}`);
+      const data = await graph<PlanData<{ month: unknown }>>(
+        `query($planId: PlanId!, $month: MonthSelector!) { plan(id: $planId) {
         month(month: $month) ${allFields('Month', { categories: allFields('MonthCategory') })} } }`,
-      { month },
-    );
-    expectMirrors(restMonth.month, data.plan.month, 'month', { rename: { id: 'categoryId' } });
-  });
+        { month },
+      );
+      expectMirrors(restMonth.month, data.plan.month, 'month', { rename: { id: 'categoryId' } });
+    },
+  );
 });
 
 describe('money movements', () => {
   it('getMoneyMovements, getMoneyMovementsByMonth, getMoneyMovementGroups, getMoneyMovementGroupsByMonth', async () => {
     const restMovements = await rest('getMoneyMovements', `/plans/${planId}/money_movements`);
-    const restGroups = await rest('getMoneyMovementGroups', `/plans/${planId}/money_movement_groups`);
+    const restGroups = await rest(
+      'getMoneyMovementGroups',
+      `/plans/${planId}/money_movement_groups`,
+    );
     const month = restMovements.money_movements.find((m) => m.month !== null)!.month!;
-    const restByMonth = await rest('getMoneyMovementsByMonth', `/plans/${planId}/months/${month}/money_movements`);
+    const restByMonth = await rest(
+      'getMoneyMovementsByMonth',
+      `/plans/${planId}/months/${month}/money_movements`,
+    );
     const restGroupsByMonth = await rest(
       'getMoneyMovementGroupsByMonth',
       `/plans/${planId}/months/${month}/money_movement_groups`,
@@ -221,9 +278,21 @@ describe('money movements', () => {
         groupsInMonth: moneyMovementGroups(month: $month) ${allFields('MoneyMovementGroup')} } }`,
       { month },
     );
-    expectListMirrors(restMovements.money_movements as never, data.plan.all.nodes, 'moneyMovements');
-    expectListMirrors(restByMonth.money_movements as never, data.plan.inMonth.nodes, 'moneyMovements(month)');
-    expectListMirrors(restGroups.money_movement_groups as never, data.plan.groups, 'moneyMovementGroups');
+    expectListMirrors(
+      restMovements.money_movements as never,
+      data.plan.all.nodes,
+      'moneyMovements',
+    );
+    expectListMirrors(
+      restByMonth.money_movements as never,
+      data.plan.inMonth.nodes,
+      'moneyMovements(month)',
+    );
+    expectListMirrors(
+      restGroups.money_movement_groups as never,
+      data.plan.groups,
+      'moneyMovementGroups',
+    );
     expectListMirrors(
       restGroupsByMonth.money_movement_groups as never,
       data.plan.groupsInMonth,
@@ -242,7 +311,14 @@ describe('transactions', () => {
     sinceDate = months.months.at(-4)!.month;
   });
 
-  async function pages(query: string, variables: Record<string, unknown>, pick: (d: never) => { nodes: Record<string, unknown>[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }) {
+  async function pages(
+    query: string,
+    variables: Record<string, unknown>,
+    pick: (d: never) => {
+      nodes: Record<string, unknown>[];
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    },
+  ) {
     const nodes: Record<string, unknown>[] = [];
     let after: string | null = null;
     for (;;) {
@@ -257,7 +333,10 @@ describe('transactions', () => {
   it('getTransactions with since_date, and with type=unapproved', async () => {
     for (const type of [undefined, 'unapproved'] as const) {
       const query = type ? `&type=${type}` : '';
-      const restList = await rest('getTransactions', `/plans/${planId}/transactions?since_date=${sinceDate}${query}`);
+      const restList = await rest(
+        'getTransactions',
+        `/plans/${planId}/transactions?since_date=${sinceDate}${query}`,
+      );
       const nodes = await pages(
         `query($planId: PlanId!, $since: Date!, $type: TransactionTypeFilter, $after: String) { plan(id: $planId) {
           transactions(sinceDate: $since, type: $type, first: 200, after: $after) { nodes ${TRANSACTION} pageInfo { hasNextPage endCursor } } } }`,
@@ -265,7 +344,11 @@ describe('transactions', () => {
         (d: PlanData<{ transactions: never }>) => d.plan.transactions,
       );
       expect(restList.transactions.length).toBeGreaterThan(0);
-      expectListMirrors(restList.transactions as never, nodes, `transactions(type=${type ?? 'all'})`);
+      expectListMirrors(
+        restList.transactions as never,
+        nodes,
+        `transactions(type=${type ?? 'all'})`,
+      );
     }
   });
 
@@ -288,7 +371,10 @@ describe('transactions', () => {
   it('getTransactionsByMonth and month.transactions', async () => {
     const months = await rest('getPlanMonths', `/plans/${planId}/months`);
     const month = months.months.at(-2)!.month;
-    const restList = await rest('getTransactionsByMonth', `/plans/${planId}/months/${month}/transactions`);
+    const restList = await rest(
+      'getTransactionsByMonth',
+      `/plans/${planId}/months/${month}/transactions`,
+    );
     const nodes = await pages(
       `query($planId: PlanId!, $month: MonthSelector!, $after: String) { plan(id: $planId) { month(month: $month) {
         transactions(first: 200, after: $after) { nodes ${TRANSACTION} pageInfo { hasNextPage endCursor } } } } }`,
@@ -302,7 +388,8 @@ describe('transactions', () => {
     const exported = await rest('getPlanById', `/plans/${planId}`);
     const split = exported.plan.subtransactions.find((s) => s.category_id && !s.deleted)!;
     const categoryId = split.category_id!;
-    const payeeId = exported.plan.transactions.find((t) => t.payee_id && t.date >= sinceDate)!.payee_id!;
+    const payeeId = exported.plan.transactions.find((t) => t.payee_id && t.date >= sinceDate)!
+      .payee_id!;
     const byCategory = await rest(
       'getTransactionsByCategory',
       `/plans/${planId}/categories/${categoryId}/transactions?since_date=${sinceDate}`,
@@ -331,7 +418,10 @@ describe('transactions', () => {
   it('getTransactionById, a split with its subtransactions', async () => {
     const exported = await rest('getPlanById', `/plans/${planId}`);
     const parentId = exported.plan.subtransactions.find((s) => !s.deleted)!.transaction_id;
-    const restTransaction = await rest('getTransactionById', `/plans/${planId}/transactions/${parentId}`);
+    const restTransaction = await rest(
+      'getTransactionById',
+      `/plans/${planId}/transactions/${parentId}`,
+    );
     const data = await graph<PlanData<{ transaction: unknown }>>(
       `query($planId: PlanId!, $id: ID!) { plan(id: $planId) { transaction(id: $id) ${TRANSACTION} } }`,
       { id: parentId },
@@ -343,19 +433,40 @@ describe('transactions', () => {
 
 describe('scheduled transactions', () => {
   it('getScheduledTransactions and getScheduledTransactionById', async () => {
-    const restList = await rest('getScheduledTransactions', `/plans/${planId}/scheduled_transactions`);
-    const one = restList.scheduled_transactions.find((s) => s.subtransactions.length > 0) ?? restList.scheduled_transactions[0]!;
-    const restOne = await rest('getScheduledTransactionById', `/plans/${planId}/scheduled_transactions/${one.id}`);
-    const SCHEDULED = allFields('ScheduledTransaction', { subtransactions: allFields('ScheduledSubTransaction') });
+    const restList = await rest(
+      'getScheduledTransactions',
+      `/plans/${planId}/scheduled_transactions`,
+    );
+    const one =
+      restList.scheduled_transactions.find((s) => s.subtransactions.length > 0) ??
+      restList.scheduled_transactions[0]!;
+    const restOne = await rest(
+      'getScheduledTransactionById',
+      `/plans/${planId}/scheduled_transactions/${one.id}`,
+    );
+    const SCHEDULED = allFields('ScheduledTransaction', {
+      subtransactions: allFields('ScheduledSubTransaction'),
+    });
     const data = await graph<
-      PlanData<{ scheduledTransactions: { nodes: Record<string, unknown>[] }; scheduledTransaction: unknown }>
+      PlanData<{
+        scheduledTransactions: { nodes: Record<string, unknown>[] };
+        scheduledTransaction: unknown;
+      }>
     >(
       `query($planId: PlanId!, $id: UUID!) { plan(id: $planId) {
         scheduledTransactions(first: 500) { nodes ${SCHEDULED} }
         scheduledTransaction(id: $id) ${SCHEDULED} } }`,
       { id: one.id },
     );
-    expectListMirrors(restList.scheduled_transactions as never, data.plan.scheduledTransactions.nodes, 'scheduledTransactions');
-    expectMirrors(restOne.scheduled_transaction, data.plan.scheduledTransaction, 'scheduledTransaction');
+    expectListMirrors(
+      restList.scheduled_transactions as never,
+      data.plan.scheduledTransactions.nodes,
+      'scheduledTransactions',
+    );
+    expectMirrors(
+      restOne.scheduled_transaction,
+      data.plan.scheduledTransaction,
+      'scheduledTransaction',
+    );
   });
 });

@@ -9,7 +9,18 @@ let stack: Stack;
 
 beforeAll(async () => {
   stack = await startStack({
-    config: { limits: { ...DEFAULT_LIMITS, depth: 8, complexity: 5_000, aliases: 5, tokens: 400, directives: 3, batch: 3, bodyBytes: 4_096 } },
+    config: {
+      limits: {
+        ...DEFAULT_LIMITS,
+        depth: 8,
+        complexity: 5_000,
+        aliases: 5,
+        tokens: 400,
+        directives: 3,
+        batch: 3,
+        bodyBytes: 4_096,
+      },
+    },
   });
 });
 
@@ -18,7 +29,7 @@ afterAll(() => stack.close());
 beforeEach(() => stack.resetUpstreamCalls());
 
 function codes(body: { errors?: { extensions?: Record<string, unknown> }[] }): unknown[] {
-  return (body.errors ?? []).map((e) => e.extensions?.['code']);
+  return (body.errors ?? []).map((e) => e.extensions?.code);
 }
 
 describe('operation limits', () => {
@@ -41,7 +52,9 @@ describe('operation limits', () => {
   });
 
   it('accepts the dashboard-sized operation under the default limits', async () => {
-    const response = await stack.gql('{ plan(id: "last-used") { transactions(first: 50) { nodes { id amount payee { name } category { name } } } } }');
+    const response = await stack.gql(
+      '{ plan(id: "last-used") { transactions(first: 50) { nodes { id amount payee { name } category { name } } } } }',
+    );
     expect(response.body.errors).toBeUndefined();
   });
 
@@ -61,7 +74,9 @@ describe('operation limits', () => {
   });
 
   it('refuses too many directives', async () => {
-    const response = await stack.gql('{ user @include(if: true) @include(if: true) @skip(if: false) @skip(if: false) { id } }');
+    const response = await stack.gql(
+      '{ user @include(if: true) @include(if: true) @skip(if: false) @skip(if: false) { id } }',
+    );
     expect(response.body.errors?.[0]?.message).toMatch(/directive/i);
     expect(stack.upstreamCalls()).toEqual([]);
   });
@@ -71,7 +86,11 @@ describe('HTTP limits', () => {
   async function post(body: string, headers: Record<string, string> = {}) {
     return fetch(stack.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.token}`, ...headers },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${stack.token}`,
+        ...headers,
+      },
       body,
     });
   }
@@ -87,7 +106,9 @@ describe('HTTP limits', () => {
   });
 
   it('refuses a request body over the size limit with 413 before reading it all', async () => {
-    const response = await post(JSON.stringify({ query: '{ user { id } }', variables: { pad: 'x'.repeat(10_000) } }));
+    const response = await post(
+      JSON.stringify({ query: '{ user { id } }', variables: { pad: 'x'.repeat(10_000) } }),
+    );
     expect(response.status).toBe(413);
     expect(stack.upstreamCalls()).toEqual([]);
   });
@@ -121,11 +142,17 @@ describe('CORS', () => {
       const preflight = (origin: string) =>
         fetch(restricted.url, {
           method: 'OPTIONS',
-          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+          headers: {
+            origin,
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'authorization, content-type',
+          },
         });
       const allowed = await preflight('https://app.example');
       expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');
-      expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+      expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
+        'authorization',
+      );
       const denied = await preflight('https://evil.example');
       expect(denied.headers.get('access-control-allow-origin')).not.toBe('https://evil.example');
     } finally {

@@ -16,7 +16,8 @@ export interface MirrorOptions {
 /** REST values and their GraphQL forms that mean the same thing. */
 function normalise(key: string, value: unknown): unknown {
   if (typeof value === 'string' && DATE_TIME.test(value)) return Date.parse(value);
-  if ((key === 'latitude' || key === 'longitude') && typeof value === 'string') return Number(value);
+  if ((key === 'latitude' || key === 'longitude') && typeof value === 'string')
+    return Number(value);
   if (key === 'flag_color' && value === '') return null;
   return value;
 }
@@ -48,7 +49,11 @@ export function expectMirrors(
     const name = options.rename?.[key] ?? camel(key);
     expect(graphObject, `${where}.${key} has no GraphQL field ${name}`).toHaveProperty(name);
     const mirror = graphObject[name];
-    if (key.startsWith('debt_') && key !== 'debt_original_balance' && key !== 'debt_transaction_type') {
+    if (
+      key.startsWith('debt_') &&
+      key !== 'debt_original_balance' &&
+      key !== 'debt_transaction_type'
+    ) {
       expect(mirror, `${where}.${key}`).toEqual(periodic(raw));
     } else if (Array.isArray(raw)) {
       expect(Array.isArray(mirror), `${where}.${key} is not a list in GraphQL`).toBe(true);

@@ -14,7 +14,9 @@ function objectType(name: string): GraphQLObjectType {
 }
 
 function isSmallLeafObject(type: GraphQLObjectType): boolean {
-  return Object.values(type.getFields()).every((f) => isLeafType(getNamedType(f.type)) && f.args.length === 0);
+  return Object.values(type.getFields()).every(
+    (f) => isLeafType(getNamedType(f.type)) && f.args.length === 0,
+  );
 }
 
 /**
@@ -32,7 +34,8 @@ export function allFields(typeName: string, nested: Record<string, string> = {})
     if (field.args.some((a) => isNonNullType(a.type))) continue;
     const named = getNamedType(field.type);
     if (isLeafType(named)) parts.push(field.name);
-    else if (isObjectType(named) && isSmallLeafObject(named)) parts.push(`${field.name} ${allFields(named.name)}`);
+    else if (isObjectType(named) && isSmallLeafObject(named))
+      parts.push(`${field.name} ${allFields(named.name)}`);
   }
   return `{ ${parts.join(' ')} }`;
 }

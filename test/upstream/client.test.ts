@@ -627,7 +627,7 @@ describe('connections and lifecycle', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(release).toHaveLength(2);
     server.handle((_request, res) => sendJson(res, 200, { data: {} }));
-    release.splice(0).forEach((answer) => answer());
+    for (const answer of release.splice(0)) answer();
     await Promise.all(calls);
     expect(server.requests).toHaveLength(5);
     expect(new Set(server.requests.map((r) => r.remotePort)).size).toBe(2);

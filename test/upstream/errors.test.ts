@@ -2,10 +2,10 @@ import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
 import {
+  type GatewayErrorCode,
   gatewayErrorCode,
   isUpstreamError,
   UpstreamError,
-  type GatewayErrorCode,
   type UpstreamErrorInit,
 } from '../../src/upstream/errors.js';
 import {
@@ -23,7 +23,11 @@ let client: UpstreamClient;
 
 beforeAll(async () => {
   server = await startTestServer();
-  client = createUpstreamClient({ baseUrl: server.baseUrl, readBackoff: false, sleep: async () => {} });
+  client = createUpstreamClient({
+    baseUrl: server.baseUrl,
+    readBackoff: false,
+    sleep: async () => {},
+  });
 });
 afterAll(async () => {
   await client.close();

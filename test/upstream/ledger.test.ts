@@ -7,7 +7,12 @@ const HOUR = 60 * MINUTE;
 
 function manualClock(start = 0) {
   let time = start;
-  return { now: () => time, set: (at: number) => void (time = at) };
+  return {
+    now: () => time,
+    set: (at: number) => {
+      time = at;
+    },
+  };
 }
 
 describe('createRequestLedger', () => {

@@ -1,9 +1,14 @@
 /** The pause of a token's reads after a transient failure, seen on the wire. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type UpstreamClient, createUpstreamClient } from '../../src/upstream/client.js';
+import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
 import { UpstreamError } from '../../src/upstream/errors.js';
 import { parseRetryAfter } from '../../src/upstream/read-backoff.js';
-import { type TestServer, sendJson, sendRestError, startTestServer } from './support/http-server.js';
+import {
+  sendJson,
+  sendRestError,
+  startTestServer,
+  type TestServer,
+} from './support/http-server.js';
 
 const PLAN = '11111111-1111-4111-8111-111111111111';
 const USER = { data: { user: { id: '22222222-2222-4222-8222-222222222222' } } };
@@ -14,7 +19,11 @@ let clock: number;
 beforeEach(async () => {
   server = await startTestServer();
   clock = Date.UTC(2026, 0, 1);
-  client = createUpstreamClient({ baseUrl: server.baseUrl, sleep: async () => {}, wallClock: () => clock });
+  client = createUpstreamClient({
+    baseUrl: server.baseUrl,
+    sleep: async () => {},
+    wallClock: () => clock,
+  });
 });
 
 afterEach(async () => {
@@ -23,7 +32,10 @@ afterEach(async () => {
 });
 
 async function failure(promise: Promise<unknown>): Promise<UpstreamError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(UpstreamError);
   return error as UpstreamError;
 }
@@ -69,13 +81,17 @@ describe('read back-off', () => {
     server.handle((_req, res) => sendRestError(res, 503, '503', 'service_unavailable', 'down'));
     await failure(client.getUser({ token: 'token-a' }));
     const sent = server.requests.length;
-    await failure(client.createPayee({ token: 'token-a' }, { planId: PLAN, body: { payee: { name: 'x' } } }));
+    await failure(
+      client.createPayee({ token: 'token-a' }, { planId: PLAN, body: { payee: { name: 'x' } } }),
+    );
     expect(server.requests).toHaveLength(sent + 1);
 
     server.handle((_req, res) => sendRestError(res, 404, '404.2', 'resource_not_found', 'no'));
     await failure(client.getUser({ token: 'token-c' }));
     await failure(client.getUser({ token: 'token-c' }));
-    expect(server.requests.filter((r) => r.headers.authorization === 'Bearer token-c')).toHaveLength(2);
+    expect(
+      server.requests.filter((r) => r.headers.authorization === 'Bearer token-c'),
+    ).toHaveLength(2);
   });
 
   it('reads Retry-After as seconds or as an HTTP date', () => {

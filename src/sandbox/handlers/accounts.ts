@@ -2,15 +2,25 @@
 import { SAVE_ACCOUNT_TYPES } from '../../upstream/types.js';
 import { resourceNotFound } from '../errors.js';
 import { presentAccount } from '../present/entities.js';
+import { CREDIT_CARD_GROUP_NAME } from '../seed/catalog.js';
 import { addCategoryToMonths } from '../store/budget.js';
+import { NO_GOAL } from '../store/goals.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { AccountRecord, CategoryGroupRecord, CategoryRecord } from '../store/records.js';
 import { createTransaction, type IdSource } from '../store/transactions.js';
-import { NO_GOAL } from '../store/goals.js';
-import { CREDIT_CARD_GROUP_NAME } from '../seed/catalog.js';
 import { readEnum, readInteger, readString, requirePresent } from '../validate/fields.js';
 import { readKnowledgeParam } from '../validate/query.js';
-import { bodyObject, created, idParam, inDelta, moneyOf, ok, usePlan, write, type Handler } from './context.js';
+import {
+  bodyObject,
+  created,
+  type Handler,
+  idParam,
+  inDelta,
+  moneyOf,
+  ok,
+  usePlan,
+  write,
+} from './context.js';
 
 export const ACCOUNT_NAME_MAX = 200;
 /** Account types the interface creates as tracking (off-budget) accounts. */
@@ -20,7 +30,9 @@ const getAccounts: Handler<'getAccounts'> = (ctx) => {
   const since = readKnowledgeParam(ctx.query);
   const { store } = usePlan(ctx);
   const money = moneyOf(store);
-  const accounts = [...store.accounts.values()].filter((a) => inDelta(a, since)).map((a) => presentAccount(a, money));
+  const accounts = [...store.accounts.values()]
+    .filter((a) => inDelta(a, since))
+    .map((a) => presentAccount(a, money));
   return ok({ accounts, server_knowledge: store.knowledge });
 };
 
@@ -34,9 +46,18 @@ const getAccountById: Handler<'getAccountById'> = (ctx) => {
 
 /** Private: the credit card payment category a new card account gets. */
 function addCreditCardCategory(store: PlanStore, newId: IdSource, account: AccountRecord): void {
-  let group = [...store.categoryGroups.values()].find((g) => !g.deleted && g.name === CREDIT_CARD_GROUP_NAME);
+  let group = [...store.categoryGroups.values()].find(
+    (g) => !g.deleted && g.name === CREDIT_CARD_GROUP_NAME,
+  );
   if (!group) {
-    const fresh: CategoryGroupRecord = { id: newId(), name: CREDIT_CARD_GROUP_NAME, hidden: false, internal: false, deleted: false, knowledge: 0 };
+    const fresh: CategoryGroupRecord = {
+      id: newId(),
+      name: CREDIT_CARD_GROUP_NAME,
+      hidden: false,
+      internal: false,
+      deleted: false,
+      knowledge: 0,
+    };
     store.categoryGroups.set(fresh.id, fresh);
     store.touch(fresh);
     group = fresh;
@@ -67,8 +88,15 @@ const createAccount: Handler<'createAccount'> = (ctx) => {
   const entry = usePlan(ctx);
   const { store, newId } = entry;
   const body = bodyObject(ctx, 'account');
-  const name = readString(requirePresent(body.name, 'account.name'), 'account.name', { nonEmpty: true, maxLength: ACCOUNT_NAME_MAX });
-  const type = readEnum(requirePresent(body.type, 'account.type'), SAVE_ACCOUNT_TYPES, 'account.type');
+  const name = readString(requirePresent(body.name, 'account.name'), 'account.name', {
+    nonEmpty: true,
+    maxLength: ACCOUNT_NAME_MAX,
+  });
+  const type = readEnum(
+    requirePresent(body.type, 'account.type'),
+    SAVE_ACCOUNT_TYPES,
+    'account.type',
+  );
   const balance = readInteger(requirePresent(body.balance, 'account.balance'), 'account.balance');
 
   const account = write(ctx, entry, () => {
@@ -95,7 +123,13 @@ const createAccount: Handler<'createAccount'> = (ctx) => {
     };
     store.accounts.set(record.id, record);
     store.touch(record);
-    const payee = { id: newId(), name: `Transfer : ${name}`, transfer_account_id: record.id, deleted: false, knowledge: 0 };
+    const payee = {
+      id: newId(),
+      name: `Transfer : ${name}`,
+      transfer_account_id: record.id,
+      deleted: false,
+      knowledge: 0,
+    };
     store.payees.set(payee.id, payee);
     store.touch(payee);
     record.transfer_payee_id = payee.id;
@@ -117,7 +151,12 @@ const createAccount: Handler<'createAccount'> = (ctx) => {
         flagColor: null,
         subtransactions: [],
       },
-      { importId: null, importPayeeName: null, importPayeeNameOriginal: null, debtTransactionType: null },
+      {
+        importId: null,
+        importPayeeName: null,
+        importPayeeNameOriginal: null,
+        debtTransactionType: null,
+      },
     );
     return record;
   });

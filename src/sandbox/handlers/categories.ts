@@ -7,7 +7,6 @@
  */
 import type { CategoryGroupWithCategories } from '../../upstream/types.js';
 import { addMonths, monthsBetween } from '../dates.js';
-import { assertAssignmentExact } from '../validate/exact-totals.js';
 import { badRequest, resourceNotFound } from '../errors.js';
 import {
   orderedCategories,
@@ -16,25 +15,27 @@ import {
   presentMonthCategory,
 } from '../present/entities.js';
 import { addCategoryToMonths, ensureMonth, setBudgeted } from '../store/budget.js';
+import { NO_GOAL } from '../store/goals.js';
 import { assignmentMovement, recordMoneyMovements } from '../store/money-movements.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { CategoryGroupRecord, CategoryRecord } from '../store/records.js';
 import { touchRecordsShowing } from '../store/transactions.js';
-import { NO_GOAL } from '../store/goals.js';
 import {
+  type CategoryChanges,
   nextGoal,
   readCategoryGroupName,
   readCategoryName,
   readNote,
   readTargetGroup,
-  type CategoryChanges,
 } from '../validate/category.js';
+import { assertAssignmentExact } from '../validate/exact-totals.js';
 import { readInteger, requirePresent } from '../validate/fields.js';
 import { readKnowledgeParam } from '../validate/query.js';
-import { currentCategoryKnowledge } from './plans.js';
 import {
   bodyObject,
   created,
+  type Handler,
+  type HandlerContext,
   idParam,
   moneyOf,
   monthParam,
@@ -42,9 +43,8 @@ import {
   useMonth,
   usePlan,
   write,
-  type Handler,
-  type HandlerContext,
 } from './context.js';
+import { currentCategoryKnowledge } from './plans.js';
 
 /** How far ahead of the current month an assignment may be made (months are created on demand). */
 const FUTURE_MONTHS_ALLOWED = 12;
@@ -62,7 +62,8 @@ const getCategories: Handler<'getCategories'> = (ctx) => {
   const money = moneyOf(store);
   const byGroup = new Map<string, CategoryRecord[]>();
   for (const category of orderedCategories(store)) {
-    const changed = since === null ? !category.deleted : currentCategoryKnowledge(store, category.id) > since;
+    const changed =
+      since === null ? !category.deleted : currentCategoryKnowledge(store, category.id) > since;
     if (!changed) continue;
     const list = byGroup.get(category.category_group_id) ?? [];
     list.push(category);
@@ -71,7 +72,8 @@ const getCategories: Handler<'getCategories'> = (ctx) => {
   const groups: CategoryGroupWithCategories[] = [];
   for (const group of store.categoryGroups.values()) {
     const categories = byGroup.get(group.id) ?? [];
-    const include = since === null ? !group.deleted : group.knowledge > since || categories.length > 0;
+    const include =
+      since === null ? !group.deleted : group.knowledge > since || categories.length > 0;
     if (!include) continue;
     groups.push({
       ...presentCategoryGroup(group),
@@ -87,7 +89,11 @@ const getCategoryById: Handler<'getCategoryById'> = (ctx) => {
 };
 
 /** Private: applies validated changes, touching whatever shows the changed names. */
-function applyCategoryChanges(store: PlanStore, category: CategoryRecord, changes: CategoryChanges): void {
+function applyCategoryChanges(
+  store: PlanStore,
+  category: CategoryRecord,
+  changes: CategoryChanges,
+): void {
   if (changes.name !== undefined && changes.name !== category.name) {
     category.name = changes.name;
     touchRecordsShowing(store, 'category', category.id);
@@ -125,7 +131,10 @@ const createCategory: Handler<'createCategory'> = (ctx) => {
     addCategoryToMonths(store, record);
     return record;
   });
-  return created({ category: presentCurrentCategory(store, category, moneyOf(store)), server_knowledge: store.knowledge });
+  return created({
+    category: presentCurrentCategory(store, category, moneyOf(store)),
+    server_knowledge: store.knowledge,
+  });
 };
 
 const updateCategory: Handler<'updateCategory'> = (ctx) => {
@@ -133,22 +142,33 @@ const updateCategory: Handler<'updateCategory'> = (ctx) => {
   const { store } = entry;
   const category = liveCategory(store, ctx);
   const body = bodyObject(ctx, 'category');
-  if (category.internal) throw badRequest(`'${category.name}' is an internal category and cannot be changed`);
+  if (category.internal)
+    throw badRequest(`'${category.name}' is an internal category and cannot be changed`);
   const changes: CategoryChanges = {};
-  if (body.name !== undefined && body.name !== null) changes.name = readCategoryName(body.name, 'category.name');
+  if (body.name !== undefined && body.name !== null)
+    changes.name = readCategoryName(body.name, 'category.name');
   if (body.note !== undefined) changes.note = readNote(body.note, 'category.note');
   if (body.category_group_id !== undefined) {
-    changes.groupId = readTargetGroup(store, body.category_group_id, 'category.category_group_id').id;
+    changes.groupId = readTargetGroup(
+      store,
+      body.category_group_id,
+      'category.category_group_id',
+    ).id;
   }
   changes.goal = nextGoal(category, body, category.role, store.currentMonth, 'category');
   write(ctx, entry, () => applyCategoryChanges(store, category, changes));
-  return ok({ category: presentCurrentCategory(store, category, moneyOf(store)), server_knowledge: store.knowledge });
+  return ok({
+    category: presentCurrentCategory(store, category, moneyOf(store)),
+    server_knowledge: store.knowledge,
+  });
 };
 
 const getMonthCategoryById: Handler<'getMonthCategoryById'> = (ctx) => {
   const { store } = usePlan(ctx);
   const month = useMonth(ctx, store);
-  return ok({ category: presentMonthCategory(store, liveCategory(store, ctx), month, moneyOf(store)) });
+  return ok({
+    category: presentMonthCategory(store, liveCategory(store, ctx), month, moneyOf(store)),
+  });
 };
 
 /**
@@ -161,13 +181,22 @@ const updateMonthCategory: Handler<'updateMonthCategory'> = (ctx) => {
   const { store, newId } = entry;
   const monthKey = monthParam(ctx, store);
   const latest = addMonths(store.currentMonth, FUTURE_MONTHS_ALLOWED);
-  if (!store.monthsByKey.has(monthKey) && (monthKey < store.firstMonth || monthsBetween(latest, monthKey) > 0)) {
-    throw resourceNotFound(`Month ${monthKey} was not found; assignments are possible from ${store.firstMonth} to ${latest}`);
+  if (
+    !store.monthsByKey.has(monthKey) &&
+    (monthKey < store.firstMonth || monthsBetween(latest, monthKey) > 0)
+  ) {
+    throw resourceNotFound(
+      `Month ${monthKey} was not found; assignments are possible from ${store.firstMonth} to ${latest}`,
+    );
   }
   const category = liveCategory(store, ctx);
   const body = bodyObject(ctx, 'category');
-  const budgeted = readInteger(requirePresent(body.budgeted, 'category.budgeted'), 'category.budgeted');
-  if (category.role === 'readyToAssign') throw badRequest(`'${category.name}' cannot be assigned money`);
+  const budgeted = readInteger(
+    requirePresent(body.budgeted, 'category.budgeted'),
+    'category.budgeted',
+  );
+  if (category.role === 'readyToAssign')
+    throw badRequest(`'${category.name}' cannot be assigned money`);
   assertAssignmentExact(store, monthKey, category.id, budgeted);
   const month = write(ctx, entry, () => {
     const record = ensureMonth(store, monthKey);
@@ -175,11 +204,20 @@ const updateMonthCategory: Handler<'updateMonthCategory'> = (ctx) => {
     setBudgeted(store, record, category.id, budgeted);
     const movement = assignmentMovement(category.id, before, budgeted);
     if (movement) {
-      recordMoneyMovements(store, newId, { month: monthKey, at: ctx.now, note: null, userId: ctx.user.id, movements: [movement] });
+      recordMoneyMovements(store, newId, {
+        month: monthKey,
+        at: ctx.now,
+        note: null,
+        userId: ctx.user.id,
+        movements: [movement],
+      });
     }
     return record;
   });
-  return ok({ category: presentMonthCategory(store, category, month, moneyOf(store)), server_knowledge: store.knowledge });
+  return ok({
+    category: presentMonthCategory(store, category, month, moneyOf(store)),
+    server_knowledge: store.knowledge,
+  });
 };
 
 const createCategoryGroup: Handler<'createCategoryGroup'> = (ctx) => {
@@ -187,12 +225,22 @@ const createCategoryGroup: Handler<'createCategoryGroup'> = (ctx) => {
   const { store, newId } = entry;
   const name = readCategoryGroupName(bodyObject(ctx, 'category_group'), 'category_group');
   const group = write(ctx, entry, () => {
-    const record: CategoryGroupRecord = { id: newId(), name, hidden: false, internal: false, deleted: false, knowledge: 0 };
+    const record: CategoryGroupRecord = {
+      id: newId(),
+      name,
+      hidden: false,
+      internal: false,
+      deleted: false,
+      knowledge: 0,
+    };
     store.categoryGroups.set(record.id, record);
     store.touch(record);
     return record;
   });
-  return created({ category_group: presentCategoryGroup(group), server_knowledge: store.knowledge });
+  return created({
+    category_group: presentCategoryGroup(group),
+    server_knowledge: store.knowledge,
+  });
 };
 
 const updateCategoryGroup: Handler<'updateCategoryGroup'> = (ctx) => {
@@ -202,7 +250,8 @@ const updateCategoryGroup: Handler<'updateCategoryGroup'> = (ctx) => {
   const group = store.categoryGroups.get(id);
   if (!group || group.deleted) throw resourceNotFound(`Category group '${id}' was not found`);
   const name = readCategoryGroupName(bodyObject(ctx, 'category_group'), 'category_group');
-  if (group.internal) throw badRequest(`'${group.name}' is an internal category group and cannot be changed`);
+  if (group.internal)
+    throw badRequest(`'${group.name}' is an internal category group and cannot be changed`);
   write(ctx, entry, () => {
     if (name === group.name) return;
     group.name = name;

@@ -36,8 +36,14 @@ export interface HandlerResult<Op extends OperationId> {
 export type Handler<Op extends OperationId> = (ctx: HandlerContext) => HandlerResult<Op>;
 export type HandlerTable = { [Op in OperationId]: Handler<Op> };
 
-export const ok = <Op extends OperationId>(data: ResponseData[Op]): HandlerResult<Op> => ({ status: 200, data });
-export const created = <Op extends OperationId>(data: ResponseData[Op]): HandlerResult<Op> => ({ status: 201, data });
+export const ok = <Op extends OperationId>(data: ResponseData[Op]): HandlerResult<Op> => ({
+  status: 200,
+  data,
+});
+export const created = <Op extends OperationId>(data: ResponseData[Op]): HandlerResult<Op> => ({
+  status: 201,
+  data,
+});
 
 /** A path id that must be a UUID; lower-cased. */
 export function idParam(ctx: HandlerContext, name: string): string {
@@ -51,10 +57,13 @@ function defaultPlanOf(ctx: HandlerContext): string {
   const { principal, user } = ctx;
   if (principal.oauth) {
     if (!principal.oauth.defaultPlanSelection) {
-      throw resourceNotFound("The 'default' plan alias needs default plan selection, which this OAuth application does not have");
+      throw resourceNotFound(
+        "The 'default' plan alias needs default plan selection, which this OAuth application does not have",
+      );
     }
     const chosen = principal.oauth.defaultPlanId ?? user.defaultPlanId;
-    if (chosen === null) throw resourceNotFound('No default plan was selected when this token was authorized');
+    if (chosen === null)
+      throw resourceNotFound('No default plan was selected when this token was authorized');
     return chosen;
   }
   if (user.defaultPlanId === null) throw resourceNotFound('The user has no default plan');
@@ -70,7 +79,8 @@ export function usePlan(ctx: HandlerContext): PlanEntry {
   const raw = ctx.params.plan_id ?? '';
   let planId: string;
   if (raw === 'last-used') {
-    if (ctx.user.lastUsedPlanId === null) throw resourceNotFound('The user has not used any plan yet');
+    if (ctx.user.lastUsedPlanId === null)
+      throw resourceNotFound('The user has not used any plan yet');
     planId = ctx.user.lastUsedPlanId;
   } else if (raw === 'default') {
     planId = defaultPlanOf(ctx);
@@ -113,7 +123,8 @@ export function followClock(entry: PlanEntry, today: IsoDate, now: number): void
 export function monthParam(ctx: HandlerContext, store: PlanStore): IsoDate {
   const raw = ctx.params.month ?? '';
   if (raw === 'current') return store.currentMonth;
-  if (!isIsoDate(raw)) throw badRequest(`month must be a date in YYYY-MM-DD format or 'current', got '${raw}'`);
+  if (!isIsoDate(raw))
+    throw badRequest(`month must be a date in YYYY-MM-DD format or 'current', got '${raw}'`);
   return monthOf(raw);
 }
 
@@ -122,14 +133,17 @@ export function useMonth(ctx: HandlerContext, store: PlanStore): MonthRecord {
   const month = monthParam(ctx, store);
   const record = store.monthsByKey.get(month);
   if (!record || record.deleted) {
-    throw resourceNotFound(`Month ${month} was not found; the plan covers ${store.firstMonth} to ${store.lastMonth}`);
+    throw resourceNotFound(
+      `Month ${month} was not found; the plan covers ${store.firstMonth} to ${store.lastMonth}`,
+    );
   }
   return record;
 }
 
 /** The object under `key` in the request body (`{ "account": { ... } }`). */
 export function bodyObject(ctx: HandlerContext, key: string): Record<string, unknown> {
-  if (ctx.body === undefined) throw badRequest(`The request body is required and must hold '${key}'`);
+  if (ctx.body === undefined)
+    throw badRequest(`The request body is required and must hold '${key}'`);
   const body = readObject(ctx.body, 'request body');
   if (body[key] === undefined) throw badRequest(`${key} is required`);
   return readObject(body[key], key);
@@ -145,6 +159,9 @@ export function write<T>(ctx: HandlerContext, entry: PlanEntry, mutate: () => T)
 }
 
 /** Delta filter: everything live on a full request, everything changed after `since` on a delta. */
-export function inDelta(record: { knowledge: number; deleted: boolean }, since: number | null): boolean {
+export function inDelta(
+  record: { knowledge: number; deleted: boolean },
+  since: number | null,
+): boolean {
   return since === null ? !record.deleted : record.knowledge > since;
 }

@@ -1,7 +1,12 @@
 /** Plan months and money movements. */
-import { presentMonthDetail, presentMonthSummary, presentMoneyMovement, presentMoneyMovementGroup } from '../present/entities.js';
+import {
+  presentMoneyMovement,
+  presentMoneyMovementGroup,
+  presentMonthDetail,
+  presentMonthSummary,
+} from '../present/entities.js';
 import { readKnowledgeParam } from '../validate/query.js';
-import { moneyOf, ok, useMonth, usePlan, type Handler } from './context.js';
+import { type Handler, moneyOf, ok, useMonth, usePlan } from './context.js';
 
 const getPlanMonths: Handler<'getPlanMonths'> = (ctx) => {
   const since = readKnowledgeParam(ctx.query);
@@ -26,7 +31,9 @@ const getMoneyMovements: Handler<'getMoneyMovements'> = (ctx) => {
   const since = readKnowledgeParam(ctx.query) ?? 0;
   const { store } = usePlan(ctx);
   const money = moneyOf(store);
-  const movements = store.moneyMovements.filter((m) => m.knowledge > since).map((m) => presentMoneyMovement(m, money));
+  const movements = store.moneyMovements
+    .filter((m) => m.knowledge > since)
+    .map((m) => presentMoneyMovement(m, money));
   return ok({ money_movements: movements, server_knowledge: store.knowledge });
 };
 
@@ -44,7 +51,9 @@ const getMoneyMovementsByMonth: Handler<'getMoneyMovementsByMonth'> = (ctx) => {
 const getMoneyMovementGroups: Handler<'getMoneyMovementGroups'> = (ctx) => {
   const since = readKnowledgeParam(ctx.query) ?? 0;
   const { store } = usePlan(ctx);
-  const groups = store.moneyMovementGroups.filter((g) => g.knowledge > since).map(presentMoneyMovementGroup);
+  const groups = store.moneyMovementGroups
+    .filter((g) => g.knowledge > since)
+    .map(presentMoneyMovementGroup);
   return ok({ money_movement_groups: groups, server_knowledge: store.knowledge });
 };
 

@@ -6,7 +6,17 @@ import type { PayeeRecord } from '../store/records.js';
 import { touchRecordsShowing } from '../store/transactions.js';
 import { readString, requirePresent } from '../validate/fields.js';
 import { readKnowledgeParam } from '../validate/query.js';
-import { bodyObject, created, idParam, inDelta, ok, usePlan, write, type Handler, type HandlerContext } from './context.js';
+import {
+  bodyObject,
+  created,
+  type Handler,
+  type HandlerContext,
+  idParam,
+  inDelta,
+  ok,
+  usePlan,
+  write,
+} from './context.js';
 
 export const PAYEE_NAME_MAX = 500;
 
@@ -33,9 +43,18 @@ const createPayee: Handler<'createPayee'> = (ctx) => {
   const entry = usePlan(ctx);
   const { store, newId } = entry;
   const body = bodyObject(ctx, 'payee');
-  const name = readString(requirePresent(body.name, 'payee.name'), 'payee.name', { nonEmpty: true, maxLength: PAYEE_NAME_MAX });
+  const name = readString(requirePresent(body.name, 'payee.name'), 'payee.name', {
+    nonEmpty: true,
+    maxLength: PAYEE_NAME_MAX,
+  });
   const payee = write(ctx, entry, () => {
-    const record: PayeeRecord = { id: newId(), name, transfer_account_id: null, deleted: false, knowledge: 0 };
+    const record: PayeeRecord = {
+      id: newId(),
+      name,
+      transfer_account_id: null,
+      deleted: false,
+      knowledge: 0,
+    };
     store.payees.set(record.id, record);
     store.touch(record);
     return record;
@@ -52,7 +71,10 @@ const updatePayee: Handler<'updatePayee'> = (ctx) => {
   const name =
     body.name === undefined
       ? undefined
-      : readString(requirePresent(body.name, 'payee.name'), 'payee.name', { nonEmpty: true, maxLength: PAYEE_NAME_MAX });
+      : readString(requirePresent(body.name, 'payee.name'), 'payee.name', {
+          nonEmpty: true,
+          maxLength: PAYEE_NAME_MAX,
+        });
   if (name !== undefined && payee.transfer_account_id !== null && name !== payee.name) {
     throw badRequest(`payee.name: '${payee.name}' is a transfer payee and cannot be renamed`);
   }
@@ -67,7 +89,9 @@ const updatePayee: Handler<'updatePayee'> = (ctx) => {
 
 const getPayeeLocations: Handler<'getPayeeLocations'> = (ctx) => {
   const { store } = usePlan(ctx);
-  const locations = [...store.payeeLocations.values()].filter((l) => !l.deleted).map(presentPayeeLocation);
+  const locations = [...store.payeeLocations.values()]
+    .filter((l) => !l.deleted)
+    .map(presentPayeeLocation);
   return ok({ payee_locations: locations });
 };
 

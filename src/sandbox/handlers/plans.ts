@@ -1,5 +1,10 @@
 /** GET /user, the plan list, the full plan export (with deltas) and plan settings. */
-import type { CategoryBase, MonthDetailBase, PlanDetail, PlanSummary } from '../../upstream/types.js';
+import type {
+  CategoryBase,
+  MonthDetailBase,
+  PlanDetail,
+  PlanSummary,
+} from '../../upstream/types.js';
 import {
   orderedCategories,
   presentAccount,
@@ -21,7 +26,15 @@ import {
 import type { PlanStore } from '../store/plan-store.js';
 import type { MonthRecord } from '../store/records.js';
 import { readBooleanParam, readKnowledgeParam } from '../validate/query.js';
-import { followClock, inDelta, moneyOf, ok, usePlan, type Handler, type HandlerContext } from './context.js';
+import {
+  followClock,
+  type Handler,
+  type HandlerContext,
+  inDelta,
+  moneyOf,
+  ok,
+  usePlan,
+} from './context.js';
 
 const getUser: Handler<'getUser'> = (ctx) => ok({ user: { id: ctx.user.id } });
 
@@ -29,7 +42,9 @@ const getUser: Handler<'getUser'> = (ctx) => ok({ user: { id: ctx.user.id } });
 function defaultPlanIdFor(ctx: HandlerContext): string | null {
   const { principal, user } = ctx;
   if (principal.oauth) {
-    return principal.oauth.defaultPlanSelection ? (principal.oauth.defaultPlanId ?? user.defaultPlanId) : null;
+    return principal.oauth.defaultPlanSelection
+      ? (principal.oauth.defaultPlanId ?? user.defaultPlanId)
+      : null;
   }
   return user.defaultPlanId;
 }
@@ -91,7 +106,8 @@ const getPlanById: Handler<'getPlanById'> = (ctx) => {
 
   const categories: CategoryBase[] = [];
   for (const category of orderedCategories(store)) {
-    const changed = since === null ? !category.deleted : currentCategoryKnowledge(store, category.id) > since;
+    const changed =
+      since === null ? !category.deleted : currentCategoryKnowledge(store, category.id) > since;
     const presented = changed ? exportCategory(store, category.id) : null;
     if (presented) categories.push(presented);
   }

@@ -10,12 +10,24 @@ import {
 } from '../store/scheduled.js';
 import { readKnowledgeParam } from '../validate/query.js';
 import { resolveScheduled } from '../validate/scheduled.js';
-import { bodyObject, created, idParam, inDelta, moneyOf, ok, usePlan, write, type Handler, type HandlerContext } from './context.js';
+import {
+  bodyObject,
+  created,
+  type Handler,
+  type HandlerContext,
+  idParam,
+  inDelta,
+  moneyOf,
+  ok,
+  usePlan,
+  write,
+} from './context.js';
 
 function liveScheduled(store: PlanStore, ctx: HandlerContext): ScheduledTransactionRecord {
   const id = idParam(ctx, 'scheduled_transaction_id');
   const record = store.scheduledTransactions.get(id);
-  if (!record || record.deleted) throw resourceNotFound(`Scheduled transaction '${id}' was not found`);
+  if (!record || record.deleted)
+    throw resourceNotFound(`Scheduled transaction '${id}' was not found`);
   return record;
 }
 
@@ -31,7 +43,9 @@ const getScheduledTransactions: Handler<'getScheduledTransactions'> = (ctx) => {
 
 const getScheduledTransactionById: Handler<'getScheduledTransactionById'> = (ctx) => {
   const { store } = usePlan(ctx);
-  return ok({ scheduled_transaction: presentScheduledDetail(store, liveScheduled(store, ctx), moneyOf(store)) });
+  return ok({
+    scheduled_transaction: presentScheduledDetail(store, liveScheduled(store, ctx), moneyOf(store)),
+  });
 };
 
 const createScheduled: Handler<'createScheduledTransaction'> = (ctx) => {
@@ -46,7 +60,12 @@ const updateScheduled: Handler<'updateScheduledTransaction'> = (ctx) => {
   const entry = usePlan(ctx);
   const { store, newId } = entry;
   const record = liveScheduled(store, ctx);
-  const state = resolveScheduled(store, ctx.today, bodyObject(ctx, 'scheduled_transaction'), record);
+  const state = resolveScheduled(
+    store,
+    ctx.today,
+    bodyObject(ctx, 'scheduled_transaction'),
+    record,
+  );
   write(ctx, entry, () => updateScheduledTransaction(store, newId, record, state));
   return ok({ scheduled_transaction: presentScheduledDetail(store, record, moneyOf(store)) });
 };

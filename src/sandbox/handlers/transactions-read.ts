@@ -10,7 +10,12 @@
  * (moved to another month, account, category or payee, approved, ...) is therefore still sent,
  * as it is now, so a client that filters its copy again sees it leave.
  */
-import type { HybridTransaction, IsoDate, TransactionDetail, TransactionListType } from '../../upstream/types.js';
+import type {
+  HybridTransaction,
+  IsoDate,
+  TransactionDetail,
+  TransactionListType,
+} from '../../upstream/types.js';
 import { addDays, addMonths, addYears, monthOf } from '../dates.js';
 import { resourceNotFound } from '../errors.js';
 import type { MoneyPresenter } from '../present/money.js';
@@ -20,10 +25,22 @@ import {
   presentTransactionDetail,
 } from '../present/transactions.js';
 import type { PlanStore } from '../store/plan-store.js';
-import type { SubTransactionRecord, TransactionRecord, TransactionScope } from '../store/records.js';
+import type {
+  SubTransactionRecord,
+  TransactionRecord,
+  TransactionScope,
+} from '../store/records.js';
 import { isUncategorized, scopesSince } from '../store/scopes.js';
 import { readDateParam, readKnowledgeParam, readTypeParam } from '../validate/query.js';
-import { idParam, moneyOf, ok, useMonth, usePlan, type Handler, type HandlerContext } from './context.js';
+import {
+  type Handler,
+  type HandlerContext,
+  idParam,
+  moneyOf,
+  ok,
+  useMonth,
+  usePlan,
+} from './context.js';
 
 interface ListFilter {
   since: IsoDate | null;
@@ -71,11 +88,19 @@ function inFilter(filter: ListFilter, scope: TransactionScope): boolean {
 }
 
 /** Private: a TransactionDetail list of the transactions whose (current or former) scope matches. */
-function detailList(store: PlanStore, filter: ListFilter, inScope: (scope: TransactionScope) => boolean) {
+function detailList(
+  store: PlanStore,
+  filter: ListFilter,
+  inScope: (scope: TransactionScope) => boolean,
+) {
   const money = moneyOf(store);
   const transactions: TransactionDetail[] = [];
   for (const tx of candidates(store, filter)) {
-    if (scopesSince(store, tx, filter.knowledge).some((scope) => inFilter(filter, scope) && inScope(scope))) {
+    if (
+      scopesSince(store, tx, filter.knowledge).some(
+        (scope) => inFilter(filter, scope) && inScope(scope),
+      )
+    ) {
       transactions.push(presentTransactionDetail(store, tx, money));
     }
   }
@@ -102,7 +127,9 @@ const getTransactionsByMonth: Handler<'getTransactionsByMonth'> = (ctx) => {
   const monthEnd = addDays(addMonths(month, 1), -1);
   const since = filter.since === null || filter.since < month ? month : filter.since;
   const until = filter.until === null || filter.until > monthEnd ? monthEnd : filter.until;
-  return ok(detailList(store, { ...filter, since, until }, (scope) => monthOf(scope.date) === month));
+  return ok(
+    detailList(store, { ...filter, since, until }, (scope) => monthOf(scope.date) === month),
+  );
 };
 
 interface HybridTarget {
@@ -115,16 +142,31 @@ interface HybridTarget {
 }
 
 /** Private: the rows a transaction shows in a hybrid list now. */
-function currentRows(store: PlanStore, tx: TransactionRecord, filter: ListFilter, target: HybridTarget, money: MoneyPresenter): HybridTransaction[] {
+function currentRows(
+  store: PlanStore,
+  tx: TransactionRecord,
+  filter: ListFilter,
+  target: HybridTarget,
+  money: MoneyPresenter,
+): HybridTransaction[] {
   const scope = scopesSince(store, tx, null)[0] as TransactionScope;
   if (filter.since !== null && scope.date < filter.since) return [];
   if (filter.until !== null && scope.date > filter.until) return [];
   const typeOk = (uncategorized: boolean) =>
-    filter.type === 'unapproved' ? !tx.approved : filter.type === 'uncategorized' ? uncategorized : true;
+    filter.type === 'unapproved'
+      ? !tx.approved
+      : filter.type === 'uncategorized'
+        ? uncategorized
+        : true;
   const rows: HybridTransaction[] = [];
-  if (target.matchTx(tx) && typeOk(isUncategorized(store, tx))) rows.push(presentHybridTransaction(store, tx, money));
+  if (target.matchTx(tx) && typeOk(isUncategorized(store, tx)))
+    rows.push(presentHybridTransaction(store, tx, money));
   for (const sub of tx.subtransactions) {
-    if ((filter.knowledge !== null || !sub.deleted) && target.matchSub(sub) && typeOk(sub.category_id === null)) {
+    if (
+      (filter.knowledge !== null || !sub.deleted) &&
+      target.matchSub(sub) &&
+      typeOk(sub.category_id === null)
+    ) {
       rows.push(presentHybridSubTransaction(store, tx, sub, money));
     }
   }
@@ -148,7 +190,8 @@ function hybridList(store: PlanStore, filter: ListFilter, target: HybridTarget) 
         .some((scope) => inFilter(filter, scope) && target.inScope(scope));
     if (left) {
       rows.push(presentHybridTransaction(store, tx, money));
-      for (const sub of tx.subtransactions) rows.push(presentHybridSubTransaction(store, tx, sub, money));
+      for (const sub of tx.subtransactions)
+        rows.push(presentHybridSubTransaction(store, tx, sub, money));
     } else {
       rows.push(...currentRows(store, tx, filter, target, money));
     }
@@ -160,7 +203,8 @@ const getTransactionsByCategory: Handler<'getTransactionsByCategory'> = (ctx) =>
   const filter = readListFilter(ctx, true);
   const { store } = usePlan(ctx);
   const categoryId = idParam(ctx, 'category_id');
-  if (!store.liveCategory(categoryId)) throw resourceNotFound(`Category '${categoryId}' was not found`);
+  if (!store.liveCategory(categoryId))
+    throw resourceNotFound(`Category '${categoryId}' was not found`);
   return ok(
     hybridList(store, filter, {
       matchTx: (tx) => tx.subtransactions.length === 0 && tx.category_id === categoryId,
@@ -189,7 +233,10 @@ const getTransactionById: Handler<'getTransactionById'> = (ctx) => {
   const id = idParam(ctx, 'transaction_id');
   const tx = store.liveTransaction(id);
   if (!tx) throw resourceNotFound(`Transaction '${id}' was not found`);
-  return ok({ transaction: presentTransactionDetail(store, tx, moneyOf(store)), server_knowledge: store.knowledge });
+  return ok({
+    transaction: presentTransactionDetail(store, tx, moneyOf(store)),
+    server_knowledge: store.knowledge,
+  });
 };
 
 export const transactionReadHandlers = {

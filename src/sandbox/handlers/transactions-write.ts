@@ -4,21 +4,31 @@
  */
 import { badRequest, conflict, resourceNotFound } from '../errors.js';
 import { presentTransactionDetail } from '../present/transactions.js';
+import { createImportedTransaction } from '../store/matching.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { TransactionRecord } from '../store/records.js';
 import type { NewTransactionExtras, TransactionState } from '../store/transaction-state.js';
-import { createImportedTransaction } from '../store/matching.js';
 import { createTransaction, deleteTransaction, updateTransaction } from '../store/transactions.js';
 import { assertTransactionTotalsExact } from '../validate/exact-totals.js';
 import { readArray, readObject } from '../validate/fields.js';
 import {
   parseTransactionDraft,
+  type ResolveContext,
   resolveNewTransaction,
   resolveTransactionUpdate,
-  type ResolveContext,
   type TransactionDraft,
 } from '../validate/transaction.js';
-import { bodyObject, created, idParam, moneyOf, ok, usePlan, write, type Handler, type HandlerContext } from './context.js';
+import {
+  bodyObject,
+  created,
+  type Handler,
+  type HandlerContext,
+  idParam,
+  moneyOf,
+  ok,
+  usePlan,
+  write,
+} from './context.js';
 
 const NOT_IMPORTED: Omit<NewTransactionExtras, 'importId'> = {
   importPayeeName: null,
@@ -27,9 +37,16 @@ const NOT_IMPORTED: Omit<NewTransactionExtras, 'importId'> = {
 };
 
 /** Private: creates a transaction; one with an import_id may be matched to a user-entered one. */
-function save(store: PlanStore, newId: () => string, state: TransactionState, importId: string | null): TransactionRecord {
+function save(
+  store: PlanStore,
+  newId: () => string,
+  state: TransactionState,
+  importId: string | null,
+): TransactionRecord {
   const extras = { ...NOT_IMPORTED, importId };
-  return importId === null ? createTransaction(store, newId, state, extras) : createImportedTransaction(store, newId, state, extras);
+  return importId === null
+    ? createTransaction(store, newId, state, extras)
+    : createImportedTransaction(store, newId, state, extras);
 }
 
 function accountName(store: PlanStore, accountId: string): string {
@@ -39,11 +56,13 @@ function accountName(store: PlanStore, accountId: string): string {
 const createTransactionHandler: Handler<'createTransaction'> = (ctx) => {
   const entry = usePlan(ctx);
   const { store, newId } = entry;
-  if (ctx.body === undefined) throw badRequest("The request body is required and must hold 'transaction' or 'transactions'");
+  if (ctx.body === undefined)
+    throw badRequest("The request body is required and must hold 'transaction' or 'transactions'");
   const body = readObject(ctx.body, 'request body');
   const hasOne = body.transaction !== undefined && body.transaction !== null;
   const hasMany = body.transactions !== undefined && body.transactions !== null;
-  if (hasOne && hasMany) throw badRequest('Give either transaction (one) or transactions (several), not both');
+  if (hasOne && hasMany)
+    throw badRequest('Give either transaction (one) or transactions (several), not both');
   if (!hasOne && !hasMany) throw badRequest('transaction or transactions is required');
   const resolve: ResolveContext = { store, today: ctx.today };
   const money = moneyOf(store);
@@ -53,7 +72,9 @@ const createTransactionHandler: Handler<'createTransaction'> = (ctx) => {
     const state = resolveNewTransaction(resolve, draft);
     const importId = draft.importId ?? null;
     if (importId !== null && store.findByImportId(state.accountId, importId)) {
-      throw conflict(`A transaction with import_id '${importId}' already exists on account '${accountName(store, state.accountId)}'`);
+      throw conflict(
+        `A transaction with import_id '${importId}' already exists on account '${accountName(store, state.accountId)}'`,
+      );
     }
     assertTransactionTotalsExact(store, [{ before: null, after: state, path: 'transaction' }]);
     const tx = write(ctx, entry, () => save(store, newId, state, importId));
@@ -104,7 +125,9 @@ function lookUp(store: PlanStore, draft: TransactionDraft): TransactionRecord {
   const id = draft.id ?? null;
   const importId = draft.importId ?? null;
   if (id !== null && importId !== null) {
-    throw badRequest(`${path}: give either id or import_id, not both (import_id is only a lookup key and cannot be changed)`);
+    throw badRequest(
+      `${path}: give either id or import_id, not both (import_id is only a lookup key and cannot be changed)`,
+    );
   }
   if (id !== null) {
     const tx = store.liveTransaction(id);
@@ -117,9 +140,12 @@ function lookUp(store: PlanStore, draft: TransactionDraft): TransactionRecord {
     const tx = byImportId.get(importId);
     if (tx && !tx.deleted) matches.push(tx);
   }
-  if (matches.length === 0) throw badRequest(`${path}.import_id '${importId}' matches no transaction of this plan`);
+  if (matches.length === 0)
+    throw badRequest(`${path}.import_id '${importId}' matches no transaction of this plan`);
   if (matches.length > 1) {
-    throw badRequest(`${path}.import_id '${importId}' matches transactions in ${matches.length} accounts; use id instead`);
+    throw badRequest(
+      `${path}.import_id '${importId}' matches transactions in ${matches.length} accounts; use id instead`,
+    );
   }
   return matches[0] as TransactionRecord;
 }
@@ -136,13 +162,20 @@ const updateTransactions: Handler<'updateTransactions'> = (ctx) => {
     const draft = parseTransactionDraft(item, `transactions[${index}]`);
     const tx = lookUp(store, draft);
     const earlier = targets.get(tx.id);
-    if (earlier !== undefined) throw badRequest(`transactions[${index}] updates the same transaction as transactions[${earlier}]`);
+    if (earlier !== undefined)
+      throw badRequest(
+        `transactions[${index}] updates the same transaction as transactions[${earlier}]`,
+      );
     targets.set(tx.id, index);
     planned.push({ tx, state: resolveTransactionUpdate(resolve, draft, tx) });
   });
   assertTransactionTotalsExact(
     store,
-    planned.map(({ tx, state }) => ({ before: tx, after: state, path: `transactions[${targets.get(tx.id) ?? 0}]` })),
+    planned.map(({ tx, state }) => ({
+      before: tx,
+      after: state,
+      path: `transactions[${targets.get(tx.id) ?? 0}]`,
+    })),
   );
   write(ctx, entry, () => {
     for (const { tx, state } of planned) updateTransaction(store, newId, tx, state);
@@ -157,7 +190,8 @@ const updateTransactions: Handler<'updateTransactions'> = (ctx) => {
 };
 
 function bodyArray(ctx: HandlerContext): unknown {
-  if (ctx.body === undefined) throw badRequest("The request body is required and must hold 'transactions'");
+  if (ctx.body === undefined)
+    throw badRequest("The request body is required and must hold 'transactions'");
   const body = readObject(ctx.body, 'request body');
   if (body.transactions === undefined) throw badRequest('transactions is required');
   return body.transactions;
@@ -181,7 +215,10 @@ const updateTransactionHandler: Handler<'updateTransaction'> = (ctx) => {
   const state = resolveTransactionUpdate({ store, today: ctx.today }, draft, tx);
   assertTransactionTotalsExact(store, [{ before: tx, after: state, path: 'transaction' }]);
   write(ctx, entry, () => updateTransaction(store, newId, tx, state));
-  return ok({ transaction: presentTransactionDetail(store, tx, moneyOf(store)), server_knowledge: store.knowledge });
+  return ok({
+    transaction: presentTransactionDetail(store, tx, moneyOf(store)),
+    server_knowledge: store.knowledge,
+  });
 };
 
 const deleteTransactionHandler: Handler<'deleteTransaction'> = (ctx) => {
@@ -189,7 +226,10 @@ const deleteTransactionHandler: Handler<'deleteTransaction'> = (ctx) => {
   const { store } = entry;
   const tx = liveTransaction(store, ctx);
   write(ctx, entry, () => deleteTransaction(store, tx));
-  return ok({ transaction: presentTransactionDetail(store, tx, moneyOf(store)), server_knowledge: store.knowledge });
+  return ok({
+    transaction: presentTransactionDetail(store, tx, moneyOf(store)),
+    server_knowledge: store.knowledge,
+  });
 };
 
 /**
@@ -210,7 +250,8 @@ const importTransactions: Handler<'importTransactions'> = (ctx) => {
         continue;
       }
       let occurrence = 1;
-      while (store.findByImportId(account.id, `YNAB:${item.amount}:${item.date}:${occurrence}`)) occurrence++;
+      while (store.findByImportId(account.id, `YNAB:${item.amount}:${item.date}:${occurrence}`))
+        occurrence++;
       const state: TransactionState = {
         accountId: account.id,
         date: item.date,

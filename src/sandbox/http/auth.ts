@@ -40,7 +40,10 @@ export interface IssuedToken {
 
 export interface TokenRegistry {
   addPersonal(token: string, userId: string, scope: Scope): void;
-  issueOAuth(principal: Principal & { oauth: OAuthGrantInfo }, predecessor: string | null): IssuedToken;
+  issueOAuth(
+    principal: Principal & { oauth: OAuthGrantInfo },
+    predecessor: string | null,
+  ): IssuedToken;
   /** The principal of a presented token, or throws 401 naming why it is refused. */
   authenticate(token: string | null): Principal;
   revoke(token: string): void;
@@ -55,7 +58,8 @@ export function createTokenRegistry(clock: Clock): TokenRegistry {
   const oauth = new Map<string, OAuthAccessToken>();
   return {
     addPersonal(token, userId, scope) {
-      if (personal.has(token)) throw new Error(`createSandbox: token used twice (${scope} token of user ${userId})`);
+      if (personal.has(token))
+        throw new Error(`createSandbox: token used twice (${scope} token of user ${userId})`);
       personal.set(token, { userId, scope, kind: 'personal', oauth: null });
     },
     issueOAuth(principal, predecessor) {
@@ -68,11 +72,17 @@ export function createTokenRegistry(clock: Clock): TokenRegistry {
         revoked: false,
         predecessor,
       });
-      return { accessToken, expiresIn: OAUTH_TOKEN_LIFETIME_SECONDS, createdAt: Math.floor(now / 1000) };
+      return {
+        accessToken,
+        expiresIn: OAUTH_TOKEN_LIFETIME_SECONDS,
+        createdAt: Math.floor(now / 1000),
+      };
     },
     authenticate(token) {
       if (token === null || token === '') {
-        throw notAuthorized('No access token was provided: send Authorization: Bearer <token> or ?access_token=<token>');
+        throw notAuthorized(
+          'No access token was provided: send Authorization: Bearer <token> or ?access_token=<token>',
+        );
       }
       const known = personal.get(token);
       if (known) return known;

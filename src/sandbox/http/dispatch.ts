@@ -9,6 +9,7 @@
  * the gateway counts its own requests.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OperationId } from '../../upstream/types.js';
 import type { FaultKind, SandboxCall } from '../api.js';
 import { isoDateOf } from '../dates.js';
 import {
@@ -20,15 +21,21 @@ import {
   tooManyRequests,
   unauthorizedScope,
 } from '../errors.js';
-import { HANDLERS } from '../handlers/index.js';
 import type { HandlerContext } from '../handlers/context.js';
+import { HANDLERS } from '../handlers/index.js';
 import type { SandboxState } from '../state.js';
-import type { OperationId } from '../../upstream/types.js';
 import type { TokenRegistry } from './auth.js';
 import type { FaultEngine } from './faults.js';
 import type { OAuthService } from './oauth.js';
 import type { RateLimiter } from './rate-limit.js';
-import { BodyTooLargeError, formFields, parseJsonBody, presentedToken, queryRecord, readBody } from './request.js';
+import {
+  BodyTooLargeError,
+  formFields,
+  parseJsonBody,
+  presentedToken,
+  queryRecord,
+  readBody,
+} from './request.js';
 import type { Router } from './router.js';
 import { isWriteMethod } from './routes.js';
 
@@ -58,7 +65,13 @@ const CORS_HEADERS: Record<string, string> = {
   'access-control-max-age': '600',
 };
 
-function send(res: ServerResponse, call: SandboxCall, status: number, body: string | null, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  call: SandboxCall,
+  status: number,
+  body: string | null,
+  headers: Record<string, string> = {},
+): void {
   call.status = status;
   if (res.destroyed || res.headersSent) return;
   const allHeaders: Record<string, string> = { ...CORS_HEADERS, ...headers };
@@ -70,22 +83,47 @@ function send(res: ServerResponse, call: SandboxCall, status: number, body: stri
   res.end(body ?? undefined);
 }
 
-function sendJson(res: ServerResponse, call: SandboxCall, status: number, value: unknown, headers?: Record<string, string>): void {
+function sendJson(
+  res: ServerResponse,
+  call: SandboxCall,
+  status: number,
+  value: unknown,
+  headers?: Record<string, string>,
+): void {
   send(res, call, status, JSON.stringify(value), headers);
 }
 
-function sendError(res: ServerResponse, call: SandboxCall, error: ApiError, headers?: Record<string, string>): void {
+function sendError(
+  res: ServerResponse,
+  call: SandboxCall,
+  error: ApiError,
+  headers?: Record<string, string>,
+): void {
   sendJson(res, call, error.status, error.toBody(), headers);
 }
 
 /** Private: plays out an injected fault. */
-function applyFault(kind: FaultKind, req: IncomingMessage, res: ServerResponse, call: SandboxCall, deps: DispatchDeps): void {
+function applyFault(
+  kind: FaultKind,
+  req: IncomingMessage,
+  res: ServerResponse,
+  call: SandboxCall,
+  deps: DispatchDeps,
+): void {
   switch (kind) {
     case 'status500':
-      sendError(res, call, internalError('Injected fault: the sandbox was asked to fail this request'));
+      sendError(
+        res,
+        call,
+        internalError('Injected fault: the sandbox was asked to fail this request'),
+      );
       return;
     case 'status503':
-      sendError(res, call, serviceUnavailable('Injected fault: the sandbox is pretending to be down for maintenance'));
+      sendError(
+        res,
+        call,
+        serviceUnavailable('Injected fault: the sandbox is pretending to be down for maintenance'),
+      );
       return;
     case 'malformed':
       send(res, call, 200, '{"data": {"truncated": tr');
@@ -101,10 +139,18 @@ function applyFault(kind: FaultKind, req: IncomingMessage, res: ServerResponse, 
   }
 }
 
-export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res: ServerResponse) => void {
+export function createDispatcher(
+  deps: DispatchDeps,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const { state } = deps;
 
-  const handleOAuth = async (req: IncomingMessage, res: ServerResponse, path: string, query: Record<string, string>, call: SandboxCall) => {
+  const handleOAuth = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: Record<string, string>,
+    call: SandboxCall,
+  ) => {
     if (path === '/oauth/authorize' && req.method === 'GET') {
       const result = deps.oauth.authorize(query);
       if (result.status === 302) send(res, call, 302, null, result.headers);
@@ -144,9 +190,16 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
     const decision = deps.rateLimiter.take(token ?? '');
     if (!decision.allowed) {
       const seconds = Math.ceil(decision.retryAfterMs / 1000);
-      sendError(res, call, tooManyRequests(`Too many requests: the limit is reached for this access token; try again in ${seconds} seconds`), {
-        'retry-after': String(seconds),
-      });
+      sendError(
+        res,
+        call,
+        tooManyRequests(
+          `Too many requests: the limit is reached for this access token; try again in ${seconds} seconds`,
+        ),
+        {
+          'retry-after': String(seconds),
+        },
+      );
       return;
     }
     if (!match) throw notFound(`${method} ${path} does not exist`);
@@ -168,7 +221,10 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
       now,
       today: isoDateOf(now),
     };
-    const handler = HANDLERS[match.operationId as OperationId] as (ctx: HandlerContext) => { status: number; data: unknown };
+    const handler = HANDLERS[match.operationId as OperationId] as (ctx: HandlerContext) => {
+      status: number;
+      data: unknown;
+    };
     const result = handler(ctx);
     sendJson(res, call, result.status, { data: result.data });
   };
@@ -181,7 +237,15 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
     const token = presentedToken(req, query);
     const recordedQuery = { ...query };
     delete recordedQuery.access_token;
-    const call: SandboxCall = { operationId: null, method, path, query: recordedQuery, status: null, token, at: state.clock.now() };
+    const call: SandboxCall = {
+      operationId: null,
+      method,
+      path,
+      query: recordedQuery,
+      status: null,
+      token,
+      at: state.clock.now(),
+    };
     deps.calls.push(call);
 
     const run = async () => {
@@ -206,7 +270,11 @@ export function createDispatcher(deps: DispatchDeps): (req: IncomingMessage, res
         sendError(res, call, badRequest(error.message), { connection: 'close' });
       } else {
         deps.reportError(error);
-        sendError(res, call, internalError('The sandbox failed unexpectedly while handling this request'));
+        sendError(
+          res,
+          call,
+          internalError('The sandbox failed unexpectedly while handling this request'),
+        );
       }
     });
   };

@@ -2,11 +2,18 @@
  * Opt-in misbehaviour: added latency and injected faults, drawn from a seeded generator so a
  * test run is repeatable. Rules are checked in order; the first one that fires wins.
  */
-import type { FaultKind, FaultRule, LatencyOptions } from '../api.js';
+
 import type { OperationId } from '../../upstream/types.js';
+import type { FaultKind, FaultRule, LatencyOptions } from '../api.js';
 import { createRandom, type Random } from '../random.js';
 
-export const FAULT_KINDS: readonly FaultKind[] = ['status500', 'status503', 'hang', 'drop', 'malformed'];
+export const FAULT_KINDS: readonly FaultKind[] = [
+  'status500',
+  'status503',
+  'hang',
+  'drop',
+  'malformed',
+];
 
 export interface FaultEngine {
   setRules(rules: readonly FaultRule[]): void;
@@ -24,13 +31,17 @@ interface ActiveRule {
 
 function checkRule(rule: FaultRule, index: number): void {
   if (!FAULT_KINDS.includes(rule.kind)) {
-    throw new RangeError(`faults[${index}].kind must be one of ${FAULT_KINDS.join(', ')}, got ${String(rule.kind)}`);
+    throw new RangeError(
+      `faults[${index}].kind must be one of ${FAULT_KINDS.join(', ')}, got ${String(rule.kind)}`,
+    );
   }
   if (rule.rate !== undefined && !(rule.rate >= 0 && rule.rate <= 1)) {
     throw new RangeError(`faults[${index}].rate must be between 0 and 1, got ${rule.rate}`);
   }
   if (rule.times !== undefined && !(Number.isInteger(rule.times) && rule.times >= 0)) {
-    throw new RangeError(`faults[${index}].times must be a non-negative integer, got ${rule.times}`);
+    throw new RangeError(
+      `faults[${index}].times must be a non-negative integer, got ${rule.times}`,
+    );
   }
 }
 
@@ -43,7 +54,11 @@ function checkLatency(latency: LatencyOptions): void {
   }
 }
 
-export function createFaultEngine(seed: number, rules: readonly FaultRule[] = [], latency: LatencyOptions = {}): FaultEngine {
+export function createFaultEngine(
+  seed: number,
+  rules: readonly FaultRule[] = [],
+  latency: LatencyOptions = {},
+): FaultEngine {
   const random: Random = createRandom(seed, 0xfa17);
   let active: ActiveRule[] = [];
   let currentLatency: LatencyOptions = {};

@@ -9,9 +9,9 @@
  * Errors follow OAuth 2.0: `{ error, error_description }` as JSON, or as redirect parameters once
  * the client and redirect URI are known to be valid.
  */
-import type { OAuthClientOptions } from '../api.js';
-import type { Clock } from '../api.js';
+
 import type { OAuthTokenResponse } from '../../upstream/types.js';
+import type { Clock, OAuthClientOptions } from '../api.js';
 import type { SandboxState, UserState } from '../state.js';
 import { generateSecret, type Scope, type TokenRegistry } from './auth.js';
 
@@ -72,7 +72,11 @@ export function createOAuthService(
     return state.users.get(raw.toLowerCase()) ?? null;
   };
 
-  const issue = (grant: Grant, withRefresh: boolean, predecessor: string | null): OAuthTokenResponse & { refresh_token: string } => {
+  const issue = (
+    grant: Grant,
+    withRefresh: boolean,
+    predecessor: string | null,
+  ): OAuthTokenResponse & { refresh_token: string } => {
     const client = byId.get(grant.clientId);
     const issued = tokens.issueOAuth(
       {
@@ -102,21 +106,40 @@ export function createOAuthService(
   return {
     authorize(query) {
       const client = query.client_id ? byId.get(query.client_id) : undefined;
-      if (!client) return oauthError(400, 'invalid_client', `Unknown client_id '${query.client_id ?? ''}'`);
-      if (!query.redirect_uri) return oauthError(400, 'invalid_request', 'redirect_uri is required');
+      if (!client)
+        return oauthError(400, 'invalid_client', `Unknown client_id '${query.client_id ?? ''}'`);
+      if (!query.redirect_uri)
+        return oauthError(400, 'invalid_request', 'redirect_uri is required');
       if (query.redirect_uri !== client.redirectUri) {
-        return oauthError(400, 'invalid_request', "redirect_uri does not match the application's redirect URI");
+        return oauthError(
+          400,
+          'invalid_request',
+          "redirect_uri does not match the application's redirect URI",
+        );
       }
-      const stateParam: Record<string, string> = query.state === undefined ? {} : { state: query.state };
-      const redirectError = (error: string, description: string, inFragment: boolean): OAuthResponse => ({
+      const stateParam: Record<string, string> =
+        query.state === undefined ? {} : { state: query.state };
+      const redirectError = (
+        error: string,
+        description: string,
+        inFragment: boolean,
+      ): OAuthResponse => ({
         status: 302,
         headers: {
-          location: withParams(client.redirectUri, { error, error_description: description, ...stateParam }, inFragment),
+          location: withParams(
+            client.redirectUri,
+            { error, error_description: description, ...stateParam },
+            inFragment,
+          ),
         },
       });
       const responseType = query.response_type;
       if (responseType !== 'code' && responseType !== 'token') {
-        return redirectError('unsupported_response_type', "response_type must be 'code' or 'token'", false);
+        return redirectError(
+          'unsupported_response_type',
+          "response_type must be 'code' or 'token'",
+          false,
+        );
       }
       const implicit = responseType === 'token';
       const scopeParam = query.scope ?? '';
@@ -124,12 +147,21 @@ export function createOAuthService(
         return redirectError('invalid_scope', "scope must be 'read-only' or left out", implicit);
       }
       const user = pickUser(query.sandbox_user);
-      if (!user) return oauthError(400, 'invalid_request', `sandbox_user '${query.sandbox_user ?? ''}' is not a sandbox user`);
+      if (!user)
+        return oauthError(
+          400,
+          'invalid_request',
+          `sandbox_user '${query.sandbox_user ?? ''}' is not a sandbox user`,
+        );
       let defaultPlanId: string | null = null;
       if (client.defaultPlanSelection) {
         const chosen = query.sandbox_default_plan?.toLowerCase();
         if (chosen !== undefined && !user.planIds.includes(chosen)) {
-          return oauthError(400, 'invalid_request', `sandbox_default_plan '${chosen}' is not a plan of the user`);
+          return oauthError(
+            400,
+            'invalid_request',
+            `sandbox_default_plan '${chosen}' is not a plan of the user`,
+          );
         }
         defaultPlanId = chosen ?? user.defaultPlanId;
       }
@@ -148,18 +180,32 @@ export function createOAuthService(
           scope: grant.scope,
           ...stateParam,
         };
-        return { status: 302, headers: { location: withParams(client.redirectUri, fragment, true) } };
+        return {
+          status: 302,
+          headers: { location: withParams(client.redirectUri, fragment, true) },
+        };
       }
       const code = generateSecret(18);
-      codes.set(code, { ...grant, redirectUri: client.redirectUri, expiresAt: clock.now() + CODE_LIFETIME_MS });
-      return { status: 302, headers: { location: withParams(client.redirectUri, { code, ...stateParam }, false) } };
+      codes.set(code, {
+        ...grant,
+        redirectUri: client.redirectUri,
+        expiresAt: clock.now() + CODE_LIFETIME_MS,
+      });
+      return {
+        status: 302,
+        headers: { location: withParams(client.redirectUri, { code, ...stateParam }, false) },
+      };
     },
 
     token(params) {
       const grantType = params.grant_type;
       if (!grantType) return oauthError(400, 'invalid_request', 'grant_type is required');
       if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
-        return oauthError(400, 'unsupported_grant_type', "grant_type must be 'authorization_code' or 'refresh_token'");
+        return oauthError(
+          400,
+          'unsupported_grant_type',
+          "grant_type must be 'authorization_code' or 'refresh_token'",
+        );
       }
       const client = params.client_id ? byId.get(params.client_id) : undefined;
       if (!client || params.client_secret !== client.clientSecret) {
@@ -169,16 +215,26 @@ export function createOAuthService(
         if (!params.code) return oauthError(400, 'invalid_request', 'code is required');
         const pending = codes.get(params.code);
         if (!pending || pending.clientId !== client.clientId) {
-          return oauthError(400, 'invalid_grant', 'The authorization code is invalid or was already used');
+          return oauthError(
+            400,
+            'invalid_grant',
+            'The authorization code is invalid or was already used',
+          );
         }
         codes.delete(params.code);
-        if (clock.now() >= pending.expiresAt) return oauthError(400, 'invalid_grant', 'The authorization code has expired');
+        if (clock.now() >= pending.expiresAt)
+          return oauthError(400, 'invalid_grant', 'The authorization code has expired');
         if (params.redirect_uri !== pending.redirectUri) {
-          return oauthError(400, 'invalid_grant', 'redirect_uri does not match the one used to authorize');
+          return oauthError(
+            400,
+            'invalid_grant',
+            'redirect_uri does not match the one used to authorize',
+          );
         }
         return { status: 200, body: issue(pending, true, null) };
       }
-      if (!params.refresh_token) return oauthError(400, 'invalid_request', 'refresh_token is required');
+      if (!params.refresh_token)
+        return oauthError(400, 'invalid_request', 'refresh_token is required');
       const refresh = refreshTokens.get(params.refresh_token);
       if (!refresh || refresh.clientId !== client.clientId) {
         return oauthError(400, 'invalid_grant', 'The refresh token is invalid or was already used');

@@ -8,7 +8,9 @@ import type { Clock } from '../api.js';
 export const DEFAULT_RATE_LIMIT = 200;
 export const DEFAULT_RATE_WINDOW_MS = 3_600_000;
 
-export type RateDecision = { allowed: true; used: number } | { allowed: false; retryAfterMs: number };
+export type RateDecision =
+  | { allowed: true; used: number }
+  | { allowed: false; retryAfterMs: number };
 
 export interface RateLimiter {
   take(token: string): RateDecision;
@@ -21,8 +23,10 @@ export function createRateLimiter(
   if (options === false) return { take: () => ({ allowed: true, used: 0 }) };
   const limit = options?.limit ?? DEFAULT_RATE_LIMIT;
   const windowMs = options?.windowMs ?? DEFAULT_RATE_WINDOW_MS;
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`createSandbox: rateLimit.limit must be a positive integer, got ${limit}`);
-  if (!(windowMs > 0)) throw new RangeError(`createSandbox: rateLimit.windowMs must be positive, got ${windowMs}`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`createSandbox: rateLimit.limit must be a positive integer, got ${limit}`);
+  if (!(windowMs > 0))
+    throw new RangeError(`createSandbox: rateLimit.windowMs must be positive, got ${windowMs}`);
   const history = new Map<string, number[]>();
   return {
     take(token) {

@@ -43,7 +43,10 @@ export function parseJsonBody(text: string): unknown {
 }
 
 /** The bearer token from the Authorization header, else the `access_token` query parameter. */
-export function presentedToken(req: IncomingMessage, query: Readonly<Record<string, string>>): string | null {
+export function presentedToken(
+  req: IncomingMessage,
+  query: Readonly<Record<string, string>>,
+): string | null {
   const header = req.headers.authorization;
   if (header !== undefined) {
     const match = /^bearer\s+(.+)$/i.exec(header.trim());

@@ -29,7 +29,9 @@ function compile(route: RouteDefinition): CompiledRoute {
   const segments = route.path
     .split('/')
     .filter(Boolean)
-    .map((part): Segment => (part.startsWith('{') ? { param: part.slice(1, -1) } : { literal: part }));
+    .map(
+      (part): Segment => (part.startsWith('{') ? { param: part.slice(1, -1) } : { literal: part }),
+    );
   return {
     method: route.method,
     operationId: route.operationId,

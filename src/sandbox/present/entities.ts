@@ -75,7 +75,12 @@ export function presentAccount(account: AccountRecord, money: MoneyPresenter): A
 }
 
 export function presentPayee(payee: PayeeRecord): Payee {
-  return { id: payee.id, name: payee.name, transfer_account_id: payee.transfer_account_id, deleted: payee.deleted };
+  return {
+    id: payee.id,
+    name: payee.name,
+    transfer_account_id: payee.transfer_account_id,
+    deleted: payee.deleted,
+  };
 }
 
 export function presentPayeeLocation(location: PayeeLocationRecord): PayeeLocation {
@@ -89,7 +94,13 @@ export function presentPayeeLocation(location: PayeeLocationRecord): PayeeLocati
 }
 
 export function presentCategoryGroup(group: CategoryGroupRecord): CategoryGroup {
-  return { id: group.id, name: group.name, hidden: group.hidden, internal: group.internal, deleted: group.deleted };
+  return {
+    id: group.id,
+    name: group.name,
+    hidden: group.hidden,
+    internal: group.internal,
+    deleted: group.deleted,
+  };
 }
 
 const ZERO_AMOUNTS = { budgeted: 0, activity: 0, balance: 0 };
@@ -163,7 +174,11 @@ export function withCategoryCompanions(base: CategoryBase, money: MoneyPresenter
 }
 
 /** A category with the amounts of the plan's current month, as the category endpoints show it. */
-export function presentCurrentCategory(store: PlanStore, category: CategoryRecord, money: MoneyPresenter): Category {
+export function presentCurrentCategory(
+  store: PlanStore,
+  category: CategoryRecord,
+  money: MoneyPresenter,
+): Category {
   const month = store.currentMonth;
   const amounts = store.monthsByKey.get(month)?.categories.get(category.id);
   return withCategoryCompanions(presentCategoryBase(store, category, month, amounts), money);
@@ -223,7 +238,11 @@ export function orderedCategories(store: PlanStore): CategoryRecord[] {
   return ordered;
 }
 
-export function presentMonthDetail(store: PlanStore, month: MonthRecord, money: MoneyPresenter): MonthDetail {
+export function presentMonthDetail(
+  store: PlanStore,
+  month: MonthRecord,
+  money: MoneyPresenter,
+): MonthDetail {
   const categories = orderedCategories(store)
     .filter((category) => !category.deleted)
     .map((category) => presentMonthCategory(store, category, month, money));
@@ -234,7 +253,11 @@ export function presentMonthDetail(store: PlanStore, month: MonthRecord, money: 
  * A month inside the plan export. `sinceKnowledge` limits the categories to those changed after
  * it (delta requests); a category counts as changed when its own record or its month values did.
  */
-export function presentMonthDetailBase(store: PlanStore, month: MonthRecord, sinceKnowledge: number | null): MonthDetailBase {
+export function presentMonthDetailBase(
+  store: PlanStore,
+  month: MonthRecord,
+  sinceKnowledge: number | null,
+): MonthDetailBase {
   const categories: CategoryBase[] = [];
   for (const category of orderedCategories(store)) {
     const amounts = month.categories.get(category.id);
@@ -248,7 +271,10 @@ export function presentMonthDetailBase(store: PlanStore, month: MonthRecord, sin
   return { ...presentMonthSummaryBase(month), categories };
 }
 
-export function presentMoneyMovement(movement: MoneyMovementRecord, money: MoneyPresenter): MoneyMovement {
+export function presentMoneyMovement(
+  movement: MoneyMovementRecord,
+  money: MoneyPresenter,
+): MoneyMovement {
   const amount = money(movement.amount);
   return {
     id: movement.id,

@@ -42,11 +42,17 @@ function accountName(store: PlanStore, accountId: string): string {
 }
 
 /** Subtransactions a response shows: the live ones, or all of them for a deleted parent. */
-function visibleSubtransactions<T extends { deleted: boolean }>(parentDeleted: boolean, subs: readonly T[]): T[] {
+function visibleSubtransactions<T extends { deleted: boolean }>(
+  parentDeleted: boolean,
+  subs: readonly T[],
+): T[] {
   return parentDeleted ? [...subs] : subs.filter((sub) => !sub.deleted);
 }
 
-export function presentTransactionSummaryBase(store: PlanStore, tx: TransactionRecord): TransactionSummaryBase {
+export function presentTransactionSummaryBase(
+  store: PlanStore,
+  tx: TransactionRecord,
+): TransactionSummaryBase {
   return {
     id: tx.id,
     date: tx.date,
@@ -70,7 +76,10 @@ export function presentTransactionSummaryBase(store: PlanStore, tx: TransactionR
   };
 }
 
-export function presentSubTransactionBase(store: PlanStore, sub: SubTransactionRecord): SubTransactionBase {
+export function presentSubTransactionBase(
+  store: PlanStore,
+  sub: SubTransactionRecord,
+): SubTransactionBase {
   return {
     id: sub.id,
     transaction_id: sub.transaction_id,
@@ -86,12 +95,24 @@ export function presentSubTransactionBase(store: PlanStore, sub: SubTransactionR
   };
 }
 
-export function presentSubTransaction(store: PlanStore, sub: SubTransactionRecord, money: MoneyPresenter): SubTransaction {
+export function presentSubTransaction(
+  store: PlanStore,
+  sub: SubTransactionRecord,
+  money: MoneyPresenter,
+): SubTransaction {
   const amount = money(sub.amount);
-  return { ...presentSubTransactionBase(store, sub), amount_formatted: amount.formatted, amount_currency: amount.currency };
+  return {
+    ...presentSubTransactionBase(store, sub),
+    amount_formatted: amount.formatted,
+    amount_currency: amount.currency,
+  };
 }
 
-export function presentTransactionDetail(store: PlanStore, tx: TransactionRecord, money: MoneyPresenter): TransactionDetail {
+export function presentTransactionDetail(
+  store: PlanStore,
+  tx: TransactionRecord,
+  money: MoneyPresenter,
+): TransactionDetail {
   const amount = money(tx.amount);
   const isSplit = tx.subtransactions.length > 0;
   return {
@@ -108,7 +129,11 @@ export function presentTransactionDetail(store: PlanStore, tx: TransactionRecord
 }
 
 /** A hybrid row for a whole transaction (by-category and by-payee lists). */
-export function presentHybridTransaction(store: PlanStore, tx: TransactionRecord, money: MoneyPresenter): HybridTransaction {
+export function presentHybridTransaction(
+  store: PlanStore,
+  tx: TransactionRecord,
+  money: MoneyPresenter,
+): HybridTransaction {
   const amount = money(tx.amount);
   const isSplit = tx.subtransactions.length > 0;
   return {
@@ -119,7 +144,9 @@ export function presentHybridTransaction(store: PlanStore, tx: TransactionRecord
     parent_transaction_id: null,
     account_name: accountName(store, tx.account_id),
     payee_name: payeeName(store, tx.payee_id),
-    category_name: isSplit ? SPLIT_CATEGORY_NAME : (categoryName(store, tx.category_id) ?? UNCATEGORIZED_NAME),
+    category_name: isSplit
+      ? SPLIT_CATEGORY_NAME
+      : (categoryName(store, tx.category_id) ?? UNCATEGORIZED_NAME),
   };
 }
 
@@ -176,7 +203,10 @@ export function presentScheduledSummaryBase(
   };
 }
 
-export function presentScheduledSubBase(store: PlanStore, sub: ScheduledSubTransactionRecord): ScheduledSubTransactionBase {
+export function presentScheduledSubBase(
+  store: PlanStore,
+  sub: ScheduledSubTransactionRecord,
+): ScheduledSubTransactionBase {
   return {
     id: sub.id,
     scheduled_transaction_id: sub.scheduled_transaction_id,

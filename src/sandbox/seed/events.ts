@@ -3,11 +3,16 @@
  * cleared and reconciled status by age, imports with `YNAB:` import ids on linked accounts,
  * recent unapproved (and sometimes uncategorized) imports, flags and memos.
  */
-import { FLAG_COLORS } from '../../upstream/types.js';
+
 import type { ClearedStatus, FlagColor, IsoDate } from '../../upstream/types.js';
+import { FLAG_COLORS } from '../../upstream/types.js';
 import type { Random } from '../random.js';
-import type { NewTransactionExtras, PayeeRef, TransactionState } from '../store/transaction-state.js';
-import { ACCOUNTS, MEMOS, type AccountKey } from './catalog.js';
+import type {
+  NewTransactionExtras,
+  PayeeRef,
+  TransactionState,
+} from '../store/transaction-state.js';
+import { ACCOUNTS, type AccountKey, MEMOS } from './catalog.js';
 import { ageInDays, type RawEvent } from './history.js';
 import type { SeededStructure } from './structure.js';
 
@@ -38,22 +43,32 @@ export function stateOfEvent(
 ): SeededEvent {
   const account = structure.accounts.get(event.account);
   if (!account) throw new Error(`seed: unknown account ${event.account}`);
-  const payeeRef = (payee: RawEvent['payee']): { ref: PayeeRef; transferAccountId: string | null } => {
+  const payeeRef = (
+    payee: RawEvent['payee'],
+  ): { ref: PayeeRef; transferAccountId: string | null } => {
     if (typeof payee === 'string') {
       const id = structure.payees.get(payee);
-      return { ref: id ? { kind: 'id', id } : { kind: 'name', name: payee }, transferAccountId: null };
+      return {
+        ref: id ? { kind: 'id', id } : { kind: 'name', name: payee },
+        transferAccountId: null,
+      };
     }
     const target = structure.accounts.get(payee.transferTo);
-    if (!target?.transfer_payee_id) throw new Error(`seed: unknown transfer target ${payee.transferTo}`);
+    if (!target?.transfer_payee_id)
+      throw new Error(`seed: unknown transfer target ${payee.transferTo}`);
     return { ref: { kind: 'id', id: target.transfer_payee_id }, transferAccountId: target.id };
   };
-  const categoryId = (key: string | null) => (key === null ? null : (structure.categories.get(key) ?? null));
+  const categoryId = (key: string | null) =>
+    key === null ? null : (structure.categories.get(key) ?? null);
 
   const age = ageInDays(event.date, today);
   const { ref, transferAccountId } = payeeRef(event.payee);
   const isTransfer = transferAccountId !== null;
   const imported =
-    event.kind !== 'starting' && !isTransfer && LINKED.has(event.account) && rng.chance(age <= 10 ? 0.9 : 0.6);
+    event.kind !== 'starting' &&
+    !isTransfer &&
+    LINKED.has(event.account) &&
+    rng.chance(age <= 10 ? 0.9 : 0.6);
   const approved = !(imported && age <= 10 && rng.chance(0.5));
   let category = categoryId(event.category);
   if (!approved && !event.subs && rng.chance(0.35)) category = null;
@@ -80,7 +95,9 @@ export function stateOfEvent(
     approved,
     flagColor,
     subtransactions: (event.subs ?? []).map((sub) => {
-      const subPayee = sub.transferTo ? payeeRef({ transferTo: sub.transferTo }) : { ref: { kind: 'none' } as PayeeRef, transferAccountId: null };
+      const subPayee = sub.transferTo
+        ? payeeRef({ transferTo: sub.transferTo })
+        : { ref: { kind: 'none' } as PayeeRef, transferAccountId: null };
       return {
         amount: sub.amount,
         payee: subPayee.ref,

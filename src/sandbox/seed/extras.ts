@@ -2,12 +2,12 @@
 import type { Frequency, IsoDate } from '../../upstream/types.js';
 import { addDays, addMonths, monthOf } from '../dates.js';
 import type { Random } from '../random.js';
+import { firstOccurrenceAfter } from '../recurrence.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { ImportableTransaction } from '../store/records.js';
 import { createScheduledTransaction, type ScheduledState } from '../store/scheduled.js';
 import type { PayeeRef } from '../store/transaction-state.js';
-import { EMPLOYER, MERCHANTS, MONTHLY_BILLS, type AccountKey } from './catalog.js';
-import { firstOccurrenceAfter } from '../recurrence.js';
+import { type AccountKey, EMPLOYER, MERCHANTS, MONTHLY_BILLS } from './catalog.js';
 import type { SeededStructure } from './structure.js';
 
 interface ScheduleSpec {
@@ -34,12 +34,58 @@ export function seedScheduledTransactions(
     .find((tx) => !tx.deleted && tx.payee_id === structure.payees.get(EMPLOYER.name));
   const electric = MONTHLY_BILLS.find((bill) => bill.category === 'electric');
   const specs: ScheduleSpec[] = [
-    { account: 'checking', firstDay: firstMonth, frequency: 'twiceAMonth', amount: lastPaycheck?.amount ?? 3_200_000, payee: { name: EMPLOYER.name }, category: 'readyToAssign' },
-    { account: 'checking', firstDay: firstMonth, frequency: 'monthly', amount: -1_850_000, payee: { transferTo: 'mortgage' }, category: 'mortgage', memo: 'Mortgage payment' },
-    { account: 'checking', firstDay: addDays(firstMonth, 15), frequency: 'monthly', amount: -400_000, payee: { transferTo: 'savings' }, category: null },
-    { account: 'visa', firstDay: addDays(firstMonth, 2), frequency: 'monthly', amount: -15_490, payee: { name: 'StreamFlix' }, category: 'streaming' },
-    { account: 'checking', firstDay: addDays(monthOf(today), 27), frequency: 'yearly', amount: -186_000, payee: { name: 'State DMV' }, category: 'carMaintenance', memo: 'Registration renewal', flag: 'purple' },
-    { account: 'checking', firstDay: addDays(addMonths(monthOf(today), 2), 4), frequency: 'never', amount: -240_000, payee: { name: 'Family Clinic' }, category: 'medical', memo: 'Annual checkup copay' },
+    {
+      account: 'checking',
+      firstDay: firstMonth,
+      frequency: 'twiceAMonth',
+      amount: lastPaycheck?.amount ?? 3_200_000,
+      payee: { name: EMPLOYER.name },
+      category: 'readyToAssign',
+    },
+    {
+      account: 'checking',
+      firstDay: firstMonth,
+      frequency: 'monthly',
+      amount: -1_850_000,
+      payee: { transferTo: 'mortgage' },
+      category: 'mortgage',
+      memo: 'Mortgage payment',
+    },
+    {
+      account: 'checking',
+      firstDay: addDays(firstMonth, 15),
+      frequency: 'monthly',
+      amount: -400_000,
+      payee: { transferTo: 'savings' },
+      category: null,
+    },
+    {
+      account: 'visa',
+      firstDay: addDays(firstMonth, 2),
+      frequency: 'monthly',
+      amount: -15_490,
+      payee: { name: 'StreamFlix' },
+      category: 'streaming',
+    },
+    {
+      account: 'checking',
+      firstDay: addDays(monthOf(today), 27),
+      frequency: 'yearly',
+      amount: -186_000,
+      payee: { name: 'State DMV' },
+      category: 'carMaintenance',
+      memo: 'Registration renewal',
+      flag: 'purple',
+    },
+    {
+      account: 'checking',
+      firstDay: addDays(addMonths(monthOf(today), 2), 4),
+      frequency: 'never',
+      amount: -240_000,
+      payee: { name: 'Family Clinic' },
+      category: 'medical',
+      memo: 'Annual checkup copay',
+    },
     {
       account: 'checking',
       firstDay: addDays(firstMonth, (electric?.day ?? 6) - 1),
@@ -63,13 +109,16 @@ export function seedScheduledTransactions(
     let transferAccountId: string | null = null;
     if ('transferTo' in spec.payee) {
       const target = structure.accounts.get(spec.payee.transferTo);
-      payee = target?.transfer_payee_id ? { kind: 'id', id: target.transfer_payee_id } : { kind: 'none' };
+      payee = target?.transfer_payee_id
+        ? { kind: 'id', id: target.transfer_payee_id }
+        : { kind: 'none' };
       transferAccountId = target?.id ?? null;
     } else {
       const id = structure.payees.get(spec.payee.name);
       payee = id ? { kind: 'id', id } : { kind: 'name', name: spec.payee.name };
     }
-    const categoryId = (key: string | null) => (key === null ? null : (structure.categories.get(key) ?? null));
+    const categoryId = (key: string | null) =>
+      key === null ? null : (structure.categories.get(key) ?? null);
     const state: ScheduledState = {
       accountId: account.id,
       dateFirst: spec.firstDay,
@@ -94,7 +143,11 @@ export function seedScheduledTransactions(
 }
 
 /** A few purchases "at the bank" of each linked account, waiting for POST /transactions/import. */
-export function seedImportQueue(structure: SeededStructure, rng: Random, today: IsoDate): ImportableTransaction[] {
+export function seedImportQueue(
+  structure: SeededStructure,
+  rng: Random,
+  today: IsoDate,
+): ImportableTransaction[] {
   const queue: ImportableTransaction[] = [];
   const plan: [AccountKey, number][] = [
     ['checking', 2],
@@ -105,8 +158,16 @@ export function seedImportQueue(structure: SeededStructure, rng: Random, today: 
     if (!account) continue;
     for (let i = 0; i < count; i++) {
       const merchant = rng.pick(MERCHANTS.filter((m) => m.accounts.includes(key)));
-      const amount = -Math.round((merchant.min + rng.next() * (merchant.max - merchant.min)) / 10) * 10;
-      queue.push({ accountId: account.id, date: addDays(today, -rng.int(0, 2)), amount, payeeName: merchant.name, statementName: merchant.statementName, memo: null });
+      const amount =
+        -Math.round((merchant.min + rng.next() * (merchant.max - merchant.min)) / 10) * 10;
+      queue.push({
+        accountId: account.id,
+        date: addDays(today, -rng.int(0, 2)),
+        amount,
+        payeeName: merchant.name,
+        statementName: merchant.statementName,
+        memo: null,
+      });
     }
   }
   return queue;

@@ -13,8 +13,10 @@ import { addDays, daysInMonth, toEpochDay } from '../dates.js';
 import type { Random } from '../random.js';
 import {
   ACCOUNTS,
+  type AccountKey,
   CAR_LENDER,
   CATEGORY_GROUPS,
+  type CategoryKey,
   EMPLOYER,
   MARKET_PAYEE,
   MERCHANTS,
@@ -22,8 +24,6 @@ import {
   MORTGAGE_LENDER,
   SPLIT_MERCHANT,
   STARTING_BALANCE_PAYEE,
-  type AccountKey,
-  type CategoryKey,
 } from './catalog.js';
 
 export interface RawSub {
@@ -60,7 +60,9 @@ export interface PlannedMonth {
 
 /** How many transactions an event creates (transfers create their counterpart too). */
 export function transactionsCreatedBy(event: RawEvent): number {
-  const transfers = (typeof event.payee === 'object' ? 1 : 0) + (event.subs ?? []).filter((s) => s.transferTo).length;
+  const transfers =
+    (typeof event.payee === 'object' ? 1 : 0) +
+    (event.subs ?? []).filter((s) => s.transferTo).length;
   return 1 + transfers;
 }
 
@@ -111,16 +113,92 @@ function recurringEvents(rng: Random, month: IsoDate, index: number): RawEvent[]
     });
   }
   events.push(
-    { kind: 'other', date: on(1), account: 'checking', amount: -1_850_000, payee: { transferTo: 'mortgage' }, category: 'mortgage', counterpartDebtType: 'payment' },
-    { kind: 'other', date: on(2), account: 'mortgage', amount: -amountBetween(rng, 1_380_000, 1_460_000), payee: MORTGAGE_LENDER, category: null, debtType: 'interest' },
-    { kind: 'other', date: on(10), account: 'checking', amount: -425_000, payee: { transferTo: 'carLoan' }, category: 'carPayment', counterpartDebtType: 'payment' },
-    { kind: 'other', date: on(11), account: 'carLoan', amount: -amountBetween(rng, 52_000, 71_000), payee: CAR_LENDER, category: null, debtType: 'interest' },
-    { kind: 'cashWithdrawal', date: on(8), account: 'checking', amount: -100_000, payee: { transferTo: 'cash' }, category: null, memo: 'ATM' },
-    { kind: 'cashWithdrawal', date: on(22), account: 'checking', amount: -100_000, payee: { transferTo: 'cash' }, category: null, memo: 'ATM' },
-    { kind: 'other', date: on(16), account: 'checking', amount: -400_000, payee: { transferTo: 'savings' }, category: null },
-    { kind: 'other', date: on(16), account: 'checking', amount: -500_000, payee: { transferTo: 'brokerage' }, category: 'investing' },
-    { kind: 'visaPayment', date: on(20), account: 'checking', amount: 0, payee: { transferTo: 'visa' }, category: null },
-    { kind: 'other', date: on(28), account: 'brokerage', amount: toCents((rng.next() - 0.35) * 900_000), payee: MARKET_PAYEE, category: null },
+    {
+      kind: 'other',
+      date: on(1),
+      account: 'checking',
+      amount: -1_850_000,
+      payee: { transferTo: 'mortgage' },
+      category: 'mortgage',
+      counterpartDebtType: 'payment',
+    },
+    {
+      kind: 'other',
+      date: on(2),
+      account: 'mortgage',
+      amount: -amountBetween(rng, 1_380_000, 1_460_000),
+      payee: MORTGAGE_LENDER,
+      category: null,
+      debtType: 'interest',
+    },
+    {
+      kind: 'other',
+      date: on(10),
+      account: 'checking',
+      amount: -425_000,
+      payee: { transferTo: 'carLoan' },
+      category: 'carPayment',
+      counterpartDebtType: 'payment',
+    },
+    {
+      kind: 'other',
+      date: on(11),
+      account: 'carLoan',
+      amount: -amountBetween(rng, 52_000, 71_000),
+      payee: CAR_LENDER,
+      category: null,
+      debtType: 'interest',
+    },
+    {
+      kind: 'cashWithdrawal',
+      date: on(8),
+      account: 'checking',
+      amount: -100_000,
+      payee: { transferTo: 'cash' },
+      category: null,
+      memo: 'ATM',
+    },
+    {
+      kind: 'cashWithdrawal',
+      date: on(22),
+      account: 'checking',
+      amount: -100_000,
+      payee: { transferTo: 'cash' },
+      category: null,
+      memo: 'ATM',
+    },
+    {
+      kind: 'other',
+      date: on(16),
+      account: 'checking',
+      amount: -400_000,
+      payee: { transferTo: 'savings' },
+      category: null,
+    },
+    {
+      kind: 'other',
+      date: on(16),
+      account: 'checking',
+      amount: -500_000,
+      payee: { transferTo: 'brokerage' },
+      category: 'investing',
+    },
+    {
+      kind: 'visaPayment',
+      date: on(20),
+      account: 'checking',
+      amount: 0,
+      payee: { transferTo: 'visa' },
+      category: null,
+    },
+    {
+      kind: 'other',
+      date: on(28),
+      account: 'brokerage',
+      amount: toCents((rng.next() - 0.35) * 900_000),
+      payee: MARKET_PAYEE,
+      category: null,
+    },
   );
   return events;
 }
@@ -131,7 +209,10 @@ function spendingEvent(rng: Random, date: IsoDate, totalWeight: number): RawEven
     const lines = rng.int(2, 4);
     const subs: RawSub[] = [];
     for (let i = 0; i < lines; i++) {
-      subs.push({ amount: -amountBetween(rng, 6_000, 90_000), category: SPLIT_MERCHANT.categories[i] as string });
+      subs.push({
+        amount: -amountBetween(rng, 6_000, 90_000),
+        category: SPLIT_MERCHANT.categories[i] as string,
+      });
     }
     return {
       kind: 'other',
@@ -210,23 +291,36 @@ export function planHistory({ rng, months, today, transactions }: HistoryOptions
   };
 
   // Recurring flows, dropped from the oldest months when the requested count is too small.
-  const recurring = months.map((month, i) => recurringEvents(rng, month, i).filter((event) => event.date <= today));
+  const recurring = months.map((month, i) =>
+    recurringEvents(rng, month, i).filter((event) => event.date <= today),
+  );
   let budget = transactions - starting.length - transactionsCreatedBy(storeCardPayoff);
   for (let i = lastIndex; i >= 0; i--) {
-    const cost = (recurring[i] as RawEvent[]).reduce((sum, event) => sum + transactionsCreatedBy(event), 0);
+    const cost = (recurring[i] as RawEvent[]).reduce(
+      (sum, event) => sum + transactionsCreatedBy(event),
+      0,
+    );
     if (cost <= budget) budget -= cost;
     else recurring[i] = [];
   }
 
   // Everyday spending fills the rest, spread over the days each month has had so far.
-  const days = months.map((month, i) => (i === lastIndex ? Number(today.slice(8, 10)) : daysInMonth(month)));
+  const days = months.map((month, i) =>
+    i === lastIndex ? Number(today.slice(8, 10)) : daysInMonth(month),
+  );
   const totalDays = days.reduce((sum, d) => sum + d, 0);
   const totalWeight = MERCHANTS.reduce((sum, m) => sum + m.weight, 0);
   let remaining = Math.max(0, budget);
   const planned: PlannedMonth[] = months.map((month, i) => {
-    const share = i === lastIndex ? remaining : Math.min(remaining, Math.round((budget * (days[i] as number)) / totalDays));
+    const share =
+      i === lastIndex
+        ? remaining
+        : Math.min(remaining, Math.round((budget * (days[i] as number)) / totalDays));
     remaining -= share;
-    const events = [...(i === 0 ? [...starting, storeCardPayoff] : []), ...(recurring[i] as RawEvent[])];
+    const events = [
+      ...(i === 0 ? [...starting, storeCardPayoff] : []),
+      ...(recurring[i] as RawEvent[]),
+    ];
     for (let n = 0; n < share; n++) {
       events.push(spendingEvent(rng, dayOf(month, rng.int(1, days[i] as number)), totalWeight));
     }
@@ -245,7 +339,8 @@ const FIXED_ASSIGNMENTS = new Map<CategoryKey, number>([
 ]);
 for (const group of CATEGORY_GROUPS) {
   for (const category of group.categories) {
-    if (category.monthlyAssignment !== undefined) FIXED_ASSIGNMENTS.set(category.key, category.monthlyAssignment);
+    if (category.monthlyAssignment !== undefined)
+      FIXED_ASSIGNMENTS.set(category.key, category.monthlyAssignment);
   }
 }
 

@@ -5,14 +5,14 @@
 import type { CurrencyFormat, DateFormat, IsoDate } from '../../upstream/types.js';
 import { addDays, addMonths, isoDateTimeOf, monthOf } from '../dates.js';
 import { createRandom, type Random } from '../random.js';
-import { ensureMonth, settleBudget, setBudgeted } from '../store/budget.js';
+import { ensureMonth, setBudgeted, settleBudget } from '../store/budget.js';
 import { PlanStore } from '../store/plan-store.js';
 import { createTransaction, setTransactionStatus } from '../store/transactions.js';
 import { FLAG_NAMES, MONTH_NOTES } from './catalog.js';
-import { planHistory, type PlannedMonth } from './history.js';
-import { recordAssignments } from './money-movements.js';
-import { seedImportQueue, seedScheduledTransactions } from './extras.js';
 import { stateOfEvent } from './events.js';
+import { seedImportQueue, seedScheduledTransactions } from './extras.js';
+import { type PlannedMonth, planHistory } from './history.js';
+import { recordAssignments } from './money-movements.js';
 import { seedStructure } from './structure.js';
 
 export const DEFAULT_SEED_TRANSACTIONS = 1200;
@@ -48,7 +48,10 @@ export interface SeedPlanOptions {
 
 /** How many months of history a plan of this size spans (13 to 59). */
 export function monthsOfHistory(transactions: number): number {
-  return Math.min(MAX_MONTHS, Math.max(MIN_MONTHS, Math.ceil(transactions / TRANSACTIONS_PER_EXTRA_MONTH)));
+  return Math.min(
+    MAX_MONTHS,
+    Math.max(MIN_MONTHS, Math.ceil(transactions / TRANSACTIONS_PER_EXTRA_MONTH)),
+  );
 }
 
 export function seedPlan(options: SeedPlanOptions): PlanStore {
@@ -70,7 +73,9 @@ export function seedPlan(options: SeedPlanOptions): PlanStore {
   );
   const currentMonth = monthOf(today);
   const monthCount = monthsOfHistory(options.transactions);
-  const months = Array.from({ length: monthCount }, (_, i) => addMonths(currentMonth, i - monthCount + 1));
+  const months = Array.from({ length: monthCount }, (_, i) =>
+    addMonths(currentMonth, i - monthCount + 1),
+  );
 
   const structure = store.change(nowMs, () => {
     for (const month of months) ensureMonth(store, month);
@@ -90,7 +95,9 @@ export function seedPlan(options: SeedPlanOptions): PlanStore {
       for (const event of planned.events) {
         const { state, extras, status } = stateOfEvent(event, structure, rng, today, occurrences);
         const tx = createTransaction(store, newId, state, extras);
-        const counterpart = tx.transfer_transaction_id ? store.transactions.get(tx.transfer_transaction_id) : undefined;
+        const counterpart = tx.transfer_transaction_id
+          ? store.transactions.get(tx.transfer_transaction_id)
+          : undefined;
         if (counterpart) {
           setTransactionStatus(store, counterpart, {
             cleared: status.counterpartCleared,
@@ -99,8 +106,14 @@ export function seedPlan(options: SeedPlanOptions): PlanStore {
           });
         }
         for (const sub of tx.subtransactions) {
-          const subCounterpart = sub.transfer_transaction_id ? store.transactions.get(sub.transfer_transaction_id) : undefined;
-          if (subCounterpart) setTransactionStatus(store, subCounterpart, { cleared: status.counterpartCleared, approved: true });
+          const subCounterpart = sub.transfer_transaction_id
+            ? store.transactions.get(sub.transfer_transaction_id)
+            : undefined;
+          if (subCounterpart)
+            setTransactionStatus(store, subCounterpart, {
+              cleared: status.counterpartCleared,
+              approved: true,
+            });
         }
       }
     });
@@ -147,7 +160,7 @@ function applyMonthPlan(
   recordAssignments(store, {
     month: planned.month,
     budgets,
-    cover: cover && cover.from && cover.to ? cover : null,
+    cover: cover?.from && cover.to ? cover : null,
     userId,
     at: Date.parse(`${planned.month}T09:00:00Z`),
     nowMs,

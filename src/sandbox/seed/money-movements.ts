@@ -1,5 +1,5 @@
 import type { IsoDate } from '../../upstream/types.js';
-import { recordMoneyMovements, type MovementInput } from '../store/money-movements.js';
+import { type MovementInput, recordMoneyMovements } from '../store/money-movements.js';
 import type { PlanStore } from '../store/plan-store.js';
 
 export interface AssignmentPlan {
@@ -28,14 +28,22 @@ export function recordAssignments(store: PlanStore, plan: AssignmentPlan): void 
   for (const [categoryId, amount] of initial) {
     if (amount > 0) movements.push({ from: null, to: categoryId, amount });
   }
-  recordMoneyMovements(store, plan.newId, { month: plan.month, at: Math.min(plan.at, plan.nowMs), note: 'Monthly plan', userId: plan.userId, movements });
+  recordMoneyMovements(store, plan.newId, {
+    month: plan.month,
+    at: Math.min(plan.at, plan.nowMs),
+    note: 'Monthly plan',
+    userId: plan.userId,
+    movements,
+  });
   if (canCover) {
     recordMoneyMovements(store, plan.newId, {
       month: plan.month,
       at: Math.min(plan.at + 12 * 86_400_000, plan.nowMs),
       note: null,
       userId: plan.userId,
-      movements: [{ from: cover.from, to: cover.to, amount: cover.amount, note: 'Covering overspending' }],
+      movements: [
+        { from: cover.from, to: cover.to, amount: cover.amount, note: 'Covering overspending' },
+      ],
     });
   }
 }

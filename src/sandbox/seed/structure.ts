@@ -8,14 +8,23 @@ import type { Random } from '../random.js';
 import { addCategoryToMonths } from '../store/budget.js';
 import { NO_GOAL } from '../store/goals.js';
 import type { PlanStore } from '../store/plan-store.js';
-import type { AccountRecord, CategoryGroupRecord, CategoryRecord, GoalConfig, PayeeRecord } from '../store/records.js';
+import type {
+  AccountRecord,
+  CategoryGroupRecord,
+  CategoryRecord,
+  GoalConfig,
+  PayeeRecord,
+} from '../store/records.js';
 import {
   ACCOUNTS,
+  type AccountKey,
   ADJUSTMENT_PAYEES,
   CAR_LENDER,
   CATEGORY_GROUPS,
+  type CategorySpec,
   CREDIT_CARD_GROUP_NAME,
   EMPLOYER,
+  type GoalSpec,
   INTERNAL_GROUP_NAME,
   MARKET_PAYEE,
   MERCHANTS,
@@ -24,9 +33,6 @@ import {
   READY_TO_ASSIGN_NAME,
   SPLIT_MERCHANT,
   STARTING_BALANCE_PAYEE,
-  type AccountKey,
-  type CategorySpec,
-  type GoalSpec,
 } from './catalog.js';
 
 export interface SeededStructure {
@@ -37,17 +43,24 @@ export interface SeededStructure {
   payees: Map<string, string>;
 }
 
-
-function goalConfig(spec: GoalSpec | undefined, firstMonth: IsoDate, currentMonth: IsoDate, nowMs: number): GoalConfig {
+function goalConfig(
+  spec: GoalSpec | undefined,
+  firstMonth: IsoDate,
+  currentMonth: IsoDate,
+  nowMs: number,
+): GoalConfig {
   if (!spec) return { ...NO_GOAL };
   const targetDate =
-    spec.targetInMonths === undefined ? null : addDays(addMonths(currentMonth, spec.targetInMonths), 14);
+    spec.targetInMonths === undefined
+      ? null
+      : addDays(addMonths(currentMonth, spec.targetInMonths), 14);
   return {
     goal_type: spec.type,
     goal_needs_whole_amount: spec.type === 'NEED' ? (spec.needsWholeAmount ?? true) : null,
     goal_day: spec.day ?? null,
     goal_cadence: spec.cadence ?? (spec.type === 'TB' || spec.type === 'TBD' ? 0 : 1),
-    goal_cadence_frequency: spec.cadenceFrequency ?? (spec.type === 'TB' || spec.type === 'TBD' ? 0 : 1),
+    goal_cadence_frequency:
+      spec.cadenceFrequency ?? (spec.type === 'TB' || spec.type === 'TBD' ? 0 : 1),
     goal_creation_month: firstMonth,
     goal_target: spec.target,
     goal_target_date: targetDate,
@@ -61,7 +74,14 @@ export function seedStructure(store: PlanStore, ids: Random, nowMs: number): See
   const accounts = new Map<AccountKey, AccountRecord>();
 
   const addGroup = (name: string, internal: boolean, hidden: boolean): CategoryGroupRecord => {
-    const group: CategoryGroupRecord = { id: ids.uuid(), name, hidden, internal, deleted: false, knowledge: 0 };
+    const group: CategoryGroupRecord = {
+      id: ids.uuid(),
+      name,
+      hidden,
+      internal,
+      deleted: false,
+      knowledge: 0,
+    };
     store.categoryGroups.set(group.id, group);
     store.touch(group);
     return group;
@@ -91,7 +111,13 @@ export function seedStructure(store: PlanStore, ids: Random, nowMs: number): See
     return category;
   };
   const addPayee = (name: string, transferAccountId: string | null = null): PayeeRecord => {
-    const payee: PayeeRecord = { id: ids.uuid(), name, transfer_account_id: transferAccountId, deleted: false, knowledge: 0 };
+    const payee: PayeeRecord = {
+      id: ids.uuid(),
+      name,
+      transfer_account_id: transferAccountId,
+      deleted: false,
+      knowledge: 0,
+    };
     store.payees.set(payee.id, payee);
     store.touch(payee);
     if (transferAccountId === null) payees.set(name, payee.id);
@@ -131,14 +157,20 @@ export function seedStructure(store: PlanStore, ids: Random, nowMs: number): See
     account.transfer_payee_id = addPayee(`Transfer : ${account.name}`, account.id).id;
     accounts.set(spec.key, account);
     if (spec.type === 'creditCard') {
-      const category = addCategory(creditCards, { name: spec.name }, 'creditCardPayment', account.id);
+      const category = addCategory(
+        creditCards,
+        { name: spec.name },
+        'creditCardPayment',
+        account.id,
+      );
       categories.set(`card:${spec.key}`, category.id);
     }
   }
 
   for (const groupSpec of CATEGORY_GROUPS) {
     const group = addGroup(groupSpec.name, false, groupSpec.hidden ?? false);
-    for (const spec of groupSpec.categories) categories.set(spec.key, addCategory(group, spec, 'regular').id);
+    for (const spec of groupSpec.categories)
+      categories.set(spec.key, addCategory(group, spec, 'regular').id);
   }
 
   store.startingBalancePayeeId = addPayee(STARTING_BALANCE_PAYEE).id;
@@ -149,7 +181,8 @@ export function seedStructure(store: PlanStore, ids: Random, nowMs: number): See
     const payee = addPayee(merchant.name);
     if (!merchant.location) continue;
     addLocation(store, ids, payee.id, merchant.location[0], merchant.location[1]);
-    if (merchant.name === 'Fresh Market') addLocation(store, ids, payee.id, '45.489320', '-122.611740');
+    if (merchant.name === 'Fresh Market')
+      addLocation(store, ids, payee.id, '45.489320', '-122.611740');
   }
   return { accounts, categories, payees };
 }
@@ -158,8 +191,21 @@ function periodic(value: number | undefined, month: IsoDate): LoanAccountPeriodi
   return value === undefined ? null : { [month]: value };
 }
 
-function addLocation(store: PlanStore, ids: Random, payeeId: string, latitude: string, longitude: string): void {
-  const location = { id: ids.uuid(), payee_id: payeeId, latitude, longitude, deleted: false, knowledge: 0 };
+function addLocation(
+  store: PlanStore,
+  ids: Random,
+  payeeId: string,
+  latitude: string,
+  longitude: string,
+): void {
+  const location = {
+    id: ids.uuid(),
+    payee_id: payeeId,
+    latitude,
+    longitude,
+    deleted: false,
+    knowledge: 0,
+  };
   store.payeeLocations.set(location.id, location);
   store.touch(location);
 }

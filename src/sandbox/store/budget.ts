@@ -109,14 +109,21 @@ function recomputeMonthTotals(store: PlanStore, fromMonth: IsoDate): void {
 function overspentOf(store: PlanStore, month: MonthRecord): number {
   let overspent = 0;
   for (const [categoryId, monthCategory] of month.categories) {
-    if (categoryId === store.readyToAssignCategoryId || store.categories.get(categoryId)?.deleted) continue;
+    if (categoryId === store.readyToAssignCategoryId || store.categories.get(categoryId)?.deleted)
+      continue;
     if (monthCategory.balance < 0) overspent += monthCategory.balance;
   }
   return overspent;
 }
 
 function newMonthCategory(store: PlanStore, categoryId: string): MonthCategoryRecord {
-  const record: MonthCategoryRecord = { categoryId, budgeted: 0, activity: 0, balance: 0, knowledge: 0 };
+  const record: MonthCategoryRecord = {
+    categoryId,
+    budgeted: 0,
+    activity: 0,
+    balance: 0,
+    knowledge: 0,
+  };
   store.touch(record);
   return record;
 }
@@ -159,7 +166,8 @@ export function ensureMonth(store: PlanStore, month: IsoDate): MonthRecord {
     for (let m = month; m < store.firstMonth; m = addMonths(m, 1)) fresh.push(newMonth(store, m));
     store.months = [...fresh, ...store.months];
   } else {
-    for (let m = addMonths(store.lastMonth, 1); m <= month; m = addMonths(m, 1)) fresh.push(newMonth(store, m));
+    for (let m = addMonths(store.lastMonth, 1); m <= month; m = addMonths(m, 1))
+      fresh.push(newMonth(store, m));
     store.months = [...store.months, ...fresh];
   }
   for (const record of fresh) store.monthsByKey.set(record.month, record);
@@ -178,7 +186,12 @@ export function addCategoryToMonths(store: PlanStore, category: CategoryRecord):
 }
 
 /** Sets the assigned amount of a category in a month; the balance chain follows on settle. */
-export function setBudgeted(store: PlanStore, month: MonthRecord, categoryId: string, budgeted: number): void {
+export function setBudgeted(
+  store: PlanStore,
+  month: MonthRecord,
+  categoryId: string,
+  budgeted: number,
+): void {
   const monthCategory = month.categories.get(categoryId);
   if (!monthCategory || monthCategory.budgeted === budgeted) return;
   monthCategory.budgeted = budgeted;
@@ -188,5 +201,6 @@ export function setBudgeted(store: PlanStore, month: MonthRecord, categoryId: st
 
 /** Recomputes every category and month from scratch (used once after seeding). */
 export function recomputeAll(store: PlanStore): void {
-  for (const category of store.categories.values()) store.markCategoryDirty(category.id, store.firstMonth);
+  for (const category of store.categories.values())
+    store.markCategoryDirty(category.id, store.firstMonth);
 }

@@ -55,8 +55,10 @@ export function createDueQueue(): DueQueue {
         const left = 2 * i + 1;
         const right = left + 1;
         let smallest = i;
-        if (left < heap.length && before(heap[left] as DueEntry, heap[smallest] as DueEntry)) smallest = left;
-        if (right < heap.length && before(heap[right] as DueEntry, heap[smallest] as DueEntry)) smallest = right;
+        if (left < heap.length && before(heap[left] as DueEntry, heap[smallest] as DueEntry))
+          smallest = left;
+        if (right < heap.length && before(heap[right] as DueEntry, heap[smallest] as DueEntry))
+          smallest = right;
         if (smallest === i) break;
         swap(i, smallest);
         i = smallest;

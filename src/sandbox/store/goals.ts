@@ -29,7 +29,6 @@ export const NO_GOAL: GoalConfig = {
   goal_snoozed_at: null,
 };
 
-
 export interface GoalProgress {
   goal_percentage_complete: number | null;
   goal_months_to_budget: number | null;
@@ -96,9 +95,10 @@ export function goalProgress(
       break;
     }
     case 'NEED':
-      funded = goal.goal_needs_whole_amount === false
-        ? clamp(carry + amounts.budgeted, 0, target)
-        : clamp(amounts.budgeted, 0, target);
+      funded =
+        goal.goal_needs_whole_amount === false
+          ? clamp(carry + amounts.budgeted, 0, target)
+          : clamp(amounts.budgeted, 0, target);
       monthsToBudget = monthsToDate ?? 1;
       break;
     case 'MF':

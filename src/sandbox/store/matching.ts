@@ -17,7 +17,10 @@ import { createTransaction, deleteTransaction, type IdSource } from './transacti
 export const MATCH_WINDOW_DAYS = 10;
 
 /** The user-entered transaction an import with this state would be matched to, if any. */
-export function findImportMatch(store: PlanStore, state: TransactionState): TransactionRecord | undefined {
+export function findImportMatch(
+  store: PlanStore,
+  state: TransactionState,
+): TransactionRecord | undefined {
   if (state.subtransactions.length > 0 || state.transferAccountId !== null) return undefined;
   const order = store.transactionOrder;
   const target = toEpochDay(state.date);

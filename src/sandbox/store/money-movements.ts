@@ -26,7 +26,11 @@ export interface MovementGroupInput {
   movements: readonly MovementInput[];
 }
 
-export function recordMoneyMovements(store: PlanStore, newId: IdSource, input: MovementGroupInput): MoneyMovementGroupRecord {
+export function recordMoneyMovements(
+  store: PlanStore,
+  newId: IdSource,
+  input: MovementGroupInput,
+): MoneyMovementGroupRecord {
   const at = isoDateTimeOf(input.at);
   const group: MoneyMovementGroupRecord = {
     id: newId(),
@@ -58,7 +62,11 @@ export function recordMoneyMovements(store: PlanStore, newId: IdSource, input: M
 }
 
 /** The movement that changes a category's assignment from `before` to `after`. */
-export function assignmentMovement(categoryId: string, before: number, after: number): MovementInput | null {
+export function assignmentMovement(
+  categoryId: string,
+  before: number,
+  after: number,
+): MovementInput | null {
   if (after === before) return null;
   return after > before
     ? { from: null, to: categoryId, amount: after - before }

@@ -14,9 +14,9 @@ import type {
   CategoryRecord,
   FlagNames,
   ImportableTransaction,
-  MonthRecord,
   MoneyMovementGroupRecord,
   MoneyMovementRecord,
+  MonthRecord,
   PayeeLocationRecord,
   PayeeRecord,
   ScheduledTransactionRecord,
@@ -89,7 +89,12 @@ export class PlanStore {
   /** categoryId → earliest month whose balance must be recomputed. */
   readonly dirtyCategories = new Map<string, IsoDate>();
 
-  constructor(identity: PlanIdentity, today: IsoDate, nowMs: number, private readonly settle: Settler) {
+  constructor(
+    identity: PlanIdentity,
+    today: IsoDate,
+    nowMs: number,
+    private readonly settle: Settler,
+  ) {
     this.id = identity.id;
     this.name = identity.name;
     this.ownerUserId = identity.ownerUserId;
@@ -133,7 +138,8 @@ export class PlanStore {
 
   /** The knowledge value records touched now receive. */
   get changeKnowledge(): number {
-    if (this.pendingKnowledge === null) throw new Error('PlanStore.changeKnowledge read outside change()');
+    if (this.pendingKnowledge === null)
+      throw new Error('PlanStore.changeKnowledge read outside change()');
     return this.pendingKnowledge;
   }
 
@@ -159,7 +165,10 @@ export class PlanStore {
 
   addActivity(categoryId: string, month: IsoDate, amount: number): void {
     let byMonth = this.activityDeltas.get(categoryId);
-    if (!byMonth) this.activityDeltas.set(categoryId, (byMonth = new Map()));
+    if (!byMonth) {
+      byMonth = new Map();
+      this.activityDeltas.set(categoryId, byMonth);
+    }
     byMonth.set(month, (byMonth.get(month) ?? 0) + amount);
   }
 
@@ -225,14 +234,18 @@ export class PlanStore {
   indexImportId(transaction: TransactionRecord): void {
     if (transaction.import_id === null || transaction.deleted) return;
     let byImportId = this.importIds.get(transaction.account_id);
-    if (!byImportId) this.importIds.set(transaction.account_id, (byImportId = new Map()));
+    if (!byImportId) {
+      byImportId = new Map();
+      this.importIds.set(transaction.account_id, byImportId);
+    }
     byImportId.set(transaction.import_id, transaction);
   }
 
   unindexImportId(transaction: TransactionRecord): void {
     if (transaction.import_id === null) return;
     const byImportId = this.importIds.get(transaction.account_id);
-    if (byImportId?.get(transaction.import_id) === transaction) byImportId.delete(transaction.import_id);
+    if (byImportId?.get(transaction.import_id) === transaction)
+      byImportId.delete(transaction.import_id);
   }
 
   findByImportId(accountId: string, importId: string): TransactionRecord | undefined {

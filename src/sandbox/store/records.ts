@@ -83,7 +83,8 @@ export interface MonthRecord extends Versioned {
   categories: Map<string, MonthCategoryRecord>;
 }
 
-export type SubTransactionRecord = Omit<SubTransactionBase, 'payee_name' | 'category_name'> & Versioned;
+export type SubTransactionRecord = Omit<SubTransactionBase, 'payee_name' | 'category_name'> &
+  Versioned;
 
 export interface TransactionRecord extends Omit<TransactionSummaryBase, 'flag_name'>, Versioned {
   /** Subtransactions of a split (empty otherwise); deleted only together with the parent. */
@@ -109,10 +110,15 @@ export interface TransactionScope {
   uncategorized: boolean;
 }
 
-export type ScheduledSubTransactionRecord = Omit<ScheduledSubTransactionBase, 'payee_name' | 'category_name'> &
+export type ScheduledSubTransactionRecord = Omit<
+  ScheduledSubTransactionBase,
+  'payee_name' | 'category_name'
+> &
   Versioned;
 
-export interface ScheduledTransactionRecord extends Omit<ScheduledTransactionSummaryBase, 'flag_name'>, Versioned {
+export interface ScheduledTransactionRecord
+  extends Omit<ScheduledTransactionSummaryBase, 'flag_name'>,
+    Versioned {
   subtransactions: ScheduledSubTransactionRecord[];
 }
 

@@ -24,7 +24,12 @@ import { deleteScheduledTransaction } from './scheduled.js';
 import type { PayeeRef, TransactionState } from './transaction-state.js';
 import { createTransaction, type IdSource } from './transactions.js';
 
-const NOT_IMPORTED = { importId: null, importPayeeName: null, importPayeeNameOriginal: null, debtTransactionType: null };
+const NOT_IMPORTED = {
+  importId: null,
+  importPayeeName: null,
+  importPayeeNameOriginal: null,
+  debtTransactionType: null,
+};
 
 /** Private: the live scheduled transaction a queue entry still stands for, if any. */
 function dueRecord(store: PlanStore, entry: DueEntry): ScheduledTransactionRecord | undefined {
@@ -34,7 +39,11 @@ function dueRecord(store: PlanStore, entry: DueEntry): ScheduledTransactionRecor
 
 /** Private: the earliest live `date_next`, dropping queue entries that went stale; `undefined` when nothing is scheduled. */
 function earliestScheduledDate(store: PlanStore): IsoDate | undefined {
-  for (let entry = store.scheduledDue.peek(); entry !== undefined; entry = store.scheduledDue.peek()) {
+  for (
+    let entry = store.scheduledDue.peek();
+    entry !== undefined;
+    entry = store.scheduledDue.peek()
+  ) {
     if (dueRecord(store, entry)) return entry.date;
     store.scheduledDue.pop();
   }
@@ -52,7 +61,11 @@ function payeeRef(payeeId: string | null): PayeeRef {
 }
 
 /** Private: the transaction one occurrence of `record` enters, dated `date`. */
-function occurrenceState(store: PlanStore, record: ScheduledTransactionRecord, date: IsoDate): TransactionState {
+function occurrenceState(
+  store: PlanStore,
+  record: ScheduledTransactionRecord,
+  date: IsoDate,
+): TransactionState {
   const lines = record.subtransactions.filter((sub) => !sub.deleted);
   const isSplit = lines.length > 0;
   return {
@@ -79,18 +92,29 @@ function occurrenceState(store: PlanStore, record: ScheduledTransactionRecord, d
 
 /** Private: whether the occurrence can be entered as any transaction write could. */
 function canEnter(store: PlanStore, state: TransactionState): boolean {
-  const targets = [state.transferAccountId, ...state.subtransactions.map((sub) => sub.transferAccountId)];
+  const targets = [
+    state.transferAccountId,
+    ...state.subtransactions.map((sub) => sub.transferAccountId),
+  ];
   return (
     store.liveAccount(state.accountId) !== undefined &&
-    targets.every((id) => id === null || (id !== state.accountId && store.liveAccount(id) !== undefined)) &&
-    inexactTransactionTotal(store, [{ before: null, after: state, path: 'scheduled_transaction' }]) === null
+    targets.every(
+      (id) => id === null || (id !== state.accountId && store.liveAccount(id) !== undefined),
+    ) &&
+    inexactTransactionTotal(store, [
+      { before: null, after: state, path: 'scheduled_transaction' },
+    ]) === null
   );
 }
 
 /** Enters every occurrence dated on or before `today` and moves each `date_next` past today. */
 export function enterDueScheduled(store: PlanStore, newId: IdSource, today: IsoDate): void {
   const oldest = addYears(today, -PAST_YEARS_ALLOWED);
-  for (let entry = store.scheduledDue.peek(); entry !== undefined && entry.date <= today; entry = store.scheduledDue.peek()) {
+  for (
+    let entry = store.scheduledDue.peek();
+    entry !== undefined && entry.date <= today;
+    entry = store.scheduledDue.peek()
+  ) {
     store.scheduledDue.pop();
     const record = dueRecord(store, entry);
     if (!record) continue;

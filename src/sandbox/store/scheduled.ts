@@ -7,7 +7,7 @@ import type { FlagColor, Frequency, IsoDate } from '../../upstream/types.js';
 import type { PlanStore } from './plan-store.js';
 import type { ScheduledTransactionRecord } from './records.js';
 import type { PayeeRef } from './transaction-state.js';
-import { resolvePayee, type IdSource } from './transactions.js';
+import { type IdSource, resolvePayee } from './transactions.js';
 
 export interface ScheduledSubState {
   amount: number;
@@ -32,7 +32,11 @@ export interface ScheduledState {
   subtransactions: ScheduledSubState[];
 }
 
-export function createScheduledTransaction(store: PlanStore, newId: IdSource, state: ScheduledState): ScheduledTransactionRecord {
+export function createScheduledTransaction(
+  store: PlanStore,
+  newId: IdSource,
+  state: ScheduledState,
+): ScheduledTransactionRecord {
   const record: ScheduledTransactionRecord = {
     id: newId(),
     date_first: state.dateFirst,
@@ -97,7 +101,10 @@ export function updateScheduledTransaction(
   store.touch(record);
 }
 
-export function deleteScheduledTransaction(store: PlanStore, record: ScheduledTransactionRecord): void {
+export function deleteScheduledTransaction(
+  store: PlanStore,
+  record: ScheduledTransactionRecord,
+): void {
   if (record.deleted) return;
   record.deleted = true;
   store.touch(record);

@@ -11,10 +11,16 @@ import type { TransactionRecord, TransactionScope } from './records.js';
 export function isUncategorized(store: PlanStore, tx: TransactionRecord): boolean {
   if (tx.category_id !== null || tx.subtransactions.length > 0) return false;
   if (!store.accounts.get(tx.account_id)?.on_budget) return false;
-  return !(tx.transfer_account_id !== null && store.accounts.get(tx.transfer_account_id)?.on_budget);
+  return !(
+    tx.transfer_account_id !== null && store.accounts.get(tx.transfer_account_id)?.on_budget
+  );
 }
 
-export function scopeOf(store: PlanStore, tx: TransactionRecord, knowledge: number): TransactionScope {
+export function scopeOf(
+  store: PlanStore,
+  tx: TransactionRecord,
+  knowledge: number,
+): TransactionScope {
   const isSplit = tx.subtransactions.length > 0;
   return {
     knowledge,
@@ -32,11 +38,16 @@ export function rememberScope(store: PlanStore, tx: TransactionRecord): void {
   const knowledge = store.changeKnowledge;
   // Already remembered in this change, or created by it (then no client saw an earlier scope).
   if (tx.knowledge === knowledge) return;
-  (tx.formerScopes ??= []).push(scopeOf(store, tx, knowledge));
+  tx.formerScopes ??= [];
+  tx.formerScopes.push(scopeOf(store, tx, knowledge));
 }
 
 /** The scopes a delta since `since` must consider: the current one and those left after `since`. */
-export function scopesSince(store: PlanStore, tx: TransactionRecord, since: number | null): TransactionScope[] {
+export function scopesSince(
+  store: PlanStore,
+  tx: TransactionRecord,
+  since: number | null,
+): TransactionScope[] {
   const current = scopeOf(store, tx, tx.knowledge);
   if (since === null || !tx.formerScopes) return [current];
   return [current, ...tx.formerScopes.filter((scope) => scope.knowledge > since)];

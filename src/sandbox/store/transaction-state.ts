@@ -3,10 +3,18 @@
  * once saved. Validation (validate/transaction.ts) builds it; the write operations
  * (store/transactions.ts) apply it without further checks.
  */
-import type { ClearedStatus, DebtTransactionType, FlagColor, IsoDate } from '../../upstream/types.js';
+import type {
+  ClearedStatus,
+  DebtTransactionType,
+  FlagColor,
+  IsoDate,
+} from '../../upstream/types.js';
 
 /** Who the payee is: an existing payee, one to find or create by name, or none. */
-export type PayeeRef = { kind: 'id'; id: string } | { kind: 'name'; name: string } | { kind: 'none' };
+export type PayeeRef =
+  | { kind: 'id'; id: string }
+  | { kind: 'name'; name: string }
+  | { kind: 'none' };
 
 export interface SubTransactionState {
   amount: number;

@@ -17,7 +17,12 @@ import { ensureMonth } from './budget.js';
 import type { PlanStore } from './plan-store.js';
 import type { PayeeRecord, SubTransactionRecord, TransactionRecord } from './records.js';
 import { rememberScope } from './scopes.js';
-import type { NewTransactionExtras, PayeeRef, SubTransactionState, TransactionState } from './transaction-state.js';
+import type {
+  NewTransactionExtras,
+  PayeeRef,
+  SubTransactionState,
+  TransactionState,
+} from './transaction-state.js';
 
 export type IdSource = () => string;
 
@@ -26,12 +31,17 @@ function post(store: PlanStore, tx: TransactionRecord, sign: 1 | -1): void {
   if (tx.deleted) return;
   const account = store.accounts.get(tx.account_id);
   if (!account) return;
-  store.addAccountDelta(account.id, sign * tx.amount, tx.cleared === 'uncleared' ? 0 : sign * tx.amount);
+  store.addAccountDelta(
+    account.id,
+    sign * tx.amount,
+    tx.cleared === 'uncleared' ? 0 : sign * tx.amount,
+  );
   if (!account.on_budget) return;
   const month = monthOf(tx.date);
   if (tx.subtransactions.length > 0) {
     for (const sub of tx.subtransactions) {
-      if (!sub.deleted && sub.category_id !== null) store.addActivity(sub.category_id, month, sign * sub.amount);
+      if (!sub.deleted && sub.category_id !== null)
+        store.addActivity(sub.category_id, month, sign * sub.amount);
     }
   } else if (tx.category_id !== null) {
     store.addActivity(tx.category_id, month, sign * tx.amount);
@@ -52,7 +62,13 @@ export function resolvePayee(store: PlanStore, newId: IdSource, ref: PayeeRef): 
   if (ref.kind === 'id') return ref.id;
   const existing = findPayeeByName(store, ref.name);
   if (existing) return existing.id;
-  const payee: PayeeRecord = { id: newId(), name: ref.name, transfer_account_id: null, deleted: false, knowledge: 0 };
+  const payee: PayeeRecord = {
+    id: newId(),
+    name: ref.name,
+    transfer_account_id: null,
+    deleted: false,
+    knowledge: 0,
+  };
   store.payees.set(payee.id, payee);
   store.touch(payee);
   return payee.id;
@@ -74,7 +90,12 @@ export function effectiveCategory(
   categoryId: string | null,
 ): string | null {
   if (categoryId === null) return null;
-  if (transferAccountId !== null && isOnBudget(store, accountId) && isOnBudget(store, transferAccountId)) return null;
+  if (
+    transferAccountId !== null &&
+    isOnBudget(store, accountId) &&
+    isOnBudget(store, transferAccountId)
+  )
+    return null;
   if (store.categories.get(categoryId)?.role === 'creditCardPayment') return null;
   return categoryId;
 }
@@ -90,7 +111,14 @@ function addTransaction(store: PlanStore, tx: TransactionRecord): void {
 function createCounterpart(
   store: PlanStore,
   newId: IdSource,
-  source: { id: string; account_id: string; date: string; amount: number; memo: string | null; approved: boolean },
+  source: {
+    id: string;
+    account_id: string;
+    date: string;
+    amount: number;
+    memo: string | null;
+    approved: boolean;
+  },
   targetAccountId: string,
 ): TransactionRecord {
   const sourceAccount = store.accounts.get(source.account_id);
@@ -121,7 +149,12 @@ function createCounterpart(
   return counterpart;
 }
 
-function createSubTransaction(store: PlanStore, newId: IdSource, tx: TransactionRecord, state: SubTransactionState): void {
+function createSubTransaction(
+  store: PlanStore,
+  newId: IdSource,
+  tx: TransactionRecord,
+  state: SubTransactionState,
+): void {
   const sub: SubTransactionRecord = {
     id: newId(),
     transaction_id: tx.id,
@@ -138,8 +171,20 @@ function createSubTransaction(store: PlanStore, newId: IdSource, tx: Transaction
   store.touch(sub);
   tx.subtransactions.push(sub);
   if (sub.transfer_account_id !== null) {
-    const source = { id: sub.id, account_id: tx.account_id, date: tx.date, amount: sub.amount, memo: sub.memo, approved: tx.approved };
-    sub.transfer_transaction_id = createCounterpart(store, newId, source, sub.transfer_account_id).id;
+    const source = {
+      id: sub.id,
+      account_id: tx.account_id,
+      date: tx.date,
+      amount: sub.amount,
+      memo: sub.memo,
+      approved: tx.approved,
+    };
+    sub.transfer_transaction_id = createCounterpart(
+      store,
+      newId,
+      source,
+      sub.transfer_account_id,
+    ).id;
   }
 }
 
@@ -161,7 +206,9 @@ export function createTransaction(
     flag_color: state.flagColor,
     account_id: state.accountId,
     payee_id: resolvePayee(store, newId, state.payee),
-    category_id: isSplit ? null : effectiveCategory(store, state.accountId, state.transferAccountId, state.categoryId),
+    category_id: isSplit
+      ? null
+      : effectiveCategory(store, state.accountId, state.transferAccountId, state.categoryId),
     transfer_account_id: state.transferAccountId,
     transfer_transaction_id: null,
     matched_transaction_id: null,
@@ -192,8 +239,12 @@ function retire(store: PlanStore, tx: TransactionRecord): void {
 }
 
 /** The subtransaction a counterpart belongs to, when the transfer came from a split. */
-export function splitSourceOf(store: PlanStore, tx: TransactionRecord): SubTransactionRecord | undefined {
-  if (tx.transfer_transaction_id === null || store.transactions.has(tx.transfer_transaction_id)) return undefined;
+export function splitSourceOf(
+  store: PlanStore,
+  tx: TransactionRecord,
+): SubTransactionRecord | undefined {
+  if (tx.transfer_transaction_id === null || store.transactions.has(tx.transfer_transaction_id))
+    return undefined;
   return store.subtransactions.get(tx.transfer_transaction_id);
 }
 
@@ -206,7 +257,10 @@ export function deleteTransaction(store: PlanStore, tx: TransactionRecord): void
   for (const sub of tx.subtransactions) {
     sub.deleted = true;
     store.touch(sub);
-    const counterpart = sub.transfer_transaction_id === null ? undefined : store.transactions.get(sub.transfer_transaction_id);
+    const counterpart =
+      sub.transfer_transaction_id === null
+        ? undefined
+        : store.transactions.get(sub.transfer_transaction_id);
     if (counterpart) retire(store, counterpart);
   }
   if (tx.transfer_transaction_id === null) return;
@@ -231,7 +285,12 @@ export function deleteTransaction(store: PlanStore, tx: TransactionRecord): void
  * Applies the final state of an existing transaction. For a split, date, amount, category and
  * subtransactions stay as they are (the interface ignores changes to them).
  */
-export function updateTransaction(store: PlanStore, newId: IdSource, tx: TransactionRecord, state: TransactionState): void {
+export function updateTransaction(
+  store: PlanStore,
+  newId: IdSource,
+  tx: TransactionRecord,
+  state: TransactionState,
+): void {
   rememberScope(store, tx);
   post(store, tx, -1);
   const wasSplit = tx.subtransactions.length > 0;
@@ -261,7 +320,12 @@ export function updateTransaction(store: PlanStore, newId: IdSource, tx: Transac
       tx.category_id = null;
       for (const sub of state.subtransactions) createSubTransaction(store, newId, tx, sub);
     } else {
-      tx.category_id = effectiveCategory(store, tx.account_id, tx.transfer_account_id, state.categoryId);
+      tx.category_id = effectiveCategory(
+        store,
+        tx.account_id,
+        tx.transfer_account_id,
+        state.categoryId,
+      );
     }
   }
   if (accountChanged) followMovedSplit(store, tx);
@@ -274,7 +338,10 @@ export function updateTransaction(store: PlanStore, newId: IdSource, tx: Transac
 function followMovedSplit(store: PlanStore, tx: TransactionRecord): void {
   const account = store.accounts.get(tx.account_id);
   for (const sub of tx.subtransactions) {
-    const counterpart = sub.transfer_transaction_id === null ? undefined : store.transactions.get(sub.transfer_transaction_id);
+    const counterpart =
+      sub.transfer_transaction_id === null
+        ? undefined
+        : store.transactions.get(sub.transfer_transaction_id);
     if (!counterpart || counterpart.deleted) continue;
     rememberScope(store, counterpart);
     counterpart.payee_id = account?.transfer_payee_id ?? null;
@@ -284,10 +351,23 @@ function followMovedSplit(store: PlanStore, tx: TransactionRecord): void {
 }
 
 /** Private: keeps the other side of a (top-level) transfer in step after an update. */
-function reconcileCounterpart(store: PlanStore, newId: IdSource, tx: TransactionRecord, previousTarget: string | null): void {
+function reconcileCounterpart(
+  store: PlanStore,
+  newId: IdSource,
+  tx: TransactionRecord,
+  previousTarget: string | null,
+): void {
   if (splitSourceOf(store, tx)) return; // validation keeps such a counterpart's amount, date and account
-  const counterpart = tx.transfer_transaction_id === null ? undefined : store.transactions.get(tx.transfer_transaction_id);
-  if (counterpart && !counterpart.deleted && previousTarget !== null && previousTarget === tx.transfer_account_id) {
+  const counterpart =
+    tx.transfer_transaction_id === null
+      ? undefined
+      : store.transactions.get(tx.transfer_transaction_id);
+  if (
+    counterpart &&
+    !counterpart.deleted &&
+    previousTarget !== null &&
+    previousTarget === tx.transfer_account_id
+  ) {
     rememberScope(store, counterpart);
     post(store, counterpart, -1);
     if (counterpart.date !== tx.date) {
@@ -298,7 +378,12 @@ function reconcileCounterpart(store: PlanStore, newId: IdSource, tx: Transaction
     counterpart.amount = -tx.amount;
     counterpart.payee_id = store.accounts.get(tx.account_id)?.transfer_payee_id ?? null;
     counterpart.transfer_account_id = tx.account_id;
-    counterpart.category_id = effectiveCategory(store, counterpart.account_id, tx.account_id, counterpart.category_id);
+    counterpart.category_id = effectiveCategory(
+      store,
+      counterpart.account_id,
+      tx.account_id,
+      counterpart.category_id,
+    );
     store.touch(counterpart);
     post(store, counterpart, 1);
     return;
@@ -314,7 +399,11 @@ function reconcileCounterpart(store: PlanStore, newId: IdSource, tx: Transaction
  * Touches every transaction and scheduled transaction that shows a renamed payee, category or
  * account, so delta responses carry the new `..._name`.
  */
-export function touchRecordsShowing(store: PlanStore, kind: 'payee' | 'category' | 'account', id: string): void {
+export function touchRecordsShowing(
+  store: PlanStore,
+  kind: 'payee' | 'category' | 'account',
+  id: string,
+): void {
   const field = kind === 'payee' ? 'payee_id' : kind === 'category' ? 'category_id' : 'account_id';
   for (const tx of store.transactions.values()) {
     if (tx[field] === id) {

@@ -10,6 +10,7 @@ import { goalOf, NO_GOAL } from '../store/goals.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { CategoryGroupRecord, CategoryRole, GoalConfig } from '../store/records.js';
 import {
+  type JsonObject,
   readBoolean,
   readDate,
   readInteger,
@@ -17,7 +18,6 @@ import {
   readString,
   readUuid,
   requirePresent,
-  type JsonObject,
 } from './fields.js';
 
 export const CATEGORY_GROUP_NAME_MAX = 50;
@@ -39,10 +39,15 @@ export function readCategoryGroupName(body: JsonObject, path: string): string {
 }
 
 /** A group a category may be put in: live and not internal. */
-export function readTargetGroup(store: PlanStore, value: unknown, path: string): CategoryGroupRecord {
+export function readTargetGroup(
+  store: PlanStore,
+  value: unknown,
+  path: string,
+): CategoryGroupRecord {
   const id = readUuid(requirePresent(value, path), path);
   const group = store.categoryGroups.get(id);
-  if (!group || group.deleted) throw badRequest(`${path} '${id}' is not a category group of this plan`);
+  if (!group || group.deleted)
+    throw badRequest(`${path} '${id}' is not a category group of this plan`);
   if (group.internal) throw badRequest(`${path}: an internal category group may not be specified`);
   return group;
 }
@@ -77,9 +82,13 @@ export function nextGoal(
     }
   }
   if (body.goal_target_date !== undefined) {
-    const date = body.goal_target_date === null ? null : readDate(body.goal_target_date, `${path}.goal_target_date`);
+    const date =
+      body.goal_target_date === null
+        ? null
+        : readDate(body.goal_target_date, `${path}.goal_target_date`);
     if (goal.goal_type === null) {
-      if (date !== null) throw badRequest(`${path}.goal_target_date needs a goal: set ${path}.goal_target too`);
+      if (date !== null)
+        throw badRequest(`${path}.goal_target_date needs a goal: set ${path}.goal_target too`);
     } else {
       goal.goal_target_date = date;
       if (goal.goal_type === 'TB' && date !== null) goal.goal_type = 'TBD';
@@ -89,7 +98,9 @@ export function nextGoal(
   if (body.goal_needs_whole_amount !== undefined && body.goal_needs_whole_amount !== null) {
     const whole = readBoolean(body.goal_needs_whole_amount, `${path}.goal_needs_whole_amount`);
     if (goal.goal_type !== 'NEED') {
-      throw badRequest(`${path}.goal_needs_whole_amount only applies to NEED goals (this category's goal is ${goal.goal_type ?? 'not set'})`);
+      throw badRequest(
+        `${path}.goal_needs_whole_amount only applies to NEED goals (this category's goal is ${goal.goal_type ?? 'not set'})`,
+      );
     }
     goal.goal_needs_whole_amount = whole;
   }

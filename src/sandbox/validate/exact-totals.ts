@@ -42,7 +42,11 @@ function postingOfRecord(tx: TransactionRecord): Posting {
     categoryId: tx.category_id,
     lines: tx.subtransactions
       .filter((s) => !s.deleted)
-      .map((s) => ({ amount: s.amount, categoryId: s.category_id, transferAccountId: s.transfer_account_id })),
+      .map((s) => ({
+        amount: s.amount,
+        categoryId: s.category_id,
+        transferAccountId: s.transfer_account_id,
+      })),
   };
 }
 
@@ -53,7 +57,11 @@ function postingOfState(state: TransactionState): Posting {
     amount: state.amount,
     transferAccountId: state.transferAccountId,
     categoryId: state.categoryId,
-    lines: state.subtransactions.map((s) => ({ amount: s.amount, categoryId: s.categoryId, transferAccountId: s.transferAccountId })),
+    lines: state.subtransactions.map((s) => ({
+      amount: s.amount,
+      categoryId: s.categoryId,
+      transferAccountId: s.transferAccountId,
+    })),
   };
 }
 
@@ -66,15 +74,25 @@ class Deltas {
   }
 }
 
-function post(store: PlanStore, deltas: { accounts: Deltas; activity: Deltas }, posting: Posting, sign: 1 | -1, path: string) {
+function post(
+  store: PlanStore,
+  deltas: { accounts: Deltas; activity: Deltas },
+  posting: Posting,
+  sign: 1 | -1,
+  path: string,
+) {
   deltas.accounts.add(posting.accountId, sign * posting.amount, path);
   const onBudget = store.accounts.get(posting.accountId)?.on_budget === true;
   const month = monthOf(posting.date);
   const lines = posting.lines.length > 0 ? posting.lines : [posting];
   for (const line of lines) {
-    if (line.transferAccountId !== null) deltas.accounts.add(line.transferAccountId, -sign * line.amount, path);
-    const category = onBudget ? effectiveCategory(store, posting.accountId, line.transferAccountId, line.categoryId) : null;
-    if (category !== null) deltas.activity.add(`${category}\u0000${month}`, sign * line.amount, path);
+    if (line.transferAccountId !== null)
+      deltas.accounts.add(line.transferAccountId, -sign * line.amount, path);
+    const category = onBudget
+      ? effectiveCategory(store, posting.accountId, line.transferAccountId, line.categoryId)
+      : null;
+    if (category !== null)
+      deltas.activity.add(`${category}\u0000${month}`, sign * line.amount, path);
   }
 }
 
@@ -87,27 +105,37 @@ function exact(value: number): boolean {
  * or null. Inside a running change (scheduled occurrences coming due), the change's unsettled
  * deltas count too.
  */
-export function inexactTransactionTotal(store: PlanStore, writes: readonly PlannedWrite[]): string | null {
+export function inexactTransactionTotal(
+  store: PlanStore,
+  writes: readonly PlannedWrite[],
+): string | null {
   const deltas = { accounts: new Deltas(), activity: new Deltas() };
   for (const { before, after, path } of writes) {
     if (before && !before.deleted) post(store, deltas, postingOfRecord(before), -1, path);
     if (after) post(store, deltas, postingOfState(after), 1, path);
   }
-  const beyond = (path: string, what: string) => `${path}.amount would take ${what} beyond ±${LIMIT} milliunits`;
+  const beyond = (path: string, what: string) =>
+    `${path}.amount would take ${what} beyond ±${LIMIT} milliunits`;
   for (const [accountId, { delta, path }] of deltas.accounts.values) {
     const account = store.accounts.get(accountId);
     if (!account || delta === 0) continue;
     const pending = store.pendingAccountDelta(accountId);
-    if (!exact(account.balance + pending.balance + delta) || !exact(account.cleared_balance + pending.cleared + delta)) {
+    if (
+      !exact(account.balance + pending.balance + delta) ||
+      !exact(account.cleared_balance + pending.cleared + delta)
+    ) {
       return beyond(path, `the balance of account '${account.name}'`);
     }
   }
   const monthTotals = new Map<string, { income: number; activity: number; path: string }>();
   for (const [key, { delta, path }] of deltas.activity.values) {
     const [categoryId = '', month = ''] = key.split('\u0000');
-    const current = (store.monthsByKey.get(month)?.categories.get(categoryId)?.activity ?? 0) + store.pendingActivity(categoryId, month);
+    const current =
+      (store.monthsByKey.get(month)?.categories.get(categoryId)?.activity ?? 0) +
+      store.pendingActivity(categoryId, month);
     const name = store.categories.get(categoryId)?.name ?? categoryId;
-    if (!exact(current + delta)) return beyond(path, `the activity of category '${name}' in ${month}`);
+    if (!exact(current + delta))
+      return beyond(path, `the activity of category '${name}' in ${month}`);
     const totals = monthTotals.get(month) ?? { income: 0, activity: 0, path };
     if (categoryId === store.readyToAssignCategoryId) totals.income += delta;
     else totals.activity += delta;
@@ -123,17 +151,26 @@ export function inexactTransactionTotal(store: PlanStore, writes: readonly Plann
 }
 
 /** Refuses transaction writes whose balances or activity would leave the exact range. */
-export function assertTransactionTotalsExact(store: PlanStore, writes: readonly PlannedWrite[]): void {
+export function assertTransactionTotalsExact(
+  store: PlanStore,
+  writes: readonly PlannedWrite[],
+): void {
   const problem = inexactTransactionTotal(store, writes);
   if (problem !== null) throw badRequest(problem);
 }
 
 /** Refuses an assignment whose category or month totals would leave the exact range. */
-export function assertAssignmentExact(store: PlanStore, month: string, categoryId: string, budgeted: number): void {
+export function assertAssignmentExact(
+  store: PlanStore,
+  month: string,
+  categoryId: string,
+  budgeted: number,
+): void {
   const record = store.monthsByKey.get(month);
   const before = record?.categories.get(categoryId)?.budgeted ?? 0;
   const total = (record?.budgeted ?? 0) - before + budgeted;
-  const beyond = (what: string) => badRequest(`category.budgeted would take ${what} beyond ±${LIMIT} milliunits`);
+  const beyond = (what: string) =>
+    badRequest(`category.budgeted would take ${what} beyond ±${LIMIT} milliunits`);
   if (!exact(total)) throw beyond(`the amount assigned in ${month}`);
   const activity = record?.categories.get(categoryId)?.activity ?? 0;
   if (!exact(budgeted + activity)) throw beyond(`the balance of the category in ${month}`);

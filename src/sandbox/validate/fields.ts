@@ -50,7 +50,11 @@ export function readString(value: unknown, path: string, rules: StringRules = {}
   return value;
 }
 
-export function readNullableString(value: unknown, path: string, rules: StringRules = {}): string | null {
+export function readNullableString(
+  value: unknown,
+  path: string,
+  rules: StringRules = {},
+): string | null {
   return value === null ? null : readString(value, path, rules);
 }
 
@@ -75,7 +79,8 @@ export function readEnum<T extends string>(value: unknown, allowed: readonly T[]
 }
 
 export function readDate(value: unknown, path: string): string {
-  if (typeof value !== 'string' || !isIsoDate(value)) throw badRequest(`${path} must be a date in YYYY-MM-DD format`);
+  if (typeof value !== 'string' || !isIsoDate(value))
+    throw badRequest(`${path} must be a date in YYYY-MM-DD format`);
   return value;
 }
 

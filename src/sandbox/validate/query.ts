@@ -1,5 +1,9 @@
 /** Query string parameters: each reader names the parameter in its 400 detail. */
-import { TRANSACTION_LIST_TYPES, type IsoDate, type TransactionListType } from '../../upstream/types.js';
+import {
+  type IsoDate,
+  TRANSACTION_LIST_TYPES,
+  type TransactionListType,
+} from '../../upstream/types.js';
 import { isIsoDate } from '../dates.js';
 import { badRequest } from '../errors.js';
 

@@ -1,10 +1,18 @@
 /** createAccount: REST `POST /plans/{plan_id}/accounts`. */
-import { SAVE_ACCOUNT_TYPES, type Account as AccountAnswer } from '../../upstream/types.js';
+import { type Account as AccountAnswer, SAVE_ACCOUNT_TYPES } from '../../upstream/types.js';
 import { Account } from '../account.js';
 import { builder } from '../builder.js';
 import { Milliunits } from '../scalars.js';
 import { WRITE_ERRORS } from './errors.js';
-import { type PayloadBase, current, payloadBase, planField, planIdArg, resultOf, scoped } from './payload.js';
+import {
+  current,
+  type PayloadBase,
+  payloadBase,
+  planField,
+  planIdArg,
+  resultOf,
+  scoped,
+} from './payload.js';
 
 export const SaveAccountTypeEnum = builder.enumType('SaveAccountType', {
   description: 'The account types an account can be created with.',
@@ -28,16 +36,18 @@ interface AccountPayloadShape extends PayloadBase {
   readonly saved: AccountAnswer;
 }
 
-export const CreateAccountPayload = builder.objectRef<AccountPayloadShape>('CreateAccountPayload').implement({
-  fields: (t) => ({
-    account: t.field({
-      type: Account,
-      description: 'The new account, with its transfer payee and its starting balance.',
-      resolve: (p) => current(p, (plan) => plan.account(p.saved.id), scoped(p.saved, p.planId)),
+export const CreateAccountPayload = builder
+  .objectRef<AccountPayloadShape>('CreateAccountPayload')
+  .implement({
+    fields: (t) => ({
+      account: t.field({
+        type: Account,
+        description: 'The new account, with its transfer payee and its starting balance.',
+        resolve: (p) => current(p, (plan) => plan.account(p.saved.id), scoped(p.saved, p.planId)),
+      }),
+      plan: planField(t),
     }),
-    plan: planField(t),
-  }),
-});
+  });
 
 builder.mutationField('createAccount', (t) =>
   t.field({

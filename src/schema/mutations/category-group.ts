@@ -55,7 +55,10 @@ builder.mutationField('createCategoryGroup', (t) =>
     nullable: true,
     description: 'Creates a category group (REST `POST /plans/{plan_id}/category_groups`).',
     errors: resultOf('CreateCategoryGroup', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateCategoryGroupInput, required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      input: t.arg({ type: CreateCategoryGroupInput, required: true }),
+    },
     resolve: async (_root, { planId, input }, ctx) => {
       checkCategoryGroup(input, 'input');
       const body = { category_group: { name: input.name } };
@@ -78,7 +81,9 @@ builder.mutationField('updateCategoryGroup', (t) =>
     resolve: async (_root, { planId, categoryGroupId, input }, ctx) => {
       checkCategoryGroup(input, 'input');
       const body = { category_group: { name: input.name } };
-      return groupPayloadOf(await ctx.writes.run('updateCategoryGroup', { planId, categoryGroupId, body }));
+      return groupPayloadOf(
+        await ctx.writes.run('updateCategoryGroup', { planId, categoryGroupId, body }),
+      );
     },
   }),
 );

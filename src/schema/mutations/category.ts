@@ -11,9 +11,9 @@ import { Month } from '../month.js';
 import { Milliunits, MonthSelectorScalar } from '../scalars.js';
 import { WRITE_ERRORS } from './errors.js';
 import {
+  current,
   type InputFields,
   type PayloadBase,
-  current,
   payloadBase,
   planField,
   planIdArg,
@@ -23,18 +23,19 @@ import {
 } from './payload.js';
 import { checkCategory } from './rules/category-rules.js';
 
-
 /** The goal and note fields of a category body (REST `SaveCategory`). */
 function categoryFields(t: InputFields) {
   return {
     note: t.string(),
     goalTarget: t.field({
       type: Milliunits,
-      description: 'Sets the goal target; on a category without a goal, creates a monthly goal. Null removes the goal.',
+      description:
+        'Sets the goal target; on a category without a goal, creates a monthly goal. Null removes the goal.',
     }),
     goalTargetDate: t.field({ type: 'Date' }),
     goalNeedsWholeAmount: t.boolean({
-      description: 'NEED goals only: true asks for the whole target each month, false refills up to it.',
+      description:
+        'NEED goals only: true asks for the whole target each month, false refills up to it.',
     }),
   };
 }
@@ -43,7 +44,11 @@ export const CreateCategoryInput = builder.inputType('CreateCategoryInput', {
   description: 'A new category (REST `NewCategory`).',
   fields: (t) => ({
     name: t.string({ required: true }),
-    categoryGroupId: t.field({ type: 'UUID', required: true, description: 'A group that is not internal.' }),
+    categoryGroupId: t.field({
+      type: 'UUID',
+      required: true,
+      description: 'A group that is not internal.',
+    }),
     ...categoryFields(t),
   }),
 });
@@ -59,7 +64,11 @@ export const UpdateCategoryInput = builder.inputType('UpdateCategoryInput', {
 
 export const UpdateMonthCategoryInput = builder.inputType('UpdateMonthCategoryInput', {
   fields: (t) => ({
-    budgeted: t.field({ type: Milliunits, required: true, description: 'The amount assigned in the month.' }),
+    budgeted: t.field({
+      type: Milliunits,
+      required: true,
+      description: 'The amount assigned in the month.',
+    }),
   }),
 });
 
@@ -94,7 +103,11 @@ interface CategoryPayloadShape extends PayloadBase {
 }
 
 function categoryRow(p: CategoryPayloadShape): CategoryRow {
-  return current(p, (plan) => plan.category(p.saved.id, p.month), scoped({ ...p.saved, month: p.month }, p.planId));
+  return current(
+    p,
+    (plan) => plan.category(p.saved.id, p.month),
+    scoped({ ...p.saved, month: p.month }, p.planId),
+  );
 }
 
 function categoryPayload(name: string) {
@@ -141,7 +154,10 @@ const monthOf = (date: string) => `${date.slice(0, 7)}-01`;
 
 type CategoryWrite = 'createCategory' | 'updateCategory' | 'updateMonthCategory';
 
-function categoryPayloadOf(outcome: WriteOutcome<CategoryWrite>, month: string): CategoryPayloadShape {
+function categoryPayloadOf(
+  outcome: WriteOutcome<CategoryWrite>,
+  month: string,
+): CategoryPayloadShape {
   const { category, server_knowledge } = outcome.data;
   return { ...payloadBase(outcome), saved: category, month, serverKnowledge: server_knowledge };
 }
@@ -155,7 +171,11 @@ builder.mutationField('createCategory', (t) =>
     args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateCategoryInput, required: true }) },
     resolve: async (_root, { planId, input }, ctx) => {
       checkCategory(input, 'input');
-      const body = { ...toSaveCategory(input), name: input.name, category_group_id: input.categoryGroupId };
+      const body = {
+        ...toSaveCategory(input),
+        name: input.name,
+        category_group_id: input.categoryGroupId,
+      };
       const outcome = await ctx.writes.run('createCategory', { planId, body: { category: body } });
       return categoryPayloadOf(outcome, monthOf(ctx.writes.today()));
     },
@@ -166,7 +186,8 @@ builder.mutationField('updateCategory', (t) =>
   t.field({
     type: UpdateCategoryPayload,
     nullable: true,
-    description: 'Changes a category\'s name, note, group or goal (REST `PATCH .../categories/{category_id}`).',
+    description:
+      "Changes a category's name, note, group or goal (REST `PATCH .../categories/{category_id}`).",
     errors: resultOf('UpdateCategory', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),

@@ -3,14 +3,15 @@
  * `Error` (so `... on Error { message }` always works) and keeps the REST error verbatim in
  * `restError`. Failures outside this list (401, 429, 5xx, timeouts) are GraphQL errors.
  */
-import type { UpstreamRestError } from '../../upstream/errors.js';
+
 import {
   DuplicateImportIdError,
   NotFoundError,
   ReadOnlyScopeError,
   ValidationError,
-  WriteRefusedError,
+  type WriteRefusedError,
 } from '../../server/writes/errors.js';
+import type { UpstreamRestError } from '../../upstream/errors.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 
@@ -24,7 +25,9 @@ export const RestError = builder.objectRef<UpstreamRestError>('RestError').imple
   fields: (t) => ({
     status: t.exposeInt('status', { description: 'The HTTP status.' }),
     id: t.exposeString('id', { description: 'The REST `error.id`, e.g. `403.3` or `404.2`.' }),
-    name: t.exposeString('name', { description: 'The REST `error.name`, e.g. `resource_not_found`.' }),
+    name: t.exposeString('name', {
+      description: 'The REST `error.name`, e.g. `resource_not_found`.',
+    }),
     detail: t.exposeString('detail', { description: 'The REST `error.detail`.' }),
   }),
 });

@@ -50,8 +50,15 @@ builder.mutationField('createPayee', (t) =>
     args: { planId: planIdArg(t.arg), input: t.arg({ type: CreatePayeeInput, required: true }) },
     resolve: async (_root, { planId, input }, ctx) => {
       checkPayee(input, 'input');
-      const outcome = await ctx.writes.run('createPayee', { planId, body: { payee: { name: input.name } } });
-      return { ...payloadBase(outcome), saved: outcome.data.payee, serverKnowledge: outcome.data.server_knowledge };
+      const outcome = await ctx.writes.run('createPayee', {
+        planId,
+        body: { payee: { name: input.name } },
+      });
+      return {
+        ...payloadBase(outcome),
+        saved: outcome.data.payee,
+        serverKnowledge: outcome.data.server_knowledge,
+      };
     },
   }),
 );
@@ -74,7 +81,11 @@ builder.mutationField('updatePayee', (t) =>
         payeeId,
         body: { payee: { name: input.name ?? undefined } },
       });
-      return { ...payloadBase(outcome), saved: outcome.data.payee, serverKnowledge: outcome.data.server_knowledge };
+      return {
+        ...payloadBase(outcome),
+        saved: outcome.data.payee,
+        serverKnowledge: outcome.data.server_knowledge,
+      };
     },
   }),
 );

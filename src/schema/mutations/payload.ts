@@ -25,7 +25,9 @@ export interface PayloadBase {
 }
 
 export function payloadBase(outcome: WriteOutcome<WriteOperationId>): PayloadBase {
-  return outcome.snapshot ? { planId: outcome.planId, snapshot: outcome.snapshot } : { planId: outcome.planId };
+  return outcome.snapshot
+    ? { planId: outcome.planId, snapshot: outcome.snapshot }
+    : { planId: outcome.planId };
 }
 
 /** A REST answer entity as a replica row of the plan. */
@@ -34,7 +36,11 @@ export function scoped<T extends object>(row: T, planId: string): T & PlanScoped
 }
 
 /** The entity as the synced replica holds it, else as the REST answer carried it. */
-export function current<Row>(payload: PayloadBase, find: (plan: PlanSnapshot) => Row | undefined, answer: Row): Row {
+export function current<Row>(
+  payload: PayloadBase,
+  find: (plan: PlanSnapshot) => Row | undefined,
+  answer: Row,
+): Row {
   return (payload.snapshot && find(payload.snapshot)) ?? answer;
 }
 
@@ -53,7 +59,7 @@ export function serverKnowledgeField<Shape extends PayloadBase & { serverKnowled
 ) {
   return t.field({
     type: 'SafeInt',
-    description: 'The plan\'s `server_knowledge` right after the write, as the REST answer gave it.',
+    description: "The plan's `server_knowledge` right after the write, as the REST answer gave it.",
     resolve: (payload) => payload.serverKnowledge,
   });
 }
@@ -65,5 +71,9 @@ export function resultOf(name: string, types: (new (...args: never[]) => Error)[
 
 /** `planId`: which plan to change. */
 export function planIdArg(arg: ArgBuilder<Types>) {
-  return arg({ type: PlanIdScalar, required: true, description: 'A plan UUID, `last-used` or `default`.' });
+  return arg({
+    type: PlanIdScalar,
+    required: true,
+    description: 'A plan UUID, `last-used` or `default`.',
+  });
 }

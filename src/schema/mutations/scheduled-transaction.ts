@@ -8,10 +8,18 @@ import { Milliunits } from '../scalars.js';
 import { FrequencyEnum, ScheduledTransaction } from '../scheduled-transaction.js';
 import { FlagColorEnum } from '../transaction/enums.js';
 import { WRITE_ERRORS } from './errors.js';
-import { type InputFields, type PayloadBase, current, payloadBase, planField, planIdArg, resultOf, scoped } from './payload.js';
+import {
+  current,
+  type InputFields,
+  type PayloadBase,
+  payloadBase,
+  planField,
+  planIdArg,
+  resultOf,
+  scoped,
+} from './payload.js';
 import { notNull } from './rules/checks.js';
 import { checkScheduled } from './rules/scheduled-rules.js';
-
 
 /** REST `SaveScheduledTransaction`; creating a split is not supported by the interface. */
 function scheduledFields(t: InputFields) {
@@ -23,7 +31,10 @@ function scheduledFields(t: InputFields) {
       description: 'The next occurrence: after today (UTC) and at most 5 years ahead.',
     }),
     amount: t.field({ type: Milliunits, description: 'Negative for outflows.' }),
-    payeeId: t.field({ type: 'UUID', description: 'An account\'s `transferPayeeId` makes it a transfer.' }),
+    payeeId: t.field({
+      type: 'UUID',
+      description: "An account's `transferPayeeId` makes it a transfer.",
+    }),
     payeeName: t.string({ description: 'Used when `payeeId` is null. At most 200 characters.' }),
     categoryId: t.field({ type: 'UUID', description: 'Not a credit card payment category.' }),
     memo: t.string({ description: 'At most 500 characters.' }),
@@ -32,14 +43,21 @@ function scheduledFields(t: InputFields) {
   };
 }
 
-export const CreateScheduledTransactionInput = builder.inputType('CreateScheduledTransactionInput', {
-  fields: (t) => scheduledFields(t),
-});
+export const CreateScheduledTransactionInput = builder.inputType(
+  'CreateScheduledTransactionInput',
+  {
+    fields: (t) => scheduledFields(t),
+  },
+);
 
-export const UpdateScheduledTransactionInput = builder.inputType('UpdateScheduledTransactionInput', {
-  description: 'The whole scheduled transaction (a REST PUT); optional fields left out keep their value.',
-  fields: (t) => scheduledFields(t),
-});
+export const UpdateScheduledTransactionInput = builder.inputType(
+  'UpdateScheduledTransactionInput',
+  {
+    description:
+      'The whole scheduled transaction (a REST PUT); optional fields left out keep their value.',
+    fields: (t) => scheduledFields(t),
+  },
+);
 
 interface ScheduledInput {
   accountId: string;
@@ -111,7 +129,10 @@ builder.mutationField('createScheduledTransaction', (t) =>
     nullable: true,
     description: 'Schedules a transaction (REST `POST /plans/{plan_id}/scheduled_transactions`).',
     errors: resultOf('CreateScheduledTransaction', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateScheduledTransactionInput, required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      input: t.arg({ type: CreateScheduledTransactionInput, required: true }),
+    },
     resolve: async (_root, { planId, input }, ctx) => {
       check(input, ctx.writes.today());
       const outcome = await ctx.writes.run('createScheduledTransaction', {
@@ -154,9 +175,15 @@ builder.mutationField('deleteScheduledTransaction', (t) =>
     nullable: true,
     description: 'Deletes a scheduled transaction (REST `DELETE .../scheduled_transactions/{id}`).',
     errors: resultOf('DeleteScheduledTransaction', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), scheduledTransactionId: t.arg({ type: 'UUID', required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      scheduledTransactionId: t.arg({ type: 'UUID', required: true }),
+    },
     resolve: async (_root, { planId, scheduledTransactionId }, ctx) => {
-      const outcome = await ctx.writes.run('deleteScheduledTransaction', { planId, scheduledTransactionId });
+      const outcome = await ctx.writes.run('deleteScheduledTransaction', {
+        planId,
+        scheduledTransactionId,
+      });
       return { ...payloadBase(outcome), saved: outcome.data.scheduled_transaction };
     },
   }),

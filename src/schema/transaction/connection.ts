@@ -1,15 +1,11 @@
-import type {
-  TransactionOrder,
-  TransactionQuery,
-  TransactionRow,
-} from '../../replica/types.js';
+import type { TransactionOrder, TransactionQuery, TransactionRow } from '../../replica/types.js';
 import type { GatewayContext } from '../../server/context.js';
 import type { IsoDate, TransactionListType } from '../../upstream/types.js';
 import { Account } from '../account.js';
-import { type FieldBuilder } from '../amounts.js';
+import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
+import { encodeCursor, type PageArgs, pageWindow, type WithTotalCount } from '../connections.js';
 import { lastDayOfMonth } from '../inputs.js';
-import { type PageArgs, type WithTotalCount, encodeCursor, pageWindow } from '../connections.js';
 import { Month } from '../month.js';
 import { Plan } from '../plan.js';
 import { MonthSelectorScalar } from '../scalars.js';
@@ -36,7 +32,10 @@ function earlier(a: IsoDate | undefined, b: IsoDate): IsoDate {
 }
 
 /** Turns filter arguments into a replica query; `month` narrows the date bounds. */
-export function filterQuery(args: TransactionFilterArgs, currentMonth: () => IsoDate): TransactionQuery {
+export function filterQuery(
+  args: TransactionFilterArgs,
+  currentMonth: () => IsoDate,
+): TransactionQuery {
   const query: TransactionQuery = { order: args.order ?? 'DATE_DESC' };
   if (args.accountId) query.accountId = args.accountId;
   if (args.categoryId) query.categoryId = args.categoryId;

@@ -6,16 +6,28 @@ import type {
 } from '../../replica/types.js';
 import type { GatewayContext } from '../../server/context.js';
 import { Account } from '../account.js';
-import { type FieldBuilder, amountFields } from '../amounts.js';
+import { amountFields, type FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  type PageArgs,
+  pageWindow,
+  type WithTotalCount,
+} from '../connections.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { Payee } from '../payee.js';
-import { type PageArgs, type WithTotalCount, decodeCursor, encodeCursor, pageWindow } from '../connections.js';
-import { type TransactionFilterArgs, filterQuery } from './connection.js';
-import { ClearedStatusEnum, DebtTransactionTypeEnum, FlagColorEnum, TransactionOrderEnum, TransactionTypeFilterEnum } from './enums.js';
 import { MonthSelectorScalar } from '../scalars.js';
-import { Transaction, categoryNameOf, flagColor } from './transaction.js';
+import { filterQuery, type TransactionFilterArgs } from './connection.js';
+import {
+  ClearedStatusEnum,
+  DebtTransactionTypeEnum,
+  FlagColorEnum,
+  TransactionOrderEnum,
+  TransactionTypeFilterEnum,
+} from './enums.js';
+import { categoryNameOf, flagColor, Transaction } from './transaction.js';
 
 /**
  * A row of the by-category and by-payee lists: a whole transaction, or one subtransaction of a
@@ -43,7 +55,10 @@ HybridTransaction.implement({
     'transaction lists return them.',
   fields: (t) => ({
     id: t.id({ resolve: (h) => own(h, 'id') }),
-    type: t.field({ type: HybridTransactionKind, resolve: (h) => (h.sub ? 'subtransaction' : 'transaction') }),
+    type: t.field({
+      type: HybridTransactionKind,
+      resolve: (h) => (h.sub ? 'subtransaction' : 'transaction'),
+    }),
     parentTransactionId: t.id({ nullable: true, resolve: (h) => (h.sub ? h.parent.id : null) }),
     parentTransaction: t.field({
       type: Transaction,
@@ -55,37 +70,63 @@ HybridTransaction.implement({
     memo: t.string({ nullable: true, resolve: (h) => own(h, 'memo') }),
     cleared: t.field({ type: ClearedStatusEnum, resolve: (h) => h.parent.cleared }),
     approved: t.boolean({ resolve: (h) => h.parent.approved }),
-    flagColor: t.field({ type: FlagColorEnum, nullable: true, resolve: (h) => flagColor(h.parent.flag_color) }),
+    flagColor: t.field({
+      type: FlagColorEnum,
+      nullable: true,
+      resolve: (h) => flagColor(h.parent.flag_color),
+    }),
     flagName: t.string({ nullable: true, resolve: (h) => h.parent.flag_name }),
     accountId: t.id({ resolve: (h) => h.parent.account_id }),
-    account: t.field({ type: Account, nullable: true, resolve: inPlan((h) => h.parent.account_id, findAccount) }),
+    account: t.field({
+      type: Account,
+      nullable: true,
+      resolve: inPlan((h) => h.parent.account_id, findAccount),
+    }),
     accountName: t.string({
       resolve: async (h, _args, ctx) =>
         (await ctx.loaders.plan(h.plan_id)).account(h.parent.account_id)?.name ?? '',
     }),
     payeeId: t.id({ nullable: true, resolve: (h) => own(h, 'payee_id') }),
-    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((h) => own(h, 'payee_id'), findPayee) }),
+    payee: t.field({
+      type: Payee,
+      nullable: true,
+      resolve: inPlan((h) => own(h, 'payee_id'), findPayee),
+    }),
     payeeName: t.string({ nullable: true, resolve: inPlan((h) => own(h, 'payee_id'), payeeName) }),
     categoryId: t.id({ nullable: true, resolve: (h) => own(h, 'category_id') }),
-    category: t.field({ type: Category, nullable: true, resolve: inPlan((h) => own(h, 'category_id'), findCategory) }),
+    category: t.field({
+      type: Category,
+      nullable: true,
+      resolve: inPlan((h) => own(h, 'category_id'), findCategory),
+    }),
     categoryName: t.string({
-      description: '`Split` for a whole split transaction, `Uncategorized` when there is no category.',
+      description:
+        '`Split` for a whole split transaction, `Uncategorized` when there is no category.',
       resolve: async (h, _args, ctx) => {
         const plan = await ctx.loaders.plan(h.plan_id);
         const name = h.sub
           ? h.sub.category_id
-            ? plan.category(h.sub.category_id)?.name ?? null
+            ? (plan.category(h.sub.category_id)?.name ?? null)
             : null
           : categoryNameOf(plan, h.parent);
         return name ?? UNCATEGORIZED_NAME;
       },
     }),
     transferAccountId: t.id({ nullable: true, resolve: (h) => own(h, 'transfer_account_id') }),
-    transferTransactionId: t.id({ nullable: true, resolve: (h) => own(h, 'transfer_transaction_id') }),
-    matchedTransactionId: t.id({ nullable: true, resolve: (h) => (h.sub ? null : h.parent.matched_transaction_id) }),
+    transferTransactionId: t.id({
+      nullable: true,
+      resolve: (h) => own(h, 'transfer_transaction_id'),
+    }),
+    matchedTransactionId: t.id({
+      nullable: true,
+      resolve: (h) => (h.sub ? null : h.parent.matched_transaction_id),
+    }),
     importId: t.string({ nullable: true, resolve: (h) => h.parent.import_id }),
     importPayeeName: t.string({ nullable: true, resolve: (h) => h.parent.import_payee_name }),
-    importPayeeNameOriginal: t.string({ nullable: true, resolve: (h) => h.parent.import_payee_name_original }),
+    importPayeeNameOriginal: t.string({
+      nullable: true,
+      resolve: (h) => h.parent.import_payee_name_original,
+    }),
     debtTransactionType: t.field({
       type: DebtTransactionTypeEnum,
       nullable: true,
@@ -135,8 +176,16 @@ function hybridRows(plan: PlanSnapshot, query: TransactionQuery, match: Match): 
       rows.push({ plan_id: parent.plan_id, parent, sub: null });
     }
     for (const sub of subs) {
-      const lineMatches = 'categoryId' in match ? sub.category_id === match.categoryId : sub.payee_id === match.payeeId;
-      const typeOk = type === 'unapproved' ? !parent.approved : type === 'uncategorized' ? sub.category_id === null : true;
+      const lineMatches =
+        'categoryId' in match
+          ? sub.category_id === match.categoryId
+          : sub.payee_id === match.payeeId;
+      const typeOk =
+        type === 'unapproved'
+          ? !parent.approved
+          : type === 'uncategorized'
+            ? sub.category_id === null
+            : true;
       if (lineMatches && typeOk) rows.push({ plan_id: parent.plan_id, parent, sub });
     }
   }
@@ -210,7 +259,8 @@ builder.objectFields(Category, (t) => ({
       type: HybridTransaction,
       description: DESCRIPTION,
       args: hybridArgs(t),
-      resolve: (category, args, ctx) => resolveHybrid(ctx, category.plan_id, { categoryId: category.id }, args),
+      resolve: (category, args, ctx) =>
+        resolveHybrid(ctx, category.plan_id, { categoryId: category.id }, args),
     },
     HybridTransactionConnection,
   ),

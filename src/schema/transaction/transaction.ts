@@ -9,11 +9,7 @@ import { orNotFound } from '../not-found.js';
 import { Payee } from '../payee.js';
 import { Plan } from '../plan.js';
 import { splitLineFields } from '../split-line.js';
-import {
-  ClearedStatusEnum,
-  DebtTransactionTypeEnum,
-  FlagColorEnum,
-} from './enums.js';
+import { ClearedStatusEnum, DebtTransactionTypeEnum, FlagColorEnum } from './enums.js';
 
 export const Transaction = builder.objectRef<TransactionRow>('Transaction');
 export const SubTransaction = builder.objectRef<SubTransactionRow>('SubTransaction');
@@ -25,7 +21,7 @@ export function flagColor(value: FlagColor | null): Exclude<FlagColor, ''> | nul
 /** REST names a split's category 'Split'; otherwise the category's own name. */
 export function categoryNameOf(plan: PlanSnapshot, row: TransactionRow): string | null {
   if (plan.subtransactionsOf(row.id).length > 0) return 'Split';
-  return row.category_id ? plan.category(row.category_id)?.name ?? null : null;
+  return row.category_id ? (plan.category(row.category_id)?.name ?? null) : null;
 }
 
 Transaction.implement({
@@ -37,15 +33,28 @@ Transaction.implement({
     memo: t.exposeString('memo', { nullable: true }),
     cleared: t.field({ type: ClearedStatusEnum, resolve: (tx) => tx.cleared }),
     approved: t.exposeBoolean('approved'),
-    flagColor: t.field({ type: FlagColorEnum, nullable: true, resolve: (tx) => flagColor(tx.flag_color) }),
+    flagColor: t.field({
+      type: FlagColorEnum,
+      nullable: true,
+      resolve: (tx) => flagColor(tx.flag_color),
+    }),
     flagName: t.exposeString('flag_name', { nullable: true }),
     accountId: t.exposeID('account_id'),
-    account: t.field({ type: Account, nullable: true, resolve: inPlan((tx) => tx.account_id, findAccount) }),
+    account: t.field({
+      type: Account,
+      nullable: true,
+      resolve: inPlan((tx) => tx.account_id, findAccount),
+    }),
     accountName: t.string({
-      resolve: async (tx, _args, ctx) => (await ctx.loaders.plan(tx.plan_id)).account(tx.account_id)?.name ?? '',
+      resolve: async (tx, _args, ctx) =>
+        (await ctx.loaders.plan(tx.plan_id)).account(tx.account_id)?.name ?? '',
     }),
     payeeId: t.exposeID('payee_id', { nullable: true }),
-    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((tx) => tx.payee_id, findPayee) }),
+    payee: t.field({
+      type: Payee,
+      nullable: true,
+      resolve: inPlan((tx) => tx.payee_id, findPayee),
+    }),
     payeeName: t.string({ nullable: true, resolve: inPlan((tx) => tx.payee_id, payeeName) }),
     categoryId: t.exposeID('category_id', { nullable: true }),
     category: t.field({
@@ -60,13 +69,20 @@ Transaction.implement({
       resolve: async (tx, _args, ctx) => categoryNameOf(await ctx.loaders.plan(tx.plan_id), tx),
     }),
     transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
-    transferAccount: t.field({ type: Account, nullable: true, resolve: inPlan((tx) => tx.transfer_account_id, findAccount) }),
+    transferAccount: t.field({
+      type: Account,
+      nullable: true,
+      resolve: inPlan((tx) => tx.transfer_account_id, findAccount),
+    }),
     transferTransactionId: t.exposeID('transfer_transaction_id', { nullable: true }),
     transferTransaction: t.field({
       type: Transaction,
       nullable: true,
       description: 'The other side of a transfer.',
-      resolve: inPlan((tx) => tx.transfer_transaction_id, (plan, id) => plan.transaction(id)),
+      resolve: inPlan(
+        (tx) => tx.transfer_transaction_id,
+        (plan, id) => plan.transaction(id),
+      ),
     }),
     matchedTransactionId: t.exposeID('matched_transaction_id', { nullable: true }),
     importId: t.exposeString('import_id', { nullable: true }),
@@ -80,7 +96,8 @@ Transaction.implement({
     deleted: t.exposeBoolean('deleted'),
     subtransactions: t.field({
       type: [SubTransaction],
-      resolve: async (tx, _args, ctx) => (await ctx.loaders.plan(tx.plan_id)).subtransactionsOf(tx.id),
+      resolve: async (tx, _args, ctx) =>
+        (await ctx.loaders.plan(tx.plan_id)).subtransactionsOf(tx.id),
     }),
     plan: t.field({ type: Plan, resolve: (tx) => ({ id: tx.plan_id, summary: null }) }),
   }),
@@ -94,7 +111,10 @@ SubTransaction.implement({
     transaction: t.field({
       type: Transaction,
       nullable: true,
-      resolve: inPlan((s) => s.transaction_id, (plan, id) => plan.transaction(id)),
+      resolve: inPlan(
+        (s) => s.transaction_id,
+        (plan, id) => plan.transaction(id),
+      ),
     }),
     transferTransactionId: t.exposeID('transfer_transaction_id', { nullable: true }),
   }),

@@ -10,7 +10,8 @@ import { GraphQLError } from 'graphql';
 export function maskError(error: unknown, message: string): Error {
   if (error instanceof GraphQLError) {
     const original = error.originalError;
-    if (original === undefined || original === null || original instanceof GraphQLError) return error;
+    if (original === undefined || original === null || original instanceof GraphQLError)
+      return error;
     return new GraphQLError(message, {
       nodes: error.nodes,
       path: error.path,

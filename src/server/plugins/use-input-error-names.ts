@@ -13,7 +13,8 @@ function argumentPath(document: DocumentNode, target: ASTNode): string | null {
       for (const ancestor of [...ancestors, parent]) {
         if (!ancestor || Array.isArray(ancestor)) continue;
         const astNode = ancestor as ASTNode;
-        if (astNode.kind === Kind.ARGUMENT || astNode.kind === Kind.OBJECT_FIELD) names.push(astNode.name.value);
+        if (astNode.kind === Kind.ARGUMENT || astNode.kind === Kind.OBJECT_FIELD)
+          names.push(astNode.name.value);
       }
       found = names.length > 0 ? names.join('.') : null;
       return false;
@@ -34,7 +35,7 @@ export function useInputErrorNames(): Plugin {
         if (result.length === 0) return;
         setResult(
           result.map((error) => {
-            if (error.extensions?.['code'] !== 'BAD_USER_INPUT' || !error.nodes?.[0]) return error;
+            if (error.extensions?.code !== 'BAD_USER_INPUT' || !error.nodes?.[0]) return error;
             const path = argumentPath(params.documentAST, error.nodes[0]);
             if (!path) return error;
             return new GraphQLError(`Argument "${path}": ${error.message}`, {

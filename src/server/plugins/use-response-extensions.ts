@@ -31,21 +31,21 @@ export function useResponseExtensions(options: ResponseExtensionsOptions): Plugi
           const extensions: Record<string, unknown> = { ...result.extensions };
           const request = (context as GatewayContext & { request?: Request }).request;
           if (options.metrics === 'always' || request?.headers.get(METRICS_HEADER) === '1') {
-            extensions['upstream'] = {
+            extensions.upstream = {
               calls: cost.calls,
               operations: cost.operations,
               cacheHits: cost.cacheHits,
               replicaAgeMs: cost.replicaAgeMs,
             };
           }
-          if (cost.stale.length > 0) extensions['stale'] = cost.stale;
+          if (cost.stale.length > 0) extensions.stale = cost.stale;
           const errors = result.errors ?? [];
           if (
             errors.length > 0 &&
-            errors.every((e) => e.extensions?.['code'] === 'UNAUTHENTICATED') &&
+            errors.every((e) => e.extensions?.code === 'UNAUTHENTICATED') &&
             isEmpty(result.data)
           ) {
-            extensions['http'] = { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
+            extensions.http = { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } };
           }
           setResult({ ...result, extensions });
         },

@@ -63,7 +63,10 @@ export const WRITE_EFFECTS: { readonly [Op in WriteOperationId]: WriteEffect<Op>
   updateMonthCategory: {
     saved: (data, params, currentMonth) => ({
       monthCategories: [
-        { month: params.month === 'current' ? currentMonth : params.month, category: data.category },
+        {
+          month: params.month === 'current' ? currentMonth : params.month,
+          category: data.category,
+        },
       ],
       serverKnowledge: data.server_knowledge,
     }),
@@ -72,12 +75,18 @@ export const WRITE_EFFECTS: { readonly [Op in WriteOperationId]: WriteEffect<Op>
     invalidates: [PLAN_LIST, MONEY_MOVEMENTS],
   },
   createCategoryGroup: {
-    saved: (data) => ({ categoryGroups: [data.category_group], serverKnowledge: data.server_knowledge }),
+    saved: (data) => ({
+      categoryGroups: [data.category_group],
+      serverKnowledge: data.server_knowledge,
+    }),
     complete: true,
     invalidates: [PLAN_LIST],
   },
   updateCategoryGroup: {
-    saved: (data) => ({ categoryGroups: [data.category_group], serverKnowledge: data.server_knowledge }),
+    saved: (data) => ({
+      categoryGroups: [data.category_group],
+      serverKnowledge: data.server_knowledge,
+    }),
     complete: true,
     invalidates: [PLAN_LIST],
   },

@@ -6,7 +6,11 @@
  * with the DESIGN section 7 code, and says whether the write may have been applied.
  */
 import { GraphQLError } from 'graphql';
-import { type UpstreamError, type UpstreamRestError, isUpstreamError } from '../../upstream/errors.js';
+import {
+  isUpstreamError,
+  type UpstreamError,
+  type UpstreamRestError,
+} from '../../upstream/errors.js';
 import type { OperationId } from '../../upstream/types.js';
 import { toGraphQLError } from '../upstream-errors.js';
 
@@ -42,7 +46,11 @@ export class DuplicateImportIdError extends WriteRefusedError {
   override readonly name = 'DuplicateImportIdError';
   readonly importId: string | null;
 
-  constructor(message: string, error: UpstreamError & { upstream: UpstreamRestError }, importId: string | null) {
+  constructor(
+    message: string,
+    error: UpstreamError & { upstream: UpstreamRestError },
+    importId: string | null,
+  ) {
     super(message, error);
     this.importId = importId;
   }
@@ -61,21 +69,32 @@ export interface WriteFailureOptions {
   importId?: string | null;
 }
 
-function hasRestError(error: UpstreamError): error is UpstreamError & { upstream: UpstreamRestError } {
+function hasRestError(
+  error: UpstreamError,
+): error is UpstreamError & { upstream: UpstreamRestError } {
   return error.kind === 'http' && error.upstream !== null;
 }
 
 /** Private: the typed refusal for an upstream answer, or undefined when it is not one. */
-function refusalOf(error: UpstreamError, options: WriteFailureOptions): WriteRefusedError | undefined {
+function refusalOf(
+  error: UpstreamError,
+  options: WriteFailureOptions,
+): WriteRefusedError | undefined {
   if (!hasRestError(error)) return undefined;
   const rest = error.upstream;
   const said = `${rest.id} ${rest.name}: ${rest.detail}`;
   switch (error.status) {
     case 400:
-      return new ValidationError(`The upstream refused ${error.operationId} as invalid (${said})`, error);
+      return new ValidationError(
+        `The upstream refused ${error.operationId} as invalid (${said})`,
+        error,
+      );
     case 403:
       return rest.id === '403.3'
-        ? new ReadOnlyScopeError(`This token is read-only; ${error.operationId} needs write access (${said})`, error)
+        ? new ReadOnlyScopeError(
+            `This token is read-only; ${error.operationId} needs write access (${said})`,
+            error,
+          )
         : undefined;
     case 404:
       return new NotFoundError(`Not found for ${error.operationId} (${said})`, error);

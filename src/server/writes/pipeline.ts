@@ -91,7 +91,9 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     planId: string,
   ): Promise<PlanSnapshot | undefined> {
     try {
-      const read = await meter.track(replicas.read({ token, tokenKey, planId, freshness: { maxAgeMs: 0, forceSync: true } }));
+      const read = await meter.track(
+        replicas.read({ token, tokenKey, planId, freshness: { maxAgeMs: 0, forceSync: true } }),
+      );
       meter.replicaRead(read.ageMs);
       if (read.stale) {
         meter.stale({ source: read.snapshot.planId, reason: read.stale.reason, ageMs: read.ageMs });
@@ -100,7 +102,10 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       return read.snapshot;
     } catch (error) {
       // No replica to fall back on (it was dropped): fields that need the plan report why.
-      loaders.prime(planId, isUpstreamError(error) ? toGraphQLError(error) : new Error('plan sync failed'));
+      loaders.prime(
+        planId,
+        isUpstreamError(error) ? toGraphQLError(error) : new Error('plan sync failed'),
+      );
       return undefined;
     }
   }
@@ -132,7 +137,8 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
         data = await meter.track(upstream.call(operationId, call, ...args));
       } catch (error) {
         // The write may have happened: make the next read resync rather than trust the replica.
-        if (isUpstreamError(error) && error.outcomeUnknown) replicas.expire(creds.tokenKey, params.planId);
+        if (isUpstreamError(error) && error.outcomeUnknown)
+          replicas.expire(creds.tokenKey, params.planId);
         throw writeFailure(error, options);
       }
       const effect = WRITE_EFFECTS[operationId];

@@ -125,7 +125,10 @@ export class FakePlan {
 
   setAmounts(month: IsoDate, categoryId: string, amounts: Partial<MonthAmounts>): void {
     let byCategory = this.amounts.get(month);
-    if (!byCategory) this.amounts.set(month, (byCategory = new Map()));
+    if (!byCategory) {
+      byCategory = new Map();
+      this.amounts.set(month, byCategory);
+    }
     const previous = byCategory.get(categoryId)?.row ?? ZERO_AMOUNTS;
     put(byCategory, categoryId, { ...previous, ...amounts }, this.knowledge);
   }

@@ -3,15 +3,22 @@
  * activity from categorized transactions and subtransactions, month totals from categories,
  * and the pairing of transfers. Each returns the violations it finds (empty when it holds).
  */
-import type { PlanDetail, SubTransactionBase, TransactionSummaryBase } from '../../../src/upstream/types.js';
+import type {
+  PlanDetail,
+  SubTransactionBase,
+  TransactionSummaryBase,
+} from '../../../src/upstream/types.js';
 import { addMonths, monthOf } from './dates.js';
 
-const live = <T extends { deleted: boolean }>(items: readonly T[]): T[] => items.filter((item) => !item.deleted);
+const live = <T extends { deleted: boolean }>(items: readonly T[]): T[] =>
+  items.filter((item) => !item.deleted);
 
 /** Ids of the plan's "Inflow: Ready to Assign" category (income, not activity). */
 export function readyToAssignIds(plan: PlanDetail): Set<string> {
   return new Set(
-    plan.categories.filter((category) => category.internal && /ready to assign/i.test(category.name)).map((c) => c.id),
+    plan.categories
+      .filter((category) => category.internal && /ready to assign/i.test(category.name))
+      .map((c) => c.id),
   );
 }
 
@@ -29,7 +36,9 @@ export function balanceProblems(plan: PlanDetail): string[] {
     if (account.balance !== balance)
       problems.push(`${label}: balance ${account.balance}, transactions sum to ${balance}`);
     if (account.cleared_balance !== cleared) {
-      problems.push(`${label}: cleared_balance ${account.cleared_balance}, cleared transactions sum to ${cleared}`);
+      problems.push(
+        `${label}: cleared_balance ${account.cleared_balance}, cleared transactions sum to ${cleared}`,
+      );
     }
     if (account.uncleared_balance !== uncleared) {
       problems.push(
@@ -67,7 +76,8 @@ export function categorizedAmounts(plan: PlanDetail): CategorizedAmount[] {
     const subs = subsByParent.get(transaction.id);
     if (subs !== undefined && subs.length > 0) {
       for (const sub of subs) {
-        if (sub.category_id !== null) amounts.push({ categoryId: sub.category_id, month, amount: sub.amount });
+        if (sub.category_id !== null)
+          amounts.push({ categoryId: sub.category_id, month, amount: sub.amount });
       }
     } else if (transaction.category_id !== null) {
       amounts.push({ categoryId: transaction.category_id, month, amount: transaction.amount });
@@ -80,7 +90,10 @@ export function categorizedAmounts(plan: PlanDetail): CategorizedAmount[] {
  * Activity of each category in each month equals its categorized amounts in that month.
  * `skip` names categories whose activity follows other documented rules.
  */
-export function activityProblems(plan: PlanDetail, skip: ReadonlySet<string> = new Set()): string[] {
+export function activityProblems(
+  plan: PlanDetail,
+  skip: ReadonlySet<string> = new Set(),
+): string[] {
   const problems: string[] = [];
   const expected = new Map<string, number>();
   for (const { categoryId, month, amount } of categorizedAmounts(plan)) {
@@ -103,7 +116,9 @@ export function activityProblems(plan: PlanDetail, skip: ReadonlySet<string> = n
   }
   for (const [key, amount] of expected) {
     if (amount !== 0 && !seen.has(key) && !skip.has(key.slice(11))) {
-      problems.push(`${key}: categorized amount ${amount} but no such month category in the export`);
+      problems.push(
+        `${key}: categorized amount ${amount} but no such month category in the export`,
+      );
     }
   }
   return problems;
@@ -120,14 +135,22 @@ export function monthTotalProblems(plan: PlanDetail): string[] {
   for (const month of live(plan.months)) {
     const categories = live(month.categories);
     const budgeted = categories.reduce((total, c) => total + c.budgeted, 0);
-    const activity = categories.filter((c) => !readyToAssign.has(c.id)).reduce((total, c) => total + c.activity, 0);
+    const activity = categories
+      .filter((c) => !readyToAssign.has(c.id))
+      .reduce((total, c) => total + c.activity, 0);
     if (month.budgeted !== budgeted)
-      problems.push(`month ${month.month}: budgeted ${month.budgeted}, categories sum to ${budgeted}`);
+      problems.push(
+        `month ${month.month}: budgeted ${month.budgeted}, categories sum to ${budgeted}`,
+      );
     if (month.activity !== activity)
-      problems.push(`month ${month.month}: activity ${month.activity}, categories sum to ${activity}`);
+      problems.push(
+        `month ${month.month}: activity ${month.activity}, categories sum to ${activity}`,
+      );
     const want = income.get(month.month) ?? 0;
     if (month.income !== want)
-      problems.push(`month ${month.month}: income ${month.income}, ready-to-assign inflows sum to ${want}`);
+      problems.push(
+        `month ${month.month}: income ${month.income}, ready-to-assign inflows sum to ${want}`,
+      );
   }
   return problems;
 }
@@ -144,7 +167,12 @@ export function rolloverProblems(plan: PlanDetail): string[] {
   for (let index = 1; index < months.length; index += 1) {
     const previous = months[index - 1];
     const month = months[index];
-    if (previous === undefined || month === undefined || addMonths(previous.month, 1) !== month.month) continue;
+    if (
+      previous === undefined ||
+      month === undefined ||
+      addMonths(previous.month, 1) !== month.month
+    )
+      continue;
     const before = new Map(previous.categories.map((c) => [c.id, c.balance]));
     for (const category of live(month.categories)) {
       if (readyToAssign.has(category.id)) continue;
@@ -173,7 +201,10 @@ export function transferProblems(plan: PlanDetail): string[] {
   const subtransactions = new Map(live(plan.subtransactions).map((s) => [s.id, s]));
 
   for (const account of accounts.values()) {
-    if (account.transfer_payee_id === null || transferPayees.get(account.transfer_payee_id) !== account.id) {
+    if (
+      account.transfer_payee_id === null ||
+      transferPayees.get(account.transfer_payee_id) !== account.id
+    ) {
       problems.push(`account ${account.name}: no transfer payee pointing back at it`);
     }
   }
@@ -209,7 +240,9 @@ export function transferProblems(plan: PlanDetail): string[] {
     }
     // When the other side is a split's transfer line, it may be named through its parent.
     const lineOfParent = [...subtransactions.values()].find(
-      (sub) => sub.transaction_id === side.transfer_transaction_id && sub.transfer_transaction_id === side.id,
+      (sub) =>
+        sub.transaction_id === side.transfer_transaction_id &&
+        sub.transfer_transaction_id === side.id,
     );
     const other =
       lineOfParent ??
@@ -219,9 +252,12 @@ export function transferProblems(plan: PlanDetail): string[] {
       problems.push(`${label}: counterpart ${side.transfer_transaction_id} missing or deleted`);
       return;
     }
-    const otherAccount = 'account_id' in other ? other.account_id : transactions.get(other.transaction_id)?.account_id;
+    const otherAccount =
+      'account_id' in other ? other.account_id : transactions.get(other.transaction_id)?.account_id;
     if (otherAccount !== side.transfer_account_id) {
-      problems.push(`${label}: counterpart is on account ${String(otherAccount)}, not ${side.transfer_account_id}`);
+      problems.push(
+        `${label}: counterpart is on account ${String(otherAccount)}, not ${side.transfer_account_id}`,
+      );
     }
     if (other.amount !== -side.amount)
       problems.push(`${label}: counterpart amount ${other.amount} does not mirror ${side.amount}`);
@@ -230,7 +266,10 @@ export function transferProblems(plan: PlanDetail): string[] {
         `${label}: counterpart transfers to ${String(other.transfer_account_id)}, not back to ${ownAccountId}`,
       );
     }
-    if (other.transfer_transaction_id === null || !backRefs.includes(other.transfer_transaction_id)) {
+    if (
+      other.transfer_transaction_id === null ||
+      !backRefs.includes(other.transfer_transaction_id)
+    ) {
       problems.push(
         `${label}: counterpart points at ${String(other.transfer_transaction_id)}, not back at ${backRefs.join(' or ')}`,
       );
@@ -238,7 +277,9 @@ export function transferProblems(plan: PlanDetail): string[] {
   };
 
   for (const transaction of transactions.values()) {
-    checkSide(`transaction ${transaction.id}`, transaction, transaction.account_id, [transaction.id]);
+    checkSide(`transaction ${transaction.id}`, transaction, transaction.account_id, [
+      transaction.id,
+    ]);
   }
   for (const sub of subtransactions.values()) {
     const parent = transactions.get(sub.transaction_id);
@@ -261,13 +302,18 @@ export function splitProblems(plan: PlanDetail): string[] {
   for (const transaction of live(plan.transactions)) {
     const sum = sums.get(transaction.id);
     if (sum !== undefined && sum !== transaction.amount) {
-      problems.push(`split ${transaction.id}: subtransactions sum to ${sum}, amount is ${transaction.amount}`);
+      problems.push(
+        `split ${transaction.id}: subtransactions sum to ${sum}, amount is ${transaction.amount}`,
+      );
     }
   }
   return problems;
 }
 
-export function budgetProblems(plan: PlanDetail, skipActivity: ReadonlySet<string> = new Set()): string[] {
+export function budgetProblems(
+  plan: PlanDetail,
+  skipActivity: ReadonlySet<string> = new Set(),
+): string[] {
   return [
     ...balanceProblems(plan),
     ...activityProblems(plan, skipActivity),

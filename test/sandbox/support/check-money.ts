@@ -23,7 +23,11 @@ function tolerance(format: CurrencyFormatLike): number {
 }
 
 /** What is wrong with `formatted` as a rendering of `milliunits`, or null when it is right. */
-export function formattedProblem(milliunits: number, formatted: string, format: CurrencyFormatLike): string | null {
+export function formattedProblem(
+  milliunits: number,
+  formatted: string,
+  format: CurrencyFormatLike,
+): string | null {
   let rest = formatted.trim();
   let negative = false;
   const takeMinus = (): void => {
@@ -35,17 +39,21 @@ export function formattedProblem(milliunits: number, formatted: string, format: 
   takeMinus();
   if (format.display_symbol && format.currency_symbol !== '') {
     if (format.symbol_first) {
-      if (!rest.startsWith(format.currency_symbol)) return `symbol ${format.currency_symbol} not first`;
+      if (!rest.startsWith(format.currency_symbol))
+        return `symbol ${format.currency_symbol} not first`;
       rest = rest.slice(format.currency_symbol.length).trim();
       takeMinus();
     } else {
-      if (!rest.endsWith(format.currency_symbol)) return `symbol ${format.currency_symbol} not last`;
+      if (!rest.endsWith(format.currency_symbol))
+        return `symbol ${format.currency_symbol} not last`;
       rest = rest.slice(0, rest.length - format.currency_symbol.length).trim();
     }
   }
   const group = format.group_separator === '' ? '' : escapeRegExp(format.group_separator);
   const decimals =
-    format.decimal_digits > 0 ? `${escapeRegExp(format.decimal_separator)}\\d{${format.decimal_digits}}` : '';
+    format.decimal_digits > 0
+      ? `${escapeRegExp(format.decimal_separator)}\\d{${format.decimal_digits}}`
+      : '';
   const pattern = new RegExp(`^\\d{1,3}(${group}\\d{3})*${decimals}$|^\\d+${decimals}$`);
   if (!pattern.test(rest)) return `number part ${JSON.stringify(rest)} does not follow the format`;
   let digits = rest;
@@ -64,7 +72,7 @@ export function moneyProblems(value: unknown, format: CurrencyFormatLike, path =
   const problems: string[] = [];
   const walk = (node: unknown, at: string): void => {
     if (Array.isArray(node)) {
-      node.forEach((item, index) => walk(item, `${at}[${index}]`));
+      for (const [index, item] of node.entries()) walk(item, `${at}[${index}]`);
       return;
     }
     if (!isRecord(node)) return;

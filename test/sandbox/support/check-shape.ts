@@ -2,7 +2,14 @@
  * Walks a JSON value against the shapes in `shapes.ts` and returns every problem found, each
  * prefixed with its path, so one failing assertion names all the broken fields at once.
  */
-import { RESPONSES, SHAPES, type FieldType, type ResponseName, type Shape, type ShapeName } from './shapes.js';
+import {
+  type FieldType,
+  RESPONSES,
+  type ResponseName,
+  SHAPES,
+  type Shape,
+  type ShapeName,
+} from './shapes.js';
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -45,7 +52,9 @@ function checkType(value: unknown, type: FieldType, path: string, problems: stri
               : type === 'date'
                 ? isIsoDate(value)
                 : type === 'datetime'
-                  ? typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))
+                  ? typeof value === 'string' &&
+                    DATE_TIME.test(value) &&
+                    !Number.isNaN(Date.parse(value))
                   : isUuid(value);
     if (!ok) problems.push(`${path}: expected ${type}, got ${describe(value)}`);
     return;
@@ -61,7 +70,8 @@ function checkType(value: unknown, type: FieldType, path: string, problems: stri
       problems.push(`${path}: expected array, got ${describe(value)}`);
       return;
     }
-    value.forEach((item, index) => checkType(item, type.array, `${path}[${index}]`, problems));
+    for (const [index, item] of value.entries())
+      checkType(item, type.array, `${path}[${index}]`, problems);
     return;
   }
   if ('map' in type) {
@@ -69,7 +79,8 @@ function checkType(value: unknown, type: FieldType, path: string, problems: stri
       problems.push(`${path}: expected object, got ${describe(value)}`);
       return;
     }
-    for (const [key, item] of Object.entries(value)) checkType(item, type.map, `${path}.${key}`, problems);
+    for (const [key, item] of Object.entries(value))
+      checkType(item, type.map, `${path}.${key}`, problems);
     return;
   }
   checkObject(value, SHAPES[type.ref], path, problems);
@@ -125,7 +136,8 @@ export function responseProblems(body: unknown, name: ResponseName, limit = 30):
 export function errorProblems(body: unknown): string[] {
   const problems: string[] = [];
   if (!isRecord(body)) return [`body: expected object, got ${describe(body)}`];
-  for (const key of Object.keys(body)) if (key !== 'error') problems.push(`body.${key}: unexpected`);
+  for (const key of Object.keys(body))
+    if (key !== 'error') problems.push(`body.${key}: unexpected`);
   checkObject(body.error, SHAPES.ErrorDetail, 'error', problems);
   return problems;
 }

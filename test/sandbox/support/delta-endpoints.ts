@@ -8,11 +8,11 @@ import {
   canonical,
   deletedPaths,
   differences,
+  type Entity,
   flattenCategoryGroups,
   mergeList,
   replayCategories,
   replayPlan,
-  type Entity,
 } from './delta.js';
 import type { Rest } from './rest.js';
 import { exportPlan, startTestSandbox } from './sandbox.js';
@@ -45,13 +45,18 @@ function flatEndpoint(
   return {
     name,
     path,
-    replay: (base, delta) => canonical(mergeList(list(base, key), list(delta, key), id).filter(keep)),
+    replay: (base, delta) =>
+      canonical(mergeList(list(base, key), list(delta, key), id).filter(keep)),
     current: (full) => canonical(list(full, key)),
     changes: (delta) => list(delta, key),
   };
 }
 
-export function endpoints(planId: string, targets: ReturnType<typeof favouredTargets>, today: string): DeltaEndpoint[] {
+export function endpoints(
+  planId: string,
+  targets: ReturnType<typeof favouredTargets>,
+  today: string,
+): DeltaEndpoint[] {
   const yearAgo = `${Number(today.slice(0, 4)) - 1}${today.slice(4)}`;
   const month = monthOf(today);
   const inWindow = (t: Entity): boolean => typeof t.date === 'string' && t.date >= yearAgo;
@@ -61,7 +66,8 @@ export function endpoints(planId: string, targets: ReturnType<typeof favouredTar
       name: 'plan export',
       path: base,
       replay: (earlier, delta) => {
-        if (!isRecord(earlier.plan) || !isRecord(delta.plan)) throw new Error('plan export without data.plan');
+        if (!isRecord(earlier.plan) || !isRecord(delta.plan))
+          throw new Error('plan export without data.plan');
         return canonical(replayPlan(earlier.plan, delta.plan));
       },
       current: (full) => canonical(full.plan),
@@ -75,7 +81,9 @@ export function endpoints(planId: string, targets: ReturnType<typeof favouredTar
       name: 'categories',
       path: `${base}/categories`,
       replay: (earlier, delta) =>
-        canonical(replayCategories(list(earlier, 'category_groups'), list(delta, 'category_groups'))),
+        canonical(
+          replayCategories(list(earlier, 'category_groups'), list(delta, 'category_groups')),
+        ),
       current: (full) => canonical(flattenCategoryGroups(list(full, 'category_groups'))),
       changes: (delta) => {
         const flat = flattenCategoryGroups(list(delta, 'category_groups'));
@@ -109,12 +117,19 @@ export function endpoints(planId: string, targets: ReturnType<typeof favouredTar
       'transactions',
       (t) => typeof t.date === 'string' && monthOf(t.date) === month,
     ),
-    flatEndpoint('scheduled transactions', `${base}/scheduled_transactions`, 'scheduled_transactions'),
+    flatEndpoint(
+      'scheduled transactions',
+      `${base}/scheduled_transactions`,
+      'scheduled_transactions',
+    ),
   ];
 }
 
 export async function fetchData(rest: Rest, path: string, knowledge?: number): Promise<Entity> {
-  const response = await rest.get(path, knowledge === undefined ? {} : { last_knowledge_of_server: knowledge });
+  const response = await rest.get(
+    path,
+    knowledge === undefined ? {} : { last_knowledge_of_server: knowledge },
+  );
   if (response.status !== 200 || !isRecord(response.body) || !isRecord(response.body.data)) {
     throw new Error(
       `GET ${path} (knowledge ${String(knowledge)}) -> ${response.status} ${response.text.slice(0, 300)}`,
@@ -124,7 +139,8 @@ export async function fetchData(rest: Rest, path: string, knowledge?: number): P
 }
 
 export function knowledgeOf(data: Entity): number {
-  if (typeof data.server_knowledge !== 'number') throw new Error('response without server_knowledge');
+  if (typeof data.server_knowledge !== 'number')
+    throw new Error('response without server_knowledge');
   return data.server_knowledge;
 }
 
@@ -166,7 +182,9 @@ export async function checkDeltaSequence(writes: readonly Write[], split: number
       const full = end.get(endpoint.name) ?? {};
       const deleted = deletedPaths(full);
       if (deleted.length > 0) {
-        failures.push(`${endpoint.name}: full response holds deleted entities at ${deleted.slice(0, 3).join(', ')}`);
+        failures.push(
+          `${endpoint.name}: full response holds deleted entities at ${deleted.slice(0, 3).join(', ')}`,
+        );
       }
       for (const [label, earlier] of [
         ['start', start],
@@ -188,11 +206,15 @@ export async function checkDeltaSequence(writes: readonly Write[], split: number
       }
       const empty = endpoint.changes(await fetchData(box.rest, endpoint.path, knowledgeOf(full)));
       if (empty.length > 0)
-        failures.push(`${endpoint.name}: ${empty.length} entities in a delta at the current knowledge`);
+        failures.push(
+          `${endpoint.name}: ${empty.length} entities in a delta at the current knowledge`,
+        );
     }
     if (failures.length > 0) throw new Error(failures.join('\n'));
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\nwrites:\n  ${log.join('\n  ')}`);
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}\nwrites:\n  ${log.join('\n  ')}`,
+    );
   } finally {
     await box.close();
   }

@@ -16,12 +16,17 @@ function keyOf(entity: Entity, key: string): string {
 }
 
 function entities(value: unknown, label: string): Entity[] {
-  if (!Array.isArray(value) || !value.every(isRecord)) throw new Error(`${label} is not a list of objects`);
+  if (!Array.isArray(value) || !value.every(isRecord))
+    throw new Error(`${label} is not a list of objects`);
   return value;
 }
 
 /** Upserts `changes` into `base` by `key` and drops deleted entities. */
-export function mergeList(base: readonly Entity[], changes: readonly Entity[], key = 'id'): Entity[] {
+export function mergeList(
+  base: readonly Entity[],
+  changes: readonly Entity[],
+  key = 'id',
+): Entity[] {
   const merged = new Map(base.map((entity) => [keyOf(entity, key), entity]));
   for (const change of changes) merged.set(keyOf(change, key), change);
   return [...merged.values()].filter((entity) => entity.deleted !== true);
@@ -29,10 +34,14 @@ export function mergeList(base: readonly Entity[], changes: readonly Entity[], k
 
 /** Paths (as `a.b[3]`) of every `deleted: true` entity in a value: full responses must have none. */
 export function deletedPaths(value: unknown, path = 'data'): string[] {
-  if (Array.isArray(value)) return value.flatMap((item, index) => deletedPaths(item, `${path}[${index}]`));
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => deletedPaths(item, `${path}[${index}]`));
   if (!isRecord(value)) return [];
   const own = value.deleted === true ? [path] : [];
-  return [...own, ...Object.entries(value).flatMap(([key, item]) => deletedPaths(item, `${path}.${key}`))];
+  return [
+    ...own,
+    ...Object.entries(value).flatMap(([key, item]) => deletedPaths(item, `${path}.${key}`)),
+  ];
 }
 
 /**
@@ -82,7 +91,9 @@ export function replayPlan(base: Entity, delta: Entity): Entity {
     );
   }
   // A changed month may carry only its changed categories: merge them into the earlier month.
-  const months = new Map(entities(base.months, 'plan.months').map((month) => [keyOf(month, 'month'), month]));
+  const months = new Map(
+    entities(base.months, 'plan.months').map((month) => [keyOf(month, 'month'), month]),
+  );
   for (const change of entities(delta.months, 'delta.months')) {
     const earlier = months.get(keyOf(change, 'month'));
     const categories = mergeList(
@@ -108,7 +119,10 @@ export function flattenCategoryGroups(groups: readonly Entity[]): FlatCategories
   };
 }
 
-export function replayCategories(base: readonly Entity[], delta: readonly Entity[]): FlatCategories {
+export function replayCategories(
+  base: readonly Entity[],
+  delta: readonly Entity[],
+): FlatCategories {
   const earlier = flattenCategoryGroups(base);
   const changes = flattenCategoryGroups(delta);
   return {
@@ -124,19 +138,22 @@ export function differences(actual: unknown, expected: unknown, path = '', limit
     if (found.length >= limit) return;
     if (Array.isArray(a) && Array.isArray(b)) {
       if (a.length !== b.length) found.push(`${at}: length ${a.length} vs ${b.length}`);
-      for (let index = 0; index < Math.min(a.length, b.length); index += 1) walk(a[index], b[index], `${at}[${index}]`);
+      for (let index = 0; index < Math.min(a.length, b.length); index += 1)
+        walk(a[index], b[index], `${at}[${index}]`);
       return;
     }
     if (isRecord(a) && isRecord(b)) {
       for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-        const label = typeof a.id === 'string' ? `${at}<${a.id.slice(0, 8)}>.${key}` : `${at}.${key}`;
+        const label =
+          typeof a.id === 'string' ? `${at}<${a.id.slice(0, 8)}>.${key}` : `${at}.${key}`;
         if (!(key in a)) found.push(`${label}: missing in replay`);
         else if (!(key in b)) found.push(`${label}: missing in full response`);
         else walk(a[key], b[key], label);
       }
       return;
     }
-    if (a !== b) found.push(`${at}: ${JSON.stringify(a)?.slice(0, 80)} vs ${JSON.stringify(b)?.slice(0, 80)}`);
+    if (a !== b)
+      found.push(`${at}: ${JSON.stringify(a)?.slice(0, 80)} vs ${JSON.stringify(b)?.slice(0, 80)}`);
   };
   walk(actual, expected, path);
   return found;

@@ -1,9 +1,9 @@
 /** Assertions shared by the suites: a response conforms to its documented shape and status. */
 import { expect } from 'vitest';
 import type { CurrencyFormat } from '../../../src/upstream/types.js';
-import { deletedPaths } from './delta.js';
-import { errorProblems, isRecord, responseProblems } from './check-shape.js';
 import { moneyProblems } from './check-money.js';
+import { errorProblems, isRecord, responseProblems } from './check-shape.js';
+import { deletedPaths } from './delta.js';
 import type { ResponseName } from './shapes.js';
 
 export interface Exchange {
@@ -29,7 +29,13 @@ export function expectConforms(
 }
 
 /** The exchange is an error with this status, id and name, and a detail matching `detail`. */
-export function expectError(exchange: Exchange, status: number, id: string, name: string, detail?: RegExp): void {
+export function expectError(
+  exchange: Exchange,
+  status: number,
+  id: string,
+  name: string,
+  detail?: RegExp,
+): void {
   const context = JSON.stringify(exchange.body)?.slice(0, 300);
   expect(exchange.status, context).toBe(status);
   expect(errorProblems(exchange.body), context).toEqual([]);

@@ -15,7 +15,10 @@ export interface AuthorizeResult {
 }
 
 /** GET /oauth/authorize without following the redirect. */
-export async function authorize(origin: string, params: Record<string, string>): Promise<AuthorizeResult> {
+export async function authorize(
+  origin: string,
+  params: Record<string, string>,
+): Promise<AuthorizeResult> {
   const url = new URL('/oauth/authorize', origin);
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   const response = await fetch(url, { redirect: 'manual' });
@@ -43,7 +46,11 @@ export async function requestToken(
   let init: RequestInit = { method: 'POST' };
   if (via === 'query') url.search = form.toString();
   else
-    init = { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() };
+    init = {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    };
   const response = await fetch(url, init);
   const text = await response.text();
   let body: unknown;
@@ -87,12 +94,14 @@ export async function codeGrant(
     grant_type: 'authorization_code',
     code,
   });
-  if (token.status !== 200) throw new Error(`token exchange failed: ${token.status} ${JSON.stringify(token.body)}`);
+  if (token.status !== 200)
+    throw new Error(`token exchange failed: ${token.status} ${JSON.stringify(token.body)}`);
   return token.body;
 }
 
 export function stringField(body: Record<string, unknown>, name: string): string {
   const value = body[name];
-  if (typeof value !== 'string') throw new Error(`token response without a string ${name}: ${JSON.stringify(body)}`);
+  if (typeof value !== 'string')
+    throw new Error(`token response without a string ${name}: ${JSON.stringify(body)}`);
   return value;
 }

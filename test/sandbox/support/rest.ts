@@ -49,7 +49,11 @@ function parseJson(text: string): unknown {
 }
 
 export function createRest(baseUrl: string, token: string | null): Rest {
-  const request = async (method: string, path: string, options: RestRequest = {}): Promise<RestResponse> => {
+  const request = async (
+    method: string,
+    path: string,
+    options: RestRequest = {},
+  ): Promise<RestResponse> => {
     const url = new URL(baseUrl + path);
     for (const [key, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
@@ -63,7 +67,8 @@ export function createRest(baseUrl: string, token: string | null): Rest {
     let body: string | undefined;
     if (options.rawBody !== undefined) body = options.rawBody;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
-    if (body !== undefined && headers['Content-Type'] === undefined) headers['Content-Type'] = 'application/json';
+    if (body !== undefined && headers['Content-Type'] === undefined)
+      headers['Content-Type'] = 'application/json';
     const response = await fetch(url, { method, headers, body });
     const text = await response.text();
     return { status: response.status, headers: response.headers, text, body: parseJson(text) };
@@ -116,7 +121,8 @@ export interface ErrorBody {
 
 /** The `error` of an error response (throws when the body is not the error wrapper). */
 export function errorOf(response: StatusAndBody): ErrorBody {
-  if (!isRecord(response.body) || !isRecord(response.body.error)) fail(response, 'an { error } body');
+  if (!isRecord(response.body) || !isRecord(response.body.error))
+    fail(response, 'an { error } body');
   const { id, name, detail } = response.body.error;
   if (typeof id !== 'string' || typeof name !== 'string' || typeof detail !== 'string') {
     fail(response, 'error.id, error.name and error.detail strings');

@@ -2,8 +2,9 @@
  * Starts a sandbox for one suite on an ephemeral port with a manual clock, and gives the suite
  * REST clients for the full-access and read-only tokens.
  */
-import { createManualClock, createSandbox } from '../../../src/sandbox/index.js';
+
 import type { ManualClock, Sandbox, SandboxOptions } from '../../../src/sandbox/api.js';
+import { createManualClock, createSandbox } from '../../../src/sandbox/index.js';
 import { TEST_NOW } from './dates.js';
 import { createRest, dataOf, type Rest } from './rest.js';
 

@@ -5,7 +5,7 @@
 import * as ynab from 'ynab';
 import type { CurrencyFormat } from '../../../src/upstream/types.js';
 import { dataOf } from './rest.js';
-import { startTestSandbox, TOKEN, type TestSandbox, type TestSandboxOptions } from './sandbox.js';
+import { startTestSandbox, type TestSandbox, type TestSandboxOptions, TOKEN } from './sandbox.js';
 
 export interface RecordedExchange {
   method: string;
@@ -22,7 +22,10 @@ export class RecordingApi extends ynab.API {
   constructor(accessToken: string, endpointUrl: string) {
     super(accessToken, endpointUrl);
     const exchanges = this.exchanges;
-    const recordingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const recordingFetch = async (
+      input: string | URL | Request,
+      init?: RequestInit,
+    ): Promise<Response> => {
       const response = await fetch(input, init);
       const text = await response.clone().text();
       let body: unknown;
@@ -86,6 +89,9 @@ export interface SdkSuite {
 export async function startSdkSuite(options: TestSandboxOptions): Promise<SdkSuite> {
   const box = await startTestSandbox(options);
   const api = new RecordingApi(TOKEN, box.sandbox.url);
-  const settings = dataOf(await box.rest.get(`/plans/${box.planId}/settings`), 'getPlanSettingsById').settings;
+  const settings = dataOf(
+    await box.rest.get(`/plans/${box.planId}/settings`),
+    'getPlanSettingsById',
+  ).settings;
   return { box, api, currency: settings.currency_format };
 }

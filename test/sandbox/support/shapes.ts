@@ -104,7 +104,11 @@ const DEBT_TRANSACTION_TYPE = {
 } as const;
 
 /** Adds the `_formatted` / `_currency` companions of each named amount. */
-function withMoney(shape: Shape, amounts: readonly string[], nullableAmounts: readonly string[] = []): Shape {
+function withMoney(
+  shape: Shape,
+  amounts: readonly string[],
+  nullableAmounts: readonly string[] = [],
+): Shape {
   const extra: Record<string, Field> = {};
   for (const name of amounts) {
     extra[`${name}_formatted`] = field('string');
@@ -227,7 +231,12 @@ const monthSummaryBase: Shape = {
   deleted: field('boolean'),
 };
 
-const monthSummary = withMoney(monthSummaryBase, ['income', 'budgeted', 'activity', 'to_be_budgeted']);
+const monthSummary = withMoney(monthSummaryBase, [
+  'income',
+  'budgeted',
+  'activity',
+  'to_be_budgeted',
+]);
 
 const moneyMovementBase: Shape = {
   id: field('uuid'),
@@ -430,7 +439,10 @@ const RESPONSE_TABLE = {
   getPayeeLocations: { payee_locations: field(arrayOf(ref('PayeeLocation'))) },
   getPayeeLocationById: { payee_location: field(ref('PayeeLocation')) },
   getPayeeLocationsByPayee: { payee_locations: field(arrayOf(ref('PayeeLocation'))) },
-  getPlanMonths: { months: field(arrayOf(ref('MonthSummary'))), server_knowledge: field('integer') },
+  getPlanMonths: {
+    months: field(arrayOf(ref('MonthSummary'))),
+    server_knowledge: field('integer'),
+  },
   getPlanMonth: { month: field(ref('MonthDetail')) },
   getMoneyMovements: {
     money_movements: field(arrayOf(ref('MoneyMovement'))),

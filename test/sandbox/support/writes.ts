@@ -48,7 +48,14 @@ export interface Write {
 /** Transaction writes come up more often than the rest: they drive most of the arithmetic. */
 export const writeArbitrary: fc.Arbitrary<Write> = fc.record({
   kind: fc.oneof(
-    { weight: 5, arbitrary: fc.constantFrom<WriteKind>('createTransaction', 'createSplit', 'updateTransaction') },
+    {
+      weight: 5,
+      arbitrary: fc.constantFrom<WriteKind>(
+        'createTransaction',
+        'createSplit',
+        'updateTransaction',
+      ),
+    },
     {
       weight: 3,
       arbitrary: fc.constantFrom<WriteKind>(
@@ -138,10 +145,15 @@ interface PlanView {
 
 /** Restricts the pools to a few entities so filtered lists (by category, payee) see activity. */
 function viewOf(plan: PlanDetail, today: string): PlanView {
-  const live = <T extends { deleted: boolean }>(items: readonly T[]): T[] => items.filter((i) => !i.deleted);
-  const userGroups = live(plan.category_groups).filter((g) => !g.internal && !/credit card/i.test(g.name));
+  const live = <T extends { deleted: boolean }>(items: readonly T[]): T[] =>
+    items.filter((i) => !i.deleted);
+  const userGroups = live(plan.category_groups).filter(
+    (g) => !g.internal && !/credit card/i.test(g.name),
+  );
   const userGroupIds = new Set(userGroups.map((g) => g.id));
-  const categories = live(plan.categories).filter((c) => userGroupIds.has(c.category_group_id) && !c.internal);
+  const categories = live(plan.categories).filter(
+    (c) => userGroupIds.has(c.category_group_id) && !c.internal,
+  );
   const subs = live(plan.subtransactions);
   const subIds = new Set(subs.map((s) => s.id));
   const transactions = live(plan.transactions);
@@ -167,7 +179,9 @@ function viewOf(plan: PlanDetail, today: string): PlanView {
         .map((t) => t.id),
     ),
     scheduledIds: live(plan.scheduled_transactions).map((s) => s.id),
-    splitScheduledIds: new Set(live(plan.scheduled_subtransactions).map((s) => s.scheduled_transaction_id)),
+    splitScheduledIds: new Set(
+      live(plan.scheduled_subtransactions).map((s) => s.scheduled_transaction_id),
+    ),
     groupIds: userGroups.map((g) => g.id).slice(0, 3),
   };
 }
@@ -213,7 +227,7 @@ function payeeAndCategory(
     default:
       fields.payee_id = picker.pick(view.payeeIds) ?? null;
   }
-  const categorizable = account.on_budget && !(transferTo !== undefined && transferTo.on_budget);
+  const categorizable = account.on_budget && !transferTo?.on_budget;
   if (!categorizable) fields.category_id = null;
   else if (amount > 0 && view.readyToAssign !== undefined && picker.chance(3))
     fields.category_id = view.readyToAssign.id;
@@ -221,7 +235,11 @@ function payeeAndCategory(
   return fields;
 }
 
-function newTransaction(picker: Picker, view: PlanView, state: WriteState): Record<string, unknown> | undefined {
+function newTransaction(
+  picker: Picker,
+  view: PlanView,
+  state: WriteState,
+): Record<string, unknown> | undefined {
   const account = picker.pick(view.accounts);
   if (account === undefined) return undefined;
   const amount = amountOf(picker);
@@ -242,7 +260,11 @@ function newTransaction(picker: Picker, view: PlanView, state: WriteState): Reco
   return transaction;
 }
 
-function newSplit(picker: Picker, view: PlanView, state: WriteState): Record<string, unknown> | undefined {
+function newSplit(
+  picker: Picker,
+  view: PlanView,
+  state: WriteState,
+): Record<string, unknown> | undefined {
   const account = picker.pick(view.accounts.filter((a) => a.on_budget));
   if (account === undefined) return undefined;
   const lines: SaveSubTransaction[] = [];
@@ -254,7 +276,10 @@ function newSplit(picker: Picker, view: PlanView, state: WriteState): Record<str
       // A transfer line: the other side appears on the target account.
       const target = otherAccount(picker, view, account.id);
       line.payee_id = target?.transfer_payee_id ?? null;
-      line.category_id = target !== undefined && !target.on_budget ? (picker.pick(view.categories)?.id ?? null) : null;
+      line.category_id =
+        target !== undefined && !target.on_budget
+          ? (picker.pick(view.categories)?.id ?? null)
+          : null;
     } else {
       line.category_id = picker.pick(view.categories)?.id ?? null;
       if (picker.chance(2)) line.payee_id = picker.pick(view.payeeIds) ?? null;
@@ -372,7 +397,12 @@ export async function applyWrite(
   const picker = new Picker(write.choices);
   const view = viewOf(plan, isoDate(nowMs));
   const base = `/plans/${planId}`;
-  const send = async (method: string, path: string, body: unknown, ok: readonly number[]): Promise<WriteOutcome> => {
+  const send = async (
+    method: string,
+    path: string,
+    body: unknown,
+    ok: readonly number[],
+  ): Promise<WriteOutcome> => {
     const response = await rest.request(method, base + path, body === undefined ? {} : { body });
     const description = `${method} ${path} ${body === undefined ? '' : JSON.stringify(body)}`;
     if (!ok.includes(response.status)) {
@@ -387,20 +417,28 @@ export async function applyWrite(
   switch (write.kind) {
     case 'createTransaction': {
       const transaction = newTransaction(picker, view, state);
-      return transaction === undefined ? null : send('POST', '/transactions', { transaction }, [201]);
+      return transaction === undefined
+        ? null
+        : send('POST', '/transactions', { transaction }, [201]);
     }
     case 'createTransactions': {
       const transactions: Record<string, unknown>[] = [];
       const count = 1 + picker.below(3);
       for (let index = 0; index < count; index += 1) {
-        const transaction = picker.chance(4) ? newSplit(picker, view, state) : newTransaction(picker, view, state);
+        const transaction = picker.chance(4)
+          ? newSplit(picker, view, state)
+          : newTransaction(picker, view, state);
         if (transaction !== undefined) transactions.push(transaction);
       }
-      return transactions.length === 0 ? null : send('POST', '/transactions', { transactions }, [201]);
+      return transactions.length === 0
+        ? null
+        : send('POST', '/transactions', { transactions }, [201]);
     }
     case 'createSplit': {
       const transaction = newSplit(picker, view, state);
-      return transaction === undefined ? null : send('POST', '/transactions', { transaction }, [201]);
+      return transaction === undefined
+        ? null
+        : send('POST', '/transactions', { transaction }, [201]);
     }
     case 'createMatchingImport': {
       // The bank's copy of a hand-entered transaction: same account and amount, a few days off.
@@ -418,6 +456,7 @@ export async function applyWrite(
       const shifted = addDays(entered.date, picker.below(11) - 5);
       const transaction = {
         account_id: entered.account_id,
+        // biome-ignore lint/complexity/useMathMinMax: ISO dates are strings; Math.min would coerce them
         date: shifted > view.today ? view.today : shifted,
         amount: entered.amount,
         payee_name: `BANK ${state.counter}`,
@@ -428,7 +467,12 @@ export async function applyWrite(
     case 'updateTransaction': {
       const target = picker.pick(editable);
       if (target === undefined) return null;
-      return send('PUT', `/transactions/${target.id}`, { transaction: changeOf(picker, view, state, target) }, [200]);
+      return send(
+        'PUT',
+        `/transactions/${target.id}`,
+        { transaction: changeOf(picker, view, state, target) },
+        [200],
+      );
     }
     case 'updateTransactionsById': {
       const targets = new Map<string, TransactionSummaryBase>();
@@ -438,18 +482,25 @@ export async function applyWrite(
         if (target !== undefined) targets.set(target.id, target);
       }
       if (targets.size === 0) return null;
-      const transactions = [...targets.values()].map((t) => ({ id: t.id, ...changeOf(picker, view, state, t) }));
+      const transactions = [...targets.values()].map((t) => ({
+        id: t.id,
+        ...changeOf(picker, view, state, t),
+      }));
       return send('PATCH', '/transactions', { transactions }, [200, 209]);
     }
     case 'updateTransactionsByImportId': {
       const target = picker.pick(editable.filter((t) => t.import_id !== null));
       if (target === undefined) return null;
-      const transactions = [{ import_id: target.import_id, ...changeOf(picker, view, state, target) }];
+      const transactions = [
+        { import_id: target.import_id, ...changeOf(picker, view, state, target) },
+      ];
       return send('PATCH', '/transactions', { transactions }, [200, 209]);
     }
     case 'deleteTransaction': {
       const target = picker.pick(editable.filter((t) => !view.lineCounterparts.has(t.id)));
-      return target === undefined ? null : send('DELETE', `/transactions/${target.id}`, undefined, [200]);
+      return target === undefined
+        ? null
+        : send('DELETE', `/transactions/${target.id}`, undefined, [200]);
     }
     case 'assignMonthCategory': {
       const category = picker.pick(view.categories);
@@ -489,11 +540,18 @@ export async function applyWrite(
       };
       return target === undefined
         ? send('POST', '/scheduled_transactions', { scheduled_transaction: scheduled }, [201])
-        : send('PUT', `/scheduled_transactions/${target}`, { scheduled_transaction: scheduled }, [200]);
+        : send(
+            'PUT',
+            `/scheduled_transactions/${target}`,
+            { scheduled_transaction: scheduled },
+            [200],
+          );
     }
     case 'deleteScheduled': {
       const target = picker.pick(view.scheduledIds);
-      return target === undefined ? null : send('DELETE', `/scheduled_transactions/${target}`, undefined, [200]);
+      return target === undefined
+        ? null
+        : send('DELETE', `/scheduled_transactions/${target}`, undefined, [200]);
     }
     case 'createPayee':
       state.counter += 1;
@@ -503,12 +561,20 @@ export async function applyWrite(
       state.counter += 1;
       return target === undefined
         ? null
-        : send('PATCH', `/payees/${target}`, { payee: { name: `Renamed ${state.counter}` } }, [200]);
+        : send(
+            'PATCH',
+            `/payees/${target}`,
+            { payee: { name: `Renamed ${state.counter}` } },
+            [200],
+          );
     }
     case 'createCategory': {
       const group = picker.pick(view.groupIds);
       state.counter += 1;
-      const category: Record<string, unknown> = { name: `Category ${state.counter}`, category_group_id: group };
+      const category: Record<string, unknown> = {
+        name: `Category ${state.counter}`,
+        category_group_id: group,
+      };
       if (picker.chance(2)) category.goal_target = picker.below(50_000) * 10;
       return group === undefined ? null : send('POST', '/categories', { category }, [201]);
     }
@@ -534,7 +600,12 @@ export async function applyWrite(
     }
     case 'createCategoryGroup':
       state.counter += 1;
-      return send('POST', '/category_groups', { category_group: { name: `Group ${state.counter}` } }, [201]);
+      return send(
+        'POST',
+        '/category_groups',
+        { category_group: { name: `Group ${state.counter}` } },
+        [201],
+      );
     case 'updateCategoryGroup': {
       const target = picker.pick(view.groupIds);
       state.counter += 1;
@@ -551,7 +622,14 @@ export async function applyWrite(
       state.counter += 1;
       const account = {
         name: `Account ${state.counter}`,
-        type: picker.pick(['checking', 'savings', 'cash', 'creditCard', 'otherAsset', 'otherLiability'] as const),
+        type: picker.pick([
+          'checking',
+          'savings',
+          'cash',
+          'creditCard',
+          'otherAsset',
+          'otherLiability',
+        ] as const),
         balance: amountOf(picker),
       };
       return send('POST', '/accounts', { account }, [201]);

@@ -4,23 +4,55 @@ import { ApiError } from '../../../src/sandbox/errors.js';
 import { setBudgeted } from '../../../src/sandbox/store/budget.js';
 import type { PlanStore } from '../../../src/sandbox/store/plan-store.js';
 import type { TransactionRecord } from '../../../src/sandbox/store/records.js';
-import { createTransaction, deleteTransaction, updateTransaction } from '../../../src/sandbox/store/transactions.js';
+import {
+  createTransaction,
+  deleteTransaction,
+  updateTransaction,
+} from '../../../src/sandbox/store/transactions.js';
 import {
   parseTransactionDraft,
   resolveNewTransaction,
   resolveTransactionUpdate,
 } from '../../../src/sandbox/validate/transaction.js';
-import { budgetProblems, NOW, randomFor, seedTestPlan, TODAY, transferProblems } from './support.js';
+import {
+  budgetProblems,
+  NOW,
+  randomFor,
+  seedTestPlan,
+  TODAY,
+  transferProblems,
+} from './support.js';
 
-const NO_EXTRAS = { importId: null, importPayeeName: null, importPayeeNameOriginal: null, debtTransactionType: null };
+const NO_EXTRAS = {
+  importId: null,
+  importPayeeName: null,
+  importPayeeNameOriginal: null,
+  debtTransactionType: null,
+};
 
-function createVia(store: PlanStore, newId: () => string, body: Record<string, unknown>): TransactionRecord {
-  const state = resolveNewTransaction({ store, today: TODAY }, parseTransactionDraft(body, 'transaction'));
+function createVia(
+  store: PlanStore,
+  newId: () => string,
+  body: Record<string, unknown>,
+): TransactionRecord {
+  const state = resolveNewTransaction(
+    { store, today: TODAY },
+    parseTransactionDraft(body, 'transaction'),
+  );
   return store.change(NOW, () => createTransaction(store, newId, state, NO_EXTRAS));
 }
 
-function updateVia(store: PlanStore, newId: () => string, tx: TransactionRecord, body: Record<string, unknown>): void {
-  const state = resolveTransactionUpdate({ store, today: TODAY }, parseTransactionDraft(body, 'transaction'), tx);
+function updateVia(
+  store: PlanStore,
+  newId: () => string,
+  tx: TransactionRecord,
+  body: Record<string, unknown>,
+): void {
+  const state = resolveTransactionUpdate(
+    { store, today: TODAY },
+    parseTransactionDraft(body, 'transaction'),
+    tx,
+  );
   store.change(NOW, () => updateTransaction(store, newId, tx, state));
 }
 
@@ -54,7 +86,8 @@ describe('budget arithmetic after writes', () => {
     const categories = [...store.categories.values()].filter((c) => !c.internal);
     const payees = [...store.payees.values()];
     const someDate = () => addDays(TODAY, -random.int(0, 400));
-    const someTarget = () => (random.chance(0.2) ? random.pick(accounts).transfer_payee_id : random.pick(payees).id);
+    const someTarget = () =>
+      random.chance(0.2) ? random.pick(accounts).transfer_payee_id : random.pick(payees).id;
     let applied = 0;
     for (let step = 0; step < 600; step++) {
       const live = store.transactionOrder.filter((tx) => !tx.deleted);
@@ -67,14 +100,20 @@ describe('budget arithmetic after writes', () => {
             account_id: random.pick(accounts).id,
             date: someDate(),
             amount,
-            payee_id: split ? random.pick(payees.filter((p) => p.transfer_account_id === null)).id : someTarget(),
+            payee_id: split
+              ? random.pick(payees.filter((p) => p.transfer_account_id === null)).id
+              : someTarget(),
             category_id: random.chance(0.85) ? random.pick(categories).id : null,
             cleared: random.pick(['cleared', 'uncleared', 'reconciled']),
             ...(split
               ? {
                   subtransactions: [
                     { amount: amount + 5_000, category_id: random.pick(categories).id },
-                    { amount: -5_000, payee_id: random.chance(0.5) ? random.pick(accounts).transfer_payee_id : null, category_id: random.pick(categories).id },
+                    {
+                      amount: -5_000,
+                      payee_id: random.chance(0.5) ? random.pick(accounts).transfer_payee_id : null,
+                      category_id: random.pick(categories).id,
+                    },
                   ],
                 }
               : {}),
@@ -86,8 +125,10 @@ describe('budget arithmetic after writes', () => {
           if (random.chance(0.3)) body.date = someDate();
           if (random.chance(0.2)) body.account_id = random.pick(accounts).id;
           if (random.chance(0.3)) body.payee_id = someTarget();
-          if (random.chance(0.3)) body.category_id = random.chance(0.8) ? random.pick(categories).id : null;
-          if (random.chance(0.3)) body.cleared = random.pick(['cleared', 'uncleared', 'reconciled']);
+          if (random.chance(0.3))
+            body.category_id = random.chance(0.8) ? random.pick(categories).id : null;
+          if (random.chance(0.3))
+            body.cleared = random.pick(['cleared', 'uncleared', 'reconciled']);
           if (random.chance(0.2)) body.approved = random.chance(0.5);
           updateVia(store, newId, tx, body);
         } else if (roll < 0.9 && live.length > 0) {
@@ -95,7 +136,9 @@ describe('budget arithmetic after writes', () => {
           store.change(NOW, () => deleteTransaction(store, tx));
         } else {
           const month = random.pick(store.months);
-          store.change(NOW, () => setBudgeted(store, month, random.pick(categories).id, random.int(0, 500_000) * 10));
+          store.change(NOW, () =>
+            setBudgeted(store, month, random.pick(categories).id, random.int(0, 500_000) * 10),
+          );
         }
         applied++;
       } catch (error) {
@@ -133,13 +176,29 @@ describe('budget arithmetic after writes', () => {
     const checking = named(store, 'Everyday Checking');
     const savings = named(store, 'Rainy Day Savings');
     const cash = named(store, 'Wallet Cash');
-    const tx = createVia(store, newId, { account_id: checking.id, date: TODAY, amount: -50_000, payee_id: savings.transfer_payee_id });
+    const tx = createVia(store, newId, {
+      account_id: checking.id,
+      date: TODAY,
+      amount: -50_000,
+      payee_id: savings.transfer_payee_id,
+    });
     const counterpart = store.transactions.get(tx.transfer_transaction_id ?? '');
-    expect(counterpart).toMatchObject({ account_id: savings.id, amount: 50_000, payee_id: checking.transfer_payee_id, transfer_account_id: checking.id, transfer_transaction_id: tx.id });
+    expect(counterpart).toMatchObject({
+      account_id: savings.id,
+      amount: 50_000,
+      payee_id: checking.transfer_payee_id,
+      transfer_account_id: checking.id,
+      transfer_transaction_id: tx.id,
+    });
     expect(tx.category_id).toBeNull();
 
     updateVia(store, newId, tx, { amount: -70_000, date: addDays(TODAY, -3), account_id: cash.id });
-    expect(counterpart).toMatchObject({ amount: 70_000, date: addDays(TODAY, -3), payee_id: cash.transfer_payee_id, transfer_account_id: cash.id });
+    expect(counterpart).toMatchObject({
+      amount: 70_000,
+      date: addDays(TODAY, -3),
+      payee_id: cash.transfer_payee_id,
+      transfer_account_id: cash.id,
+    });
     expect(transferProblems(store)).toEqual([]);
 
     store.change(NOW, () => deleteTransaction(store, counterpart as TransactionRecord));
@@ -163,9 +222,18 @@ describe('budget arithmetic after writes', () => {
     });
     const line = split.subtransactions[1];
     const counterpart = store.transactions.get(line?.transfer_transaction_id ?? '');
-    expect(counterpart).toMatchObject({ account_id: savings.id, amount: 40_000, transfer_transaction_id: line?.id });
+    expect(counterpart).toMatchObject({
+      account_id: savings.id,
+      amount: 40_000,
+      transfer_transaction_id: line?.id,
+    });
     store.change(NOW, () => deleteTransaction(store, counterpart as TransactionRecord));
-    expect(line).toMatchObject({ payee_id: null, transfer_account_id: null, transfer_transaction_id: null, deleted: false });
+    expect(line).toMatchObject({
+      payee_id: null,
+      transfer_account_id: null,
+      transfer_transaction_id: null,
+      deleted: false,
+    });
     expect(split.deleted).toBe(false);
     expect(budgetProblems(store)).toEqual([]);
   });
@@ -173,7 +241,12 @@ describe('budget arithmetic after writes', () => {
   it('ignores credit card payment categories on transactions and categories on on-budget transfers', () => {
     const { store, newId } = seedTestPlan({ transactions: 200 });
     const card = [...store.categories.values()].find((c) => c.role === 'creditCardPayment');
-    const tx = createVia(store, newId, { account_id: named(store, 'Everyday Checking').id, date: TODAY, amount: -1_000, category_id: card?.id });
+    const tx = createVia(store, newId, {
+      account_id: named(store, 'Everyday Checking').id,
+      date: TODAY,
+      amount: -1_000,
+      category_id: card?.id,
+    });
     expect(tx.category_id).toBeNull();
     const transfer = createVia(store, newId, {
       account_id: named(store, 'Everyday Checking').id,

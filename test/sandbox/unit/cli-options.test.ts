@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLI_PORT, parseCliOptions, sandboxOptionsOf, type CliParse } from '../../../src/sandbox/cli-options.js';
+import {
+  type CliParse,
+  DEFAULT_CLI_PORT,
+  parseCliOptions,
+  sandboxOptionsOf,
+} from '../../../src/sandbox/cli-options.js';
 
 function settingsOf(parse: CliParse) {
   if (parse.kind !== 'run') throw new Error(`expected settings, got ${JSON.stringify(parse)}`);
@@ -14,19 +19,50 @@ function errorOf(parse: CliParse): string {
 describe('sandbox CLI options', () => {
   it('has defaults for everything', () => {
     const settings = settingsOf(parseCliOptions([], {}));
-    expect(settings).toMatchObject({ port: DEFAULT_CLI_PORT, host: '127.0.0.1', transactions: 1200, seed: 1, latencyMs: 0, faults: [], rateLimit: 200 });
+    expect(settings).toMatchObject({
+      port: DEFAULT_CLI_PORT,
+      host: '127.0.0.1',
+      transactions: 1200,
+      seed: 1,
+      latencyMs: 0,
+      faults: [],
+      rateLimit: 200,
+    });
     expect(settings.token).not.toBe(settings.readOnlyToken);
   });
 
   it('reads flags in both forms, and flags win over environment variables', () => {
     const settings = settingsOf(
-      parseCliOptions(['--port', '4100', '--token=abc', '--read-only-token', 'ro', '--transactions', '100000', '--seed', '7', '--latency', '25'], {
-        SANDBOX_PORT: '5000',
-        SANDBOX_SEED: '3',
-        SANDBOX_JITTER_MS: '10',
-      }),
+      parseCliOptions(
+        [
+          '--port',
+          '4100',
+          '--token=abc',
+          '--read-only-token',
+          'ro',
+          '--transactions',
+          '100000',
+          '--seed',
+          '7',
+          '--latency',
+          '25',
+        ],
+        {
+          SANDBOX_PORT: '5000',
+          SANDBOX_SEED: '3',
+          SANDBOX_JITTER_MS: '10',
+        },
+      ),
     );
-    expect(settings).toMatchObject({ port: 4100, token: 'abc', readOnlyToken: 'ro', transactions: 100_000, seed: 7, latencyMs: 25, jitterMs: 10 });
+    expect(settings).toMatchObject({
+      port: 4100,
+      token: 'abc',
+      readOnlyToken: 'ro',
+      transactions: 100_000,
+      seed: 7,
+      latencyMs: 25,
+      jitterMs: 10,
+    });
   });
 
   it('reads every setting from the environment', () => {
@@ -42,7 +78,15 @@ describe('sandbox CLI options', () => {
         SANDBOX_FAULTS: 'status503,rate=0.5;hang,op=getPlanById,times=1',
       }),
     );
-    expect(settings).toMatchObject({ port: 0, token: 'env-token', readOnlyToken: 'env-ro', transactions: 50, seed: 9, latencyMs: 5, rateLimit: false });
+    expect(settings).toMatchObject({
+      port: 0,
+      token: 'env-token',
+      readOnlyToken: 'env-ro',
+      transactions: 50,
+      seed: 9,
+      latencyMs: 5,
+      rateLimit: false,
+    });
     expect(settings.faults).toEqual([
       { kind: 'status503', rate: 0.5 },
       { kind: 'hang', operationId: 'getPlanById', times: 1 },
@@ -51,7 +95,9 @@ describe('sandbox CLI options', () => {
 
   it('takes repeated --fault flags, replacing the environment rules', () => {
     const settings = settingsOf(
-      parseCliOptions(['--fault', 'drop,method=post', '--fault', 'malformed,times=2'], { SANDBOX_FAULTS: 'status500' }),
+      parseCliOptions(['--fault', 'drop,method=post', '--fault', 'malformed,times=2'], {
+        SANDBOX_FAULTS: 'status500',
+      }),
     );
     expect(settings.faults).toEqual([
       { kind: 'drop', method: 'POST' },
@@ -61,15 +107,27 @@ describe('sandbox CLI options', () => {
 
   it('names the flag or variable that is wrong', () => {
     expect(errorOf(parseCliOptions(['--port', 'abc'], {}))).toMatch(/^--port must be an integer/);
-    expect(errorOf(parseCliOptions(['--port', '70000'], {}))).toMatch(/^--port must be an integer from 0 to 65535/);
-    expect(errorOf(parseCliOptions([], { SANDBOX_TRANSACTIONS: '-1' }))).toMatch(/^SANDBOX_TRANSACTIONS must be/);
+    expect(errorOf(parseCliOptions(['--port', '70000'], {}))).toMatch(
+      /^--port must be an integer from 0 to 65535/,
+    );
+    expect(errorOf(parseCliOptions([], { SANDBOX_TRANSACTIONS: '-1' }))).toMatch(
+      /^SANDBOX_TRANSACTIONS must be/,
+    );
     expect(errorOf(parseCliOptions(['--transactions'], {}))).toBe('--transactions needs a value');
     expect(errorOf(parseCliOptions(['--seed', '--port'], {}))).toBe('--seed needs a value');
     expect(errorOf(parseCliOptions(['--verbose'], {}))).toMatch(/unknown option '--verbose'/);
-    expect(errorOf(parseCliOptions(['--fault', 'explode'], {}))).toMatch(/^--fault: fault kind must be one of/);
-    expect(errorOf(parseCliOptions(['--fault', 'hang,op=getNothing'], {}))).toMatch(/'getNothing' is not an operationId/);
-    expect(errorOf(parseCliOptions(['--fault', 'hang,rate=2'], {}))).toMatch(/rate must be a number from 0 to 1/);
-    expect(errorOf(parseCliOptions(['--token', 'same', '--read-only-token', 'same'], {}))).toMatch(/must differ/);
+    expect(errorOf(parseCliOptions(['--fault', 'explode'], {}))).toMatch(
+      /^--fault: fault kind must be one of/,
+    );
+    expect(errorOf(parseCliOptions(['--fault', 'hang,op=getNothing'], {}))).toMatch(
+      /'getNothing' is not an operationId/,
+    );
+    expect(errorOf(parseCliOptions(['--fault', 'hang,rate=2'], {}))).toMatch(
+      /rate must be a number from 0 to 1/,
+    );
+    expect(errorOf(parseCliOptions(['--token', 'same', '--read-only-token', 'same'], {}))).toMatch(
+      /must differ/,
+    );
   });
 
   it('asks for help', () => {
@@ -77,8 +135,13 @@ describe('sandbox CLI options', () => {
   });
 
   it('maps settings to sandbox options with one user whose demo plan is the default', () => {
-    const options = sandboxOptionsOf(settingsOf(parseCliOptions(['--transactions', '10', '--rate-limit', '50'], {})));
-    expect(options.users?.[0]).toMatchObject({ plans: [{ seed: 1, transactions: 10 }], defaultPlan: 0 });
+    const options = sandboxOptionsOf(
+      settingsOf(parseCliOptions(['--transactions', '10', '--rate-limit', '50'], {})),
+    );
+    expect(options.users?.[0]).toMatchObject({
+      plans: [{ seed: 1, transactions: 10 }],
+      defaultPlan: 0,
+    });
     expect(options.rateLimit).toEqual({ limit: 50 });
   });
 });

@@ -14,10 +14,14 @@ describe('due queue', () => {
       queue.push(entry.date, entry.id);
     }
     expect(queue.size).toBe(500);
-    expect(queue.peek()).toEqual(pushed.reduce((a, b) => (b.date < a.date || (b.date === a.date && b.id < a.id) ? b : a)));
+    expect(queue.peek()).toEqual(
+      pushed.reduce((a, b) => (b.date < a.date || (b.date === a.date && b.id < a.id) ? b : a)),
+    );
     const popped = [];
     for (let entry = queue.pop(); entry !== undefined; entry = queue.pop()) popped.push(entry);
-    const expected = [...pushed].sort((a, b) => (a.date === b.date ? (a.id < b.id ? -1 : 1) : a.date < b.date ? -1 : 1));
+    const expected = [...pushed].sort((a, b) =>
+      a.date === b.date ? (a.id < b.id ? -1 : 1) : a.date < b.date ? -1 : 1,
+    );
     expect(popped).toEqual(expected);
     expect(queue.size).toBe(0);
     expect(queue.peek()).toBeUndefined();

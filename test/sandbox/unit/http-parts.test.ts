@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../src/sandbox/clock.js';
+import { HANDLERS } from '../../../src/sandbox/handlers/index.js';
 import { createFaultEngine } from '../../../src/sandbox/http/faults.js';
 import { createRateLimiter } from '../../../src/sandbox/http/rate-limit.js';
 import { createRouter } from '../../../src/sandbox/http/router.js';
 import { ROUTES } from '../../../src/sandbox/http/routes.js';
-import { HANDLERS } from '../../../src/sandbox/handlers/index.js';
 
 const PLAN = '0b8e5c1c-8a7e-4d0c-9f1e-2c5b7a9d3e41';
 
@@ -23,8 +23,12 @@ describe('router', () => {
   });
 
   it('prefers literal segments and refuses unknown paths and methods', () => {
-    expect(router.match('POST', `/plans/${PLAN}/transactions/import`)?.operationId).toBe('importTransactions');
-    expect(router.match('GET', `/plans/${PLAN}/transactions/import`)?.operationId).toBe('getTransactionById');
+    expect(router.match('POST', `/plans/${PLAN}/transactions/import`)?.operationId).toBe(
+      'importTransactions',
+    );
+    expect(router.match('GET', `/plans/${PLAN}/transactions/import`)?.operationId).toBe(
+      'getTransactionById',
+    );
     expect(router.match('DELETE', `/plans/${PLAN}/accounts`)).toBeNull();
     expect(router.match('GET', `/plans/${PLAN}/nothing`)).toBeNull();
     expect(router.match('GET', '/')).toBeNull();

@@ -4,10 +4,19 @@ import { followClock } from '../../../src/sandbox/handlers/context.js';
 import { setBudgeted } from '../../../src/sandbox/store/budget.js';
 import { scopesSince } from '../../../src/sandbox/store/scopes.js';
 import { createTransaction, updateTransaction } from '../../../src/sandbox/store/transactions.js';
-import { parseTransactionDraft, resolveNewTransaction, resolveTransactionUpdate } from '../../../src/sandbox/validate/transaction.js';
+import {
+  parseTransactionDraft,
+  resolveNewTransaction,
+  resolveTransactionUpdate,
+} from '../../../src/sandbox/validate/transaction.js';
 import { NOW, seedTestPlan, TODAY } from './support.js';
 
-const NO_EXTRAS = { importId: null, importPayeeName: null, importPayeeNameOriginal: null, debtTransactionType: null };
+const NO_EXTRAS = {
+  importId: null,
+  importPayeeName: null,
+  importPayeeNameOriginal: null,
+  debtTransactionType: null,
+};
 
 describe('server knowledge bookkeeping', () => {
   it('gives one new knowledge value per change, and none to a change that touches nothing', () => {
@@ -34,7 +43,10 @@ describe('server knowledge bookkeeping', () => {
     const before = store.knowledge;
     const state = resolveNewTransaction(
       { store, today: TODAY },
-      parseTransactionDraft({ account_id: checking.id, date: TODAY, amount: -5_000, category_id: dining.id }, 'transaction'),
+      parseTransactionDraft(
+        { account_id: checking.id, date: TODAY, amount: -5_000, category_id: dining.id },
+        'transaction',
+      ),
     );
     const tx = store.change(NOW, () => createTransaction(store, newId, state, NO_EXTRAS));
     const k = before + 1;
@@ -56,17 +68,31 @@ describe('server knowledge bookkeeping', () => {
     const last = store.monthsByKey.get(lastMonth);
     if (!last) throw new Error('seed changed');
     // Keep last month's balance positive, so the carry into this month moves with it.
-    store.change(NOW, () => setBudgeted(store, last, dining.id, (last.categories.get(dining.id)?.budgeted ?? 0) + 1_000_000));
+    store.change(NOW, () =>
+      setBudgeted(
+        store,
+        last,
+        dining.id,
+        (last.categories.get(dining.id)?.budgeted ?? 0) + 1_000_000,
+      ),
+    );
     const state = resolveNewTransaction(
       { store, today: TODAY },
-      parseTransactionDraft({ account_id: checking.id, date: TODAY, amount: -5_000, category_id: dining.id }, 'transaction'),
+      parseTransactionDraft(
+        { account_id: checking.id, date: TODAY, amount: -5_000, category_id: dining.id },
+        'transaction',
+      ),
     );
     const tx = store.change(NOW, () => createTransaction(store, newId, state, NO_EXTRAS));
     const current = store.monthsByKey.get(monthOf(TODAY))?.categories.get(dining.id);
     const balanceBefore = current?.balance;
     // Moving the outflow into last month lowers last month's balance and this month's carry by
     // the same amount as this month's activity rises: this month's balance stays the same.
-    const update = resolveTransactionUpdate({ store, today: TODAY }, parseTransactionDraft({ date: addDays(lastMonth, 2) }, 'transaction'), tx);
+    const update = resolveTransactionUpdate(
+      { store, today: TODAY },
+      parseTransactionDraft({ date: addDays(lastMonth, 2) }, 'transaction'),
+      tx,
+    );
     store.change(NOW, () => updateTransaction(store, newId, tx, update));
     expect(current?.balance).toBe(balanceBefore);
     expect(current?.knowledge).toBe(store.knowledge);
@@ -77,14 +103,24 @@ describe('server knowledge bookkeeping', () => {
     const checking = [...store.accounts.values()].find((a) => a.name === 'Everyday Checking');
     const cash = [...store.accounts.values()].find((a) => a.name === 'Wallet Cash');
     if (!checking || !cash) throw new Error('seed changed');
-    const created = resolveNewTransaction({ store, today: TODAY }, parseTransactionDraft({ account_id: checking.id, date: TODAY, amount: -1 }, 'transaction'));
+    const created = resolveNewTransaction(
+      { store, today: TODAY },
+      parseTransactionDraft({ account_id: checking.id, date: TODAY, amount: -1 }, 'transaction'),
+    );
     const tx = store.change(NOW, () => createTransaction(store, newId, created, NO_EXTRAS));
     const afterCreate = store.knowledge;
     expect(tx.formerScopes).toBeUndefined();
-    const moved = resolveTransactionUpdate({ store, today: TODAY }, parseTransactionDraft({ account_id: cash.id }, 'transaction'), tx);
+    const moved = resolveTransactionUpdate(
+      { store, today: TODAY },
+      parseTransactionDraft({ account_id: cash.id }, 'transaction'),
+      tx,
+    );
     store.change(NOW, () => updateTransaction(store, newId, tx, moved));
     expect(scopesSince(store, tx, null).map((s) => s.accountId)).toEqual([cash.id]);
-    expect(scopesSince(store, tx, afterCreate).map((s) => s.accountId)).toEqual([cash.id, checking.id]);
+    expect(scopesSince(store, tx, afterCreate).map((s) => s.accountId)).toEqual([
+      cash.id,
+      checking.id,
+    ]);
     expect(scopesSince(store, tx, store.knowledge).map((s) => s.accountId)).toEqual([cash.id]);
   });
 

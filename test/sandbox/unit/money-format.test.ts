@@ -1,6 +1,10 @@
-import { utils } from 'ynab';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CURRENCY_FORMAT, formatMilliunits, toCurrencyAmount } from '../../../src/money/format.js';
+import { utils } from 'ynab';
+import {
+  DEFAULT_CURRENCY_FORMAT,
+  formatMilliunits,
+  toCurrencyAmount,
+} from '../../../src/money/format.js';
 import { createRandom } from '../../../src/sandbox/random.js';
 import type { CurrencyFormat } from '../../../src/upstream/types.js';
 
@@ -14,7 +18,14 @@ const USD: CurrencyFormat = {
   currency_symbol: '$',
   display_symbol: true,
 };
-const EUR: CurrencyFormat = { ...USD, iso_code: 'EUR', decimal_separator: ',', group_separator: '.', symbol_first: false, currency_symbol: '€' };
+const EUR: CurrencyFormat = {
+  ...USD,
+  iso_code: 'EUR',
+  decimal_separator: ',',
+  group_separator: '.',
+  symbol_first: false,
+  currency_symbol: '€',
+};
 const JPY: CurrencyFormat = { ...USD, iso_code: 'JPY', decimal_digits: 0, currency_symbol: '¥' };
 const BHD: CurrencyFormat = { ...USD, iso_code: 'BHD', decimal_digits: 3, currency_symbol: 'BD ' };
 
@@ -43,7 +54,9 @@ describe('formatMilliunits', () => {
 
   it('falls back to a symbol-less two-decimal format when the plan has none', () => {
     expect(formatMilliunits(-1_234_560, null)).toBe('-1,234.56');
-    expect(formatMilliunits(-1_234_560, null)).toBe(formatMilliunits(-1_234_560, DEFAULT_CURRENCY_FORMAT));
+    expect(formatMilliunits(-1_234_560, null)).toBe(
+      formatMilliunits(-1_234_560, DEFAULT_CURRENCY_FORMAT),
+    );
   });
 
   it('never shows a negative zero', () => {
@@ -86,7 +99,9 @@ describe('toCurrencyAmount', () => {
       const milliunits = random.int(-100_000_000_000, 100_000_000_000);
       for (const digits of [0, 1, 2, 3]) {
         const expected = utils.convertMilliUnitsToCurrencyAmount(milliunits, digits);
-        expect(toCurrencyAmount(milliunits, { ...USD, decimal_digits: digits })).toBe(expected === 0 ? 0 : expected);
+        expect(toCurrencyAmount(milliunits, { ...USD, decimal_digits: digits })).toBe(
+          expected === 0 ? 0 : expected,
+        );
       }
     }
   });

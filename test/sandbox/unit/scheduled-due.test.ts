@@ -2,11 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { addDays, addYears, isoDateOf } from '../../../src/sandbox/dates.js';
 import { followClock } from '../../../src/sandbox/handlers/context.js';
 import { createManualClock, createSandbox } from '../../../src/sandbox/index.js';
-import { createScheduledTransaction, deleteScheduledTransaction, updateScheduledTransaction } from '../../../src/sandbox/store/scheduled.js';
 import type { PlanStore } from '../../../src/sandbox/store/plan-store.js';
-import type { ScheduledTransactionRecord, TransactionRecord } from '../../../src/sandbox/store/records.js';
+import type {
+  ScheduledTransactionRecord,
+  TransactionRecord,
+} from '../../../src/sandbox/store/records.js';
+import {
+  createScheduledTransaction,
+  deleteScheduledTransaction,
+  updateScheduledTransaction,
+} from '../../../src/sandbox/store/scheduled.js';
 import { resolveScheduled } from '../../../src/sandbox/validate/scheduled.js';
-import { budgetProblems, NOW, seedTestPlan, TODAY, transferProblems, type SeededPlan } from './support.js';
+import {
+  budgetProblems,
+  NOW,
+  type SeededPlan,
+  seedTestPlan,
+  TODAY,
+  transferProblems,
+} from './support.js';
 
 const DAY = 86_400_000;
 const at = (date: string) => Date.parse(`${date}T12:00:00Z`);
@@ -24,20 +38,33 @@ function category(store: PlanStore, name: string) {
 }
 
 function seededSchedule(store: PlanStore, payeeName: string): ScheduledTransactionRecord {
-  const found = [...store.scheduledTransactions.values()].find((s) => store.payees.get(s.payee_id ?? '')?.name === payeeName);
+  const found = [...store.scheduledTransactions.values()].find(
+    (s) => store.payees.get(s.payee_id ?? '')?.name === payeeName,
+  );
   if (!found) throw new Error(`seed changed: no scheduled transaction for ${payeeName}`);
   return found;
 }
 
 /** Creates a scheduled transaction through the same validation as the REST handler. */
-function schedule(plan: SeededPlan, body: Record<string, unknown>, today = TODAY, now = NOW): ScheduledTransactionRecord {
+function schedule(
+  plan: SeededPlan,
+  body: Record<string, unknown>,
+  today = TODAY,
+  now = NOW,
+): ScheduledTransactionRecord {
   const state = resolveScheduled(plan.store, today, body, null);
   return plan.store.change(now, () => createScheduledTransaction(plan.store, plan.newId, state));
 }
 
 /** Live transactions dated after `since` (the seed dates none after its today). */
-function enteredAfter(store: PlanStore, since: string, filter: (tx: TransactionRecord) => boolean = () => true): TransactionRecord[] {
-  return [...store.transactions.values()].filter((tx) => !tx.deleted && tx.date > since && filter(tx));
+function enteredAfter(
+  store: PlanStore,
+  since: string,
+  filter: (tx: TransactionRecord) => boolean = () => true,
+): TransactionRecord[] {
+  return [...store.transactions.values()].filter(
+    (tx) => !tx.deleted && tx.date > since && filter(tx),
+  );
 }
 
 const datesOf = (transactions: TransactionRecord[]) => transactions.map((tx) => tx.date).sort();
@@ -53,7 +80,10 @@ describe('scheduled transactions coming due', () => {
       const { store } = seedTestPlan({ seed, transactions, now });
       const scheduled = [...store.scheduledTransactions.values()];
       expect(scheduled.length).toBe(7);
-      for (const record of scheduled) expect(record.date_next > isoDateOf(now), `${seed}: ${record.id} ${record.date_next}`).toBe(true);
+      for (const record of scheduled)
+        expect(record.date_next > isoDateOf(now), `${seed}: ${record.id} ${record.date_next}`).toBe(
+          true,
+        );
     }
   });
 
@@ -93,20 +123,29 @@ describe('scheduled transactions coming due', () => {
       '2025-09-01',
     ]);
     expect(paycheck.date_next).toBe('2025-09-16');
-    const toSavings = entered.filter((tx) => tx.account_id === checking.id && tx.transfer_account_id === savings.id);
+    const toSavings = entered.filter(
+      (tx) => tx.account_id === checking.id && tx.transfer_account_id === savings.id,
+    );
     expect(datesOf(toSavings)).toEqual(['2025-06-16', '2025-07-16', '2025-08-16']);
     const streaming = seededSchedule(store, 'StreamFlix');
-    expect(datesOf(entered.filter((tx) => tx.payee_id === streaming.payee_id))).toEqual(['2025-07-03', '2025-08-03', '2025-09-03']);
+    expect(datesOf(entered.filter((tx) => tx.payee_id === streaming.payee_id))).toEqual([
+      '2025-07-03',
+      '2025-08-03',
+      '2025-09-03',
+    ]);
     expect(streaming.date_next).toBe('2025-10-03');
     const dmv = seededSchedule(store, 'State DMV');
     expect(datesOf(entered.filter((tx) => tx.payee_id === dmv.payee_id))).toEqual(['2025-06-28']);
     expect(dmv.date_next).toBe('2026-06-28');
     const clinic = seededSchedule(store, 'Family Clinic');
-    expect(datesOf(entered.filter((tx) => tx.payee_id === clinic.payee_id))).toEqual(['2025-08-05']);
+    expect(datesOf(entered.filter((tx) => tx.payee_id === clinic.payee_id))).toEqual([
+      '2025-08-05',
+    ]);
     expect(clinic).toMatchObject({ deleted: true, knowledge: knowledge + 1 });
 
     for (const record of store.scheduledTransactions.values()) {
-      if (!record.deleted) expect(record.date_next > today, `${record.id} ${record.date_next}`).toBe(true);
+      if (!record.deleted)
+        expect(record.date_next > today, `${record.id} ${record.date_next}`).toBe(true);
     }
     expect(budgetProblems(store)).toEqual([]);
     expect(transferProblems(store)).toEqual([]);
@@ -138,7 +177,13 @@ describe('scheduled transactions coming due', () => {
     const plan = seedTestPlan({ transactions: 100 });
     const cash = account(plan.store, 'Wallet Cash');
     const clearedBefore = cash.cleared_balance;
-    schedule(plan, { account_id: cash.id, date: addDays(TODAY, 1), amount: -12_000, payee_name: 'Laundromat', frequency: 'weekly' });
+    schedule(plan, {
+      account_id: cash.id,
+      date: addDays(TODAY, 1),
+      amount: -12_000,
+      payee_name: 'Laundromat',
+      frequency: 'weekly',
+    });
     followClock(plan, addDays(TODAY, 8), NOW + 8 * DAY);
     const entered = enteredAfter(plan.store, TODAY, (tx) => tx.account_id === cash.id);
     expect(entered.map((tx) => tx.cleared)).toEqual(['cleared', 'cleared']);
@@ -155,14 +200,27 @@ describe('scheduled transactions coming due', () => {
     followClock(plan, day, at(day));
     const [tx] = enteredAfter(store, TODAY, (t) => t.payee_id === utilities.payee_id);
     if (!tx) throw new Error('not entered');
-    expect(tx).toMatchObject({ date: day, amount: -160_000, category_id: null, memo: 'Power and water on one bill' });
+    expect(tx).toMatchObject({
+      date: day,
+      amount: -160_000,
+      category_id: null,
+      memo: 'Power and water on one bill',
+    });
     expect(tx.subtransactions.map((sub) => [sub.amount, sub.category_id])).toEqual(
       utilities.subtransactions.map((sub) => [sub.amount, sub.category_id]),
     );
-    expect(tx.subtransactions.every((sub) => sub.transaction_id === tx.id && sub.knowledge === store.knowledge)).toBe(true);
+    expect(
+      tx.subtransactions.every(
+        (sub) => sub.transaction_id === tx.id && sub.knowledge === store.knowledge,
+      ),
+    ).toBe(true);
     const month = store.monthsByKey.get(`${day.slice(0, 7)}-01`);
-    const electricBefore = seedTestPlan({ transactions: 100 }).store.monthsByKey.get(`${day.slice(0, 7)}-01`)?.categories.get(electric.id);
-    expect(month?.categories.get(electric.id)?.activity).toBe((electricBefore?.activity ?? 0) - 100_000);
+    const electricBefore = seedTestPlan({ transactions: 100 })
+      .store.monthsByKey.get(`${day.slice(0, 7)}-01`)
+      ?.categories.get(electric.id);
+    expect(month?.categories.get(electric.id)?.activity).toBe(
+      (electricBefore?.activity ?? 0) - 100_000,
+    );
     expect(budgetProblems(store)).toEqual([]);
   });
 
@@ -173,7 +231,11 @@ describe('scheduled transactions coming due', () => {
     const savings = account(store, 'Rainy Day Savings');
     const savingsBalance = savings.balance;
     followClock(plan, '2025-06-16', at('2025-06-16'));
-    const [tx] = enteredAfter(store, TODAY, (t) => t.account_id === checking.id && t.transfer_account_id === savings.id);
+    const [tx] = enteredAfter(
+      store,
+      TODAY,
+      (t) => t.account_id === checking.id && t.transfer_account_id === savings.id,
+    );
     if (!tx) throw new Error('not entered');
     const counterpart = store.transactions.get(tx.transfer_transaction_id ?? '');
     expect(counterpart).toMatchObject({
@@ -192,18 +254,34 @@ describe('scheduled transactions coming due', () => {
   it('enters every missed occurrence of a long idle time, but none older than 5 years', () => {
     const plan = seedTestPlan({ transactions: 100 });
     const checking = account(plan.store, 'Everyday Checking');
-    const daily = schedule(plan, { account_id: checking.id, date: addDays(TODAY, 1), amount: -1_000, payee_name: 'Daily', frequency: 'daily' });
-    const monthly = schedule(plan, { account_id: checking.id, date: '2025-07-31', amount: -2_000, payee_name: 'Month end', frequency: 'monthly' });
+    const daily = schedule(plan, {
+      account_id: checking.id,
+      date: addDays(TODAY, 1),
+      amount: -1_000,
+      payee_name: 'Daily',
+      frequency: 'daily',
+    });
+    const monthly = schedule(plan, {
+      account_id: checking.id,
+      date: '2025-07-31',
+      amount: -2_000,
+      payee_name: 'Month end',
+      frequency: 'monthly',
+    });
     const today = '2031-08-01';
     followClock(plan, today, at(today));
     const oldest = addYears(today, -5);
-    const dailyDates = datesOf(enteredAfter(plan.store, TODAY, (tx) => tx.payee_id === daily.payee_id));
+    const dailyDates = datesOf(
+      enteredAfter(plan.store, TODAY, (tx) => tx.payee_id === daily.payee_id),
+    );
     expect(dailyDates[0]).toBe(oldest);
     expect(dailyDates[dailyDates.length - 1]).toBe(today);
     expect(new Set(dailyDates).size).toBe(dailyDates.length);
     expect(dailyDates.length).toBe(Math.round((at(today) - at(oldest)) / DAY) + 1);
     expect(daily.date_next).toBe('2031-08-02');
-    const monthEnds = datesOf(enteredAfter(plan.store, TODAY, (tx) => tx.payee_id === monthly.payee_id));
+    const monthEnds = datesOf(
+      enteredAfter(plan.store, TODAY, (tx) => tx.payee_id === monthly.payee_id),
+    );
     expect(monthEnds.slice(0, 3)).toEqual(['2026-08-31', '2026-09-30', '2026-10-31']);
     expect(monthEnds).toContain('2028-02-29');
     expect(monthEnds).toContain('2027-02-28');
@@ -217,15 +295,40 @@ describe('scheduled transactions coming due', () => {
     const plan = seedTestPlan({ transactions: 100 });
     const { store, newId } = plan;
     const checking = account(store, 'Everyday Checking');
-    const moved = schedule(plan, { account_id: checking.id, date: '2025-06-17', amount: -3_000, payee_name: 'Moved', frequency: 'monthly' });
-    const gone = schedule(plan, { account_id: checking.id, date: '2025-06-17', amount: -4_000, payee_name: 'Gone', frequency: 'weekly' });
-    const state = resolveScheduled(store, TODAY, { account_id: checking.id, date: '2025-06-20' }, moved);
+    const moved = schedule(plan, {
+      account_id: checking.id,
+      date: '2025-06-17',
+      amount: -3_000,
+      payee_name: 'Moved',
+      frequency: 'monthly',
+    });
+    const gone = schedule(plan, {
+      account_id: checking.id,
+      date: '2025-06-17',
+      amount: -4_000,
+      payee_name: 'Gone',
+      frequency: 'weekly',
+    });
+    const state = resolveScheduled(
+      store,
+      TODAY,
+      { account_id: checking.id, date: '2025-06-20' },
+      moved,
+    );
     store.change(NOW, () => updateScheduledTransaction(store, newId, moved, state));
     store.change(NOW, () => deleteScheduledTransaction(store, gone));
     followClock(plan, '2025-06-18', at('2025-06-18'));
-    expect(enteredAfter(store, TODAY, (tx) => tx.payee_id === moved.payee_id || tx.payee_id === gone.payee_id)).toEqual([]);
+    expect(
+      enteredAfter(
+        store,
+        TODAY,
+        (tx) => tx.payee_id === moved.payee_id || tx.payee_id === gone.payee_id,
+      ),
+    ).toEqual([]);
     followClock(plan, '2025-06-20', at('2025-06-20'));
-    expect(datesOf(enteredAfter(store, TODAY, (tx) => tx.payee_id === moved.payee_id))).toEqual(['2025-06-20']);
+    expect(datesOf(enteredAfter(store, TODAY, (tx) => tx.payee_id === moved.payee_id))).toEqual([
+      '2025-06-20',
+    ]);
     expect(moved).toMatchObject({ date_first: '2025-06-20', date_next: '2025-07-20' });
     expect(enteredAfter(store, TODAY, (tx) => tx.payee_id === gone.payee_id)).toEqual([]);
   });
@@ -235,7 +338,13 @@ describe('scheduled transactions coming due', () => {
     // No seeded schedule touches the cash account, so only the windfall moves its balance.
     const cash = account(plan.store, 'Wallet Cash');
     const big = 4_000_000_000_000_000;
-    const record = schedule(plan, { account_id: cash.id, date: addDays(TODAY, 1), amount: big, payee_name: 'Windfall', frequency: 'daily' });
+    const record = schedule(plan, {
+      account_id: cash.id,
+      date: addDays(TODAY, 1),
+      amount: big,
+      payee_name: 'Windfall',
+      frequency: 'daily',
+    });
     const balance = cash.balance;
     followClock(plan, addDays(TODAY, 3), NOW + 3 * DAY);
     expect(enteredAfter(plan.store, TODAY, (tx) => tx.payee_id === record.payee_id).length).toBe(2);
@@ -251,7 +360,16 @@ describe('scheduled transactions coming due', () => {
     const utilities = seededSchedule(store, 'City Utilities');
     const savings = account(store, 'Rainy Day Savings');
     expect(() =>
-      resolveScheduled(store, TODAY, { account_id: utilities.account_id, date: utilities.date_next, payee_id: savings.transfer_payee_id }, utilities),
+      resolveScheduled(
+        store,
+        TODAY,
+        {
+          account_id: utilities.account_id,
+          date: utilities.date_next,
+          payee_id: savings.transfer_payee_id,
+        },
+        utilities,
+      ),
     ).toThrow(/scheduled_transaction\.payee_id.*split/);
   });
 
@@ -274,7 +392,11 @@ describe('S4 over HTTP: occurrences come due as the sandbox clock passes them', 
   it('enters them, moves date_next on and carries it all in deltas', async () => {
     const clock = createManualClock(NOW);
     const token = 'due-token';
-    const sandbox = await createSandbox({ clock, rateLimit: false, users: [{ token, plans: [{ seed: 5, transactions: 40 }] }] });
+    const sandbox = await createSandbox({
+      clock,
+      rateLimit: false,
+      users: [{ token, plans: [{ seed: 5, transactions: 40 }] }],
+    });
     try {
       const planId = sandbox.users[0]?.planIds[0] ?? '';
       const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
@@ -302,34 +424,72 @@ describe('S4 over HTTP: occurrences come due as the sandbox clock passes them', 
         cleared: string;
         deleted: boolean;
       }
-      const accounts = (await call<{ accounts: { id: string; type: string; balance: number }[] }>('GET', '/accounts')).accounts;
+      const accounts = (
+        await call<{ accounts: { id: string; type: string; balance: number }[] }>(
+          'GET',
+          '/accounts',
+        )
+      ).accounts;
       const checking = accounts.find((a) => a.type === 'checking');
       if (!checking) throw new Error('no checking account');
       const gym = (
         await call<{ scheduled_transaction: Scheduled }>('POST', '/scheduled_transactions', {
-          scheduled_transaction: { account_id: checking.id, date: '2025-06-20', amount: -5_000, payee_name: 'Gym', frequency: 'monthly' },
+          scheduled_transaction: {
+            account_id: checking.id,
+            date: '2025-06-20',
+            amount: -5_000,
+            payee_name: 'Gym',
+            frequency: 'monthly',
+          },
         })
       ).scheduled_transaction;
       const once = (
         await call<{ scheduled_transaction: Scheduled }>('POST', '/scheduled_transactions', {
-          scheduled_transaction: { account_id: checking.id, date: '2025-07-01', amount: -7_000, payee_name: 'Once', frequency: 'never' },
+          scheduled_transaction: {
+            account_id: checking.id,
+            date: '2025-07-01',
+            amount: -7_000,
+            payee_name: 'Once',
+            frequency: 'never',
+          },
         })
       ).scheduled_transaction;
-      const { server_knowledge: knowledge } = await call<{ server_knowledge: number }>('GET', '/scheduled_transactions');
-      const { server_knowledge: sameKnowledge } = await call<{ server_knowledge: number }>('GET', '/scheduled_transactions');
+      const { server_knowledge: knowledge } = await call<{ server_knowledge: number }>(
+        'GET',
+        '/scheduled_transactions',
+      );
+      const { server_knowledge: sameKnowledge } = await call<{ server_knowledge: number }>(
+        'GET',
+        '/scheduled_transactions',
+      );
       expect(sameKnowledge).toBe(knowledge);
 
       clock.set(Date.UTC(2025, 7, 25, 12));
-      const list = (await call<{ scheduled_transactions: Scheduled[] }>('GET', '/scheduled_transactions')).scheduled_transactions;
+      const list = (
+        await call<{ scheduled_transactions: Scheduled[] }>('GET', '/scheduled_transactions')
+      ).scheduled_transactions;
       for (const scheduled of list) expect(scheduled.date_next > '2025-08-25').toBe(true);
-      expect(list.find((s) => s.id === gym.id)).toMatchObject({ date_first: '2025-06-20', date_next: '2025-09-20' });
+      expect(list.find((s) => s.id === gym.id)).toMatchObject({
+        date_first: '2025-06-20',
+        date_next: '2025-09-20',
+      });
       expect(list.map((s) => s.id)).not.toContain(once.id);
 
-      const transactions = (await call<{ transactions: Tx[] }>('GET', `/accounts/${checking.id}/transactions?since_date=2025-06-16`)).transactions;
+      const transactions = (
+        await call<{ transactions: Tx[] }>(
+          'GET',
+          `/accounts/${checking.id}/transactions?since_date=2025-06-16`,
+        )
+      ).transactions;
       const ofAmount = (amount: number) => transactions.filter((t) => t.amount === amount);
-      expect(ofAmount(-5_000).map((t) => t.date)).toEqual(['2025-06-20', '2025-07-20', '2025-08-20']);
+      expect(ofAmount(-5_000).map((t) => t.date)).toEqual([
+        '2025-06-20',
+        '2025-07-20',
+        '2025-08-20',
+      ]);
       expect(ofAmount(-7_000).map((t) => [t.date, t.payee_name])).toEqual([['2025-07-01', 'Once']]);
-      for (const tx of [...ofAmount(-5_000), ...ofAmount(-7_000)]) expect(tx).toMatchObject({ approved: false, cleared: 'uncleared' });
+      for (const tx of [...ofAmount(-5_000), ...ofAmount(-7_000)])
+        expect(tx).toMatchObject({ approved: false, cleared: 'uncleared' });
 
       const delta = await call<{ scheduled_transactions: Scheduled[]; server_knowledge: number }>(
         'GET',
@@ -337,17 +497,31 @@ describe('S4 over HTTP: occurrences come due as the sandbox clock passes them', 
       );
       expect(delta.server_knowledge).toBe(knowledge + 1);
       expect(delta.scheduled_transactions.find((s) => s.id === once.id)?.deleted).toBe(true);
-      expect(delta.scheduled_transactions.find((s) => s.id === gym.id)?.date_next).toBe('2025-09-20');
-      const txDelta = (await call<{ transactions: Tx[] }>('GET', `/transactions?last_knowledge_of_server=${knowledge}`)).transactions;
-      expect(txDelta.filter((t) => t.amount === -5_000 || t.amount === -7_000).map((t) => t.date).sort()).toEqual([
-        '2025-06-20',
-        '2025-07-01',
-        '2025-07-20',
-        '2025-08-20',
-      ]);
-      const accountDelta = (await call<{ accounts: { id: string; balance: number }[] }>('GET', `/accounts?last_knowledge_of_server=${knowledge}`)).accounts;
+      expect(delta.scheduled_transactions.find((s) => s.id === gym.id)?.date_next).toBe(
+        '2025-09-20',
+      );
+      const txDelta = (
+        await call<{ transactions: Tx[] }>(
+          'GET',
+          `/transactions?last_knowledge_of_server=${knowledge}`,
+        )
+      ).transactions;
+      expect(
+        txDelta
+          .filter((t) => t.amount === -5_000 || t.amount === -7_000)
+          .map((t) => t.date)
+          .sort(),
+      ).toEqual(['2025-06-20', '2025-07-01', '2025-07-20', '2025-08-20']);
+      const accountDelta = (
+        await call<{ accounts: { id: string; balance: number }[] }>(
+          'GET',
+          `/accounts?last_knowledge_of_server=${knowledge}`,
+        )
+      ).accounts;
       const enteredOnChecking = transactions.reduce((sum, t) => sum + t.amount, 0);
-      expect(accountDelta.find((a) => a.id === checking.id)?.balance).toBe(checking.balance + enteredOnChecking);
+      expect(accountDelta.find((a) => a.id === checking.id)?.balance).toBe(
+        checking.balance + enteredOnChecking,
+      );
     } finally {
       await sandbox.close();
     }

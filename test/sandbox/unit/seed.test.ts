@@ -46,7 +46,13 @@ describe('seeded demo plan', () => {
       const payee = store.payees.get(account.transfer_payee_id ?? '');
       expect(payee?.name).toBe(`Transfer : ${account.name}`);
       expect(payee?.transfer_account_id).toBe(account.id);
-      expect(live.some((tx) => tx.account_id === account.id && store.payees.get(tx.payee_id ?? '')?.name === STARTING_BALANCE_PAYEE)).toBe(true);
+      expect(
+        live.some(
+          (tx) =>
+            tx.account_id === account.id &&
+            store.payees.get(tx.payee_id ?? '')?.name === STARTING_BALANCE_PAYEE,
+        ),
+      ).toBe(true);
     }
   });
 
@@ -56,10 +62,16 @@ describe('seeded demo plan', () => {
     expect(store.categoryGroups.get(rta?.category_group_id ?? '')?.internal).toBe(true);
     const cards = [...store.accounts.values()].filter((a) => a.type === 'creditCard');
     for (const card of cards) {
-      expect([...store.categories.values()].filter((c) => c.role === 'creditCardPayment' && c.creditCardAccountId === card.id)).toHaveLength(1);
+      expect(
+        [...store.categories.values()].filter(
+          (c) => c.role === 'creditCardPayment' && c.creditCardAccountId === card.id,
+        ),
+      ).toHaveLength(1);
     }
     const goals = [...store.categories.values()].filter((c) => c.goal_type !== null);
-    expect(new Set(goals.map((c) => c.goal_type))).toEqual(new Set(['TB', 'TBD', 'MF', 'NEED', 'DEBT']));
+    expect(new Set(goals.map((c) => c.goal_type))).toEqual(
+      new Set(['TB', 'TBD', 'MF', 'NEED', 'DEBT']),
+    );
     for (const goal of goals) {
       expect(goal.goal_target).not.toBeNull();
       expect(goal.goal_creation_month).not.toBeNull();
@@ -86,9 +98,19 @@ describe('seeded demo plan', () => {
       expect(month.budgeted).toBeGreaterThan(0);
       const net = new Map<string, number>();
       for (const movement of store.moneyMovements.filter((m) => m.month === month.month)) {
-        if (movement.to_category_id) net.set(movement.to_category_id, (net.get(movement.to_category_id) ?? 0) + movement.amount);
-        if (movement.from_category_id) net.set(movement.from_category_id, (net.get(movement.from_category_id) ?? 0) - movement.amount);
-        expect(store.moneyMovementGroups.some((g) => g.id === movement.money_movement_group_id)).toBe(true);
+        if (movement.to_category_id)
+          net.set(
+            movement.to_category_id,
+            (net.get(movement.to_category_id) ?? 0) + movement.amount,
+          );
+        if (movement.from_category_id)
+          net.set(
+            movement.from_category_id,
+            (net.get(movement.from_category_id) ?? 0) - movement.amount,
+          );
+        expect(
+          store.moneyMovementGroups.some((g) => g.id === movement.money_movement_group_id),
+        ).toBe(true);
       }
       for (const [categoryId, values] of month.categories) {
         expect(net.get(categoryId) ?? 0).toBe(values.budgeted);
@@ -99,14 +121,19 @@ describe('seeded demo plan', () => {
   it('has splits, paired transfers (also inside a split), every cleared status, unapproved, flagged, memo and imported ones', () => {
     expect(live.filter((tx) => tx.subtransactions.length > 1).length).toBeGreaterThan(10);
     expect(live.filter((tx) => tx.transfer_account_id !== null).length).toBeGreaterThan(20);
-    expect(live.some((tx) => tx.subtransactions.some((sub) => sub.transfer_transaction_id !== null))).toBe(true);
-    expect(new Set(live.map((tx) => tx.cleared))).toEqual(new Set(['cleared', 'uncleared', 'reconciled']));
+    expect(
+      live.some((tx) => tx.subtransactions.some((sub) => sub.transfer_transaction_id !== null)),
+    ).toBe(true);
+    expect(new Set(live.map((tx) => tx.cleared))).toEqual(
+      new Set(['cleared', 'uncleared', 'reconciled']),
+    );
     expect(live.some((tx) => !tx.approved)).toBe(true);
     expect(live.some((tx) => tx.flag_color !== null)).toBe(true);
     expect(live.some((tx) => tx.memo !== null)).toBe(true);
     const imported = live.filter((tx) => tx.import_id !== null);
     expect(imported.length).toBeGreaterThan(100);
-    for (const tx of imported) expect(tx.import_id).toMatch(new RegExp(`^YNAB:${tx.amount}:${tx.date}:\\d+$`));
+    for (const tx of imported)
+      expect(tx.import_id).toMatch(new RegExp(`^YNAB:${tx.amount}:${tx.date}:\\d+$`));
     expect(transferProblems(store)).toEqual([]);
   });
 
@@ -116,7 +143,9 @@ describe('seeded demo plan', () => {
     expect(scheduled.every((s) => s.date_next > TODAY)).toBe(true);
     const split = scheduled.filter((s) => s.subtransactions.length > 1);
     expect(split).toHaveLength(1);
-    expect(split[0]?.subtransactions.reduce((sum, sub) => sum + sub.amount, 0)).toBe(split[0]?.amount);
+    expect(split[0]?.subtransactions.reduce((sum, sub) => sum + sub.amount, 0)).toBe(
+      split[0]?.amount,
+    );
   });
 
   it('keeps a small import queue on the linked accounts', () => {

@@ -1,11 +1,14 @@
-import * as ynab from 'ynab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as ynab from 'ynab';
 import { createManualClock, createSandbox, type Sandbox } from '../../../src/sandbox/index.js';
 import { NOW } from './support.js';
 
 const TOKEN = 'unit-token';
 interface PlanBody {
-  data: { server_knowledge: number; plan: { id: string; accounts: { id: string }[]; payees: unknown[]; transactions: unknown[] } };
+  data: {
+    server_knowledge: number;
+    plan: { id: string; accounts: { id: string }[]; payees: unknown[]; transactions: unknown[] };
+  };
 }
 interface ErrorBody {
   error: { id: string; detail: string };
@@ -17,20 +20,29 @@ describe('sandbox over HTTP', () => {
   let sandbox: Sandbox;
   let planId: string;
   let secondPlanId: string;
-  const get = (path: string, token = TOKEN) => fetch(`${sandbox.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  const get = (path: string, token = TOKEN) =>
+    fetch(`${sandbox.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
   const send = (method: string, path: string, body: unknown) =>
-    fetch(`${sandbox.url}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${sandbox.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     sandbox = await createSandbox({
       clock: createManualClock(NOW),
       rateLimit: false,
       users: [
-        { token: TOKEN, plans: [{ transactions: 150 }, { transactions: 20, seed: 2, currencyFormat: null }], defaultPlan: 1 },
+        {
+          token: TOKEN,
+          plans: [{ transactions: 150 }, { transactions: 20, seed: 2, currencyFormat: null }],
+          defaultPlan: 1,
+        },
         { token: OTHER, plans: [{ transactions: 10 }] },
       ],
     });
-    [planId, secondPlanId] = sandbox.users[0]?.planIds as [string, string];
+    [planId, secondPlanId] = sandbox.users[0]!.planIds as [string, string];
   });
   afterAll(() => sandbox.close());
 
@@ -47,19 +59,28 @@ describe('sandbox over HTTP', () => {
     await api.plans.getPlanSettingsById(planId);
     const account = (await api.accounts.getAccounts(planId)).data.accounts[0] as ynab.Account;
     await api.accounts.getAccountById(planId, account.id);
-    const category = (await api.categories.getCategories(planId)).data.category_groups[2]?.categories[0] as ynab.Category;
+    const category = (await api.categories.getCategories(planId)).data.category_groups[2]
+      ?.categories[0] as ynab.Category;
     await api.categories.getCategoryById(planId, category.id);
     await api.categories.getMonthCategoryById(planId, 'current', category.id);
-    const payee = (await api.payees.getPayees(planId)).data.payees.find((p) => !p.transfer_account_id) as ynab.Payee;
+    const payee = (await api.payees.getPayees(planId)).data.payees.find(
+      (p) => !p.transfer_account_id,
+    ) as ynab.Payee;
     await api.payees.getPayeeById(planId, payee.id);
     const locations = (await api.payeeLocations.getPayeeLocations(planId)).data.payee_locations;
     await api.payeeLocations.getPayeeLocationById(planId, locations[0]?.id ?? '');
     await api.payeeLocations.getPayeeLocationsByPayee(planId, locations[0]?.payee_id ?? '');
     expect((await api.months.getPlanMonths(planId)).data.months.length).toBeGreaterThanOrEqual(13);
-    expect((await api.months.getPlanMonth(planId, 'current')).data.month.categories.length).toBeGreaterThan(10);
-    expect((await movements.getMoneyMovements(planId)).data.money_movements.length).toBeGreaterThan(0);
+    expect(
+      (await api.months.getPlanMonth(planId, 'current')).data.month.categories.length,
+    ).toBeGreaterThan(10);
+    expect((await movements.getMoneyMovements(planId)).data.money_movements.length).toBeGreaterThan(
+      0,
+    );
     await movements.getMoneyMovementsByMonth(planId, 'current');
-    expect((await movements.getMoneyMovementGroups(planId)).data.money_movement_groups.length).toBeGreaterThan(0);
+    expect(
+      (await movements.getMoneyMovementGroups(planId)).data.money_movement_groups.length,
+    ).toBeGreaterThan(0);
     await movements.getMoneyMovementGroupsByMonth(planId, 'current');
     const transactions = (await api.transactions.getTransactions(planId)).data.transactions;
     await api.transactions.getTransactionById(planId, transactions[0]?.id ?? '');
@@ -67,20 +88,25 @@ describe('sandbox over HTTP', () => {
     await api.transactions.getTransactionsByCategory(planId, category.id);
     await api.transactions.getTransactionsByPayee(planId, payee.id);
     await api.transactions.getTransactionsByMonth(planId, 'current');
-    const scheduled = (await api.scheduledTransactions.getScheduledTransactions(planId)).data.scheduled_transactions;
+    const scheduled = (await api.scheduledTransactions.getScheduledTransactions(planId)).data
+      .scheduled_transactions;
     await api.scheduledTransactions.getScheduledTransactionById(planId, scheduled[0]?.id ?? '');
     expect(sandbox.calls().every((call) => call.status === 200)).toBe(true);
   });
 
   it('formats amounts of a plan without a currency format with the default format', async () => {
-    const body = (await (await get(`/plans/${secondPlanId}/accounts`)).json()) as { data: { accounts: ynab.Account[] } };
+    const body = (await (await get(`/plans/${secondPlanId}/accounts`)).json()) as {
+      data: { accounts: ynab.Account[] };
+    };
     const account = body.data.accounts.find((a) => a.balance < -1_000_000);
     expect(account?.balance_formatted).toMatch(/^-\d{1,3}(,\d{3})*\.\d{2}$/);
   });
 
   it('resolves last-used to the plan used last and default to the user default', async () => {
     await get(`/plans/${secondPlanId}/accounts`);
-    const lastUsed = (await (await get('/plans/last-used/settings')).json()) as { data: { settings: { currency_format: unknown } } };
+    const lastUsed = (await (await get('/plans/last-used/settings')).json()) as {
+      data: { settings: { currency_format: unknown } };
+    };
     expect(lastUsed.data.settings.currency_format).toBeNull();
     await get(`/plans/${planId}/accounts`);
     expect((await json<PlanBody>(await get('/plans/last-used'))).data.plan.id).toBe(planId);
@@ -102,7 +128,9 @@ describe('sandbox over HTTP', () => {
       ],
     });
     expect(refused.status).toBe(400);
-    expect((await json<ErrorBody>(refused)).error.detail).toBe('transactions[1].date must not be in the future (today is 2025-06-15); use scheduled transactions for future dates');
+    expect((await json<ErrorBody>(refused)).error.detail).toBe(
+      'transactions[1].date must not be in the future (today is 2025-06-15); use scheduled transactions for future dates',
+    );
     const after = (await json<PlanBody>(await get(`/plans/${planId}`))).data;
     expect(after.server_knowledge).toBe(before.server_knowledge);
     expect(after.plan.payees).toEqual(before.plan.payees);
@@ -123,12 +151,16 @@ describe('closing the sandbox', () => {
       users: [{ token: TOKEN, plans: [{ transactions: 10 }] }],
       faults: [{ kind: 'hang', operationId: 'getUser' }],
     });
-    const hung = fetch(`${sandbox.url}/user`, { headers: { authorization: `Bearer ${TOKEN}` } }).then(
+    const hung = fetch(`${sandbox.url}/user`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    }).then(
       () => 'answered',
       () => 'ended',
     );
     sandbox.setLatency({ fixedMs: 60_000 });
-    const delayed = fetch(`${sandbox.url}/plans`, { headers: { authorization: `Bearer ${TOKEN}` } }).then(
+    const delayed = fetch(`${sandbox.url}/plans`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    }).then(
       () => 'answered',
       () => 'ended',
     );

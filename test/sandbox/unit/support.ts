@@ -5,7 +5,7 @@
  */
 import { addMonths, isoDateOf, monthOf } from '../../../src/sandbox/dates.js';
 import { createRandom } from '../../../src/sandbox/random.js';
-import { seedPlan, USD_FORMAT, US_DATE_FORMAT } from '../../../src/sandbox/seed/index.js';
+import { seedPlan, US_DATE_FORMAT, USD_FORMAT } from '../../../src/sandbox/seed/index.js';
 import type { PlanStore } from '../../../src/sandbox/store/plan-store.js';
 
 /** 2025-06-15T12:00:00Z */
@@ -17,7 +17,9 @@ export interface SeededPlan {
   newId: () => string;
 }
 
-export function seedTestPlan(options: { seed?: number; transactions?: number; now?: number } = {}): SeededPlan {
+export function seedTestPlan(
+  options: { seed?: number; transactions?: number; now?: number } = {},
+): SeededPlan {
   const now = options.now ?? NOW;
   const ids = createRandom(options.seed ?? 1, 0, 0, 99);
   const store = seedPlan({
@@ -51,26 +53,39 @@ export function budgetProblems(store: PlanStore): string[] {
     balances.set(tx.account_id, entry);
     if (!store.accounts.get(tx.account_id)?.on_budget) continue;
     const month = monthOf(tx.date);
-    const lines = tx.subtransactions.length > 0 ? tx.subtransactions.map((s) => [s.category_id, s.amount] as const) : [[tx.category_id, tx.amount] as const];
+    const lines =
+      tx.subtransactions.length > 0
+        ? tx.subtransactions.map((s) => [s.category_id, s.amount] as const)
+        : [[tx.category_id, tx.amount] as const];
     if (tx.subtransactions.length > 0) {
       const sum = tx.subtransactions.reduce((total, sub) => total + sub.amount, 0);
-      if (sum !== tx.amount) problems.push(`split ${tx.id}: lines add up to ${sum}, not ${tx.amount}`);
+      if (sum !== tx.amount)
+        problems.push(`split ${tx.id}: lines add up to ${sum}, not ${tx.amount}`);
     }
     for (const [categoryId, amount] of lines) {
-      if (categoryId !== null) activity.set(key(month, categoryId), (activity.get(key(month, categoryId)) ?? 0) + amount);
+      if (categoryId !== null)
+        activity.set(key(month, categoryId), (activity.get(key(month, categoryId)) ?? 0) + amount);
     }
   }
   for (const account of store.accounts.values()) {
     const expected = balances.get(account.id) ?? { balance: 0, cleared: 0 };
-    if (account.balance !== expected.balance) problems.push(`account ${account.name}: balance ${account.balance}, expected ${expected.balance}`);
-    if (account.cleared_balance !== expected.cleared) problems.push(`account ${account.name}: cleared ${account.cleared_balance}, expected ${expected.cleared}`);
-    if (account.cleared_balance + account.uncleared_balance !== account.balance) problems.push(`account ${account.name}: cleared + uncleared != balance`);
+    if (account.balance !== expected.balance)
+      problems.push(
+        `account ${account.name}: balance ${account.balance}, expected ${expected.balance}`,
+      );
+    if (account.cleared_balance !== expected.cleared)
+      problems.push(
+        `account ${account.name}: cleared ${account.cleared_balance}, expected ${expected.cleared}`,
+      );
+    if (account.cleared_balance + account.uncleared_balance !== account.balance)
+      problems.push(`account ${account.name}: cleared + uncleared != balance`);
   }
   let previousTbb = 0;
   let previousOverspent = 0;
   const previousBalance = new Map<string, number>();
   store.months.forEach((month, index) => {
-    if (index > 0 && month.month !== addMonths((store.months[index - 1] as typeof month).month, 1)) problems.push(`months not contiguous at ${month.month}`);
+    if (index > 0 && month.month !== addMonths((store.months[index - 1] as typeof month).month, 1))
+      problems.push(`months not contiguous at ${month.month}`);
     let budgeted = 0;
     let monthActivity = 0;
     let overspent = 0;
@@ -81,11 +96,17 @@ export function budgetProblems(store: PlanStore): string[] {
         continue;
       }
       const expectedActivity = activity.get(key(month.month, category.id)) ?? 0;
-      if (values.activity !== expectedActivity) problems.push(`${month.month} ${category.name}: activity ${values.activity}, expected ${expectedActivity}`);
+      if (values.activity !== expectedActivity)
+        problems.push(
+          `${month.month} ${category.name}: activity ${values.activity}, expected ${expectedActivity}`,
+        );
       if (category.role === 'readyToAssign') continue;
       const carry = Math.max(0, previousBalance.get(category.id) ?? 0);
       const expectedBalance = carry + values.budgeted + values.activity;
-      if (values.balance !== expectedBalance) problems.push(`${month.month} ${category.name}: balance ${values.balance}, expected ${expectedBalance}`);
+      if (values.balance !== expectedBalance)
+        problems.push(
+          `${month.month} ${category.name}: balance ${values.balance}, expected ${expectedBalance}`,
+        );
       previousBalance.set(category.id, values.balance);
       budgeted += values.budgeted;
       monthActivity += values.activity;
@@ -94,11 +115,16 @@ export function budgetProblems(store: PlanStore): string[] {
     const income = activity.get(key(month.month, store.readyToAssignCategoryId)) ?? 0;
     const tbb = previousTbb + income - budgeted + previousOverspent;
     const rta = month.categories.get(store.readyToAssignCategoryId);
-    if (month.income !== income) problems.push(`${month.month}: income ${month.income}, expected ${income}`);
-    if (month.budgeted !== budgeted) problems.push(`${month.month}: budgeted ${month.budgeted}, expected ${budgeted}`);
-    if (month.activity !== monthActivity) problems.push(`${month.month}: activity ${month.activity}, expected ${monthActivity}`);
-    if (month.to_be_budgeted !== tbb) problems.push(`${month.month}: to_be_budgeted ${month.to_be_budgeted}, expected ${tbb}`);
-    if (rta?.balance !== tbb || rta.budgeted !== 0) problems.push(`${month.month}: Ready to Assign row does not show to_be_budgeted`);
+    if (month.income !== income)
+      problems.push(`${month.month}: income ${month.income}, expected ${income}`);
+    if (month.budgeted !== budgeted)
+      problems.push(`${month.month}: budgeted ${month.budgeted}, expected ${budgeted}`);
+    if (month.activity !== monthActivity)
+      problems.push(`${month.month}: activity ${month.activity}, expected ${monthActivity}`);
+    if (month.to_be_budgeted !== tbb)
+      problems.push(`${month.month}: to_be_budgeted ${month.to_be_budgeted}, expected ${tbb}`);
+    if (rta?.balance !== tbb || rta.budgeted !== 0)
+      problems.push(`${month.month}: Ready to Assign row does not show to_be_budgeted`);
     previousTbb = tbb;
     previousOverspent = overspent;
   });
@@ -114,13 +140,17 @@ export function transferProblems(store: PlanStore): string[] {
     const sub = store.subtransactions.get(tx.transfer_transaction_id);
     if (other) {
       if (other.deleted) problems.push(`${tx.id}: counterpart deleted`);
-      if (other.amount !== -tx.amount || other.date !== tx.date) problems.push(`${tx.id}: counterpart does not mirror`);
-      if (other.transfer_transaction_id !== tx.id || other.transfer_account_id !== tx.account_id) problems.push(`${tx.id}: counterpart points elsewhere`);
-      if (tx.transfer_account_id !== other.account_id) problems.push(`${tx.id}: transfer_account_id is not the counterpart's account`);
+      if (other.amount !== -tx.amount || other.date !== tx.date)
+        problems.push(`${tx.id}: counterpart does not mirror`);
+      if (other.transfer_transaction_id !== tx.id || other.transfer_account_id !== tx.account_id)
+        problems.push(`${tx.id}: counterpart points elsewhere`);
+      if (tx.transfer_account_id !== other.account_id)
+        problems.push(`${tx.id}: transfer_account_id is not the counterpart's account`);
     } else if (sub) {
       const parent = store.transactions.get(sub.transaction_id);
       if (!parent || parent.deleted) problems.push(`${tx.id}: split source gone`);
-      if (sub.amount !== -tx.amount || sub.transfer_transaction_id !== tx.id) problems.push(`${tx.id}: split line does not mirror`);
+      if (sub.amount !== -tx.amount || sub.transfer_transaction_id !== tx.id)
+        problems.push(`${tx.id}: split line does not mirror`);
     } else {
       problems.push(`${tx.id}: transfer_transaction_id points nowhere`);
     }

@@ -13,7 +13,8 @@ export function maxLength(value: string | null | undefined, limit: number, field
 
 /** For fields GraphQL lets a client set to null where the REST body forbids null. */
 export function notNull(value: unknown, field: string): void {
-  if (value === null) throw badUserInput(field, 'must not be null (leave it out to keep the current value)');
+  if (value === null)
+    throw badUserInput(field, 'must not be null (leave it out to keep the current value)');
 }
 
 export function nonEmptyList(list: readonly unknown[], field: string, what: string): void {
@@ -21,10 +22,18 @@ export function nonEmptyList(list: readonly unknown[], field: string, what: stri
 }
 
 /** Exact for any safe-integer amounts: the sum may pass 2^53, so it is added as BigInt. */
-export function sumsTo(amounts: readonly number[], total: number, field: string, totalField: string): void {
+export function sumsTo(
+  amounts: readonly number[],
+  total: number,
+  field: string,
+  totalField: string,
+): void {
   const sum = amounts.reduce((acc, amount) => acc + BigInt(amount), 0n);
   if (sum !== BigInt(total)) {
-    throw badUserInput(field, `the amounts must add up to ${totalField} (${total}); they add up to ${sum}`);
+    throw badUserInput(
+      field,
+      `the amounts must add up to ${totalField} (${total}); they add up to ${sum}`,
+    );
   }
 }
 

@@ -20,14 +20,22 @@ export interface ScheduledFields {
  * an update that keeps the date is not a new date and is left for the upstream to judge (the
  * occurrence may have come due upstream since the replica's last sync).
  */
-export function checkScheduled(input: ScheduledFields, path: string, today: string, currentDate?: string): void {
+export function checkScheduled(
+  input: ScheduledFields,
+  path: string,
+  today: string,
+  currentDate?: string,
+): void {
   if (input.date !== currentDate) {
     if (input.date <= today) {
       throw badUserInput(`${path}.date`, `must be in the future (after ${today}, UTC)`);
     }
     const latest = addYears(today, FUTURE_YEARS_MAX);
     if (input.date > latest) {
-      throw badUserInput(`${path}.date`, `must be at most ${FUTURE_YEARS_MAX} years ahead (${latest} at the latest)`);
+      throw badUserInput(
+        `${path}.date`,
+        `must be at most ${FUTURE_YEARS_MAX} years ahead (${latest} at the latest)`,
+      );
     }
   }
   maxLength(input.memo, MEMO_MAX, `${path}.memo`);

@@ -35,7 +35,14 @@ export interface TransactionFields {
 /** Fields every transaction body may carry (create, update, bulk update). */
 function checkFields(input: TransactionFields, path: string, today: string): void {
   // The REST body forbids null for these; GraphQL cannot, so it is checked here.
-  for (const name of ['accountId', 'date', 'amount', 'cleared', 'approved', 'subtransactions'] as const) {
+  for (const name of [
+    'accountId',
+    'date',
+    'amount',
+    'cleared',
+    'approved',
+    'subtransactions',
+  ] as const) {
     notNull(input[name], `${path}.${name}`);
   }
   if (input.date && input.date > today) {
@@ -68,18 +75,30 @@ export function checkNewTransaction(input: TransactionFields, path: string, toda
   maxLength(input.importId, IMPORT_ID_MAX, `${path}.importId`);
 }
 
-export function checkNewTransactions(items: readonly TransactionFields[], path: string, today: string): void {
+export function checkNewTransactions(
+  items: readonly TransactionFields[],
+  path: string,
+  today: string,
+): void {
   nonEmptyList(items, path, 'transaction');
-  items.forEach((item, i) => checkNewTransaction(item, `${path}[${i}]`, today));
+  for (const [i, item] of items.entries()) checkNewTransaction(item, `${path}[${i}]`, today);
 }
 
 /** updateTransaction's `input` (the transaction is named by the `transactionId` argument). */
-export function checkTransactionUpdate(input: TransactionFields, path: string, today: string): void {
+export function checkTransactionUpdate(
+  input: TransactionFields,
+  path: string,
+  today: string,
+): void {
   checkFields(input, path, today);
 }
 
 /** updateTransactions: each item names its transaction by `id` or by `importId`, never both. */
-export function checkTransactionUpdates(items: readonly TransactionFields[], path: string, today: string): void {
+export function checkTransactionUpdates(
+  items: readonly TransactionFields[],
+  path: string,
+  today: string,
+): void {
   nonEmptyList(items, path, 'transaction');
   items.forEach((item, i) => {
     const at = `${path}[${i}]`;
@@ -91,7 +110,8 @@ export function checkTransactionUpdates(items: readonly TransactionFields[], pat
         'give either id or importId, not both (importId only looks the transaction up; it cannot be changed)',
       );
     }
-    if (!hasId && !hasImportId) throw badUserInput(at, 'id or importId is required to find the transaction');
+    if (!hasId && !hasImportId)
+      throw badUserInput(at, 'id or importId is required to find the transaction');
     maxLength(item.importId, IMPORT_ID_MAX, `${at}.importId`);
     checkFields(item, at, today);
   });

@@ -14,14 +14,14 @@ import type {
 } from '../../../upstream/types.js';
 import { builder } from '../../builder.js';
 import { Milliunits } from '../../scalars.js';
-import type { InputFields } from '../payload.js';
 import { ClearedStatusEnum, FlagColorEnum } from '../../transaction/enums.js';
+import type { InputFields } from '../payload.js';
 
 const PAYEE_NAME_DESCRIPTION =
   'Used when `payeeId` is null: an existing payee of that name, or a new one. At most 200 characters.';
 
 export const SaveSubTransactionInput = builder.inputType('SaveSubTransactionInput', {
-  description: 'One part of a split. The parts\' amounts must add up to the transaction amount.',
+  description: "One part of a split. The parts' amounts must add up to the transaction amount.",
   fields: (t) => ({
     amount: t.field({ type: Milliunits, required: true }),
     payeeId: t.field({ type: 'UUID' }),
@@ -31,13 +31,13 @@ export const SaveSubTransactionInput = builder.inputType('SaveSubTransactionInpu
   }),
 });
 
-
 /** The fields of every transaction body except the three a create requires. */
 function optionalFields(t: InputFields) {
   return {
     payeeId: t.field({
       type: 'UUID',
-      description: 'The payee; an account\'s `transferPayeeId` makes the transaction a transfer to that account.',
+      description:
+        "The payee; an account's `transferPayeeId` makes the transaction a transfer to that account.",
     }),
     payeeName: t.string({ description: PAYEE_NAME_DESCRIPTION }),
     categoryId: t.field({ type: 'UUID', description: 'Null with `subtransactions` for a split.' }),
@@ -56,8 +56,16 @@ function optionalFields(t: InputFields) {
 function coreFields(t: InputFields, required: boolean) {
   return {
     accountId: t.field({ type: 'UUID', required }),
-    date: t.field({ type: 'Date', required, description: 'Today or earlier (UTC); a split keeps its date.' }),
-    amount: t.field({ type: Milliunits, required, description: 'Negative for outflows; a split keeps its amount.' }),
+    date: t.field({
+      type: 'Date',
+      required,
+      description: 'Today or earlier (UTC); a split keeps its date.',
+    }),
+    amount: t.field({
+      type: Milliunits,
+      required,
+      description: 'Negative for outflows; a split keeps its amount.',
+    }),
   };
 }
 
@@ -76,12 +84,17 @@ export const CreateTransactionInput = builder.inputType('CreateTransactionInput'
 
 export const CreateTransactionsInput = builder.inputType('CreateTransactionsInput', {
   fields: (t) => ({
-    transactions: t.field({ type: [CreateTransactionInput], required: true, description: 'At least one.' }),
+    transactions: t.field({
+      type: [CreateTransactionInput],
+      required: true,
+      description: 'At least one.',
+    }),
   }),
 });
 
 export const UpdateTransactionInput = builder.inputType('UpdateTransactionInput', {
-  description: 'Changes to one transaction (REST `ExistingTransaction`); fields left out keep their value.',
+  description:
+    'Changes to one transaction (REST `ExistingTransaction`); fields left out keep their value.',
   fields: (t) => ({ ...coreFields(t, false), ...optionalFields(t) }),
 });
 
@@ -91,7 +104,9 @@ export const UpdateTransactionsItemInput = builder.inputType('UpdateTransactions
     'by `id` or else by `importId` (give one of the two).',
   fields: (t) => ({
     id: t.id(),
-    importId: t.string({ description: 'Only finds the transaction; an import id cannot be changed.' }),
+    importId: t.string({
+      description: 'Only finds the transaction; an import id cannot be changed.',
+    }),
     ...coreFields(t, false),
     ...optionalFields(t),
   }),
@@ -99,7 +114,11 @@ export const UpdateTransactionsItemInput = builder.inputType('UpdateTransactions
 
 export const UpdateTransactionsInput = builder.inputType('UpdateTransactionsInput', {
   fields: (t) => ({
-    transactions: t.field({ type: [UpdateTransactionsItemInput], required: true, description: 'At least one.' }),
+    transactions: t.field({
+      type: [UpdateTransactionsItemInput],
+      required: true,
+      description: 'At least one.',
+    }),
   }),
 });
 
@@ -155,7 +174,9 @@ export function toSaveTransaction(input: TransactionInput): SaveTransactionWithO
   };
 }
 
-export function toNewTransaction(input: TransactionInput & { importId?: string | null }): NewTransaction {
+export function toNewTransaction(
+  input: TransactionInput & { importId?: string | null },
+): NewTransaction {
   return { ...toSaveTransaction(input), import_id: input.importId };
 }
 

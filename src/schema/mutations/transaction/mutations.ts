@@ -17,11 +17,11 @@ import {
 import {
   CreateTransactionInput,
   CreateTransactionsInput,
-  UpdateTransactionInput,
-  UpdateTransactionsInput,
   toNewTransaction,
   toSaveTransaction,
   toTransactionUpdate,
+  UpdateTransactionInput,
+  UpdateTransactionsInput,
 } from './inputs.js';
 import {
   CreateTransactionPayload,
@@ -68,7 +68,10 @@ builder.mutationField('createTransaction', (t) =>
       'Creates one transaction (REST `POST /plans/{plan_id}/transactions` with `transaction`). ' +
       'A duplicate import id on the account is a DuplicateImportIdError.',
     errors: resultOf('CreateTransaction', CREATE_TRANSACTION_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateTransactionInput, required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      input: t.arg({ type: CreateTransactionInput, required: true }),
+    },
     resolve: async (_root, { planId, input }, ctx) => {
       checkNewTransaction(input, 'input', ctx.writes.today());
       const importId = input.importId ?? null;
@@ -91,11 +94,16 @@ builder.mutationField('createTransactions', (t) =>
       'with `transactions`). Import ids already on their account are skipped and listed in ' +
       '`duplicateImportIds`.',
     errors: resultOf('CreateTransactions', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateTransactionsInput, required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      input: t.arg({ type: CreateTransactionsInput, required: true }),
+    },
     resolve: async (_root, { planId, input }, ctx) => {
       checkNewTransactions(input.transactions, 'input.transactions', ctx.writes.today());
       // Resending is safe only when every transaction of the batch carries an import id.
-      const allImported = input.transactions.every((tx: { importId?: string | null }) => tx.importId != null);
+      const allImported = input.transactions.every(
+        (tx: { importId?: string | null }) => tx.importId != null,
+      );
       const outcome = await ctx.writes.run(
         'createTransaction',
         { planId, body: { transactions: input.transactions.map(toNewTransaction) } },
@@ -114,7 +122,10 @@ builder.mutationField('updateTransactions', (t) =>
       'Changes several transactions in one request, each found by `id` or `importId` ' +
       '(REST `PATCH /plans/{plan_id}/transactions`).',
     errors: resultOf('UpdateTransactions', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: UpdateTransactionsInput, required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      input: t.arg({ type: UpdateTransactionsInput, required: true }),
+    },
     resolve: async (_root, { planId, input }, ctx) => {
       checkTransactionUpdates(input.transactions, 'input.transactions', ctx.writes.today());
       const outcome = await ctx.writes.run('updateTransactions', {
@@ -130,7 +141,8 @@ builder.mutationField('updateTransaction', (t) =>
   t.field({
     type: UpdateTransactionPayload,
     nullable: true,
-    description: 'Changes one transaction (REST `PUT /plans/{plan_id}/transactions/{transaction_id}`).',
+    description:
+      'Changes one transaction (REST `PUT /plans/{plan_id}/transactions/{transaction_id}`).',
     errors: resultOf('UpdateTransaction', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
@@ -153,11 +165,14 @@ builder.mutationField('deleteTransaction', (t) =>
   t.field({
     type: DeleteTransactionPayload,
     nullable: true,
-    description: 'Deletes one transaction (REST `DELETE /plans/{plan_id}/transactions/{transaction_id}`).',
+    description:
+      'Deletes one transaction (REST `DELETE /plans/{plan_id}/transactions/{transaction_id}`).',
     errors: resultOf('DeleteTransaction', WRITE_ERRORS),
     args: { planId: planIdArg(t.arg), transactionId: t.arg.id({ required: true }) },
     resolve: async (_root, { planId, transactionId }, ctx) => {
-      return oneTransactionPayload(await ctx.writes.run('deleteTransaction', { planId, transactionId }));
+      return oneTransactionPayload(
+        await ctx.writes.run('deleteTransaction', { planId, transactionId }),
+      );
     },
   }),
 );
@@ -167,7 +182,7 @@ builder.mutationField('importTransactions', (t) =>
     type: ImportTransactionsPayload,
     nullable: true,
     description:
-      'Imports what the plan\'s linked accounts have waiting (REST `POST /plans/{plan_id}/transactions/import`).',
+      "Imports what the plan's linked accounts have waiting (REST `POST /plans/{plan_id}/transactions/import`).",
     errors: resultOf('ImportTransactions', WRITE_ERRORS),
     args: { planId: planIdArg(t.arg) },
     resolve: async (_root, { planId }, ctx) => {

@@ -4,7 +4,7 @@ import type { TransactionDetail } from '../../../upstream/types.js';
 import type { FieldBuilder } from '../../amounts.js';
 import { builder } from '../../builder.js';
 import { Transaction } from '../../transaction/transaction.js';
-import { type PayloadBase, current, planField, scoped, serverKnowledgeField } from '../payload.js';
+import { current, type PayloadBase, planField, scoped, serverKnowledgeField } from '../payload.js';
 
 export interface TransactionsPayloadShape extends PayloadBase {
   /** The transactions the REST answer carried, in its order. */
@@ -32,7 +32,10 @@ function firstRow(payload: TransactionsPayloadShape): TransactionRow {
 }
 
 /** Private: `transactionIds`, as REST answered them. */
-function idsField<Shape extends { transactionIds: readonly string[] }>(t: FieldBuilder<Shape>, description: string) {
+function idsField<Shape extends { transactionIds: readonly string[] }>(
+  t: FieldBuilder<Shape>,
+  description: string,
+) {
   return t.idList({ description, resolve: (p) => [...p.transactionIds] });
 }
 
@@ -49,10 +52,15 @@ export const CreateTransactionPayload = payload('CreateTransactionPayload').impl
 
 export const CreateTransactionsPayload = payload('CreateTransactionsPayload').implement({
   fields: (t) => ({
-    transactions: t.field({ type: [Transaction], description: 'The created transactions.', resolve: rowsOf }),
+    transactions: t.field({
+      type: [Transaction],
+      description: 'The created transactions.',
+      resolve: rowsOf,
+    }),
     transactionIds: idsField(t, 'The ids of the created transactions.'),
     duplicateImportIds: t.stringList({
-      description: 'Import ids not created because their account already has a transaction with them.',
+      description:
+        'Import ids not created because their account already has a transaction with them.',
       resolve: (p) => [...p.duplicateImportIds],
     }),
     serverKnowledge: serverKnowledgeField(t),
@@ -62,7 +70,11 @@ export const CreateTransactionsPayload = payload('CreateTransactionsPayload').im
 
 export const UpdateTransactionsPayload = payload('UpdateTransactionsPayload').implement({
   fields: (t) => ({
-    transactions: t.field({ type: [Transaction], description: 'The updated transactions.', resolve: rowsOf }),
+    transactions: t.field({
+      type: [Transaction],
+      description: 'The updated transactions.',
+      resolve: rowsOf,
+    }),
     transactionIds: idsField(t, 'The ids of the updated transactions.'),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
@@ -93,7 +105,10 @@ export const ImportTransactionsPayload = builder
   .objectRef<ImportTransactionsPayloadShape>('ImportTransactionsPayload')
   .implement({
     fields: (t) => ({
-      transactionIds: idsField(t, 'The ids of the imported transactions; empty when there was nothing to import.'),
+      transactionIds: idsField(
+        t,
+        'The ids of the imported transactions; empty when there was nothing to import.',
+      ),
       transactions: t.field({
         type: [Transaction],
         description: 'The imported transactions.',
