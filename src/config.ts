@@ -41,6 +41,32 @@ export const DEFAULT_LIMITS: Limits = {
   bodyBytes: 1024 * 1024,
 };
 
+/** Live updates (GraphQL subscriptions); see src/live/README.md. */
+export interface LiveConfig {
+  /**
+   * Share of each token's upstream quota the pollers of its subscriptions may spend; the rest
+   * stays for its reads and writes. With 200 an hour and 0.5, a plan is polled every 36 s.
+   * @default 0.5
+   */
+  budgetShare: number;
+  /** Subscriptions one token may hold at once on one instance. @default 100 */
+  maxSubscriptionsPerToken: number;
+  /** Operations at once on one WebSocket connection. @default 20 */
+  maxSubscriptionsPerConnection: number;
+  /** WebSocket ping interval; a connection that misses its pong is closed. @default 12_000 */
+  heartbeatMs: number;
+  /** A WebSocket connection without any operation for this long is closed. @default 60_000 */
+  idleTimeoutMs: number;
+}
+
+export const DEFAULT_LIVE: LiveConfig = {
+  budgetShare: 0.5,
+  maxSubscriptionsPerToken: 100,
+  maxSubscriptionsPerConnection: 20,
+  heartbeatMs: 12_000,
+  idleTimeoutMs: 60_000,
+};
+
 export interface GatewayConfig {
   /** REST base URL including `/v1`. Tokens are forwarded to this origin only. */
   upstreamUrl: string;
@@ -64,6 +90,8 @@ export interface GatewayConfig {
   graphiqlDefaultQuery?: string;
   /** Headers GraphiQL opens with (e.g. the demo token in embedded mode). */
   graphiqlDefaultHeaders?: Record<string, string>;
+  /** Subscriptions: their share of each token's quota and their limits. @default DEFAULT_LIVE */
+  live: LiveConfig;
 }
 
 export function defaultConfig(upstreamUrl: string): GatewayConfig {
@@ -76,5 +104,6 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     corsOrigins: '*',
     metrics: 'always',
     graphiql: true,
+    live: { ...DEFAULT_LIVE },
   };
 }

@@ -1,4 +1,5 @@
 import { type Limits, MAX_REQUEST_MAX_AGE_MS } from '../config.js';
+import type { LiveOperations } from '../live/hub.js';
 import type { Credentials } from '../loaders/create-loaders.js';
 import type { Loaders } from '../loaders/loaders.js';
 import type { Freshness } from '../replica/types.js';
@@ -23,6 +24,8 @@ export interface GatewayContext {
   readonly meter: OperationMeter;
   /** REST writes for mutations: sent once, applied to the replica, followed by one delta sync. */
   readonly writes: Writes;
+  /** Subscriptions to a plan's changes (src/live). */
+  readonly live: LiveOperations;
   /** This token's upstream usage as the gateway counted it. */
   rateLimit(): RateLimitUsage;
 }

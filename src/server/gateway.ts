@@ -2,6 +2,11 @@ import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config.js';
+import { createPollBudget } from '../live/budget.js';
+import type { LiveBus } from '../live/bus.js';
+import { createLiveHub, type LiveHub } from '../live/hub.js';
+import type { PollLeases } from '../live/leases.js';
+import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import { createLoaders, unauthenticated } from '../loaders/create-loaders.js';
 import { createRestCache } from '../loaders/rest-cache.js';
 import { createReplicaStore } from '../replica/store.js';
@@ -42,6 +47,13 @@ export interface GatewayDeps {
   >;
   /** Counts transaction rows the replicas visit to answer pages (benchmarks, diagnostics). @default none */
   replicaMeter?: QueryMeter;
+  /** Timers of live updates (tests drive a simulated hour with a manual one). @default real timers on `now` */
+  scheduler?: Scheduler;
+  /**
+   * The parts of live updates a cluster shares: the event bus, the poll leases and the ledger of
+   * poll requests. @default in-process (see src/live/README.md)
+   */
+  live?: { bus?: LiveBus; leases?: PollLeases; pollLedger?: RequestLedger };
 }
 
 export interface Gateway {
@@ -49,7 +61,13 @@ export interface Gateway {
   readonly upstream: UpstreamClient;
   readonly replicas: ReplicaStore;
   readonly ledger: RequestLedger;
-  /** Closes the upstream pool; the HTTP server that serves `yoga` is the caller's to close. */
+  readonly config: GatewayConfig;
+  /** Subscriptions: pollers, change logs, the event bus (see src/live/README.md). */
+  readonly live: LiveHub;
+  /**
+   * Ends every subscription and closes the upstream pool; the HTTP server that serves `yoga` is
+   * the caller's to close.
+   */
   close(): Promise<void>;
 }
 
@@ -72,6 +90,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     now,
     classifyFailure,
     ...(deps.replicaMeter ? { meter: deps.replicaMeter } : {}),
+    onApplied: (change) => live.applied(change),
     // The operation whose read started a sync pays for it: its meter rides along with the read.
     fetchPlan: async ({ token, planId, lastKnowledgeOfServer, signal, meter: readMeter }) => {
       let bytes = 0;
@@ -90,6 +109,23 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     },
   });
   const restCache = createRestCache({ classifyFailure, now });
+  const live = createLiveHub({
+    replicas,
+    fetchDelta: ({ token, planId, since }) =>
+      upstream.getPlanById({ token }, { planId, lastKnowledgeOfServer: since }),
+    budget: createPollBudget({
+      usage: (tokenKey) => ledger.usage(tokenKey),
+      ...config.rateLimit,
+      share: config.live.budgetShare,
+      maxAgeMs: config.maxAgeMs,
+      now,
+      ...(deps.live?.pollLedger ? { polls: deps.live.pollLedger } : {}),
+    }),
+    scheduler: deps.scheduler ?? createSystemScheduler(now),
+    maxSubscriptionsPerToken: config.live.maxSubscriptionsPerToken,
+    ...(deps.live?.bus ? { bus: deps.live.bus } : {}),
+    ...(deps.live?.leases ? { leases: deps.live.leases } : {}),
+  });
 
   const plugins = [
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
@@ -140,13 +176,14 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     plugins,
     context: ({ request }) => {
       const credentials = credentialsFrom(request);
+      const freshness = freshnessFrom(request, config.maxAgeMs);
       const meter = createOperationMeter();
       const meteredReplicas = {
         read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
       };
       const loaders = createLoaders({
         credentials,
-        freshness: freshnessFrom(request, config.maxAgeMs),
+        freshness,
         upstream,
         replicas: meteredReplicas,
         restCache,
@@ -172,6 +209,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         loaders,
         meter,
         writes,
+        live: live.forOperation({ credentials, freshness, loaders }),
         rateLimit: () => {
           if (!credentials) throw unauthenticated();
           return ledger.usage(credentials.tokenKey);
@@ -185,7 +223,12 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     upstream,
     replicas,
     ledger,
-    close: () => upstream.close(),
+    config,
+    live,
+    async close() {
+      await live.close();
+      await upstream.close();
+    },
   };
 }
 
