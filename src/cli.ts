@@ -10,6 +10,7 @@ import type { Sandbox } from './sandbox/api.js';
 import { createSandbox } from './sandbox/index.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
 import { createGateway } from './server/gateway.js';
+import { attachWebSockets } from './server/websockets.js';
 
 function fail(message: string): never {
   console.error(`error: ${message}`);
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
     log: (entry) => console.log(JSON.stringify({ level: 'info', msg: 'operation', ...entry })),
   });
   const server = createServer(gateway.yoga);
+  const sockets = attachWebSockets(server, gateway);
   const host = process.env.HOST ?? (sandbox ? '127.0.0.1' : '0.0.0.0');
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -104,6 +106,7 @@ async function main(): Promise<void> {
 
   const shutdown = async (signal: string) => {
     console.log(`${signal}: shutting down`);
+    await sockets.close();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await gateway.close();
