@@ -20,7 +20,7 @@ import type {
   SubTransactionRow,
   TransactionRow,
 } from '../replica/types.js';
-import type { IsoDate } from '../upstream/types.js';
+import type { IsoDate, SubTransactionBase } from '../upstream/types.js';
 
 /** Where a change came from. */
 export type ChangeOrigin =
@@ -196,16 +196,18 @@ export function keysOfSource(
   }
   for (const payee of plan.payees) keys.payees.add(payee.id);
   const deltaRows = new Map(plan.transactions.map((row) => [row.id, row] as const));
+  const deltaLines = new Map<string, SubTransactionBase[]>();
   for (const row of plan.transactions) keys.transactions.add(row.id);
-  for (const sub of plan.subtransactions) keys.transactions.add(sub.transaction_id);
+  for (const sub of plan.subtransactions) {
+    keys.transactions.add(sub.transaction_id);
+    const lines = deltaLines.get(sub.transaction_id);
+    if (lines) lines.push(sub);
+    else deltaLines.set(sub.transaction_id, [sub]);
+  }
   for (const id of keys.transactions) {
     noteBefore(keys, previous, id, () => {
       const row = deltaRows.get(id);
-      if (!row?.deleted) return undefined;
-      return placeOf(
-        row,
-        plan.subtransactions.filter((sub) => sub.transaction_id === id),
-      );
+      return row?.deleted ? placeOf(row, deltaLines.get(id) ?? []) : undefined;
     });
   }
   for (const row of plan.scheduled_transactions) keys.scheduledTransactions.add(row.id);
@@ -348,14 +350,10 @@ export function mergeChanges(first: PlanChange, second: PlanChange): PlanChange 
     byId,
   );
   // Split lines travel with the version of their transaction that won.
-  const linesFrom = new Map<string, PlanChange>();
-  for (const row of first.transactions) linesFrom.set(row.id, first);
-  for (const row of second.transactions) linesFrom.set(row.id, second);
-  const subtransactions = transactions.rows.flatMap((row) =>
-    (linesFrom.get(row.id) ?? second).subtransactions.filter(
-      (sub) => sub.transaction_id === row.id,
-    ),
-  );
+  const lines = linesByTransaction(first);
+  for (const row of second.transactions) lines.set(row.id, []);
+  for (const [id, subs] of linesByTransaction(second)) lines.set(id, subs);
+  const subtransactions = transactions.rows.flatMap((row) => lines.get(row.id) ?? []);
   const before = new Map(second.transactionsBefore.map((place) => [place.id, place] as const));
   for (const place of first.transactionsBefore) before.set(place.id, place);
   return {
@@ -394,6 +392,17 @@ export function placeOf(
   if (row.category_id !== null) categoryIds.add(row.category_id);
   for (const sub of subtransactions) if (sub.category_id !== null) categoryIds.add(sub.category_id);
   return { id: row.id, accountId: row.account_id, categoryIds: [...categoryIds] };
+}
+
+// Private: a change's split lines by transaction id.
+function linesByTransaction(change: PlanChange): Map<string, SubTransactionRow[]> {
+  const lines = new Map<string, SubTransactionRow[]>();
+  for (const sub of change.subtransactions) {
+    const list = lines.get(sub.transaction_id);
+    if (list) list.push(sub);
+    else lines.set(sub.transaction_id, [sub]);
+  }
+  return lines;
 }
 
 // Private: the set of category ids of `month` in `keys`, created on first use.

@@ -378,11 +378,7 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
     },
 
     async open<T>({ credentials, planId, since, freshness, select }: OpenRequest<T>) {
-      if (closed) {
-        throw new GraphQLError('The gateway is shutting down; subscribe again shortly.', {
-          extensions: { code: 'UPSTREAM_UNAVAILABLE' },
-        });
-      }
+      if (closed) throw shuttingDown();
       if (!credentials) throw unauthenticated();
       const { token, tokenKey } = credentials;
       const state = tokenState(tokenKey);
@@ -398,6 +394,7 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
         const read = await replicas
           .read({ token, tokenKey, planId, freshness })
           .catch(rethrowAsGraphQL);
+        if (closed) throw shuttingDown();
         const first = read.snapshot;
         const channel = join(tokenKey, first.planId, token, first.serverKnowledge);
         const opened: PlanFeed<T> = new PlanFeed(select, () => leave(channel, opened));
@@ -451,4 +448,10 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
     },
   };
   return hub;
+}
+
+function shuttingDown(): GraphQLError {
+  return new GraphQLError('The gateway is shutting down; subscribe again shortly.', {
+    extensions: { code: 'SHUTTING_DOWN' },
+  });
 }

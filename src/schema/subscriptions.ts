@@ -181,13 +181,18 @@ export function transactionsView(
     // Without a record of where it was, a removal is reported anyway: unknown ids are harmless.
     return place === undefined || inView(place, accountId, categoryId);
   };
+  const lineCategories = new Map<string, string[]>();
+  for (const sub of change.subtransactions) {
+    if (sub.category_id === null) continue;
+    const ids = lineCategories.get(sub.transaction_id);
+    if (ids) ids.push(sub.category_id);
+    else lineCategories.set(sub.transaction_id, [sub.category_id]);
+  }
   const transactions: TransactionRow[] = [];
   const removed: string[] = [];
   for (const row of change.transactions) {
-    const lines = change.subtransactions.filter((sub) => sub.transaction_id === row.id);
-    const categoryIds = [row.category_id, ...lines.map((sub) => sub.category_id)].filter(
-      (id): id is string => id !== null,
-    );
+    const categoryIds = [...(lineCategories.get(row.id) ?? [])];
+    if (row.category_id !== null) categoryIds.push(row.category_id);
     if (inView({ accountId: row.account_id, categoryIds }, accountId, categoryId)) {
       transactions.push(row);
     } else if (before.has(row.id) && wasInView(row.id)) {

@@ -151,6 +151,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
             ? JSON.stringify(config.graphiqlDefaultHeaders, null, 2)
             : undefined,
           shouldPersistHeaders: false,
+          // GraphiQL sends subscriptions as GET event streams, which CSRF prevention refuses
+          // without this header.
+          additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
         }
       : false,
     // Self-contained GraphiQL: yoga's default page loads its scripts from a CDN, which fails

@@ -144,6 +144,31 @@ describe('merging changes (a slow subscriber receives one)', () => {
     expect(revived.deleted.transactionIds).toEqual([]);
     expect(revived.transactions.map((tx) => tx.id)).toEqual(['t1', 't2']);
   });
+
+  it('keeps the split lines of the version of each transaction that won', () => {
+    const line = (id: string, transactionId: string) => ({
+      id,
+      transaction_id: transactionId,
+      plan_id: 'p',
+      amount: -500,
+      memo: null,
+      payee_id: null,
+      payee_name: null,
+      category_id: `c-${id}`,
+      category_name: null,
+      transfer_account_id: null,
+      transfer_transaction_id: null,
+      deleted: false,
+    });
+    const merged = mergeChanges(
+      change({
+        transactions: [row('t1', 'a'), row('t2', 'a')],
+        subtransactions: [line('old', 't1'), line('kept', 't2')],
+      }),
+      change({ transactions: [row('t1', 'a')], subtransactions: [line('new', 't1')] }),
+    );
+    expect(merged.subtransactions.map((sub) => sub.id).sort()).toEqual(['kept', 'new']);
+  });
 });
 
 describe('transactionsView (transactionsChanged with filters)', () => {

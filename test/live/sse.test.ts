@@ -77,8 +77,8 @@ afterEach(async () => {
   stack = undefined;
 });
 
-async function started(): Promise<LiveStack> {
-  stack = await startLiveStack();
+async function started(options: Parameters<typeof startLiveStack>[0] = {}): Promise<LiveStack> {
+  stack = await startLiveStack(options);
   return stack;
 }
 
@@ -224,5 +224,33 @@ describe('resuming from a serverKnowledge', () => {
     });
     // The replica was fresh (no sync on subscribing); the replay cost one delta from `held`.
     expect(callsOf(s.sandbox)).toEqual([`getPlanById@${held}`]);
+  });
+});
+
+describe('GraphiQL', () => {
+  it('runs a subscription: its page sends the CSRF header its GET event streams need', async () => {
+    const s = await started({ config: { graphiql: true } });
+    const page = await (await fetch(s.url, { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain('x-graphql-yoga-csrf');
+
+    // What GraphiQL sends for a subscription: GET, text/event-stream, the editor's headers.
+    const query = 'subscription($planId: PlanId!) { planChanged(planId: $planId) { origin } }';
+    const url = `${s.url}?query=${encodeURIComponent(query)}&variables=${encodeURIComponent(
+      JSON.stringify({ planId: s.planId }),
+    )}`;
+    const headers = { accept: 'text/event-stream', authorization: `Bearer ${s.token}` };
+    const refused = await fetch(url, { headers });
+    expect(await refused.text()).toContain('Required CSRF header');
+
+    const controller = new AbortController();
+    const stream = await fetch(url, {
+      headers: { ...headers, 'x-graphql-yoga-csrf': 'graphiql' },
+      signal: controller.signal,
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toContain('text/event-stream');
+    await subscribed(s, 1);
+    controller.abort();
+    await subscribed(s, 0);
   });
 });
