@@ -27,8 +27,11 @@ export const HEADROOM_SHARE = 0.05;
 const MIN_WAIT_MS = 1_000;
 
 export interface PollBudgetOptions {
-  /** The token's upstream use as the request ledger counts it (all reads, writes and polls). */
-  usage: (tokenKey: string) => RequestUsage;
+  /**
+   * The token's upstream use as the request ledger counts it (all reads, writes and polls). May
+   * answer asynchronously (a shared ledger).
+   */
+  usage: (tokenKey: string) => RequestUsage | Promise<RequestUsage>;
   /** Requests per token per window upstream. @default 200 */
   limit?: number;
   /** @default 3_600_000 */
@@ -57,10 +60,10 @@ export interface PollBudget {
   /** Time between two polls of one plan when `pollers` plans of the token are polled. */
   intervalMs(pollers: number): number;
   /** How long the token's next poll must wait for the budget; 0 when it may go now. */
-  waitMs(tokenKey: string): number;
+  waitMs(tokenKey: string): Promise<number>;
   /** Counts the upstream requests of a poll (pass it as the read's meter). */
   meter(tokenKey: string): UpstreamMeter;
-  usage(tokenKey: string): PollBudgetUsage;
+  usage(tokenKey: string): Promise<PollBudgetUsage>;
 }
 
 export function createPollBudget(options: PollBudgetOptions): PollBudget {
@@ -82,12 +85,12 @@ export function createPollBudget(options: PollBudgetOptions): PollBudget {
   return {
     intervalMs: (pollers) =>
       Math.max(maxAgeMs, Math.ceil((windowMs * Math.max(1, pollers)) / allowance)),
-    waitMs(tokenKey) {
+    async waitMs(tokenKey) {
+      const total = await usage(tokenKey);
       const at = now();
       let until = at;
       const spent = polls.usage(tokenKey);
       if (spent.used >= allowance) until = Math.max(until, spent.resetsAt ?? at + MIN_WAIT_MS);
-      const total = usage(tokenKey);
       if (total.remaining <= headroom) until = Math.max(until, total.resetsAt ?? at + MIN_WAIT_MS);
       return until - at;
     },
@@ -97,6 +100,10 @@ export function createPollBudget(options: PollBudgetOptions): PollBudget {
         if (call.status !== 429) polls.record(tokenKey);
       },
     }),
-    usage: (tokenKey) => ({ allowance, polls: polls.usage(tokenKey), total: usage(tokenKey) }),
+    usage: async (tokenKey) => ({
+      allowance,
+      polls: polls.usage(tokenKey),
+      total: await usage(tokenKey),
+    }),
   };
 }

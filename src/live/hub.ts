@@ -282,18 +282,25 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
     }
   }
 
-  /** Private: the poller met a refusal; every instance ends the subscriptions it concerns. */
+  /**
+   * Private: the poller met a refusal. This instance ends the subscriptions it concerns at once;
+   * the bus tells the others (its echo finds nothing left here).
+   */
   function refused(channel: Channel, error: unknown): void {
     const graphQLError = isUpstreamError(error)
       ? toGraphQLError(error)
       : new GraphQLError('The plan can no longer be read.');
-    const message: LiveMessage = {
+    const message: Extract<LiveMessage, { type: 'end' }> = {
       type: 'end',
       error: { message: graphQLError.message, extensions: { ...graphQLError.extensions } },
     };
     if (isUpstreamError(error) && error.status === 401) {
+      for (const each of [...(tokens.get(channel.tokenKey)?.channels ?? [])]) {
+        endChannel(each, message);
+      }
       bus.publish('token', channel.tokenKey, message);
     } else {
+      endChannel(channel, message);
       bus.publish('plan', channel.key, message);
     }
   }

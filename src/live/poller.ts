@@ -64,6 +64,16 @@ export function startPoller(options: PollerOptions): Poller {
     schedule(Math.min(MAX_BACKOFF_MS, Math.max(interval, told ?? doubled)));
   };
 
+  /** Private: a lease store that cannot be reached leaves this instance polling on its own. */
+  async function holdsLease(interval: number): Promise<boolean> {
+    try {
+      return await leases.acquire(leaseKey, interval * 2);
+    } catch (error) {
+      options.onError?.(error);
+      return true;
+    }
+  }
+
   async function turn(): Promise<void> {
     if (stopped) return;
     const interval = options.intervalMs();
@@ -72,16 +82,16 @@ export function startPoller(options: PollerOptions): Poller {
       schedule(interval - held.ageMs);
       return;
     }
-    const wait = budget.waitMs(tokenKey);
-    if (wait > 0) {
-      schedule(wait);
-      return;
-    }
-    if (!(await leases.acquire(leaseKey, interval * 2))) {
-      schedule(interval);
-      return;
-    }
     try {
+      const wait = await budget.waitMs(tokenKey);
+      if (wait > 0) {
+        schedule(wait);
+        return;
+      }
+      if (!(await holdsLease(interval))) {
+        schedule(interval);
+        return;
+      }
       const read = await replicas.read({
         token: options.token(),
         tokenKey,

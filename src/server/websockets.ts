@@ -115,7 +115,8 @@ export function attachWebSockets(
         };
       },
       onComplete(ctx) {
-        if (Object.keys(ctx.subscriptions).length <= 1) watchIdle(ctx);
+        // Whether any operation is left is checked when the timer fires.
+        watchIdle(ctx);
       },
       onClose(ctx) {
         idleTimers.get(ctx)?.cancel();

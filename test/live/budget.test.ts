@@ -155,6 +155,37 @@ describe('the poll budget over simulated hours', () => {
     expect(pollsOf(s, s.token).map((call) => call.status)).toEqual([429, 200]);
   });
 
+  it('backs off, doubling the interval, while the upstream answers 503, then catches up', async () => {
+    stack = await startLiveStack();
+    const s = stack;
+    const accountId = await openAccount(s);
+    const subscriber = track(sseClient(s.url, s.token)).subscribe<PlanChanged>(PLAN_CHANGED, {
+      planId: s.planId,
+    });
+    await subscribed(s, 1);
+    const written = await outsideWrite(s, accountId, 'during the outage');
+    s.sandbox.setFaults([{ kind: 'status503', operationId: 'getPlanById' }]);
+    s.sandbox.resetCalls();
+
+    const attempts = () => pollsOf(s, s.token).length;
+    await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS); // a poll: 3 attempts (reads are retried)
+    expect(attempts()).toBe(3);
+    await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS - 1); // backing off one interval...
+    expect(attempts()).toBe(3);
+    await s.scheduler.advance(1);
+    expect(attempts()).toBe(6);
+    await s.scheduler.advance(2 * DEFAULT_POLL_INTERVAL_MS - 1); // ...then two
+    expect(attempts()).toBe(6);
+    expect(s.gateway.live.stats().subscribers).toBe(1);
+
+    s.sandbox.setFaults([]);
+    await s.scheduler.advance(1);
+    await subscriber.until(carries(written.id));
+    expect(pollsOf(s, s.token).map((call) => call.status)).toEqual([
+      503, 503, 503, 503, 503, 503, 200,
+    ]);
+  });
+
   it("ends a token's subscriptions with UNAUTHENTICATED when the upstream stops accepting it", async () => {
     // Polls every 10 minutes: a 2-hour OAuth token expires after 12 of them.
     stack = await startLiveStack({ config: { maxAgeMs: 600_000 } });

@@ -50,35 +50,35 @@ describe('createPollBudget', () => {
     expect(() => setup(1.5)).toThrow(/share must be in \(0, 1\]/);
   });
 
-  it('holds polls back once they reach their allowance, until the oldest leaves the window', () => {
+  it('holds polls back once they reach their allowance, until the oldest leaves the window', async () => {
     const { budget, poll, advance } = setup(0.05); // allowance 10
     for (let i = 0; i < 10; i += 1) {
-      expect(budget.waitMs('t')).toBe(0);
+      expect(await budget.waitMs('t')).toBe(0);
       poll();
       advance(60_000);
     }
-    expect(budget.usage('t')).toMatchObject({ allowance: 10, polls: { used: 10 } });
-    expect(budget.waitMs('t')).toBe(HOUR - 10 * 60_000);
+    expect(await budget.usage('t')).toMatchObject({ allowance: 10, polls: { used: 10 } });
+    expect(await budget.waitMs('t')).toBe(HOUR - 10 * 60_000);
     advance(HOUR - 10 * 60_000);
-    expect(budget.waitMs('t')).toBe(0);
+    expect(await budget.waitMs('t')).toBe(0);
   });
 
-  it("keeps the token's last 5% for reads and writes, whoever spent the rest", () => {
+  it("keeps the token's last 5% for reads and writes, whoever spent the rest", async () => {
     const { budget, ledger, advance } = setup();
     for (let i = 0; i < 189; i += 1) ledger.record('t'); // reads and writes
-    expect(budget.waitMs('t')).toBe(0);
+    expect(await budget.waitMs('t')).toBe(0);
     ledger.record('t');
-    expect(budget.usage('t').total.remaining).toBe(10);
-    expect(budget.waitMs('t')).toBe(HOUR);
+    expect((await budget.usage('t')).total.remaining).toBe(10);
+    expect(await budget.waitMs('t')).toBe(HOUR);
     advance(HOUR);
-    expect(budget.waitMs('t')).toBe(0);
+    expect(await budget.waitMs('t')).toBe(0);
   });
 
-  it('does not count a poll the upstream refused with 429', () => {
+  it('does not count a poll the upstream refused with 429', async () => {
     const { budget, poll } = setup();
     poll(429);
     poll(200);
-    expect(budget.usage('t').polls.used).toBe(1);
-    expect(budget.usage('t').total.used).toBe(1);
+    expect((await budget.usage('t')).polls.used).toBe(1);
+    expect((await budget.usage('t')).total.used).toBe(1);
   });
 });
