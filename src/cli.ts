@@ -12,6 +12,9 @@ import { DASHBOARD_QUERY } from './server/example-queries.js';
 import { createGateway } from './server/gateway.js';
 import { attachWebSockets } from './server/websockets.js';
 
+/** How long `npm start` waits for Redis before serving alone. */
+const REDIS_STARTUP_WAIT_MS = 3_000;
+
 function fail(message: string): never {
   console.error(`error: ${message}`);
   process.exit(2);
@@ -42,6 +45,24 @@ function upstreamUrlEnv(): string | undefined {
   return raw.replace(/\/+$/, '');
 }
 
+function redisEnv(config: GatewayConfig): void {
+  const raw = process.env.REDIS_URL;
+  if (!raw) return;
+  if (!/^rediss?:\/\/[^/]/.test(raw)) {
+    fail('REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379');
+  }
+  config.redisUrl = raw;
+  const prefix = process.env.REDIS_KEY_PREFIX;
+  if (prefix !== undefined && prefix !== '') {
+    if (!/^[\w:.-]{1,64}$/.test(prefix)) {
+      fail(
+        `REDIS_KEY_PREFIX must be 1-64 letters, digits, or _ : . -; got ${JSON.stringify(prefix)}`,
+      );
+    }
+    config.cluster.keyPrefix = prefix;
+  }
+}
+
 function configFromEnv(upstreamUrl: string, embedded: { token: string } | null): GatewayConfig {
   const config = defaultConfig(upstreamUrl);
   config.maxAgeMs = integerEnv('MAX_AGE_SECONDS', config.maxAgeMs / 1000) * 1000;
@@ -58,6 +79,7 @@ function configFromEnv(upstreamUrl: string, embedded: { token: string } | null):
   config.graphiql = process.env.GRAPHIQL !== 'off';
   config.graphiqlDefaultQuery = DASHBOARD_QUERY;
   if (embedded) config.graphiqlDefaultHeaders = { Authorization: `Bearer ${embedded.token}` };
+  redisEnv(config);
   return config;
 }
 
@@ -73,7 +95,20 @@ async function main(): Promise<void> {
   const config = configFromEnv(upstreamUrl, demoUser ? { token: demoUser.token } : null);
   const gateway = createGateway(config, {
     log: (entry) => console.log(JSON.stringify({ level: 'info', msg: 'operation', ...entry })),
+    onClusterChange: (change) =>
+      console.log(
+        JSON.stringify(
+          change.available
+            ? {
+                level: 'info',
+                msg: change.first ? 'redis connected' : 'redis back: cooperating again',
+              }
+            : { level: 'warn', msg: 'redis unavailable: working alone', reason: change.reason },
+        ),
+      ),
   });
+  // Briefly: an instance that cannot reach Redis starts alone and joins when it can.
+  await gateway.cluster?.ready(REDIS_STARTUP_WAIT_MS);
   const server = createServer(gateway.yoga);
   const sockets = attachWebSockets(server, gateway);
   const host = process.env.HOST ?? (sandbox ? '127.0.0.1' : '0.0.0.0');

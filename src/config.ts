@@ -67,6 +67,31 @@ export const DEFAULT_LIVE: LiveConfig = {
   idleTimeoutMs: 60_000,
 };
 
+/** Several instances cooperating through Redis (`redisUrl`); see src/cluster/README.md. */
+export interface ClusterConfig {
+  /** Prefix of every Redis key and channel, so one Redis can serve several deployments. @default 'pgw:' */
+  keyPrefix: string;
+  /** Snapshots, delta logs and alias pointers expire this long after their last write. @default 86_400_000 (24 h) */
+  snapshotTtlMs: number;
+  /** A sealed snapshot larger than this is not stored (its plan warms with an export). @default 64 MiB */
+  maxSnapshotBytes: number;
+  /**
+   * Lease of one upstream sync across instances, renewed while the sync runs: the longest other
+   * instances wait when its holder dies mid-sync. @default 5_000
+   */
+  flightLeaseMs: number;
+  /** A Redis command slower than this counts as failed: the instance goes on alone. @default 1_000 */
+  commandTimeoutMs: number;
+}
+
+export const DEFAULT_CLUSTER: ClusterConfig = {
+  keyPrefix: 'pgw:',
+  snapshotTtlMs: 86_400_000,
+  maxSnapshotBytes: 64 * 1024 * 1024,
+  flightLeaseMs: 5_000,
+  commandTimeoutMs: 1_000,
+};
+
 export interface GatewayConfig {
   /** REST base URL including `/v1`. Tokens are forwarded to this origin only. */
   upstreamUrl: string;
@@ -92,6 +117,14 @@ export interface GatewayConfig {
   graphiqlDefaultHeaders?: Record<string, string>;
   /** Subscriptions: their share of each token's quota and their limits. @default DEFAULT_LIVE */
   live: LiveConfig;
+  /**
+   * Redis (or Valkey) shared by every instance: the request ledger, one sync per (token, plan)
+   * in the cluster, relayed deltas, snapshots, one poller per (token, plan). `redis://` or
+   * `rediss://`. @default undefined: one process, everything in memory
+   */
+  redisUrl?: string;
+  /** Tuning of the cluster tier (used with `redisUrl`). @default DEFAULT_CLUSTER */
+  cluster: ClusterConfig;
 }
 
 export function defaultConfig(upstreamUrl: string): GatewayConfig {
@@ -105,5 +138,6 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     metrics: 'always',
     graphiql: true,
     live: { ...DEFAULT_LIVE },
+    cluster: { ...DEFAULT_CLUSTER },
   };
 }

@@ -19,7 +19,7 @@
  * requests an hour, leaving 100 for reads and writes.
  */
 import type { UpstreamMeter } from '../upstream/client.js';
-import { createRequestLedger, type RequestLedger, type RequestUsage } from '../upstream/ledger.js';
+import { createRequestLedger, type RequestUsage } from '../upstream/ledger.js';
 
 /** Polls never take the last 5% of a token's requests (see 3. above). */
 export const HEADROOM_SHARE = 0.05;
@@ -46,7 +46,13 @@ export interface PollBudgetOptions {
    * The ledger of poll requests alone.
    * @default an in-process ledger with `limit: allowance`
    */
-  polls?: RequestLedger;
+  polls?: PollLedger;
+}
+
+/** Counts poll requests; a shared (cluster-wide) ledger may answer asynchronously. */
+export interface PollLedger {
+  record(tokenKey: string): void;
+  usage(tokenKey: string): RequestUsage | Promise<RequestUsage>;
 }
 
 export interface PollBudgetUsage {
@@ -89,7 +95,7 @@ export function createPollBudget(options: PollBudgetOptions): PollBudget {
       const total = await usage(tokenKey);
       const at = now();
       let until = at;
-      const spent = polls.usage(tokenKey);
+      const spent = await polls.usage(tokenKey);
       if (spent.used >= allowance) until = Math.max(until, spent.resetsAt ?? at + MIN_WAIT_MS);
       if (total.remaining <= headroom) until = Math.max(until, total.resetsAt ?? at + MIN_WAIT_MS);
       return until - at;
@@ -102,7 +108,7 @@ export function createPollBudget(options: PollBudgetOptions): PollBudget {
     }),
     usage: async (tokenKey) => ({
       allowance,
-      polls: polls.usage(tokenKey),
+      polls: await polls.usage(tokenKey),
       total: await usage(tokenKey),
     }),
   };

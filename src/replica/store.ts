@@ -34,6 +34,13 @@
  *    is loaded in full instead. A `clear()` during a flight discards its answer (its readers
  *    still get it).
  *
+ * 5. Relayed answers (a cluster of gateways, see src/cluster): `fetchPlan` may hand back the
+ *    answer to a request another instance sent (`sentAt`, `relayed`), and `applyRelayed` stores
+ *    one no reader asked for. An answer sent before this instance's flight cannot vouch for a
+ *    write applied here meanwhile: only its knowledge can (rule 3 without the epoch). Ages count
+ *    from its own `sentAt`. A relayed answer at the knowledge the replica already has brings
+ *    nothing new and is not merged again.
+ *
  * Failures: when `classifyFailure` names a reason (rate limited, upstream error or down) and a
  * replica is held, the read is answered from it with `stale: { reason, error }` and its age.
  * Anything else (401, 403, 404, a malformed body...) is rethrown untouched, and the replica of
@@ -74,12 +81,21 @@ export interface FetchPlanRequest {
   readonly signal?: AbortSignal;
   /** The `meter` of the read that started this sync, as it gave it. */
   readonly meter?: unknown;
+  /**
+   * Epoch ms: an answer to any upstream request sent at or after this time satisfies every
+   * reader of this sync, so a cluster may hand back another instance's answer instead of calling.
+   */
+  readonly notSentBefore: number;
 }
 
 export interface FetchPlanResult {
   readonly data: ResponseData['getPlanById'];
   /** Size of the response body in bytes; feeds the memory estimate. */
   readonly bytes: number;
+  /** When the request that produced `data` was sent, if before this sync (another instance's). */
+  readonly sentAt?: number;
+  /** The answer came from another gateway instance (see rule 5). */
+  readonly relayed?: boolean;
 }
 
 /** What changed a replica: a sync's answer, or the entities of a write applied at once. */
@@ -101,6 +117,8 @@ export interface AppliedChange {
   /** The replica before the change, when one was held. */
   readonly previous?: PlanSnapshot;
   readonly snapshot: PlanSnapshot;
+  /** Another gateway instance fetched it (rule 5): this one must not relay it again. */
+  readonly relayed?: boolean;
 }
 
 export interface ReplicaStoreOptions {
@@ -252,8 +270,13 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     const current = cache.peek(key);
     const currentMonth: IsoDate = monthOf(now());
     const pending = [...(current?.pending ?? []), ...takeOrphanWrites(tokenKey, planId)];
+    const relayed = result.relayed === true;
 
-    if (current && data.server_knowledge < current.state.serverKnowledge) {
+    if (
+      current &&
+      (data.server_knowledge < current.state.serverKnowledge ||
+        (relayed && data.server_knowledge === current.state.serverKnowledge))
+    ) {
       const kept = { ...current, syncedAt: Math.max(current.syncedAt, sentAt) };
       if (generationAtSend === generation) cache.set(key, kept);
       return kept;
@@ -300,13 +323,18 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         },
         ...(current ? { previous: current.snapshot } : {}),
         snapshot: entry.snapshot,
+        ...(relayed ? { relayed } : {}),
       });
     }
     return entry;
   }
 
   /** Private: one flight: the upstream calls for a requested id, and the commit. */
-  async function sync(request: ReplicaReadRequest, sentAt: number): Promise<Outcome> {
+  async function sync(
+    request: ReplicaReadRequest,
+    sentAt: number,
+    notSentBefore: number,
+  ): Promise<Outcome> {
     const { token, tokenKey, planId: requested } = request;
     const epochAtSend = writeEpoch;
     const generationAtSend = generation;
@@ -325,6 +353,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         ...(knowledge === undefined ? {} : { lastKnowledgeOfServer: knowledge }),
         ...(request.meter === undefined ? {} : { meter: request.meter }),
         signal,
+        notSentBefore,
       });
       assertPlanExport(result?.data);
       return result;
@@ -348,13 +377,15 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       if (result.data.plan.id !== resolved) {
         throw new ReplicaDataError('data.plan.id', `the plan id ${resolved}`, result.data.plan.id);
       }
+      // Rule 5: an answer sent before this flight vouches for no write applied since.
+      const answeredEarlier = result.sentAt !== undefined && result.sentAt < sentAt;
       const entry = commit(
         tokenKey,
         result,
         kind,
         knowledge,
-        sentAt,
-        epochAtSend,
+        answeredEarlier ? (result.sentAt as number) : sentAt,
+        answeredEarlier ? -1 : epochAtSend,
         generationAtSend,
       );
       if (
@@ -412,7 +443,10 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         flights.run(
           replicaKey(tokenKey, requested),
           forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge,
-          (sentAt) => sync(request, sentAt),
+          // A flight started later than this read (a follow-up, or a forced sync) is shared by
+          // readers that need data sent no earlier than its own start.
+          (sentAt) =>
+            sync(request, sentAt, forceSync || sentAt > arrival ? sentAt : arrival - maxAge),
         ),
         request.signal,
       );
@@ -481,6 +515,37 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     peek(tokenKey, planId) {
       const { entry } = lookup(tokenKey, planId);
       return entry ? answer(entry, 'none', now()) : undefined;
+    },
+
+    applyRelayed(tokenKey, relayed) {
+      assertKey('tokenKey', tokenKey);
+      assertPlanExport(relayed?.data);
+      const planId = relayed.data.plan.id;
+      const key = replicaKey(tokenKey, planId);
+      const current = cache.peek(key);
+      if (relayed.kind === 'delta') {
+        const from = relayed.fromKnowledge;
+        if (!current || from === undefined || from > current.state.serverKnowledge) return 'gap';
+      }
+      const knowledgeBefore = current?.state.serverKnowledge;
+      const entry = commit(
+        tokenKey,
+        { data: relayed.data, bytes: relayed.bytes, sentAt: relayed.sentAt, relayed: true },
+        relayed.kind,
+        relayed.fromKnowledge,
+        relayed.sentAt,
+        -1,
+        generation,
+      );
+      if (!cache.peek(key)) return 'gap';
+      for (const alias of relayed.aliases ?? []) {
+        if (alias !== planId) {
+          remember(tokenKey, alias, planId, relayed.aliasCheckedAt ?? relayed.sentAt);
+        }
+      }
+      return knowledgeBefore === undefined || entry.state.serverKnowledge > knowledgeBefore
+        ? 'applied'
+        : 'kept';
     },
 
     expire(tokenKey, planId) {

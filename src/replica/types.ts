@@ -19,6 +19,7 @@ import type {
   MonthSummaryBase,
   Payee,
   PayeeLocation,
+  ResponseData,
   ScheduledSubTransactionBase,
   ScheduledTransactionDetail,
   ScheduledTransactionSummaryBase,
@@ -197,6 +198,22 @@ export interface SavedEntities {
   readonly scheduledTransactions?: readonly ScheduledTransactionDetail[];
 }
 
+/** A sync answered to another gateway instance (see `ReplicaStore.applyRelayed`). */
+export interface RelayedSync {
+  readonly kind: 'full' | 'delta';
+  readonly data: ResponseData['getPlanById'];
+  /** For a delta: the knowledge it was asked from. */
+  readonly fromKnowledge?: number;
+  /** Clock time the upstream request that produced it was sent; ages count from here. */
+  readonly sentAt: number;
+  /** Size of the answer's JSON, for the memory estimate of a full export. */
+  readonly bytes: number;
+  /** Requested ids (`last-used`, `default`) that resolved to this plan. */
+  readonly aliases?: readonly string[];
+  /** When those aliases were resolved. @default sentAt */
+  readonly aliasCheckedAt?: number;
+}
+
 /** Per-token plan replicas: freshness, single-flight sync, read-your-writes, a byte budget. */
 export interface ReplicaStore {
   /** A replica no older than `freshness.maxAgeMs`: no call, one delta, or a full export. */
@@ -208,6 +225,15 @@ export interface ReplicaStore {
   applySaved(tokenKey: string, planId: string, saved: SavedEntities): PlanSnapshot | undefined;
   /** The replica held for (tokenKey, planId), whatever its age; never calls the upstream. */
   peek(tokenKey: string, planId: string): ReplicaRead | undefined;
+  /**
+   * Stores a sync another gateway instance made (the cluster relays it, or keeps it in its
+   * snapshot tier), without calling the upstream. A full export replaces or creates the replica;
+   * a delta is merged only into a replica it covers (asked from at most the replica's knowledge).
+   * Observers hear of it with `relayed: true`.
+   * @returns `applied`, `kept` (nothing newer in it: the replica only counts as synced at its
+   * `sentAt`), or `gap` (a delta asked from beyond the replica's knowledge, or none held)
+   */
+  applyRelayed(tokenKey: string, sync: RelayedSync): 'applied' | 'kept' | 'gap';
   /**
    * Makes the next read of (tokenKey, planId) sync whatever its max-age, keeping the data for
    * stale answers meanwhile. For a write whose outcome is unknown: the upstream may hold a change

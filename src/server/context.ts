@@ -26,8 +26,8 @@ export interface GatewayContext {
   readonly writes: Writes;
   /** Subscriptions to a plan's changes (src/live). */
   readonly live: LiveOperations;
-  /** This token's upstream usage as the gateway counted it. */
-  rateLimit(): RateLimitUsage;
+  /** This token's upstream usage as the gateway counted it (with a cluster: every instance's). */
+  rateLimit(): RateLimitUsage | Promise<RateLimitUsage>;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
+import { type Cluster, createCluster } from '../cluster/cluster.js';
+import type { LinkChange } from '../cluster/redis.js';
 import type { GatewayConfig } from '../config.js';
 import { createPollBudget } from '../live/budget.js';
 import type { LiveBus } from '../live/bus.js';
@@ -9,7 +11,7 @@ import type { PollLeases } from '../live/leases.js';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import { createLoaders, unauthenticated } from '../loaders/create-loaders.js';
 import { createRestCache } from '../loaders/rest-cache.js';
-import { createReplicaStore } from '../replica/store.js';
+import { createReplicaStore, type ReplicaStoreOptions } from '../replica/store.js';
 import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { schema } from '../schema/index.js';
@@ -54,6 +56,13 @@ export interface GatewayDeps {
    * poll requests. @default in-process (see src/live/README.md)
    */
   live?: { bus?: LiveBus; leases?: PollLeases; pollLedger?: RequestLedger };
+  /**
+   * Redis cooperation (see src/cluster). @default with `config.redisUrl`, one the gateway
+   * creates and closes; without it, none
+   */
+  cluster?: Cluster;
+  /** The Redis link went down (the instance works alone) or came back. @default ignored */
+  onClusterChange?: (change: LinkChange) => void;
 }
 
 export interface Gateway {
@@ -64,6 +73,8 @@ export interface Gateway {
   readonly config: GatewayConfig;
   /** Subscriptions: pollers, change logs, the event bus (see src/live/README.md). */
   readonly live: LiveHub;
+  /** Cooperation with other instances through Redis, when configured. */
+  readonly cluster?: Cluster;
   /**
    * Ends every subscription and closes the upstream pool; the HTTP server that serves `yoga` is
    * the caller's to close.
@@ -77,7 +88,20 @@ export interface Gateway {
  */
 export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
   const now = deps.now ?? Date.now;
-  const ledger = createRequestLedger({ ...config.rateLimit, now });
+  const cluster =
+    deps.cluster ??
+    (config.redisUrl === undefined
+      ? undefined
+      : createCluster({
+          ...config.cluster,
+          url: config.redisUrl,
+          now,
+          ...(deps.onClusterChange ? { onChange: deps.onClusterChange } : {}),
+        }));
+  // With a cluster, `rateLimit` and the poll budget count every instance's requests.
+  const sharedLedger = cluster?.ledger('calls', config.rateLimit);
+  const ledger = sharedLedger ?? createRequestLedger({ ...config.rateLimit, now });
+  const usage = (tokenKey: string) => sharedLedger?.shared(tokenKey) ?? ledger.usage(tokenKey);
   const upstream = createUpstreamClient({
     baseUrl: config.upstreamUrl,
     ledger,
@@ -85,7 +109,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
   });
-  const replicas = createReplicaStore({
+  const storeOptions: ReplicaStoreOptions = {
     maxBytes: config.replicaMaxBytes,
     now,
     classifyFailure,
@@ -107,24 +131,34 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       );
       return { data, bytes };
     },
-  });
+  };
+  const store = createReplicaStore(withCluster(cluster, storeOptions));
+  const replicas = cluster ? cluster.replicas(store) : store;
+  const sharedPolls = cluster?.ledger('polls', config.rateLimit);
   const restCache = createRestCache({ classifyFailure, now });
   const live = createLiveHub({
     replicas,
     fetchDelta: ({ token, planId, since }) =>
       upstream.getPlanById({ token }, { planId, lastKnowledgeOfServer: since }),
     budget: createPollBudget({
-      usage: (tokenKey) => ledger.usage(tokenKey),
+      usage,
       ...config.rateLimit,
       share: config.live.budgetShare,
       maxAgeMs: config.maxAgeMs,
       now,
       ...(deps.live?.pollLedger ? { polls: deps.live.pollLedger } : {}),
+      ...(sharedPolls && !deps.live?.pollLedger
+        ? { polls: { record: sharedPolls.record, usage: sharedPolls.shared } }
+        : {}),
     }),
     scheduler: deps.scheduler ?? createSystemScheduler(now),
     maxSubscriptionsPerToken: config.live.maxSubscriptionsPerToken,
-    ...(deps.live?.bus ? { bus: deps.live.bus } : {}),
-    ...(deps.live?.leases ? { leases: deps.live.leases } : {}),
+    ...(deps.live?.bus ? { bus: deps.live.bus } : cluster ? { bus: cluster.bus } : {}),
+    ...(deps.live?.leases
+      ? { leases: deps.live.leases }
+      : cluster
+        ? { leases: cluster.leases }
+        : {}),
   });
 
   const plugins = [
@@ -215,7 +249,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         live: live.forOperation({ credentials, freshness, loaders }),
         rateLimit: () => {
           if (!credentials) throw unauthenticated();
-          return ledger.usage(credentials.tokenKey);
+          return usage(credentials.tokenKey);
         },
       };
     },
@@ -228,9 +262,28 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ledger,
     config,
     live,
+    ...(cluster ? { cluster } : {}),
     async close() {
       await live.close();
       await upstream.close();
+      if (cluster && !deps.cluster) await cluster.close();
+    },
+  };
+}
+
+// Private: with a cluster, syncs go through its single flight and stored changes are relayed.
+function withCluster(
+  cluster: Cluster | undefined,
+  options: ReplicaStoreOptions,
+): ReplicaStoreOptions {
+  if (!cluster) return options;
+  const { onApplied } = options;
+  return {
+    ...options,
+    fetchPlan: cluster.fetchPlan(options.fetchPlan),
+    onApplied: (change) => {
+      onApplied?.(change);
+      cluster.applied(change);
     },
   };
 }

@@ -1,0 +1,159 @@
+/**
+ * `createCluster(options)`: what one gateway instance needs to cooperate with the others through
+ * Redis, as the seams `createGateway` already has (see README.md here):
+ *
+ * - `ledger(kind)`: the request ledger every instance counts in (`rateLimit`, the poll budget);
+ * - `fetchPlan(inner)`: one sync per (token, plan) in the cluster, its delta relayed;
+ * - `replicas(store)`: the store as the gateway reads it, a cold read warming from the snapshot
+ *   tier first; within max-age nothing here is touched;
+ * - `applied`: the store's observer (follows the relays of every replica held here);
+ * - `leases` and `bus`: the live updates' poll leases and event target.
+ *
+ * Nothing here throws because Redis is away: each part falls back to this instance alone.
+ */
+import { randomBytes } from 'node:crypto';
+import { type ClusterConfig, DEFAULT_CLUSTER } from '../config.js';
+import { createLiveBus, type LiveBus } from '../live/bus.js';
+import type { PollLeases } from '../live/leases.js';
+import type { AppliedChange, FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
+import type { ReplicaStore } from '../replica/types.js';
+import { ClusterEventTarget } from './bus.js';
+import { clusterFetchPlan } from './flights.js';
+import { createRedisPollLeases } from './leases.js';
+import { createSharedLedger, type SharedLedger } from './ledger.js';
+import { createRedisLink, type LinkChange, type RedisLink, type RedisLinkStats } from './redis.js';
+import { createReplicaTier, type ReplicaTier, type TierStats } from './replica-tier.js';
+import { TokenSeals } from './seal.js';
+
+type FetchPlan = (request: FetchPlanRequest) => Promise<FetchPlanResult>;
+
+export interface ClusterOptions extends Partial<ClusterConfig> {
+  /** `redis://` or `rediss://` URL of the Redis (or Valkey) every instance shares. */
+  url: string;
+  /** @default Date.now */
+  now?: () => number;
+  /** The link went down (the instance works alone) or came back: log it, count it. */
+  onChange?: (change: LinkChange) => void;
+  /** Unexpected failures (unreadable relays, failed installs); the instance carries on. */
+  onError?: (error: unknown) => void;
+}
+
+export interface ClusterStats extends RedisLinkStats, TierStats {
+  /** Redis unavailable: this instance is working alone. */
+  readonly degraded: boolean;
+}
+
+export interface Cluster {
+  /** This instance's id in Redis (random per process). */
+  readonly instanceId: string;
+  readonly link: RedisLink;
+  /** Resolves true once connected, false after `timeoutMs` (the instance then starts alone). */
+  ready(timeoutMs: number): Promise<boolean>;
+  /** A request ledger counted across instances; `kind` names what it counts (`calls`, `polls`). */
+  ledger(kind: string, options: { limit: number; windowMs: number }): SharedLedger;
+  readonly leases: PollLeases;
+  readonly bus: LiveBus;
+  fetchPlan(inner: FetchPlan): FetchPlan;
+  /** Binds the store (once): the returned view warms cold reads from the snapshot tier. */
+  replicas(store: ReplicaStore): ReplicaStore;
+  /** The replica store's `onApplied` observer. */
+  applied(change: AppliedChange): void;
+  stats(): ClusterStats;
+  close(): Promise<void>;
+}
+
+export function createCluster(options: ClusterOptions): Cluster {
+  const {
+    url,
+    now = Date.now,
+    onChange,
+    onError = () => {},
+    keyPrefix = DEFAULT_CLUSTER.keyPrefix,
+    snapshotTtlMs = DEFAULT_CLUSTER.snapshotTtlMs,
+    maxSnapshotBytes = DEFAULT_CLUSTER.maxSnapshotBytes,
+    flightLeaseMs = DEFAULT_CLUSTER.flightLeaseMs,
+    commandTimeoutMs = DEFAULT_CLUSTER.commandTimeoutMs,
+  } = options;
+  const id = randomBytes(8);
+  const instanceId = id.toString('base64url');
+  const link = createRedisLink({
+    url,
+    prefix: keyPrefix,
+    commandTimeoutMs,
+    ...(onChange ? { onChange } : {}),
+  });
+  const seals = new TokenSeals();
+  let bound: ReplicaStore | undefined;
+  const store = (): ReplicaStore => {
+    if (!bound) throw new Error('createCluster: replicas(store) must be called before use');
+    return bound;
+  };
+  const tier: ReplicaTier = createReplicaTier({
+    link,
+    seals,
+    instanceId: id,
+    store,
+    now,
+    ttlMs: snapshotTtlMs,
+    maxSnapshotBytes,
+    onError,
+  });
+  /** Cold reads of one replica share one warm-up. */
+  const warming = new Map<string, Promise<boolean>>();
+
+  return {
+    instanceId,
+    link,
+    ready: (timeoutMs) => link.ready(timeoutMs),
+    ledger: (kind, { limit, windowMs }) =>
+      createSharedLedger({ link, kind, instanceId, limit, windowMs, now }),
+    leases: createRedisPollLeases(link, instanceId),
+    bus: createLiveBus(new ClusterEventTarget({ link, seals, instanceId: id, onError })),
+    fetchPlan: (inner) =>
+      clusterFetchPlan(inner, {
+        link,
+        tier,
+        seals,
+        store,
+        owner: instanceId,
+        now,
+        leaseMs: flightLeaseMs,
+      }),
+
+    replicas(inner) {
+      if (bound) throw new Error('createCluster: replicas(store) was already called');
+      bound = inner;
+      return {
+        ...inner,
+        async read(request) {
+          seals.remember(request.token, request.tokenKey);
+          if (link.available && inner.peek(request.tokenKey, request.planId) === undefined) {
+            const key = `${request.tokenKey}/${request.planId}`;
+            let warm = warming.get(key);
+            if (!warm) {
+              warm = tier
+                .warm(request)
+                .catch((error: unknown) => {
+                  onError(error);
+                  return false;
+                })
+                .finally(() => warming.delete(key));
+              warming.set(key, warm);
+            }
+            await warm;
+          }
+          return inner.read(request);
+        },
+      };
+    },
+
+    applied: (change) => tier.observe(change),
+
+    stats: () => ({ ...link.stats(), ...tier.stats(), degraded: !link.available }),
+
+    async close() {
+      tier.close();
+      await link.close();
+    },
+  };
+}

@@ -1,0 +1,275 @@
+/**
+ * Cluster-wide single flight: one upstream sync per (token, plan) at a time across instances.
+ * It wraps the replica store's `fetchPlan`, below the store's own single flight, so it only
+ * sees syncs the store decided to send.
+ *
+ * 1. Take the flight lease `f:<digest>` (owner id, TTL `leaseMs`, renewed while the sync runs).
+ *    The same script answers "paused" when another instance's read of the token failed with a
+ *    429 or 5xx lately: the read fails at once with that failure (the replica answers stale), as
+ *    the upstream client's own read pause does on one instance.
+ * 2. Holding the lease: use another instance's answer if one arrived meanwhile that satisfies
+ *    the readers (sent at or after `notSentBefore`), else call the upstream; relay the delta
+ *    (or store the export as the snapshot) and release the lease in the same round trip.
+ * 3. Lease held elsewhere: wait for that instance's relay (woken by it) or for the lease to pass
+ *    (a holder that died stops renewing), then go to 1. A cold replica instead looks for the
+ *    snapshot the holder stores. After `maxWaitMs` the sync goes alone.
+ *
+ * Without Redis (or when a command fails) every step falls back to calling the upstream.
+ */
+import type { FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
+import type { ReplicaStore } from '../replica/types.js';
+import { isUpstreamError, UpstreamError } from '../upstream/errors.js';
+import { ACQUIRE, RELEASE } from './leases.js';
+import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
+import type { ReplicaTier } from './replica-tier.js';
+import { openJson, redisName, sealJson, type TokenSeal, type TokenSeals } from './seal.js';
+
+type FetchPlan = (request: FetchPlanRequest) => Promise<FetchPlanResult>;
+
+export interface ClusterFlightsOptions {
+  link: RedisLink;
+  tier: ReplicaTier;
+  seals: TokenSeals;
+  store: () => ReplicaStore;
+  /** This instance's id; each flight's owner id starts with it. */
+  owner: string;
+  /** @default Date.now */
+  now?: () => number;
+  /** Lease of one sync, renewed every third of it while the sync runs. @default 5_000 */
+  leaseMs?: number;
+  /** Longest wait for another instance's sync before sending one's own. @default 30_000 */
+  maxWaitMs?: number;
+  /** How often a cold flight checks the lease while another instance loads the plan. @default 50 */
+  pollMs?: number;
+}
+
+/** ['paused', ms left, sealed failure] | ['ok'] | ['held', ms left] */
+const TAKE_FLIGHT = luaScript(`
+local pause = redis.call('GET', KEYS[2])
+if pause then return { 'paused', redis.call('PTTL', KEYS[2]), pause } end
+local owner = redis.call('GET', KEYS[1])
+if owner == false or owner == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return { 'ok' }
+end
+return { 'held', redis.call('PTTL', KEYS[1]) }
+`);
+
+/** Pauses the token's reads cluster-wide and releases the flight. */
+const FAIL_FLIGHT = luaScript(`
+if tonumber(ARGV[3]) > 0 then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+`);
+
+/** The read pause after a failure, as `read-backoff.ts` has it: Retry-After, else 30 s / 5 s. */
+const PAUSE_RATE_LIMITED_MS = 30_000;
+const PAUSE_FAILURE_MS = 5_000;
+const PAUSE_MAX_MS = 600_000;
+
+export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOptions): FetchPlan {
+  const {
+    link,
+    tier,
+    seals,
+    store,
+    owner,
+    now = Date.now,
+    leaseMs = 5_000,
+    maxWaitMs = 30_000,
+    pollMs = 50,
+  } = options;
+  let sequence = 0;
+
+  /** Private: another instance's answer that satisfies this sync, if one arrived. */
+  function reusable(request: FetchPlanRequest, planId: string): FetchPlanResult | undefined {
+    const known = request.lastKnowledgeOfServer;
+    if (known === undefined) return undefined;
+    const relay = tier.latest(request.tokenKey, planId);
+    if (!relay || relay.sentAt < request.notSentBefore) return undefined;
+    const held = store().peek(request.tokenKey, planId)?.snapshot.serverKnowledge ?? -1;
+    // Mergeable onto what the sync asked from, or already merged into the replica.
+    if (relay.from > known && held < relay.to) return undefined;
+    return { data: relay.data, bytes: relay.bytes, sentAt: relay.sentAt, relayed: true };
+  }
+
+  async function lead(
+    request: FetchPlanRequest,
+    seal: TokenSeal,
+    planId: string,
+    flight: { key: string; owner: string },
+    pauseKey: string,
+  ): Promise<FetchPlanResult> {
+    const release = () => void link.script(RELEASE, [flight.key], [flight.owner]);
+    const reused = reusable(request, planId);
+    if (reused) {
+      release();
+      return reused;
+    }
+    if (request.lastKnowledgeOfServer === undefined) {
+      const stored = await tier.load(seal, request.planId);
+      if (
+        stored &&
+        stored.sentAt >= request.notSentBefore &&
+        tier.install(request.tokenKey, request.planId, stored)
+      ) {
+        release();
+        // Installed with the deltas after it; the store keeps that (it is as new or newer).
+        return { data: stored.data, bytes: stored.bytes, sentAt: stored.sentAt, relayed: true };
+      }
+    }
+    const renew = setInterval(
+      () => void link.script(ACQUIRE, [flight.key], [flight.owner, leaseMs]),
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    let renewing = true;
+    const sentAt = now();
+    try {
+      const result = await fetchPlan(request);
+      const resolved = result.data.plan.id;
+      const aliases = request.planId === resolved ? [] : [request.planId];
+      const from = request.lastKnowledgeOfServer;
+      if (from === undefined) {
+        // Stored in the background (the lease held meanwhile): the readers need not wait for it.
+        renewing = false;
+        void tier
+          .storeExport(seal, result.data, sentAt, aliases, flight)
+          .finally(() => clearInterval(renew));
+      } else if (resolved === planId) {
+        await tier.publishDelta(
+          seal,
+          { from, to: result.data.server_knowledge, sentAt, aliases, data: result.data },
+          flight,
+        );
+      } else {
+        // The alias moved: this answer is relative to another plan's knowledge, no delta of it.
+        release();
+      }
+      return result;
+    } catch (error) {
+      await pauseAfter(error, seal, flight, pauseKey);
+      throw error;
+    } finally {
+      if (renewing) clearInterval(renew);
+    }
+  }
+
+  /** Private: a read failure that will recur for a while pauses the token's reads everywhere. */
+  async function pauseAfter(
+    error: unknown,
+    seal: TokenSeal,
+    flight: { key: string; owner: string },
+    pauseKey: string,
+  ): Promise<void> {
+    const pause =
+      isUpstreamError(error) && error.retryable && error.attempts > 0
+        ? Math.min(
+            PAUSE_MAX_MS,
+            error.retryAfterMs ?? (error.status === 429 ? PAUSE_RATE_LIMITED_MS : PAUSE_FAILURE_MS),
+          )
+        : 0;
+    const blob =
+      pause > 0 && isUpstreamError(error)
+        ? await sealJson(
+            seal,
+            {
+              message: error.message,
+              status: error.status,
+              kind: error.kind,
+              upstream: error.upstream,
+            },
+            pauseKey,
+          )
+        : '';
+    await link.script(FAIL_FLIGHT, [flight.key, pauseKey], [flight.owner, blob, pause]);
+  }
+
+  /** Private: the failure another instance met, repeated here without a request. */
+  async function pausedError(
+    seal: TokenSeal,
+    blob: Buffer,
+    leftMs: number,
+    pauseKey: string,
+  ): Promise<UpstreamError | undefined> {
+    const failure = await openJson(seal, blob, pauseKey).catch(() => undefined);
+    if (typeof failure !== 'object' || failure === null) return undefined;
+    const { message, status, kind, upstream } = failure as Record<string, unknown>;
+    if (kind !== 'http' && kind !== 'network' && kind !== 'timeout' && kind !== 'malformed') {
+      return undefined;
+    }
+    return new UpstreamError({
+      message: `${String(message)} (not sent: another gateway instance met this failure; reads of this token pause for ${Math.ceil(leftMs / 1000)} s more)`,
+      operationId: 'getPlanById',
+      method: 'GET',
+      status: typeof status === 'number' ? status : null,
+      kind,
+      upstream: isRestError(upstream) ? upstream : null,
+      retryable: true,
+      outcomeUnknown: false,
+      attempts: 0,
+      retryAfterMs: leftMs,
+    });
+  }
+
+  return async function fetchThroughCluster(request) {
+    const { token, tokenKey, signal } = request;
+    const seal = seals.remember(token, tokenKey);
+    if (!link.available) return fetchPlan(request);
+    const held = store().peek(tokenKey, request.planId);
+    const planId = held?.snapshot.planId ?? request.planId;
+    sequence += 1;
+    const flight = {
+      key: `${link.prefix}f:${redisName('flight', tokenKey, planId)}`,
+      owner: `${owner}.${sequence}`,
+    };
+    const pauseKey = `${link.prefix}p:${redisName('pause', tokenKey)}`;
+    const deadline = now() + maxWaitMs;
+    for (;;) {
+      signal?.throwIfAborted();
+      const reused = reusable(request, planId);
+      if (reused) return reused;
+      const reply = await link.script(
+        TAKE_FLIGHT,
+        [flight.key, pauseKey],
+        [flight.owner, leaseMs],
+        true,
+      );
+      if (reply === UNAVAILABLE || !Array.isArray(reply)) return fetchPlan(request);
+      const [state, left, blob] = reply as unknown[];
+      const verdict = Buffer.isBuffer(state) ? state.toString('utf8') : String(state);
+      const leftMs = Math.max(1, typeof left === 'number' ? left : Number(String(left ?? 0)));
+      if (verdict === 'paused' && Buffer.isBuffer(blob)) {
+        const error = await pausedError(seal, blob, leftMs, pauseKey);
+        if (error) throw error;
+        return fetchPlan(request);
+      }
+      if (verdict === 'ok') return lead(request, seal, planId, flight, pauseKey);
+      if (now() >= deadline) return fetchPlan(request);
+      if (held) await tier.nextRelay(tokenKey, planId, Math.min(leftMs, leaseMs), signal);
+      else await sleep(Math.min(leftMs, pollMs), signal);
+    }
+  };
+}
+
+function isRestError(value: unknown): value is NonNullable<UpstreamError['upstream']> {
+  if (typeof value !== 'object' || value === null) return false;
+  const { status, id, name, detail } = value as Record<string, unknown>;
+  return (
+    typeof status === 'number' &&
+    typeof id === 'string' &&
+    typeof name === 'string' &&
+    typeof detail === 'string'
+  );
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

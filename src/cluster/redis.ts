@@ -1,0 +1,285 @@
+/**
+ * The gateway's link to Redis (or Valkey): one connection for commands, one for pub/sub, and
+ * the rule that makes a cluster safe to run: **Redis is never on a client's critical path**.
+ *
+ * - Commands fail at once while the link is down (no offline queue), and after
+ *   `commandTimeoutMs` when Redis hangs; every caller falls back to what this instance knows
+ *   alone (its own ledger, its own replicas, polling on its own). Clients see no error.
+ * - ioredis reconnects by itself (back-off up to 2 s) and the pub/sub connection resubscribes;
+ *   `onChange` tells the gateway when the link goes down and comes back, which it logs (a
+ *   warning) and exposes as a metric. Whoever keeps state in Redis re-sends it on `available`
+ *   (the ledger), because a Redis that restarted may have lost everything.
+ * - ioredis is loaded with a dynamic import when a link is created: a gateway without
+ *   `REDIS_URL` never loads it. The link exists at once and is unavailable until connected.
+ *
+ * Round trips are counted (a pipeline or a script is one), for the benchmark's "Redis round
+ * trips per operation".
+ */
+
+import { createHash } from 'node:crypto';
+import type { Redis, RedisOptions } from 'ioredis';
+
+/** Returned instead of a result when Redis could not answer; the caller goes on alone. */
+export const UNAVAILABLE: unique symbol = Symbol('redis unavailable');
+export type Unavailable = typeof UNAVAILABLE;
+
+export interface RedisLinkOptions {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://` for TLS. */
+  url: string;
+  /** Prefix of every key and channel, so one Redis can serve several deployments. @default 'pgw:' */
+  prefix?: string;
+  /** A command that takes longer counts as failed (the caller goes on alone). @default 1_000 */
+  commandTimeoutMs?: number;
+  /** Told on every change: down (with the reason) or back up. */
+  onChange?: (change: LinkChange) => void;
+}
+
+export type LinkChange =
+  | { readonly available: true; readonly first: boolean }
+  | { readonly available: false; readonly reason: string };
+
+export interface RedisLinkStats {
+  readonly available: boolean;
+  /** Round trips sent (commands, pipelines, scripts, publishes). */
+  readonly roundTrips: number;
+  /** Operations that found Redis unavailable or failed, and went on without it. */
+  readonly fallbacks: number;
+  /** Times the link went down. */
+  readonly outages: number;
+}
+
+/** A Lua script run by its SHA1 (sent in full once per connection when Redis lacks it). */
+export interface LuaScript {
+  readonly lua: string;
+  readonly sha: string;
+}
+
+export function luaScript(lua: string): LuaScript {
+  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
+}
+
+export interface RedisLink {
+  readonly prefix: string;
+  readonly available: boolean;
+  stats(): RedisLinkStats;
+  /** One round trip with the command connection; `UNAVAILABLE` when Redis cannot answer. */
+  run<T>(op: (redis: Redis) => Promise<T>): Promise<T | Unavailable>;
+  /** Runs a script (one round trip); replies with buffers when `buffers` is true. */
+  script(
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number | Buffer)[],
+    buffers?: boolean,
+  ): Promise<unknown>;
+  publish(channel: string, message: Buffer): Promise<boolean>;
+  /** Calls `onMessage` for each message on `channel` until the returned function is called. */
+  subscribe(channel: string, onMessage: (message: Buffer) => void): () => void;
+  /** Calls `listener` each time the link comes (back) up. */
+  onAvailable(listener: () => void): () => void;
+  /** Resolves true once connected, false after `timeoutMs` without a connection. */
+  ready(timeoutMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const RECONNECT_MAX_MS = 2_000;
+
+/**
+ * Creates the link at once and connects in the background (ioredis is imported on the way):
+ * until the connection is up the link is unavailable, and callers go on alone.
+ */
+export function createRedisLink(options: RedisLinkOptions): RedisLink {
+  const { url, prefix = 'pgw:', commandTimeoutMs = 1_000, onChange } = options;
+  if (!/^rediss?:\/\//.test(url)) {
+    throw new TypeError(`REDIS_URL must start with redis:// or rediss://, got ${redactUrl(url)}`);
+  }
+  let commands: Redis | undefined;
+  let events: Redis | undefined;
+  let roundTrips = 0;
+  let fallbacks = 0;
+  let outages = 0;
+  let available = false;
+  let everUp = false;
+  let closed = false;
+  const listeners = new Set<() => void>();
+  const handlers = new Map<string, Set<(message: Buffer) => void>>();
+
+  let state: 'connecting' | 'up' | 'down' = 'connecting';
+
+  function update(reason: string): void {
+    if (closed) return;
+    if (commands?.status === 'ready' && events?.status === 'ready') {
+      if (state === 'up') return;
+      state = 'up';
+      available = true;
+      onChange?.({ available: true, first: !everUp });
+      everUp = true;
+      for (const listener of [...listeners]) listener();
+      return;
+    }
+    available = false;
+    // One connection ready while the other is still on its way is no failure.
+    if (state === 'down' || reason === 'ready') return;
+    state = 'down';
+    outages += 1;
+    onChange?.({ available: false, reason });
+  }
+
+  function sendSubscribe(channel: string): void {
+    if (!events) return;
+    roundTrips += 1;
+    events.subscribe(channel).catch(() => {
+      fallbacks += 1;
+    });
+  }
+
+  const connecting = import('ioredis').then(({ Redis }) => {
+    if (closed) return;
+    const common: RedisOptions = {
+      retryStrategy: (times) => Math.min(100 * times, RECONNECT_MAX_MS),
+      connectTimeout: 2_000,
+      lazyConnect: true,
+    };
+    commands = new Redis(url, {
+      ...common,
+      // Fail fast: a command while disconnected must not wait for a reconnection.
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: commandTimeoutMs,
+      connectionName: 'plans-gateway',
+    });
+    events = new Redis(url, {
+      ...common,
+      // Subscriptions made while disconnected are sent on connection, and restored after one.
+      enableOfflineQueue: true,
+      autoResubscribe: true,
+      maxRetriesPerRequest: null,
+      connectionName: 'plans-gateway-events',
+    });
+    for (const client of [commands, events]) {
+      client.on('ready', () => update('ready'));
+      client.on('close', () => update('connection closed'));
+      client.on('end', () => update('connection ended'));
+      // Without a listener ioredis prints every failed reconnection; the state change says enough.
+      client.on('error', (error: Error) => update(error.message));
+    }
+    events.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+      for (const handler of handlers.get(channel.toString('utf8')) ?? []) handler(message);
+    });
+    for (const channel of handlers.keys()) sendSubscribe(channel);
+    void commands.connect().catch(() => update('connection refused'));
+    void events.connect().catch(() => update('connection refused'));
+  });
+  connecting.catch((error: unknown) => {
+    outages += 1;
+    onChange?.({
+      available: false,
+      reason: `ioredis could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
+    });
+  });
+
+  const link: RedisLink = {
+    prefix,
+    get available() {
+      return available;
+    },
+    stats: () => ({ available, roundTrips, fallbacks, outages }),
+
+    async run(op) {
+      if (!available || !commands) {
+        fallbacks += 1;
+        return UNAVAILABLE;
+      }
+      roundTrips += 1;
+      try {
+        return await op(commands);
+      } catch {
+        fallbacks += 1;
+        return UNAVAILABLE;
+      }
+    },
+
+    async script(script, keys, args, buffers = false) {
+      return link.run(async (redis) => {
+        const call = (useSha: boolean) => {
+          const command = useSha ? 'EVALSHA' : 'EVAL';
+          const all = [useSha ? script.sha : script.lua, keys.length, ...keys, ...args];
+          return buffers ? redis.callBuffer(command, all) : redis.call(command, all);
+        };
+        try {
+          return await call(true);
+        } catch (error) {
+          if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+          roundTrips += 1;
+          return await call(false);
+        }
+      });
+    },
+
+    async publish(channel, message) {
+      const sent = await link.run((redis) => redis.publish(channel, message));
+      return sent !== UNAVAILABLE;
+    },
+
+    subscribe(channel, onMessage) {
+      let set = handlers.get(channel);
+      if (!set) {
+        set = new Set();
+        handlers.set(channel, set);
+        sendSubscribe(channel);
+      }
+      set.add(onMessage);
+      return () => {
+        const current = handlers.get(channel);
+        if (!current?.delete(onMessage) || current.size > 0) return;
+        handlers.delete(channel);
+        if (closed || !events) return;
+        roundTrips += 1;
+        events.unsubscribe(channel).catch(() => {
+          fallbacks += 1;
+        });
+      };
+    },
+
+    onAvailable(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+
+    ready(timeoutMs) {
+      if (available) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          stop();
+          resolve(false);
+        }, timeoutMs);
+        const stop = link.onAvailable(() => {
+          clearTimeout(timer);
+          stop();
+          resolve(true);
+        });
+      });
+    },
+
+    async close() {
+      closed = true;
+      available = false;
+      handlers.clear();
+      listeners.clear();
+      await connecting.catch(() => {});
+      await Promise.all(
+        [commands, events].map(async (client) => {
+          if (!client) return;
+          if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+          else client.disconnect();
+        }),
+      );
+    },
+  };
+  return link;
+}
+
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+}

@@ -1,0 +1,565 @@
+/**
+ * The replicas' shared tier in Redis: relayed deltas (L1 replication) and snapshots (warm start).
+ * See README.md here for the mechanism and its cost.
+ *
+ * Per (token, plan), named by `rid = redisName('replica', tokenKey, planId)`:
+ *
+ * | name         | what                                                                           |
+ * | ------------ | ------------------------------------------------------------------------------ |
+ * | `r:<rid>`    | channel: each delta an instance fetched, for the others holding the replica     |
+ * | `g:<rid>`    | sorted set: the same deltas since the snapshot (score: knowledge they reach)    |
+ * | `s:<rid>`    | hash: the snapshot: knowledge `k`, time `t` its data was asked for, sealed `d`  |
+ * | `a:<aid>`    | `<rid> <time>`: what an alias (`last-used`, `default`) of the token resolved to |
+ *
+ * Values are sealed with the token's key (`seal.ts`); deltas and snapshots are bound to their
+ * replica by the additional data (`delta:<rid>`, `snapshot:<rid>`). Redis sees digests, sizes,
+ * knowledge counters and times; never a token, an id, a name or an amount.
+ *
+ * - Relay: the instance whose request a delta answered publishes it and appends it to the log
+ *   (one script, one round trip) before its readers get their answer, so any later request to
+ *   another instance finds that instance's replica already updated. An instance holding the
+ *   replica at a knowledge the delta covers merges it (`applyRelayed`): no upstream call. One
+ *   that missed some catches up from the log; one the log cannot help syncs itself once.
+ * - Snapshot: written after a full export (by the instance that loaded it) and rewritten from a
+ *   replica when the log grows past `compactAfter` deltas or the snapshot is missing (Redis
+ *   restarted). An instance without the replica installs the snapshot and the log's deltas (one
+ *   round trip), then syncs at most one delta if that is older than the read accepts.
+ * - Bounds: every key expires `ttlMs` after its last write; the log keeps `maxLogEntries`; a
+ *   snapshot larger than `maxSnapshotBytes` sealed is not stored.
+ */
+import { LRUCache } from 'lru-cache';
+import type { AppliedChange } from '../replica/store.js';
+import type { ReplicaStore } from '../replica/types.js';
+import type { ResponseData } from '../upstream/types.js';
+import { planExportOf } from './plan-export.js';
+import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
+import { redisName, sealJson, type TokenSeal, type TokenSeals } from './seal.js';
+
+type PlanExport = ResponseData['getPlanById'];
+
+/** A delta one instance fetched, as relayed to the others and kept in the log. */
+export interface DeltaRelay {
+  readonly from: number;
+  readonly to: number;
+  /** When the upstream request was sent (its answer is at least that fresh). */
+  readonly sentAt: number;
+  /** Requested ids that resolved to this plan (`last-used`...). */
+  readonly aliases: readonly string[];
+  readonly data: PlanExport;
+  /** JSON bytes of `data` (memory estimate); not sent, measured on arrival. */
+  readonly bytes: number;
+}
+
+export interface StoredSnapshot {
+  readonly data: PlanExport;
+  readonly sentAt: number;
+  readonly bytes: number;
+  /** When an alias was last resolved to this plan, if the snapshot was found through one. */
+  readonly aliasCheckedAt?: number;
+  /** Deltas logged after the snapshot, oldest first. */
+  readonly deltas: readonly DeltaRelay[];
+}
+
+export interface ReplicaTierOptions {
+  link: RedisLink;
+  seals: TokenSeals;
+  /** 8 bytes naming this instance (to skip its own relays). */
+  instanceId: Buffer;
+  /** The replica store (created after the tier, since its fetch goes through the tier). */
+  store: () => ReplicaStore;
+  /** @default Date.now */
+  now?: () => number;
+  /** Every key expires this long after its last write. @default 86_400_000 (24 h) */
+  ttlMs?: number;
+  /** Sealed snapshots beyond this are not stored. @default 64 MiB */
+  maxSnapshotBytes?: number;
+  /** A new snapshot is written once the log holds this many deltas. @default 32 */
+  compactAfter?: number;
+  /** Deltas the log keeps at most. @default 64 */
+  maxLogEntries?: number;
+  /** Unexpected failures (unreadable messages, failed installs); logged by the caller. */
+  onError?: (error: unknown) => void;
+}
+
+export interface TierStats {
+  relaysPublished: number;
+  relaysApplied: number;
+  relayGaps: number;
+  snapshotsWritten: number;
+  snapshotsSkipped: number;
+  warmed: number;
+}
+
+/** Appends a delta, publishes it, releases the flight: [log size, snapshot knowledge or false]. */
+const PUBLISH_DELTA = luaScript(`
+redis.call('PUBLISH', KEYS[1], ARGV[1] .. ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[5]) + 1))
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+if redis.call('GET', KEYS[4]) == ARGV[6] then redis.call('DEL', KEYS[4]) end
+if KEYS[5] then redis.call('SET', KEYS[5], ARGV[7], 'PX', ARGV[4]) end
+return { redis.call('ZCARD', KEYS[2]), redis.call('HGET', KEYS[3], 'k') }
+`);
+
+/** Stores a snapshot unless a newer one is there; drops the deltas it covers; releases the flight. */
+const WRITE_SNAPSHOT = luaScript(`
+local k = tonumber(redis.call('HGET', KEYS[1], 'k') or '-1')
+local t = tonumber(redis.call('HGET', KEYS[1], 't') or '-1')
+local nk, nt = tonumber(ARGV[1]), tonumber(ARGV[2])
+local stored = 0
+if nk > k or (nk == k and nt > t) then
+  redis.call('HSET', KEYS[1], 'k', ARGV[1], 't', ARGV[2], 'd', ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+  stored = 1
+end
+if redis.call('GET', KEYS[3]) == ARGV[5] then redis.call('DEL', KEYS[3]) end
+if KEYS[4] then redis.call('SET', KEYS[4], ARGV[6], 'PX', ARGV[4]) end
+return stored
+`);
+
+/**
+ * The snapshot and the deltas after it, by replica (ARGV[2] = 'id', ARGV[3] = rid) or through an
+ * alias pointer (KEYS[1]): [rid, alias time or false, k, t, d, delta...] or false.
+ */
+const LOAD = luaScript(`
+local rid, checked = ARGV[3], false
+if ARGV[2] == 'alias' then
+  local pointer = redis.call('GET', KEYS[1])
+  if not pointer then return false end
+  local space = string.find(pointer, ' ', 1, true)
+  if not space then return false end
+  rid = string.sub(pointer, 1, space - 1)
+  checked = string.sub(pointer, space + 1)
+end
+local snap = redis.call('HMGET', ARGV[1] .. 's:' .. rid, 'k', 't', 'd')
+if not snap[3] then return false end
+local deltas = redis.call('ZRANGEBYSCORE', ARGV[1] .. 'g:' .. rid, '(' .. snap[1], '+inf')
+return { rid, checked, snap[1], snap[2], snap[3], unpack(deltas) }
+`);
+
+const ALIASES = new Set(['last-used', 'default']);
+/** Unsubscribes from replicas this instance no longer holds, this often. */
+const SWEEP_MS = 60_000;
+
+export interface ReplicaTier {
+  /** Names of one replica's keys. */
+  rid(tokenKey: string, planId: string): string;
+  /**
+   * A cold read: installs the snapshot and the deltas after it (one round trip) into the store.
+   * @returns false when the tier has nothing for it, Redis cannot answer, or the install failed
+   */
+  warm(request: { token: string; tokenKey: string; planId: string }): Promise<boolean>;
+  /** Installs a stored snapshot and its deltas into the store; false when it could not. */
+  install(tokenKey: string, requested: string, stored: StoredSnapshot): boolean;
+  /** The snapshot of a plan as stored, for a cold flight that waited for another instance. */
+  load(seal: TokenSeal, planId: string): Promise<StoredSnapshot | undefined>;
+  /**
+   * After this instance fetched a delta: relay it, log it, release the flight (one round trip),
+   * and refresh the snapshot in the background when due.
+   */
+  publishDelta(
+    seal: TokenSeal,
+    relay: Omit<DeltaRelay, 'bytes'>,
+    flight: { key: string; owner: string },
+  ): Promise<void>;
+  /** After this instance loaded a full export: store it as the snapshot, then release the flight. */
+  storeExport(
+    seal: TokenSeal,
+    data: PlanExport,
+    sentAt: number,
+    aliases: readonly string[],
+    flight: { key: string; owner: string },
+  ): Promise<void>;
+  /** The newest delta applied here for a replica (relayed, or fetched here), if any. */
+  latest(tokenKey: string, planId: string): DeltaRelay | undefined;
+  /** Resolves when a delta of the replica arrives, or after `ms`. */
+  nextRelay(tokenKey: string, planId: string, ms: number, signal?: AbortSignal): Promise<void>;
+  /** The replica store's observer: follows relays of every replica held here. */
+  observe(change: AppliedChange): void;
+  stats(): TierStats;
+  close(): void;
+}
+
+export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
+  const {
+    link,
+    seals,
+    instanceId,
+    store,
+    now = Date.now,
+    ttlMs = 86_400_000,
+    maxSnapshotBytes = 64 * 1024 * 1024,
+    compactAfter = 32,
+    maxLogEntries = 64,
+    onError = () => {},
+  } = options;
+  const key = (kind: string, name: string) => `${link.prefix}${kind}:${name}`;
+  const ridOf = (tokenKey: string, planId: string) => redisName('replica', tokenKey, planId);
+
+  const followed = new Map<string, { tokenKey: string; planId: string; stop: () => void }>();
+  const chains = new Map<string, Promise<void>>();
+  const latest = new LRUCache<string, DeltaRelay>({ max: 10_000 });
+  const waiters = new Map<string, Set<() => void>>();
+  const compacting = new Set<string>();
+  const resyncing = new Set<string>();
+  const stats: TierStats = {
+    relaysPublished: 0,
+    relaysApplied: 0,
+    relayGaps: 0,
+    snapshotsWritten: 0,
+    snapshotsSkipped: 0,
+    warmed: 0,
+  };
+
+  const sweep = setInterval(() => {
+    for (const [rid, { tokenKey, planId, stop }] of followed) {
+      if (store().peek(tokenKey, planId) === undefined) {
+        stop();
+        followed.delete(rid);
+        latest.delete(rid);
+      }
+    }
+  }, SWEEP_MS);
+  sweep.unref();
+
+  function wake(rid: string): void {
+    const set = waiters.get(rid);
+    if (!set) return;
+    waiters.delete(rid);
+    for (const resolve of set) resolve();
+  }
+
+  /** Private: runs `task` after every earlier task of the same replica (relays apply in order). */
+  function enqueue(rid: string, task: () => Promise<void>): void {
+    const previous = chains.get(rid) ?? Promise.resolve();
+    const next = previous.then(task).catch(onError);
+    chains.set(rid, next);
+    void next.then(() => {
+      if (chains.get(rid) === next) chains.delete(rid);
+    });
+  }
+
+  function follow(tokenKey: string, planId: string): void {
+    const rid = ridOf(tokenKey, planId);
+    if (followed.has(rid) || !seals.get(tokenKey)) return;
+    const stop = link.subscribe(key('r', rid), (message) => {
+      if (message.subarray(0, instanceId.length).equals(instanceId)) return;
+      enqueue(rid, async () => {
+        const seal = seals.get(tokenKey);
+        if (!seal) return;
+        const relay = await openDelta(seal, rid, message.subarray(instanceId.length));
+        await applyDelta(seal, tokenKey, planId, rid, relay);
+      });
+    });
+    followed.set(rid, { tokenKey, planId, stop });
+  }
+
+  async function openDelta(seal: TokenSeal, rid: string, blob: Buffer): Promise<DeltaRelay> {
+    const opened = await seal.open(blob, `delta:${rid}`);
+    const value: unknown = JSON.parse(opened.toString('utf8'));
+    if (!isRecord(value) || !isCount(value.from) || !isCount(value.to) || !isTime(value.sentAt)) {
+      throw new TypeError('a relayed delta must hold from, to and sentAt');
+    }
+    const aliases = Array.isArray(value.aliases)
+      ? value.aliases.filter((alias): alias is string => typeof alias === 'string')
+      : [];
+    return {
+      from: value.from,
+      to: value.to,
+      sentAt: value.sentAt,
+      aliases,
+      data: value.data as PlanExport,
+      bytes: opened.length,
+    };
+  }
+
+  async function applyDelta(
+    seal: TokenSeal,
+    tokenKey: string,
+    planId: string,
+    rid: string,
+    relay: DeltaRelay,
+  ): Promise<void> {
+    const outcome = store().applyRelayed(tokenKey, {
+      kind: 'delta',
+      data: relay.data,
+      fromKnowledge: relay.from,
+      sentAt: relay.sentAt,
+      bytes: relay.bytes,
+      aliases: relay.aliases,
+    });
+    if (outcome !== 'gap') {
+      stats.relaysApplied += 1;
+      remember(rid, relay);
+      return;
+    }
+    stats.relayGaps += 1;
+    if (store().peek(tokenKey, planId) === undefined) return;
+    await catchUp(seal, tokenKey, planId, rid);
+    const held = store().peek(tokenKey, planId);
+    if (held && held.snapshot.serverKnowledge < relay.to) resyncAlone(tokenKey, planId, rid);
+  }
+
+  function remember(rid: string, relay: DeltaRelay): void {
+    const previous = latest.get(rid);
+    if (!previous || previous.sentAt <= relay.sentAt) latest.set(rid, relay);
+    wake(rid);
+  }
+
+  /** Private: the logged deltas after the replica's knowledge, applied in order. */
+  async function catchUp(
+    seal: TokenSeal,
+    tokenKey: string,
+    planId: string,
+    rid: string,
+  ): Promise<void> {
+    const held = store().peek(tokenKey, planId);
+    if (!held) return;
+    const blobs = await link.run((redis) =>
+      redis.zrangebyscoreBuffer(key('g', rid), `(${held.snapshot.serverKnowledge}`, '+inf'),
+    );
+    if (blobs === UNAVAILABLE) return;
+    for (const blob of blobs) {
+      const relay = await openDelta(seal, rid, blob).catch((error: unknown) => {
+        onError(error);
+        return undefined;
+      });
+      if (!relay) continue;
+      const outcome = store().applyRelayed(tokenKey, {
+        kind: 'delta',
+        data: relay.data,
+        fromKnowledge: relay.from,
+        sentAt: relay.sentAt,
+        bytes: relay.bytes,
+        aliases: relay.aliases,
+      });
+      if (outcome !== 'gap') remember(rid, relay);
+    }
+  }
+
+  /**
+   * Private: the replica fell behind and the log cannot bring it up (Redis was away): one delta
+   * of its own, relayed to the others like any.
+   */
+  function resyncAlone(tokenKey: string, planId: string, rid: string): void {
+    const token = seals.tokenOf(tokenKey);
+    if (!token || resyncing.has(rid)) return;
+    resyncing.add(rid);
+    store()
+      .read({ token, tokenKey, planId, freshness: { maxAgeMs: 0 } })
+      .catch(() => {})
+      .finally(() => resyncing.delete(rid));
+  }
+
+  /** Private: writes the replica held here as the snapshot, if the log asks for it. */
+  function compactSoon(seal: TokenSeal, tokenKey: string, planId: string, rid: string): void {
+    if (compacting.has(rid)) return;
+    compacting.add(rid);
+    // After the store has committed the answer being published.
+    setImmediate(() => {
+      const held = store().peek(tokenKey, planId);
+      const write = held
+        ? writeSnapshot(seal, rid, planExportOf(held.snapshot), now() - held.ageMs, [], undefined)
+        : Promise.resolve();
+      write.catch(onError).finally(() => compacting.delete(rid));
+    });
+  }
+
+  async function writeSnapshot(
+    seal: TokenSeal,
+    rid: string,
+    data: PlanExport,
+    sentAt: number,
+    aliasKeys: readonly string[],
+    flight: { key: string; owner: string } | undefined,
+  ): Promise<void> {
+    const blob = await sealJson(seal, { sentAt, data }, `snapshot:${rid}`);
+    const tooLarge = blob.length > maxSnapshotBytes;
+    if (tooLarge) stats.snapshotsSkipped += 1;
+    const reply = await link.script(
+      WRITE_SNAPSHOT,
+      [key('s', rid), key('g', rid), flight?.key ?? key('f', '-'), ...aliasKeys.slice(0, 1)],
+      [
+        // A snapshot too large to keep is still offered as the oldest possible, so the flight
+        // is released and nothing is stored.
+        tooLarge ? -2 : data.server_knowledge,
+        sentAt,
+        tooLarge ? '' : blob,
+        ttlMs,
+        flight?.owner ?? '',
+        `${rid} ${sentAt}`,
+      ],
+    );
+    if (reply === 1) stats.snapshotsWritten += 1;
+  }
+
+  const tier: ReplicaTier = {
+    rid: ridOf,
+
+    async warm({ token, tokenKey, planId }) {
+      if (!link.available) return false;
+      const seal = seals.remember(token, tokenKey);
+      const stored = await tier.load(seal, planId);
+      return stored !== undefined && tier.install(tokenKey, planId, stored);
+    },
+
+    install(tokenKey, requested, stored) {
+      try {
+        const outcome = store().applyRelayed(tokenKey, {
+          kind: 'full',
+          data: stored.data,
+          sentAt: stored.sentAt,
+          bytes: stored.bytes,
+          ...(stored.aliasCheckedAt === undefined
+            ? {}
+            : { aliases: [requested], aliasCheckedAt: stored.aliasCheckedAt }),
+        });
+        if (outcome === 'gap') return false;
+        const rid = ridOf(tokenKey, stored.data.plan.id);
+        for (const delta of stored.deltas) {
+          const applied = store().applyRelayed(tokenKey, {
+            kind: 'delta',
+            data: delta.data,
+            fromKnowledge: delta.from,
+            sentAt: delta.sentAt,
+            bytes: delta.bytes,
+            aliases: delta.aliases,
+          });
+          if (applied !== 'gap') remember(rid, delta);
+        }
+        stats.warmed += 1;
+        return true;
+      } catch (error) {
+        onError(error);
+        return false;
+      }
+    },
+
+    async load(seal, planId) {
+      const { tokenKey } = seal;
+      const byAlias = ALIASES.has(planId);
+      const rid = byAlias ? '' : ridOf(tokenKey, planId);
+      const reply = await link.script(
+        LOAD,
+        [byAlias ? key('a', redisName('alias', tokenKey, planId)) : key('s', rid)],
+        [link.prefix, byAlias ? 'alias' : 'id', rid],
+        true,
+      );
+      if (reply === UNAVAILABLE || !Array.isArray(reply)) return undefined;
+      const [ridBuffer, checked, , , blob, ...deltaBlobs] = reply as (Buffer | null)[];
+      if (!ridBuffer || !blob) return undefined;
+      const foundRid = ridBuffer.toString('utf8');
+      try {
+        const opened = await seal.open(blob, `snapshot:${foundRid}`);
+        const value: unknown = JSON.parse(opened.toString('utf8'));
+        if (!isRecord(value) || !isTime(value.sentAt) || !isRecord(value.data)) {
+          throw new TypeError('a stored snapshot must hold sentAt and data');
+        }
+        const data = value.data as PlanExport;
+        if (byAlias ? ridOf(tokenKey, String(data.plan?.id)) !== foundRid : foundRid !== rid) {
+          throw new TypeError('a stored snapshot is not of the replica it is stored under');
+        }
+        const deltas: DeltaRelay[] = [];
+        for (const each of deltaBlobs) {
+          if (each) deltas.push(await openDelta(seal, foundRid, each));
+        }
+        const checkedAt = checked ? Number(checked.toString('utf8')) : undefined;
+        return {
+          data,
+          sentAt: value.sentAt,
+          bytes: opened.length,
+          deltas,
+          ...(checkedAt !== undefined && Number.isFinite(checkedAt)
+            ? { aliasCheckedAt: checkedAt }
+            : {}),
+        };
+      } catch (error) {
+        onError(error);
+        return undefined;
+      }
+    },
+
+    async publishDelta(seal, relay, flight) {
+      const { tokenKey } = seal;
+      const planId = relay.data.plan.id;
+      const rid = ridOf(tokenKey, planId);
+      const bodyText = JSON.stringify(relay);
+      const blob = await seal.seal(Buffer.from(bodyText, 'utf8'), `delta:${rid}`);
+      remember(rid, { ...relay, bytes: bodyText.length });
+      const aliasKeys = relay.aliases
+        .filter((alias) => alias !== planId)
+        .map((alias) => key('a', redisName('alias', tokenKey, alias)));
+      const reply = await link.script(
+        PUBLISH_DELTA,
+        [key('r', rid), key('g', rid), key('s', rid), flight.key, ...aliasKeys.slice(0, 1)],
+        [instanceId, relay.to, blob, ttlMs, maxLogEntries, flight.owner, `${rid} ${relay.sentAt}`],
+      );
+      if (reply === UNAVAILABLE || !Array.isArray(reply)) return;
+      stats.relaysPublished += 1;
+      const logged = Number(reply[0]);
+      const snapshotKnowledge = reply[1] === null ? undefined : Number(reply[1]);
+      if (snapshotKnowledge === undefined || logged >= compactAfter) {
+        compactSoon(seal, tokenKey, planId, rid);
+      }
+    },
+
+    async storeExport(seal, data, sentAt, aliases, flight) {
+      const planId = data.plan.id;
+      const rid = ridOf(seal.tokenKey, planId);
+      const aliasKeys = aliases
+        .filter((alias) => alias !== planId)
+        .map((alias) => key('a', redisName('alias', seal.tokenKey, alias)));
+      await writeSnapshot(seal, rid, data, sentAt, aliasKeys, flight);
+    },
+
+    latest: (tokenKey, planId) => latest.get(ridOf(tokenKey, planId)),
+
+    nextRelay(tokenKey, planId, ms, signal) {
+      const rid = ridOf(tokenKey, planId);
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          waiters.get(rid)?.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(1, ms));
+        signal?.addEventListener('abort', done, { once: true });
+        let set = waiters.get(rid);
+        if (!set) {
+          set = new Set();
+          waiters.set(rid, set);
+        }
+        set.add(done);
+      });
+    },
+
+    observe({ tokenKey, planId }) {
+      follow(tokenKey, planId);
+    },
+
+    stats: () => ({ ...stats }),
+
+    close() {
+      clearInterval(sweep);
+      for (const { stop } of followed.values()) stop();
+      followed.clear();
+      for (const rid of [...waiters.keys()]) wake(rid);
+    },
+  };
+  return tier;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function isTime(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}

@@ -1,0 +1,182 @@
+/**
+ * Helpers of the cluster suites: gateway instances as real processes (`src/cli.ts`, as `npm
+ * start` runs it) on ephemeral ports, each in its own process group so a test can kill one
+ * mid-load and never leaves one behind, and a round-robin client that moves on to the next
+ * instance when one stops answering, as a balancer would.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Sandbox } from '../../src/sandbox/api.js';
+import { type GraphQLResponse, gqlAt } from '../harness.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface GatewayProcess {
+  readonly url: string;
+  readonly pid: number;
+  /** Everything it printed so far. */
+  output(): string;
+  /** SIGKILL to its process group: no drain, no goodbye (a crash). */
+  kill(): Promise<void>;
+  /** SIGTERM, then SIGKILL if it has not exited within 5 s. */
+  stop(): Promise<void>;
+}
+
+export interface GatewayProcessOptions {
+  upstreamUrl: string;
+  redis?: { url: string; prefix: string };
+  /** @default 600 (nothing expires during a test unless it asks for no-cache) */
+  maxAgeSeconds?: number;
+}
+
+export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    UPSTREAM_URL: options.upstreamUrl,
+    GRAPHIQL: 'off',
+    NODE_ENV: 'development',
+    MAX_AGE_SECONDS: String(options.maxAgeSeconds ?? 600),
+    REDIS_URL: options.redis?.url ?? '',
+    REDIS_KEY_PREFIX: options.redis?.prefix ?? '',
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts'], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      killGroup(child);
+      reject(new Error(`the gateway did not start within 60 s:\n${text}`));
+    }, 60_000);
+    const check = () => {
+      const found = /Gateway listening on (\S+)/.exec(text)?.[1];
+      if (!found) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      resolve(found.replace('//localhost:', '//127.0.0.1:'));
+    };
+    child.stdout?.on('data', check);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the gateway exited before it was ready:\n${text}`));
+    });
+  });
+  return {
+    url,
+    pid: child.pid ?? -1,
+    output: () => text,
+    async kill() {
+      killGroup(child);
+      await exited;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-(child.pid ?? 0), 'SIGTERM');
+      } catch {
+        return;
+      }
+      const timer = setTimeout(() => killGroup(child), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+export interface RoundRobin {
+  /** One operation on the next live instance; an instance that refuses the connection is skipped. */
+  gql<Data = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResponse<Data> & { instance: number }>;
+  /** Instances found dead so far. */
+  readonly dead: ReadonlySet<number>;
+}
+
+/**
+ * A client sending each operation to the next instance in turn. A connection error marks the
+ * instance dead and sends the operation to the next one: safe for reads, and for the writes of
+ * these suites, which carry import ids (a repeat is refused as a duplicate, never applied twice).
+ */
+export function roundRobin(urls: readonly string[], token: string): RoundRobin {
+  let next = 0;
+  const dead = new Set<number>();
+  return {
+    dead,
+    async gql<Data>(
+      query: string,
+      variables: Record<string, unknown> = {},
+      headers: Record<string, string> = {},
+    ) {
+      for (let tries = 0; tries < urls.length * 2; tries++) {
+        const instance = next % urls.length;
+        next += 1;
+        if (dead.has(instance)) continue;
+        try {
+          const answer = await gqlAt<Data>(urls[instance]!, query, variables, token, headers);
+          return { ...answer, instance };
+        } catch {
+          dead.add(instance);
+        }
+      }
+      throw new Error('no gateway instance answered');
+    },
+  };
+}
+
+/** The upstream requests a token made, as `operationId` with `(delta)` for delta requests. */
+export function callsOf(sandbox: Sandbox, token: string): string[] {
+  return sandbox
+    .calls()
+    .filter((call) => call.token === token)
+    .map(
+      (call) =>
+        `${call.operationId ?? `${call.method} ${call.path}`}${
+          call.query.last_knowledge_of_server === undefined ? '' : ' (delta)'
+        }`,
+    );
+}
+
+/** Full plan exports of a token: `getPlanById` without `last_knowledge_of_server`. */
+export function exportsOf(sandbox: Sandbox, token: string): number {
+  return callsOf(sandbox, token).filter((call) => call === 'getPlanById').length;
+}
+
+/** Requests the upstream accepted for a token (429s do not count, as the gateway does not). */
+export function acceptedCallsOf(sandbox: Sandbox, token: string): number {
+  return sandbox.calls().filter((call) => call.token === token && call.status !== 429).length;
+}
+
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
