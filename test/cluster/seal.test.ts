@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { createTokenSeal, redisName, SealError, TokenSeals } from '../../src/cluster/seal.js';
+import { tokenKey } from '../../src/upstream/token-key.js';
+
+const TOKEN = 'seal-test-token-0123456789';
+const seal = createTokenSeal(TOKEN, tokenKey(TOKEN));
+const plan = Buffer.from(JSON.stringify({ payee: 'Corner Shop', memo: 'x'.repeat(5_000) }));
+
+describe('token seals', () => {
+  it('open what they sealed, small or compressed, and nothing shows through', async () => {
+    for (const body of [Buffer.from('{"a":1}'), plan]) {
+      const sealed = await seal.seal(body, 'pgw:s:name');
+      expect(sealed.includes(Buffer.from('Corner Shop'))).toBe(false);
+      expect(await seal.open(sealed, 'pgw:s:name')).toEqual(body);
+    }
+    // The large body is compressed before it is encrypted.
+    expect((await seal.seal(plan, 'n')).length).toBeLessThan(plan.length / 4);
+  });
+
+  it('refuse another token, another name and any altered byte', async () => {
+    const sealed = await seal.seal(plan, 'pgw:s:one');
+    const other = createTokenSeal('another-token-0123456789', tokenKey('another-token-0123456789'));
+    await expect(other.open(sealed, 'pgw:s:one')).rejects.toBeInstanceOf(SealError);
+    await expect(seal.open(sealed, 'pgw:s:two')).rejects.toBeInstanceOf(SealError);
+    const altered = Buffer.from(sealed);
+    altered[20] = (altered[20] ?? 0) ^ 1;
+    await expect(seal.open(altered, 'pgw:s:one')).rejects.toBeInstanceOf(SealError);
+    await expect(seal.open(Buffer.from('plain'), 'pgw:s:one')).rejects.toBeInstanceOf(SealError);
+  });
+
+  it('name keys by digests that show neither token nor plan id', () => {
+    const planId = '5b3e7d6a-0000-4000-8000-000000000001';
+    const name = redisName('replica', tokenKey(TOKEN), planId);
+    expect(name).toMatch(/^[\w-]{22}$/);
+    expect(name).toBe(redisName('replica', tokenKey(TOKEN), planId));
+    expect(name).not.toBe(redisName('replica', tokenKey(TOKEN), `${planId}x`));
+    expect(name).not.toBe(redisName('replica', tokenKey('another'), planId));
+  });
+
+  it('are remembered per token key, and replaced when the token behind a key differs', () => {
+    const seals = new TokenSeals(2);
+    const first = seals.remember(TOKEN, tokenKey(TOKEN));
+    expect(seals.remember(TOKEN, tokenKey(TOKEN))).toBe(first);
+    expect(seals.get(tokenKey(TOKEN))).toBe(first);
+    expect(seals.tokenOf(tokenKey(TOKEN))).toBe(TOKEN);
+    seals.remember('b-token', tokenKey('b-token'));
+    seals.remember('c-token', tokenKey('c-token'));
+    expect(seals.get(tokenKey(TOKEN))).toBeUndefined();
+  });
+});
