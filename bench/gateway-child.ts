@@ -10,7 +10,7 @@ import type { QueryMeter } from '../src/replica/transaction-query.js';
 import { createGateway } from '../src/server/gateway.js';
 import type { ChildReply, ChildRequest, GatewayFigures } from './gateway-process.js';
 
-const [upstreamUrl, maxAgeArg] = process.argv.slice(2);
+const [upstreamUrl, maxAgeArg, redisUrl, redisPrefix] = process.argv.slice(2);
 if (!upstreamUrl || !process.send) {
   throw new Error(
     'gateway-child: run through gateway-process.ts with the upstream URL as argument',
@@ -26,6 +26,12 @@ const gateway = createGateway(
     graphiql: false,
     metrics: 'always',
     maxAgeMs: Number(maxAgeArg ?? DEFAULT_MAX_AGE_MS),
+    ...(redisUrl
+      ? {
+          redisUrl,
+          cluster: { ...defaultConfig(upstreamUrl).cluster, keyPrefix: redisPrefix ?? 'pgw:' },
+        }
+      : {}),
   },
   { now: () => Date.now() + clockOffsetMs, replicaMeter: meter },
 );
@@ -41,6 +47,7 @@ function figures(): GatewayFigures {
     externalBytes: memory.external,
     replicas: gateway.replicas.stats(),
     rowsVisited: meter.rowsVisited,
+    ...(gateway.cluster ? { cluster: gateway.cluster.stats() } : {}),
   };
 }
 
@@ -88,6 +95,7 @@ process.on('message', (raw: unknown) => {
   }
 });
 
+await gateway.cluster?.ready(5_000);
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
   process.send!({ type: 'ready', url: `http://127.0.0.1:${port}/graphql` });

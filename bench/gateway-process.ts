@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { ClusterStats } from '../src/cluster/cluster.js';
 
 export interface GatewayFigures {
   rssBytes: number;
@@ -14,6 +15,8 @@ export interface GatewayFigures {
   replicas: { replicas: number; bytes: number };
   /** Transaction rows visited by replica queries since the last reset. */
   rowsVisited: number;
+  /** With Redis: round trips, relays, snapshots (see src/cluster). */
+  cluster?: ClusterStats;
 }
 
 export type ChildRequest =
@@ -45,12 +48,19 @@ export interface GatewayProcess {
 export async function startGatewayProcess(options: {
   upstreamUrl: string;
   maxAgeMs: number;
+  /** Cooperate with other instances through this Redis, under this key prefix. */
+  redis?: { url: string; prefix: string };
 }): Promise<GatewayProcess> {
   const entry = fileURLToPath(new URL('./gateway-child.ts', import.meta.url));
-  const child: ChildProcess = fork(entry, [options.upstreamUrl, String(options.maxAgeMs)], {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const redisArgs = options.redis ? [options.redis.url, options.redis.prefix] : [];
+  const child: ChildProcess = fork(
+    entry,
+    [options.upstreamUrl, String(options.maxAgeMs), ...redisArgs],
+    {
+      execArgv: ['--import', 'tsx', '--expose-gc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
   const pending = new Map<
     number,
     { resolve: (value: unknown) => void; reject: (error: Error) => void }

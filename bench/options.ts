@@ -22,7 +22,12 @@ export interface BenchOptions {
   quick: boolean;
   /** Run only the subscriptions benchmark (bench/subscriptions.ts). @default false */
   subscriptions: boolean;
+  /** Run only the scale-out benchmark with this many instances (bench/instances.ts); 0: off. @default 0 */
+  instances: number;
 }
+
+/** With --instances: replicas go past max-age several times in a phase of a few seconds. */
+const INSTANCES_MAX_AGE_MS = 5_000;
 
 const HELP = `Usage: npm run bench -- [options]
 
@@ -37,6 +42,8 @@ const HELP = `Usage: npm run bench -- [options]
   --quick                   small and short: a smoke run in well under a minute
   --subscriptions           only the live-updates benchmark: event latency, upstream calls per hour
                             for 1, 10 and 100 subscribers (uses --latency, --plan-transactions, --quick)
+  --instances <n>           only the scale-out benchmark: n instances sharing one Redis against one
+                            instance (needs redis-server, or REDIS_URL; max-age defaults to 5000 here)
   --help
 `;
 
@@ -70,12 +77,14 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
       out: { type: 'string' },
       quick: { type: 'boolean', default: false },
       subscriptions: { type: 'boolean', default: false },
+      instances: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
   });
   if (values.help) return 'help';
   const quick = values.quick === true;
+  const instances = positiveInteger('instances', values.instances, 0, true);
   return {
     latencyMs: positiveInteger('latency', values.latency, 50, true),
     transactions: positiveInteger('transactions', values.transactions, quick ? 20_000 : 100_000),
@@ -83,12 +92,21 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
     concurrency: positiveInteger('concurrency', values.concurrency, 8),
     durationS: positiveInteger('duration', values.duration, quick ? 2 : 8),
     requests: positiveInteger('requests', values.requests, quick ? 2_000 : 20_000),
-    maxAgeMs: positiveInteger('max-age', values['max-age'], DEFAULT_MAX_AGE_MS),
+    maxAgeMs: positiveInteger(
+      'max-age',
+      values['max-age'],
+      instances > 0 ? INSTANCES_MAX_AGE_MS : DEFAULT_MAX_AGE_MS,
+    ),
     out:
       values.out ??
-      (values.subscriptions ? 'bench/results/subscriptions.json' : 'bench/results/latest.json'),
+      (instances > 0
+        ? 'bench/results/instances.json'
+        : values.subscriptions
+          ? 'bench/results/subscriptions.json'
+          : 'bench/results/latest.json'),
     quick,
     subscriptions: values.subscriptions === true,
+    instances,
   };
 }
 

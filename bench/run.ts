@@ -18,6 +18,7 @@ import {
   type RestClient,
 } from './clients.js';
 import { type GatewayProcess, startGatewayProcess } from './gateway-process.js';
+import { formatInstancesResults, runInstancesBench } from './instances.js';
 import { type LoadOptions, type Outcome, runLoad } from './load.js';
 import { type BenchOptions, HELP, parseBenchOptions } from './options.js';
 import {
@@ -240,6 +241,17 @@ async function main(): Promise<void> {
     return;
   }
   const options = parsed;
+  if (options.instances > 0) {
+    console.log(`Instances: 1 alone, 1 + Redis and ${options.instances} + Redis...`);
+    const results = await runInstancesBench(options);
+    console.log('');
+    console.log(formatInstancesResults(results));
+    const file = resolve(options.out);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(`results written to ${file}`);
+    return;
+  }
   if (options.subscriptions) {
     const results = await runSubscriptionsBench(options);
     console.log('');
