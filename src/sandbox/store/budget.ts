@@ -198,9 +198,3 @@ export function setBudgeted(
   store.touch(monthCategory);
   store.markCategoryDirty(categoryId, month.month);
 }
-
-/** Recomputes every category and month from scratch (used once after seeding). */
-export function recomputeAll(store: PlanStore): void {
-  for (const category of store.categories.values())
-    store.markCategoryDirty(category.id, store.firstMonth);
-}
