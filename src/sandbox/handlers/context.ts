@@ -6,6 +6,7 @@ import type { IsoDate, OperationId, ResponseData } from '../../upstream/types.js
 import { calendarDateOf, monthOf } from '../dates.js';
 import { badRequest, resourceNotFound } from '../errors.js';
 import type { Principal } from '../http/auth.js';
+import type { Streamable } from '../present/lazy-list.js';
 import { createMoneyPresenter, type MoneyPresenter } from '../present/money.js';
 import type { PlanEntry, SandboxState, UserState } from '../state.js';
 import { ensureMonth } from '../store/budget.js';
@@ -30,20 +31,19 @@ export interface HandlerContext {
 
 export interface HandlerResult<Op extends OperationId> {
   status: 200 | 201;
-  data: ResponseData[Op];
+  /** The REST `data`; a list that can grow to hundreds of MB is a `LazyList`, written as it streams. */
+  data: Streamable<ResponseData[Op]>;
 }
 
 export type Handler<Op extends OperationId> = (ctx: HandlerContext) => HandlerResult<Op>;
 export type HandlerTable = { [Op in OperationId]: Handler<Op> };
 
-export const ok = <Op extends OperationId>(data: ResponseData[Op]): HandlerResult<Op> => ({
-  status: 200,
-  data,
-});
-export const created = <Op extends OperationId>(data: ResponseData[Op]): HandlerResult<Op> => ({
-  status: 201,
-  data,
-});
+export const ok = <Op extends OperationId>(
+  data: Streamable<ResponseData[Op]>,
+): HandlerResult<Op> => ({ status: 200, data });
+export const created = <Op extends OperationId>(
+  data: Streamable<ResponseData[Op]>,
+): HandlerResult<Op> => ({ status: 201, data });
 
 /** A path id that must be a UUID; lower-cased. */
 export function idParam(ctx: HandlerContext, name: string): string {

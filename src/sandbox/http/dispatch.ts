@@ -28,6 +28,7 @@ import type { SandboxState } from '../state.js';
 import { accessRefusal, dataLimitRefusal } from './account-state.js';
 import type { TokenRegistry } from './auth.js';
 import type { FaultEngine } from './faults.js';
+import { isStreamed, streamJson } from './json-stream.js';
 import type { OAuthService } from './oauth.js';
 import type { RateLimiter } from './rate-limit.js';
 import {
@@ -93,6 +94,25 @@ function sendJson(
   headers?: Record<string, string>,
 ): void {
   send(res, call, status, JSON.stringify(value), headers);
+}
+
+/** Private: an answer too large for one string, streamed with chunked transfer encoding. */
+async function sendStreamed(
+  res: ServerResponse,
+  call: SandboxCall,
+  status: number,
+  value: unknown,
+): Promise<void> {
+  call.status = status;
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(status, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8' });
+  try {
+    await streamJson(res, value);
+  } catch (error) {
+    // The status is out: all that is left is to cut the answer short, so the client sees it fail.
+    res.destroy();
+    throw error;
+  }
 }
 
 function sendError(
@@ -232,7 +252,9 @@ export function createDispatcher(
       data: unknown;
     };
     const result = handler(ctx);
-    sendJson(res, call, result.status, { data: result.data });
+    if (isStreamed(result.data))
+      await sendStreamed(res, call, result.status, { data: result.data });
+    else sendJson(res, call, result.status, { data: result.data });
   };
 
   return (req, res) => {
