@@ -225,8 +225,21 @@ describe('credit card payment categories', () => {
       (sum, c) => sum + (c.creditOverspent ?? 0),
       0,
     );
+    // Recent imports still waiting for a category have not moved any money yet.
+    const waiting = t.store.transactionOrder
+      .filter(
+        (tx) =>
+          !tx.deleted &&
+          tx.account_id === t.visa.id &&
+          tx.date >= LAST_MONTH &&
+          tx.category_id === null &&
+          tx.subtransactions.length === 0 &&
+          tx.transfer_account_id === null,
+      )
+      .reduce((sum, tx) => sum - tx.amount, 0);
     expect(owed).toBeGreaterThan(0);
-    // Everything the card owes is set aside, except this month's spending nobody funded yet.
-    expect(held).toBe(owed - unfunded);
+    expect(held).toBeGreaterThan(owed / 2);
+    // Everything the card owes is set aside, but this month's spending nobody funded yet.
+    expect(held).toBe(owed - unfunded - waiting);
   });
 });
