@@ -46,7 +46,8 @@ describe('403 variants through the gateway', () => {
     expect(errors.length).toBeGreaterThan(0);
     for (const error of errors) {
       expect(error.extensions).toMatchObject({ code, upstream: { status: 403, id, name } });
-      expect(typeof (error.extensions?.upstream as { detail?: unknown }).detail).toBe('string');
+      const upstream = error.extensions?.upstream as { detail?: unknown } | undefined;
+      expect(typeof upstream?.detail).toBe('string');
     }
   });
 
