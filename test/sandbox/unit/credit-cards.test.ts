@@ -10,48 +10,30 @@ import { addDays, addMonths, monthOf } from '../../../src/sandbox/dates.js';
 import { setBudgeted } from '../../../src/sandbox/store/budget.js';
 import type { PlanStore } from '../../../src/sandbox/store/plan-store.js';
 import type { TransactionRecord } from '../../../src/sandbox/store/records.js';
-import { createTransaction, deleteTransaction } from '../../../src/sandbox/store/transactions.js';
+import { deleteTransaction } from '../../../src/sandbox/store/transactions.js';
 import {
-  parseTransactionDraft,
-  resolveNewTransaction,
-} from '../../../src/sandbox/validate/transaction.js';
-import { budgetProblems, NOW, seedTestPlan, TODAY } from './support.js';
+  accountNamed,
+  budgetProblems,
+  categoryNamed,
+  createVia,
+  NOW,
+  seedTestPlan,
+  TODAY,
+} from './support.js';
 
-const NO_EXTRAS = {
-  importId: null,
-  importPayeeName: null,
-  importPayeeNameOriginal: null,
-  debtTransactionType: null,
-};
 const LAST_MONTH = addMonths(monthOf(TODAY), -1);
 const THIS_MONTH = monthOf(TODAY);
 
 function setup() {
   const { store, newId } = seedTestPlan({ transactions: 300, seed: 5 });
-  const account = (name: string) => {
-    const found = [...store.accounts.values()].find((a) => a.name === name);
-    if (!found) throw new Error(`no account ${name}`);
-    return found;
-  };
-  const category = (name: string) => {
-    const found = [...store.categories.values()].find((c) => c.name === name);
-    if (!found) throw new Error(`no category ${name}`);
-    return found.id;
-  };
-  const visa = account('Visa Rewards');
+  const visa = accountNamed(store, 'Visa Rewards');
   const paymentId = store.paymentCategoryByCard.get(visa.id) ?? '';
   const values = (month: string, categoryId: string) => {
     const record = store.monthsByKey.get(month)?.categories.get(categoryId);
     if (!record) throw new Error(`no ${categoryId} in ${month}`);
     return record;
   };
-  const create = (body: Record<string, unknown>): TransactionRecord => {
-    const state = resolveNewTransaction(
-      { store, today: TODAY },
-      parseTransactionDraft(body, 'transaction'),
-    );
-    return store.change(NOW, () => createTransaction(store, newId, state, NO_EXTRAS));
-  };
+  const create = (body: Record<string, unknown>) => createVia(store, newId, body);
   /** Assigns what makes the category hold exactly `amount` in the month (before later writes). */
   const makeAvailable = (month: string, categoryId: string, amount: number) => {
     const record = values(month, categoryId);
@@ -66,10 +48,10 @@ function setup() {
   return {
     store,
     visa,
-    checking: account('Everyday Checking'),
+    checking: accountNamed(store, 'Everyday Checking'),
     paymentId,
-    groceries: category('Groceries'),
-    clothing: category('Clothing'),
+    groceries: categoryNamed(store, 'Groceries').id,
+    clothing: categoryNamed(store, 'Clothing').id,
     values,
     create,
     makeAvailable,

@@ -7,6 +7,17 @@ import { addMonths, isoDateOf, monthOf } from '../../../src/sandbox/dates.js';
 import { createRandom } from '../../../src/sandbox/random.js';
 import { seedPlan, US_DATE_FORMAT, USD_FORMAT } from '../../../src/sandbox/seed/index.js';
 import type { PlanStore } from '../../../src/sandbox/store/plan-store.js';
+import type {
+  AccountRecord,
+  CategoryRecord,
+  TransactionRecord,
+} from '../../../src/sandbox/store/records.js';
+import { createTransaction, updateTransaction } from '../../../src/sandbox/store/transactions.js';
+import {
+  parseTransactionDraft,
+  resolveNewTransaction,
+  resolveTransactionUpdate,
+} from '../../../src/sandbox/validate/transaction.js';
 import { type BudgetFacts, type BudgetLine, referenceBudget } from '../support/reference-budget.js';
 
 /** 2025-06-15T12:00:00Z */
@@ -16,6 +27,54 @@ export const TODAY = isoDateOf(NOW);
 export interface SeededPlan {
   store: PlanStore;
   newId: () => string;
+}
+
+/** The fields only imports and the seed set on a new transaction, left empty. */
+export const NO_EXTRAS = {
+  importId: null,
+  importPayeeName: null,
+  importPayeeNameOriginal: null,
+  debtTransactionType: null,
+};
+
+/** Creates a transaction from a REST body, through the same validation as the handler. */
+export function createVia(
+  store: PlanStore,
+  newId: () => string,
+  body: Record<string, unknown>,
+): TransactionRecord {
+  const state = resolveNewTransaction(
+    { store, today: TODAY },
+    parseTransactionDraft(body, 'transaction'),
+  );
+  return store.change(NOW, () => createTransaction(store, newId, state, NO_EXTRAS));
+}
+
+/** Updates a transaction from a REST body, through the same validation as the handler. */
+export function updateVia(
+  store: PlanStore,
+  newId: () => string,
+  tx: TransactionRecord,
+  body: Record<string, unknown>,
+): void {
+  const state = resolveTransactionUpdate(
+    { store, today: TODAY },
+    parseTransactionDraft(body, 'transaction'),
+    tx,
+  );
+  store.change(NOW, () => updateTransaction(store, newId, tx, state));
+}
+
+export function accountNamed(store: PlanStore, name: string): AccountRecord {
+  const account = [...store.accounts.values()].find((a) => a.name === name);
+  if (!account) throw new Error(`no account ${name}`);
+  return account;
+}
+
+export function categoryNamed(store: PlanStore, name: string): CategoryRecord {
+  const found = [...store.categories.values()].find((c) => c.name === name);
+  if (!found) throw new Error(`no category ${name}`);
+  return found;
 }
 
 export function seedTestPlan(
