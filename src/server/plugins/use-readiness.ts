@@ -20,7 +20,8 @@ export interface Readiness {
   ready: boolean;
   /** Why not, in a few words; absent when ready. */
   reason?: string;
-  upstream: { reachable: boolean; status: number | null };
+  /** Absent while shutting down (not probed). */
+  upstream?: { reachable: boolean; status: number | null };
 }
 
 /**
@@ -63,11 +64,7 @@ export function useReadiness({
       if (url.pathname !== endpoint) return;
       let result: Readiness;
       if (draining()) {
-        result = {
-          ready: false,
-          reason: 'shutting down',
-          upstream: { reachable: false, status: null },
-        };
+        result = { ready: false, reason: 'shutting down' };
       } else {
         if (cached === undefined || now() - cached.at > cacheMs)
           cached = { at: now(), result: probe() };

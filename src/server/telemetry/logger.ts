@@ -59,9 +59,10 @@ export async function createLogger({
  */
 export function logOperations(logger: Logger): OperationReportSink {
   return (report) => {
-    const { stale, ...rest } = report;
+    const { stale, traceId, ...rest } = report;
     const line = {
       ...rest,
+      ...(traceId === null ? {} : { traceId }),
       stale: stale.length > 0,
       ...(stale.length > 0 ? { staleReasons: [...new Set(stale.map((s) => s.reason))] } : {}),
     };
