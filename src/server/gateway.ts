@@ -76,9 +76,9 @@ export interface Gateway {
 export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
   const now = deps.now ?? Date.now;
   const ledger = createRequestLedger({ ...config.rateLimit, now });
-  let replicas: ReplicaStore | undefined;
   const metrics = createGatewayMetrics({
-    replicas: { stats: () => replicas?.stats() ?? { replicas: 0, bytes: 0 } },
+    // Read at scrape time, by when the store below exists.
+    replicas: { stats: () => replicas.stats() },
     ledger,
     processMetrics: deps.processMetrics ?? false,
   });
@@ -90,7 +90,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
   });
-  replicas = createReplicaStore({
+  const replicas = createReplicaStore({
     maxBytes: config.replicaMaxBytes,
     now,
     classifyFailure,
@@ -120,7 +120,6 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       }
     },
   });
-  const store = replicas;
   const restCache = createRestCache({ classifyFailure, now });
 
   const requestIds = createRequestIds();
@@ -159,9 +158,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...useDocumentLimits(config.limits),
     useInputErrorNames(),
     useResponseExtensions({ metrics: config.metrics }),
+    // Last, so it reports each operation's final answer (and ends its span).
     useOperationReport({ requestIdOf: requestIds.of, sinks }),
-    // Last, so it sees the operation's final answer.
-    ...(deps.tracer ? [endSpans()] : []),
   ];
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -204,7 +202,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       const span = deps.tracer?.startOperation(request);
       const meter = createOperationMeter(span ? { span } : {});
       const meteredReplicas = {
-        read: (read: Parameters<ReplicaStore['read']>[0]) => store.read({ ...read, meter }),
+        read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
       };
       const loaders = createLoaders({
         credentials,
@@ -219,9 +217,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         upstream,
         replicas: {
           ...meteredReplicas,
-          applySaved: store.applySaved,
-          peek: store.peek,
-          expire: store.expire,
+          applySaved: replicas.applySaved,
+          peek: replicas.peek,
+          expire: replicas.expire,
         },
         restCache,
         meter,
@@ -247,7 +245,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   return {
     yoga,
     upstream,
-    replicas: store,
+    replicas,
     ledger,
     metrics,
     drain() {
@@ -267,24 +265,6 @@ function useMetricsEndpoint(path: string, metrics: GatewayMetrics): Plugin {
           headers: { 'content-type': metrics.contentType },
         }),
       );
-    },
-  };
-}
-
-// Private: ends an operation's span with its final answer.
-function endSpans(): Plugin<GatewayContext> {
-  return {
-    onExecute({ args }) {
-      return {
-        onExecuteDone({ result }) {
-          if (Symbol.asyncIterator in result) return;
-          const span = args.contextValue.span;
-          span?.end({
-            errorCodes: (result.errors ?? []).map((e) => String(e.extensions?.code ?? 'UNKNOWN')),
-            stale: args.contextValue.meter.cost().stale.length > 0,
-          });
-        },
-      };
     },
   };
 }

@@ -208,6 +208,8 @@ describe('GraphiQL', () => {
     const busy = await get(`${base}json.worker.js`);
     expect(busy.status).toBe(503);
     expect(busy.headers.get('retry-after')).toBe('1');
+    // The page itself is never held back.
+    expect((await get('/graphql', { accept: 'text/html' })).status).toBe(200);
     await slow[0]?.body?.cancel();
     await slow[1]?.arrayBuffer();
     expect((await get(`${base}json.worker.js`)).status).toBe(200);

@@ -102,6 +102,13 @@ export function useGraphiQL({
         endResponse(new fetchAPI.Response(null, { status: 200, headers: responseHeaders }));
         return;
       }
+      // The page is a few kilobytes, gone into the socket at once: only assets take a slot.
+      if (isPage) {
+        endResponse(
+          new fetchAPI.Response(new Uint8Array(bytes), { status: 200, headers: responseHeaders }),
+        );
+        return;
+      }
       if (readers >= maxConcurrentReaders) {
         endResponse(
           new fetchAPI.Response('Busy: too many GraphiQL downloads at once', {

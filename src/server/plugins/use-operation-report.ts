@@ -32,8 +32,8 @@ export interface OperationReportOptions {
 }
 
 /**
- * One report per GraphQL operation: when it finishes executing, or when validation (the
- * document limits included) refuses it. The operation is found with `getOperationAST`, so an
+ * One report per GraphQL operation: when it finishes executing (also ending its trace span), or
+ * when validation (the document limits included) refuses it. The operation is found with `getOperationAST`, so an
  * anonymous or unnamed-but-selected operation is reported as graphql-js would run it.
  */
 export function useOperationReport({
@@ -83,6 +83,7 @@ export function useOperationReport({
           if (Symbol.asyncIterator in result) return;
           const cost = context.meter.cost();
           const errorCodes = codesOf(result.errors ?? []);
+          context.span?.end({ errorCodes, stale: cost.stale.length > 0 });
           emit({
             requestId: context.requestId,
             traceId: context.span?.traceId ?? null,
