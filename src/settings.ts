@@ -92,7 +92,7 @@ export function parseSettings(
   }
   try {
     const production = env.NODE_ENV === 'production';
-    const metricsPort = optional(env, 'METRICS_PORT', (v, n) => integer(v, n, 1, 65_535));
+    const metricsPort = optional(env, 'METRICS_PORT', (v, n) => integer(v, n, 0, 65_535));
     const compression = optional(env, 'COMPRESSION_MIN_BYTES', (v, n) =>
       isOff(v) ? false : integer(v, n, 0, 1024 * 1024 * 1024),
     );

@@ -51,6 +51,7 @@ describe('node dist/cli.js', () => {
       PORT: '0',
       HOST: '127.0.0.1',
       MODULE_LOG: moduleLog,
+      METRICS_PORT: '0',
     });
     const url = await app.listening;
     expect(childrenOf(app.child.pid ?? -1)).toEqual([]);
@@ -67,6 +68,14 @@ describe('node dist/cli.js', () => {
     expect(((await response.json()) as { data: unknown }).data).toEqual({
       plan: { name: 'Demo Household' },
     });
+
+    // METRICS_PORT moves /metrics off the GraphQL port.
+    const metricsUrl = String(app.logs().find((line) => line.msg === 'listening')?.metrics);
+    expect(metricsUrl).toMatch(/^http:\/\/localhost:\d+\/metrics$/);
+    expect(await (await fetch(metricsUrl)).text()).toContain(
+      'gateway_operations_total{operation="anonymous",type="query",outcome="ok"} 1',
+    );
+    expect((await fetch(url.replace('/graphql', '/metrics'))).status).toBe(404);
 
     const modules = readFileSync(moduleLog, 'utf8').trim().split('\n');
     expect(modules).toContain(new URL('dist/cli.js', `file://${ROOT}`).href);

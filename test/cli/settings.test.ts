@@ -106,7 +106,7 @@ describe('parseSettings', () => {
     [{ PORT: '-1' }, 'PORT must be an integer'],
     [{ MAX_AGE_SECONDS: '1.5' }, 'MAX_AGE_SECONDS must be an integer'],
     [{ REPLICA_MAX_MB: '0' }, 'REPLICA_MAX_MB must be an integer from 1'],
-    [{ METRICS_PORT: '0' }, 'METRICS_PORT must be an integer from 1 to 65535'],
+    [{ METRICS_PORT: '65536' }, 'METRICS_PORT must be an integer from 0 to 65535'],
     [{ SHUTDOWN_GRACE_MS: 'soon' }, 'SHUTDOWN_GRACE_MS must be an integer'],
     [{ COMPRESSION_MIN_BYTES: 'maybe' }, 'COMPRESSION_MIN_BYTES must be an integer'],
     [{ GRAPHIQL: 'yes please' }, 'GRAPHIQL must be on or off'],
