@@ -15,6 +15,19 @@ import { createLogger, type Logger } from './server/telemetry/logger.js';
 import type { OtelTracing } from './server/telemetry/otel.js';
 import { parseSettings, type Settings, USAGE } from './settings.js';
 
+/** Longest wait for each resource to close once the HTTP server has drained. */
+const CLOSE_STEP_MS = 2_000;
+
+function within(ms: number, work: Promise<unknown> | undefined): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    work,
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 function fail(message: string): never {
   process.stderr.write(`error: ${message}\n`);
   process.exit(2);
@@ -166,9 +179,11 @@ async function shutdown(
     if (abandoned > 0)
       logger.warn({ abandoned }, 'grace period over: closed connections with answers unsent');
     await metricsHttp?.shutdown(0);
-    await gateway.close();
-    await sandbox?.close();
-    await tracing?.shutdown();
+    // Past the grace period nothing may hold the exit up: an upstream request still hanging
+    // would keep the pool's close waiting for its own timeout.
+    await within(CLOSE_STEP_MS, gateway.close());
+    await within(CLOSE_STEP_MS, sandbox?.close());
+    await within(CLOSE_STEP_MS, tracing?.shutdown());
     logger.info('stopped');
   } catch (error) {
     logger.error(

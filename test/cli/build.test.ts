@@ -131,4 +131,39 @@ describe('node dist/cli.js', () => {
       sandbox.setLatency({ fixedMs: 0 });
     }
   });
+
+  it('closes what is still running when SHUTDOWN_GRACE_MS has passed, and exits 0', async () => {
+    const app = launch('node', ['dist/cli.js'], {
+      UPSTREAM_URL: sandbox.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SHUTDOWN_GRACE_MS: '200',
+    });
+    const url = await app.listening;
+    sandbox.setLatency({ fixedMs: 60_000 });
+    try {
+      sandbox.resetCalls();
+      const answer = fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${sandbox.users[0]?.token}`,
+        },
+        body: JSON.stringify({ query: '{ user { id } }' }),
+      }).then(
+        (response) => response.status,
+        () => 'dropped',
+      );
+      await until(() => sandbox.calls().length > 0, 'the read to reach the upstream');
+      app.child.kill('SIGTERM');
+      expect(await app.exited).toBe(0);
+      expect(await answer).toBe('dropped');
+      expect(app.logs().find((line) => 'abandoned' in line)).toMatchObject({
+        level: 'warn',
+        abandoned: 1,
+      });
+    } finally {
+      sandbox.setLatency({ fixedMs: 0 });
+    }
+  });
 });
