@@ -19,6 +19,8 @@ export interface Launched {
   readonly exited: Promise<number | null>;
   /** Process ids in the child's process group (the child included) that are still alive. */
   group(): number[];
+  /** Command lines of the processes in the group. */
+  commands(): string[];
   /** SIGKILL to the whole group (cleanup). */
   killGroup(): void;
 }
@@ -74,6 +76,7 @@ export function launch(
     listening,
     exited,
     group: () => processGroup(pgid),
+    commands: () => groupCommands(pgid).map(({ command }) => command),
     killGroup() {
       try {
         process.kill(-pgid, 'SIGKILL');
@@ -88,12 +91,17 @@ export function launch(
 
 /** Live processes whose process group id is `pgid` (from `ps`, zombies excluded). */
 export function processGroup(pgid: number): number[] {
-  const table = execFileSync('ps', ['-eo', 'pid=,pgid=,stat='], { encoding: 'utf8' });
+  return groupCommands(pgid).map(({ pid }) => pid);
+}
+
+/** The same, with each process's command line (for assertions that name what is running). */
+export function groupCommands(pgid: number): { pid: number; command: string }[] {
+  const table = execFileSync('ps', ['-eo', 'pid=,pgid=,stat=,args='], { encoding: 'utf8' });
   return table
     .split('\n')
-    .map((line) => line.trim().split(/\s+/))
-    .filter(([pid, group, stat]) => pid && Number(group) === pgid && !stat?.startsWith('Z'))
-    .map(([pid]) => Number(pid));
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((match) => match !== null && Number(match[2]) === pgid && !match[3]?.startsWith('Z'))
+    .map((match) => ({ pid: Number(match?.[1]), command: match?.[4] ?? '' }));
 }
 
 /** The direct children of a process. */
