@@ -157,6 +157,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     }),
     scheduler: deps.scheduler ?? createSystemScheduler(now),
     maxSubscriptionsPerToken: config.live.maxSubscriptionsPerToken,
+    onError: (error) => logInternalError(deps.logger, error, 'subscription poll failed'),
     ...(deps.live?.bus ? { bus: deps.live.bus } : {}),
     ...(deps.live?.leases ? { leases: deps.live.leases } : {}),
   });
@@ -321,7 +322,11 @@ function useMetricsEndpoint(path: string, metrics: GatewayMetrics): Plugin {
 
 // Private: the client sees "Unexpected error."; the log gets the error's class and stack frames,
 // not its message (a message may quote a URL or header holding a token).
-function logInternalError(logger: Logger | undefined, error: unknown): void {
+function logInternalError(
+  logger: Logger | undefined,
+  error: unknown,
+  message = 'internal error (masked as "Unexpected error.")',
+): void {
   if (!logger) return;
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
   const frames =
@@ -332,7 +337,7 @@ function logInternalError(logger: Logger | undefined, error: unknown): void {
       ...(error instanceof GraphQLError && error.path ? { path: error.path.join('.') } : {}),
       stack: frames,
     },
-    'internal error (masked as "Unexpected error.")',
+    message,
   );
 }
 
