@@ -154,6 +154,8 @@ export function createSharedLedger(options: SharedLedgerOptions): SharedLedger {
       if (last) send(tokenKey, [], last.member);
     },
     usage: local,
+    // Metrics read synchronously: this instance's own view of the tokens it served.
+    usages: () => [...entries.keys()].map(local),
     async shared(tokenKey) {
       const at = now();
       const reply = await link.script(USAGE, [keyOf(tokenKey)], [at - windowMs]);

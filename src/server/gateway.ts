@@ -1,5 +1,6 @@
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
+import { GraphQLError } from 'graphql';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import { type Cluster, createCluster } from '../cluster/cluster.js';
 import type { LinkChange } from '../cluster/redis.js';
@@ -24,12 +25,20 @@ import {
 import { createRequestLedger, type RequestLedger } from '../upstream/ledger.js';
 import { credentialsFrom, freshnessFrom, type GatewayContext } from './context.js';
 import { classifyFailure } from './failure-policy.js';
+import { useGraphiQL } from './graphiql/use-graphiql.js';
 import { createOperationMeter } from './operation-meter.js';
 import { maskError } from './plugins/mask-error.js';
+import { useCompression } from './plugins/use-compression.js';
+import { useHttpHygiene } from './plugins/use-http-hygiene.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
-import { type OperationLogger, useOperationLog } from './plugins/use-operation-log.js';
+import { type OperationReportSink, useOperationReport } from './plugins/use-operation-report.js';
+import { useReadiness } from './plugins/use-readiness.js';
+import { createRequestIds, REQUEST_ID_HEADER } from './plugins/use-request-id.js';
 import { METRICS_HEADER, useResponseExtensions } from './plugins/use-response-extensions.js';
+import { type Logger, logOperations } from './telemetry/logger.js';
+import { createGatewayMetrics, type GatewayMetrics } from './telemetry/metrics.js';
+import type { OperationTracer } from './telemetry/tracer.js';
 import { createWritePipeline } from './writes/pipeline.js';
 
 export interface GatewayDeps {
@@ -37,8 +46,12 @@ export interface GatewayDeps {
   dispatcher?: Dispatcher;
   /** Wall clock in epoch ms for replica ages, caches and the request ledger. @default Date.now */
   now?: () => number;
-  /** Structured per-operation log; never receives tokens. @default none */
-  log?: OperationLogger;
+  /** pino logger: one line per operation, internal errors; never a token. @default none */
+  logger?: Logger;
+  /** Traces operations and their upstream calls (see telemetry/otel.ts). @default none */
+  tracer?: OperationTracer;
+  /** Add prom-client's process metrics (CPU, memory, event loop) to `/metrics`. @default false */
+  processMetrics?: boolean;
   /**
    * Upstream client timeouts (tests shorten them to see a hung write time out).
    * @default the client's: connect 10 s, headers 30 s, body 30 s
@@ -61,8 +74,6 @@ export interface GatewayDeps {
    * creates and closes; without it, none
    */
   cluster?: Cluster;
-  /** The Redis link went down (the instance works alone) or came back. @default ignored */
-  onClusterChange?: (change: LinkChange) => void;
 }
 
 export interface Gateway {
@@ -73,6 +84,12 @@ export interface Gateway {
   readonly config: GatewayConfig;
   /** Subscriptions: pollers, change logs, the event bus (see src/live/README.md). */
   readonly live: LiveHub;
+  readonly metrics: GatewayMetrics;
+  /**
+   * From now on `/ready` answers 503 "shutting down" (load balancers stop sending work) and
+   * subscriptions end, so their clients reconnect elsewhere instead of holding the drain.
+   */
+  drain(): void;
   /** Cooperation with other instances through Redis, when configured. */
   readonly cluster?: Cluster;
   /**
@@ -96,16 +113,28 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
           ...config.cluster,
           url: config.redisUrl,
           now,
-          ...(deps.onClusterChange ? { onChange: deps.onClusterChange } : {}),
+          onChange: (change) => {
+            logClusterChange(deps.logger, change);
+            metrics.clusterChange(change.available);
+          },
+          onError: (error) => logInternalError(deps.logger, error, 'cluster message failed'),
         }));
   // With a cluster, `rateLimit` and the poll budget count every instance's requests.
   const sharedLedger = cluster?.ledger('calls', config.rateLimit);
   const ledger = sharedLedger ?? createRequestLedger({ ...config.rateLimit, now });
   const usage = (tokenKey: string) => sharedLedger?.shared(tokenKey) ?? ledger.usage(tokenKey);
+  const metrics = createGatewayMetrics({
+    // Read at scrape time, by when the store below exists.
+    replicas: { stats: () => replicas.stats() },
+    ledger,
+    processMetrics: deps.processMetrics ?? false,
+    ...(cluster ? { cluster } : {}),
+  });
   const upstream = createUpstreamClient({
     baseUrl: config.upstreamUrl,
     ledger,
     wallClock: now,
+    observer: metrics.upstream,
     ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
   });
@@ -124,12 +153,20 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
           bytes = call.responseBytes ?? bytes;
           outer?.record(call);
         },
+        ...(outer?.trace ? { trace: outer.trace.bind(outer) } : {}),
       };
-      const data = await upstream.getPlanById(
-        { token, meter, ...(signal ? { signal } : {}) },
-        { planId, ...(lastKnowledgeOfServer === undefined ? {} : { lastKnowledgeOfServer }) },
-      );
-      return { data, bytes };
+      const kind = lastKnowledgeOfServer === undefined ? 'export' : 'delta';
+      try {
+        const data = await upstream.getPlanById(
+          { token, meter, ...(signal ? { signal } : {}) },
+          { planId, ...(lastKnowledgeOfServer === undefined ? {} : { lastKnowledgeOfServer }) },
+        );
+        metrics.replicaSync(kind, 'ok');
+        return { data, bytes };
+      } catch (error) {
+        metrics.replicaSync(kind, 'error');
+        throw error;
+      }
     },
   };
   const store = createReplicaStore(withCluster(cluster, storeOptions));
@@ -153,6 +190,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     }),
     scheduler: deps.scheduler ?? createSystemScheduler(now),
     maxSubscriptionsPerToken: config.live.maxSubscriptionsPerToken,
+    onError: (error) => logInternalError(deps.logger, error, 'subscription poll failed'),
     ...(deps.live?.bus ? { bus: deps.live.bus } : cluster ? { bus: cluster.bus } : {}),
     ...(deps.live?.leases
       ? { leases: deps.live.leases }
@@ -161,39 +199,63 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         : {}),
   });
 
+  const requestIds = createRequestIds();
+  let draining = false;
+  const sinks: OperationReportSink[] = [
+    (report) =>
+      metrics.operation({
+        name: report.operationName,
+        type: report.operationType,
+        outcome: report.outcome,
+        ...(report.durationMs === undefined ? {} : { durationMs: report.durationMs }),
+        errorCodes: report.errorCodes,
+        staleReasons: report.stale.map((s) => s.reason),
+      }),
+    ...(deps.logger ? [logOperations(deps.logger)] : []),
+  ];
   const plugins = [
+    // First: the request id, the headers and the origin check apply to every answer.
+    requestIds.plugin,
+    useHttpHygiene({ corsOrigins: config.corsOrigins }),
+    ...(config.compressionMinBytes === false
+      ? []
+      : [useCompression({ minBytes: config.compressionMinBytes })]),
+    useReadiness({ upstreamUrl: config.upstreamUrl, draining: () => draining }),
+    ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),
+    ...(config.graphiql
+      ? [
+          useGraphiQL({
+            title: 'Plans GraphQL gateway',
+            ...(config.graphiqlDefaultQuery ? { defaultQuery: config.graphiqlDefaultQuery } : {}),
+            ...(config.graphiqlDefaultHeaders ? { headers: config.graphiqlDefaultHeaders } : {}),
+            // GraphiQL sends subscriptions as GET event streams, which CSRF prevention refuses
+            // without this header.
+            additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
+          }),
+        ]
+      : []),
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
     ...useDocumentLimits(config.limits),
     useInputErrorNames(),
     useResponseExtensions({ metrics: config.metrics }),
-    useReadinessCheck({
-      endpoint: '/ready',
-      check: () => upstreamReachable(config.upstreamUrl),
-    }),
-    ...(deps.log ? [useOperationLog(deps.log)] : []),
+    // Last, so it reports each operation's final answer (and ends its span).
+    useOperationReport({ requestIdOf: requestIds.of, sinks }),
   ];
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     logging: false,
-    maskedErrors: { maskError },
-    graphiql: config.graphiql
-      ? {
-          title: 'Plans GraphQL gateway',
-          defaultQuery: config.graphiqlDefaultQuery,
-          headers: config.graphiqlDefaultHeaders
-            ? JSON.stringify(config.graphiqlDefaultHeaders, null, 2)
-            : undefined,
-          shouldPersistHeaders: false,
-          // GraphiQL sends subscriptions as GET event streams, which CSRF prevention refuses
-          // without this header.
-          additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
-        }
-      : false,
-    // Self-contained GraphiQL: yoga's default page loads its scripts from a CDN, which fails
-    // offline and behind strict networks. Loaded on first use: the bundle weighs ~30 MB of heap.
-    renderGraphiQL: async (options) =>
-      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
+    maskedErrors: {
+      maskError: (error, message) => {
+        const masked = maskError(error, message);
+        if (masked instanceof GraphQLError && masked.extensions.code === 'INTERNAL_SERVER_ERROR')
+          logInternalError(deps.logger, error);
+        return masked;
+      },
+    },
+    // Served by useGraphiQL: self-contained (yoga's default page loads its scripts from a CDN),
+    // and as shared immutable assets instead of a 9 MB page built per request.
+    graphiql: false,
     landingPage: false,
     healthCheckEndpoint: '/health',
     batching: { limit: config.limits.batch },
@@ -207,14 +269,19 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         'cache-control',
         METRICS_HEADER,
         'x-graphql-yoga-csrf',
+        REQUEST_ID_HEADER,
+        'traceparent',
+        'tracestate',
       ],
+      exposedHeaders: [REQUEST_ID_HEADER],
       credentials: false,
     },
     plugins,
     context: ({ request }) => {
       const credentials = credentialsFrom(request);
       const freshness = freshnessFrom(request, config.maxAgeMs);
-      const meter = createOperationMeter();
+      const span = deps.tracer?.startOperation(request);
+      const meter = createOperationMeter(span ? { span } : {});
       const meteredReplicas = {
         read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
       };
@@ -245,6 +312,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         limits: config.limits,
         loaders,
         meter,
+        requestId: requestIds.of(request),
+        ...(span ? { span } : {}),
         writes,
         live: live.forOperation({ credentials, freshness, loaders }),
         rateLimit: () => {
@@ -262,6 +331,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ledger,
     config,
     live,
+    metrics,
+    drain() {
+      draining = true;
+      void live.close();
+    },
     ...(cluster ? { cluster } : {}),
     async close() {
       await live.close();
@@ -288,24 +362,53 @@ function withCluster(
   };
 }
 
+// Private: Prometheus text on the GraphQL port.
+function useMetricsEndpoint(path: string, metrics: GatewayMetrics): Plugin {
+  return {
+    async onRequest({ url, request, endResponse, fetchAPI }) {
+      if (url.pathname !== path || request.method !== 'GET') return;
+      endResponse(
+        new fetchAPI.Response(await metrics.text(), {
+          headers: { 'content-type': metrics.contentType },
+        }),
+      );
+    },
+  };
+}
+
+// Private: the client sees "Unexpected error."; the log gets the error's class and stack frames,
+// not its message (a message may quote a URL or header holding a token).
+function logInternalError(
+  logger: Logger | undefined,
+  error: unknown,
+  message = 'internal error (masked as "Unexpected error.")',
+): void {
+  if (!logger) return;
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  const frames =
+    original instanceof Error ? (original.stack ?? '').split('\n').slice(1, 11).join('\n') : '';
+  logger.error(
+    {
+      errorType: original instanceof Error ? original.name : typeof original,
+      ...(error instanceof GraphQLError && error.path ? { path: error.path.join('.') } : {}),
+      stack: frames,
+    },
+    message,
+  );
+}
+
+// Private: Redis going away is worth a warning (the instance works alone until it is back).
+function logClusterChange(logger: Logger | undefined, change: LinkChange): void {
+  if (!logger) return;
+  if (!change.available) logger.warn({ reason: change.reason }, 'redis unavailable: working alone');
+  else if (change.first) logger.info('redis connected: cooperating with other instances');
+  else logger.info('redis back: cooperating again');
+}
+
 function isUpstreamMeter(value: unknown): value is UpstreamMeter {
   return (
     typeof value === 'object' &&
     value !== null &&
     typeof (value as UpstreamMeter).record === 'function'
   );
-}
-
-/**
- * Ready when the upstream answers HTTP at all. The probe sends no token (so it costs no
- * quota); the 401 it gets proves the upstream is up.
- */
-async function upstreamReachable(baseUrl: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${baseUrl}/user`, { signal: AbortSignal.timeout(2_000) });
-    await response.body?.cancel();
-    return response.status < 500;
-  } catch {
-    return false;
-  }
 }

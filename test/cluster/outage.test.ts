@@ -58,6 +58,9 @@ afterAll(async () => {
   await redis?.close();
 });
 
+const metricsOf = async (each: GatewayProcess) =>
+  (await fetch(each.url.replace('/graphql', '/metrics'))).text();
+
 const mentions = (pattern: RegExp) => (each: GatewayProcess) =>
   (each.output().match(pattern) ?? []).length;
 
@@ -103,6 +106,8 @@ describe('Redis stopped and restarted under load', () => {
       'every instance warns that it works alone',
     );
     await load(12);
+    for (const each of instances)
+      expect(await metricsOf(each)).toContain('gateway_cluster_degraded 1');
     await redis.start();
     await eventually(
       () => instances.every((each) => mentions(/redis back: cooperating again/)(each) >= 1),
@@ -110,6 +115,11 @@ describe('Redis stopped and restarted under load', () => {
     );
     await load(12);
     expect(client.dead.size).toBe(0);
+    for (const each of instances) {
+      const text = await metricsOf(each);
+      expect(text).toContain('gateway_cluster_degraded 0');
+      expect(text).toContain('gateway_cluster_outages_total 1');
+    }
 
     // Each instance brings its replica up to date once (they drifted apart while alone)...
     for (const each of instances) {

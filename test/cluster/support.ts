@@ -61,7 +61,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
       reject(new Error(`the gateway did not start within 60 s:\n${text}`));
     }, 60_000);
     const check = () => {
-      const found = /Gateway listening on (\S+)/.exec(text)?.[1];
+      const found = /"url":"(http:\/\/[^"]+\/graphql)"/.exec(text)?.[1];
       if (!found) return;
       clearTimeout(timer);
       child.stdout?.off('data', check);
