@@ -5,14 +5,17 @@
  * Setups, each with fresh tokens (every replica starts cold) and the same operations:
  * - `1 alone`: one instance, no Redis (the default deployment);
  * - `1 + Redis`: one instance with Redis (what the tier costs by itself);
- * - `N + Redis`: N instances, each operation sent to the next one.
+ * - `N + Redis`: N instances, each operation sent to the next one;
+ * - `N alone`: N instances without Redis (what a balancer in front of the default costs).
  *
  * Phases:
  * 1. **warm**: every token read once on every instance, then dashboards only, within max-age
  *    (`Cache-Control: max-age=3600`): no upstream call and no Redis round trip are expected.
- * 2. **mixed**: dashboards at the gateway's max-age (`--max-age`, 5 s by default here, so
- *    replicas go past it several times during the phase), account pages with `no-cache`, writes
- *    (a transaction created through the gateway) and `rateLimit`, in the proportions 80/10/8/2.
+ * 2. **reads**: dashboards at the gateway's max-age (`--max-age`, 5 s by default here, so
+ *    replicas go past it several times during the phase): one delta per token and max-age on one
+ *    instance, or on N instances that share Redis; N of them on N instances alone.
+ * 3. **mixed**: those dashboards, account pages with `no-cache`, writes (a transaction created
+ *    through the gateway, then its delta) and `rateLimit`, in the proportions 80/10/8/2.
  *
  * Figures per setup and phase: operations, errors, upstream calls (counted at the sandbox) per
  * 1,000 operations, latency p50 / p99, and Redis round trips per operation as the instances count
@@ -64,7 +67,10 @@ export interface SetupResult {
   setup: string;
   instances: number;
   redis: boolean;
+  /** Upstream calls to load every token's replica on every instance (cold). */
+  warmupCalls: number;
   warm: PhaseResult;
+  reads: PhaseResult;
   mixed: PhaseResult;
 }
 
@@ -112,21 +118,37 @@ async function runSetup(
   const clients: GraphQLClient[] = gateways.map((each) =>
     createGraphQLClient(each.url, options.concurrency * 2),
   );
-  let next = 0;
-  const send = (query: string, variables: Record<string, unknown>, token: string, headers = {}) =>
-    clients[next++ % clients.length]!.request(query, variables, token, headers);
+  // Operation n goes to instance (n + floor(n / tokens)) mod N: a token's successive operations
+  // visit every instance in turn (plain n mod N would pin a token to one when N divides tokens).
+  const send = (
+    n: number,
+    query: string,
+    variables: Record<string, unknown>,
+    token: string,
+    headers = {},
+  ) =>
+    clients[(n + Math.floor(n / tokens.length)) % clients.length]!.request(
+      query,
+      variables,
+      token,
+      headers,
+    );
   const accounts = new Map<string, string>();
   try {
     // Cold loads (an export each), then every replica on every instance.
-    for (const token of tokens) {
-      const first = await send(DASHBOARD, {}, token);
+    sandbox.resetCalls();
+    for (const [t, token] of tokens.entries()) {
+      const first = await send(t, DASHBOARD, {}, token);
       if (!isGoodAnswer(first)) throw new Error(`cold dashboard failed: ${JSON.stringify(first)}`);
       const data = first.body.data as { plan: { accounts: { id: string }[] } };
       accounts.set(token, data.plan.accounts[0]!.id);
     }
     for (let round = 1; round < setup.instances; round++) {
-      for (const token of tokens) await send(DASHBOARD, {}, token);
+      for (const [t, token] of tokens.entries()) {
+        await send(round * tokens.length + t, DASHBOARD, {}, token);
+      }
     }
+    const warmupCalls = sandbox.calls().filter((call) => tokens.includes(call.token ?? '')).length;
 
     const measure = async (operation: (n: number) => Promise<boolean>): Promise<PhaseResult> => {
       sandbox.resetCalls();
@@ -164,25 +186,29 @@ async function runSetup(
 
     const warm = await measure(async (n) =>
       isGoodAnswer(
-        await send(DASHBOARD, {}, tokens[n % tokens.length]!, {
+        await send(n, DASHBOARD, {}, tokens[n % tokens.length]!, {
           'cache-control': 'max-age=3600',
         }),
       ),
+    );
+    const reads = await measure(async (n) =>
+      isGoodAnswer(await send(n, DASHBOARD, {}, tokens[n % tokens.length]!)),
     );
     const today = new Date().toISOString().slice(0, 10);
     const mixed = await measure(async (n) => {
       const token = tokens[n % tokens.length]!;
       const kind = n % 50;
-      if (kind < 40) return isGoodAnswer(await send(DASHBOARD, {}, token));
+      if (kind < 40) return isGoodAnswer(await send(n, DASHBOARD, {}, token));
       if (kind < 45) {
         return isGoodAnswer(
-          await send(ACCOUNT, { accountId: accounts.get(token) }, token, {
+          await send(n, ACCOUNT, { accountId: accounts.get(token) }, token, {
             'cache-control': 'no-cache',
           }),
         );
       }
       if (kind < 49) {
         const answer = await send(
+          n,
           CREATE,
           {
             input: {
@@ -198,9 +224,17 @@ async function runSetup(
           ?.createTransaction?.__typename;
         return isGoodAnswer(answer) && typename === 'CreateTransactionPayload';
       }
-      return isGoodAnswer(await send(RATE_LIMIT, {}, token));
+      return isGoodAnswer(await send(n, RATE_LIMIT, {}, token));
     });
-    return { setup: setup.label, instances: setup.instances, redis: setup.redis, warm, mixed };
+    return {
+      setup: setup.label,
+      instances: setup.instances,
+      redis: setup.redis,
+      warmupCalls,
+      warm,
+      reads,
+      mixed,
+    };
   } finally {
     await Promise.all(clients.map((client) => client.close()));
     await Promise.all(gateways.map((each) => each.close()));
@@ -213,6 +247,7 @@ export async function runInstancesBench(options: BenchOptions): Promise<Instance
     { label: '1 alone', instances: 1, redis: false },
     { label: '1 + Redis', instances: 1, redis: true },
     { label: `${instances} + Redis`, instances, redis: true },
+    { label: `${instances} alone`, instances, redis: false },
   ];
   const redis = await startTestRedis();
   const sandbox = await createSandbox({
@@ -252,20 +287,26 @@ export function formatInstancesResults(results: InstancesResults): string {
       `concurrency ${options.concurrency}, max-age ${options.maxAgeMs} ms, ` +
       `phases of at most ${options.durationS} s / ${options.requests} operations`,
     '',
-    '| setup | phase | operations | errors | upstream / 1,000 ops | p50 ms | p99 ms | Redis round trips / op | Redis commands / op |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| setup | phase | operations | errors | upstream calls | upstream / 1,000 ops | p50 ms | p99 ms | Redis round trips / op | Redis commands / op |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
+  const warmups = results.setups.map((setup) => `${setup.setup}: ${setup.warmupCalls}`);
   const figure = (value: number | null, digits = 2) =>
     value === null ? '–' : value.toFixed(digits);
   for (const setup of results.setups) {
     for (const [phase, result] of [
       ['warm', setup.warm],
+      ['reads', setup.reads],
       ['mixed', setup.mixed],
     ] as const) {
       lines.push(
-        `| ${setup.setup} | ${phase} | ${result.operations} | ${result.errors} | ${figure(result.upstreamPer1000, 1)} | ${figure(result.latency.p50Ms, 1)} | ${figure(result.latency.p99Ms, 1)} | ${figure(result.redisRoundTripsPerOperation)} | ${figure(result.redisCommandsPerOperation)} |`,
+        `| ${setup.setup} | ${phase} | ${result.operations} | ${result.errors} | ${result.upstreamCalls} | ${figure(result.upstreamPer1000, 1)} | ${figure(result.latency.p50Ms, 1)} | ${figure(result.latency.p99Ms, 1)} | ${figure(result.redisRoundTripsPerOperation)} | ${figure(result.redisCommandsPerOperation)} |`,
       );
     }
   }
+  lines.push(
+    '',
+    `Upstream calls to load the ${TOKENS_PER_SETUP} tokens' replicas on every instance: ${warmups.join(', ')}`,
+  );
   return lines.join('\n');
 }
