@@ -1,5 +1,6 @@
 import { builder } from './builder.js';
 import './scalars.js';
+import './node.js';
 import './plan.js';
 import './account.js';
 import './category.js';

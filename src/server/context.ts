@@ -5,6 +5,7 @@ import type { Loaders } from '../loaders/loaders.js';
 import type { Freshness } from '../replica/types.js';
 import { tokenKey } from '../upstream/token-key.js';
 import type { OperationMeter } from './operation-meter.js';
+import type { ReadLog } from './read-log.js';
 import type { Writes } from './writes/pipeline.js';
 
 export interface RateLimitUsage {
@@ -22,6 +23,8 @@ export interface GatewayContext {
   readonly limits: Limits;
   readonly loaders: Loaders;
   readonly meter: OperationMeter;
+  /** What this operation read and which versions (HTTP caching validates answers with it). */
+  readonly reads: ReadLog;
   /** REST writes for mutations: sent once, applied to the replica, followed by one delta sync. */
   readonly writes: Writes;
   /** Subscriptions to a plan's changes (src/live). */

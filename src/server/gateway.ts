@@ -1,5 +1,7 @@
-import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
+import { createHash } from 'node:crypto';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { printSchema } from 'graphql';
+import { createYoga, type Plugin, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config.js';
 import { createPollBudget } from '../live/budget.js';
@@ -23,11 +25,16 @@ import { createRequestLedger, type RequestLedger } from '../upstream/ledger.js';
 import { credentialsFrom, freshnessFrom, type GatewayContext } from './context.js';
 import { classifyFailure } from './failure-policy.js';
 import { createOperationMeter } from './operation-meter.js';
+import { corsOptions } from './plugins/cors.js';
 import { maskError } from './plugins/mask-error.js';
+import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
+import { useHttpCaching } from './plugins/use-http-caching.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
 import { type OperationLogger, useOperationLog } from './plugins/use-operation-log.js';
-import { METRICS_HEADER, useResponseExtensions } from './plugins/use-response-extensions.js';
+import { loadDocumentManifest, usePersistedDocuments } from './plugins/use-persisted-documents.js';
+import { useResponseExtensions } from './plugins/use-response-extensions.js';
+import { createReadLog } from './read-log.js';
 import { createWritePipeline } from './writes/pipeline.js';
 
 export interface GatewayDeps {
@@ -54,6 +61,8 @@ export interface GatewayDeps {
    * poll requests. @default in-process (see src/live/README.md)
    */
   live?: { bus?: LiveBus; leases?: PollLeases; pollLedger?: RequestLedger };
+  /** Extra yoga plugins after the gateway's own (tests count resolver calls with one). @default none */
+  plugins?: Plugin[];
 }
 
 export interface Gateway {
@@ -127,8 +136,28 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...(deps.live?.leases ? { leases: deps.live.leases } : {}),
   });
 
+  const manifest = config.trustedDocuments
+    ? loadDocumentManifest(config.trustedDocuments.manifestPath)
+    : undefined;
   const plugins = [
-    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
+    useCsrfPrevention(),
+    // Before anything reads the document: a hash-only request gets its text here.
+    ...usePersistedDocuments({
+      apq: config.persistedQueries,
+      ...(manifest ? { manifest } : {}),
+      only: config.trustedDocuments?.only ?? false,
+    }),
+    ...(config.httpCaching
+      ? [
+          useHttpCaching({
+            replicas,
+            defaultMaxAgeMs: config.maxAgeMs,
+            schemaDigest: createHash('sha256').update(printSchema(schema)).digest('hex'),
+            maxEntries: config.httpCaching.maxEntries,
+          }),
+        ]
+      : []),
+    useDeferStream(),
     ...useDocumentLimits(config.limits),
     useInputErrorNames(),
     useResponseExtensions({ metrics: config.metrics }),
@@ -137,6 +166,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       check: () => upstreamReachable(config.upstreamUrl),
     }),
     ...(deps.log ? [useOperationLog(deps.log)] : []),
+    ...(deps.plugins ?? []),
   ];
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -164,23 +194,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     healthCheckEndpoint: '/health',
     batching: { limit: config.limits.batch },
     maxRequestBodySize: config.limits.bodyBytes,
-    cors: {
-      origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
-      methods: ['GET', 'POST'],
-      allowedHeaders: [
-        'authorization',
-        'content-type',
-        'cache-control',
-        METRICS_HEADER,
-        'x-graphql-yoga-csrf',
-      ],
-      credentials: false,
-    },
+    cors: corsOptions(config),
     plugins,
     context: ({ request }) => {
       const credentials = credentialsFrom(request);
       const freshness = freshnessFrom(request, config.maxAgeMs);
       const meter = createOperationMeter();
+      const reads = createReadLog();
       const meteredReplicas = {
         read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
       };
@@ -188,8 +208,21 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         credentials,
         freshness,
         upstream,
-        replicas: meteredReplicas,
-        restCache,
+        replicas: {
+          read: async (read) => {
+            const answer = await meteredReplicas.read(read);
+            reads.replica(read.planId, answer);
+            return answer;
+          },
+        },
+        restCache: {
+          ...restCache,
+          read: async (tokenKey, key, maxAgeMs, load) => {
+            const answer = await restCache.read(tokenKey, key, maxAgeMs, load);
+            reads.rest(key, answer);
+            return answer;
+          },
+        },
         meter,
       });
       const writes = createWritePipeline({
@@ -211,9 +244,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         limits: config.limits,
         loaders,
         meter,
+        reads,
         writes,
         live: live.forOperation({ credentials, freshness, loaders }),
         rateLimit: () => {
+          reads.volatile();
           if (!credentials) throw unauthenticated();
           return ledger.usage(credentials.tokenKey);
         },
