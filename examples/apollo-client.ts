@@ -2,7 +2,6 @@ import { ApolloClient, HttpLink, InMemoryCache } from '@apollo/client';
 import { Defer20220824Handler } from '@apollo/client/incremental';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { relayStylePagination } from '@apollo/client/utilities';
-import { type DocumentNode, print } from 'graphql';
 import generated from '../client-kit/possible-types.js';
 
 /** Filters of the transaction lists: each combination is a list of its own in the cache. */
@@ -14,8 +13,7 @@ export function createApolloClient(options: {
   fetch?: typeof fetch;
 }): ApolloClient {
   const persistedQueries = new PersistedQueryLink({
-    // Operations codegen registered carry their hash; the gateway knows them from the first request.
-    generateHash: (document) => registeredHash(document) ?? sha256(print(document)),
+    sha256,
     // Hash-only requests go as GET: short, and revalidated with ETag by the browser's cache.
     useGETForHashedQueries: true,
   });
@@ -39,12 +37,6 @@ export function createApolloClient(options: {
     // `@defer`: the gateway answers in parts (multipart/mixed).
     incrementalHandler: new Defer20220824Handler(),
   });
-}
-
-function registeredHash(document: DocumentNode): string | undefined {
-  const meta: unknown = Reflect.get(document, '__meta__');
-  const hash: unknown = typeof meta === 'object' && meta ? Reflect.get(meta, 'hash') : undefined;
-  return typeof hash === 'string' ? hash : undefined;
 }
 
 /** Web Crypto: the same code runs in browsers, React Native (with a polyfill) and Node. */
