@@ -1,4 +1,5 @@
 import { builder } from './builder.js';
+import { describeSchema } from './descriptions.js';
 import './scalars.js';
 import './node.js';
 import './plan.js';
@@ -17,4 +18,4 @@ builder.queryType({});
 builder.mutationType({});
 builder.subscriptionType({});
 
-export const schema = builder.toSchema({ sortSchema: false });
+export const schema = describeSchema(builder.toSchema({ sortSchema: false }));

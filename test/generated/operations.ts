@@ -5,39 +5,68 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 /** The kind of account, with the REST values. */
 export type AccountType =
+  /** A car loan. */
   | 'autoLoan'
+  /** Cash. */
   | 'cash'
+  /** A checking account. */
   | 'checking'
+  /** A credit card. */
   | 'creditCard'
+  /** A line of credit. */
   | 'lineOfCredit'
+  /** Medical debt. */
   | 'medicalDebt'
+  /** A mortgage. */
   | 'mortgage'
+  /** A tracking account for another asset. */
   | 'otherAsset'
+  /** Another debt. */
   | 'otherDebt'
+  /** A tracking account for another liability. */
   | 'otherLiability'
+  /** A personal loan. */
   | 'personalLoan'
+  /** A savings account. */
   | 'savings'
+  /** A student loan. */
   | 'studentLoan';
 
+/** Whether the bank has confirmed a transaction (REST `cleared`). */
 export type ClearedStatus =
+  /** Confirmed by the bank. */
   | 'cleared'
+  /** Cleared and reconciled with a statement. */
   | 'reconciled'
+  /** Not confirmed by the bank yet. */
   | 'uncleared';
 
+/** A flag on a transaction (REST `flag_color`; no flag is null, not an empty string). */
 export type FlagColor =
+  /** Blue. */
   | 'blue'
+  /** Green. */
   | 'green'
+  /** Orange. */
   | 'orange'
+  /** Purple. */
   | 'purple'
+  /** Red. */
   | 'red'
+  /** Yellow. */
   | 'yellow';
 
 /** TB: target balance; TBD: target balance by date; MF: monthly funding; NEED: plan your spending; DEBT: debt payoff. */
 export type GoalType =
+  /** Debt payoff. */
   | 'DEBT'
+  /** Monthly funding. */
   | 'MF'
+  /** Plan your spending (a refill or set-aside target). */
   | 'NEED'
+  /** Target balance. */
   | 'TB'
+  /** Target balance by date. */
   | 'TBD';
 
 export type AccountTransactionsQueryVariables = Exact<{
