@@ -152,8 +152,14 @@ export interface GatewayConfig {
    * when the request sends `X-Upstream-Metrics: 1`. @default 'always' in development
    */
   metrics: 'always' | 'on-request';
-  /** Serve GraphiQL at the GraphQL endpoint. @default true */
+  /** Serve GraphiQL at the GraphQL endpoint. @default true (`npm start`: off with NODE_ENV=production) */
   graphiql: boolean;
+  /** Answer schema introspection. @default true (`npm start`: off with NODE_ENV=production) */
+  introspection: boolean;
+  /** Path of the Prometheus text on the GraphQL port; `false` serves it nowhere. @default '/metrics' */
+  metricsPath: string | false;
+  /** gzip / br answers from this many bytes when the client accepts them; `false` never. @default 1024 */
+  compressionMinBytes: number | false;
   /** Query GraphiQL opens with. */
   graphiqlDefaultQuery?: string;
   /** Headers GraphiQL opens with (e.g. the demo token in embedded mode). */
@@ -176,5 +182,8 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     metrics: 'always',
     graphiql: true,
     live: { ...DEFAULT_LIVE },
+    introspection: true,
+    metricsPath: '/metrics',
+    compressionMinBytes: 1024,
   };
 }

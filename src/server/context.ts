@@ -6,6 +6,7 @@ import type { Freshness } from '../replica/types.js';
 import { tokenKey } from '../upstream/token-key.js';
 import type { OperationMeter } from './operation-meter.js';
 import type { ReadLog } from './read-log.js';
+import type { OperationSpan } from './telemetry/tracer.js';
 import type { Writes } from './writes/pipeline.js';
 
 export interface RateLimitUsage {
@@ -25,6 +26,10 @@ export interface GatewayContext {
   readonly meter: OperationMeter;
   /** What this operation read and which versions (HTTP caching validates answers with it). */
   readonly reads: ReadLog;
+  /** The request's id (its valid `X-Request-Id`, or a generated one), for logs. */
+  readonly requestId: string;
+  /** The operation's trace span when tracing is on. */
+  readonly span?: OperationSpan;
   /** REST writes for mutations: sent once, applied to the replica, followed by one delta sync. */
   readonly writes: Writes;
   /** Subscriptions to a plan's changes (src/live). */

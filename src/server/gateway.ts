@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { printSchema } from 'graphql';
-import { createYoga, type Plugin, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
+import { GraphQLError, printSchema } from 'graphql';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config.js';
 import { createPollBudget } from '../live/budget.js';
@@ -24,17 +24,25 @@ import {
 import { createRequestLedger, type RequestLedger } from '../upstream/ledger.js';
 import { credentialsFrom, freshnessFrom, type GatewayContext } from './context.js';
 import { classifyFailure } from './failure-policy.js';
+import { useGraphiQL } from './graphiql/use-graphiql.js';
 import { createOperationMeter } from './operation-meter.js';
 import { corsOptions } from './plugins/cors.js';
 import { maskError } from './plugins/mask-error.js';
+import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
+import { useHttpHygiene } from './plugins/use-http-hygiene.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
-import { type OperationLogger, useOperationLog } from './plugins/use-operation-log.js';
+import { type OperationReportSink, useOperationReport } from './plugins/use-operation-report.js';
 import { loadDocumentManifest, usePersistedDocuments } from './plugins/use-persisted-documents.js';
+import { useReadiness } from './plugins/use-readiness.js';
+import { createRequestIds } from './plugins/use-request-id.js';
 import { useResponseExtensions } from './plugins/use-response-extensions.js';
 import { createReadLog } from './read-log.js';
+import { type Logger, logOperations } from './telemetry/logger.js';
+import { createGatewayMetrics, type GatewayMetrics } from './telemetry/metrics.js';
+import type { OperationTracer } from './telemetry/tracer.js';
 import { createWritePipeline } from './writes/pipeline.js';
 
 export interface GatewayDeps {
@@ -42,8 +50,12 @@ export interface GatewayDeps {
   dispatcher?: Dispatcher;
   /** Wall clock in epoch ms for replica ages, caches and the request ledger. @default Date.now */
   now?: () => number;
-  /** Structured per-operation log; never receives tokens. @default none */
-  log?: OperationLogger;
+  /** pino logger: one line per operation, internal errors; never a token. @default none */
+  logger?: Logger;
+  /** Traces operations and their upstream calls (see telemetry/otel.ts). @default none */
+  tracer?: OperationTracer;
+  /** Add prom-client's process metrics (CPU, memory, event loop) to `/metrics`. @default false */
+  processMetrics?: boolean;
   /**
    * Upstream client timeouts (tests shorten them to see a hung write time out).
    * @default the client's: connect 10 s, headers 30 s, body 30 s
@@ -73,6 +85,12 @@ export interface Gateway {
   readonly config: GatewayConfig;
   /** Subscriptions: pollers, change logs, the event bus (see src/live/README.md). */
   readonly live: LiveHub;
+  readonly metrics: GatewayMetrics;
+  /**
+   * From now on `/ready` answers 503 "shutting down" (load balancers stop sending work) and
+   * subscriptions end, so their clients reconnect elsewhere instead of holding the drain.
+   */
+  drain(): void;
   /**
    * Ends every subscription and closes the upstream pool; the HTTP server that serves `yoga` is
    * the caller's to close.
@@ -87,10 +105,17 @@ export interface Gateway {
 export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
   const now = deps.now ?? Date.now;
   const ledger = createRequestLedger({ ...config.rateLimit, now });
+  const metrics = createGatewayMetrics({
+    // Read at scrape time, by when the store below exists.
+    replicas: { stats: () => replicas.stats() },
+    ledger,
+    processMetrics: deps.processMetrics ?? false,
+  });
   const upstream = createUpstreamClient({
     baseUrl: config.upstreamUrl,
     ledger,
     wallClock: now,
+    observer: metrics.upstream,
     ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
   });
@@ -109,12 +134,20 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
           bytes = call.responseBytes ?? bytes;
           outer?.record(call);
         },
+        ...(outer?.trace ? { trace: outer.trace.bind(outer) } : {}),
       };
-      const data = await upstream.getPlanById(
-        { token, meter, ...(signal ? { signal } : {}) },
-        { planId, ...(lastKnowledgeOfServer === undefined ? {} : { lastKnowledgeOfServer }) },
-      );
-      return { data, bytes };
+      const kind = lastKnowledgeOfServer === undefined ? 'export' : 'delta';
+      try {
+        const data = await upstream.getPlanById(
+          { token, meter, ...(signal ? { signal } : {}) },
+          { planId, ...(lastKnowledgeOfServer === undefined ? {} : { lastKnowledgeOfServer }) },
+        );
+        metrics.replicaSync(kind, 'ok');
+        return { data, bytes };
+      } catch (error) {
+        metrics.replicaSync(kind, 'error');
+        throw error;
+      }
     },
   });
   const restCache = createRestCache({ classifyFailure, now });
@@ -132,6 +165,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     }),
     scheduler: deps.scheduler ?? createSystemScheduler(now),
     maxSubscriptionsPerToken: config.live.maxSubscriptionsPerToken,
+    onError: (error) => logInternalError(deps.logger, error, 'subscription poll failed'),
     ...(deps.live?.bus ? { bus: deps.live.bus } : {}),
     ...(deps.live?.leases ? { leases: deps.live.leases } : {}),
   });
@@ -139,7 +173,41 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const manifest = config.trustedDocuments
     ? loadDocumentManifest(config.trustedDocuments.manifestPath)
     : undefined;
+  const requestIds = createRequestIds();
+  let draining = false;
+  const sinks: OperationReportSink[] = [
+    (report) =>
+      metrics.operation({
+        name: report.operationName,
+        type: report.operationType,
+        outcome: report.outcome,
+        ...(report.durationMs === undefined ? {} : { durationMs: report.durationMs }),
+        errorCodes: report.errorCodes,
+        staleReasons: report.stale.map((s) => s.reason),
+      }),
+    ...(deps.logger ? [logOperations(deps.logger)] : []),
+  ];
   const plugins = [
+    // First: the request id, the headers and the origin check apply to every answer.
+    requestIds.plugin,
+    useHttpHygiene({ corsOrigins: config.corsOrigins }),
+    ...(config.compressionMinBytes === false
+      ? []
+      : [useCompression({ minBytes: config.compressionMinBytes })]),
+    useReadiness({ upstreamUrl: config.upstreamUrl, draining: () => draining }),
+    ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),
+    ...(config.graphiql
+      ? [
+          useGraphiQL({
+            title: 'Plans GraphQL gateway',
+            ...(config.graphiqlDefaultQuery ? { defaultQuery: config.graphiqlDefaultQuery } : {}),
+            ...(config.graphiqlDefaultHeaders ? { headers: config.graphiqlDefaultHeaders } : {}),
+            // GraphiQL sends subscriptions as GET event streams, which CSRF prevention refuses
+            // without this header.
+            additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
+          }),
+        ]
+      : []),
     useCsrfPrevention(),
     // Before anything reads the document: a hash-only request gets its text here.
     ...usePersistedDocuments({
@@ -161,35 +229,25 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...useDocumentLimits(config.limits),
     useInputErrorNames(),
     useResponseExtensions({ metrics: config.metrics }),
-    useReadinessCheck({
-      endpoint: '/ready',
-      check: () => upstreamReachable(config.upstreamUrl),
-    }),
-    ...(deps.log ? [useOperationLog(deps.log)] : []),
     ...(deps.plugins ?? []),
+    // Last, so it reports each operation's final answer (and ends its span).
+    useOperationReport({ requestIdOf: requestIds.of, sinks }),
   ];
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     logging: false,
-    maskedErrors: { maskError },
-    graphiql: config.graphiql
-      ? {
-          title: 'Plans GraphQL gateway',
-          defaultQuery: config.graphiqlDefaultQuery,
-          headers: config.graphiqlDefaultHeaders
-            ? JSON.stringify(config.graphiqlDefaultHeaders, null, 2)
-            : undefined,
-          shouldPersistHeaders: false,
-          // GraphiQL sends subscriptions as GET event streams, which CSRF prevention refuses
-          // without this header.
-          additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
-        }
-      : false,
-    // Self-contained GraphiQL: yoga's default page loads its scripts from a CDN, which fails
-    // offline and behind strict networks. Loaded on first use: the bundle weighs ~30 MB of heap.
-    renderGraphiQL: async (options) =>
-      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
+    maskedErrors: {
+      maskError: (error, message) => {
+        const masked = maskError(error, message);
+        if (masked instanceof GraphQLError && masked.extensions.code === 'INTERNAL_SERVER_ERROR')
+          logInternalError(deps.logger, error);
+        return masked;
+      },
+    },
+    // Served by useGraphiQL: self-contained (yoga's default page loads its scripts from a CDN),
+    // and as shared immutable assets instead of a 9 MB page built per request.
+    graphiql: false,
     landingPage: false,
     healthCheckEndpoint: '/health',
     batching: { limit: config.limits.batch },
@@ -199,7 +257,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     context: ({ request }) => {
       const credentials = credentialsFrom(request);
       const freshness = freshnessFrom(request, config.maxAgeMs);
-      const meter = createOperationMeter();
+      const span = deps.tracer?.startOperation(request);
+      const meter = createOperationMeter(span ? { span } : {});
       const reads = createReadLog();
       const meteredReplicas = {
         read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
@@ -245,6 +304,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         loaders,
         meter,
         reads,
+        requestId: requestIds.of(request),
+        ...(span ? { span } : {}),
         writes,
         live: live.forOperation({ credentials, freshness, loaders }),
         rateLimit: () => {
@@ -263,11 +324,51 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ledger,
     config,
     live,
+    metrics,
+    drain() {
+      draining = true;
+      void live.close();
+    },
     async close() {
       await live.close();
       await upstream.close();
     },
   };
+}
+
+// Private: Prometheus text on the GraphQL port.
+function useMetricsEndpoint(path: string, metrics: GatewayMetrics): Plugin {
+  return {
+    async onRequest({ url, request, endResponse, fetchAPI }) {
+      if (url.pathname !== path || request.method !== 'GET') return;
+      endResponse(
+        new fetchAPI.Response(await metrics.text(), {
+          headers: { 'content-type': metrics.contentType },
+        }),
+      );
+    },
+  };
+}
+
+// Private: the client sees "Unexpected error."; the log gets the error's class and stack frames,
+// not its message (a message may quote a URL or header holding a token).
+function logInternalError(
+  logger: Logger | undefined,
+  error: unknown,
+  message = 'internal error (masked as "Unexpected error.")',
+): void {
+  if (!logger) return;
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  const frames =
+    original instanceof Error ? (original.stack ?? '').split('\n').slice(1, 11).join('\n') : '';
+  logger.error(
+    {
+      errorType: original instanceof Error ? original.name : typeof original,
+      ...(error instanceof GraphQLError && error.path ? { path: error.path.join('.') } : {}),
+      stack: frames,
+    },
+    message,
+  );
 }
 
 function isUpstreamMeter(value: unknown): value is UpstreamMeter {
@@ -276,18 +377,4 @@ function isUpstreamMeter(value: unknown): value is UpstreamMeter {
     value !== null &&
     typeof (value as UpstreamMeter).record === 'function'
   );
-}
-
-/**
- * Ready when the upstream answers HTTP at all. The probe sends no token (so it costs no
- * quota); the 401 it gets proves the upstream is up.
- */
-async function upstreamReachable(baseUrl: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${baseUrl}/user`, { signal: AbortSignal.timeout(2_000) });
-    await response.body?.cancel();
-    return response.status < 500;
-  } catch {
-    return false;
-  }
 }

@@ -35,6 +35,10 @@ function exampleDocuments(): [string, string][] {
   ];
 }
 
+function isAstNode(value: unknown): value is { kind: Kind } {
+  return typeof value === 'object' && value !== null && 'kind' in value;
+}
+
 function isNode(type: ReturnType<typeof getNamedType>): boolean {
   if (isInterfaceType(type)) return type.name === 'Node';
   return isObjectType(type) && type.getInterfaces().some((i) => i.name === 'Node');
@@ -47,7 +51,9 @@ function selectionsWithoutId(document: DocumentNode): string[] {
   visit(
     document,
     visitWithTypeInfo(typeInfo, {
-      SelectionSet(node) {
+      SelectionSet(node, _key, parent) {
+        // A fragment's fields join its parent's selection, which carries the id.
+        if (isAstNode(parent) && parent.kind === Kind.INLINE_FRAGMENT) return;
         const type = typeInfo.getType() ?? typeInfo.getParentType();
         const named = type ? getNamedType(type) : null;
         if (!named || !isNode(named)) return;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/sandbox/index.js';
@@ -155,5 +156,21 @@ describe('HTTP caching of GET queries', () => {
     const { result, upstream } = await cost(() => get(query, { 'if-none-match': etag }));
     expect(result.status).toBe(304);
     expect(upstream).toEqual([]);
+  });
+
+  it('tags a compressed answer apart, and revalidates it', async () => {
+    const dashboard = readFileSync(
+      new URL('../../bench/dashboard.graphql', import.meta.url),
+      'utf8',
+    );
+    const plain = await get(dashboard);
+    const gzipped = await get(dashboard, { 'accept-encoding': 'gzip' });
+    expect(gzipped.header('content-encoding')).toBe('gzip');
+    expect(gzipped.header('etag')).toBe(`${plain.header('etag')!.slice(0, -1)}-gzip"`);
+    const again = await get(dashboard, {
+      'accept-encoding': 'gzip',
+      'if-none-match': gzipped.header('etag')!,
+    });
+    expect(again.status).toBe(304);
   });
 });

@@ -115,6 +115,13 @@ export function useHttpCaching({
         extensions: { ...extensions, http: { ...httpExtension, headers: headersFor(etag) } },
       });
     },
+    onResponse({ request, response }) {
+      // A compressed body is another representation: its strong ETag must differ (RFC 9110 8.8.3).
+      const etag = etags.get(request);
+      const encoding = response.headers.get('content-encoding');
+      if (etag !== undefined && encoding && response.headers.get('etag') === etag)
+        response.headers.set('etag', `${etag.slice(0, -1)}-${encoding}"`);
+    },
     onResultProcess({ request, setResultProcessor }) {
       const etag = etags.get(request);
       const candidates = request.headers.get('if-none-match');
@@ -173,11 +180,19 @@ function etagOf(fingerprint: string, { replicas, rest }: Dependencies): string {
     .digest('base64url')}"`;
 }
 
-/** Private: `If-None-Match` uses the weak comparison (RFC 9110 §13.1.2). */
+/**
+ * Private: `If-None-Match` uses the weak comparison (RFC 9110 §13.1.2). A tag of a compressed
+ * copy (`"…-gzip"`) validates the same answer: the client holds that answer, however encoded.
+ */
 function matches(header: string, etag: string): boolean {
   return header
     .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .map((tag) =>
+      tag
+        .trim()
+        .replace(/^W\//, '')
+        .replace(/-(?:gzip|br|deflate)"$/, '"'),
+    )
     .some((tag) => tag === '*' || tag === etag);
 }
 
