@@ -46,6 +46,7 @@
  * Anything else (401, 403, 404, a malformed body...) is rethrown untouched, and the replica of
  * that key is dropped, so a revoked token or a deleted plan stops being served.
  */
+import { randomUUID } from 'node:crypto';
 import type { IsoDate, ResponseData } from '../upstream/types.js';
 import {
   createReplicaCache,
@@ -195,6 +196,8 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   const activeFlights = new Map<string, number>();
   const flights = createSingleFlight<Outcome>(now);
   let writeEpoch = 0;
+  /** Write epochs restart with the process; this keeps versions naming them from repeating. */
+  const instance = randomUUID().slice(0, 8);
   let generation = 0;
   let abortController = new AbortController();
 
@@ -415,7 +418,19 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   }
 
   function answer(entry: ReplicaEntry, sync: ReplicaRead['sync'], at: number): ReplicaRead {
-    return { snapshot: entry.snapshot, ageMs: Math.max(0, at - entry.syncedAt), sync };
+    return {
+      snapshot: entry.snapshot,
+      ageMs: Math.max(0, at - entry.syncedAt),
+      sync,
+      version: versionOf(entry),
+    };
+  }
+
+  /** Private: knowledge alone unless unconfirmed writes sit on top (epochs are this store's). */
+  function versionOf(entry: ReplicaEntry): string {
+    const knowledge = String(entry.snapshot.serverKnowledge);
+    if (entry.pending.length === 0) return knowledge;
+    return `${knowledge}+${instance}.${entry.pending.map((write) => write.epoch).join('.')}`;
   }
 
   return {

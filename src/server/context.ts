@@ -5,6 +5,7 @@ import type { Loaders } from '../loaders/loaders.js';
 import type { Freshness } from '../replica/types.js';
 import { tokenKey } from '../upstream/token-key.js';
 import type { OperationMeter } from './operation-meter.js';
+import type { ReadLog } from './read-log.js';
 import type { OperationSpan } from './telemetry/tracer.js';
 import type { Writes } from './writes/pipeline.js';
 
@@ -23,6 +24,8 @@ export interface GatewayContext {
   readonly limits: Limits;
   readonly loaders: Loaders;
   readonly meter: OperationMeter;
+  /** What this operation read and which versions (HTTP caching validates answers with it). */
+  readonly reads: ReadLog;
   /** The request's id (its valid `X-Request-Id`, or a generated one), for logs. */
   readonly requestId: string;
   /** The operation's trace span when tracing is on. */

@@ -1,5 +1,6 @@
-import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { GraphQLError } from 'graphql';
+import { createHash } from 'node:crypto';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { GraphQLError, printSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import { type Cluster, createCluster } from '../cluster/cluster.js';
@@ -27,15 +28,20 @@ import { credentialsFrom, freshnessFrom, type GatewayContext } from './context.j
 import { classifyFailure } from './failure-policy.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import { createOperationMeter } from './operation-meter.js';
+import { corsOptions } from './plugins/cors.js';
 import { maskError } from './plugins/mask-error.js';
 import { useCompression } from './plugins/use-compression.js';
+import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
+import { useHttpCaching } from './plugins/use-http-caching.js';
 import { useHttpHygiene } from './plugins/use-http-hygiene.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
 import { type OperationReportSink, useOperationReport } from './plugins/use-operation-report.js';
+import { loadDocumentManifest, usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useReadiness } from './plugins/use-readiness.js';
-import { createRequestIds, REQUEST_ID_HEADER } from './plugins/use-request-id.js';
-import { METRICS_HEADER, useResponseExtensions } from './plugins/use-response-extensions.js';
+import { createRequestIds } from './plugins/use-request-id.js';
+import { useResponseExtensions } from './plugins/use-response-extensions.js';
+import { createReadLog } from './read-log.js';
 import { type Logger, logOperations } from './telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from './telemetry/metrics.js';
 import type { OperationTracer } from './telemetry/tracer.js';
@@ -69,6 +75,8 @@ export interface GatewayDeps {
    * poll requests. @default in-process (see src/live/README.md)
    */
   live?: { bus?: LiveBus; leases?: PollLeases; pollLedger?: RequestLedger };
+  /** Extra yoga plugins after the gateway's own (tests count resolver calls with one). @default none */
+  plugins?: Plugin[];
   /**
    * Redis cooperation (see src/cluster). @default with `config.redisUrl`, one the gateway
    * creates and closes; without it, none
@@ -199,6 +207,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         : {}),
   });
 
+  const manifest = config.trustedDocuments
+    ? loadDocumentManifest(config.trustedDocuments.manifestPath)
+    : undefined;
   const requestIds = createRequestIds();
   let draining = false;
   const sinks: OperationReportSink[] = [
@@ -234,10 +245,28 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
           }),
         ]
       : []),
-    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
+    useCsrfPrevention(),
+    // Before anything reads the document: a hash-only request gets its text here.
+    ...usePersistedDocuments({
+      apq: config.persistedQueries,
+      ...(manifest ? { manifest } : {}),
+      only: config.trustedDocuments?.only ?? false,
+    }),
+    ...(config.httpCaching
+      ? [
+          useHttpCaching({
+            replicas,
+            defaultMaxAgeMs: config.maxAgeMs,
+            schemaDigest: createHash('sha256').update(printSchema(schema)).digest('hex'),
+            maxEntries: config.httpCaching.maxEntries,
+          }),
+        ]
+      : []),
+    useDeferStream(),
     ...useDocumentLimits(config.limits),
     useInputErrorNames(),
     useResponseExtensions({ metrics: config.metrics }),
+    ...(deps.plugins ?? []),
     // Last, so it reports each operation's final answer (and ends its span).
     useOperationReport({ requestIdOf: requestIds.of, sinks }),
   ];
@@ -260,28 +289,14 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     healthCheckEndpoint: '/health',
     batching: { limit: config.limits.batch },
     maxRequestBodySize: config.limits.bodyBytes,
-    cors: {
-      origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
-      methods: ['GET', 'POST'],
-      allowedHeaders: [
-        'authorization',
-        'content-type',
-        'cache-control',
-        METRICS_HEADER,
-        'x-graphql-yoga-csrf',
-        REQUEST_ID_HEADER,
-        'traceparent',
-        'tracestate',
-      ],
-      exposedHeaders: [REQUEST_ID_HEADER],
-      credentials: false,
-    },
+    cors: corsOptions(config),
     plugins,
     context: ({ request }) => {
       const credentials = credentialsFrom(request);
       const freshness = freshnessFrom(request, config.maxAgeMs);
       const span = deps.tracer?.startOperation(request);
       const meter = createOperationMeter(span ? { span } : {});
+      const reads = createReadLog();
       const meteredReplicas = {
         read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
       };
@@ -289,8 +304,21 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         credentials,
         freshness,
         upstream,
-        replicas: meteredReplicas,
-        restCache,
+        replicas: {
+          read: async (read) => {
+            const answer = await meteredReplicas.read(read);
+            reads.replica(read.planId, answer);
+            return answer;
+          },
+        },
+        restCache: {
+          ...restCache,
+          read: async (tokenKey, key, maxAgeMs, load) => {
+            const answer = await restCache.read(tokenKey, key, maxAgeMs, load);
+            reads.rest(key, answer);
+            return answer;
+          },
+        },
         meter,
       });
       const writes = createWritePipeline({
@@ -312,11 +340,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         limits: config.limits,
         loaders,
         meter,
+        reads,
         requestId: requestIds.of(request),
         ...(span ? { span } : {}),
         writes,
         live: live.forOperation({ credentials, freshness, loaders }),
         rateLimit: () => {
+          reads.volatile();
           if (!credentials) throw unauthenticated();
           return usage(credentials.tokenKey);
         },

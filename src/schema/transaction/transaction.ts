@@ -5,6 +5,7 @@ import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
+import { Node } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Payee } from '../payee.js';
 import { Plan } from '../plan.js';
@@ -25,6 +26,7 @@ export function categoryNameOf(plan: PlanSnapshot, row: TransactionRow): string 
 }
 
 Transaction.implement({
+  interfaces: [Node],
   description: 'A transaction in an account; a split carries its parts in `subtransactions`.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -104,6 +106,7 @@ Transaction.implement({
 });
 
 SubTransaction.implement({
+  interfaces: [Node],
   description: 'One part of a split transaction.',
   fields: (t) => ({
     ...splitLineFields(t),
