@@ -7,7 +7,8 @@
  * - `replicas(store)`: the store as the gateway reads it, a cold read warming from the snapshot
  *   tier first; within max-age nothing here is touched;
  * - `applied`: the store's observer (follows the relays of every replica held here);
- * - `leases` and `bus`: the live updates' poll leases and event target.
+ * - `leases` and `bus`: the live updates' poll leases and event target;
+ * - `restEntries`: the REST cache's shared tier.
  *
  * Nothing here throws because Redis is away: each part falls back to this instance alone.
  */
@@ -15,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { type ClusterConfig, DEFAULT_CLUSTER } from '../config.js';
 import { createLiveBus, type LiveBus } from '../live/bus.js';
 import type { PollLeases } from '../live/leases.js';
+import type { SharedRestEntries } from '../loaders/rest-cache.js';
 import type { AppliedChange, FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { ClusterEventTarget } from './bus.js';
@@ -23,6 +25,7 @@ import { createRedisPollLeases } from './leases.js';
 import { createSharedLedger, type SharedLedger } from './ledger.js';
 import { createRedisLink, type LinkChange, type RedisLink, type RedisLinkStats } from './redis.js';
 import { createReplicaTier, type ReplicaTier, type TierStats } from './replica-tier.js';
+import { createSharedRestEntries } from './rest-entries.js';
 import { TokenSeals } from './seal.js';
 
 type FetchPlan = (request: FetchPlanRequest) => Promise<FetchPlanResult>;
@@ -53,6 +56,10 @@ export interface Cluster {
   ledger(kind: string, options: { limit: number; windowMs: number }): SharedLedger;
   readonly leases: PollLeases;
   readonly bus: LiveBus;
+  /** The REST cache's shared tier (user, plan list, money movements). */
+  readonly restEntries: SharedRestEntries;
+  /** Notes a request's token, so this instance can open what other instances seal for it. */
+  remember(token: string, tokenKey: string): void;
   fetchPlan(inner: FetchPlan): FetchPlan;
   /** Binds the store (once): the returned view warms cold reads from the snapshot tier. */
   replicas(store: ReplicaStore): ReplicaStore;
@@ -98,6 +105,13 @@ export function createCluster(options: ClusterOptions): Cluster {
     maxSnapshotBytes,
     onError,
   });
+  const restEntries = createSharedRestEntries({
+    link,
+    seals,
+    instanceId: id,
+    ttlMs: snapshotTtlMs,
+    onError,
+  });
   /** Cold reads of one replica share one warm-up. */
   const warming = new Map<string, Promise<boolean>>();
 
@@ -109,6 +123,8 @@ export function createCluster(options: ClusterOptions): Cluster {
       createSharedLedger({ link, kind, instanceId, limit, windowMs, now }),
     leases: createRedisPollLeases(link, instanceId),
     bus: createLiveBus(new ClusterEventTarget({ link, seals, instanceId: id, onError })),
+    restEntries,
+    remember: (token, tokenKey) => void seals.remember(token, tokenKey),
     fetchPlan: (inner) =>
       clusterFetchPlan(inner, {
         link,
@@ -153,6 +169,7 @@ export function createCluster(options: ClusterOptions): Cluster {
 
     async close() {
       tier.close();
+      restEntries.close();
       await link.close();
     },
   };

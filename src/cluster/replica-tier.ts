@@ -140,6 +140,8 @@ return { rid, checked, snap[1], snap[2], snap[3], unpack(deltas) }
 `);
 
 const ALIASES = new Set(['last-used', 'default']);
+/** The newest relayed delta of each replica is kept up to this many JSON bytes in all. */
+const LATEST_RELAYS_BYTES = 32 * 1024 * 1024;
 /** Unsubscribes from replicas this instance no longer holds, this often. */
 const SWEEP_MS = 60_000;
 
@@ -200,7 +202,11 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
 
   const followed = new Map<string, { tokenKey: string; planId: string; stop: () => void }>();
   const chains = new Map<string, Promise<void>>();
-  const latest = new LRUCache<string, DeltaRelay>({ max: 10_000 });
+  // Kept for flights waiting on another instance; bounded by the bytes of the deltas held.
+  const latest = new LRUCache<string, DeltaRelay>({
+    maxSize: LATEST_RELAYS_BYTES,
+    sizeCalculation: (relay) => relay.bytes + 1,
+  });
   const waiters = new Map<string, Set<() => void>>();
   const compacting = new Set<string>();
   const resyncing = new Set<string>();

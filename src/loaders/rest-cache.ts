@@ -11,6 +11,21 @@ export interface RestCacheOptions {
   maxEntries?: number;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * A tier shared with other gateway instances (src/cluster): asked on a miss before the
+   * upstream, told of every load and invalidation. @default none
+   */
+  shared?: SharedRestEntries;
+}
+
+/** REST answers several gateway instances share; each entry keeps the time it was loaded. */
+export interface SharedRestEntries {
+  /** The shared answer for (tokenKey, key), if any; never rejects. */
+  get(tokenKey: string, key: string): Promise<{ value: unknown; at: number } | undefined>;
+  set(tokenKey: string, key: string, entry: { value: unknown; at: number }): void;
+  invalidate(tokenKey: string, prefix: string): void;
+  /** Calls `forget` when another instance invalidated entries, so this one drops its copies. */
+  onInvalidated(forget: (tokenKey: string, prefix: string) => void): void;
 }
 
 export interface RestCacheRead<T> {
@@ -46,20 +61,42 @@ interface Entry {
  * Keys start with the token key, so one token's answers are never served to another.
  */
 export function createRestCache(options: RestCacheOptions): RestCache {
-  const { classifyFailure, maxEntries = DEFAULT_REST_CACHE_ENTRIES, now = Date.now } = options;
+  const {
+    classifyFailure,
+    maxEntries = DEFAULT_REST_CACHE_ENTRIES,
+    now = Date.now,
+    shared,
+  } = options;
   const entries = new LRUCache<string, Entry>({ max: maxEntries });
-  const inFlight = new Map<string, Promise<Entry>>();
+  const inFlight = new Map<string, Promise<Entry & { hit: boolean }>>();
 
-  function load(fullKey: string, loader: () => Promise<unknown>): Promise<Entry> {
+  function forget(tokenKey: string, prefix: string): void {
+    const start = `${tokenKey}\u0000${prefix}`;
+    for (const key of [...entries.keys()]) if (key.startsWith(start)) entries.delete(key);
+  }
+  shared?.onInvalidated(forget);
+
+  function load(
+    tokenKey: string,
+    key: string,
+    maxAgeMs: number,
+    loader: () => Promise<unknown>,
+  ): Promise<Entry & { hit: boolean }> {
+    const fullKey = `${tokenKey}\u0000${key}`;
     const pending = inFlight.get(fullKey);
     if (pending) return pending;
-    const promise = loader()
-      .then((value) => {
-        const entry = { value, at: now() };
-        entries.set(fullKey, entry);
-        return entry;
-      })
-      .finally(() => inFlight.delete(fullKey));
+    const promise = (async () => {
+      // Another instance may have loaded it within this read's max-age: it keeps its own time.
+      const other = await shared?.get(tokenKey, key);
+      if (other && now() - other.at <= maxAgeMs) {
+        entries.set(fullKey, other);
+        return { ...other, hit: true };
+      }
+      const entry = { value: await loader(), at: now() };
+      entries.set(fullKey, entry);
+      shared?.set(tokenKey, key, entry);
+      return { ...entry, hit: false };
+    })().finally(() => inFlight.delete(fullKey));
     inFlight.set(fullKey, promise);
     return promise;
   }
@@ -72,8 +109,8 @@ export function createRestCache(options: RestCacheOptions): RestCache {
         return { value: cached.value as T, ageMs: now() - cached.at, hit: true };
       }
       try {
-        const entry = await load(fullKey, loader);
-        return { value: entry.value as T, ageMs: now() - entry.at, hit: false };
+        const entry = await load(tokenKey, key, maxAgeMs, loader);
+        return { value: entry.value as T, ageMs: now() - entry.at, hit: entry.hit };
       } catch (error) {
         const reason = classifyFailure(error);
         if (reason === null || !cached) throw error;
@@ -86,8 +123,8 @@ export function createRestCache(options: RestCacheOptions): RestCache {
       }
     },
     invalidate(tokenKey, prefix) {
-      const start = `${tokenKey}\u0000${prefix}`;
-      for (const key of [...entries.keys()]) if (key.startsWith(start)) entries.delete(key);
+      forget(tokenKey, prefix);
+      shared?.invalidate(tokenKey, prefix);
     },
   };
 }

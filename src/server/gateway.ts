@@ -180,7 +180,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const store = createReplicaStore(withCluster(cluster, storeOptions));
   const replicas = cluster ? cluster.replicas(store) : store;
   const sharedPolls = cluster?.ledger('polls', config.rateLimit);
-  const restCache = createRestCache({ classifyFailure, now });
+  const restCache = createRestCache({
+    classifyFailure,
+    now,
+    ...(cluster ? { shared: cluster.restEntries } : {}),
+  });
   const live = createLiveHub({
     replicas,
     fetchDelta: ({ token, planId, since }) =>
@@ -293,6 +297,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     plugins,
     context: ({ request }) => {
       const credentials = credentialsFrom(request);
+      if (credentials) cluster?.remember(credentials.token, credentials.tokenKey);
       const freshness = freshnessFrom(request, config.maxAgeMs);
       const span = deps.tracer?.startOperation(request);
       const meter = createOperationMeter(span ? { span } : {});
