@@ -166,9 +166,11 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
     events.on('messageBuffer', (channel: Buffer, message: Buffer) => {
       for (const handler of handlers.get(channel.toString('utf8')) ?? []) handler(message);
     });
+    for (const client of [commands, events]) {
+      void client.connect().catch((error: unknown) => update(describe(error)));
+    }
+    // Queued on the events connection until it is up (subscriptions made before ioredis loaded).
     for (const channel of handlers.keys()) sendSubscribe(channel);
-    void commands.connect().catch(() => update('connection refused'));
-    void events.connect().catch(() => update('connection refused'));
   });
   connecting.catch((error: unknown) => {
     outages += 1;
@@ -277,6 +279,10 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
     },
   };
   return link;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** The URL without its password, for messages. */

@@ -118,6 +118,7 @@ describe('Redis stopped and restarted under load', () => {
     for (const each of instances) {
       const text = await metricsOf(each);
       expect(text).toContain('gateway_cluster_degraded 0');
+      // This outage, and no false one at start-up.
       expect(text).toContain('gateway_cluster_outages_total 1');
     }
 
