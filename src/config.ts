@@ -60,6 +60,12 @@ export interface GatewayConfig {
   metrics: 'always' | 'on-request';
   /** Serve GraphiQL at the GraphQL endpoint. @default true */
   graphiql: boolean;
+  /**
+   * Answer `__schema` / `__type` selections. Off, they are refused before execution with
+   * INTROSPECTION_DISABLED (`__typename` stays allowed). Either way introspection counts toward
+   * the depth, breadth, cost and alias limits. @default true
+   */
+  introspection: boolean;
   /** Query GraphiQL opens with. */
   graphiqlDefaultQuery?: string;
   /** Headers GraphiQL opens with (e.g. the demo token in embedded mode). */
@@ -76,5 +82,6 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     corsOrigins: '*',
     metrics: 'always',
     graphiql: true,
+    introspection: true,
   };
 }

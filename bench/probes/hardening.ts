@@ -258,6 +258,10 @@ async function hybridPages(): Promise<void> {
       `{ plan(id: "${planId}") { ${Array.from({ length: 30 }, (_, i) => `a${i}: ${counted}`).join(' ')} } }`,
       '30 aliases of categories { transactions(first: 0) { totalCount } }',
     );
+    await attack(
+      `{ plan(id: "${planId}") { ${Array.from({ length: 9 }, (_, i) => `a${i}: ${counted}`).join(' ')} } }`,
+      '9 aliases of categories { transactions(first: 0) { totalCount } } (what the cost limit lets through)',
+    );
   } finally {
     await front.close();
     await sandbox.close();

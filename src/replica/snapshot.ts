@@ -5,9 +5,9 @@
  * first use and keep it for the life of the snapshot, which is safe because the state never
  * changes.
  */
-import type { IsoDate } from '../upstream/types.js';
+import type { IsoDate, TransactionListType } from '../upstream/types.js';
 import { isIsoDate, monthOf, type PlanState } from './plan-state.js';
-import { type QueryMeter, queryTransactions } from './transaction-query.js';
+import { isUncategorized, type QueryMeter, queryTransactions } from './transaction-query.js';
 import type {
   AccountRow,
   CategoryGroupRow,
@@ -142,6 +142,11 @@ class StateSnapshot implements PlanSnapshot {
 
   subtransaction(id: string): SubTransactionRow | undefined {
     return this._state.subtransactions.get(id);
+  }
+
+  hasType(row: TransactionRow, type: TransactionListType): boolean {
+    if (type === 'unapproved') return !row.approved;
+    return isUncategorized(this._state, row, this.subtransactionsOf(row.id));
   }
 
   transactions(query: TransactionQuery): TransactionPage {

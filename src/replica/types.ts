@@ -125,6 +125,8 @@ export interface PlanSnapshot {
   transaction(id: string): TransactionRow | undefined;
   subtransactionsOf(transactionId: string): readonly SubTransactionRow[];
   subtransaction(id: string): SubTransactionRow | undefined;
+  /** Whether the transaction passes the list filter `type`, as `transactions({ type })` applies it. */
+  hasType(row: TransactionRow, type: TransactionListType): boolean;
   /** Uses the secondary indexes; never scans every transaction of the plan for a filtered page. */
   transactions(query: TransactionQuery): TransactionPage;
 

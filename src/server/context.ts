@@ -1,4 +1,4 @@
-import { type Limits, MAX_REQUEST_MAX_AGE_MS } from '../config.js';
+import { MAX_REQUEST_MAX_AGE_MS } from '../config.js';
 import type { Credentials } from '../loaders/create-loaders.js';
 import type { Loaders } from '../loaders/loaders.js';
 import type { Freshness } from '../replica/types.js';
@@ -17,8 +17,6 @@ export interface RateLimitUsage {
 /** The per-request context every resolver receives. */
 export interface GatewayContext {
   readonly credentials: Credentials | null;
-  /** Depth, breadth and cost budgets (enforced by the Pothos complexity plugin). */
-  readonly limits: Limits;
   readonly loaders: Loaders;
   readonly meter: OperationMeter;
   /** REST writes for mutations: sent once, applied to the replica, followed by one delta sync. */

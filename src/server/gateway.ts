@@ -20,6 +20,7 @@ import { classifyFailure } from './failure-policy.js';
 import { createOperationMeter } from './operation-meter.js';
 import { maskError } from './plugins/mask-error.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
+import { useIntrospection } from './plugins/use-introspection.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
 import { type OperationLogger, useOperationLog } from './plugins/use-operation-log.js';
 import { METRICS_HEADER, useResponseExtensions } from './plugins/use-response-extensions.js';
@@ -94,6 +95,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const plugins = [
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
     ...useDocumentLimits(config.limits),
+    useIntrospection({ enabled: config.introspection }),
     useInputErrorNames(),
     useResponseExtensions({ metrics: config.metrics }),
     useReadinessCheck({
@@ -168,7 +170,6 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       });
       return {
         credentials,
-        limits: config.limits,
         loaders,
         meter,
         writes,

@@ -1,0 +1,64 @@
+import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Limits } from '../../config.js';
+import { priceOf } from '../../schema/cost.js';
+import {
+  type IntrospectionSizes,
+  introspectionSizes,
+  type OperationCost,
+  operationCost,
+  tooComplex,
+} from '../operation-cost.js';
+
+/**
+ * Depth, breadth and cost of every operation, introspection included, checked after validation
+ * and before any resolver runs (so before any upstream call). An operation over a limit gets
+ * one OPERATION_TOO_COMPLEX error and no data.
+ *
+ * Operations without variables have a fixed cost: it is remembered per parsed document (yoga
+ * reuses the document of a repeated query), so the warm path of a repeated query does no walk.
+ */
+export function useOperationLimits(
+  limits: Pick<Limits, 'depth' | 'breadth' | 'complexity'>,
+): Plugin {
+  const sizes = new WeakMap<GraphQLSchema, IntrospectionSizes>();
+  const fixed = new WeakMap<DocumentNode, Map<string, OperationCost | null>>();
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      let introspection = sizes.get(args.schema);
+      if (!introspection) {
+        introspection = introspectionSizes(args.schema);
+        sizes.set(args.schema, introspection);
+      }
+      const variables = args.variableValues as Record<string, unknown> | null | undefined;
+      const constant = !variables || Object.keys(variables).length === 0;
+      const key = args.operationName ?? '';
+      let cost = constant ? fixed.get(args.document)?.get(key) : undefined;
+      if (cost === undefined) {
+        cost = operationCost(
+          args.schema,
+          args.document,
+          args.operationName,
+          variables,
+          priceOf,
+          introspection,
+        );
+        if (constant) {
+          const byName = fixed.get(args.document) ?? new Map<string, OperationCost | null>();
+          byName.set(key, cost);
+          fixed.set(args.document, byName);
+        }
+      }
+      if (!cost) return;
+      const error =
+        cost.depth > limits.depth
+          ? tooComplex('depth', cost.depth, limits.depth)
+          : cost.breadth > limits.breadth
+            ? tooComplex('breadth', cost.breadth, limits.breadth)
+            : cost.complexity > limits.complexity
+              ? tooComplex('cost', cost.complexity, limits.complexity)
+              : null;
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+  };
+}
