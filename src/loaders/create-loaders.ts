@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import type { Freshness, PlanSnapshot, ReplicaRead } from '../replica/types.js';
+import { assertRestAnswer } from '../replica/validate.js';
 import type { OperationMeter } from '../server/operation-meter.js';
 import { rethrowAsGraphQL } from '../server/upstream-errors.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -31,6 +32,14 @@ export interface LoaderDeps {
   replicas: PlanReplicas;
   restCache: RestCache;
   meter: OperationMeter;
+}
+
+/** Checks a REST answer before it is cached (see `assertRestAnswer`), passing it through. */
+function checked(key: Parameters<typeof assertRestAnswer>[1]) {
+  return <T>(data: T): T => {
+    assertRestAnswer(data, key);
+    return data;
+  };
 }
 
 /** Plan ids the upstream resolves to a concrete plan of the caller. */
@@ -138,17 +147,21 @@ export function createLoaders(deps: LoaderDeps): Loaders {
   return {
     plan: (planId) => planLoader.load(planId),
     user: () =>
-      (user ??= cached('getUser', () => upstream.getUser(call())).then((data) => data.user)),
+      (user ??= cached('getUser', () => upstream.getUser(call()).then(checked('user'))).then(
+        (data) => data.user,
+      )),
     plans: () =>
-      (plans ??= cached('getPlans', () => upstream.getPlans(call())).then((data) => ({
-        plans: data.plans,
-        defaultPlan: data.default_plan ?? null,
-      }))),
+      (plans ??= cached('getPlans', () => upstream.getPlans(call()).then(checked('plans'))).then(
+        (data) => ({
+          plans: data.plans,
+          defaultPlan: data.default_plan ?? null,
+        }),
+      )),
     moneyMovements(planId) {
       let pending = movements.get(planId);
       if (!pending) {
         pending = cached(`getMoneyMovements:${planId}`, () =>
-          upstream.getMoneyMovements(call(), { planId }),
+          upstream.getMoneyMovements(call(), { planId }).then(checked('money_movements')),
         ).then((data) => data.money_movements.map((m) => ({ ...m, plan_id: planId })));
         movements.set(planId, pending);
       }
@@ -158,7 +171,9 @@ export function createLoaders(deps: LoaderDeps): Loaders {
       let pending = groups.get(planId);
       if (!pending) {
         pending = cached(`getMoneyMovementGroups:${planId}`, () =>
-          upstream.getMoneyMovementGroups(call(), { planId }),
+          upstream
+            .getMoneyMovementGroups(call(), { planId })
+            .then(checked('money_movement_groups')),
         ).then((data) => data.money_movement_groups.map((g) => ({ ...g, plan_id: planId })));
         groups.set(planId, pending);
       }

@@ -143,7 +143,9 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   const flights = createSingleFlight<Outcome>(now);
   let writeEpoch = 0;
   let generation = 0;
-  let abortController = new AbortController();
+  // One controller per flight, not one signal shared by all: every request listens on its
+  // signal, and twenty hung syncs on one signal would trip MaxListenersExceededWarning.
+  const inFlight = new Set<AbortController>();
 
   const cache = createReplicaCache({
     maxBytes,
@@ -254,7 +256,9 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     const { token, tokenKey, planId: requested } = request;
     const epochAtSend = writeEpoch;
     const generationAtSend = generation;
-    const signal = abortController.signal;
+    const controller = new AbortController();
+    inFlight.add(controller);
+    const signal = controller.signal;
     const base = lookup(tokenKey, requested).entry;
     let kind: SyncKind = base ? 'delta' : 'full';
     activeFlights.set(tokenKey, (activeFlights.get(tokenKey) ?? 0) + 1);
@@ -318,6 +322,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       }
       return { ok: false, error, reason, kind };
     } finally {
+      inFlight.delete(controller);
       const left = (activeFlights.get(tokenKey) ?? 1) - 1;
       if (left > 0) activeFlights.set(tokenKey, left);
       else {
@@ -430,8 +435,9 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
 
     clear() {
       generation += 1;
-      abortController.abort(new Error('The replica store was cleared'));
-      abortController = new AbortController();
+      const reason = new Error('The replica store was cleared');
+      for (const controller of inFlight) controller.abort(reason);
+      inFlight.clear();
       cache.clear();
       resolutions.clear();
       resolvedFrom.clear();

@@ -1,3 +1,4 @@
+import { GraphQLError } from 'graphql';
 import { MAX_REQUEST_MAX_AGE_MS } from '../config.js';
 import type { Credentials } from '../loaders/create-loaders.js';
 import type { Loaders } from '../loaders/loaders.js';
@@ -25,16 +26,37 @@ export interface GatewayContext {
   rateLimit(): RateLimitUsage;
 }
 
+/** Longer tokens are refused: real ones are a few dozen characters. */
+export const MAX_TOKEN_LENGTH = 4_096;
+/** What can travel as a bearer token in a header: visible ASCII, no spaces. */
+const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
+
 /**
  * The caller's token, from `Authorization: Bearer` or the `access_token` query parameter (the
  * two ways the REST interface accepts). Only its digest is kept beside it, for cache keys.
+ * A token that could never be sent upstream (non-ASCII, control characters, over
+ * MAX_TOKEN_LENGTH) refuses the whole request with UNAUTHENTICATED (HTTP 401) before anything
+ * runs.
  */
 export function credentialsFrom(request: Request): Credentials | null {
   const header = request.headers.get('authorization');
   const fromHeader = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
   const token = fromHeader ?? new URL(request.url).searchParams.get('access_token') ?? undefined;
   if (!token) return null;
+  if (token.length > MAX_TOKEN_LENGTH || !TOKEN_PATTERN.test(token)) throw unusableToken();
   return { token, tokenKey: tokenKey(token) };
+}
+
+function unusableToken(): GraphQLError {
+  return new GraphQLError(
+    `The access token cannot be a token: it must be at most ${MAX_TOKEN_LENGTH} visible ASCII characters without spaces.`,
+    {
+      extensions: {
+        code: 'UNAUTHENTICATED',
+        http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } },
+      },
+    },
+  );
 }
 
 /**

@@ -19,6 +19,7 @@ import { credentialsFrom, freshnessFrom, type GatewayContext } from './context.j
 import { classifyFailure } from './failure-policy.js';
 import { createOperationMeter } from './operation-meter.js';
 import { maskError } from './plugins/mask-error.js';
+import { useErrorHygiene } from './plugins/use-error-hygiene.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useIntrospection } from './plugins/use-introspection.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
@@ -96,6 +97,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
     ...useDocumentLimits(config.limits),
     useIntrospection({ enabled: config.introspection }),
+    useErrorHygiene(),
     useInputErrorNames(),
     useResponseExtensions({ metrics: config.metrics }),
     useReadinessCheck({

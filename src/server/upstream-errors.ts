@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { ReplicaDataError } from '../replica/validate.js';
 import { gatewayErrorCode, isUpstreamError, type UpstreamError } from '../upstream/errors.js';
 
 function messageOf(error: UpstreamError): string {
@@ -43,7 +44,16 @@ export function toGraphQLError(error: UpstreamError): GraphQLError {
   });
 }
 
+/** An upstream answer refused at the boundary (a field of the wrong type): UPSTREAM_ERROR. */
+export function unusableAnswerError(error: ReplicaDataError): GraphQLError {
+  return new GraphQLError(`The upstream sent an unusable answer: ${error.message}.`, {
+    extensions: { code: 'UPSTREAM_ERROR', upstream: null, field: error.path },
+  });
+}
+
 /** Rethrows upstream failures as GraphQL errors; anything else passes through untouched (and is masked). */
 export function rethrowAsGraphQL(error: unknown): never {
-  throw isUpstreamError(error) ? toGraphQLError(error) : error;
+  if (isUpstreamError(error)) throw toGraphQLError(error);
+  if (error instanceof ReplicaDataError) throw unusableAnswerError(error);
+  throw error;
 }
