@@ -5,10 +5,10 @@
  * inside the upstream's 200 per token, leaving room for writes and other plans.
  */
 export const DEFAULT_MAX_AGE_MS = 30_000;
-/** A client may accept older data than the default, but not data older than this. */
-export const MAX_REQUEST_MAX_AGE_MS = 24 * 3_600_000;
 /** @default 256 MiB across every cached replica. */
 export const DEFAULT_REPLICA_BYTES = 256 * 1024 * 1024;
+/** @default 16 MiB across every token's cached user, plan list and money movements. */
+export const DEFAULT_REST_CACHE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_PORT = 4000;
 
 export interface Limits {
@@ -44,10 +44,18 @@ export const DEFAULT_LIMITS: Limits = {
 export interface GatewayConfig {
   /** REST base URL including `/v1`. Tokens are forwarded to this origin only. */
   upstreamUrl: string;
-  /** Replica and REST-cache freshness when the request says nothing. @default 30_000 */
+  /**
+   * Replica and REST-cache freshness when the request says nothing, and the oldest data a
+   * request may ask for (`Cache-Control: max-age` can only ask for fresher). @default 30_000
+   */
   maxAgeMs: number;
   /** Byte budget of all replicas together. @default 256 MiB */
   replicaMaxBytes: number;
+  /**
+   * Byte budget of the REST cache (user, plan lists, money movements of every token), apart
+   * from the replicas'. @default 16 MiB
+   */
+  restCacheMaxBytes: number;
   /** The upstream's per-token quota, for `Query.rateLimit`. @default { limit: 200, windowMs: 3_600_000 } */
   rateLimit: { limit: number; windowMs: number };
   limits: Limits;
@@ -77,6 +85,7 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     upstreamUrl,
     maxAgeMs: DEFAULT_MAX_AGE_MS,
     replicaMaxBytes: DEFAULT_REPLICA_BYTES,
+    restCacheMaxBytes: DEFAULT_REST_CACHE_BYTES,
     rateLimit: { limit: 200, windowMs: 3_600_000 },
     limits: { ...DEFAULT_LIMITS },
     corsOrigins: '*',

@@ -33,12 +33,25 @@
  * 4. A delta that would land on a replica evicted meanwhile has nothing to merge into: the plan
  *    is loaded in full instead. A `clear()` during a flight discards its answer (its readers
  *    still get it).
+ * 5. Knowledge going backwards. Rule 1 trusts the upstream's knowledge to only grow; one
+ *    inflated answer (17 → 1017) or a restore from backup breaks that, and the replica would
+ *    drop every later answer as older. So an answer is taken as proof that the knowledge went
+ *    back when it is lower than the knowledge the delta was asked from, or lower than the
+ *    replica's and its request was sent after the replica's data was stored (a request sent
+ *    later must see at least as much). Then the replica is suspect (no read takes it as fresh;
+ *    it answers only as stale while the upstream fails) and the plan is loaded in full at
+ *    once, in the same flight, replacing the replica whatever its knowledge. (A restore
+ *    followed by enough writes to pass the replica's knowledge before the next sync cannot be
+ *    told from ordinary progress; nothing in the protocol shows it.)
  *
  * Failures: when `classifyFailure` names a reason (rate limited, upstream error or down) and a
  * replica is held, the read is answered from it with `stale: { reason, error }` and its age.
  * Anything else (401, 403, 404, a malformed body...) is rethrown untouched, and the replica of
- * that key is dropped, so a revoked token or a deleted plan stops being served.
+ * that key is dropped, so a revoked token or a deleted plan stops being served. `forgetToken`
+ * drops every replica and alias of a token the upstream refused (any request's 401), and keeps
+ * syncs already in flight for it from storing their answers.
  */
+import { LRUCache } from 'lru-cache';
 import type { IsoDate, ResponseData } from '../upstream/types.js';
 import {
   createReplicaCache,
@@ -143,6 +156,10 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   const flights = createSingleFlight<Outcome>(now);
   let writeEpoch = 0;
   let generation = 0;
+  /** Counts syncs as they start; `forgotten` compares with it. */
+  let syncSequence = 0;
+  /** Token key → `syncSequence` when its replicas were forgotten (after a 401). */
+  const forgotten = new LRUCache<string, number>({ max: 10_000 });
   // One controller per flight, not one signal shared by all: every request listens on its
   // signal, and twenty hung syncs on one signal would trip MaxListenersExceededWarning.
   const inFlight = new Set<AbortController>();
@@ -202,7 +219,8 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     requestKnowledge: number | undefined,
     sentAt: number,
     epochAtSend: number,
-    generationAtSend: number,
+    mayStore: () => boolean,
+    replace: boolean,
   ): ReplicaEntry {
     const data = result.data;
     const planId = data.plan.id;
@@ -211,9 +229,9 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     const currentMonth: IsoDate = monthOf(now());
     const pending = [...(current?.pending ?? []), ...takeOrphanWrites(tokenKey, planId)];
 
-    if (current && data.server_knowledge < current.state.serverKnowledge) {
+    if (!replace && current && data.server_knowledge < current.state.serverKnowledge) {
       const kept = { ...current, syncedAt: Math.max(current.syncedAt, sentAt) };
-      if (generationAtSend === generation) cache.set(key, kept);
+      if (mayStore()) cache.set(key, kept);
       return kept;
     }
 
@@ -242,13 +260,41 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         : {};
     const entry = makeEntry(planId, state, {
       ...stillExpired,
-      syncedAt: Math.max(current?.syncedAt ?? sentAt, sentAt),
+      // Only a full load in the same flight clears it (see knowledgeWentBack).
+      ...(current?.suspect && !replace ? { suspect: true } : {}),
+      committedSequence: syncSequence,
+      syncedAt: replace ? sentAt : Math.max(current?.syncedAt ?? sentAt, sentAt),
       nextKnowledge,
       pending: survivors,
       ...size,
     });
-    if (generationAtSend === generation) cache.set(key, entry);
+    if (mayStore()) cache.set(key, entry);
     return entry;
+  }
+
+  /**
+   * Private: whether an answer shows the upstream's knowledge going backwards (rule 5 of the
+   * header comment). If so, the held replica is marked suspect at once: until a full load
+   * replaces it, it answers no read as fresh, only as stale when a sync fails.
+   */
+  function knowledgeWentBack(
+    tokenKey: string,
+    planId: string,
+    result: FetchPlanResult,
+    kind: SyncKind,
+    requestKnowledge: number | undefined,
+    sequence: number,
+  ): boolean {
+    const key = replicaKey(tokenKey, planId);
+    const held = cache.peek(key);
+    const answered = result.data.server_knowledge;
+    const wentBack =
+      (kind === 'delta' && requestKnowledge !== undefined && answered < requestKnowledge) ||
+      (held !== undefined &&
+        answered < held.state.serverKnowledge &&
+        sequence > held.committedSequence);
+    if (wentBack && held && !held.suspect) cache.set(key, { ...held, suspect: true });
+    return wentBack;
   }
 
   /** Private: one flight: the upstream calls for a requested id, and the commit. */
@@ -256,6 +302,10 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     const { token, tokenKey, planId: requested } = request;
     const epochAtSend = writeEpoch;
     const generationAtSend = generation;
+    const sequence = ++syncSequence;
+    // A `clear()`, or a 401 for this token, after this flight left: its answer is not kept.
+    const mayStore = () =>
+      generationAtSend === generation && (forgotten.get(tokenKey) ?? -1) < sequence;
     const controller = new AbortController();
     inFlight.add(controller);
     const signal = controller.signal;
@@ -296,6 +346,15 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       if (result.data.plan.id !== resolved) {
         throw new ReplicaDataError('data.plan.id', `the plan id ${resolved}`, result.data.plan.id);
       }
+      const replace = knowledgeWentBack(tokenKey, resolved, result, kind, knowledge, sequence);
+      if (replace) {
+        kind = 'full';
+        knowledge = undefined;
+        result = await fetchFor(resolved, undefined);
+        if (result.data.plan.id !== resolved) {
+          throw new ReplicaDataError('data.plan.id', `the plan id ${resolved}`, result.data.plan.id);
+        }
+      }
       const entry = commit(
         tokenKey,
         result,
@@ -303,19 +362,16 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         knowledge,
         sentAt,
         epochAtSend,
-        generationAtSend,
+        mayStore,
+        replace,
       );
-      if (
-        requested !== resolved &&
-        generationAtSend === generation &&
-        cache.peek(replicaKey(tokenKey, resolved))
-      ) {
+      if (requested !== resolved && mayStore() && cache.peek(replicaKey(tokenKey, resolved))) {
         remember(tokenKey, requested, resolved, sentAt);
       }
       return { ok: true, entry, kind };
     } catch (error) {
       const reason = classifyFailure(error);
-      if (reason === null && generationAtSend === generation) {
+      if (reason === null && mayStore()) {
         const { key } = lookup(tokenKey, requested);
         if (key !== undefined) cache.delete(key);
         resolutions.delete(replicaKey(tokenKey, requested));
@@ -349,6 +405,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         !forceSync &&
         held.entry !== undefined &&
         held.entry.expiredAtEpoch === undefined &&
+        !held.entry.suspect &&
         arrival - held.entry.syncedAt <= maxAge &&
         (held.resolution === undefined || arrival - held.resolution.checkedAt <= maxAge);
       if (fresh && held.key !== undefined) {
@@ -410,6 +467,8 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       const state = applySavedEntities(current.state, saved, { currentMonth: monthOf(now()) });
       const entry = makeEntry(current.planId, state, {
         ...(current.expiredAtEpoch === undefined ? {} : { expiredAtEpoch: current.expiredAtEpoch }),
+        ...(current.suspect ? { suspect: true } : {}),
+        committedSequence: current.committedSequence,
         syncedAt: current.syncedAt,
         nextKnowledge: current.nextKnowledge,
         pending: [...current.pending, write].slice(-MAX_PENDING_WRITES),
@@ -429,6 +488,16 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       if (key === undefined || entry === undefined) return;
       writeEpoch += 1;
       cache.set(key, { ...entry, expiredAtEpoch: writeEpoch });
+    },
+
+    forgetToken(tokenKey) {
+      assertKey('tokenKey', tokenKey);
+      forgotten.set(tokenKey, syncSequence);
+      const prefix = replicaKey(tokenKey, '');
+      for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);
+      for (const key of [...resolutions.keys()])
+        if (key.startsWith(prefix)) resolutions.delete(key);
+      orphanWrites.delete(tokenKey);
     },
 
     stats: () => cache.stats(),

@@ -216,6 +216,11 @@ export interface ReplicaStore {
    * the replica cannot know about.
    */
   expire(tokenKey: string, planId: string): void;
+  /**
+   * Drops every replica and alias of the token (the upstream refused it); syncs of the token
+   * in flight still answer their readers but store nothing.
+   */
+  forgetToken(tokenKey: string): void;
   stats(): { replicas: number; bytes: number };
   /** Drops every replica and alias; syncs in flight still answer their readers. */
   clear(): void;

@@ -1,5 +1,4 @@
 import { GraphQLError } from 'graphql';
-import { MAX_REQUEST_MAX_AGE_MS } from '../config.js';
 import type { Credentials } from '../loaders/create-loaders.js';
 import type { Loaders } from '../loaders/loaders.js';
 import type { Freshness } from '../replica/types.js';
@@ -61,8 +60,10 @@ function unusableToken(): GraphQLError {
 
 /**
  * Per-request freshness from `Cache-Control`: `no-cache` (or `max-age=0`) forces a delta sync,
- * `max-age=N` accepts data up to N seconds old. Unknown or malformed directives are ignored,
- * as HTTP caches do.
+ * `max-age=N` accepts data up to N seconds old, but never older than the gateway's own max-age:
+ * a client may ask for fresher data, not for data the gateway would not serve anyway (a token
+ * revoked upstream would otherwise be served from the replica for as long as it asks).
+ * Unknown or malformed directives are ignored, as HTTP caches do.
  */
 export function freshnessFrom(request: Request, defaultMaxAgeMs: number): Freshness {
   const header = request.headers.get('cache-control');
@@ -74,7 +75,7 @@ export function freshnessFrom(request: Request, defaultMaxAgeMs: number): Freshn
   if (directives.includes('no-cache') || directives.includes('no-store')) return { maxAgeMs: 0 };
   for (const directive of directives) {
     const match = /^max-age=(\d+)$/.exec(directive);
-    if (match) return { maxAgeMs: Math.min(Number(match[1]) * 1000, MAX_REQUEST_MAX_AGE_MS) };
+    if (match) return { maxAgeMs: Math.min(Number(match[1]) * 1000, defaultMaxAgeMs) };
   }
   return { maxAgeMs: defaultMaxAgeMs };
 }

@@ -25,6 +25,7 @@ import { useIntrospection } from './plugins/use-introspection.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
 import { type OperationLogger, useOperationLog } from './plugins/use-operation-log.js';
 import { METRICS_HEADER, useResponseExtensions } from './plugins/use-response-extensions.js';
+import { createReadinessProbe, upstreamReachable } from './readiness.js';
 import { createWritePipeline } from './writes/pipeline.js';
 
 export interface GatewayDeps {
@@ -66,6 +67,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     baseUrl: config.upstreamUrl,
     ledger,
     wallClock: now,
+    // A token the upstream refused loses everything held for it.
+    tokenGate: { onRejected: (tokenKey) => forgetToken(tokenKey) },
     ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
   });
@@ -91,7 +94,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       return { data, bytes };
     },
   });
-  const restCache = createRestCache({ classifyFailure, now });
+  const restCache = createRestCache({ classifyFailure, now, maxBytes: config.restCacheMaxBytes });
+  function forgetToken(tokenKey: string): void {
+    replicas.forgetToken(tokenKey);
+    restCache.forgetToken(tokenKey);
+  }
 
   const plugins = [
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
@@ -102,7 +109,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     useResponseExtensions({ metrics: config.metrics }),
     useReadinessCheck({
       endpoint: '/ready',
-      check: () => upstreamReachable(config.upstreamUrl),
+      check: createReadinessProbe(() => upstreamReachable(config.upstreamUrl)),
     }),
     ...(deps.log ? [useOperationLog(deps.log)] : []),
   ];
@@ -198,18 +205,4 @@ function isUpstreamMeter(value: unknown): value is UpstreamMeter {
     value !== null &&
     typeof (value as UpstreamMeter).record === 'function'
   );
-}
-
-/**
- * Ready when the upstream answers HTTP at all. The probe sends no token (so it costs no
- * quota); the 401 it gets proves the upstream is up.
- */
-async function upstreamReachable(baseUrl: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${baseUrl}/user`, { signal: AbortSignal.timeout(2_000) });
-    await response.body?.cancel();
-    return response.status < 500;
-  } catch {
-    return false;
-  }
 }

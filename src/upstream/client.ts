@@ -11,6 +11,7 @@ import {
   isUpstreamError,
   malformedResponse,
   responseTooLarge,
+  type UpstreamError,
   type UpstreamErrorKind,
 } from './errors.js';
 import type { RequestLedger } from './ledger.js';
@@ -25,6 +26,12 @@ import {
   type RequestTarget,
   ROUTES,
 } from './routes.js';
+import {
+  type Admission,
+  createTokenGate,
+  repeatRefusal,
+  type TokenGateOptions,
+} from './token-gate.js';
 import { tokenKey as digestToken } from './token-key.js';
 import type { OperationId } from './types.js';
 
@@ -138,6 +145,12 @@ export interface UpstreamClientOptions {
   readBackoff?: Omit<ReadBackoffOptions, 'clock'> | false;
   /** Wall clock in epoch ms, for back-off and `Retry-After` dates. @default Date.now */
   wallClock?: () => number;
+  /**
+   * Remembers refused tokens and sends an unproven token's requests one at a time until the
+   * upstream has answered one (see `token-gate.ts`); `false` sends everything.
+   * @default { rejectedMs: 60_000, acceptedMs: 600_000, maxTokens: 10_000 }
+   */
+  tokenGate?: TokenGateOptions | false;
 }
 
 export type OperationMethod<Op extends OperationId> = (
@@ -179,9 +192,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     compression = true,
     readBackoff = {},
     wallClock = Date.now,
+    tokenGate = {},
   } = options;
   const backoff =
     readBackoff === false ? undefined : createReadBackoff({ ...readBackoff, clock: wallClock });
+  const gate = tokenGate === false ? undefined : createTokenGate(tokenGate, wallClock);
   const { origin, basePath } = parseBaseUrl(baseUrl);
   const retryPolicy = resolveRetryPolicy(retry);
   requirePositiveInteger('connections', connections);
@@ -229,22 +244,41 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const held = isRead ? backoff?.blocked(key) : undefined;
     if (held) throw held;
 
-    for (let attempt = 1; ; attempt++) {
-      if (closed) throw new Error(`${operationId}: the upstream client is closed`);
-      call.signal?.throwIfAborted();
-      const failed: FailedCall = { operationId, method: target.method, attempt, redact };
-      try {
-        const result = (await sendOnce(failed, outgoing, call)) as OperationResult<Op>;
-        if (isRead) backoff?.succeeded(key);
-        return result;
-      } catch (error) {
-        if (!shouldRetry(error) || attempt >= maxAttempts) {
-          if (isRead && isUpstreamError(error)) backoff?.failed(key, error);
-          throw error;
+    let admission: Admission | undefined;
+    while (gate) {
+      admission = gate.admit(key);
+      if (admission.kind === 'refused') throw repeatRefusal(admission, operationId, target.method);
+      if (admission.kind !== 'wait') break;
+      await untilOrAbort(admission.until, call.signal);
+    }
+    const probe = admission?.kind === 'probe' ? admission : undefined;
+    // Each answer tells the gate about the token; the probe lets the token's next request go
+    // as soon as its status is known, not after its body.
+    const heard = (status: number | null, error?: UpstreamError) => {
+      gate?.observe(key, status, error);
+      probe?.settle();
+    };
+
+    try {
+      for (let attempt = 1; ; attempt++) {
+        if (closed) throw new Error(`${operationId}: the upstream client is closed`);
+        call.signal?.throwIfAborted();
+        const failed: FailedCall = { operationId, method: target.method, attempt, redact };
+        try {
+          const result = (await sendOnce(failed, outgoing, call, heard)) as OperationResult<Op>;
+          if (isRead) backoff?.succeeded(key);
+          return result;
+        } catch (error) {
+          if (!shouldRetry(error) || attempt >= maxAttempts) {
+            if (isRead && isUpstreamError(error)) backoff?.failed(key, error);
+            throw error;
+          }
         }
+        const cap = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** (attempt - 1));
+        await sleep(Math.floor(random() * cap), call.signal);
       }
-      const cap = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** (attempt - 1));
-      await sleep(Math.floor(random() * cap), call.signal);
+    } finally {
+      probe?.settle();
     }
   }
 
@@ -254,6 +288,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     failed: FailedCall,
     outgoing: OutgoingRequest,
     call: CallOptions,
+    heard: (status: number | null, error?: UpstreamError) => void,
   ): Promise<unknown> {
     const started = now();
     let status: number | null = null;
@@ -273,12 +308,17 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       });
       status = response.statusCode;
       if (status === 429) ledger?.release(outgoing.tokenKey);
+      if (status !== 401) heard(status);
       return await decodeResponse(failed, response, received);
     } catch (error) {
-      if (call.signal?.aborted) throw call.signal.reason;
+      if (call.signal?.aborted) {
+        heard(null);
+        throw call.signal.reason;
+      }
       const upstreamError = isUpstreamError(error)
         ? error
         : errorFromTransport(failed, error, status);
+      heard(upstreamError?.status === 401 ? 401 : null, upstreamError);
       if (upstreamError === undefined) throw error;
       errorKind = upstreamError.kind;
       throw upstreamError;
@@ -433,6 +473,20 @@ function requireToken(operationId: OperationId, call: CallOptions): string {
     throw new TypeError(`${operationId}: call.token contains characters not allowed in a token`);
   }
   return token;
+}
+
+/** Waits for `promise` unless `signal` aborts first (then rejects with its reason). */
+function untilOrAbort(promise: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }
 
 function sleepWithSignal(ms: number, signal?: AbortSignal): Promise<void> {

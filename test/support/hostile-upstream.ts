@@ -26,8 +26,15 @@ export interface HostileRequest {
 export type HostileAction =
   /** Forward to the target unchanged. */
   | { readonly kind: 'pass' }
-  /** Forward, then replace the JSON body of a 2xx answer with `rewrite(body)`. */
-  | { readonly kind: 'rewrite'; readonly rewrite: (body: unknown) => unknown }
+  /**
+   * Forward (with the query `query` returns, when given), then replace the JSON body of a 2xx
+   * answer with `rewrite(body)`.
+   */
+  | {
+      readonly kind: 'rewrite';
+      readonly rewrite: (body: unknown) => unknown;
+      readonly query?: (query: URLSearchParams) => URLSearchParams;
+    }
   /** Answer without asking the target. */
   | { readonly kind: 'reply'; readonly status: number; readonly body: unknown }
   /** Accept the request and never answer (until the client gives up or `close()`). */
@@ -155,7 +162,11 @@ export async function startHostileUpstream(
         return;
       case 'pass':
       case 'rewrite': {
-        const answer = await forward(request, req, body);
+        const sent =
+          action.kind === 'rewrite' && action.query
+            ? { ...request, query: action.query(new URLSearchParams(request.query)) }
+            : request;
+        const answer = await forward(sent, req, body);
         let text = answer.text;
         if (action.kind === 'rewrite' && answer.status >= 200 && answer.status < 300) {
           text = JSON.stringify(action.rewrite(JSON.parse(text)));
