@@ -6,16 +6,18 @@
  *    have been applied (see `errors.ts`).
  * 2. Apply the entities the answer carries to the token's replica, without advancing its
  *    knowledge (`ReplicaStore.applySaved`), drop the REST-cache answers the write changed, and
- *    make this operation's loaders forget the pre-write snapshot.
- * 3. Unless the answer is the write's whole effect (payees, category groups), run one delta sync
- *    right away, inside this operation, so derived values (account balances, category
- *    activity, month totals, the other side of a transfer) are current both in the payload and
- *    in the next query. If that sync fails (429, 5xx), the payload answers from the applied
+ *    make this operation's loaders forget the pre-write snapshot. A write addressed through an
+ *    alias (`last-used`, `default`) is applied to no replica: which plan it landed in is the
+ *    upstream's to say, and its delta sync (step 3, through the alias) brings it.
+ * 3. Unless the answer is the write's whole effect (payees, category groups) and was applied,
+ *    run one delta sync right away, inside this operation, so derived values (account balances,
+ *    category activity, month totals, the other side of a transfer) are current both in the
+ *    payload and in the next query. If that sync fails (429, 5xx), the payload answers from the applied
  *    entities and `extensions.stale` says so.
  *
  * Cost model: a mutation costs its write plus at most one delta request (none for payee and
- * category group writes, none when this token holds no replica of the plan yet: then the first
- * read that needs the plan loads it, write included). The delta is a read, so the client retries
+ * category group writes by plan id, none when this token holds no replica of the plan yet: then
+ * the first read that needs the plan loads it, write included). The delta is a read, so the client retries
  * it on transient failures like any read; the write is never repeated. The next query within
  * max-age costs nothing and shows the write; the next delta confirms it (its knowledge was not
  * advanced, so the delta carries the written entities again and nothing is duplicated or
@@ -74,6 +76,9 @@ export interface Writes {
   /** The replica this token holds for the plan, whatever its age; never calls the upstream. */
   peek(planId: string): PlanSnapshot | undefined;
 }
+
+/** Plan ids the upstream resolves itself, at the time it takes the request. */
+const PLAN_ALIASES = new Set(['last-used', 'default']);
 
 export function createWritePipeline(deps: WritePipelineDeps): Writes {
   const { credentials, upstream, replicas, restCache, meter, loaders, now = Date.now } = deps;
@@ -142,7 +147,14 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
         throw writeFailure(error, options);
       }
       const effect = WRITE_EFFECTS[operationId];
-      const applied = applyAnswer(creds.tokenKey, operationId, params, data);
+      // Through an alias, the upstream chose the plan when it took the write, and the alias may
+      // have moved since the gateway last resolved it (another client of the same user can move
+      // `last-used` at any time): the answer is applied to no replica, and the delta sync through
+      // the alias brings the write into the plan the upstream resolves.
+      const viaAlias = PLAN_ALIASES.has(params.planId);
+      const applied = viaAlias
+        ? undefined
+        : applyAnswer(creds.tokenKey, operationId, params, data);
       for (const prefix of effect.invalidates) restCache.invalidate(creds.tokenKey, prefix);
       loaders.forget(params.planId);
       const held = applied ?? replicas.peek(creds.tokenKey, params.planId)?.snapshot;
