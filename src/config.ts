@@ -7,6 +7,8 @@
 export const DEFAULT_MAX_AGE_MS = 30_000;
 /** @default 256 MiB across every cached replica. */
 export const DEFAULT_REPLICA_BYTES = 256 * 1024 * 1024;
+/** @default 20 s: a cold read used to wait up to 90 s (3 attempts of 30 s) on a hung upstream. */
+export const DEFAULT_OPERATION_DEADLINE_MS = 20_000;
 /** @default 16 MiB across every token's cached user, plan list and money movements. */
 export const DEFAULT_REST_CACHE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_PORT = 4000;
@@ -56,6 +58,12 @@ export interface GatewayConfig {
    * from the replicas'. @default 16 MiB
    */
   restCacheMaxBytes: number;
+  /**
+   * How long one operation waits for the upstream in all (retries and queueing included);
+   * past it, reads answer from what is held (marked stale) or with UPSTREAM_UNAVAILABLE. Writes
+   * are never cut short. @default 20_000
+   */
+  operationDeadlineMs: number;
   /** The upstream's per-token quota, for `Query.rateLimit`. @default { limit: 200, windowMs: 3_600_000 } */
   rateLimit: { limit: number; windowMs: number };
   limits: Limits;
@@ -86,6 +94,7 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     maxAgeMs: DEFAULT_MAX_AGE_MS,
     replicaMaxBytes: DEFAULT_REPLICA_BYTES,
     restCacheMaxBytes: DEFAULT_REST_CACHE_BYTES,
+    operationDeadlineMs: DEFAULT_OPERATION_DEADLINE_MS,
     rateLimit: { limit: 200, windowMs: 3_600_000 },
     limits: { ...DEFAULT_LIMITS },
     corsOrigins: '*',

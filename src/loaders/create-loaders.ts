@@ -21,6 +21,7 @@ export interface PlanReplicas {
     tokenKey: string;
     planId: string;
     freshness: Freshness;
+    signal?: AbortSignal;
   }): Promise<ReplicaRead>;
 }
 
@@ -32,6 +33,11 @@ export interface LoaderDeps {
   replicas: PlanReplicas;
   restCache: RestCache;
   meter: OperationMeter;
+  /**
+   * The operation's deadline (see `src/server/deadline.ts`), made on first use: upstream reads
+   * and replica waits give up when it aborts. @default none
+   */
+  deadline?: () => AbortSignal;
 }
 
 /** Checks a REST answer before it is cached (see `assertRestAnswer`), passing it through. */
@@ -57,7 +63,7 @@ export function unauthenticated(): GraphQLError {
  * REST-cache read per collection, whatever the number of resolvers asking.
  */
 export function createLoaders(deps: LoaderDeps): Loaders {
-  const { credentials, freshness, upstream, replicas, restCache, meter } = deps;
+  const { credentials, freshness, upstream, replicas, restCache, meter, deadline } = deps;
 
   function requireCredentials(): Credentials {
     if (!credentials) throw unauthenticated();
@@ -66,7 +72,7 @@ export function createLoaders(deps: LoaderDeps): Loaders {
 
   function call() {
     const { token } = requireCredentials();
-    return { token, meter };
+    return deadline ? { token, meter, signal: deadline() } : { token, meter };
   }
 
   function noteRead(source: string, read: { ageMs: number; stale?: ReplicaRead['stale'] }) {
@@ -93,7 +99,15 @@ export function createLoaders(deps: LoaderDeps): Loaders {
     const { token, tokenKey } = requireCredentials();
     let read: ReplicaRead;
     try {
-      read = await meter.track(replicas.read({ token, tokenKey, planId, freshness }));
+      read = await meter.track(
+        replicas.read({
+          token,
+          tokenKey,
+          planId,
+          freshness,
+          ...(deadline ? { signal: deadline() } : {}),
+        }),
+      );
     } catch (error) {
       return rethrowAsGraphQL(error);
     }

@@ -352,7 +352,11 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         knowledge = undefined;
         result = await fetchFor(resolved, undefined);
         if (result.data.plan.id !== resolved) {
-          throw new ReplicaDataError('data.plan.id', `the plan id ${resolved}`, result.data.plan.id);
+          throw new ReplicaDataError(
+            'data.plan.id',
+            `the plan id ${resolved}`,
+            result.data.plan.id,
+          );
         }
       }
       const entry = commit(
@@ -395,8 +399,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   return {
     async read(request) {
       assertReadRequest(request);
-      request.signal?.throwIfAborted();
-      const { tokenKey, planId: requested } = request;
+      const { tokenKey, planId: requested, signal } = request;
       const maxAge = request.freshness.maxAgeMs;
       const arrival = now();
       const held = lookup(tokenKey, requested);
@@ -413,15 +416,25 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         return answer(entry, 'none', arrival);
       }
 
-      const outcome = await abortable(
-        // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
-        flights.run(
-          replicaKey(tokenKey, requested),
-          forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge,
-          (sentAt) => sync(request, sentAt),
-        ),
-        request.signal,
-      );
+      let outcome: Outcome;
+      try {
+        signal?.throwIfAborted();
+        outcome = await abortable(
+          // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
+          flights.run(
+            replicaKey(tokenKey, requested),
+            forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge,
+            (sentAt) => sync(request, sentAt),
+          ),
+          signal,
+        );
+      } catch (error) {
+        // The reader gave up waiting (its deadline): the flight carries on for others, and the
+        // reader may answer from what is held, as for a failure of the same class.
+        if (!signal?.aborted) throw error;
+        const kind: SyncKind = held.entry ? 'delta' : 'full';
+        outcome = { ok: false, error: signal.reason, reason: classifyFailure(signal.reason), kind };
+      }
       if (outcome.ok) {
         cache.get(replicaKey(tokenKey, outcome.entry.planId));
         return answer(outcome.entry, outcome.kind, now());

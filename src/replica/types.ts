@@ -170,7 +170,11 @@ export interface ReplicaReadRequest {
   /** A plan id, or the alias `last-used` / `default`. */
   readonly planId: string;
   readonly freshness: Freshness;
-  /** Gives up waiting (rejects with the signal's reason); a shared sync carries on for others. */
+  /**
+   * Gives up waiting; a shared sync carries on for others. The read then answers from the held
+   * replica as stale when `classifyFailure(signal.reason)` names a reason (an operation
+   * deadline), else rejects with the signal's reason.
+   */
   readonly signal?: AbortSignal;
   /**
    * Opaque to the store: handed to `fetchPlan` when this read starts a sync, so the caller that

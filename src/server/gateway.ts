@@ -16,6 +16,7 @@ import {
 } from '../upstream/client.js';
 import { createRequestLedger, type RequestLedger } from '../upstream/ledger.js';
 import { credentialsFrom, freshnessFrom, type GatewayContext } from './context.js';
+import { createDeadline } from './deadline.js';
 import { classifyFailure } from './failure-policy.js';
 import { createOperationMeter } from './operation-meter.js';
 import { maskError } from './plugins/mask-error.js';
@@ -152,6 +153,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     context: ({ request }) => {
       const credentials = credentialsFrom(request);
       const meter = createOperationMeter();
+      const deadline = createDeadline(config.operationDeadlineMs);
       const meteredReplicas = {
         read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
       };
@@ -162,6 +164,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         replicas: meteredReplicas,
         restCache,
         meter,
+        deadline,
       });
       const writes = createWritePipeline({
         credentials,
@@ -176,6 +179,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         meter,
         loaders,
         now,
+        deadline,
       });
       return {
         credentials,

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { ReplicaDataError } from '../replica/validate.js';
 import { gatewayErrorCode, isUpstreamError, type UpstreamError } from '../upstream/errors.js';
+import { OperationDeadlineError } from './deadline.js';
 
 function messageOf(error: UpstreamError): string {
   switch (error.kind) {
@@ -55,5 +56,10 @@ export function unusableAnswerError(error: ReplicaDataError): GraphQLError {
 export function rethrowAsGraphQL(error: unknown): never {
   if (isUpstreamError(error)) throw toGraphQLError(error);
   if (error instanceof ReplicaDataError) throw unusableAnswerError(error);
+  if (error instanceof OperationDeadlineError) {
+    throw new GraphQLError(error.message, {
+      extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: null, retryable: true },
+    });
+  }
   throw error;
 }

@@ -14,6 +14,7 @@ import {
   type UpstreamError,
   type UpstreamErrorKind,
 } from './errors.js';
+import { createFairShare, type Release } from './fair-share.js';
 import type { RequestLedger } from './ledger.js';
 import { createReadBackoff, parseRetryAfter, type ReadBackoffOptions } from './read-backoff.js';
 import { readBody } from './read-body.js';
@@ -36,6 +37,8 @@ import { tokenKey as digestToken } from './token-key.js';
 import type { OperationId } from './types.js';
 
 export const DEFAULT_CONNECTIONS = 10;
+/** Four of the ten: a cold screen of one token (export, user, plan list, money movements) at once. */
+export const DEFAULT_CONNECTIONS_PER_TOKEN = 4;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** Generous: a plan export of 100,000 transactions takes the upstream a while to start sending. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
@@ -103,8 +106,13 @@ export interface UpstreamClientOptions {
    * @default a keep-alive `Pool` for the base URL's origin, owned and closed by the client
    */
   dispatcher?: Dispatcher;
-  /** Connections the owned pool may open. @default 10 */
+  /** Connections the owned pool may open, and requests in flight at once. @default 10 */
   connections?: number;
+  /**
+   * Requests of one token in flight at once (see `fair-share.ts`): one tenant cannot hold
+   * every connection, and waiting tokens take turns. @default 4
+   */
+  connectionsPerToken?: number;
   /** @default 10_000 */
   connectTimeoutMs?: number;
   /** Wait for the response headers. @default 30_000 */
@@ -178,6 +186,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     baseUrl,
     dispatcher: injectedDispatcher,
     connections = DEFAULT_CONNECTIONS,
+    connectionsPerToken = DEFAULT_CONNECTIONS_PER_TOKEN,
     connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
     headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
     bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
@@ -200,6 +209,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const { origin, basePath } = parseBaseUrl(baseUrl);
   const retryPolicy = resolveRetryPolicy(retry);
   requirePositiveInteger('connections', connections);
+  requirePositiveInteger('connectionsPerToken', connectionsPerToken);
+  const share = createFairShare({ slots: connections, perKey: connectionsPerToken });
   requirePositiveInteger('connectTimeoutMs', connectTimeoutMs);
   requirePositiveInteger('headersTimeoutMs', headersTimeoutMs);
   requirePositiveInteger('bodyTimeoutMs', bodyTimeoutMs);
@@ -290,6 +301,13 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     call: CallOptions,
     heard: (status: number | null, error?: UpstreamError) => void,
   ): Promise<unknown> {
+    let release: Release;
+    try {
+      release = await share.acquire(outgoing.tokenKey, call.signal);
+    } catch (error) {
+      heard(null);
+      throw error;
+    }
     const started = now();
     let status: number | null = null;
     let errorKind: UpstreamErrorKind | null = null;
@@ -323,6 +341,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       errorKind = upstreamError.kind;
       throw upstreamError;
     } finally {
+      release();
       const record: UpstreamCallRecord = {
         operationId: failed.operationId,
         method: failed.method,

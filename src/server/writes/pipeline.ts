@@ -48,6 +48,12 @@ export interface WritePipelineDeps {
   loaders: Loaders;
   /** Epoch ms; "today" for date rules is its UTC date. @default Date.now */
   now?: () => number;
+  /**
+   * The operation's deadline: the delta sync after a write gives up waiting when it aborts
+   * (the payload then answers stale). The write itself is never cut short: it is sent once and
+   * waits for its answer. @default none
+   */
+  deadline?: () => AbortSignal;
 }
 
 /** Every write is plan-scoped: its parameters always hold `planId`. */
@@ -81,7 +87,16 @@ export interface Writes {
 const PLAN_ALIASES = new Set(['last-used', 'default']);
 
 export function createWritePipeline(deps: WritePipelineDeps): Writes {
-  const { credentials, upstream, replicas, restCache, meter, loaders, now = Date.now } = deps;
+  const {
+    credentials,
+    upstream,
+    replicas,
+    restCache,
+    meter,
+    loaders,
+    now = Date.now,
+    deadline,
+  } = deps;
 
   function requireCredentials(): Credentials {
     if (!credentials) throw unauthenticated();
@@ -97,7 +112,13 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
   ): Promise<PlanSnapshot | undefined> {
     try {
       const read = await meter.track(
-        replicas.read({ token, tokenKey, planId, freshness: { maxAgeMs: 0, forceSync: true } }),
+        replicas.read({
+          token,
+          tokenKey,
+          planId,
+          freshness: { maxAgeMs: 0, forceSync: true },
+          ...(deadline ? { signal: deadline() } : {}),
+        }),
       );
       meter.replicaRead(read.ageMs);
       if (read.stale) {
@@ -152,9 +173,7 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       // `last-used` at any time): the answer is applied to no replica, and the delta sync through
       // the alias brings the write into the plan the upstream resolves.
       const viaAlias = PLAN_ALIASES.has(params.planId);
-      const applied = viaAlias
-        ? undefined
-        : applyAnswer(creds.tokenKey, operationId, params, data);
+      const applied = viaAlias ? undefined : applyAnswer(creds.tokenKey, operationId, params, data);
       for (const prefix of effect.invalidates) restCache.invalidate(creds.tokenKey, prefix);
       loaders.forget(params.planId);
       const held = applied ?? replicas.peek(creds.tokenKey, params.planId)?.snapshot;
