@@ -3,7 +3,7 @@ import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config.js';
 import { createLoaders, unauthenticated } from '../loaders/create-loaders.js';
-import { createRestCache } from '../loaders/rest-cache.js';
+import { createRestCache, type RestCache } from '../loaders/rest-cache.js';
 import { createReplicaStore } from '../replica/store.js';
 import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
@@ -52,6 +52,7 @@ export interface Gateway {
   readonly yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
   readonly upstream: UpstreamClient;
   readonly replicas: ReplicaStore;
+  readonly restCache: RestCache;
   readonly ledger: RequestLedger;
   /** Closes the upstream pool; the HTTP server that serves `yoga` is the caller's to close. */
   close(): Promise<void>;
@@ -198,6 +199,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     yoga,
     upstream,
     replicas,
+    restCache,
     ledger,
     close: () => upstream.close(),
   };

@@ -19,6 +19,13 @@ import type { RequestLedger } from './ledger.js';
 import { createReadBackoff, parseRetryAfter, type ReadBackoffOptions } from './read-backoff.js';
 import { readBody } from './read-body.js';
 import {
+  createByteBudget,
+  DEFAULT_MAX_BUFFERED_RESPONSE_BYTES,
+  DEFAULT_RESPONSE_LIMITS,
+  type ResponseKind,
+  responseKind,
+} from './response-limits.js';
+import {
   buildRequestTarget,
   type HttpMethod,
   OPERATION_IDS,
@@ -141,8 +148,21 @@ export interface UpstreamClientOptions {
   ledger?: RequestLedger;
   /** @default 'plans-graphql-gateway' */
   userAgent?: string;
-  /** Larger bodies (after decompression) fail with kind `too_large`. @default 256 MiB */
+  /**
+   * Larger bodies (after decompression) fail with kind `too_large`, whatever the operation.
+   * @default 256 MiB
+   */
   maxResponseBytes?: number;
+  /**
+   * Caps by what an operation returns (`response-limits.ts`), under `maxResponseBytes`.
+   * @default { export: 256 MiB, list: 16 MiB, entity: 1 MiB }
+   */
+  responseLimits?: Partial<Record<ResponseKind, number>>;
+  /**
+   * Bytes every answer being read may hold together; an answer that would pass it fails with
+   * kind `too_large`. @default 256 MiB
+   */
+  maxBufferedResponseBytes?: number;
   /** Ask for gzip / br bodies; plan exports shrink about tenfold. @default true */
   compression?: boolean;
   /**
@@ -198,6 +218,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     ledger,
     userAgent = DEFAULT_USER_AGENT,
     maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+    responseLimits = {},
+    maxBufferedResponseBytes = DEFAULT_MAX_BUFFERED_RESPONSE_BYTES,
     compression = true,
     readBackoff = {},
     wallClock = Date.now,
@@ -216,6 +238,13 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   requirePositiveInteger('bodyTimeoutMs', bodyTimeoutMs);
   requirePositiveInteger('keepAliveTimeoutMs', keepAliveTimeoutMs);
   requirePositiveInteger('maxResponseBytes', maxResponseBytes);
+  requirePositiveInteger('maxBufferedResponseBytes', maxBufferedResponseBytes);
+  const limits = { ...DEFAULT_RESPONSE_LIMITS, ...responseLimits };
+  for (const [kind, limit] of Object.entries(limits))
+    requirePositiveInteger(`responseLimits.${kind}`, limit);
+  const buffered = createByteBudget(maxBufferedResponseBytes);
+  const limitOf = (operationId: OperationId) =>
+    Math.min(maxResponseBytes, limits[responseKind(operationId)]);
 
   // The client owns (and closes) the pool it creates, never a dispatcher it was handed.
   const ownsDispatcher = injectedDispatcher === undefined;
@@ -376,8 +405,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         parseRetryAfter(response.headers['retry-after'], wallClock()),
       );
     }
-    const read = await readBody(response.body, response.headers, maxResponseBytes);
-    if (read.kind === 'too_large') throw responseTooLarge(failed, status, maxResponseBytes);
+    const limit = limitOf(failed.operationId);
+    const read = await readBody(response.body, response.headers, limit, buffered);
+    if (read.kind === 'too_large') throw responseTooLarge(failed, status, limit);
     if (read.kind === 'undecodable') throw malformedResponse(failed, status, read.reason);
     received.bytes = read.bytes.length;
     let parsed: unknown;

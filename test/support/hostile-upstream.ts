@@ -58,6 +58,8 @@ export interface HostileUpstream {
   resetCalls(): void;
   /** Requests answered so far and still open (hung or endless). */
   openRequests(): number;
+  /** Bytes written to endless bodies so far, all together. */
+  endlessBytes(): number;
   close(): Promise<void>;
 }
 
@@ -87,6 +89,7 @@ export async function startHostileUpstream(
   let rule: HostileRule = () => PASS;
   const calls: HostileCall[] = [];
   const open = new Set<ServerResponse>();
+  let endlessBytes = 0;
 
   async function forward(
     request: HostileRequest,
@@ -125,6 +128,7 @@ export async function startHostileUpstream(
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
     res.write('{"data":{"padding":"');
     const pump = () => {
+      do endlessBytes += CHUNK.length;
       while (!res.destroyed && res.write(CHUNK));
       if (!res.destroyed) res.once('drain', pump);
     };
@@ -201,6 +205,7 @@ export async function startHostileUpstream(
       calls.length = 0;
     },
     openRequests: () => open.size,
+    endlessBytes: () => endlessBytes,
     async close() {
       for (const res of open) res.destroy();
       server.closeAllConnections();
