@@ -60,6 +60,8 @@ export interface HostileUpstream {
   openRequests(): number;
   /** Bytes written to endless bodies so far, all together. */
   endlessBytes(): number;
+  /** Ends every hung or endless answer by closing its connection (the client sees a reset). */
+  dropOpen(): void;
   close(): Promise<void>;
 }
 
@@ -206,6 +208,9 @@ export async function startHostileUpstream(
     },
     openRequests: () => open.size,
     endlessBytes: () => endlessBytes,
+    dropOpen() {
+      for (const res of open) res.destroy();
+    },
     async close() {
       for (const res of open) res.destroy();
       server.closeAllConnections();
