@@ -123,14 +123,7 @@ export function hybridPage(
     return found;
   };
   return lazy(edges, {
-    totalCount: () => {
-      let count = 0;
-      list.forward('start', () => {
-        count += 1;
-        return true;
-      });
-      return count;
-    },
+    totalCount: () => list.count(),
     hasNextPage: () => lastPlace !== 'end' && exists((visit) => list.forward(lastPlace, visit)),
     hasPreviousPage: () =>
       firstPlace !== 'start' && exists((visit) => list.backward(firstPlace, visit)),
@@ -233,24 +226,49 @@ class HybridList {
     return this.rowsOf(parent);
   }
 
+  /** Every row under the filters: the whole window, without building a row. */
+  count(): number {
+    if (this._empty) return 0;
+    let total = 0;
+    let after: TransactionSeekKey | undefined;
+    for (;;) {
+      const { rows } = this._plan.transactions({
+        ...this._parents,
+        ...(after ? { after } : {}),
+        first: MAX_CHUNK,
+      });
+      for (const parent of rows) this.eachRow(parent, () => (total += 1));
+      const last = rows.at(-1);
+      if (rows.length < MAX_CHUNK || !last) return total;
+      after = { date: last.date, id: last.id };
+    }
+  }
+
   /** Private: a transaction's rows, whole row first (see the header comment). */
   private rowsOf(parent: TransactionRow): Placed[] {
+    const key = { date: parent.date, id: parent.id };
+    const rows: Placed[] = [];
+    this.eachRow(parent, (sub, index) =>
+      rows.push({ row: { plan_id: parent.plan_id, parent, sub }, position: { key, index } }),
+    );
+    return rows;
+  }
+
+  /** Private: calls `row` for the whole row (null, -1) and each line that match, in order. */
+  private eachRow(
+    parent: TransactionRow,
+    row: (sub: SubTransactionRow | null, index: number) => void,
+  ): void {
     const { type } = this._filters;
     const match = this._match;
     const subs = this._plan.subtransactionsOf(parent.id);
-    const key = { date: parent.date, id: parent.id };
-    const rows: Placed[] = [];
     const whole =
       'categoryId' in match
         ? subs.length === 0 && parent.category_id === match.categoryId
         : parent.payee_id === match.payeeId;
-    if (whole && (!type || this._plan.hasType(parent, type))) {
-      rows.push({
-        row: { plan_id: parent.plan_id, parent, sub: null },
-        position: { key, index: -1 },
-      });
-    }
-    subs.forEach((sub, index) => {
+    if (whole && (!type || this._plan.hasType(parent, type))) row(null, -1);
+    for (let index = 0; index < subs.length; index++) {
+      const sub = subs[index]!;
       const lineMatches =
         'categoryId' in match
           ? sub.category_id === match.categoryId
@@ -261,11 +279,8 @@ class HybridList {
           : type === 'uncategorized'
             ? sub.category_id === null
             : true;
-      if (lineMatches && typeOk) {
-        rows.push({ row: { plan_id: parent.plan_id, parent, sub }, position: { key, index } });
-      }
-    });
-    return rows;
+      if (lineMatches && typeOk) row(sub, index);
+    }
   }
 }
 
