@@ -17,9 +17,11 @@ export interface BenchOptions {
   requests: number;
   /** Gateway max-age, ms (the "within" / "past" max-age figures move the gateway clock past it). @default DEFAULT_MAX_AGE_MS (30_000) */
   maxAgeMs: number;
-  /** Where the JSON results go. @default bench/results/latest.json */
+  /** Where the JSON results go. @default bench/results/latest.json (subscriptions.json with --subscriptions) */
   out: string;
   quick: boolean;
+  /** Run only the subscriptions benchmark (bench/subscriptions.ts). @default false */
+  subscriptions: boolean;
 }
 
 const HELP = `Usage: npm run bench -- [options]
@@ -33,6 +35,8 @@ const HELP = `Usage: npm run bench -- [options]
   --max-age <ms>            gateway max-age (default 30000)
   --out <file>              JSON results (default bench/results/latest.json)
   --quick                   small and short: a smoke run in well under a minute
+  --subscriptions           only the live-updates benchmark: event latency, upstream calls per hour
+                            for 1, 10 and 100 subscribers (uses --latency, --plan-transactions, --quick)
   --help
 `;
 
@@ -65,6 +69,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
       'max-age': { type: 'string' },
       out: { type: 'string' },
       quick: { type: 'boolean', default: false },
+      subscriptions: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -79,8 +84,11 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
     durationS: positiveInteger('duration', values.duration, quick ? 2 : 8),
     requests: positiveInteger('requests', values.requests, quick ? 2_000 : 20_000),
     maxAgeMs: positiveInteger('max-age', values['max-age'], DEFAULT_MAX_AGE_MS),
-    out: values.out ?? 'bench/results/latest.json',
+    out:
+      values.out ??
+      (values.subscriptions ? 'bench/results/subscriptions.json' : 'bench/results/latest.json'),
     quick,
+    subscriptions: values.subscriptions === true,
   };
 }
 

@@ -29,6 +29,7 @@ import {
   type Shot,
 } from './report.js';
 import { createScenarios, type Scenario, type ScenarioPlan, type Window } from './scenarios.js';
+import { formatSubscriptionResults, runSubscriptionsBench } from './subscriptions.js';
 
 const TOKENS = {
   dashboard: 'bench-dashboard-token',
@@ -239,6 +240,16 @@ async function main(): Promise<void> {
     return;
   }
   const options = parsed;
+  if (options.subscriptions) {
+    const results = await runSubscriptionsBench(options);
+    console.log('');
+    console.log(formatSubscriptionResults(results));
+    const file = resolve(options.out);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(`results written to ${file}`);
+    return;
+  }
   const begin = performance.now();
   const startedAt = new Date().toISOString();
   const now = Date.now();

@@ -1,117 +1,237 @@
 /**
- * `npm start`: the gateway on PORT against UPSTREAM_URL, or, without UPSTREAM_URL, against an
- * embedded REST sandbox seeded with a demo plan. Configuration comes from the environment only;
- * the logic lives in createGateway and createSandbox.
+ * `npm start` / `node dist/cli.js`: the gateway on PORT against UPSTREAM_URL, or, without
+ * UPSTREAM_URL, against an embedded REST sandbox seeded with a demo plan. Settings come from the
+ * environment (`settings.ts`); the logic lives in createGateway. The sandbox and OpenTelemetry
+ * are imported only when used, so a production process loads neither.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { DEFAULT_PORT, defaultConfig, type GatewayConfig } from './config.js';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { defaultConfig, type GatewayConfig } from './config.js';
 import type { Sandbox } from './sandbox/api.js';
-import { createSandbox } from './sandbox/index.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
-import { createGateway } from './server/gateway.js';
+import { createGateway, type Gateway } from './server/gateway.js';
+import { type HttpService, listen } from './server/http-server.js';
+import { createLogger, type Logger } from './server/telemetry/logger.js';
+import type { OtelTracing } from './server/telemetry/otel.js';
+import { attachWebSockets, type WebSocketAttachment } from './server/websockets.js';
+import { parseSettings, type Settings, USAGE } from './settings.js';
+
+/** Longest wait for each resource to close once the HTTP server has drained. */
+const CLOSE_STEP_MS = 2_000;
+
+function within(ms: number, work: Promise<unknown> | undefined): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    work,
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
 
 function fail(message: string): never {
-  console.error(`error: ${message}`);
+  process.stderr.write(`error: ${message}\n`);
   process.exit(2);
 }
 
-function integerEnv(name: string, fallback: number, min = 0): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min)
-    fail(`${name} must be an integer >= ${min}; got ${JSON.stringify(raw)}`);
-  return value;
+function version(): string {
+  const manifest: unknown = JSON.parse(
+    readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+  );
+  const value =
+    typeof manifest === 'object' && manifest !== null && 'version' in manifest
+      ? manifest.version
+      : undefined;
+  return typeof value === 'string' ? value : 'unknown';
 }
 
-function upstreamUrlEnv(): string | undefined {
-  const raw = process.env.UPSTREAM_URL;
-  if (!raw) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    fail(
-      `UPSTREAM_URL must be an absolute URL such as https://api.ynab.com/v1; got ${JSON.stringify(raw)}`,
+function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): GatewayConfig {
+  return {
+    ...defaultConfig(upstreamUrl),
+    maxAgeMs: settings.maxAgeMs,
+    replicaMaxBytes: settings.replicaMaxBytes,
+    corsOrigins: settings.corsOrigins,
+    metrics: settings.production ? 'on-request' : 'always',
+    graphiql: settings.graphiql,
+    introspection: settings.introspection,
+    metricsPath: settings.metrics && settings.metricsPort === undefined ? '/metrics' : false,
+    compressionMinBytes: settings.compressionMinBytes,
+    live: settings.live,
+    graphiqlDefaultQuery: DASHBOARD_QUERY,
+    ...(demoToken ? { graphiqlDefaultHeaders: { Authorization: `Bearer ${demoToken}` } } : {}),
+  };
+}
+
+// Private: `/metrics` alone on its own port (METRICS_PORT), e.g. reachable only inside a cluster.
+function metricsHandler(gateway: Gateway) {
+  return (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
+      response.writeHead(404).end();
+      return;
+    }
+    gateway.metrics.text().then(
+      (text) => response.writeHead(200, { 'content-type': gateway.metrics.contentType }).end(text),
+      () => response.writeHead(500).end(),
     );
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    fail('UPSTREAM_URL must use http or https');
-  return raw.replace(/\/+$/, '');
+  };
 }
 
-function configFromEnv(upstreamUrl: string, embedded: { token: string } | null): GatewayConfig {
-  const config = defaultConfig(upstreamUrl);
-  config.maxAgeMs = integerEnv('MAX_AGE_SECONDS', config.maxAgeMs / 1000) * 1000;
-  config.replicaMaxBytes =
-    integerEnv('REPLICA_MAX_MB', config.replicaMaxBytes / 1024 / 1024, 1) * 1024 * 1024;
-  const origins = process.env.CORS_ORIGINS;
-  if (origins && origins !== '*')
-    config.corsOrigins = origins
-      .split(',')
-      .map((o) => o.trim())
-      .filter(Boolean);
-  const production = process.env.NODE_ENV === 'production';
-  config.metrics = production ? 'on-request' : 'always';
-  config.graphiql = process.env.GRAPHIQL !== 'off';
-  config.graphiqlDefaultQuery = DASHBOARD_QUERY;
-  if (embedded) config.graphiqlDefaultHeaders = { Authorization: `Bearer ${embedded.token}` };
-  return config;
+async function listenOrFail(
+  handler: Parameters<typeof listen>[0],
+  port: number,
+  host: string,
+  name: string,
+): Promise<HttpService> {
+  try {
+    return await listen(handler, { port, host });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') fail(`${name} ${port} is in use; set ${name} to another port`);
+    if (code === 'EACCES') fail(`${name} ${port} needs privileges; use a port above 1023`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      fail(`HOST ${host} is not an address of this machine`);
+    throw error;
+  }
 }
 
 async function main(): Promise<void> {
-  const port = integerEnv('PORT', DEFAULT_PORT);
-  let upstreamUrl = upstreamUrlEnv();
+  const parsed = parseSettings(process.argv.slice(2), process.env, {
+    stdoutIsTTY: process.stdout.isTTY === true,
+  });
+  if (parsed.kind === 'help') return void process.stdout.write(USAGE);
+  if (parsed.kind === 'version') return void process.stdout.write(`${version()}\n`);
+  if (parsed.kind === 'error') fail(`${parsed.message}\n\n${USAGE}`);
+  const { settings } = parsed;
+  const logger = await createLogger({ level: settings.logLevel, pretty: settings.prettyLogs });
+
   let sandbox: Sandbox | null = null;
+  let upstreamUrl = settings.upstreamUrl;
   if (!upstreamUrl) {
+    const { createSandbox } = await import('./sandbox/index.js');
     sandbox = await createSandbox({ port: 0 });
     upstreamUrl = sandbox.url;
   }
   const demoUser = sandbox?.users[0];
-  const config = configFromEnv(upstreamUrl, demoUser ? { token: demoUser.token } : null);
-  const gateway = createGateway(config, {
-    log: (entry) => console.log(JSON.stringify({ level: 'info', msg: 'operation', ...entry })),
-  });
-  const server = createServer(gateway.yoga);
-  const host = process.env.HOST ?? (sandbox ? '127.0.0.1' : '0.0.0.0');
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
-  }).catch((error: NodeJS.ErrnoException) =>
-    fail(
-      error.code === 'EADDRINUSE'
-        ? `port ${port} is in use; set PORT to another one`
-        : error.message,
-    ),
-  );
-  const { port: actualPort } = server.address() as AddressInfo;
-  const shownHost = host === '0.0.0.0' || host === '127.0.0.1' ? 'localhost' : host;
-  const url = `http://${shownHost}:${actualPort}/graphql`;
-
-  console.log(`Gateway listening on ${url}`);
-  if (sandbox && demoUser) {
-    console.log(`Upstream: embedded REST sandbox at ${sandbox.url}`);
-    console.log(`Demo token: ${demoUser.token}`);
-    console.log(`Read-only demo token: ${demoUser.readOnlyToken ?? '(none)'}`);
-    console.log(`Open GraphiQL (the dashboard query and the token header are filled in): ${url}`);
-    console.log(
-      `Or: curl -s ${url} -H 'content-type: application/json' -H 'authorization: Bearer ${demoUser.token}' -d '{"query":"{ plan(id: \\"last-used\\") { name accounts { name balanceFormatted } } }"}'`,
-    );
-  } else {
-    console.log(`Upstream: ${upstreamUrl} (clients send their own tokens)`);
+  let tracing: OtelTracing | undefined;
+  if (settings.otlpEndpoint) {
+    const { createOtelTracing } = await import('./server/telemetry/otel.js');
+    tracing = await createOtelTracing({
+      endpoint: settings.otlpEndpoint,
+      serviceName: settings.serviceName,
+    });
   }
+  const gateway = createGateway(configOf(settings, upstreamUrl, demoUser?.token), {
+    logger,
+    processMetrics: settings.metrics,
+    ...(tracing ? { tracer: tracing.tracer } : {}),
+  });
 
-  const shutdown = async (signal: string) => {
-    console.log(`${signal}: shutting down`);
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await gateway.close();
-    await sandbox?.close();
-    process.exit(0);
+  const host = settings.host ?? (sandbox ? '127.0.0.1' : '0.0.0.0');
+  const http = await listenOrFail(gateway.yoga, settings.port, host, 'PORT');
+  const sockets = attachWebSockets(http.server, gateway);
+  const metricsHttp =
+    settings.metrics && settings.metricsPort !== undefined
+      ? await listenOrFail(metricsHandler(gateway), settings.metricsPort, host, 'METRICS_PORT')
+      : undefined;
+  const shownHost = host === '0.0.0.0' || host === '127.0.0.1' ? 'localhost' : host;
+  const url = `http://${shownHost}:${http.port}/graphql`;
+  logger.info(
+    {
+      url,
+      upstream: sandbox ? 'embedded sandbox' : upstreamUrl,
+      ...(metricsHttp ? { metrics: `http://${shownHost}:${metricsHttp.port}/metrics` } : {}),
+      tracing: tracing ? settings.otlpEndpoint : 'off',
+    },
+    'listening',
+  );
+  if (sandbox && demoUser) printDemoBanner(url, sandbox, demoUser);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    stopping = true;
+    void shutdown(signal, {
+      logger,
+      gateway,
+      http,
+      sockets,
+      metricsHttp,
+      sandbox,
+      tracing,
+      settings,
+    });
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
-main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));
+async function shutdown(
+  signal: NodeJS.Signals,
+  parts: {
+    logger: Logger;
+    gateway: Gateway;
+    http: HttpService;
+    sockets: WebSocketAttachment;
+    metricsHttp: HttpService | undefined;
+    sandbox: Sandbox | null;
+    tracing: OtelTracing | undefined;
+    settings: Settings;
+  },
+): Promise<void> {
+  const { logger, gateway, http, sockets, metricsHttp, sandbox, tracing, settings } = parts;
+  logger.info(
+    { signal, inFlight: http.inFlight(), graceMs: settings.shutdownGraceMs },
+    'shutting down: draining requests in flight',
+  );
+  gateway.drain();
+  try {
+    // WebSocket connections are upgrades the HTTP drain does not see: close them first (1001,
+    // going away) so their clients reconnect to another instance.
+    await within(CLOSE_STEP_MS, sockets.close());
+    const { abandoned } = await http.shutdown(settings.shutdownGraceMs);
+    if (abandoned > 0)
+      logger.warn({ abandoned }, 'grace period over: closed connections with answers unsent');
+    await metricsHttp?.shutdown(0);
+    // Past the grace period nothing may hold the exit up: an upstream request still hanging
+    // would keep the pool's close waiting for its own timeout.
+    await within(CLOSE_STEP_MS, gateway.close());
+    await within(CLOSE_STEP_MS, sandbox?.close());
+    await within(CLOSE_STEP_MS, tracing?.shutdown());
+    logger.info('stopped');
+  } catch (error) {
+    logger.error(
+      { errorType: error instanceof Error ? error.name : typeof error },
+      'shutdown failed',
+    );
+  }
+  process.exit(0);
+}
+
+// Private: development only (embedded sandbox); shows the demo token on purpose, outside the logs.
+function printDemoBanner(
+  url: string,
+  sandbox: Sandbox,
+  user: { token: string; readOnlyToken: string | null },
+): void {
+  const query =
+    '{"query":"{ plan(id: \\"last-used\\") { name accounts { name balanceFormatted } } }"}';
+  process.stdout.write(
+    [
+      `Gateway listening on ${url}`,
+      `Upstream: embedded REST sandbox at ${sandbox.url}`,
+      `Demo token: ${user.token}`,
+      `Read-only demo token: ${user.readOnlyToken ?? '(none)'}`,
+      `Open GraphiQL (the dashboard query and the token header are filled in): ${url}`,
+      `Or: curl -s ${url} -H 'content-type: application/json' -H 'authorization: Bearer ${user.token}' -d '${query}'`,
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

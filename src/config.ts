@@ -43,6 +43,32 @@ export const DEFAULT_LIMITS: Limits = {
   bodyBytes: 1024 * 1024,
 };
 
+/** Live updates (GraphQL subscriptions); see src/live/README.md. */
+export interface LiveConfig {
+  /**
+   * Share of each token's upstream quota the pollers of its subscriptions may spend; the rest
+   * stays for its reads and writes. With 200 an hour and 0.5, a plan is polled every 36 s.
+   * @default 0.5
+   */
+  budgetShare: number;
+  /** Subscriptions one token may hold at once on one instance. @default 100 */
+  maxSubscriptionsPerToken: number;
+  /** Operations at once on one WebSocket connection. @default 20 */
+  maxSubscriptionsPerConnection: number;
+  /** WebSocket ping interval; a connection that misses its pong is closed. @default 12_000 */
+  heartbeatMs: number;
+  /** A WebSocket connection without any operation for this long is closed. @default 60_000 */
+  idleTimeoutMs: number;
+}
+
+export const DEFAULT_LIVE: LiveConfig = {
+  budgetShare: 0.5,
+  maxSubscriptionsPerToken: 100,
+  maxSubscriptionsPerConnection: 20,
+  heartbeatMs: 12_000,
+  idleTimeoutMs: 60_000,
+};
+
 export interface GatewayConfig {
   /** REST base URL including `/v1`. Tokens are forwarded to this origin only. */
   upstreamUrl: string;
@@ -74,18 +100,25 @@ export interface GatewayConfig {
    * when the request sends `X-Upstream-Metrics: 1`. @default 'always' in development
    */
   metrics: 'always' | 'on-request';
-  /** Serve GraphiQL at the GraphQL endpoint. @default true */
+  /** Serve GraphiQL at the GraphQL endpoint. @default true (`npm start`: off with NODE_ENV=production) */
   graphiql: boolean;
   /**
    * Answer `__schema` / `__type` selections. Off, they are refused before execution with
    * INTROSPECTION_DISABLED (`__typename` stays allowed). Either way introspection counts toward
-   * the depth, breadth, cost and alias limits. @default true
+   * the depth, breadth, cost and alias limits. @default true (`npm start`: off with
+   * NODE_ENV=production)
    */
   introspection: boolean;
+  /** Path of the Prometheus text on the GraphQL port; `false` serves it nowhere. @default '/metrics' */
+  metricsPath: string | false;
+  /** gzip / br answers from this many bytes when the client accepts them; `false` never. @default 1024 */
+  compressionMinBytes: number | false;
   /** Query GraphiQL opens with. */
   graphiqlDefaultQuery?: string;
   /** Headers GraphiQL opens with (e.g. the demo token in embedded mode). */
   graphiqlDefaultHeaders?: Record<string, string>;
+  /** Subscriptions: their share of each token's quota and their limits. @default DEFAULT_LIVE */
+  live: LiveConfig;
 }
 
 export function defaultConfig(upstreamUrl: string): GatewayConfig {
@@ -100,6 +133,9 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     corsOrigins: '*',
     metrics: 'always',
     graphiql: true,
+    live: { ...DEFAULT_LIVE },
     introspection: true,
+    metricsPath: '/metrics',
+    compressionMinBytes: 1024,
   };
 }

@@ -67,7 +67,14 @@ import { applySavedEntities } from './saved.js';
 import { createPlanSnapshot } from './snapshot.js';
 import { abortable, createSingleFlight } from './sync.js';
 import type { QueryMeter } from './transaction-query.js';
-import type { ReplicaRead, ReplicaReadRequest, ReplicaStore, StaleReason } from './types.js';
+import type {
+  PlanSnapshot,
+  ReplicaRead,
+  ReplicaReadRequest,
+  ReplicaStore,
+  SavedEntities,
+  StaleReason,
+} from './types.js';
 import { assertPlanExport, ReplicaDataError } from './validate.js';
 
 export interface FetchPlanRequest {
@@ -88,6 +95,27 @@ export interface FetchPlanResult {
   readonly bytes: number;
 }
 
+/** What changed a replica: a sync's answer, or the entities of a write applied at once. */
+export type ReplicaChangeSource =
+  | {
+      readonly kind: 'full' | 'delta';
+      readonly data: ResponseData['getPlanById'];
+      /** The knowledge a delta was asked from (what it covers starts after it). */
+      readonly fromKnowledge?: number;
+    }
+  | { readonly kind: 'write'; readonly saved: SavedEntities };
+
+/** One change stored in a replica, as `onApplied` observers receive it. */
+export interface AppliedChange {
+  readonly tokenKey: string;
+  /** The concrete plan id. */
+  readonly planId: string;
+  readonly source: ReplicaChangeSource;
+  /** The replica before the change, when one was held. */
+  readonly previous?: PlanSnapshot;
+  readonly snapshot: PlanSnapshot;
+}
+
 export interface ReplicaStoreOptions {
   /** `GET /plans/{planId}` with `last_knowledge_of_server` when given (the getPlanById call). */
   fetchPlan: (request: FetchPlanRequest) => Promise<FetchPlanResult>;
@@ -105,6 +133,12 @@ export interface ReplicaStoreOptions {
   now?: () => number;
   /** Counts rows visited by `transactions()` on every snapshot; for tests and diagnostics. */
   meter?: QueryMeter;
+  /**
+   * Observer of every change stored (live updates publish from it). Called synchronously after
+   * the store; a throwing observer never fails the read or write that caused the change.
+   * @default none
+   */
+  onApplied?: (change: AppliedChange) => void;
 }
 
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
@@ -134,6 +168,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     maxBytes = DEFAULT_MAX_BYTES,
     now = Date.now,
     meter,
+    onApplied,
   } = options;
   if (typeof fetchPlan !== 'function')
     throw new TypeError('ReplicaStoreOptions.fetchPlan must be a function');
@@ -211,6 +246,15 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     return writes;
   }
 
+  /** Private: tells the observer; its failures stay its own. */
+  function notify(change: AppliedChange): void {
+    try {
+      onApplied?.(change);
+    } catch {
+      // An observer must never turn a stored change into a failed read or write.
+    }
+  }
+
   /** Private: stores a sync's answer under the rules of the header comment; returns the entry. */
   function commit(
     tokenKey: string,
@@ -268,7 +312,19 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       pending: survivors,
       ...size,
     });
-    if (mayStore()) cache.set(key, entry);
+    if (mayStore() && cache.set(key, entry)) {
+      notify({
+        tokenKey,
+        planId,
+        source: {
+          kind: kind === 'full' || !current ? 'full' : 'delta',
+          data,
+          ...(requestKnowledge === undefined ? {} : { fromKnowledge: requestKnowledge }),
+        },
+        ...(current ? { previous: current.snapshot } : {}),
+        snapshot: entry.snapshot,
+      });
+    }
     return entry;
   }
 
@@ -487,7 +543,15 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         pending: [...current.pending, write].slice(-MAX_PENDING_WRITES),
         ...sizeAfterChange(current, state),
       });
-      cache.set(held.key, entry);
+      if (cache.set(held.key, entry)) {
+        notify({
+          tokenKey,
+          planId: current.planId,
+          source: { kind: 'write', saved },
+          previous: current.snapshot,
+          snapshot: entry.snapshot,
+        });
+      }
       return entry.snapshot;
     },
 

@@ -28,6 +28,17 @@ export interface PlanSeedOptions {
   dateFormat?: DateFormat | null;
 }
 
+/**
+ * Where the user's account stands with the product. Anything but `active` makes the sandbox refuse
+ * requests the way the product does: `subscription_lapsed` (403.1) and `trial_expired` (403.2)
+ * every request of the user, `data_limit_reached` (403.4) every request that adds data (POST).
+ */
+export type AccountState =
+  | 'active'
+  | 'subscription_lapsed'
+  | 'trial_expired'
+  | 'data_limit_reached';
+
 export interface SandboxUserOptions {
   /** Personal access token with full access. */
   token: string;
@@ -37,6 +48,8 @@ export interface SandboxUserOptions {
   plans?: PlanSeedOptions[];
   /** Index into `plans` of the plan `default` resolves to; none when omitted (404 on `default`). */
   defaultPlan?: number;
+  /** @default 'active' */
+  accountState?: AccountState;
 }
 
 export interface OAuthClientOptions {
@@ -132,6 +145,8 @@ export interface Sandbox {
   setLatency(latency: LatencyOptions): void;
   /** Replaces the active fault rules. */
   setFaults(faults: FaultRule[]): void;
+  /** Puts a user's account in a state (by user id); takes effect with the next request. */
+  setAccountState(userId: string, state: AccountState): void;
   /** Stops listening, ends hung requests and resolves when every socket is closed. */
   close(): Promise<void>;
 }

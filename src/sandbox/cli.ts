@@ -35,6 +35,11 @@ async function main(): Promise<void> {
       ? [`  latency           ${settings.latencyMs} ms + up to ${settings.jitterMs} ms`]
       : []),
     ...settings.faults.map((rule) => `  fault             ${JSON.stringify(rule)}`),
+    ...(settings.accountState === 'active'
+      ? []
+      : [
+          `  account state     ${settings.accountState} (refused as the product refuses it; README, Account states)`,
+        ]),
     `  seeded in ${seconds} s; press Ctrl+C to stop`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

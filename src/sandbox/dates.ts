@@ -20,6 +20,26 @@ export function isIsoDate(value: string): boolean {
   );
 }
 
+/**
+ * An ISO 8601 date-time: date, `T` (or a space, as RFC 3339 allows), hours and minutes, optional
+ * seconds and fraction, optional zone (`Z`, `+HH:MM`, `+HHMM`).
+ */
+const ISO_DATE_TIME =
+  /^(\d{4}-\d{2}-\d{2})[Tt ](?:[01]\d|2[0-3]):[0-5]\d(?::(?:[0-5]\d|60)(?:[.,]\d+)?)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?$/;
+
+/**
+ * The calendar date a client means: a `YYYY-MM-DD` date as it is, or the date part of an ISO 8601
+ * date-time as written (the official SDK's `utils.getCurrentDateInISOFormat()` sends
+ * `2026-11-22T16:44:30.591Z`). The offset is not applied: it says whose clock the writer read, and
+ * the date on that clock is the one meant (the SDK even writes local time with a `Z`), so
+ * `2026-11-22T23:30:00-05:00` is 22 November. `null` when the text is neither.
+ */
+export function calendarDateOf(value: string): IsoDate | null {
+  if (isIsoDate(value)) return value;
+  const date = ISO_DATE_TIME.exec(value)?.[1];
+  return date !== undefined && isIsoDate(date) ? date : null;
+}
+
 export function isoDateOf(epochMs: number): IsoDate {
   return new Date(epochMs).toISOString().slice(0, 10);
 }

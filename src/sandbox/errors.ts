@@ -34,3 +34,8 @@ export const internalError = (detail: string) =>
   new ApiError(500, '500', 'internal_server_error', detail);
 export const serviceUnavailable = (detail: string) =>
   new ApiError(503, '503', 'service_unavailable', detail);
+export const subscriptionLapsed = (detail: string) =>
+  new ApiError(403, '403.1', 'subscription_lapsed', detail);
+export const trialExpired = (detail: string) => new ApiError(403, '403.2', 'trial_expired', detail);
+export const dataLimitReached = (detail: string) =>
+  new ApiError(403, '403.4', 'data_limit_reached', detail);

@@ -5,6 +5,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type {
+  AccountState,
   OAuthClientOptions,
   PlanSeedOptions,
   Sandbox,
@@ -15,6 +16,7 @@ import type {
 } from './api.js';
 import { systemClock } from './clock.js';
 import { isoDateOf } from './dates.js';
+import { ACCOUNT_STATES, isAccountState } from './http/account-state.js';
 import { createTokenRegistry } from './http/auth.js';
 import { createDispatcher } from './http/dispatch.js';
 import { createFaultEngine } from './http/faults.js';
@@ -56,6 +58,15 @@ function checkPlanSpec(spec: PlanSeedOptions, path: string): void {
   }
   if (seed !== undefined && !Number.isSafeInteger(seed))
     throw new RangeError(`${path}.seed must be an integer, got ${seed}`);
+}
+
+function checkAccountState(state: AccountState, path: string): AccountState {
+  if (!isAccountState(state)) {
+    throw new RangeError(
+      `createSandbox: ${path} must be one of ${ACCOUNT_STATES.join(', ')}, got ${String(state)}`,
+    );
+  }
+  return state;
 }
 
 /** Private: seeds every user's plans and registers their personal tokens. */
@@ -112,6 +123,7 @@ function buildState(
       planIds,
       defaultPlanId: spec.defaultPlan === undefined ? null : (planIds[spec.defaultPlan] ?? null),
       lastUsedPlanId: planIds[0] ?? null,
+      accountState: checkAccountState(spec.accountState ?? 'active', `${path}.accountState`),
     };
     state.users.set(userId, user);
     tokens.addPersonal(spec.token, userId, 'full');
@@ -202,6 +214,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     },
     setLatency: (latency) => faults.setLatency(latency),
     setFaults: (rules) => faults.setRules(rules),
+    setAccountState(userId, accountState) {
+      const user = state.users.get(userId);
+      if (!user) throw new RangeError(`setAccountState: no sandbox user has the id '${userId}'`);
+      user.accountState = checkAccountState(accountState, 'setAccountState: state');
+    },
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing = true;

@@ -1,5 +1,5 @@
 /** The sandbox's users and plans: what every request resolves its token and plan against. */
-import type { Clock } from './api.js';
+import type { AccountState, Clock } from './api.js';
 import type { PlanStore } from './store/plan-store.js';
 import type { IdSource } from './store/transactions.js';
 
@@ -12,6 +12,8 @@ export interface UserState {
   defaultPlanId: string | null;
   /** What `last-used` resolves to: the plan of the user's latest request that named one. */
   lastUsedPlanId: string | null;
+  /** Whether the product serves this user (403.1 / 403.2 / 403.4 otherwise). */
+  accountState: AccountState;
 }
 
 export interface PlanEntry {

@@ -10,8 +10,10 @@ import './transaction/index.js';
 import './scheduled-transaction.js';
 import './user.js';
 import './mutations/index.js';
+import './subscriptions.js';
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});
 
 export const schema = builder.toSchema({ sortSchema: false });

@@ -1,9 +1,11 @@
 import { GraphQLError } from 'graphql';
+import type { LiveOperations } from '../live/hub.js';
 import type { Credentials } from '../loaders/create-loaders.js';
 import type { Loaders } from '../loaders/loaders.js';
 import type { Freshness } from '../replica/types.js';
 import { tokenKey } from '../upstream/token-key.js';
 import type { OperationMeter } from './operation-meter.js';
+import type { OperationSpan } from './telemetry/tracer.js';
 import type { Writes } from './writes/pipeline.js';
 
 export interface RateLimitUsage {
@@ -19,8 +21,14 @@ export interface GatewayContext {
   readonly credentials: Credentials | null;
   readonly loaders: Loaders;
   readonly meter: OperationMeter;
+  /** The request's id (its valid `X-Request-Id`, or a generated one), for logs. */
+  readonly requestId: string;
+  /** The operation's trace span when tracing is on. */
+  readonly span?: OperationSpan;
   /** REST writes for mutations: sent once, applied to the replica, followed by one delta sync. */
   readonly writes: Writes;
+  /** Subscriptions to a plan's changes (src/live). */
+  readonly live: LiveOperations;
   /** This token's upstream usage as the gateway counted it. */
   rateLimit(): RateLimitUsage;
 }

@@ -1,7 +1,13 @@
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
+import { GraphQLError } from 'graphql';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config.js';
+import { createPollBudget } from '../live/budget.js';
+import type { LiveBus } from '../live/bus.js';
+import { createLiveHub, type LiveHub } from '../live/hub.js';
+import type { PollLeases } from '../live/leases.js';
+import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import { createLoaders, unauthenticated } from '../loaders/create-loaders.js';
 import { createRestCache, type RestCache } from '../loaders/rest-cache.js';
 import { createReplicaStore } from '../replica/store.js';
@@ -18,15 +24,22 @@ import { createRequestLedger, type RequestLedger } from '../upstream/ledger.js';
 import { credentialsFrom, freshnessFrom, type GatewayContext } from './context.js';
 import { createDeadline } from './deadline.js';
 import { classifyFailure } from './failure-policy.js';
+import { useGraphiQL } from './graphiql/use-graphiql.js';
 import { createOperationMeter } from './operation-meter.js';
 import { maskError } from './plugins/mask-error.js';
+import { useCompression } from './plugins/use-compression.js';
 import { useErrorHygiene } from './plugins/use-error-hygiene.js';
+import { useHttpHygiene } from './plugins/use-http-hygiene.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useIntrospection } from './plugins/use-introspection.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
-import { type OperationLogger, useOperationLog } from './plugins/use-operation-log.js';
+import { type OperationReportSink, useOperationReport } from './plugins/use-operation-report.js';
+import { useReadiness } from './plugins/use-readiness.js';
+import { createRequestIds, REQUEST_ID_HEADER } from './plugins/use-request-id.js';
 import { METRICS_HEADER, useResponseExtensions } from './plugins/use-response-extensions.js';
-import { createReadinessProbe, upstreamReachable } from './readiness.js';
+import { type Logger, logOperations } from './telemetry/logger.js';
+import { createGatewayMetrics, type GatewayMetrics } from './telemetry/metrics.js';
+import type { OperationTracer } from './telemetry/tracer.js';
 import { createWritePipeline } from './writes/pipeline.js';
 
 export interface GatewayDeps {
@@ -34,8 +47,12 @@ export interface GatewayDeps {
   dispatcher?: Dispatcher;
   /** Wall clock in epoch ms for replica ages, caches and the request ledger. @default Date.now */
   now?: () => number;
-  /** Structured per-operation log; never receives tokens. @default none */
-  log?: OperationLogger;
+  /** pino logger: one line per operation, internal errors; never a token. @default none */
+  logger?: Logger;
+  /** Traces operations and their upstream calls (see telemetry/otel.ts). @default none */
+  tracer?: OperationTracer;
+  /** Add prom-client's process metrics (CPU, memory, event loop) to `/metrics`. @default false */
+  processMetrics?: boolean;
   /**
    * Upstream client timeouts (tests shorten them to see a hung write time out).
    * @default the client's: connect 10 s, headers 30 s, body 30 s
@@ -46,6 +63,13 @@ export interface GatewayDeps {
   >;
   /** Counts transaction rows the replicas visit to answer pages (benchmarks, diagnostics). @default none */
   replicaMeter?: QueryMeter;
+  /** Timers of live updates (tests drive a simulated hour with a manual one). @default real timers on `now` */
+  scheduler?: Scheduler;
+  /**
+   * The parts of live updates a cluster shares: the event bus, the poll leases and the ledger of
+   * poll requests. @default in-process (see src/live/README.md)
+   */
+  live?: { bus?: LiveBus; leases?: PollLeases; pollLedger?: RequestLedger };
 }
 
 export interface Gateway {
@@ -54,7 +78,19 @@ export interface Gateway {
   readonly replicas: ReplicaStore;
   readonly restCache: RestCache;
   readonly ledger: RequestLedger;
-  /** Closes the upstream pool; the HTTP server that serves `yoga` is the caller's to close. */
+  readonly config: GatewayConfig;
+  /** Subscriptions: pollers, change logs, the event bus (see src/live/README.md). */
+  readonly live: LiveHub;
+  readonly metrics: GatewayMetrics;
+  /**
+   * From now on `/ready` answers 503 "shutting down" (load balancers stop sending work) and
+   * subscriptions end, so their clients reconnect elsewhere instead of holding the drain.
+   */
+  drain(): void;
+  /**
+   * Ends every subscription and closes the upstream pool; the HTTP server that serves `yoga` is
+   * the caller's to close.
+   */
   close(): Promise<void>;
 }
 
@@ -65,12 +101,19 @@ export interface Gateway {
 export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
   const now = deps.now ?? Date.now;
   const ledger = createRequestLedger({ ...config.rateLimit, now });
+  const metrics = createGatewayMetrics({
+    // Read at scrape time, by when the store below exists.
+    replicas: { stats: () => replicas.stats() },
+    ledger,
+    processMetrics: deps.processMetrics ?? false,
+  });
   const upstream = createUpstreamClient({
     baseUrl: config.upstreamUrl,
     ledger,
     wallClock: now,
     // A token the upstream refused loses everything held for it.
     tokenGate: { onRejected: (tokenKey) => forgetToken(tokenKey) },
+    observer: metrics.upstream,
     ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
   });
@@ -79,6 +122,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     now,
     classifyFailure,
     ...(deps.replicaMeter ? { meter: deps.replicaMeter } : {}),
+    onApplied: (change) => live.applied(change),
     // The operation whose read started a sync pays for it: its meter rides along with the read.
     fetchPlan: async ({ token, planId, lastKnowledgeOfServer, signal, meter: readMeter }) => {
       let bytes = 0;
@@ -88,12 +132,20 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
           bytes = call.responseBytes ?? bytes;
           outer?.record(call);
         },
+        ...(outer?.trace ? { trace: outer.trace.bind(outer) } : {}),
       };
-      const data = await upstream.getPlanById(
-        { token, meter, ...(signal ? { signal } : {}) },
-        { planId, ...(lastKnowledgeOfServer === undefined ? {} : { lastKnowledgeOfServer }) },
-      );
-      return { data, bytes };
+      const kind = lastKnowledgeOfServer === undefined ? 'export' : 'delta';
+      try {
+        const data = await upstream.getPlanById(
+          { token, meter, ...(signal ? { signal } : {}) },
+          { planId, ...(lastKnowledgeOfServer === undefined ? {} : { lastKnowledgeOfServer }) },
+        );
+        metrics.replicaSync(kind, 'ok');
+        return { data, bytes };
+      } catch (error) {
+        metrics.replicaSync(kind, 'error');
+        throw error;
+      }
     },
   });
   const restCache = createRestCache({ classifyFailure, now, maxBytes: config.restCacheMaxBytes });
@@ -101,39 +153,84 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     replicas.forgetToken(tokenKey);
     restCache.forgetToken(tokenKey);
   }
+  const live = createLiveHub({
+    replicas,
+    fetchDelta: ({ token, planId, since }) =>
+      upstream.getPlanById({ token }, { planId, lastKnowledgeOfServer: since }),
+    budget: createPollBudget({
+      usage: (tokenKey) => ledger.usage(tokenKey),
+      ...config.rateLimit,
+      share: config.live.budgetShare,
+      maxAgeMs: config.maxAgeMs,
+      now,
+      ...(deps.live?.pollLedger ? { polls: deps.live.pollLedger } : {}),
+    }),
+    scheduler: deps.scheduler ?? createSystemScheduler(now),
+    maxSubscriptionsPerToken: config.live.maxSubscriptionsPerToken,
+    onError: (error) => logInternalError(deps.logger, error, 'subscription poll failed'),
+    ...(deps.live?.bus ? { bus: deps.live.bus } : {}),
+    ...(deps.live?.leases ? { leases: deps.live.leases } : {}),
+  });
 
+  const requestIds = createRequestIds();
+  let draining = false;
+  const sinks: OperationReportSink[] = [
+    (report) =>
+      metrics.operation({
+        name: report.operationName,
+        type: report.operationType,
+        outcome: report.outcome,
+        ...(report.durationMs === undefined ? {} : { durationMs: report.durationMs }),
+        errorCodes: report.errorCodes,
+        staleReasons: report.stale.map((s) => s.reason),
+      }),
+    ...(deps.logger ? [logOperations(deps.logger)] : []),
+  ];
   const plugins = [
+    // First: the request id, the headers and the origin check apply to every answer.
+    requestIds.plugin,
+    useHttpHygiene({ corsOrigins: config.corsOrigins }),
+    ...(config.compressionMinBytes === false
+      ? []
+      : [useCompression({ minBytes: config.compressionMinBytes })]),
+    useReadiness({ upstreamUrl: config.upstreamUrl, draining: () => draining }),
+    ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),
+    ...(config.graphiql
+      ? [
+          useGraphiQL({
+            title: 'Plans GraphQL gateway',
+            ...(config.graphiqlDefaultQuery ? { defaultQuery: config.graphiqlDefaultQuery } : {}),
+            ...(config.graphiqlDefaultHeaders ? { headers: config.graphiqlDefaultHeaders } : {}),
+            // GraphiQL sends subscriptions as GET event streams, which CSRF prevention refuses
+            // without this header.
+            additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
+          }),
+        ]
+      : []),
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
     ...useDocumentLimits(config.limits),
     useIntrospection({ enabled: config.introspection }),
     useErrorHygiene(),
     useInputErrorNames(),
     useResponseExtensions({ metrics: config.metrics }),
-    useReadinessCheck({
-      endpoint: '/ready',
-      check: createReadinessProbe(() => upstreamReachable(config.upstreamUrl)),
-    }),
-    ...(deps.log ? [useOperationLog(deps.log)] : []),
+    // Last, so it reports each operation's final answer (and ends its span).
+    useOperationReport({ requestIdOf: requestIds.of, sinks }),
   ];
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     logging: false,
-    maskedErrors: { maskError },
-    graphiql: config.graphiql
-      ? {
-          title: 'Plans GraphQL gateway',
-          defaultQuery: config.graphiqlDefaultQuery,
-          headers: config.graphiqlDefaultHeaders
-            ? JSON.stringify(config.graphiqlDefaultHeaders, null, 2)
-            : undefined,
-          shouldPersistHeaders: false,
-        }
-      : false,
-    // Self-contained GraphiQL: yoga's default page loads its scripts from a CDN, which fails
-    // offline and behind strict networks. Loaded on first use: the bundle weighs ~30 MB of heap.
-    renderGraphiQL: async (options) =>
-      (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
+    maskedErrors: {
+      maskError: (error, message) => {
+        const masked = maskError(error, message);
+        if (masked instanceof GraphQLError && masked.extensions.code === 'INTERNAL_SERVER_ERROR')
+          logInternalError(deps.logger, error);
+        return masked;
+      },
+    },
+    // Served by useGraphiQL: self-contained (yoga's default page loads its scripts from a CDN),
+    // and as shared immutable assets instead of a 9 MB page built per request.
+    graphiql: false,
     landingPage: false,
     healthCheckEndpoint: '/health',
     batching: { limit: config.limits.batch },
@@ -147,20 +244,26 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         'cache-control',
         METRICS_HEADER,
         'x-graphql-yoga-csrf',
+        REQUEST_ID_HEADER,
+        'traceparent',
+        'tracestate',
       ],
+      exposedHeaders: [REQUEST_ID_HEADER],
       credentials: false,
     },
     plugins,
     context: ({ request }) => {
       const credentials = credentialsFrom(request);
-      const meter = createOperationMeter();
+      const freshness = freshnessFrom(request, config.maxAgeMs);
+      const span = deps.tracer?.startOperation(request);
+      const meter = createOperationMeter(span ? { span } : {});
       const deadline = createDeadline(config.operationDeadlineMs);
       const meteredReplicas = {
         read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
       };
       const loaders = createLoaders({
         credentials,
-        freshness: freshnessFrom(request, config.maxAgeMs),
+        freshness,
         upstream,
         replicas: meteredReplicas,
         restCache,
@@ -186,7 +289,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         credentials,
         loaders,
         meter,
+        requestId: requestIds.of(request),
+        ...(span ? { span } : {}),
         writes,
+        live: live.forOperation({ credentials, freshness, loaders }),
         rateLimit: () => {
           if (!credentials) throw unauthenticated();
           return ledger.usage(credentials.tokenKey);
@@ -201,8 +307,53 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     replicas,
     restCache,
     ledger,
-    close: () => upstream.close(),
+    config,
+    live,
+    metrics,
+    drain() {
+      draining = true;
+      void live.close();
+    },
+    async close() {
+      await live.close();
+      await upstream.close();
+    },
   };
+}
+
+// Private: Prometheus text on the GraphQL port.
+function useMetricsEndpoint(path: string, metrics: GatewayMetrics): Plugin {
+  return {
+    async onRequest({ url, request, endResponse, fetchAPI }) {
+      if (url.pathname !== path || request.method !== 'GET') return;
+      endResponse(
+        new fetchAPI.Response(await metrics.text(), {
+          headers: { 'content-type': metrics.contentType },
+        }),
+      );
+    },
+  };
+}
+
+// Private: the client sees "Unexpected error."; the log gets the error's class and stack frames,
+// not its message (a message may quote a URL or header holding a token).
+function logInternalError(
+  logger: Logger | undefined,
+  error: unknown,
+  message = 'internal error (masked as "Unexpected error.")',
+): void {
+  if (!logger) return;
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  const frames =
+    original instanceof Error ? (original.stack ?? '').split('\n').slice(1, 11).join('\n') : '';
+  logger.error(
+    {
+      errorType: original instanceof Error ? original.name : typeof original,
+      ...(error instanceof GraphQLError && error.path ? { path: error.path.join('.') } : {}),
+      stack: frames,
+    },
+    message,
+  );
 }
 
 function isUpstreamMeter(value: unknown): value is UpstreamMeter {

@@ -1,6 +1,7 @@
 import type { StaleReason } from '../replica/types.js';
 import type { UpstreamCallRecord, UpstreamMeter } from '../upstream/client.js';
 import type { OperationId } from '../upstream/types.js';
+import type { OperationSpan } from './telemetry/tracer.js';
 
 export interface StaleNotice {
   /** What answered from an older copy: a plan id, or a REST collection such as `getUser`. */
@@ -37,8 +38,13 @@ export interface OperationMeter extends UpstreamMeter {
   cost(): OperationCost;
 }
 
+export interface OperationMeterOptions {
+  /** The operation's trace span: each upstream attempt becomes a child span. @default none */
+  span?: OperationSpan;
+}
+
 /** Per-operation accounting; the upstream client calls `record` once per HTTP attempt. */
-export function createOperationMeter(): OperationMeter {
+export function createOperationMeter({ span }: OperationMeterOptions = {}): OperationMeter {
   const cost: OperationCost = {
     calls: 0,
     operations: {},
@@ -73,5 +79,6 @@ export function createOperationMeter(): OperationMeter {
       if (!cost.stale.some((s) => s.source === notice.source)) cost.stale.push(notice);
     },
     cost: () => cost,
+    ...(span ? { trace: (call) => span.upstream(call) } : {}),
   };
 }

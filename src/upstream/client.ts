@@ -91,6 +91,23 @@ export interface UpstreamCallRecord {
  */
 export interface UpstreamMeter {
   record(call: UpstreamCallRecord): void;
+  /**
+   * Optional: told as each attempt leaves; the headers it returns are sent with it (a W3C
+   * `traceparent`), and `end` sees the same record as `record`. Used for tracing.
+   */
+  trace?(call: UpstreamCallStart): UpstreamAttemptTrace;
+}
+
+/** An attempt about to be sent. */
+export interface UpstreamCallStart {
+  operationId: OperationId;
+  method: HttpMethod;
+  attempt: number;
+}
+
+export interface UpstreamAttemptTrace {
+  readonly headers: Readonly<Record<string, string>>;
+  end(call: UpstreamCallRecord): void;
 }
 
 export interface CallOptions {
@@ -179,6 +196,8 @@ export interface UpstreamClientOptions {
    * @default { rejectedMs: 60_000, acceptedMs: 600_000, maxTokens: 10_000 }
    */
   tokenGate?: TokenGateOptions | false;
+  /** Sees every attempt of every call, whoever made it (metrics). @default none */
+  observer?: UpstreamMeter;
 }
 
 export type OperationMethod<Op extends OperationId> = (
@@ -224,6 +243,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     readBackoff = {},
     wallClock = Date.now,
     tokenGate = {},
+    observer,
   } = options;
   const backoff =
     readBackoff === false ? undefined : createReadBackoff({ ...readBackoff, clock: wallClock });
@@ -342,12 +362,19 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     let errorKind: UpstreamErrorKind | null = null;
     const received: { bytes: number | null } = { bytes: null };
     ledger?.record(outgoing.tokenKey);
+    const trace = safely(() =>
+      call.meter?.trace?.({
+        operationId: failed.operationId,
+        method: failed.method,
+        attempt: failed.attempt,
+      }),
+    );
     try {
       const response = await dispatcher.request({
         origin,
         path: outgoing.path,
         method: outgoing.method,
-        headers: outgoing.headers,
+        headers: trace ? { ...trace.headers, ...outgoing.headers } : outgoing.headers,
         body: outgoing.body ?? null,
         signal: call.signal ?? null,
         headersTimeout: headersTimeoutMs,
@@ -381,11 +408,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         errorKind,
         responseBytes: received.bytes,
       };
-      try {
-        call.meter?.record(record);
-      } catch {
-        // A metrics sink must never turn a completed (possibly written) call into a failure.
-      }
+      // A metrics sink must never turn a completed (possibly written) call into a failure.
+      safely(() => call.meter?.record(record));
+      safely(() => observer?.record(record));
+      safely(() => trace?.end(record));
     }
   }
 
@@ -536,6 +562,15 @@ function untilOrAbort(promise: Promise<void>, signal?: AbortSignal): Promise<voi
       resolve();
     });
   });
+}
+
+// Private: meters and tracers are observers; their failures are theirs, never the call's.
+function safely<T>(run: () => T): T | undefined {
+  try {
+    return run();
+  } catch {
+    return undefined;
+  }
 }
 
 function sleepWithSignal(ms: number, signal?: AbortSignal): Promise<void> {

@@ -50,6 +50,8 @@ export interface RequestLedger {
    */
   release(tokenKey: string): void;
   usage(tokenKey: string): RequestUsage;
+  /** The usage of every token tracked, without their keys (for metrics). */
+  usages(): RequestUsage[];
 }
 
 /**
@@ -118,6 +120,9 @@ export function createRequestLedger(options: RequestLedgerOptions = {}): Request
         oldestAt,
         resetsAt: oldestAt === null ? null : oldestAt + windowMs,
       };
+    },
+    usages() {
+      return [...timestamps.keys()].map((key) => this.usage(key));
     },
   };
 }

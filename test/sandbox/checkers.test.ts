@@ -290,6 +290,45 @@ describe('budget invariants checker', () => {
   });
 });
 
+describe('credit card checker', () => {
+  it('draws the payment category down by a payment and flags a payment category that did not move', () => {
+    const plan = tinyPlan();
+    const [, savings] = plan.accounts;
+    const [food] = plan.categories;
+    const june = plan.months[0];
+    if (savings === undefined || food === undefined || june === undefined)
+      throw new Error('unreachable');
+    // The 30 paid from checking now goes to a credit card: a payment, no category.
+    Object.assign(savings, { name: 'Visa', type: 'creditCard' });
+    plan.category_groups.push({
+      id: ID(41),
+      name: 'Credit Card Payments',
+      hidden: false,
+      internal: false,
+      deleted: false,
+    });
+    const payment = {
+      ...food,
+      id: ID(51),
+      category_group_id: ID(41),
+      category_group_name: 'Credit Card Payments',
+      name: 'Visa',
+      budgeted: 0,
+      activity: -30,
+      balance: -30,
+    };
+    plan.categories.push(payment);
+    june.categories.push(payment);
+    june.activity = -40;
+    expect(budgetProblems(plan)).toEqual([]);
+    june.categories[1] = { ...payment, activity: 0, balance: 0 };
+    june.activity = -10;
+    expect(budgetProblems(plan)).toEqual([
+      'month 2025-06-01 category Visa: activity 0, the card rules give -30',
+    ]);
+  });
+});
+
 describe('rollover checker', () => {
   it('carries what is available into the next month and flags a wrong carry', () => {
     const plan = tinyPlan();

@@ -1,7 +1,8 @@
 /**
  * `npm run sandbox`: the operational interface other tools rely on (DESIGN §1): options as flags
  * or environment variables, the URL printed once ready, a clean stop on SIGTERM, status 2 on a
- * bad option.
+ * bad option. Each CLI runs in its own process group (tsx starts node as a child), and the group
+ * is what gets killed, so no sandbox outlives the suite.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +15,31 @@ const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url
 
 const running: ChildProcess[] = [];
 
-afterEach(() => {
-  for (const child of running.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+/** Whether any process of the group led by `pid` is still alive. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForGroupGone(pid: number, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (groupAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+afterEach(async () => {
+  for (const child of running.splice(0)) {
+    if (child.pid === undefined || !groupAlive(child.pid)) continue;
+    process.kill(-child.pid, 'SIGKILL');
+    await waitForGroupGone(child.pid);
+  }
 });
 
 interface Started {
@@ -29,6 +53,7 @@ function launch(args: string[], env: Record<string, string> = {}): ChildProcess 
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   running.push(child);
   return child;
@@ -97,6 +122,8 @@ describe('npm run sandbox', () => {
     child.kill('SIGTERM');
     expect((await stopped).code).toBe(0);
     await expect(fetch(`${url}/user`)).rejects.toThrow();
+    // SIGTERM to the wrapper stops the node process it started too.
+    expect(await waitForGroupGone(child.pid ?? 0)).toBe(true);
   });
 
   it('reads its options from the environment, with flags winning', async () => {

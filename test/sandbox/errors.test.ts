@@ -351,9 +351,15 @@ const badRequests: Case[] = [
   ),
   post(
     '/transactions',
-    () => ({ transaction: { ...valid(), date: `${TODAY}T00:00:00Z` } }),
-    /date/,
-    'a date with a time',
+    () => ({ transaction: { ...valid(), date: `${TODAY}T24:30:00Z` } }),
+    /transaction\.date must be a date in YYYY-MM-DD format \(or an ISO 8601 date-time\)/,
+    'a date-time with an impossible hour',
+  ),
+  post(
+    '/transactions',
+    () => ({ transaction: { ...valid(), date: `${TODAY} at noon` } }),
+    /transaction\.date/,
+    'a date with trailing text',
   ),
   post(
     '/transactions',

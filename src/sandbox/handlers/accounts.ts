@@ -76,6 +76,7 @@ function addCreditCardCategory(store: PlanStore, newId: IdSource, account: Accou
     ...NO_GOAL,
   };
   store.categories.set(category.id, category);
+  store.paymentCategoryByCard.set(account.id, category.id);
   store.touch(category);
   addCategoryToMonths(store, category);
 }

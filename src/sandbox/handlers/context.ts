@@ -3,16 +3,17 @@
  * (aliases included), path id parsing, body access and the write wrapper.
  */
 import type { IsoDate, OperationId, ResponseData } from '../../upstream/types.js';
-import { isIsoDate, monthOf } from '../dates.js';
+import { calendarDateOf, monthOf } from '../dates.js';
 import { badRequest, resourceNotFound } from '../errors.js';
 import type { Principal } from '../http/auth.js';
+import type { Streamable } from '../present/lazy-list.js';
 import { createMoneyPresenter, type MoneyPresenter } from '../present/money.js';
 import type { PlanEntry, SandboxState, UserState } from '../state.js';
 import { ensureMonth } from '../store/budget.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { MonthRecord } from '../store/records.js';
 import { enterDueScheduled, hasDueScheduled } from '../store/scheduled-due.js';
-import { isUuid, readObject } from '../validate/fields.js';
+import { DATE_FORMAT_RULE, isUuid, readObject } from '../validate/fields.js';
 import type { Query } from '../validate/query.js';
 
 export interface HandlerContext {
@@ -30,20 +31,19 @@ export interface HandlerContext {
 
 export interface HandlerResult<Op extends OperationId> {
   status: 200 | 201;
-  data: ResponseData[Op];
+  /** The REST `data`; a list that can grow to hundreds of MB is a `LazyList`, written as it streams. */
+  data: Streamable<ResponseData[Op]>;
 }
 
 export type Handler<Op extends OperationId> = (ctx: HandlerContext) => HandlerResult<Op>;
 export type HandlerTable = { [Op in OperationId]: Handler<Op> };
 
-export const ok = <Op extends OperationId>(data: ResponseData[Op]): HandlerResult<Op> => ({
-  status: 200,
-  data,
-});
-export const created = <Op extends OperationId>(data: ResponseData[Op]): HandlerResult<Op> => ({
-  status: 201,
-  data,
-});
+export const ok = <Op extends OperationId>(
+  data: Streamable<ResponseData[Op]>,
+): HandlerResult<Op> => ({ status: 200, data });
+export const created = <Op extends OperationId>(
+  data: Streamable<ResponseData[Op]>,
+): HandlerResult<Op> => ({ status: 201, data });
 
 /** A path id that must be a UUID; lower-cased. */
 export function idParam(ctx: HandlerContext, name: string): string {
@@ -123,9 +123,10 @@ export function followClock(entry: PlanEntry, today: IsoDate, now: number): void
 export function monthParam(ctx: HandlerContext, store: PlanStore): IsoDate {
   const raw = ctx.params.month ?? '';
   if (raw === 'current') return store.currentMonth;
-  if (!isIsoDate(raw))
-    throw badRequest(`month must be a date in YYYY-MM-DD format or 'current', got '${raw}'`);
-  return monthOf(raw);
+  const date = calendarDateOf(raw);
+  if (date === null)
+    throw badRequest(`month must be ${DATE_FORMAT_RULE} or 'current', got '${raw}'`);
+  return monthOf(date);
 }
 
 /** The plan month named by the `month` path parameter; 404 outside the plan's months. */

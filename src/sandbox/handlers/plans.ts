@@ -17,6 +17,7 @@ import {
   presentPlanSettings,
   presentPlanSummary,
 } from '../present/entities.js';
+import { LazyList, type Streamable } from '../present/lazy-list.js';
 import {
   presentScheduledSubBase,
   presentScheduledSummaryBase,
@@ -115,17 +116,15 @@ const getPlanById: Handler<'getPlanById'> = (ctx) => {
     .filter((month) => (since === null ? !month.deleted : monthChangedSince(store, month, since)))
     .map((month) => presentMonthDetailBase(store, month, since));
 
+  // Snapshots of the records to list; the lists present them while the answer streams.
   const transactions = store.transactionOrder.filter((tx) => inDelta(tx, since));
-  const subtransactions = [];
-  for (const tx of store.transactionOrder) {
-    for (const sub of tx.subtransactions) if (inDelta(sub, since)) subtransactions.push(sub);
-  }
+  const splits = store.transactionOrder.filter((tx) => tx.subtransactions.length > 0);
   const scheduled = live(store.scheduledTransactions.values());
   const scheduledSubs = [...store.scheduledTransactions.values()].flatMap((record) =>
     record.subtransactions.filter((sub) => inDelta(sub, since)),
   );
 
-  const plan: PlanDetail = {
+  const plan: Streamable<PlanDetail> = {
     ...presentPlanSummary(store),
     accounts: live(store.accounts.values()).map(presentAccountBase),
     payees: live(store.payees.values()).map(presentPayee),
@@ -133,8 +132,19 @@ const getPlanById: Handler<'getPlanById'> = (ctx) => {
     category_groups: live(store.categoryGroups.values()).map(presentCategoryGroup),
     categories,
     months,
-    transactions: transactions.map((tx) => presentTransactionSummaryBase(store, tx)),
-    subtransactions: subtransactions.map((sub) => presentSubTransactionBase(store, sub)),
+    transactions: new LazyList(function* () {
+      for (const tx of transactions) {
+        // Deleted while the answer streamed: a full export never lists deleted entities.
+        if (since === null && tx.deleted) continue;
+        yield presentTransactionSummaryBase(store, tx);
+      }
+    }),
+    subtransactions: new LazyList(function* () {
+      for (const tx of splits) {
+        for (const sub of tx.subtransactions)
+          if (inDelta(sub, since)) yield presentSubTransactionBase(store, sub);
+      }
+    }),
     scheduled_transactions: scheduled.map((record) => presentScheduledSummaryBase(store, record)),
     scheduled_subtransactions: scheduledSubs.map((sub) => presentScheduledSubBase(store, sub)),
   };

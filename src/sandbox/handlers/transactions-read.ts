@@ -10,14 +10,10 @@
  * (moved to another month, account, category or payee, approved, ...) is therefore still sent,
  * as it is now, so a client that filters its copy again sees it leave.
  */
-import type {
-  HybridTransaction,
-  IsoDate,
-  TransactionDetail,
-  TransactionListType,
-} from '../../upstream/types.js';
+import type { HybridTransaction, IsoDate, TransactionListType } from '../../upstream/types.js';
 import { addDays, addMonths, addYears, monthOf } from '../dates.js';
 import { resourceNotFound } from '../errors.js';
+import { LazyList } from '../present/lazy-list.js';
 import type { MoneyPresenter } from '../present/money.js';
 import {
   presentHybridSubTransaction,
@@ -61,21 +57,17 @@ function readListFilter(ctx: HandlerContext, defaultSince: boolean): ListFilter 
 }
 
 /**
- * Private: candidate transactions in order. A full list only walks its date range; a delta may
- * need transactions whose earlier date was in range, so it walks everything changed since.
+ * Private: a snapshot of the candidate transactions, in order (the lists present them lazily, see
+ * present/lazy-list.ts). A full list only takes its date range; a delta may need transactions
+ * whose earlier date was in range, so it takes everything changed since.
  */
-function* candidates(store: PlanStore, filter: ListFilter): Generator<TransactionRecord> {
+function candidates(store: PlanStore, filter: ListFilter): TransactionRecord[] {
   const order = store.transactionOrder;
-  if (filter.knowledge !== null) {
-    for (const tx of order) if (tx.knowledge > filter.knowledge) yield tx;
-    return;
-  }
+  const { knowledge } = filter;
+  if (knowledge !== null) return order.filter((tx) => tx.knowledge > knowledge);
   const start = filter.since === null ? 0 : store.orderIndex(filter.since, '');
   const end = filter.until === null ? order.length : store.orderIndex(addDays(filter.until, 1), '');
-  for (let i = start; i < end; i++) {
-    const tx = order[i] as TransactionRecord;
-    if (!tx.deleted) yield tx;
-  }
+  return order.slice(start, end);
 }
 
 /** Private: the date and type filters against one scope of a transaction. */
@@ -94,16 +86,19 @@ function detailList(
   inScope: (scope: TransactionScope) => boolean,
 ) {
   const money = moneyOf(store);
-  const transactions: TransactionDetail[] = [];
-  for (const tx of candidates(store, filter)) {
-    if (
-      scopesSince(store, tx, filter.knowledge).some(
-        (scope) => inFilter(filter, scope) && inScope(scope),
-      )
-    ) {
-      transactions.push(presentTransactionDetail(store, tx, money));
+  const listed = candidates(store, filter);
+  const transactions = new LazyList(function* () {
+    for (const tx of listed) {
+      if (filter.knowledge === null && tx.deleted) continue;
+      if (
+        scopesSince(store, tx, filter.knowledge).some(
+          (scope) => inFilter(filter, scope) && inScope(scope),
+        )
+      ) {
+        yield presentTransactionDetail(store, tx, money);
+      }
     }
-  }
+  });
   return { transactions, server_knowledge: store.knowledge };
 }
 
@@ -181,21 +176,24 @@ function currentRows(
  */
 function hybridList(store: PlanStore, filter: ListFilter, target: HybridTarget) {
   const money = moneyOf(store);
-  const rows: HybridTransaction[] = [];
-  for (const tx of candidates(store, filter)) {
-    const left =
-      filter.knowledge !== null &&
-      scopesSince(store, tx, filter.knowledge)
-        .slice(1)
-        .some((scope) => inFilter(filter, scope) && target.inScope(scope));
-    if (left) {
-      rows.push(presentHybridTransaction(store, tx, money));
-      for (const sub of tx.subtransactions)
-        rows.push(presentHybridSubTransaction(store, tx, sub, money));
-    } else {
-      rows.push(...currentRows(store, tx, filter, target, money));
+  const listed = candidates(store, filter);
+  const rows = new LazyList(function* () {
+    for (const tx of listed) {
+      if (filter.knowledge === null && tx.deleted) continue;
+      const left =
+        filter.knowledge !== null &&
+        scopesSince(store, tx, filter.knowledge)
+          .slice(1)
+          .some((scope) => inFilter(filter, scope) && target.inScope(scope));
+      if (left) {
+        yield presentHybridTransaction(store, tx, money);
+        for (const sub of tx.subtransactions)
+          yield presentHybridSubTransaction(store, tx, sub, money);
+      } else {
+        yield* currentRows(store, tx, filter, target, money);
+      }
     }
-  }
+  });
   return { transactions: rows, server_knowledge: store.knowledge };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The request pipeline. For `/v1/...`: record the call, inject a fault if a rule fires, wait the
  * configured latency, read the body, authenticate (401), count against the rate limit (429), match
- * the route (404.1), check the scope (403.3), parse the JSON body (400), run the handler.
+ * the route (404.1), check the account (403.1, 403.2), the scope (403.3) and the data limit
+ * (403.4), parse the JSON body (400), run the handler.
  * `/oauth/...` skips faults, latency and the rate limit. Every response carries permissive CORS
  * headers so browser apps can call the sandbox directly.
  *
@@ -24,8 +25,10 @@ import {
 import type { HandlerContext } from '../handlers/context.js';
 import { HANDLERS } from '../handlers/index.js';
 import type { SandboxState } from '../state.js';
+import { accessRefusal, dataLimitRefusal } from './account-state.js';
 import type { TokenRegistry } from './auth.js';
 import type { FaultEngine } from './faults.js';
+import { isStreamed, streamJson } from './json-stream.js';
 import type { OAuthService } from './oauth.js';
 import type { RateLimiter } from './rate-limit.js';
 import {
@@ -91,6 +94,25 @@ function sendJson(
   headers?: Record<string, string>,
 ): void {
   send(res, call, status, JSON.stringify(value), headers);
+}
+
+/** Private: an answer too large for one string, streamed with chunked transfer encoding. */
+async function sendStreamed(
+  res: ServerResponse,
+  call: SandboxCall,
+  status: number,
+  value: unknown,
+): Promise<void> {
+  call.status = status;
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(status, { ...CORS_HEADERS, 'content-type': 'application/json; charset=utf-8' });
+  try {
+    await streamJson(res, value);
+  } catch (error) {
+    // The status is out: all that is left is to cut the answer short, so the client sees it fail.
+    res.destroy();
+    throw error;
+  }
 }
 
 function sendError(
@@ -203,12 +225,16 @@ export function createDispatcher(
       return;
     }
     if (!match) throw notFound(`${method} ${path} does not exist`);
+    const user = state.users.get(principal.userId);
+    if (!user) throw notFound('The token belongs to no sandbox user');
+    const shutOut = accessRefusal(user.accountState);
+    if (shutOut) throw shutOut;
     if (isWriteMethod(method) && principal.scope === 'read-only') {
       throw unauthorizedScope('This access token has the read-only scope and cannot change data');
     }
+    const overLimit = dataLimitRefusal(user.accountState, method);
+    if (overLimit) throw overLimit;
     const body = parseJsonBody(text);
-    const user = state.users.get(principal.userId);
-    if (!user) throw notFound('The token belongs to no sandbox user');
     const now = state.clock.now();
     const ctx: HandlerContext = {
       operationId: match.operationId,
@@ -226,7 +252,9 @@ export function createDispatcher(
       data: unknown;
     };
     const result = handler(ctx);
-    sendJson(res, call, result.status, { data: result.data });
+    if (isStreamed(result.data))
+      await sendStreamed(res, call, result.status, { data: result.data });
+    else sendJson(res, call, result.status, { data: result.data });
   };
 
   return (req, res) => {

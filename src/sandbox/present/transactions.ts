@@ -1,4 +1,8 @@
-/** Records → REST shapes for transactions, subtransactions and scheduled transactions. */
+/**
+ * Records → REST shapes for transactions, subtransactions and scheduled transactions. The detailed
+ * shapes extend the base object in place (`Object.assign`) rather than spreading it into a new
+ * literal: V8 builds the spread copy several times slower, and lists present up to a million.
+ */
 import type {
   FlagColor,
   HybridTransaction,
@@ -101,11 +105,10 @@ export function presentSubTransaction(
   money: MoneyPresenter,
 ): SubTransaction {
   const amount = money(sub.amount);
-  return {
-    ...presentSubTransactionBase(store, sub),
+  return Object.assign(presentSubTransactionBase(store, sub), {
     amount_formatted: amount.formatted,
     amount_currency: amount.currency,
-  };
+  });
 }
 
 export function presentTransactionDetail(
@@ -115,8 +118,7 @@ export function presentTransactionDetail(
 ): TransactionDetail {
   const amount = money(tx.amount);
   const isSplit = tx.subtransactions.length > 0;
-  return {
-    ...presentTransactionSummaryBase(store, tx),
+  return Object.assign(presentTransactionSummaryBase(store, tx), {
     amount_formatted: amount.formatted,
     amount_currency: amount.currency,
     account_name: accountName(store, tx.account_id),
@@ -125,7 +127,7 @@ export function presentTransactionDetail(
     subtransactions: visibleSubtransactions(tx.deleted, tx.subtransactions).map((sub) =>
       presentSubTransaction(store, sub, money),
     ),
-  };
+  });
 }
 
 /** A hybrid row for a whole transaction (by-category and by-payee lists). */
@@ -136,18 +138,17 @@ export function presentHybridTransaction(
 ): HybridTransaction {
   const amount = money(tx.amount);
   const isSplit = tx.subtransactions.length > 0;
-  return {
-    ...presentTransactionSummaryBase(store, tx),
+  return Object.assign(presentTransactionSummaryBase(store, tx), {
     amount_formatted: amount.formatted,
     amount_currency: amount.currency,
-    type: 'transaction',
+    type: 'transaction' as const,
     parent_transaction_id: null,
     account_name: accountName(store, tx.account_id),
     payee_name: payeeName(store, tx.payee_id),
     category_name: isSplit
       ? SPLIT_CATEGORY_NAME
       : (categoryName(store, tx.category_id) ?? UNCATEGORIZED_NAME),
-  };
+  });
 }
 
 /**
@@ -161,8 +162,7 @@ export function presentHybridSubTransaction(
   money: MoneyPresenter,
 ): HybridTransaction {
   const amount = money(sub.amount);
-  return {
-    ...presentTransactionSummaryBase(store, tx),
+  return Object.assign(presentTransactionSummaryBase(store, tx), {
     id: sub.id,
     amount: sub.amount,
     memo: sub.memo,
@@ -174,12 +174,12 @@ export function presentHybridSubTransaction(
     deleted: tx.deleted || sub.deleted,
     amount_formatted: amount.formatted,
     amount_currency: amount.currency,
-    type: 'subtransaction',
+    type: 'subtransaction' as const,
     parent_transaction_id: tx.id,
     account_name: accountName(store, tx.account_id),
     payee_name: payeeName(store, sub.payee_id),
     category_name: categoryName(store, sub.category_id) ?? UNCATEGORIZED_NAME,
-  };
+  });
 }
 
 export function presentScheduledSummaryBase(

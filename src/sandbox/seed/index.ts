@@ -5,15 +5,21 @@
 import type { CurrencyFormat, DateFormat, IsoDate } from '../../upstream/types.js';
 import { addDays, addMonths, isoDateTimeOf, monthOf } from '../dates.js';
 import { createRandom, type Random } from '../random.js';
-import { ensureMonth, setBudgeted, settleBudget } from '../store/budget.js';
+import {
+  creditOverspendingByCard,
+  ensureMonth,
+  setBudgeted,
+  settleBudget,
+} from '../store/budget.js';
 import { PlanStore } from '../store/plan-store.js';
+import type { MonthRecord } from '../store/records.js';
 import { createTransaction, setTransactionStatus } from '../store/transactions.js';
-import { FLAG_NAMES, MONTH_NOTES } from './catalog.js';
+import { ACCOUNTS, FLAG_NAMES, MONTH_NOTES } from './catalog.js';
 import { stateOfEvent } from './events.js';
 import { seedImportQueue, seedScheduledTransactions } from './extras.js';
 import { type PlannedMonth, planHistory } from './history.js';
 import { recordAssignments } from './money-movements.js';
-import { seedStructure } from './structure.js';
+import { type SeededStructure, seedStructure } from './structure.js';
 
 export const DEFAULT_SEED_TRANSACTIONS = 1200;
 const MIN_MONTHS = 13;
@@ -86,6 +92,8 @@ export function seedPlan(options: SeedPlanOptions): PlanStore {
   const occurrences = new Map<string, number>();
   history.forEach((planned, index) => {
     store.change(nowMs, () => {
+      const previous = index > 0 ? store.monthsByKey.get(addMonths(planned.month, -1)) : undefined;
+      fundCardPayments(store, structure, planned, previous);
       applyMonthPlan(store, planned, structure.categories, options.ownerUserId, newId, nowMs);
       const month = store.monthsByKey.get(planned.month);
       if (month) {
@@ -133,6 +141,30 @@ export function seedPlan(options: SeedPlanOptions): PlanStore {
     }
   });
   return store;
+}
+
+/**
+ * Private: what the household assigns to its card payment categories, as people who pay their
+ * card in full do: in the first month the debt each card starts with, later the card spending of
+ * the previous month that no category had the money for. The payment on the 20th (last month's
+ * card spending) is then always covered, and a payment category holds about what its card owes
+ * for funded spending, as the product shows it.
+ */
+function fundCardPayments(
+  store: PlanStore,
+  structure: SeededStructure,
+  planned: PlannedMonth,
+  previous: MonthRecord | undefined,
+): void {
+  for (const spec of ACCOUNTS) {
+    const card = structure.accounts.get(spec.key);
+    if (!card || !store.paymentCategoryByCard.has(card.id)) continue;
+    const amount =
+      previous === undefined
+        ? Math.max(0, -spec.startingBalance)
+        : (creditOverspendingByCard(previous).get(card.id) ?? 0);
+    if (amount > 0) planned.budgets.set(`card:${spec.key}`, amount);
+  }
 }
 
 /** Private: the month's assignments, recorded as one group of money movements. */

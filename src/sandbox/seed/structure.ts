@@ -164,6 +164,7 @@ export function seedStructure(store: PlanStore, ids: Random, nowMs: number): See
         account.id,
       );
       categories.set(`card:${spec.key}`, category.id);
+      store.paymentCategoryByCard.set(account.id, category.id);
     }
   }
 

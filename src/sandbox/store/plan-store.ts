@@ -80,12 +80,16 @@ export class PlanStore {
 
   readyToAssignCategoryId = '';
   startingBalancePayeeId = '';
+  /** Credit card account id → its payment category id. */
+  readonly paymentCategoryByCard = new Map<string, string>();
 
   private pendingKnowledge: number | null = null;
   private touchedAny = false;
   private readonly accountDeltas = new Map<string, AccountDelta>();
   /** categoryId → month → activity delta, applied when the change settles. */
   private readonly activityDeltas = new Map<string, Map<IsoDate, number>>();
+  /** categoryId → month → card account id → card activity delta, applied when the change settles. */
+  private readonly cardActivityDeltas = new Map<string, Map<IsoDate, Map<string, number>>>();
   /** categoryId → earliest month whose balance must be recomputed. */
   readonly dirtyCategories = new Map<string, IsoDate>();
 
@@ -125,6 +129,7 @@ export class PlanStore {
       this.pendingKnowledge = null;
       this.accountDeltas.clear();
       this.activityDeltas.clear();
+      this.cardActivityDeltas.clear();
       this.dirtyCategories.clear();
     }
   }
@@ -172,6 +177,21 @@ export class PlanStore {
     byMonth.set(month, (byMonth.get(month) ?? 0) + amount);
   }
 
+  /** Records that `amount` of a category's activity in `month` happened on credit card `cardId`. */
+  addCardActivity(categoryId: string, month: IsoDate, cardId: string, amount: number): void {
+    let byMonth = this.cardActivityDeltas.get(categoryId);
+    if (!byMonth) {
+      byMonth = new Map();
+      this.cardActivityDeltas.set(categoryId, byMonth);
+    }
+    let byCard = byMonth.get(month);
+    if (!byCard) {
+      byCard = new Map();
+      byMonth.set(month, byCard);
+    }
+    byCard.set(cardId, (byCard.get(cardId) ?? 0) + amount);
+  }
+
   markCategoryDirty(categoryId: string, fromMonth: IsoDate): void {
     const known = this.dirtyCategories.get(categoryId);
     if (known === undefined || fromMonth < known) this.dirtyCategories.set(categoryId, fromMonth);
@@ -204,6 +224,29 @@ export class PlanStore {
       }
     }
     this.activityDeltas.clear();
+  }
+
+  /**
+   * Applies and clears the accumulated card activity deltas, marking the categories dirty: a
+   * purchase moved from a bank account to a card leaves activity as it was but moves money.
+   */
+  flushCardActivityDeltas(): void {
+    for (const [categoryId, byMonth] of this.cardActivityDeltas) {
+      for (const [month, byCard] of byMonth) {
+        const monthCategory = this.monthsByKey.get(month)?.categories.get(categoryId);
+        if (!monthCategory) continue;
+        for (const [cardId, amount] of byCard) {
+          if (amount === 0) continue;
+          const cards = monthCategory.cardActivity ?? new Map<string, number>();
+          const total = (cards.get(cardId) ?? 0) + amount;
+          if (total === 0) cards.delete(cardId);
+          else cards.set(cardId, total);
+          monthCategory.cardActivity = cards.size > 0 ? cards : undefined;
+          this.markCategoryDirty(categoryId, month);
+        }
+      }
+    }
+    this.cardActivityDeltas.clear();
   }
 
   // -------------------------------------------------------------------------------------------

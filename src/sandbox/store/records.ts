@@ -68,6 +68,18 @@ export interface MonthCategoryRecord extends Versioned {
   budgeted: number;
   activity: number;
   balance: number;
+  /**
+   * The part of `activity` spent (negative) or refunded (positive) on each credit card, by card
+   * account id; absent while the category has no card activity in the month. Not in responses.
+   */
+  cardActivity?: Map<string, number>;
+  /**
+   * What the card activity moved to each card's payment category (negative: a refund moving money
+   * back), as last settled; absent when nothing moved. Not in responses.
+   */
+  movedToCards?: Map<string, number>;
+  /** Card spending beyond what the category held: new card debt (see store/budget.ts). */
+  creditOverspent?: number;
 }
 
 export interface MonthRecord extends Versioned {

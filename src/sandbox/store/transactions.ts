@@ -12,6 +12,7 @@
  * account's transfer payee. Both sides point at each other through transfer_account_id and
  * transfer_transaction_id (for a split, the counterpart points at the subtransaction).
  */
+import type { IsoDate } from '../../upstream/types.js';
 import { monthOf } from '../dates.js';
 import { ensureMonth } from './budget.js';
 import type { PlanStore } from './plan-store.js';
@@ -38,14 +39,40 @@ function post(store: PlanStore, tx: TransactionRecord, sign: 1 | -1): void {
   );
   if (!account.on_budget) return;
   const month = monthOf(tx.date);
-  if (tx.subtransactions.length > 0) {
-    for (const sub of tx.subtransactions) {
-      if (!sub.deleted && sub.category_id !== null)
-        store.addActivity(sub.category_id, month, sign * sub.amount);
-    }
-  } else if (tx.category_id !== null) {
-    store.addActivity(tx.category_id, month, sign * tx.amount);
+  const cardId = store.paymentCategoryByCard.has(account.id) ? account.id : null;
+  if (tx.subtransactions.length === 0) {
+    postLine(store, month, cardId, tx.category_id, tx.transfer_account_id, sign * tx.amount);
+    return;
   }
+  for (const sub of tx.subtransactions) {
+    if (!sub.deleted)
+      postLine(store, month, cardId, sub.category_id, sub.transfer_account_id, sign * sub.amount);
+  }
+}
+
+/**
+ * Private: one line's effect on the budget: its category's activity and, on a credit card, the
+ * card activity the payment category rules settle (store/budget.ts). An uncategorized transfer
+ * between a card and another budget account is a payment (or, outward, a cash advance or balance
+ * transfer): it draws the card's payment category down by what it pays.
+ */
+function postLine(
+  store: PlanStore,
+  month: IsoDate,
+  cardId: string | null,
+  categoryId: string | null,
+  transferAccountId: string | null,
+  amount: number,
+): void {
+  if (categoryId !== null) {
+    store.addActivity(categoryId, month, amount);
+    if (cardId !== null && categoryId !== store.readyToAssignCategoryId)
+      store.addCardActivity(categoryId, month, cardId, amount);
+    return;
+  }
+  if (cardId === null || !isOnBudget(store, transferAccountId)) return;
+  const paymentCategoryId = store.paymentCategoryByCard.get(cardId);
+  if (paymentCategoryId !== undefined) store.addActivity(paymentCategoryId, month, -amount);
 }
 
 /** The payee with exactly this name that a `payee_name` resolves to (transfer payees excluded). */
@@ -274,9 +301,12 @@ export function deleteTransaction(store: PlanStore, tx: TransactionRecord): void
   const parent = source && store.transactions.get(source.transaction_id);
   if (!source || !parent || parent.deleted) return;
   rememberScope(store, parent);
+  // Re-posted: on a card the line was a payment, and an ordinary line is not.
+  post(store, parent, -1);
   source.payee_id = null;
   source.transfer_account_id = null;
   source.transfer_transaction_id = null;
+  post(store, parent, 1);
   store.touch(source);
   store.touch(parent);
 }
@@ -344,8 +374,11 @@ function followMovedSplit(store: PlanStore, tx: TransactionRecord): void {
         : store.transactions.get(sub.transfer_transaction_id);
     if (!counterpart || counterpart.deleted) continue;
     rememberScope(store, counterpart);
+    // Re-posted: whether a card's transfer is a payment depends on the account at the other end.
+    post(store, counterpart, -1);
     counterpart.payee_id = account?.transfer_payee_id ?? null;
     counterpart.transfer_account_id = tx.account_id;
+    post(store, counterpart, 1);
     store.touch(counterpart);
   }
 }

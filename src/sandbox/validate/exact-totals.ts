@@ -4,7 +4,8 @@
  * before anything changes, so the plan never holds an inexact amount.
  *
  * Not checked: category balances carried from month to month, which sum a category's whole
- * history; reaching the limit there takes amounts no household sees.
+ * history, and what card spending moves into a payment category (at most the spending itself);
+ * reaching the limit there takes amounts no household sees.
  */
 import { monthOf } from '../dates.js';
 import { badRequest } from '../errors.js';
@@ -91,8 +92,19 @@ function post(
     const category = onBudget
       ? effectiveCategory(store, posting.accountId, line.transferAccountId, line.categoryId)
       : null;
-    if (category !== null)
+    if (category !== null) {
       deltas.activity.add(`${category}\u0000${month}`, sign * line.amount, path);
+    } else if (onBudget && line.transferAccountId !== null) {
+      // A transfer between a card and another budget account draws on the card's payment
+      // category by what reaches the card (store/transactions.ts), on either side.
+      const paymentHere = store.paymentCategoryByCard.get(posting.accountId);
+      const paymentThere = store.paymentCategoryByCard.get(line.transferAccountId);
+      const otherOnBudget = store.accounts.get(line.transferAccountId)?.on_budget === true;
+      if (paymentHere !== undefined && otherOnBudget)
+        deltas.activity.add(`${paymentHere}\u0000${month}`, -sign * line.amount, path);
+      if (paymentThere !== undefined && otherOnBudget)
+        deltas.activity.add(`${paymentThere}\u0000${month}`, sign * line.amount, path);
+    }
   }
 }
 

@@ -4,7 +4,8 @@
  * names that path. `undefined` always means "absent"; `null` is only accepted where the
  * interface allows it.
  */
-import { isIsoDate } from '../dates.js';
+import type { IsoDate } from '../../upstream/types.js';
+import { calendarDateOf } from '../dates.js';
 import { badRequest } from '../errors.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -78,10 +79,14 @@ export function readEnum<T extends string>(value: unknown, allowed: readonly T[]
   return value as T;
 }
 
-export function readDate(value: unknown, path: string): string {
-  if (typeof value !== 'string' || !isIsoDate(value))
-    throw badRequest(`${path} must be a date in YYYY-MM-DD format`);
-  return value;
+/** What a date input must look like, for the 400 details. */
+export const DATE_FORMAT_RULE = 'a date in YYYY-MM-DD format (or an ISO 8601 date-time)';
+
+/** A date, or a date-time whose calendar date is taken (see `calendarDateOf`). */
+export function readDate(value: unknown, path: string): IsoDate {
+  const date = typeof value === 'string' ? calendarDateOf(value) : null;
+  if (date === null) throw badRequest(`${path} must be ${DATE_FORMAT_RULE}`);
+  return date;
 }
 
 /** A UUID, lower-cased so look-ups match whatever case the client sent. */

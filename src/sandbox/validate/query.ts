@@ -4,8 +4,9 @@ import {
   TRANSACTION_LIST_TYPES,
   type TransactionListType,
 } from '../../upstream/types.js';
-import { isIsoDate } from '../dates.js';
+import { calendarDateOf } from '../dates.js';
 import { badRequest } from '../errors.js';
+import { DATE_FORMAT_RULE } from './fields.js';
 
 export type Query = Readonly<Record<string, string>>;
 
@@ -21,8 +22,9 @@ export function readKnowledgeParam(query: Query): number | null {
 export function readDateParam(query: Query, name: 'since_date' | 'until_date'): IsoDate | null {
   const raw = query[name];
   if (raw === undefined) return null;
-  if (!isIsoDate(raw)) throw badRequest(`${name} must be a date in YYYY-MM-DD format`);
-  return raw;
+  const date = calendarDateOf(raw);
+  if (date === null) throw badRequest(`${name} must be ${DATE_FORMAT_RULE}`);
+  return date;
 }
 
 export function readTypeParam(query: Query): TransactionListType | null {

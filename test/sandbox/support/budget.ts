@@ -1,7 +1,8 @@
 /**
  * Budget invariants recomputed from a full plan export: balances from transactions, category
- * activity from categorized transactions and subtransactions, month totals from categories,
- * and the pairing of transfers. Each returns the violations it finds (empty when it holds).
+ * activity from categorized transactions and subtransactions (and, for credit card payment
+ * categories, from the card rules), month totals from categories, Ready to Assign, and the
+ * pairing of transfers. Each returns the violations it finds (empty when it holds).
  */
 import type {
   PlanDetail,
@@ -9,6 +10,7 @@ import type {
   TransactionSummaryBase,
 } from '../../../src/upstream/types.js';
 import { addMonths, monthOf } from './dates.js';
+import { type BudgetLine, type ReferenceMonth, referenceBudget } from './reference-budget.js';
 
 const live = <T extends { deleted: boolean }>(items: readonly T[]): T[] =>
   items.filter((item) => !item.deleted);
@@ -52,6 +54,69 @@ export function balanceProblems(plan: PlanDetail): string[] {
   return problems;
 }
 
+/**
+ * Credit card account id → payment category id. The interface does not link them; the product
+ * names the payment category after the card, in the "Credit Card Payments" group.
+ */
+export function paymentCategories(plan: PlanDetail): Map<string, string> {
+  const group = plan.category_groups.find(
+    (g) => !g.deleted && /^credit card payments$/i.test(g.name),
+  );
+  const byName = new Map(
+    plan.categories
+      .filter((c) => !c.deleted && c.category_group_id === group?.id)
+      .map((c) => [c.name, c.id]),
+  );
+  const cards = new Map<string, string>();
+  for (const account of plan.accounts) {
+    const category = account.type === 'creditCard' ? byName.get(account.name) : undefined;
+    if (category !== undefined) cards.set(account.id, category);
+  }
+  return cards;
+}
+
+/** The README's arithmetic recomputed from the export's transactions and assigned amounts. */
+export function referenceOf(plan: PlanDetail): Map<string, ReferenceMonth> {
+  const subsByParent = new Map<string, SubTransactionBase[]>();
+  for (const sub of live(plan.subtransactions)) {
+    const subs = subsByParent.get(sub.transaction_id) ?? [];
+    subs.push(sub);
+    subsByParent.set(sub.transaction_id, subs);
+  }
+  const lines: BudgetLine[] = [];
+  for (const transaction of live(plan.transactions)) {
+    const month = monthOf(transaction.date);
+    const subs = subsByParent.get(transaction.id) ?? [];
+    for (const line of subs.length > 0 ? subs : [transaction]) {
+      lines.push({
+        month,
+        accountId: transaction.account_id,
+        categoryId: line.category_id,
+        transferAccountId: line.transfer_account_id,
+        amount: line.amount,
+      });
+    }
+  }
+  const months = live(plan.months).sort((a, b) => a.month.localeCompare(b.month));
+  const budgeted = new Map(
+    months.flatMap((m) => m.categories.map((c) => [`${m.month} ${c.id}`, c.budgeted] as const)),
+  );
+  const categoryIds = [...new Set(months.flatMap((m) => live(m.categories).map((c) => c.id)))];
+  return referenceBudget({
+    months: months.map((m) => m.month),
+    categoryIds,
+    readyToAssignId: [...readyToAssignIds(plan)][0] ?? null,
+    paymentCategories: paymentCategories(plan),
+    onBudget: new Set(
+      live(plan.accounts)
+        .filter((a) => a.on_budget)
+        .map((a) => a.id),
+    ),
+    budgeted: (month, categoryId) => budgeted.get(`${month} ${categoryId}`) ?? 0,
+    lines,
+  });
+}
+
 interface CategorizedAmount {
   categoryId: string;
   month: string;
@@ -92,9 +157,11 @@ export function categorizedAmounts(plan: PlanDetail): CategorizedAmount[] {
  */
 export function activityProblems(
   plan: PlanDetail,
-  skip: ReadonlySet<string> = new Set(),
+  skipped: ReadonlySet<string> = new Set(),
 ): string[] {
   const problems: string[] = [];
+  // Payment categories follow the card rules: cardPaymentProblems checks them.
+  const skip = new Set([...skipped, ...paymentCategories(plan).values()]);
   const expected = new Map<string, number>();
   for (const { categoryId, month, amount } of categorizedAmounts(plan)) {
     const key = `${month} ${categoryId}`;
@@ -151,6 +218,37 @@ export function monthTotalProblems(plan: PlanDetail): string[] {
       problems.push(
         `month ${month.month}: income ${month.income}, ready-to-assign inflows sum to ${want}`,
       );
+  }
+  return problems;
+}
+
+/**
+ * Credit card payment categories: activity is what funded card spending moved in, minus refunds
+ * moved back and payments to the card; Ready to Assign follows the chain with cash overspending
+ * only (credit overspending became card debt).
+ */
+export function cardPaymentProblems(plan: PlanDetail): string[] {
+  const problems: string[] = [];
+  const reference = referenceOf(plan);
+  const payments = new Set(paymentCategories(plan).values());
+  const readyToAssign = readyToAssignIds(plan);
+  for (const month of live(plan.months)) {
+    const expected = reference.get(month.month);
+    if (expected === undefined) continue;
+    for (const category of live(month.categories)) {
+      if (!payments.has(category.id)) continue;
+      const want = expected.categories.get(category.id)?.activity ?? 0;
+      if (category.activity !== want) {
+        problems.push(
+          `month ${month.month} category ${category.name}: activity ${category.activity}, the card rules give ${want}`,
+        );
+      }
+    }
+    if (readyToAssign.size > 0 && month.to_be_budgeted !== expected.toBeBudgeted) {
+      problems.push(
+        `month ${month.month}: to_be_budgeted ${month.to_be_budgeted}, the chain with cash overspending gives ${expected.toBeBudgeted}`,
+      );
+    }
   }
   return problems;
 }
@@ -317,6 +415,7 @@ export function budgetProblems(
   return [
     ...balanceProblems(plan),
     ...activityProblems(plan, skipActivity),
+    ...cardPaymentProblems(plan),
     ...monthTotalProblems(plan),
     ...rolloverProblems(plan),
     ...transferProblems(plan),

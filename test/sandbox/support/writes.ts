@@ -37,6 +37,9 @@ export const WRITE_KINDS = [
   'updateCategoryGroup',
   'createAccount',
   'importTransactions',
+  'cardSpending',
+  'cardRefund',
+  'cardPayment',
 ] as const;
 export type WriteKind = (typeof WRITE_KINDS)[number];
 
@@ -65,6 +68,10 @@ export const writeArbitrary: fc.Arbitrary<Write> = fc.record({
         'updateTransactionsByImportId',
         'deleteTransaction',
       ),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom<WriteKind>('cardSpending', 'cardRefund', 'cardPayment'),
     },
     {
       weight: 2,
@@ -129,6 +136,8 @@ export interface WriteOutcome {
 interface PlanView {
   today: string;
   accounts: AccountBase[];
+  /** Open credit card accounts. */
+  cards: AccountBase[];
   categories: CategoryBase[];
   readyToAssign: CategoryBase | undefined;
   payeeIds: string[];
@@ -160,6 +169,7 @@ function viewOf(plan: PlanDetail, today: string): PlanView {
   return {
     today,
     accounts: live(plan.accounts).filter((a) => !a.closed),
+    cards: live(plan.accounts).filter((a) => !a.closed && a.type === 'creditCard'),
     categories: categories.slice(0, 4),
     readyToAssign: live(plan.categories).find((c) => c.internal && /ready to assign/i.test(c.name)),
     payeeIds: live(plan.payees)
@@ -636,5 +646,73 @@ export async function applyWrite(
     }
     case 'importTransactions':
       return send('POST', '/transactions/import', undefined, [200, 201]);
+    case 'cardSpending':
+    case 'cardRefund': {
+      const transaction = cardPurchase(picker, view, write.kind === 'cardRefund' ? 1 : -1);
+      return transaction === undefined
+        ? null
+        : send('POST', '/transactions', { transaction }, [201]);
+    }
+    case 'cardPayment': {
+      const transaction = cardPayment(picker, view);
+      return transaction === undefined
+        ? null
+        : send('POST', '/transactions', { transaction }, [201]);
+    }
   }
+}
+
+/**
+ * Spending (`sign` -1) or a refund (+1) on a credit card in one of the favoured categories; one
+ * time in four a split over several of them, which the card rules count line by line.
+ */
+function cardPurchase(
+  picker: Picker,
+  view: PlanView,
+  sign: 1 | -1,
+): Record<string, unknown> | undefined {
+  const card = picker.pick(view.cards);
+  const category = picker.pick(view.categories);
+  if (card === undefined || category === undefined) return undefined;
+  const amount = () => sign * (1 + picker.below(30_000)) * 10;
+  const transaction: Record<string, unknown> = {
+    account_id: card.id,
+    date: pastDate(picker, view),
+    payee_id: picker.pick(view.payeeIds) ?? null,
+    cleared: picker.pick(['cleared', 'uncleared'] as const),
+    approved: true,
+  };
+  if (picker.chance(4)) {
+    const lines = [0, 1].map(() => ({
+      amount: amount(),
+      category_id: picker.pick(view.categories)?.id ?? null,
+    }));
+    transaction.amount = lines.reduce((total, line) => total + line.amount, 0);
+    transaction.subtransactions = lines;
+  } else {
+    transaction.amount = amount();
+    transaction.category_id = category.id;
+  }
+  return transaction;
+}
+
+/**
+ * A payment to a credit card from another budget account (either side may write it), or now and
+ * then money the other way (a cash advance or a balance transfer).
+ */
+function cardPayment(picker: Picker, view: PlanView): Record<string, unknown> | undefined {
+  const card = picker.pick(view.cards);
+  const from = picker.pick(view.accounts.filter((a) => a.on_budget && a.id !== card?.id));
+  if (card === undefined || from === undefined) return undefined;
+  const paid = (1 + picker.below(50_000)) * 10;
+  const inward = !picker.chance(5);
+  const fromCardSide = picker.chance(3);
+  return {
+    account_id: fromCardSide ? card.id : from.id,
+    date: pastDate(picker, view),
+    amount: (fromCardSide ? 1 : -1) * (inward ? paid : -paid),
+    payee_id: fromCardSide ? from.transfer_payee_id : card.transfer_payee_id,
+    cleared: 'cleared',
+    approved: true,
+  };
 }

@@ -2,78 +2,27 @@ import { describe, expect, it } from 'vitest';
 import { addDays, addMonths, monthOf } from '../../../src/sandbox/dates.js';
 import { ApiError } from '../../../src/sandbox/errors.js';
 import { setBudgeted } from '../../../src/sandbox/store/budget.js';
-import type { PlanStore } from '../../../src/sandbox/store/plan-store.js';
 import type { TransactionRecord } from '../../../src/sandbox/store/records.js';
+import { deleteTransaction } from '../../../src/sandbox/store/transactions.js';
 import {
-  createTransaction,
-  deleteTransaction,
-  updateTransaction,
-} from '../../../src/sandbox/store/transactions.js';
-import {
-  parseTransactionDraft,
-  resolveNewTransaction,
-  resolveTransactionUpdate,
-} from '../../../src/sandbox/validate/transaction.js';
-import {
+  accountNamed,
   budgetProblems,
+  categoryNamed,
+  createVia,
   NOW,
   randomFor,
   seedTestPlan,
   TODAY,
   transferProblems,
+  updateVia,
 } from './support.js';
-
-const NO_EXTRAS = {
-  importId: null,
-  importPayeeName: null,
-  importPayeeNameOriginal: null,
-  debtTransactionType: null,
-};
-
-function createVia(
-  store: PlanStore,
-  newId: () => string,
-  body: Record<string, unknown>,
-): TransactionRecord {
-  const state = resolveNewTransaction(
-    { store, today: TODAY },
-    parseTransactionDraft(body, 'transaction'),
-  );
-  return store.change(NOW, () => createTransaction(store, newId, state, NO_EXTRAS));
-}
-
-function updateVia(
-  store: PlanStore,
-  newId: () => string,
-  tx: TransactionRecord,
-  body: Record<string, unknown>,
-): void {
-  const state = resolveTransactionUpdate(
-    { store, today: TODAY },
-    parseTransactionDraft(body, 'transaction'),
-    tx,
-  );
-  store.change(NOW, () => updateTransaction(store, newId, tx, state));
-}
-
-function named(store: PlanStore, name: string) {
-  const account = [...store.accounts.values()].find((a) => a.name === name);
-  if (!account) throw new Error(`no account ${name}`);
-  return account;
-}
-
-function category(store: PlanStore, name: string) {
-  const found = [...store.categories.values()].find((c) => c.name === name);
-  if (!found) throw new Error(`no category ${name}`);
-  return found;
-}
 
 describe('budget arithmetic after writes', () => {
   it('is checked by a recomputation that notices a wrong number', () => {
     const { store } = seedTestPlan({ transactions: 100 });
     expect(budgetProblems(store)).toEqual([]);
     const month = store.months[3];
-    const values = month?.categories.get(category(store, 'Groceries').id);
+    const values = month?.categories.get(categoryNamed(store, 'Groceries').id);
     if (!values) throw new Error('no values');
     values.activity += 10;
     expect(budgetProblems(store).length).toBeGreaterThan(0);
@@ -153,13 +102,13 @@ describe('budget arithmetic after writes', () => {
 
   it('takes overspending out of next month: no negative carry, and Ready to Assign drops', () => {
     const { store, newId } = seedTestPlan({ transactions: 200 });
-    const dining = category(store, 'Dining Out');
+    const dining = categoryNamed(store, 'Dining Out');
     const lastMonth = addMonths(monthOf(TODAY), -1);
     const before = store.monthsByKey.get(monthOf(TODAY))?.to_be_budgeted ?? 0;
     const values = store.monthsByKey.get(lastMonth)?.categories.get(dining.id);
     const overspend = (values?.balance ?? 0) + 100_000;
     createVia(store, newId, {
-      account_id: named(store, 'Everyday Checking').id,
+      account_id: accountNamed(store, 'Everyday Checking').id,
       date: addDays(lastMonth, 3),
       amount: -overspend,
       category_id: dining.id,
@@ -173,9 +122,9 @@ describe('budget arithmetic after writes', () => {
 
   it('keeps both sides of a transfer in step through amount, date and account changes, and deletes them together', () => {
     const { store, newId } = seedTestPlan({ transactions: 200 });
-    const checking = named(store, 'Everyday Checking');
-    const savings = named(store, 'Rainy Day Savings');
-    const cash = named(store, 'Wallet Cash');
+    const checking = accountNamed(store, 'Everyday Checking');
+    const savings = accountNamed(store, 'Rainy Day Savings');
+    const cash = accountNamed(store, 'Wallet Cash');
     const tx = createVia(store, newId, {
       account_id: checking.id,
       date: TODAY,
@@ -208,9 +157,9 @@ describe('budget arithmetic after writes', () => {
 
   it('turns a split transfer line into an ordinary line when its other side is deleted', () => {
     const { store, newId } = seedTestPlan({ transactions: 200 });
-    const checking = named(store, 'Everyday Checking');
-    const savings = named(store, 'Rainy Day Savings');
-    const groceries = category(store, 'Groceries');
+    const checking = accountNamed(store, 'Everyday Checking');
+    const savings = accountNamed(store, 'Rainy Day Savings');
+    const groceries = categoryNamed(store, 'Groceries');
     const split = createVia(store, newId, {
       account_id: checking.id,
       date: TODAY,
@@ -242,28 +191,28 @@ describe('budget arithmetic after writes', () => {
     const { store, newId } = seedTestPlan({ transactions: 200 });
     const card = [...store.categories.values()].find((c) => c.role === 'creditCardPayment');
     const tx = createVia(store, newId, {
-      account_id: named(store, 'Everyday Checking').id,
+      account_id: accountNamed(store, 'Everyday Checking').id,
       date: TODAY,
       amount: -1_000,
       category_id: card?.id,
     });
     expect(tx.category_id).toBeNull();
     const transfer = createVia(store, newId, {
-      account_id: named(store, 'Everyday Checking').id,
+      account_id: accountNamed(store, 'Everyday Checking').id,
       date: TODAY,
       amount: -1_000,
-      payee_id: named(store, 'Rainy Day Savings').transfer_payee_id,
-      category_id: category(store, 'Groceries').id,
+      payee_id: accountNamed(store, 'Rainy Day Savings').transfer_payee_id,
+      category_id: categoryNamed(store, 'Groceries').id,
     });
     expect(transfer.category_id).toBeNull();
     const tracking = createVia(store, newId, {
-      account_id: named(store, 'Everyday Checking').id,
+      account_id: accountNamed(store, 'Everyday Checking').id,
       date: TODAY,
       amount: -1_000,
-      payee_id: named(store, 'Index Fund Brokerage').transfer_payee_id,
-      category_id: category(store, 'Investing').id,
+      payee_id: accountNamed(store, 'Index Fund Brokerage').transfer_payee_id,
+      category_id: categoryNamed(store, 'Investing').id,
     });
-    expect(tracking.category_id).toBe(category(store, 'Investing').id);
+    expect(tracking.category_id).toBe(categoryNamed(store, 'Investing').id);
     expect(budgetProblems(store)).toEqual([]);
   });
 });

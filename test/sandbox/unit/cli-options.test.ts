@@ -130,6 +130,31 @@ describe('sandbox CLI options', () => {
     );
   });
 
+  it('puts the user in an account state the product refuses', () => {
+    expect(settingsOf(parseCliOptions([], {})).accountState).toBe('active');
+    const settings = settingsOf(
+      parseCliOptions(['--account-state', 'trial_expired'], {
+        SANDBOX_ACCOUNT_STATE: 'subscription_lapsed',
+      }),
+    );
+    expect(settings.accountState).toBe('trial_expired');
+    expect(sandboxOptionsOf(settings).users?.[0]?.accountState).toBe('trial_expired');
+    expect(
+      settingsOf(parseCliOptions([], { SANDBOX_ACCOUNT_STATE: 'data_limit_reached' })).accountState,
+    ).toBe('data_limit_reached');
+    expect(errorOf(parseCliOptions(['--account-state=closed'], {}))).toBe(
+      "--account-state must be one of active, subscription_lapsed, trial_expired, data_limit_reached, got 'closed'",
+    );
+  });
+
+  it('takes values that start with a single dash, and refuses stray arguments', () => {
+    expect(settingsOf(parseCliOptions(['--seed', '-5'], {})).seed).toBe(-5);
+    expect(errorOf(parseCliOptions(['--port', '1', 'extra'], {}))).toBe(
+      "unexpected argument 'extra' (see --help)",
+    );
+    expect(errorOf(parseCliOptions(['-x'], {}))).toMatch(/unknown option '-x'/);
+  });
+
   it('asks for help', () => {
     expect(parseCliOptions(['--port', '1', '--help'], {}).kind).toBe('help');
   });

@@ -9,14 +9,7 @@ import {
   resolveNewTransaction,
   resolveTransactionUpdate,
 } from '../../../src/sandbox/validate/transaction.js';
-import { NOW, seedTestPlan, TODAY } from './support.js';
-
-const NO_EXTRAS = {
-  importId: null,
-  importPayeeName: null,
-  importPayeeNameOriginal: null,
-  debtTransactionType: null,
-};
+import { NO_EXTRAS, NOW, seedTestPlan, TODAY } from './support.js';
 
 describe('server knowledge bookkeeping', () => {
   it('gives one new knowledge value per change, and none to a change that touches nothing', () => {

@@ -7,6 +7,18 @@ import { addMonths, isoDateOf, monthOf } from '../../../src/sandbox/dates.js';
 import { createRandom } from '../../../src/sandbox/random.js';
 import { seedPlan, US_DATE_FORMAT, USD_FORMAT } from '../../../src/sandbox/seed/index.js';
 import type { PlanStore } from '../../../src/sandbox/store/plan-store.js';
+import type {
+  AccountRecord,
+  CategoryRecord,
+  TransactionRecord,
+} from '../../../src/sandbox/store/records.js';
+import { createTransaction, updateTransaction } from '../../../src/sandbox/store/transactions.js';
+import {
+  parseTransactionDraft,
+  resolveNewTransaction,
+  resolveTransactionUpdate,
+} from '../../../src/sandbox/validate/transaction.js';
+import { type BudgetFacts, type BudgetLine, referenceBudget } from '../support/reference-budget.js';
 
 /** 2025-06-15T12:00:00Z */
 export const NOW = Date.UTC(2025, 5, 15, 12);
@@ -15,6 +27,54 @@ export const TODAY = isoDateOf(NOW);
 export interface SeededPlan {
   store: PlanStore;
   newId: () => string;
+}
+
+/** The fields only imports and the seed set on a new transaction, left empty. */
+export const NO_EXTRAS = {
+  importId: null,
+  importPayeeName: null,
+  importPayeeNameOriginal: null,
+  debtTransactionType: null,
+};
+
+/** Creates a transaction from a REST body, through the same validation as the handler. */
+export function createVia(
+  store: PlanStore,
+  newId: () => string,
+  body: Record<string, unknown>,
+): TransactionRecord {
+  const state = resolveNewTransaction(
+    { store, today: TODAY },
+    parseTransactionDraft(body, 'transaction'),
+  );
+  return store.change(NOW, () => createTransaction(store, newId, state, NO_EXTRAS));
+}
+
+/** Updates a transaction from a REST body, through the same validation as the handler. */
+export function updateVia(
+  store: PlanStore,
+  newId: () => string,
+  tx: TransactionRecord,
+  body: Record<string, unknown>,
+): void {
+  const state = resolveTransactionUpdate(
+    { store, today: TODAY },
+    parseTransactionDraft(body, 'transaction'),
+    tx,
+  );
+  store.change(NOW, () => updateTransaction(store, newId, tx, state));
+}
+
+export function accountNamed(store: PlanStore, name: string): AccountRecord {
+  const account = [...store.accounts.values()].find((a) => a.name === name);
+  if (!account) throw new Error(`no account ${name}`);
+  return account;
+}
+
+export function categoryNamed(store: PlanStore, name: string): CategoryRecord {
+  const found = [...store.categories.values()].find((c) => c.name === name);
+  if (!found) throw new Error(`no category ${name}`);
+  return found;
 }
 
 export function seedTestPlan(
@@ -36,35 +96,62 @@ export function seedTestPlan(
   return { store, newId: () => ids.uuid() };
 }
 
+/** The store's transactions and assignments as facts for the reference arithmetic. */
+function factsOf(store: PlanStore): BudgetFacts {
+  const lines: BudgetLine[] = [];
+  for (const tx of store.transactions.values()) {
+    if (tx.deleted) continue;
+    const month = monthOf(tx.date);
+    const live = tx.subtransactions.filter((sub) => !sub.deleted);
+    for (const line of tx.subtransactions.length > 0 ? live : [tx]) {
+      lines.push({
+        month,
+        accountId: tx.account_id,
+        categoryId: line.category_id,
+        transferAccountId: line.transfer_account_id,
+        amount: line.amount,
+      });
+    }
+  }
+  const paymentCategories = new Map<string, string>();
+  for (const category of store.categories.values()) {
+    if (category.role === 'creditCardPayment' && category.creditCardAccountId !== null)
+      paymentCategories.set(category.creditCardAccountId, category.id);
+  }
+  return {
+    months: store.months.map((month) => month.month),
+    categoryIds: [...store.categories.keys()],
+    readyToAssignId: store.readyToAssignCategoryId,
+    paymentCategories,
+    onBudget: new Set(
+      [...store.accounts.values()].filter((a) => a.on_budget).map((account) => account.id),
+    ),
+    budgeted: (month, categoryId) =>
+      categoryId === store.readyToAssignCategoryId
+        ? 0
+        : (store.monthsByKey.get(month)?.categories.get(categoryId)?.budgeted ?? 0),
+    lines,
+  };
+}
+
 /**
  * Every way the store's derived numbers differ from a recomputation from scratch, using the
- * documented rules (README "Budget arithmetic"). Empty when the store is consistent.
+ * documented rules (README "Budget arithmetic", support/reference-budget.ts). Empty when the
+ * store is consistent.
  */
 export function budgetProblems(store: PlanStore): string[] {
   const problems: string[] = [];
   const balances = new Map<string, { balance: number; cleared: number }>();
-  const activity = new Map<string, number>();
-  const key = (month: string, categoryId: string) => `${month}|${categoryId}`;
   for (const tx of store.transactions.values()) {
     if (tx.deleted) continue;
     const entry = balances.get(tx.account_id) ?? { balance: 0, cleared: 0 };
     entry.balance += tx.amount;
     if (tx.cleared !== 'uncleared') entry.cleared += tx.amount;
     balances.set(tx.account_id, entry);
-    if (!store.accounts.get(tx.account_id)?.on_budget) continue;
-    const month = monthOf(tx.date);
-    const lines =
-      tx.subtransactions.length > 0
-        ? tx.subtransactions.map((s) => [s.category_id, s.amount] as const)
-        : [[tx.category_id, tx.amount] as const];
     if (tx.subtransactions.length > 0) {
       const sum = tx.subtransactions.reduce((total, sub) => total + sub.amount, 0);
       if (sum !== tx.amount)
         problems.push(`split ${tx.id}: lines add up to ${sum}, not ${tx.amount}`);
-    }
-    for (const [categoryId, amount] of lines) {
-      if (categoryId !== null)
-        activity.set(key(month, categoryId), (activity.get(key(month, categoryId)) ?? 0) + amount);
     }
   }
   for (const account of store.accounts.values()) {
@@ -80,53 +167,43 @@ export function budgetProblems(store: PlanStore): string[] {
     if (account.cleared_balance + account.uncleared_balance !== account.balance)
       problems.push(`account ${account.name}: cleared + uncleared != balance`);
   }
-  let previousTbb = 0;
-  let previousOverspent = 0;
-  const previousBalance = new Map<string, number>();
+  const reference = referenceBudget(factsOf(store));
   store.months.forEach((month, index) => {
     if (index > 0 && month.month !== addMonths((store.months[index - 1] as typeof month).month, 1))
       problems.push(`months not contiguous at ${month.month}`);
-    let budgeted = 0;
-    let monthActivity = 0;
-    let overspent = 0;
+    const expected = reference.get(month.month);
+    if (!expected) return;
     for (const category of store.categories.values()) {
       const values = month.categories.get(category.id);
       if (!values) {
         problems.push(`${month.month}: no values for ${category.name}`);
         continue;
       }
-      const expectedActivity = activity.get(key(month.month, category.id)) ?? 0;
-      if (values.activity !== expectedActivity)
+      const want = expected.categories.get(category.id);
+      if (values.activity !== want?.activity)
         problems.push(
-          `${month.month} ${category.name}: activity ${values.activity}, expected ${expectedActivity}`,
+          `${month.month} ${category.name}: activity ${values.activity}, expected ${want?.activity}`,
         );
-      if (category.role === 'readyToAssign') continue;
-      const carry = Math.max(0, previousBalance.get(category.id) ?? 0);
-      const expectedBalance = carry + values.budgeted + values.activity;
-      if (values.balance !== expectedBalance)
+      if (values.balance !== want?.balance)
         problems.push(
-          `${month.month} ${category.name}: balance ${values.balance}, expected ${expectedBalance}`,
+          `${month.month} ${category.name}: balance ${values.balance}, expected ${want?.balance}`,
         );
-      previousBalance.set(category.id, values.balance);
-      budgeted += values.budgeted;
-      monthActivity += values.activity;
-      if (values.balance < 0) overspent += values.balance;
+      if ((values.creditOverspent ?? 0) !== (want?.creditOverspent ?? 0))
+        problems.push(
+          `${month.month} ${category.name}: credit overspending ${values.creditOverspent ?? 0}, expected ${want?.creditOverspent}`,
+        );
     }
-    const income = activity.get(key(month.month, store.readyToAssignCategoryId)) ?? 0;
-    const tbb = previousTbb + income - budgeted + previousOverspent;
+    for (const key of ['income', 'budgeted', 'activity'] as const) {
+      if (month[key] !== expected[key])
+        problems.push(`${month.month}: ${key} ${month[key]}, expected ${expected[key]}`);
+    }
+    if (month.to_be_budgeted !== expected.toBeBudgeted)
+      problems.push(
+        `${month.month}: to_be_budgeted ${month.to_be_budgeted}, expected ${expected.toBeBudgeted}`,
+      );
     const rta = month.categories.get(store.readyToAssignCategoryId);
-    if (month.income !== income)
-      problems.push(`${month.month}: income ${month.income}, expected ${income}`);
-    if (month.budgeted !== budgeted)
-      problems.push(`${month.month}: budgeted ${month.budgeted}, expected ${budgeted}`);
-    if (month.activity !== monthActivity)
-      problems.push(`${month.month}: activity ${month.activity}, expected ${monthActivity}`);
-    if (month.to_be_budgeted !== tbb)
-      problems.push(`${month.month}: to_be_budgeted ${month.to_be_budgeted}, expected ${tbb}`);
-    if (rta?.balance !== tbb || rta.budgeted !== 0)
+    if (rta?.balance !== expected.toBeBudgeted || rta.budgeted !== 0)
       problems.push(`${month.month}: Ready to Assign row does not show to_be_budgeted`);
-    previousTbb = tbb;
-    previousOverspent = overspent;
   });
   return problems;
 }

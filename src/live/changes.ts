@@ -1,0 +1,456 @@
+/**
+ * Change sets of live updates. A change stored in a replica (a delta, or a write applied at once)
+ * becomes `ChangeKeys`: which entities it touched, by collection. Resolving the keys against the
+ * replica after the change gives a `PlanChange`: the touched rows as the replica now holds them
+ * (so an event shows exactly what a query would read), and the ids of those that are gone.
+ *
+ * A `PlanChange` is plain JSON (it may cross a process boundary on the bus). Changes merge:
+ * a subscriber that reads slowly gets one change covering several, never a growing queue, since
+ * a merged change holds at most one row per entity of the plan.
+ */
+import type { ReplicaChangeSource } from '../replica/store.js';
+import type {
+  AccountRow,
+  CategoryGroupRow,
+  CategoryRow,
+  MonthRow,
+  PayeeRow,
+  PlanSnapshot,
+  ScheduledTransactionRow,
+  SubTransactionRow,
+  TransactionRow,
+} from '../replica/types.js';
+import type { IsoDate, SubTransactionBase } from '../upstream/types.js';
+
+/** Where a change came from. */
+export type ChangeOrigin =
+  /** A delta the gateway fetched: a poll, or any read's sync. */
+  | 'SYNC'
+  /** A write through this gateway, applied from its REST answer before a delta confirms it. */
+  | 'WRITE'
+  /** What a resuming subscriber missed since the knowledge it gave. */
+  | 'REPLAY';
+
+/** Where a transaction is filed: what account and category filters look at. */
+export interface TransactionPlace {
+  readonly id: string;
+  readonly accountId: string;
+  /** Its own category and its split lines' categories. */
+  readonly categoryIds: readonly string[];
+}
+
+export interface PlanDeletions {
+  readonly accountIds: readonly string[];
+  readonly categoryGroupIds: readonly string[];
+  readonly categoryIds: readonly string[];
+  readonly months: readonly IsoDate[];
+  readonly payeeIds: readonly string[];
+  readonly transactionIds: readonly string[];
+  readonly scheduledTransactionIds: readonly string[];
+}
+
+export interface PlanChange {
+  readonly planId: string;
+  readonly origin: ChangeOrigin;
+  /** The knowledge the subscriber has caught up to: resume from it. */
+  readonly serverKnowledge: number;
+  /** The knowledge before the change, when known. */
+  readonly previousServerKnowledge: number | null;
+  readonly accounts: readonly AccountRow[];
+  readonly categoryGroups: readonly CategoryGroupRow[];
+  /** With the amounts of the current month. */
+  readonly categories: readonly CategoryRow[];
+  readonly months: readonly MonthRow[];
+  /** Category rows of the months whose amounts changed (`month` says which). */
+  readonly monthCategories: readonly CategoryRow[];
+  readonly payees: readonly PayeeRow[];
+  readonly transactions: readonly TransactionRow[];
+  /** The split lines of the transactions in `transactions`. */
+  readonly subtransactions: readonly SubTransactionRow[];
+  readonly scheduledTransactions: readonly ScheduledTransactionRow[];
+  /** Where changed or deleted transactions were filed before, so a filtered view sees them leave. */
+  readonly transactionsBefore: readonly TransactionPlace[];
+  readonly deleted: PlanDeletions;
+}
+
+/** What a change touched, by collection. */
+export interface ChangeKeys {
+  readonly accounts: Set<string>;
+  readonly categoryGroups: Set<string>;
+  readonly categories: Set<string>;
+  readonly months: Set<IsoDate>;
+  /** Month → ids of the categories whose amounts in that month changed. */
+  readonly monthCategories: Map<IsoDate, Set<string>>;
+  readonly payees: Set<string>;
+  readonly transactions: Set<string>;
+  readonly scheduledTransactions: Set<string>;
+  /** Where touched transactions were filed before; the first record of an id is kept. */
+  readonly before: Map<string, TransactionPlace>;
+}
+
+/** The lookups resolving needs: a `PlanSnapshot`, or a view of a delta over one. */
+export type RowSource = Pick<
+  PlanSnapshot,
+  | 'account'
+  | 'categoryGroup'
+  | 'category'
+  | 'month'
+  | 'payee'
+  | 'transaction'
+  | 'subtransactionsOf'
+  | 'scheduledTransaction'
+>;
+
+export function emptyKeys(): ChangeKeys {
+  return {
+    accounts: new Set(),
+    categoryGroups: new Set(),
+    categories: new Set(),
+    months: new Set(),
+    monthCategories: new Map(),
+    payees: new Set(),
+    transactions: new Set(),
+    scheduledTransactions: new Set(),
+    before: new Map(),
+  };
+}
+
+/** Ids in the keys, all collections together (what a change log is bounded by). */
+export function keyCount(keys: ChangeKeys): number {
+  let count =
+    keys.accounts.size +
+    keys.categoryGroups.size +
+    keys.categories.size +
+    keys.months.size +
+    keys.payees.size +
+    keys.transactions.size +
+    keys.scheduledTransactions.size;
+  for (const ids of keys.monthCategories.values()) count += ids.size;
+  return count;
+}
+
+/** Adds `more` into `into` (earlier `before` records win). */
+export function addKeys(into: ChangeKeys, more: ChangeKeys): ChangeKeys {
+  for (const id of more.accounts) into.accounts.add(id);
+  for (const id of more.categoryGroups) into.categoryGroups.add(id);
+  for (const id of more.categories) into.categories.add(id);
+  for (const month of more.months) into.months.add(month);
+  for (const [month, ids] of more.monthCategories) {
+    for (const id of ids) monthSet(into, month).add(id);
+  }
+  for (const id of more.payees) into.payees.add(id);
+  for (const id of more.transactions) into.transactions.add(id);
+  for (const id of more.scheduledTransactions) into.scheduledTransactions.add(id);
+  for (const [id, place] of more.before) if (!into.before.has(id)) into.before.set(id, place);
+  return into;
+}
+
+/**
+ * The keys of one stored change. `previous` is the replica before it (where transactions were
+ * filed); `currentMonth` is the month a write's top-level categories hold amounts of.
+ */
+export function keysOfSource(
+  source: ReplicaChangeSource,
+  previous: PlanSnapshot | undefined,
+  currentMonth: IsoDate,
+): ChangeKeys {
+  const keys = emptyKeys();
+  if (source.kind === 'write') {
+    const { saved } = source;
+    for (const account of saved.accounts ?? []) keys.accounts.add(account.id);
+    for (const group of saved.categoryGroups ?? []) keys.categoryGroups.add(group.id);
+    for (const category of saved.categories ?? []) {
+      keys.categories.add(category.id);
+      monthSet(keys, currentMonth).add(category.id);
+    }
+    for (const { month, category } of saved.monthCategories ?? []) {
+      const first = firstOfMonth(month);
+      monthSet(keys, first).add(category.id);
+      if (first === currentMonth) keys.categories.add(category.id);
+    }
+    for (const payee of saved.payees ?? []) keys.payees.add(payee.id);
+    for (const detail of saved.transactions ?? []) {
+      keys.transactions.add(detail.id);
+      // A payee created by name exists from this write on: show it.
+      if (detail.payee_id !== null && previous?.payee(detail.payee_id) === undefined) {
+        keys.payees.add(detail.payee_id);
+      }
+      noteBefore(keys, previous, detail.id, () =>
+        detail.deleted ? placeOf(detail, detail.subtransactions) : undefined,
+      );
+    }
+    for (const detail of saved.scheduledTransactions ?? []) {
+      keys.scheduledTransactions.add(detail.id);
+    }
+    return keys;
+  }
+
+  const plan = source.data.plan;
+  for (const account of plan.accounts) keys.accounts.add(account.id);
+  for (const group of plan.category_groups) keys.categoryGroups.add(group.id);
+  for (const category of plan.categories) keys.categories.add(category.id);
+  for (const month of plan.months) {
+    keys.months.add(month.month);
+    const ids = monthSet(keys, month.month);
+    for (const category of month.categories) ids.add(category.id);
+  }
+  for (const payee of plan.payees) keys.payees.add(payee.id);
+  const deltaRows = new Map(plan.transactions.map((row) => [row.id, row] as const));
+  const deltaLines = new Map<string, SubTransactionBase[]>();
+  for (const row of plan.transactions) keys.transactions.add(row.id);
+  for (const sub of plan.subtransactions) {
+    keys.transactions.add(sub.transaction_id);
+    const lines = deltaLines.get(sub.transaction_id);
+    if (lines) lines.push(sub);
+    else deltaLines.set(sub.transaction_id, [sub]);
+  }
+  for (const id of keys.transactions) {
+    noteBefore(keys, previous, id, () => {
+      const row = deltaRows.get(id);
+      return row?.deleted ? placeOf(row, deltaLines.get(id) ?? []) : undefined;
+    });
+  }
+  for (const row of plan.scheduled_transactions) keys.scheduledTransactions.add(row.id);
+  for (const sub of plan.scheduled_subtransactions) {
+    keys.scheduledTransactions.add(sub.scheduled_transaction_id);
+  }
+  return keys;
+}
+
+export interface ChangeMeta {
+  readonly planId: string;
+  readonly origin: ChangeOrigin;
+  readonly serverKnowledge: number;
+  readonly previousServerKnowledge: number | null;
+}
+
+/** The keys as rows of `source` (the replica after the change); what it lacks is deleted. */
+export function resolveKeys(keys: ChangeKeys, source: RowSource, meta: ChangeMeta): PlanChange {
+  const pick = <Row>(ids: Iterable<string>, find: (id: string) => Row | undefined) => {
+    const rows: Row[] = [];
+    const gone: string[] = [];
+    for (const id of ids) {
+      const row = find(id);
+      if (row === undefined) gone.push(id);
+      else rows.push(row);
+    }
+    return { rows, gone };
+  };
+  const accounts = pick(keys.accounts, (id) => source.account(id));
+  const groups = pick(keys.categoryGroups, (id) => source.categoryGroup(id));
+  const categories = pick(keys.categories, (id) => source.category(id));
+  const months = pick(keys.months, (month) => source.month(month));
+  const monthCategories: CategoryRow[] = [];
+  for (const [month, ids] of keys.monthCategories) {
+    for (const id of ids) {
+      // A month the replica lacks falls back to the current month's row: not this month's.
+      const row = source.category(id, month);
+      if (row !== undefined && row.month === month) monthCategories.push(row);
+    }
+  }
+  const payees = pick(keys.payees, (id) => source.payee(id));
+  const transactions = pick(keys.transactions, (id) => source.transaction(id));
+  const scheduled = pick(keys.scheduledTransactions, (id) => source.scheduledTransaction(id));
+  return {
+    ...meta,
+    accounts: accounts.rows,
+    categoryGroups: groups.rows,
+    categories: categories.rows,
+    months: months.rows,
+    monthCategories,
+    payees: payees.rows,
+    transactions: transactions.rows,
+    subtransactions: transactions.rows.flatMap((row) => source.subtransactionsOf(row.id)),
+    scheduledTransactions: scheduled.rows,
+    transactionsBefore: [...keys.before.values()],
+    deleted: {
+      accountIds: accounts.gone,
+      categoryGroupIds: groups.gone,
+      categoryIds: categories.gone,
+      months: months.gone,
+      payeeIds: payees.gone,
+      transactionIds: transactions.gone,
+      scheduledTransactionIds: scheduled.gone,
+    },
+  };
+}
+
+export function isEmptyChange(change: PlanChange): boolean {
+  const { deleted } = change;
+  return (
+    change.accounts.length === 0 &&
+    change.categoryGroups.length === 0 &&
+    change.categories.length === 0 &&
+    change.months.length === 0 &&
+    change.monthCategories.length === 0 &&
+    change.payees.length === 0 &&
+    change.transactions.length === 0 &&
+    change.scheduledTransactions.length === 0 &&
+    Object.values(deleted).every((ids: readonly string[]) => ids.length === 0)
+  );
+}
+
+/** One change saying what `first` then `second` said: later rows win, a deletion removes a row. */
+export function mergeChanges(first: PlanChange, second: PlanChange): PlanChange {
+  const byId = (row: { id: string }) => row.id;
+  const accounts = mergeRows(
+    first.accounts,
+    first.deleted.accountIds,
+    second.accounts,
+    second.deleted.accountIds,
+    byId,
+  );
+  const groups = mergeRows(
+    first.categoryGroups,
+    first.deleted.categoryGroupIds,
+    second.categoryGroups,
+    second.deleted.categoryGroupIds,
+    byId,
+  );
+  const categories = mergeRows(
+    first.categories,
+    first.deleted.categoryIds,
+    second.categories,
+    second.deleted.categoryIds,
+    byId,
+  );
+  const months = mergeRows(
+    first.months,
+    first.deleted.months,
+    second.months,
+    second.deleted.months,
+    (row) => row.month,
+  );
+  const monthCategories = mergeRows(
+    first.monthCategories,
+    [],
+    second.monthCategories,
+    [],
+    (row) => `${row.id}:${row.month}`,
+  ).rows.filter((row) => !months.gone.includes(row.month));
+  const payees = mergeRows(
+    first.payees,
+    first.deleted.payeeIds,
+    second.payees,
+    second.deleted.payeeIds,
+    byId,
+  );
+  const transactions = mergeRows(
+    first.transactions,
+    first.deleted.transactionIds,
+    second.transactions,
+    second.deleted.transactionIds,
+    byId,
+  );
+  const scheduled = mergeRows(
+    first.scheduledTransactions,
+    first.deleted.scheduledTransactionIds,
+    second.scheduledTransactions,
+    second.deleted.scheduledTransactionIds,
+    byId,
+  );
+  // Split lines travel with the version of their transaction that won.
+  const lines = linesByTransaction(first);
+  for (const row of second.transactions) lines.set(row.id, []);
+  for (const [id, subs] of linesByTransaction(second)) lines.set(id, subs);
+  const subtransactions = transactions.rows.flatMap((row) => lines.get(row.id) ?? []);
+  const before = new Map(second.transactionsBefore.map((place) => [place.id, place] as const));
+  for (const place of first.transactionsBefore) before.set(place.id, place);
+  return {
+    planId: first.planId,
+    origin: second.origin,
+    serverKnowledge: Math.max(first.serverKnowledge, second.serverKnowledge),
+    previousServerKnowledge: first.previousServerKnowledge,
+    accounts: accounts.rows,
+    categoryGroups: groups.rows,
+    categories: categories.rows,
+    months: months.rows,
+    monthCategories,
+    payees: payees.rows,
+    transactions: transactions.rows,
+    subtransactions,
+    scheduledTransactions: scheduled.rows,
+    transactionsBefore: [...before.values()],
+    deleted: {
+      accountIds: accounts.gone,
+      categoryGroupIds: groups.gone,
+      categoryIds: categories.gone,
+      months: months.gone,
+      payeeIds: payees.gone,
+      transactionIds: transactions.gone,
+      scheduledTransactionIds: scheduled.gone,
+    },
+  };
+}
+
+/** Where a transaction row with these split lines is filed. */
+export function placeOf(
+  row: { readonly id: string; readonly account_id: string; readonly category_id: string | null },
+  subtransactions: readonly { readonly category_id: string | null }[],
+): TransactionPlace {
+  const categoryIds = new Set<string>();
+  if (row.category_id !== null) categoryIds.add(row.category_id);
+  for (const sub of subtransactions) if (sub.category_id !== null) categoryIds.add(sub.category_id);
+  return { id: row.id, accountId: row.account_id, categoryIds: [...categoryIds] };
+}
+
+// Private: a change's split lines by transaction id.
+function linesByTransaction(change: PlanChange): Map<string, SubTransactionRow[]> {
+  const lines = new Map<string, SubTransactionRow[]>();
+  for (const sub of change.subtransactions) {
+    const list = lines.get(sub.transaction_id);
+    if (list) list.push(sub);
+    else lines.set(sub.transaction_id, [sub]);
+  }
+  return lines;
+}
+
+// Private: the set of category ids of `month` in `keys`, created on first use.
+function monthSet(keys: ChangeKeys, month: IsoDate): Set<string> {
+  let ids = keys.monthCategories.get(month);
+  if (!ids) {
+    ids = new Set();
+    keys.monthCategories.set(month, ids);
+  }
+  return ids;
+}
+
+// Private: records where a transaction was before, from the previous replica or the change itself.
+function noteBefore(
+  keys: ChangeKeys,
+  previous: PlanSnapshot | undefined,
+  id: string,
+  fromChange: () => TransactionPlace | undefined,
+): void {
+  if (keys.before.has(id)) return;
+  const row = previous?.transaction(id);
+  const place = row ? placeOf(row, previous?.subtransactionsOf(id) ?? []) : fromChange();
+  if (place) keys.before.set(id, place);
+}
+
+function firstOfMonth(date: IsoDate): IsoDate {
+  return `${date.slice(0, 7)}-01`;
+}
+
+// Private: rows of two changes merged by key, later ones winning; a later deletion removes.
+function mergeRows<Row>(
+  firstRows: readonly Row[],
+  firstGone: readonly string[],
+  secondRows: readonly Row[],
+  secondGone: readonly string[],
+  keyOf: (row: Row) => string,
+): { rows: Row[]; gone: string[] } {
+  const rows = new Map<string, Row>();
+  const gone = new Set<string>();
+  for (const row of firstRows) rows.set(keyOf(row), row);
+  for (const key of firstGone) gone.add(key);
+  for (const row of secondRows) {
+    rows.set(keyOf(row), row);
+    gone.delete(keyOf(row));
+  }
+  for (const key of secondGone) {
+    rows.delete(key);
+    gone.add(key);
+  }
+  return { rows: [...rows.values()], gone: [...gone] };
+}

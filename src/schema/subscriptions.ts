@@ -1,0 +1,279 @@
+/**
+ * Live updates: `Subscription` fields fed by the replica's delta syncs (src/live). Each event
+ * carries graph objects as the replica holds them after the change, so a client selects what it
+ * needs exactly as in a query, links included.
+ */
+import { GraphQLError } from 'graphql';
+import type { ChangeOrigin, PlanChange, PlanDeletions, TransactionPlace } from '../live/changes.js';
+import type { AccountRow, TransactionRow } from '../replica/types.js';
+import type { GatewayContext } from '../server/context.js';
+import { Account } from './account.js';
+import type { FieldBuilder } from './amounts.js';
+import { builder } from './builder.js';
+import { Category, CategoryGroup, MonthCategory } from './category.js';
+import { Month } from './month.js';
+import { Payee } from './payee.js';
+import { Plan } from './plan.js';
+import { PlanIdScalar } from './scalars.js';
+import { ScheduledTransaction } from './scheduled-transaction.js';
+import { Transaction } from './transaction/transaction.js';
+
+const ORIGINS = ['SYNC', 'WRITE', 'REPLAY'] as const satisfies readonly ChangeOrigin[];
+
+export const PlanChangeOriginEnum = builder.enumType('PlanChangeOrigin', {
+  description: 'What brought a change to the gateway.',
+  values: {
+    SYNC: { description: 'A delta request: a poll, or the sync of any query or mutation.' },
+    WRITE: {
+      description:
+        'A write through this gateway, published at once from its REST answer; the delta that ' +
+        'follows it (a SYNC change) brings the balances and totals it moved.',
+    },
+    REPLAY: {
+      description: 'What a subscription that gave `since` missed, delivered before anything else.',
+    },
+  } satisfies Record<(typeof ORIGINS)[number], { description: string }>,
+});
+
+/** What every change event says about itself. */
+interface ChangeHeader {
+  readonly planId: string;
+  readonly origin: ChangeOrigin;
+  readonly serverKnowledge: number;
+}
+
+interface TransactionsChangeShape extends ChangeHeader {
+  readonly transactions: readonly TransactionRow[];
+  readonly removedTransactionIds: readonly string[];
+}
+
+interface AccountBalancesChangeShape extends ChangeHeader {
+  readonly accounts: readonly AccountRow[];
+}
+
+const PlanDeletionsType = builder.objectRef<PlanDeletions>('PlanDeletions').implement({
+  description: 'Entities the change removed, by id (months by date).',
+  fields: (t) => ({
+    accountIds: t.idList({ resolve: (d) => [...d.accountIds] }),
+    categoryGroupIds: t.idList({ resolve: (d) => [...d.categoryGroupIds] }),
+    categoryIds: t.idList({ resolve: (d) => [...d.categoryIds] }),
+    months: t.field({ type: ['Date'], resolve: (d) => [...d.months] }),
+    payeeIds: t.idList({ resolve: (d) => [...d.payeeIds] }),
+    transactionIds: t.idList({ resolve: (d) => [...d.transactionIds] }),
+    scheduledTransactionIds: t.idList({ resolve: (d) => [...d.scheduledTransactionIds] }),
+  }),
+});
+
+/** Private: the fields every change event has. */
+function headerFields<Shape extends ChangeHeader>(t: FieldBuilder<Shape>) {
+  return {
+    planId: t.id({ description: 'The plan UUID.', resolve: (c) => c.planId }),
+    plan: t.field({
+      type: Plan,
+      description: 'The plan as it is after the change.',
+      resolve: (c) => ({ id: c.planId, summary: null }),
+    }),
+    origin: t.field({ type: PlanChangeOriginEnum, resolve: (c) => c.origin }),
+    serverKnowledge: t.field({
+      type: 'SafeInt',
+      description:
+        'The knowledge this event brings you up to. Keep the latest and pass it as `since` when ' +
+        'you subscribe again: what you missed comes first.',
+      resolve: (c) => c.serverKnowledge,
+    }),
+  };
+}
+
+const PlanChangeType = builder.objectRef<PlanChange>('PlanChange').implement({
+  description:
+    "One change of a plan: the entities it touched, as they are after it, and the ids of those it removed. Events may repeat an entity (a write's own event, then the delta confirming it); apply them as upserts.",
+  fields: (t) => ({
+    ...headerFields(t),
+    previousServerKnowledge: t.field({
+      type: 'SafeInt',
+      nullable: true,
+      description: 'The knowledge before the change, when known.',
+      resolve: (c) => c.previousServerKnowledge,
+    }),
+    accounts: t.field({ type: [Account], resolve: (c) => [...c.accounts] }),
+    categoryGroups: t.field({ type: [CategoryGroup], resolve: (c) => [...c.categoryGroups] }),
+    categories: t.field({
+      type: [Category],
+      description: 'With the amounts of the current month.',
+      resolve: (c) => [...c.categories],
+    }),
+    months: t.field({ type: [Month], resolve: (c) => [...c.months] }),
+    monthCategories: t.field({
+      type: [MonthCategory],
+      description: 'Categories whose amounts changed in a month (assignments, activity, balances).',
+      resolve: (c) => [...c.monthCategories],
+    }),
+    payees: t.field({ type: [Payee], resolve: (c) => [...c.payees] }),
+    transactions: t.field({ type: [Transaction], resolve: (c) => [...c.transactions] }),
+    scheduledTransactions: t.field({
+      type: [ScheduledTransaction],
+      resolve: (c) => [...c.scheduledTransactions],
+    }),
+    deleted: t.field({ type: PlanDeletionsType, resolve: (c) => c.deleted }),
+  }),
+});
+
+const TransactionsChangeType = builder
+  .objectRef<TransactionsChangeShape>('TransactionsChange')
+  .implement({
+    description: 'Transactions of a plan, or of one account or category, that changed.',
+    fields: (t) => ({
+      ...headerFields(t),
+      transactions: t.field({
+        type: [Transaction],
+        description: 'Created or changed, and matching the filters.',
+        resolve: (c) => [...c.transactions],
+      }),
+      removedTransactionIds: t.idList({
+        description:
+          'Deleted, or no longer matching the filters (moved to another account or category).',
+        resolve: (c) => [...c.removedTransactionIds],
+      }),
+    }),
+  });
+
+const AccountBalancesChangeType = builder
+  .objectRef<AccountBalancesChangeShape>('AccountBalancesChange')
+  .implement({
+    description: 'Accounts whose balances (or other fields) changed.',
+    fields: (t) => ({
+      ...headerFields(t),
+      accounts: t.field({ type: [Account], resolve: (c) => [...c.accounts] }),
+    }),
+  });
+
+/** Private: an event about to be resolved: an error ends the subscription, else links read the replica as it is now. */
+function delivered<Shape extends ChangeHeader>(
+  payload: Shape | GraphQLError,
+  ctx: GatewayContext,
+): Shape {
+  if (payload instanceof GraphQLError) throw payload;
+  ctx.live.prime(payload.planId);
+  return payload;
+}
+
+/** Private: whether a transaction filed at `place` is in the view the filters describe. */
+function inView(
+  place: Pick<TransactionPlace, 'accountId' | 'categoryIds'>,
+  accountId: string | null | undefined,
+  categoryId: string | null | undefined,
+): boolean {
+  return (
+    (accountId == null || place.accountId === accountId) &&
+    (categoryId == null || place.categoryIds.includes(categoryId))
+  );
+}
+
+/** The part of a change a `transactionsChanged(accountId, categoryId)` subscriber sees; null when none. */
+export function transactionsView(
+  change: PlanChange,
+  accountId?: string | null,
+  categoryId?: string | null,
+): TransactionsChangeShape | null {
+  const before = new Map(change.transactionsBefore.map((place) => [place.id, place] as const));
+  const wasInView = (id: string) => {
+    const place = before.get(id);
+    // Without a record of where it was, a removal is reported anyway: unknown ids are harmless.
+    return place === undefined || inView(place, accountId, categoryId);
+  };
+  const lineCategories = new Map<string, string[]>();
+  for (const sub of change.subtransactions) {
+    if (sub.category_id === null) continue;
+    const ids = lineCategories.get(sub.transaction_id);
+    if (ids) ids.push(sub.category_id);
+    else lineCategories.set(sub.transaction_id, [sub.category_id]);
+  }
+  const transactions: TransactionRow[] = [];
+  const removed: string[] = [];
+  for (const row of change.transactions) {
+    const categoryIds = [...(lineCategories.get(row.id) ?? [])];
+    if (row.category_id !== null) categoryIds.push(row.category_id);
+    if (inView({ accountId: row.account_id, categoryIds }, accountId, categoryId)) {
+      transactions.push(row);
+    } else if (before.has(row.id) && wasInView(row.id)) {
+      removed.push(row.id);
+    }
+  }
+  for (const id of change.deleted.transactionIds) if (wasInView(id)) removed.push(id);
+  if (transactions.length === 0 && removed.length === 0) return null;
+  return {
+    planId: change.planId,
+    origin: change.origin,
+    serverKnowledge: change.serverKnowledge,
+    transactions,
+    removedTransactionIds: removed,
+  };
+}
+
+builder.subscriptionFields((t) => {
+  const planIdArg = () =>
+    t.arg({
+      type: PlanIdScalar,
+      required: true,
+      description: 'A plan UUID, `last-used` or `default`.',
+    });
+  const sinceArg = () =>
+    t.arg({
+      type: 'SafeInt',
+      required: false,
+      description:
+        'A `serverKnowledge` you hold (from a query or an earlier event): what changed after it ' +
+        'comes first, as one REPLAY event.',
+    });
+  return {
+    planChanged: t.field({
+      type: PlanChangeType,
+      description:
+        "Every change of the plan, as the gateway learns it: a poll of the upstream (one per token and plan, shared by all of the token's subscriptions, paced within the token's quota), the sync of any query, or a write through the gateway (at once).",
+      args: { planId: planIdArg(), since: sinceArg() },
+      subscribe: (_root, args, ctx) =>
+        ctx.live.open(args.planId, {
+          ...(args.since == null ? {} : { since: args.since }),
+          select: (change) => change,
+        }),
+      resolve: (payload, _args, ctx) => delivered(payload, ctx),
+    }),
+    transactionsChanged: t.field({
+      type: TransactionsChangeType,
+      description:
+        'Transactions created, changed or deleted, optionally only those of one account and/or one category (a split counts for the categories of its lines).',
+      args: {
+        planId: planIdArg(),
+        accountId: t.arg({ type: 'UUID', required: false }),
+        categoryId: t.arg({ type: 'UUID', required: false }),
+        since: sinceArg(),
+      },
+      subscribe: (_root, args, ctx) =>
+        ctx.live.open(args.planId, {
+          ...(args.since == null ? {} : { since: args.since }),
+          select: (change) => transactionsView(change, args.accountId, args.categoryId),
+        }),
+      resolve: (payload, _args, ctx) => delivered(payload, ctx),
+    }),
+    accountBalancesChanged: t.field({
+      type: AccountBalancesChangeType,
+      description:
+        'Accounts whose balances changed (a new transaction, a cleared one, a transfer).',
+      args: { planId: planIdArg(), since: sinceArg() },
+      subscribe: (_root, args, ctx) =>
+        ctx.live.open(args.planId, {
+          ...(args.since == null ? {} : { since: args.since }),
+          select: (change): AccountBalancesChangeShape | null =>
+            change.accounts.length === 0
+              ? null
+              : {
+                  planId: change.planId,
+                  origin: change.origin,
+                  serverKnowledge: change.serverKnowledge,
+                  accounts: change.accounts,
+                },
+        }),
+      resolve: (payload, _args, ctx) => delivered(payload, ctx),
+    }),
+  };
+});

@@ -1,0 +1,117 @@
+import { type ExecutionResult, type GraphQLError, getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { OperationId } from '../../upstream/types.js';
+import type { GatewayContext } from '../context.js';
+import type { StaleNotice } from '../operation-meter.js';
+import type { OperationOutcome } from '../telemetry/metrics.js';
+
+/** What one operation did, handed to the log, the metrics and the trace. Never what it carried. */
+export interface OperationReport {
+  requestId: string | null;
+  traceId: string | null;
+  operationName: string | null;
+  operationType: string | null;
+  outcome: OperationOutcome;
+  /** Execution time; absent for operations refused before they ran. */
+  durationMs?: number;
+  upstreamCalls: number;
+  upstreamOperations: Partial<Record<OperationId, number>>;
+  cacheHits: number;
+  stale: readonly StaleNotice[];
+  errorCodes: string[];
+}
+
+export type OperationReportSink = (report: OperationReport) => void;
+
+export interface OperationReportOptions {
+  /** The request id of a request (see use-request-id.ts). */
+  requestIdOf: (request: Request) => string;
+  sinks: readonly OperationReportSink[];
+  /** Monotonic clock in ms. @default performance.now */
+  now?: () => number;
+}
+
+/**
+ * One report per GraphQL operation: when it finishes executing (also ending its trace span), or
+ * when validation (the document limits included) refuses it. The operation is found with `getOperationAST`, so an
+ * anonymous or unnamed-but-selected operation is reported as graphql-js would run it.
+ */
+export function useOperationReport({
+  requestIdOf,
+  sinks,
+  now = () => performance.now(),
+}: OperationReportOptions): Plugin<GatewayContext> {
+  const emit = (report: OperationReport) => {
+    for (const sink of sinks) {
+      try {
+        sink(report);
+      } catch {
+        // An observer's failure must never fail the operation it observes.
+      }
+    }
+  };
+  return {
+    onValidate({ params, context }) {
+      return ({ valid, result }) => {
+        if (valid) return;
+        const operation = getOperationAST(params.documentAST, params.options?.operationName);
+        emit({
+          requestId: requestIdOf(context.request),
+          traceId: null,
+          operationName: operation?.name?.value ?? null,
+          operationType: operation?.operation ?? null,
+          outcome: 'refused',
+          upstreamCalls: 0,
+          upstreamOperations: {},
+          cacheHits: 0,
+          stale: [],
+          errorCodes: codesOf(result),
+        });
+      };
+    },
+    onExecute({ args }) {
+      const started = now();
+      const context = args.contextValue;
+      const operation = getOperationAST(args.document, args.operationName);
+      const described = {
+        name: operation?.name?.value ?? null,
+        type: operation?.operation ?? null,
+      };
+      context.span?.describe(described);
+      return {
+        onExecuteDone({ result }) {
+          if (Symbol.asyncIterator in result) return;
+          const cost = context.meter.cost();
+          const errorCodes = codesOf(result.errors ?? []);
+          context.span?.end({ errorCodes, stale: cost.stale.length > 0 });
+          emit({
+            requestId: context.requestId,
+            traceId: context.span?.traceId ?? null,
+            operationName: described.name,
+            operationType: described.type,
+            outcome: outcomeOf(result, errorCodes),
+            durationMs: Math.round((now() - started) * 100) / 100,
+            upstreamCalls: cost.calls,
+            upstreamOperations: { ...cost.operations },
+            cacheHits: cost.cacheHits,
+            stale: [...cost.stale],
+            errorCodes,
+          });
+        },
+      };
+    },
+  };
+}
+
+function codesOf(errors: readonly (Error | GraphQLError)[]): string[] {
+  return errors.map((e) =>
+    String(('extensions' in e ? e.extensions?.code : undefined) ?? 'GRAPHQL_VALIDATION_FAILED'),
+  );
+}
+
+function outcomeOf(result: ExecutionResult, errorCodes: readonly string[]): OperationOutcome {
+  if (errorCodes.length === 0) return 'ok';
+  const data = result.data;
+  const empty = !data || Object.values(data).every((value) => value === null);
+  return empty ? 'error' : 'partial';
+}

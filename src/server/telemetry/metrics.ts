@@ -1,0 +1,192 @@
+/**
+ * The gateway's Prometheus metrics, in a registry of its own (never prom-client's global one),
+ * so several gateways in one process keep separate counts. Labels never carry a token, its
+ * digest, a plan id or anything else a client can multiply without bound: operation names are
+ * capped (see `boundedNames`), rate-limit headroom is a count of tokens per range.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ReplicaStore } from '../../replica/types.js';
+import type { UpstreamCallRecord, UpstreamMeter } from '../../upstream/client.js';
+import type { RequestLedger } from '../../upstream/ledger.js';
+
+/** Distinct operation names kept as label values; later ones count as `other`. */
+export const MAX_OPERATION_NAMES = 200;
+const MAX_OPERATION_NAME_LENGTH = 64;
+
+export type OperationOutcome = 'ok' | 'partial' | 'error' | 'refused';
+
+export interface OperationSample {
+  name: string | null;
+  type: string | null;
+  outcome: OperationOutcome;
+  /** Undefined for operations refused before they ran. */
+  durationMs?: number;
+  errorCodes: readonly string[];
+  staleReasons: readonly string[];
+}
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  readonly contentType: string;
+  /** Sees every upstream attempt (passed to the upstream client as its observer). */
+  readonly upstream: UpstreamMeter;
+  operation(sample: OperationSample): void;
+  replicaSync(kind: 'export' | 'delta', result: 'ok' | 'error'): void;
+  /** The text exposition format, for `/metrics`. */
+  text(): Promise<string>;
+}
+
+export interface GatewayMetricsOptions {
+  replicas: Pick<ReplicaStore, 'stats'>;
+  ledger: Pick<RequestLedger, 'usages' | 'limit'>;
+  /** Also collect prom-client's process metrics (CPU, memory, event loop). @default false */
+  processMetrics?: boolean;
+}
+
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export function createGatewayMetrics({
+  replicas,
+  ledger,
+  processMetrics = false,
+}: GatewayMetricsOptions): GatewayMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const names = boundedNames(MAX_OPERATION_NAMES);
+
+  const operations = new Counter({
+    name: 'gateway_operations_total',
+    help: 'GraphQL operations by name, type and outcome (ok, partial, error, refused before running).',
+    labelNames: ['operation', 'type', 'outcome'] as const,
+    registers,
+  });
+  const operationSeconds = new Histogram({
+    name: 'gateway_operation_duration_seconds',
+    help: 'Execution time of GraphQL operations that ran.',
+    labelNames: ['operation', 'type', 'outcome'] as const,
+    buckets: SECONDS_BUCKETS,
+    registers,
+  });
+  const errors = new Counter({
+    name: 'gateway_operation_errors_total',
+    help: 'Errors in GraphQL answers by extensions.code.',
+    labelNames: ['code'] as const,
+    registers,
+  });
+  const stale = new Counter({
+    name: 'gateway_stale_answers_total',
+    help: 'Parts of answers served from an older copy because the upstream failed, by reason.',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const upstreamSeconds = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Upstream HTTP attempts by operationId and status (or failure kind when no status came).',
+    labelNames: ['operation_id', 'status'] as const,
+    buckets: SECONDS_BUCKETS,
+    registers,
+  });
+  const syncs = new Counter({
+    name: 'gateway_replica_syncs_total',
+    help: 'Replica syncs by kind (a full export or a delta) and result.',
+    labelNames: ['kind', 'result'] as const,
+    registers,
+  });
+  new Gauge({
+    name: 'gateway_replicas',
+    help: 'Plan replicas held in memory.',
+    registers,
+    collect() {
+      this.set(replicas.stats().replicas);
+    },
+  });
+  new Gauge({
+    name: 'gateway_replica_bytes',
+    help: 'Estimated heap bytes of the replicas held (what REPLICA_MAX_MB bounds).',
+    registers,
+    collect() {
+      this.set(replicas.stats().bytes);
+    },
+  });
+  new Gauge({
+    name: 'gateway_upstream_quota_tokens',
+    help: 'Tokens seen in the rolling window, by the upstream requests they have left.',
+    labelNames: ['remaining'] as const,
+    registers,
+    collect() {
+      this.reset();
+      const ranges = quotaRanges(ledger.limit);
+      for (const range of ranges) this.set({ remaining: range.label }, 0);
+      for (const usage of ledger.usages()) {
+        const range = ranges.find((r) => usage.remaining <= r.max);
+        if (range) this.inc({ remaining: range.label });
+      }
+    },
+  });
+
+  // Off by default: the process collectors start an event-loop monitor (one per process is enough).
+  if (processMetrics) collectDefaultMetrics({ register: registry });
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    upstream: {
+      record(call: UpstreamCallRecord) {
+        upstreamSeconds.observe(
+          {
+            operation_id: call.operationId,
+            status: call.status === null ? (call.errorKind ?? 'none') : String(call.status),
+          },
+          call.durationMs / 1000,
+        );
+      },
+    },
+    operation(sample) {
+      const labels = {
+        operation: names(sample.name),
+        type: sample.type ?? 'unknown',
+        outcome: sample.outcome,
+      };
+      operations.inc(labels);
+      if (sample.durationMs !== undefined)
+        operationSeconds.observe(labels, sample.durationMs / 1000);
+      for (const code of sample.errorCodes) errors.inc({ code: boundedCode(code) });
+      for (const reason of sample.staleReasons) stale.inc({ reason });
+    },
+    replicaSync(kind, result) {
+      syncs.inc({ kind, result });
+    },
+    text: () => registry.metrics(),
+  };
+}
+
+// Private: the first `max` distinct names keep their own series; clients cannot grow the
+// registry beyond that by inventing names.
+function boundedNames(max: number): (name: string | null) => string {
+  const seen = new Set<string>();
+  return (name) => {
+    if (name === null) return 'anonymous';
+    const short = name.slice(0, MAX_OPERATION_NAME_LENGTH);
+    if (seen.has(short)) return short;
+    if (seen.size >= max) return 'other';
+    seen.add(short);
+    return short;
+  };
+}
+
+// Private: error codes are the gateway's own upper-case constants; anything else is bucketed.
+function boundedCode(code: string): string {
+  return /^[A-Z][A-Z0-9_]{0,39}$/.test(code) ? code : 'OTHER';
+}
+
+// Private: ranges of requests left, as fractions of the quota (0, up to 10%, 25%, 50%, 75%, all).
+function quotaRanges(limit: number): { label: string; max: number }[] {
+  const edges = [0, 0.1, 0.25, 0.5, 0.75, 1].map((f) => Math.floor(limit * f));
+  const ranges: { label: string; max: number }[] = [{ label: '0', max: 0 }];
+  for (let i = 1; i < edges.length; i++) {
+    const low = (edges[i - 1] as number) + 1;
+    const high = edges[i] as number;
+    if (high >= low) ranges.push({ label: low === high ? `${low}` : `${low}-${high}`, max: high });
+  }
+  return ranges;
+}

@@ -1,0 +1,263 @@
+/**
+ * The gateway's settings: environment variables (and `--help` / `--version`) turned into typed
+ * values, or a message naming the variable that is wrong. Pure, so every rule is unit-tested
+ * without starting a process; `cli.ts` only applies the result.
+ */
+import {
+  DEFAULT_LIVE,
+  DEFAULT_MAX_AGE_MS,
+  DEFAULT_PORT,
+  DEFAULT_REPLICA_BYTES,
+  type LiveConfig,
+} from './config.js';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** @default 10 s: longer than a typical read, shorter than Docker's 10 s stop timeout plus margin. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/** Answers smaller than this go out uncompressed: the headers would eat the gain. */
+export const DEFAULT_COMPRESSION_MIN_BYTES = 1024;
+
+export interface Settings {
+  port: number;
+  /** Undefined: 127.0.0.1 with the embedded sandbox, 0.0.0.0 against a real upstream. */
+  host: string | undefined;
+  /** Undefined: start the embedded sandbox. */
+  upstreamUrl: string | undefined;
+  maxAgeMs: number;
+  replicaMaxBytes: number;
+  corsOrigins: '*' | string[];
+  production: boolean;
+  graphiql: boolean;
+  introspection: boolean;
+  logLevel: LogLevel;
+  /** Human-readable log lines instead of JSON. */
+  prettyLogs: boolean;
+  /** `/metrics` on the GraphQL port (when no METRICS_PORT), or not at all. */
+  metrics: boolean;
+  /** Serve `/metrics` on this port instead of the GraphQL one. */
+  metricsPort: number | undefined;
+  shutdownGraceMs: number;
+  compressionMinBytes: number | false;
+  /** OTLP/HTTP collector base URL; tracing is off without it. */
+  otlpEndpoint: string | undefined;
+  serviceName: string;
+  /** Subscriptions: budget share, limits, WebSocket heartbeat and idle timeout. */
+  live: LiveConfig;
+}
+
+export type SettingsParse =
+  | { kind: 'run'; settings: Settings }
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'error'; message: string };
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+class SettingError extends Error {}
+
+export const USAGE = `Usage: npm start            (or: node dist/cli.js after npm run build)
+
+The Plans GraphQL gateway. Without UPSTREAM_URL it embeds a REST sandbox with a demo plan.
+Every setting is an environment variable; booleans accept on/off, true/false, 1/0.
+
+  PORT                          GraphQL port (default ${DEFAULT_PORT}; 0 = any free port)
+  HOST                          interface (default 127.0.0.1 embedded, 0.0.0.0 with UPSTREAM_URL)
+  UPSTREAM_URL                  REST base URL including /v1 (default: embedded sandbox)
+  MAX_AGE_SECONDS               replica max-age (default ${DEFAULT_MAX_AGE_MS / 1000})
+  REPLICA_MAX_MB                memory budget of all replicas (default ${DEFAULT_REPLICA_BYTES / 1024 / 1024})
+  CORS_ORIGINS                  comma-separated browser origins, or * (default *)
+  NODE_ENV                      production: GraphiQL, introspection and upstream metrics off by default
+  GRAPHIQL                      serve GraphiQL (default on, off in production)
+  INTROSPECTION                 allow schema introspection (default on, off in production)
+  LOG_LEVEL                     ${LOG_LEVELS.join(', ')} (default info)
+  LOG_FORMAT                    json or pretty (default pretty on a terminal, else json)
+  METRICS                       Prometheus text at /metrics (default on)
+  METRICS_PORT                  serve /metrics on this port instead of the GraphQL one
+  SHUTDOWN_GRACE_MS             on SIGTERM/SIGINT, wait this long for operations in flight (default ${DEFAULT_SHUTDOWN_GRACE_MS})
+  COMPRESSION_MIN_BYTES         gzip/br answers from this size; off disables (default ${DEFAULT_COMPRESSION_MIN_BYTES})
+  OTEL_EXPORTER_OTLP_ENDPOINT   OTLP/HTTP collector URL; traces are off without it
+  OTEL_SERVICE_NAME             service name on spans (default plans-graphql-gateway)
+  SUBSCRIPTION_BUDGET_SHARE     share of each token's quota its subscriptions may poll with (default ${DEFAULT_LIVE.budgetShare})
+  SUBSCRIPTIONS_PER_TOKEN       subscriptions one token may hold at once (default ${DEFAULT_LIVE.maxSubscriptionsPerToken})
+  SUBSCRIPTIONS_PER_CONNECTION  operations at once on one WebSocket (default ${DEFAULT_LIVE.maxSubscriptionsPerConnection})
+  WS_HEARTBEAT_SECONDS          WebSocket ping interval (default ${DEFAULT_LIVE.heartbeatMs / 1000})
+  WS_IDLE_SECONDS               close a WebSocket without operations after this long (default ${DEFAULT_LIVE.idleTimeoutMs / 1000})
+
+  --help       show this help
+  --version    print the version
+`;
+
+/** Parses `--help`, `--version` and the environment; never exits, never throws on bad input. */
+export function parseSettings(
+  argv: readonly string[],
+  env: Env,
+  { stdoutIsTTY = false }: { stdoutIsTTY?: boolean } = {},
+): SettingsParse {
+  for (const arg of argv) {
+    if (arg === '--help' || arg === '-h') return { kind: 'help' };
+    if (arg === '--version' || arg === '-v') return { kind: 'version' };
+    return {
+      kind: 'error',
+      message: `unknown argument '${arg}': settings are environment variables (see --help)`,
+    };
+  }
+  try {
+    const production = env.NODE_ENV === 'production';
+    const metricsPort = optional(env, 'METRICS_PORT', (v, n) => integer(v, n, 0, 65_535));
+    const compression = optional(env, 'COMPRESSION_MIN_BYTES', (v, n) =>
+      isOff(v) ? false : integer(v, n, 0, 1024 * 1024 * 1024),
+    );
+    return {
+      kind: 'run',
+      settings: {
+        port: optional(env, 'PORT', (v, n) => integer(v, n, 0, 65_535)) ?? DEFAULT_PORT,
+        host: optional(env, 'HOST', nonEmpty),
+        upstreamUrl: optional(env, 'UPSTREAM_URL', upstreamUrl),
+        maxAgeMs:
+          (optional(env, 'MAX_AGE_SECONDS', (v, n) => integer(v, n, 0, 86_400)) ??
+            DEFAULT_MAX_AGE_MS / 1000) * 1000,
+        replicaMaxBytes:
+          (optional(env, 'REPLICA_MAX_MB', (v, n) => integer(v, n, 1, 1024 * 1024)) ??
+            DEFAULT_REPLICA_BYTES / 1024 / 1024) *
+          1024 *
+          1024,
+        corsOrigins: optional(env, 'CORS_ORIGINS', corsOrigins) ?? '*',
+        production,
+        graphiql: optional(env, 'GRAPHIQL', boolean) ?? !production,
+        introspection: optional(env, 'INTROSPECTION', boolean) ?? !production,
+        logLevel: optional(env, 'LOG_LEVEL', logLevel) ?? 'info',
+        prettyLogs: optional(env, 'LOG_FORMAT', logFormat) ?? stdoutIsTTY,
+        metrics: optional(env, 'METRICS', boolean) ?? true,
+        metricsPort,
+        shutdownGraceMs:
+          optional(env, 'SHUTDOWN_GRACE_MS', (v, n) => integer(v, n, 0, 3_600_000)) ??
+          DEFAULT_SHUTDOWN_GRACE_MS,
+        compressionMinBytes: compression ?? DEFAULT_COMPRESSION_MIN_BYTES,
+        otlpEndpoint: optional(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', httpUrl),
+        serviceName: optional(env, 'OTEL_SERVICE_NAME', nonEmpty) ?? 'plans-graphql-gateway',
+        live: liveSettings(env),
+      },
+    };
+  } catch (error) {
+    if (error instanceof SettingError) return { kind: 'error', message: error.message };
+    throw error;
+  }
+}
+
+function liveSettings(env: Env): LiveConfig {
+  const seconds = (name: string, fallbackMs: number) =>
+    (optional(env, name, (v, n) => integer(v, n, 1, 86_400)) ?? fallbackMs / 1000) * 1000;
+  return {
+    budgetShare: optional(env, 'SUBSCRIPTION_BUDGET_SHARE', fraction) ?? DEFAULT_LIVE.budgetShare,
+    maxSubscriptionsPerToken:
+      optional(env, 'SUBSCRIPTIONS_PER_TOKEN', (v, n) => integer(v, n, 1, 100_000)) ??
+      DEFAULT_LIVE.maxSubscriptionsPerToken,
+    maxSubscriptionsPerConnection:
+      optional(env, 'SUBSCRIPTIONS_PER_CONNECTION', (v, n) => integer(v, n, 1, 10_000)) ??
+      DEFAULT_LIVE.maxSubscriptionsPerConnection,
+    heartbeatMs: seconds('WS_HEARTBEAT_SECONDS', DEFAULT_LIVE.heartbeatMs),
+    idleTimeoutMs: seconds('WS_IDLE_SECONDS', DEFAULT_LIVE.idleTimeoutMs),
+  };
+}
+
+// Private: a share of a budget, above 0 and at most 1.
+function fraction(value: string, name: string): number {
+  const number = Number(value);
+  if (!/^\d*\.?\d+$/.test(value) || !(number > 0 && number <= 1))
+    throw new SettingError(`${name} must be a number above 0 and at most 1; got ${show(value)}`);
+  return number;
+}
+
+// Private: an unset or empty variable means "use the default".
+function optional<T>(env: Env, name: string, parse: (value: string, name: string) => T) {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return parse(raw.trim(), name);
+}
+
+function show(value: string): string {
+  return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value);
+}
+
+function integer(value: string, name: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+    throw new SettingError(`${name} must be an integer from ${min} to ${max}; got ${show(value)}`);
+  return Number(value);
+}
+
+function nonEmpty(value: string): string {
+  return value;
+}
+
+const ON = ['on', 'true', '1', 'yes'];
+const OFF = ['off', 'false', '0', 'no'];
+
+function isOff(value: string): boolean {
+  return OFF.includes(value.toLowerCase());
+}
+
+function boolean(value: string, name: string): boolean {
+  const lower = value.toLowerCase();
+  if (ON.includes(lower)) return true;
+  if (OFF.includes(lower)) return false;
+  throw new SettingError(`${name} must be on or off (also true/false, 1/0); got ${show(value)}`);
+}
+
+function logLevel(value: string, name: string): LogLevel {
+  const lower = value.toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(lower))
+    throw new SettingError(`${name} must be one of ${LOG_LEVELS.join(', ')}; got ${show(value)}`);
+  return lower as LogLevel;
+}
+
+function logFormat(value: string, name: string): boolean {
+  const lower = value.toLowerCase();
+  if (lower === 'pretty') return true;
+  if (lower === 'json') return false;
+  throw new SettingError(`${name} must be json or pretty; got ${show(value)}`);
+}
+
+function httpUrl(value: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SettingError(`${name} must be an absolute http(s) URL; got ${show(value)}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new SettingError(`${name} must use http or https; got ${show(value)}`);
+  return value.replace(/\/+$/, '');
+}
+
+function upstreamUrl(value: string, name: string): string {
+  const url = httpUrl(value, name);
+  if (!/\/v1$/.test(new URL(url).pathname.replace(/\/+$/, '')))
+    throw new SettingError(
+      `${name} must end with the /v1 version segment, such as https://api.ynab.com/v1; got ${show(value)}`,
+    );
+  return url;
+}
+
+function corsOrigins(value: string, name: string): '*' | string[] {
+  if (value === '*') return '*';
+  const origins = value
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    // An origin is scheme://host[:port] exactly; `null` is what sandboxed frames send, never a grant.
+    if (parsed === undefined || parsed.origin !== origin)
+      throw new SettingError(
+        `${name} must list origins such as https://app.example.com (scheme, host, optional port), or *; got ${show(origin)}`,
+      );
+  }
+  return origins;
+}

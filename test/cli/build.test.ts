@@ -1,0 +1,169 @@
+/**
+ * The production start: `npm run build`, then `node dist/cli.js` against a real upstream (a
+ * sandbox in this process). One process, no TypeScript tooling, no sandbox or OpenTelemetry
+ * module, and a write in flight when SIGTERM arrives still completes and reaches its client.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/api.js';
+import { createSandbox } from '../../src/sandbox/index.js';
+import { childrenOf, killAll, launch, ROOT, until } from './support/process.js';
+
+const RECORDER = new URL('./support/record-modules.mjs', import.meta.url).href;
+
+describe('node dist/cli.js', () => {
+  let sandbox: Sandbox;
+  let scratch: string;
+
+  beforeAll(async () => {
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe' });
+    sandbox = await createSandbox({ port: 0 });
+    scratch = mkdtempSync(join(tmpdir(), 'gateway-build-'));
+  }, 180_000);
+
+  afterAll(async () => {
+    killAll();
+    await sandbox?.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('prints its version and its help', () => {
+    const version = execFileSync('node', ['dist/cli.js', '--version'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(version.trim()).toBe(manifest.version);
+    const help = execFileSync('node', ['dist/cli.js', '--help'], { cwd: ROOT, encoding: 'utf8' });
+    expect(help).toContain('Usage:');
+    expect(help).toContain('SHUTDOWN_GRACE_MS');
+  });
+
+  it('runs as one process that loads no sandbox, tsx or OpenTelemetry module, and answers', async () => {
+    const moduleLog = join(scratch, 'modules.txt');
+    const app = launch('node', ['--import', RECORDER, 'dist/cli.js'], {
+      UPSTREAM_URL: sandbox.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      MODULE_LOG: moduleLog,
+      METRICS_PORT: '0',
+    });
+    const url = await app.listening;
+    expect(childrenOf(app.child.pid ?? -1)).toEqual([]);
+    expect(app.group()).toEqual([app.child.pid]);
+
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${sandbox.users[0]?.token}`,
+      },
+      body: JSON.stringify({ query: '{ plan(id: "last-used") { name } }' }),
+    });
+    expect(((await response.json()) as { data: unknown }).data).toEqual({
+      plan: { name: 'Demo Household' },
+    });
+
+    // METRICS_PORT moves /metrics off the GraphQL port.
+    const metricsUrl = String(app.logs().find((line) => line.msg === 'listening')?.metrics);
+    expect(metricsUrl).toMatch(/^http:\/\/localhost:\d+\/metrics$/);
+    expect(await (await fetch(metricsUrl)).text()).toContain(
+      'gateway_operations_total{operation="anonymous",type="query",outcome="ok"} 1',
+    );
+    expect((await fetch(url.replace('/graphql', '/metrics'))).status).toBe(404);
+
+    const modules = readFileSync(moduleLog, 'utf8').trim().split('\n');
+    expect(modules).toContain(new URL('dist/cli.js', `file://${ROOT}`).href);
+    expect(modules.some((m) => m.includes('/dist/server/gateway.js'))).toBe(true);
+    expect(modules.filter((m) => m.includes('/dist/sandbox/'))).toEqual([]);
+    expect(modules.filter((m) => /\/tsx\/|typescript/.test(m))).toEqual([]);
+    expect(modules.filter((m) => m.includes('@opentelemetry'))).toEqual([]);
+    expect(modules.filter((m) => m.startsWith(`file://${ROOT}src/`))).toEqual([]);
+  });
+
+  it('lets a write in flight finish on SIGTERM, answers its client, then exits 0', async () => {
+    const app = launch('node', ['dist/cli.js'], {
+      UPSTREAM_URL: sandbox.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SHUTDOWN_GRACE_MS: '20000',
+    });
+    const url = await app.listening;
+    const token = sandbox.users[0]?.token ?? '';
+    const post = (query: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query }),
+      });
+    // Warm the replica, so the write below is the only upstream work in flight.
+    await (await post('{ plan(id: "last-used") { id } }')).json();
+    sandbox.setLatency({ fixedMs: 1_000 });
+    try {
+      sandbox.resetCalls();
+      const answer = post(
+        'mutation { createPayee(planId: "last-used", input: { name: "Across SIGTERM" }) { __typename ... on CreatePayeePayload { payee { name } } } }',
+      );
+      await until(
+        () => sandbox.calls().some((c) => c.method === 'POST' && c.path.endsWith('/payees')),
+        'the write to reach the upstream',
+      );
+      app.child.kill('SIGTERM');
+      const response = await answer;
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({
+        data: {
+          createPayee: { __typename: 'CreatePayeePayload', payee: { name: 'Across SIGTERM' } },
+        },
+      });
+      expect(await app.exited).toBe(0);
+      const shutdown = app.logs().find((line) => line.msg?.toString().startsWith('shutting down'));
+      expect(shutdown?.inFlight).toBe(1);
+      expect(app.logs().some((line) => line.msg === 'stopped')).toBe(true);
+      expect(app.logs().some((line) => 'abandoned' in line)).toBe(false);
+      await expect(fetch(url)).rejects.toThrow();
+    } finally {
+      sandbox.setLatency({ fixedMs: 0 });
+    }
+  });
+
+  it('closes what is still running when SHUTDOWN_GRACE_MS has passed, and exits 0', async () => {
+    const app = launch('node', ['dist/cli.js'], {
+      UPSTREAM_URL: sandbox.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SHUTDOWN_GRACE_MS: '200',
+    });
+    const url = await app.listening;
+    sandbox.setLatency({ fixedMs: 60_000 });
+    try {
+      sandbox.resetCalls();
+      const answer = fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${sandbox.users[0]?.token}`,
+        },
+        body: JSON.stringify({ query: '{ user { id } }' }),
+      }).then(
+        (response) => response.status,
+        () => 'dropped',
+      );
+      await until(() => sandbox.calls().length > 0, 'the read to reach the upstream');
+      app.child.kill('SIGTERM');
+      expect(await app.exited).toBe(0);
+      expect(await answer).toBe('dropped');
+      expect(app.logs().find((line) => 'abandoned' in line)).toMatchObject({
+        level: 'warn',
+        abandoned: 1,
+      });
+    } finally {
+      sandbox.setLatency({ fixedMs: 0 });
+    }
+  });
+});

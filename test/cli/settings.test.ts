@@ -1,0 +1,180 @@
+/** Every environment rule of the gateway, without starting a process. */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIVE, DEFAULT_PORT } from '../../src/config.js';
+import { parseSettings, type Settings } from '../../src/settings.js';
+
+function settings(env: Record<string, string>, options = {}): Settings {
+  const parsed = parseSettings([], env, options);
+  if (parsed.kind !== 'run') throw new Error(`expected settings, got ${JSON.stringify(parsed)}`);
+  return parsed.settings;
+}
+
+function error(env: Record<string, string>): string {
+  const parsed = parseSettings([], env);
+  if (parsed.kind !== 'error') throw new Error(`expected an error, got ${JSON.stringify(parsed)}`);
+  return parsed.message;
+}
+
+describe('parseSettings', () => {
+  it('has development defaults', () => {
+    expect(settings({})).toMatchObject({
+      port: DEFAULT_PORT,
+      host: undefined,
+      upstreamUrl: undefined,
+      graphiql: true,
+      introspection: true,
+      metrics: true,
+      metricsPort: undefined,
+      logLevel: 'info',
+      prettyLogs: false,
+      compressionMinBytes: 1024,
+      corsOrigins: '*',
+      otlpEndpoint: undefined,
+    });
+  });
+
+  it('reads the subscription settings, in seconds where they are times', () => {
+    expect(settings({}).live).toEqual(DEFAULT_LIVE);
+    expect(
+      settings({
+        SUBSCRIPTION_BUDGET_SHARE: '0.25',
+        SUBSCRIPTIONS_PER_TOKEN: '10',
+        SUBSCRIPTIONS_PER_CONNECTION: '3',
+        WS_HEARTBEAT_SECONDS: '5',
+        WS_IDLE_SECONDS: '120',
+      }).live,
+    ).toEqual({
+      budgetShare: 0.25,
+      maxSubscriptionsPerToken: 10,
+      maxSubscriptionsPerConnection: 3,
+      heartbeatMs: 5_000,
+      idleTimeoutMs: 120_000,
+    });
+  });
+
+  it.each([
+    ['SUBSCRIPTION_BUDGET_SHARE', '0', 'a number above 0 and at most 1'],
+    ['SUBSCRIPTION_BUDGET_SHARE', '1.5', 'a number above 0 and at most 1'],
+    ['SUBSCRIPTION_BUDGET_SHARE', 'half', 'a number above 0 and at most 1'],
+    ['SUBSCRIPTIONS_PER_TOKEN', '0', 'an integer from 1'],
+    ['WS_IDLE_SECONDS', '-1', 'an integer from 1'],
+  ])('refuses %s=%s, naming it', (name, value, expected) => {
+    const message = error({ [name]: value });
+    expect(message).toContain(name);
+    expect(message).toContain(expected);
+  });
+
+  it('turns GraphiQL and introspection off in production unless asked for', () => {
+    expect(settings({ NODE_ENV: 'production' })).toMatchObject({
+      production: true,
+      graphiql: false,
+      introspection: false,
+    });
+    expect(
+      settings({ NODE_ENV: 'production', GRAPHIQL: 'on', INTROSPECTION: 'true' }),
+    ).toMatchObject({ graphiql: true, introspection: true });
+  });
+
+  it.each([
+    ['on', true],
+    ['true', true],
+    ['1', true],
+    ['ON', true],
+    ['off', false],
+    ['false', false],
+    ['0', false],
+    ['False', false],
+  ])('reads the boolean %s as %s', (value, expected) => {
+    expect(settings({ GRAPHIQL: value }).graphiql).toBe(expected);
+    expect(settings({ INTROSPECTION: value }).introspection).toBe(expected);
+    expect(settings({ METRICS: value }).metrics).toBe(expected);
+  });
+
+  it('logs pretty on a terminal and JSON elsewhere, unless LOG_FORMAT says', () => {
+    expect(settings({}, { stdoutIsTTY: true }).prettyLogs).toBe(true);
+    expect(settings({ LOG_FORMAT: 'json' }, { stdoutIsTTY: true }).prettyLogs).toBe(false);
+    expect(settings({ LOG_FORMAT: 'pretty' }).prettyLogs).toBe(true);
+  });
+
+  it('reads numbers, URLs and lists', () => {
+    expect(
+      settings({
+        PORT: '0',
+        MAX_AGE_SECONDS: '5',
+        REPLICA_MAX_MB: '2',
+        METRICS_PORT: '9464',
+        SHUTDOWN_GRACE_MS: '2500',
+        COMPRESSION_MIN_BYTES: 'off',
+        UPSTREAM_URL: 'https://api.ynab.com/v1/',
+        CORS_ORIGINS: 'https://a.example, http://localhost:5173',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        LOG_LEVEL: 'DEBUG',
+      }),
+    ).toMatchObject({
+      port: 0,
+      maxAgeMs: 5_000,
+      replicaMaxBytes: 2 * 1024 * 1024,
+      metricsPort: 9464,
+      shutdownGraceMs: 2500,
+      compressionMinBytes: false,
+      upstreamUrl: 'https://api.ynab.com/v1',
+      corsOrigins: ['https://a.example', 'http://localhost:5173'],
+      otlpEndpoint: 'http://collector:4318',
+      logLevel: 'debug',
+    });
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(settings({ PORT: '', GRAPHIQL: ' ' })).toMatchObject({
+      port: DEFAULT_PORT,
+      graphiql: true,
+    });
+  });
+
+  it.each([
+    [{ PORT: '99999' }, 'PORT must be an integer from 0 to 65535; got "99999"'],
+    [{ PORT: 'eighty' }, 'PORT must be an integer from 0 to 65535; got "eighty"'],
+    [{ PORT: '-1' }, 'PORT must be an integer'],
+    [{ MAX_AGE_SECONDS: '1.5' }, 'MAX_AGE_SECONDS must be an integer'],
+    [{ REPLICA_MAX_MB: '0' }, 'REPLICA_MAX_MB must be an integer from 1'],
+    [{ METRICS_PORT: '65536' }, 'METRICS_PORT must be an integer from 0 to 65535'],
+    [{ SHUTDOWN_GRACE_MS: 'soon' }, 'SHUTDOWN_GRACE_MS must be an integer'],
+    [{ COMPRESSION_MIN_BYTES: 'maybe' }, 'COMPRESSION_MIN_BYTES must be an integer'],
+    [{ GRAPHIQL: 'yes please' }, 'GRAPHIQL must be on or off'],
+    [{ INTROSPECTION: '2' }, 'INTROSPECTION must be on or off'],
+    [{ METRICS: 'enabled' }, 'METRICS must be on or off'],
+    [
+      { LOG_LEVEL: 'loud' },
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    ],
+    [{ LOG_FORMAT: 'xml' }, 'LOG_FORMAT must be json or pretty'],
+    [{ UPSTREAM_URL: 'api.ynab.com' }, 'UPSTREAM_URL must be an absolute http(s) URL'],
+    [{ UPSTREAM_URL: 'ftp://api.ynab.com/v1' }, 'UPSTREAM_URL must use http or https'],
+    [
+      { UPSTREAM_URL: 'https://api.ynab.com' },
+      'UPSTREAM_URL must end with the /v1 version segment',
+    ],
+    [{ CORS_ORIGINS: 'null' }, 'CORS_ORIGINS must list origins'],
+    [{ CORS_ORIGINS: 'https://a.example/path' }, 'CORS_ORIGINS must list origins'],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' },
+      'OTEL_EXPORTER_OTLP_ENDPOINT must use http or https',
+    ],
+  ])('refuses %j naming the variable', (env, message) => {
+    expect(error(env)).toContain(message);
+  });
+
+  it('cuts a long bad value short in the message', () => {
+    expect(error({ PORT: '9'.repeat(500) }).length).toBeLessThan(200);
+  });
+
+  it('answers --help and --version, and refuses other arguments', () => {
+    expect(parseSettings(['--help'], {}).kind).toBe('help');
+    expect(parseSettings(['-h'], {}).kind).toBe('help');
+    expect(parseSettings(['--version'], {}).kind).toBe('version');
+    expect(parseSettings(['--port', '1'], {})).toEqual({
+      kind: 'error',
+      message: "unknown argument '--port': settings are environment variables (see --help)",
+    });
+  });
+});

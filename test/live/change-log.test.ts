@@ -1,0 +1,193 @@
+/**
+ * The change log that serves resuming subscribers, and the change arithmetic it relies on:
+ * coverage from `base`, gaps, bounds; merging changes (later rows win, deletions remove); what a
+ * filtered `transactionsChanged` view makes of a change.
+ */
+import { describe, expect, it } from 'vitest';
+import { ChangeLog } from '../../src/live/change-log.js';
+import {
+  type ChangeKeys,
+  emptyKeys,
+  mergeChanges,
+  type PlanChange,
+} from '../../src/live/changes.js';
+import type { TransactionRow } from '../../src/replica/types.js';
+import { transactionsView } from '../../src/schema/subscriptions.js';
+
+function keys(transactions: string[]): ChangeKeys {
+  const result = emptyKeys();
+  for (const id of transactions) result.transactions.add(id);
+  return result;
+}
+
+const ids = (found: ChangeKeys | undefined) => (found ? [...found.transactions].sort() : found);
+
+describe('ChangeLog', () => {
+  it('replays the union of the deltas after a knowledge it reaches back to', () => {
+    const log = new ChangeLog(10);
+    log.record(10, 12, keys(['a']));
+    log.record(12, 15, keys(['b']));
+    log.record(15, 15, keys([])); // an empty delta moves nothing
+    log.record(13, 18, keys(['c'])); // asked from older knowledge (a write's delta): contiguous
+    expect(ids(log.since(10))).toEqual(['a', 'b', 'c']);
+    expect(ids(log.since(12))).toEqual(['b', 'c']);
+    expect(ids(log.since(15))).toEqual(['c']);
+    expect(ids(log.since(18))).toEqual([]);
+    expect(log.since(9)).toBeUndefined();
+  });
+
+  it('restarts after a gap: a full export, or a delta from beyond what it saw', () => {
+    const log = new ChangeLog(10);
+    log.record(10, 12, keys(['a']));
+    log.record(undefined, 20, keys([]));
+    expect(log.since(12)).toBeUndefined();
+    expect(ids(log.since(20))).toEqual([]);
+    log.record(25, 30, keys(['b']));
+    expect(log.base).toBe(30);
+    expect(log.since(25)).toBeUndefined();
+  });
+
+  it('drops its oldest deltas beyond its bounds, and no longer reaches back to them', () => {
+    const log = new ChangeLog(0, { maxEntries: 2, maxKeys: 3 });
+    log.record(0, 1, keys(['a']));
+    log.record(1, 2, keys(['b']));
+    log.record(2, 3, keys(['c']));
+    expect(log.base).toBe(1);
+    expect(log.since(0)).toBeUndefined();
+    expect(ids(log.since(1))).toEqual(['b', 'c']);
+    log.record(3, 4, keys(['d', 'e'])); // 4 ids: over the bound of 3
+    expect(log.base).toBe(2);
+    expect(log.size).toBe(3);
+    expect(log.since(1)).toBeUndefined();
+    expect(ids(log.since(2))).toEqual(['c', 'd', 'e']);
+  });
+});
+
+function row(id: string, accountId: string, memo = ''): TransactionRow {
+  return {
+    id,
+    plan_id: 'p',
+    date: '2025-06-15',
+    amount: -1000,
+    memo,
+    cleared: 'uncleared',
+    approved: true,
+    flag_color: null,
+    flag_name: null,
+    account_id: accountId,
+    payee_id: null,
+    category_id: null,
+    transfer_account_id: null,
+    transfer_transaction_id: null,
+    matched_transaction_id: null,
+    import_id: null,
+    import_payee_name: null,
+    import_payee_name_original: null,
+    debt_transaction_type: null,
+    deleted: false,
+  };
+}
+
+function change(partial: Partial<PlanChange>): PlanChange {
+  return {
+    planId: 'p',
+    origin: 'SYNC',
+    serverKnowledge: 1,
+    previousServerKnowledge: 0,
+    accounts: [],
+    categoryGroups: [],
+    categories: [],
+    months: [],
+    monthCategories: [],
+    payees: [],
+    transactions: [],
+    subtransactions: [],
+    scheduledTransactions: [],
+    transactionsBefore: [],
+    deleted: {
+      accountIds: [],
+      categoryGroupIds: [],
+      categoryIds: [],
+      months: [],
+      payeeIds: [],
+      transactionIds: [],
+      scheduledTransactionIds: [],
+    },
+    ...partial,
+  };
+}
+
+describe('merging changes (a slow subscriber receives one)', () => {
+  it('keeps the later row, lets a later deletion remove a row, and spans both knowledges', () => {
+    const first = change({
+      origin: 'WRITE',
+      serverKnowledge: 5,
+      previousServerKnowledge: 4,
+      transactions: [row('t1', 'a', 'old'), row('t2', 'a')],
+    });
+    const second = change({
+      serverKnowledge: 7,
+      previousServerKnowledge: 5,
+      transactions: [row('t1', 'a', 'new')],
+      deleted: { ...change({}).deleted, transactionIds: ['t2'] },
+    });
+    const merged = mergeChanges(first, second);
+    expect(merged.transactions.map((tx) => [tx.id, tx.memo])).toEqual([['t1', 'new']]);
+    expect(merged.deleted.transactionIds).toEqual(['t2']);
+    expect(merged).toMatchObject({
+      origin: 'SYNC',
+      serverKnowledge: 7,
+      previousServerKnowledge: 4,
+    });
+    // A row after a deletion of the same id brings it back.
+    const revived = mergeChanges(second, change({ transactions: [row('t2', 'a')] }));
+    expect(revived.deleted.transactionIds).toEqual([]);
+    expect(revived.transactions.map((tx) => tx.id)).toEqual(['t1', 't2']);
+  });
+
+  it('keeps the split lines of the version of each transaction that won', () => {
+    const line = (id: string, transactionId: string) => ({
+      id,
+      transaction_id: transactionId,
+      plan_id: 'p',
+      amount: -500,
+      memo: null,
+      payee_id: null,
+      payee_name: null,
+      category_id: `c-${id}`,
+      category_name: null,
+      transfer_account_id: null,
+      transfer_transaction_id: null,
+      deleted: false,
+    });
+    const merged = mergeChanges(
+      change({
+        transactions: [row('t1', 'a'), row('t2', 'a')],
+        subtransactions: [line('old', 't1'), line('kept', 't2')],
+      }),
+      change({ transactions: [row('t1', 'a')], subtransactions: [line('new', 't1')] }),
+    );
+    expect(merged.subtransactions.map((sub) => sub.id).sort()).toEqual(['kept', 'new']);
+  });
+});
+
+describe('transactionsView (transactionsChanged with filters)', () => {
+  it('shows what matches, reports what left the view or was deleted, and skips the rest', () => {
+    const moved = row('moved', 'b');
+    const event = change({
+      transactions: [row('here', 'a'), moved, row('elsewhere', 'c')],
+      transactionsBefore: [
+        { id: 'moved', accountId: 'a', categoryIds: [] },
+        { id: 'elsewhere', accountId: 'c', categoryIds: [] },
+        { id: 'gone', accountId: 'a', categoryIds: [] },
+        { id: 'gone-elsewhere', accountId: 'c', categoryIds: [] },
+      ],
+      deleted: { ...change({}).deleted, transactionIds: ['gone', 'gone-elsewhere'] },
+    });
+    const view = transactionsView(event, 'a');
+    expect(view?.transactions.map((tx) => tx.id)).toEqual(['here']);
+    expect(view?.removedTransactionIds).toEqual(['moved', 'gone']);
+    expect(transactionsView(change({ transactions: [row('x', 'c')] }), 'a')).toBeNull();
+    expect(transactionsView(event)?.transactions).toHaveLength(3);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * The seams a Redis tier plugs into (issue 12), exercised in process: two gateway instances share
+ * an event bus whose events cross as JSON text, asynchronously (what
+ * `@graphql-yoga/redis-event-target` does), poll leases and the ledger of polls. One poll per
+ * interval serves the subscribers of both instances.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLiveBus } from '../../src/live/bus.js';
+import type { PollLeases } from '../../src/live/leases.js';
+import { createRequestLedger } from '../../src/upstream/ledger.js';
+import {
+  callsOf,
+  DEFAULT_POLL_INTERVAL_MS,
+  eventually,
+  type LiveStack,
+  openAccount,
+  outsideWrite,
+  type ServedGateway,
+  serveGateway,
+  sseClient,
+  startLiveStack,
+  type Transport,
+  wsClient,
+} from './support.js';
+
+/** Like a Redis event target: the detail is serialized on dispatch and parsed on delivery. */
+class JsonEventTarget extends EventTarget {
+  override dispatchEvent(event: Event): boolean {
+    const text = JSON.stringify((event as CustomEvent<unknown>).detail);
+    setImmediate(() =>
+      super.dispatchEvent(new CustomEvent(event.type, { detail: JSON.parse(text) })),
+    );
+    return true;
+  }
+}
+
+/** A lease table with TTLs on the shared clock; each instance asks under its own name. */
+function leaseTable(now: () => number): (owner: string) => PollLeases {
+  const holders = new Map<string, { owner: string; until: number }>();
+  return (owner) => ({
+    async acquire(key, ttlMs) {
+      const held = holders.get(key);
+      if (held && held.owner !== owner && held.until > now()) return false;
+      holders.set(key, { owner, until: now() + ttlMs });
+      return true;
+    },
+    async release(key) {
+      if (holders.get(key)?.owner === owner) holders.delete(key);
+    },
+  });
+}
+
+interface PlanChanged {
+  planChanged: { serverKnowledge: number; transactions: { id: string; memo: string | null }[] };
+}
+const PLAN_CHANGED = `subscription($planId: PlanId!) {
+  planChanged(planId: $planId) { serverKnowledge transactions { id memo } }
+}`;
+
+let stack: LiveStack | undefined;
+let second: ServedGateway | undefined;
+const clients: Transport[] = [];
+
+function track(transport: Transport): Transport {
+  clients.push(transport);
+  return transport;
+}
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close();
+  await second?.close();
+  second = undefined;
+  await stack?.close();
+  stack = undefined;
+});
+
+describe('two instances sharing a JSON bus, poll leases and the poll ledger', () => {
+  it('poll once per interval in total and deliver each change to the subscribers of both', async () => {
+    const bus = createLiveBus(new JsonEventTarget());
+    const pollLedger = createRequestLedger({ limit: 100 });
+    const leases = leaseTable(() => stack!.clock.now());
+    stack = await startLiveStack({ live: { bus, leases: leases('first'), pollLedger } });
+    const s = stack;
+    second = await serveGateway(s.sandbox, s.clock, s.scheduler, {
+      live: { bus, leases: leases('second'), pollLedger },
+    });
+    const accountId = await openAccount(s);
+    const onFirst = track(sseClient(s.url, s.token)).subscribe<PlanChanged>(PLAN_CHANGED, {
+      planId: s.planId,
+    });
+    const onSecond = track(wsClient(second.wsUrl, s.token)).subscribe<PlanChanged>(PLAN_CHANGED, {
+      planId: s.planId,
+    });
+    await eventually(
+      () =>
+        s.gateway.live.stats().subscribers === 1 && second!.gateway.live.stats().subscribers === 1,
+      'one subscriber on each instance',
+    );
+
+    for (let round = 1; round <= 2; round += 1) {
+      const written = await outsideWrite(s, accountId, `round ${round}`);
+      s.sandbox.resetCalls();
+      await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
+      for (const subscriber of [onFirst, onSecond]) {
+        const event = await subscriber.until((r) =>
+          r.data!.planChanged.transactions.some((tx) => tx.id === written.id),
+        );
+        expect(event.data!.planChanged.serverKnowledge).toBe(written.serverKnowledge);
+      }
+      expect(callsOf(s.sandbox, s.token)).toEqual([expect.stringMatching(/^getPlanById@\d+$/)]);
+    }
+  });
+});
