@@ -37,7 +37,7 @@ export interface LoaderDeps {
    * The operation's deadline (see `src/server/deadline.ts`), made on first use: upstream reads
    * and replica waits give up when it aborts. @default none
    */
-  deadline?: () => AbortSignal;
+  deadline?: () => AbortSignal | undefined;
 }
 
 /** Checks a REST answer before it is cached (see `assertRestAnswer`), passing it through. */
@@ -72,7 +72,8 @@ export function createLoaders(deps: LoaderDeps): Loaders {
 
   function call() {
     const { token } = requireCredentials();
-    return deadline ? { token, meter, signal: deadline() } : { token, meter };
+    const signal = deadline?.();
+    return signal ? { token, meter, signal } : { token, meter };
   }
 
   function noteRead(source: string, read: { ageMs: number; stale?: ReplicaRead['stale'] }) {
@@ -99,14 +100,9 @@ export function createLoaders(deps: LoaderDeps): Loaders {
     const { token, tokenKey } = requireCredentials();
     let read: ReplicaRead;
     try {
+      const signal = deadline?.();
       read = await meter.track(
-        replicas.read({
-          token,
-          tokenKey,
-          planId,
-          freshness,
-          ...(deadline ? { signal: deadline() } : {}),
-        }),
+        replicas.read({ token, tokenKey, planId, freshness, ...(signal ? { signal } : {}) }),
       );
     } catch (error) {
       return rethrowAsGraphQL(error);

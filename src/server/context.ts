@@ -4,6 +4,7 @@ import type { Credentials } from '../loaders/create-loaders.js';
 import type { Loaders } from '../loaders/loaders.js';
 import type { Freshness } from '../replica/types.js';
 import { tokenKey } from '../upstream/token-key.js';
+import type { OperationDeadline } from './deadline.js';
 import type { OperationMeter } from './operation-meter.js';
 import type { OperationSpan } from './telemetry/tracer.js';
 import type { Writes } from './writes/pipeline.js';
@@ -25,6 +26,8 @@ export interface GatewayContext {
   readonly requestId: string;
   /** The operation's trace span when tracing is on. */
   readonly span?: OperationSpan;
+  /** How long the operation waits for the upstream (lifted for subscriptions). */
+  readonly deadline?: OperationDeadline;
   /** REST writes for mutations: sent once, applied to the replica, followed by one delta sync. */
   readonly writes: Writes;
   /** Subscriptions to a plan's changes (src/live). */

@@ -33,6 +33,7 @@ import { useHttpHygiene } from './plugins/use-http-hygiene.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useIntrospection } from './plugins/use-introspection.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
+import { useOperationDeadline } from './plugins/use-operation-deadline.js';
 import { type OperationReportSink, useOperationReport } from './plugins/use-operation-report.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { createRequestIds, REQUEST_ID_HEADER } from './plugins/use-request-id.js';
@@ -210,6 +211,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
     ...useDocumentLimits(config.limits),
     useIntrospection({ enabled: config.introspection }),
+    useOperationDeadline(),
     useErrorHygiene(),
     useInputErrorNames(),
     useResponseExtensions({ metrics: config.metrics }),
@@ -268,7 +270,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         replicas: meteredReplicas,
         restCache,
         meter,
-        deadline,
+        deadline: deadline.signal,
       });
       const writes = createWritePipeline({
         credentials,
@@ -283,12 +285,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         meter,
         loaders,
         now,
-        deadline,
+        deadline: deadline.signal,
       });
       return {
         credentials,
         loaders,
         meter,
+        deadline,
         requestId: requestIds.of(request),
         ...(span ? { span } : {}),
         writes,

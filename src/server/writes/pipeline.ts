@@ -53,7 +53,7 @@ export interface WritePipelineDeps {
    * (the payload then answers stale). The write itself is never cut short: it is sent once and
    * waits for its answer. @default none
    */
-  deadline?: () => AbortSignal;
+  deadline?: () => AbortSignal | undefined;
 }
 
 /** Every write is plan-scoped: its parameters always hold `planId`. */
@@ -111,13 +111,14 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     planId: string,
   ): Promise<PlanSnapshot | undefined> {
     try {
+      const signal = deadline?.();
       const read = await meter.track(
         replicas.read({
           token,
           tokenKey,
           planId,
           freshness: { maxAgeMs: 0, forceSync: true },
-          ...(deadline ? { signal: deadline() } : {}),
+          ...(signal ? { signal } : {}),
         }),
       );
       meter.replicaRead(read.ageMs);
