@@ -6,7 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { defaultConfig, type GatewayConfig } from './config.js';
+import {
+  DEFAULT_CORS_ALLOWED_HEADERS,
+  DEFAULT_HTTP_CACHING,
+  DEFAULT_PERSISTED_QUERIES,
+  defaultConfig,
+  type GatewayConfig,
+} from './config.js';
 import type { Sandbox } from './sandbox/api.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
 import { createGateway, type Gateway } from './server/gateway.js';
@@ -51,6 +57,10 @@ function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): 
     maxAgeMs: settings.maxAgeMs,
     replicaMaxBytes: settings.replicaMaxBytes,
     corsOrigins: settings.corsOrigins,
+    corsAllowedHeaders: [...DEFAULT_CORS_ALLOWED_HEADERS, ...settings.corsExtraHeaders],
+    persistedQueries: settings.persistedQueries ? { ...DEFAULT_PERSISTED_QUERIES } : false,
+    ...(settings.trustedDocuments ? { trustedDocuments: settings.trustedDocuments } : {}),
+    httpCaching: settings.httpCaching ? { ...DEFAULT_HTTP_CACHING } : false,
     metrics: settings.production ? 'on-request' : 'always',
     graphiql: settings.graphiql,
     introspection: settings.introspection,

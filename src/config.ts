@@ -69,6 +69,66 @@ export const DEFAULT_LIVE: LiveConfig = {
   idleTimeoutMs: 60_000,
 };
 
+/**
+ * Request headers browsers may send from other origins: what mainstream GraphQL clients, tracing
+ * and error-reporting libraries add. Tokens are bearer, never cookies, so allowing a header grants
+ * nothing by itself; an unlisted one makes the browser refuse the request before it is sent.
+ */
+export const DEFAULT_CORS_ALLOWED_HEADERS: readonly string[] = [
+  'authorization',
+  'content-type',
+  'accept',
+  'cache-control',
+  'if-none-match',
+  'x-upstream-metrics',
+  'x-graphql-yoga-csrf',
+  'apollo-require-preflight',
+  'x-apollo-operation-name',
+  'apollographql-client-name',
+  'apollographql-client-version',
+  'graphql-client-name',
+  'graphql-client-version',
+  'x-graphql-client-name',
+  'x-graphql-client-version',
+  'traceparent',
+  'tracestate',
+  'baggage',
+  'sentry-trace',
+  'x-request-id',
+];
+
+/** Automatic persisted queries (Apollo's protocol): hash-only requests after a first full one. */
+export interface PersistedQueriesConfig {
+  /** Documents remembered by hash, least recently used evicted. @default 1_000 */
+  maxEntries: number;
+  /** Bytes of document text remembered in all. @default 16 MiB */
+  maxBytes: number;
+}
+
+export const DEFAULT_PERSISTED_QUERIES: PersistedQueriesConfig = {
+  maxEntries: 1_000,
+  maxBytes: 16 * 1024 * 1024,
+};
+
+/** Registered operations: the manifest graphql-codegen's client preset writes. */
+export interface TrustedDocumentsConfig {
+  /** JSON object of hash → document text (`persisted-documents.json`). */
+  manifestPath: string;
+  /**
+   * Run only the manifest's operations; any other document is refused before execution, and
+   * automatic persisted queries cannot register new ones. @default false
+   */
+  only: boolean;
+}
+
+/** `ETag` / `304 Not Modified` for queries sent with GET. */
+export interface HttpCachingConfig {
+  /** Operations whose last answer's dependencies are remembered for revalidation. @default 10_000 */
+  maxEntries: number;
+}
+
+export const DEFAULT_HTTP_CACHING: HttpCachingConfig = { maxEntries: 10_000 };
+
 export interface GatewayConfig {
   /** REST base URL including `/v1`. Tokens are forwarded to this origin only. */
   upstreamUrl: string;
@@ -95,6 +155,14 @@ export interface GatewayConfig {
   limits: Limits;
   /** Origins allowed to call from browsers; `*` allows any (tokens are bearer, never cookies). @default '*' */
   corsOrigins: '*' | string[];
+  /** Request headers allowed from other origins. @default DEFAULT_CORS_ALLOWED_HEADERS */
+  corsAllowedHeaders: readonly string[];
+  /** Automatic persisted queries; `false` refuses hash-only requests. @default DEFAULT_PERSISTED_QUERIES */
+  persistedQueries: PersistedQueriesConfig | false;
+  /** A manifest of registered operations, optionally the only ones allowed. @default none */
+  trustedDocuments?: TrustedDocumentsConfig;
+  /** ETag revalidation of GET queries; `false` sends no ETag. @default DEFAULT_HTTP_CACHING */
+  httpCaching: HttpCachingConfig | false;
   /**
    * When responses carry `extensions.upstream` (calls, cache hits, replica age): always, or only
    * when the request sends `X-Upstream-Metrics: 1`. @default 'always' in development
@@ -131,6 +199,9 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     rateLimit: { limit: 200, windowMs: 3_600_000 },
     limits: { ...DEFAULT_LIMITS },
     corsOrigins: '*',
+    corsAllowedHeaders: [...DEFAULT_CORS_ALLOWED_HEADERS],
+    persistedQueries: { ...DEFAULT_PERSISTED_QUERIES },
+    httpCaching: { ...DEFAULT_HTTP_CACHING },
     metrics: 'always',
     graphiql: true,
     live: { ...DEFAULT_LIVE },

@@ -28,6 +28,14 @@ export interface Settings {
   maxAgeMs: number;
   replicaMaxBytes: number;
   corsOrigins: '*' | string[];
+  /** Request headers allowed from other origins besides the defaults. */
+  corsExtraHeaders: string[];
+  /** Automatic persisted queries (hash-only requests). */
+  persistedQueries: boolean;
+  /** The manifest of registered operations, and whether only those run. */
+  trustedDocuments: { manifestPath: string; only: boolean } | undefined;
+  /** ETag / 304 for GET queries. */
+  httpCaching: boolean;
   production: boolean;
   graphiql: boolean;
   introspection: boolean;
@@ -68,6 +76,11 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   MAX_AGE_SECONDS               replica max-age (default ${DEFAULT_MAX_AGE_MS / 1000})
   REPLICA_MAX_MB                memory budget of all replicas (default ${DEFAULT_REPLICA_BYTES / 1024 / 1024})
   CORS_ORIGINS                  comma-separated browser origins, or * (default *)
+  CORS_ALLOWED_HEADERS          request headers to allow from browsers besides the defaults
+  PERSISTED_QUERIES             automatic persisted queries (default on)
+  TRUSTED_DOCUMENTS             path of a persisted-documents.json manifest (graphql-codegen)
+  TRUSTED_DOCUMENTS_ONLY        run only the manifest's operations (default off)
+  HTTP_CACHING                  ETag and 304 for GET queries (default on)
   NODE_ENV                      production: GraphiQL, introspection and upstream metrics off by default
   GRAPHIQL                      serve GraphiQL (default on, off in production)
   INTROSPECTION                 allow schema introspection (default on, off in production)
@@ -106,6 +119,10 @@ export function parseSettings(
   try {
     const production = env.NODE_ENV === 'production';
     const metricsPort = optional(env, 'METRICS_PORT', (v, n) => integer(v, n, 0, 65_535));
+    const manifestPath = optional(env, 'TRUSTED_DOCUMENTS', nonEmpty);
+    const trustedOnly = optional(env, 'TRUSTED_DOCUMENTS_ONLY', boolean) ?? false;
+    if (trustedOnly && manifestPath === undefined)
+      throw new SettingError('TRUSTED_DOCUMENTS_ONLY needs TRUSTED_DOCUMENTS (the manifest path)');
     const compression = optional(env, 'COMPRESSION_MIN_BYTES', (v, n) =>
       isOff(v) ? false : integer(v, n, 0, 1024 * 1024 * 1024),
     );
@@ -124,6 +141,11 @@ export function parseSettings(
           1024 *
           1024,
         corsOrigins: optional(env, 'CORS_ORIGINS', corsOrigins) ?? '*',
+        corsExtraHeaders: optional(env, 'CORS_ALLOWED_HEADERS', headerNames) ?? [],
+        persistedQueries: optional(env, 'PERSISTED_QUERIES', boolean) ?? true,
+        trustedDocuments:
+          manifestPath === undefined ? undefined : { manifestPath, only: trustedOnly },
+        httpCaching: optional(env, 'HTTP_CACHING', boolean) ?? true,
         production,
         graphiql: optional(env, 'GRAPHIQL', boolean) ?? !production,
         introspection: optional(env, 'INTROSPECTION', boolean) ?? !production,
@@ -238,6 +260,20 @@ function upstreamUrl(value: string, name: string): string {
       `${name} must end with the /v1 version segment, such as https://api.ynab.com/v1; got ${show(value)}`,
     );
   return url;
+}
+
+function headerNames(value: string, name: string): string[] {
+  const names = value
+    .split(',')
+    .map((header) => header.trim().toLowerCase())
+    .filter(Boolean);
+  for (const header of names) {
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(header))
+      throw new SettingError(
+        `${name} must list header names such as x-team-id; got ${show(header)}`,
+      );
+  }
+  return names;
 }
 
 function corsOrigins(value: string, name: string): '*' | string[] {

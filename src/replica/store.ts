@@ -51,6 +51,7 @@
  * drops every replica and alias of a token the upstream refused (any request's 401), and keeps
  * syncs already in flight for it from storing their answers.
  */
+import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { IsoDate, ResponseData } from '../upstream/types.js';
 import {
@@ -190,6 +191,8 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   const activeFlights = new Map<string, number>();
   const flights = createSingleFlight<Outcome>(now);
   let writeEpoch = 0;
+  /** Write epochs restart with the process; this keeps versions naming them from repeating. */
+  const instance = randomUUID().slice(0, 8);
   let generation = 0;
   /** Counts syncs as they start; `forgotten` compares with it. */
   let syncSequence = 0;
@@ -449,7 +452,19 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   }
 
   function answer(entry: ReplicaEntry, sync: ReplicaRead['sync'], at: number): ReplicaRead {
-    return { snapshot: entry.snapshot, ageMs: Math.max(0, at - entry.syncedAt), sync };
+    return {
+      snapshot: entry.snapshot,
+      ageMs: Math.max(0, at - entry.syncedAt),
+      sync,
+      version: versionOf(entry),
+    };
+  }
+
+  /** Private: knowledge alone unless unconfirmed writes sit on top (epochs are this store's). */
+  function versionOf(entry: ReplicaEntry): string {
+    const knowledge = String(entry.snapshot.serverKnowledge);
+    if (entry.pending.length === 0) return knowledge;
+    return `${knowledge}+${instance}.${entry.pending.map((write) => write.epoch).join('.')}`;
   }
 
   return {

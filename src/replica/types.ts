@@ -155,6 +155,12 @@ export interface ReplicaRead {
   readonly ageMs: number;
   /** What this read cost: no call, one delta request, or a full export. */
   readonly sync: 'none' | 'delta' | 'full';
+  /**
+   * Names the data this replica holds: equal versions of one (token, plan) hold equal data. The
+   * upstream knowledge, plus the writes applied on top that no sync has confirmed yet (those are
+   * named uniquely). HTTP caching builds ETags from it.
+   */
+  readonly version: string;
   /** Set when the upstream failed and an older replica answered instead. */
   readonly stale?: { readonly reason: StaleReason; readonly error: unknown };
 }

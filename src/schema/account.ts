@@ -3,6 +3,7 @@ import { ACCOUNT_TYPES, type LoanAccountPeriodicValue } from '../upstream/types.
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { findPayee, inPlan } from './links.js';
+import { Node } from './node.js';
 import { orNotFound } from './not-found.js';
 import { Payee } from './payee.js';
 import { Plan } from './plan.js';
@@ -39,6 +40,7 @@ function periodicValues(map: LoanAccountPeriodicValue): PeriodicValue[] | null {
 export const Account = builder.objectRef<AccountRow>('Account');
 
 Account.implement({
+  interfaces: [Node],
   description: 'An account: on budget (its activity is categorized) or tracking (balance only).',
   fields: (t) => ({
     id: t.exposeID('id'),

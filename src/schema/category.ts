@@ -3,6 +3,7 @@ import { GOAL_TYPES } from '../upstream/types.js';
 import { amountFields, type FieldBuilder, nullableAmountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { findCategory, inPlan } from './links.js';
+import { Node } from './node.js';
 import { orNotFound } from './not-found.js';
 import { Plan } from './plan.js';
 import { MonthSelectorScalar } from './scalars.js';
@@ -106,6 +107,7 @@ function budgetFields(t: FieldBuilder<CategoryRow>) {
 }
 
 Category.implement({
+  interfaces: [Node],
   description: 'A category, with the amounts of the current month (UTC), as REST lists them.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -125,6 +127,7 @@ Category.implement({
 });
 
 MonthCategory.implement({
+  interfaces: [Node],
   description:
     'A category with the amounts of one month (REST `GET .../months/{month}/categories/{id}`).',
   fields: (t) => ({
@@ -144,6 +147,7 @@ MonthCategory.implement({
 });
 
 CategoryGroup.implement({
+  interfaces: [Node],
   description: 'A group of categories.',
   fields: (t) => ({
     id: t.exposeID('id'),

@@ -38,8 +38,11 @@ export function fieldCost(
   field: GraphQLField<unknown, never>,
 ): FieldPrice {
   // A connection multiplies its `edges` and `nodes` by the page size; those lists are that page,
-  // not another multiplier.
-  if ((PAGE_FIELDS as readonly string[]).includes(field.name)) return { field: 1, multiplier: 1 };
+  // not another multiplier. (`Query.nodes(ids:)` is no such list: it has arguments.)
+  if ((PAGE_FIELDS as readonly string[]).includes(field.name) && field.args.length === 0)
+    return { field: 1, multiplier: 1 };
+  // A list of objects asked for by id holds at most one per id.
+  if (Array.isArray(args.ids)) return { field: 1, multiplier: Math.max(1, args.ids.length) };
   const hasPaging = field.args.some((arg) => arg.name === 'first');
   if (hasPaging) {
     const size = [args.first, args.last].find((v): v is number => typeof v === 'number');

@@ -1,5 +1,7 @@
 import { builder } from './builder.js';
+import { describeSchema } from './descriptions.js';
 import './scalars.js';
+import './node.js';
 import './plan.js';
 import './account.js';
 import './category.js';
@@ -16,4 +18,4 @@ builder.queryType({});
 builder.mutationType({});
 builder.subscriptionType({});
 
-export const schema = builder.toSchema({ sortSchema: false });
+export const schema = describeSchema(builder.toSchema({ sortSchema: false }));

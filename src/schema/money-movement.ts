@@ -5,6 +5,7 @@ import { Category } from './category.js';
 import { arrayConnection, type WithTotalCount } from './connections.js';
 import { findCategory, inPlan } from './links.js';
 import { Month } from './month.js';
+import { Node } from './node.js';
 import { Plan } from './plan.js';
 import { MonthSelectorScalar } from './scalars.js';
 
@@ -12,6 +13,7 @@ export const MoneyMovement = builder.objectRef<MoneyMovementRow>('MoneyMovement'
 export const MoneyMovementGroup = builder.objectRef<MoneyMovementGroupRow>('MoneyMovementGroup');
 
 MoneyMovement.implement({
+  interfaces: [Node],
   description:
     'Money moved between two categories, or between a category and Ready to Assign (a null ' +
     'category), within a plan month.',
@@ -50,6 +52,7 @@ MoneyMovement.implement({
 });
 
 MoneyMovementGroup.implement({
+  interfaces: [Node],
   description: 'Money movements performed together as one action.',
   fields: (t) => ({
     id: t.exposeID('id'),

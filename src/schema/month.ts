@@ -2,6 +2,7 @@ import type { MonthRow } from '../replica/types.js';
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { MonthCategory } from './category.js';
+import { Node } from './node.js';
 import { orNotFound } from './not-found.js';
 import { Plan } from './plan.js';
 import { MonthSelectorScalar } from './scalars.js';
@@ -9,6 +10,7 @@ import { MonthSelectorScalar } from './scalars.js';
 export const Month = builder.objectRef<MonthRow>('Month');
 
 Month.implement({
+  interfaces: [Node],
   description: "A plan month: Ready to Assign, Age of Money and the month's category amounts.",
   fields: (t) => ({
     id: t.id({

@@ -2,6 +2,7 @@ import type { PayeeLocationRow, PayeeRow } from '../replica/types.js';
 import { Account } from './account.js';
 import { builder } from './builder.js';
 import { findAccount, findPayee, inPlan } from './links.js';
+import { Node } from './node.js';
 import { orNotFound } from './not-found.js';
 import { Plan } from './plan.js';
 
@@ -9,6 +10,7 @@ export const Payee = builder.objectRef<PayeeRow>('Payee');
 export const PayeeLocation = builder.objectRef<PayeeLocationRow>('PayeeLocation');
 
 Payee.implement({
+  interfaces: [Node],
   description: 'Who money went to or came from. A transfer payee stands for another account.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -34,6 +36,7 @@ Payee.implement({
 });
 
 PayeeLocation.implement({
+  interfaces: [Node],
   description: 'Where a payee was used, as recorded by the mobile apps.',
   fields: (t) => ({
     id: t.exposeID('id'),

@@ -2,6 +2,7 @@ import type { PlanInfo } from '../replica/types.js';
 import type { GatewayContext } from '../server/context.js';
 import type { CurrencyFormat, DateFormat, PlanSummary } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { Node } from './node.js';
 import { PlanIdScalar } from './scalars.js';
 
 /**
@@ -52,6 +53,7 @@ export const PlanSettings = builder.objectRef<PlanSettingsShape>('PlanSettings')
 });
 
 Plan.implement({
+  interfaces: [Node],
   description:
     'A plan (called a budget in older versions of the REST interface) and everything in it. ' +
     "Plan-scoped fields are answered from the caller's replica of the plan, kept fresh with " +

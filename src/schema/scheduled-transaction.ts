@@ -6,6 +6,7 @@ import { builder } from './builder.js';
 import { Category } from './category.js';
 import { arrayConnection, type WithTotalCount } from './connections.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from './links.js';
+import { Node } from './node.js';
 import { orNotFound } from './not-found.js';
 import { Payee } from './payee.js';
 import { Plan } from './plan.js';
@@ -21,6 +22,7 @@ export const ScheduledSubTransaction =
   builder.objectRef<ScheduledSubTransactionRow>('ScheduledSubTransaction');
 
 ScheduledTransaction.implement({
+  interfaces: [Node],
   description: 'An upcoming or recurring transaction not yet entered in its account.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -79,6 +81,7 @@ ScheduledTransaction.implement({
 });
 
 ScheduledSubTransaction.implement({
+  interfaces: [Node],
   description: 'One part of a split scheduled transaction.',
   fields: (t) => ({
     ...splitLineFields(t),

@@ -1,8 +1,10 @@
 import type { RateLimitUsage } from '../server/context.js';
 import type { User as UserShape } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { Node } from './node.js';
 
 export const User = builder.objectRef<UserShape>('User').implement({
+  interfaces: [Node],
   description: 'The user the access token belongs to.',
   fields: (t) => ({ id: t.exposeID('id') }),
 });

@@ -6,6 +6,7 @@ import type { Freshness } from '../replica/types.js';
 import { tokenKey } from '../upstream/token-key.js';
 import type { OperationDeadline } from './deadline.js';
 import type { OperationMeter } from './operation-meter.js';
+import type { ReadLog } from './read-log.js';
 import type { OperationSpan } from './telemetry/tracer.js';
 import type { Writes } from './writes/pipeline.js';
 
@@ -22,6 +23,8 @@ export interface GatewayContext {
   readonly credentials: Credentials | null;
   readonly loaders: Loaders;
   readonly meter: OperationMeter;
+  /** What this operation read and which versions (HTTP caching validates answers with it). */
+  readonly reads: ReadLog;
   /** The request's id (its valid `X-Request-Id`, or a generated one), for logs. */
   readonly requestId: string;
   /** The operation's trace span when tracing is on. */
@@ -41,23 +44,34 @@ export const MAX_TOKEN_LENGTH = 4_096;
 /** What can travel as a bearer token in a header: visible ASCII, no spaces. */
 const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 
+/** The token a request presents: `Authorization: Bearer`, else the `access_token` parameter. */
+export function presentedToken(request: Request): string | undefined {
+  const header = request.headers.get('authorization');
+  const fromHeader = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+  return fromHeader ?? new URL(request.url).searchParams.get('access_token') ?? undefined;
+}
+
+/** Whether a token could be sent upstream as a bearer token at all. */
+export function isUsableToken(token: string): boolean {
+  return token.length <= MAX_TOKEN_LENGTH && TOKEN_PATTERN.test(token);
+}
+
 /**
  * The caller's token, from `Authorization: Bearer` or the `access_token` query parameter (the
  * two ways the REST interface accepts). Only its digest is kept beside it, for cache keys.
  * A token that could never be sent upstream (non-ASCII, control characters, over
- * MAX_TOKEN_LENGTH) refuses the whole request with UNAUTHENTICATED (HTTP 401) before anything
- * runs.
+ * MAX_TOKEN_LENGTH) throws UNAUTHENTICATED (HTTP 401); over HTTP `useTokenCheck` has answered
+ * such a request before anything else reads it.
  */
 export function credentialsFrom(request: Request): Credentials | null {
-  const header = request.headers.get('authorization');
-  const fromHeader = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
-  const token = fromHeader ?? new URL(request.url).searchParams.get('access_token') ?? undefined;
+  const token = presentedToken(request);
   if (!token) return null;
-  if (token.length > MAX_TOKEN_LENGTH || !TOKEN_PATTERN.test(token)) throw unusableToken();
+  if (!isUsableToken(token)) throw unusableToken();
   return { token, tokenKey: tokenKey(token) };
 }
 
-function unusableToken(): GraphQLError {
+/** The refusal of a token that cannot be one; its message never quotes the token. */
+export function unusableToken(): GraphQLError {
   return new GraphQLError(
     `The access token cannot be a token: it must be at most ${MAX_TOKEN_LENGTH} visible ASCII characters without spaces.`,
     {

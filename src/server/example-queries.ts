@@ -12,6 +12,7 @@ query Dashboard($planId: PlanId! = "last-used") {
       isoCode
     }
     month(month: "current") {
+      id
       month
       toBeBudgeted
       toBeBudgetedFormatted
@@ -50,12 +51,15 @@ query Dashboard($planId: PlanId! = "last-used") {
         cleared
         approved
         account {
+          id
           name
         }
         payee {
+          id
           name
         }
         category {
+          id
           name
         }
         subtransactions {
@@ -63,9 +67,11 @@ query Dashboard($planId: PlanId! = "last-used") {
           amount
           memo
           payee {
+            id
             name
           }
           category {
+            id
             name
           }
         }

@@ -1,5 +1,6 @@
-import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { GraphQLError } from 'graphql';
+import { createHash } from 'node:crypto';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { GraphQLError, printSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config.js';
@@ -26,18 +27,24 @@ import { createDeadline } from './deadline.js';
 import { classifyFailure } from './failure-policy.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import { createOperationMeter } from './operation-meter.js';
+import { corsOptions } from './plugins/cors.js';
 import { maskError } from './plugins/mask-error.js';
 import { useCompression } from './plugins/use-compression.js';
+import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useErrorHygiene } from './plugins/use-error-hygiene.js';
+import { useHttpCaching } from './plugins/use-http-caching.js';
 import { useHttpHygiene } from './plugins/use-http-hygiene.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useIntrospection } from './plugins/use-introspection.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
 import { useOperationDeadline } from './plugins/use-operation-deadline.js';
 import { type OperationReportSink, useOperationReport } from './plugins/use-operation-report.js';
+import { loadDocumentManifest, usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useReadiness } from './plugins/use-readiness.js';
-import { createRequestIds, REQUEST_ID_HEADER } from './plugins/use-request-id.js';
-import { METRICS_HEADER, useResponseExtensions } from './plugins/use-response-extensions.js';
+import { createRequestIds } from './plugins/use-request-id.js';
+import { useResponseExtensions } from './plugins/use-response-extensions.js';
+import { useTokenCheck } from './plugins/use-token-check.js';
+import { createReadLog } from './read-log.js';
 import { type Logger, logOperations } from './telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from './telemetry/metrics.js';
 import type { OperationTracer } from './telemetry/tracer.js';
@@ -71,6 +78,8 @@ export interface GatewayDeps {
    * poll requests. @default in-process (see src/live/README.md)
    */
   live?: { bus?: LiveBus; leases?: PollLeases; pollLedger?: RequestLedger };
+  /** Extra yoga plugins after the gateway's own (tests count resolver calls with one). @default none */
+  plugins?: Plugin[];
 }
 
 export interface Gateway {
@@ -173,6 +182,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...(deps.live?.leases ? { leases: deps.live.leases } : {}),
   });
 
+  const manifest = config.trustedDocuments
+    ? loadDocumentManifest(config.trustedDocuments.manifestPath)
+    : undefined;
   const requestIds = createRequestIds();
   let draining = false;
   const sinks: OperationReportSink[] = [
@@ -191,6 +203,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     // First: the request id, the headers and the origin check apply to every answer.
     requestIds.plugin,
     useHttpHygiene({ corsOrigins: config.corsOrigins }),
+    useTokenCheck(),
     ...(config.compressionMinBytes === false
       ? []
       : [useCompression({ minBytes: config.compressionMinBytes })]),
@@ -208,13 +221,31 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
           }),
         ]
       : []),
-    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'apollo-require-preflight'] }),
+    useCsrfPrevention(),
+    // Before anything reads the document: a hash-only request gets its text here.
+    ...usePersistedDocuments({
+      apq: config.persistedQueries,
+      ...(manifest ? { manifest } : {}),
+      only: config.trustedDocuments?.only ?? false,
+    }),
+    ...(config.httpCaching
+      ? [
+          useHttpCaching({
+            replicas,
+            defaultMaxAgeMs: config.maxAgeMs,
+            schemaDigest: createHash('sha256').update(printSchema(schema)).digest('hex'),
+            maxEntries: config.httpCaching.maxEntries,
+          }),
+        ]
+      : []),
+    useDeferStream(),
     ...useDocumentLimits(config.limits),
     useIntrospection({ enabled: config.introspection }),
     useOperationDeadline(),
     useErrorHygiene(),
     useInputErrorNames(),
     useResponseExtensions({ metrics: config.metrics }),
+    ...(deps.plugins ?? []),
     // Last, so it reports each operation's final answer (and ends its span).
     useOperationReport({ requestIdOf: requestIds.of, sinks }),
   ];
@@ -237,22 +268,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     healthCheckEndpoint: '/health',
     batching: { limit: config.limits.batch },
     maxRequestBodySize: config.limits.bodyBytes,
-    cors: {
-      origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
-      methods: ['GET', 'POST'],
-      allowedHeaders: [
-        'authorization',
-        'content-type',
-        'cache-control',
-        METRICS_HEADER,
-        'x-graphql-yoga-csrf',
-        REQUEST_ID_HEADER,
-        'traceparent',
-        'tracestate',
-      ],
-      exposedHeaders: [REQUEST_ID_HEADER],
-      credentials: false,
-    },
+    cors: corsOptions(config),
     plugins,
     context: ({ request }) => {
       const credentials = credentialsFrom(request);
@@ -260,6 +276,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       const span = deps.tracer?.startOperation(request);
       const meter = createOperationMeter(span ? { span } : {});
       const deadline = createDeadline(config.operationDeadlineMs);
+      const reads = createReadLog();
       const meteredReplicas = {
         read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
       };
@@ -267,8 +284,21 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         credentials,
         freshness,
         upstream,
-        replicas: meteredReplicas,
-        restCache,
+        replicas: {
+          read: async (read) => {
+            const answer = await meteredReplicas.read(read);
+            reads.replica(read.planId, answer);
+            return answer;
+          },
+        },
+        restCache: {
+          ...restCache,
+          read: async (tokenKey, key, maxAgeMs, load) => {
+            const answer = await restCache.read(tokenKey, key, maxAgeMs, load);
+            reads.rest(key, answer);
+            return answer;
+          },
+        },
         meter,
         deadline: deadline.signal,
       });
@@ -292,11 +322,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         loaders,
         meter,
         deadline,
+        reads,
         requestId: requestIds.of(request),
         ...(span ? { span } : {}),
         writes,
         live: live.forOperation({ credentials, freshness, loaders }),
         rateLimit: () => {
+          reads.volatile();
           if (!credentials) throw unauthenticated();
           return ledger.usage(credentials.tokenKey);
         },

@@ -177,4 +177,35 @@ describe('parseSettings', () => {
       message: "unknown argument '--port': settings are environment variables (see --help)",
     });
   });
+
+  it('reads the client settings: extra CORS headers, persisted queries, trusted documents, HTTP caching', () => {
+    expect(settings({})).toMatchObject({
+      corsExtraHeaders: [],
+      persistedQueries: true,
+      trustedDocuments: undefined,
+      httpCaching: true,
+    });
+    expect(
+      settings({
+        CORS_ALLOWED_HEADERS: 'X-Team-Id, x-build',
+        PERSISTED_QUERIES: 'off',
+        TRUSTED_DOCUMENTS: 'dist/persisted-documents.json',
+        TRUSTED_DOCUMENTS_ONLY: 'on',
+        HTTP_CACHING: 'off',
+      }),
+    ).toMatchObject({
+      corsExtraHeaders: ['x-team-id', 'x-build'],
+      persistedQueries: false,
+      trustedDocuments: { manifestPath: 'dist/persisted-documents.json', only: true },
+      httpCaching: false,
+    });
+    expect(parseSettings([], { TRUSTED_DOCUMENTS_ONLY: 'on' })).toEqual({
+      kind: 'error',
+      message: 'TRUSTED_DOCUMENTS_ONLY needs TRUSTED_DOCUMENTS (the manifest path)',
+    });
+    expect(parseSettings([], { CORS_ALLOWED_HEADERS: 'x ok' })).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('CORS_ALLOWED_HEADERS must list header names'),
+    });
+  });
 });

@@ -28,7 +28,10 @@ interface HybridPage {
     startCursor: string | null;
     endCursor: string | null;
   };
-  edges: { cursor: string; node: { id: string; type: string } }[];
+  edges: {
+    cursor: string;
+    node: { transactionId: string; subtransactionId: string | null; type: string };
+  }[];
 }
 
 beforeAll(async () => {
@@ -128,7 +131,8 @@ const PAGE = /* GraphQL */ `
     edges {
       cursor
       node {
-        id
+        transactionId
+        subtransactionId
         type
       }
     }
@@ -153,7 +157,8 @@ async function page(c: Case, window: Record<string, unknown>): Promise<HybridPag
   return (c.byPayee ? plan.payee : plan.category)!.transactions;
 }
 
-const ids = (p: HybridPage) => p.edges.map((e) => e.node.id);
+/** The REST id of each row: its split line's, else its transaction's. */
+const ids = (p: HybridPage) => p.edges.map((e) => e.node.subtransactionId ?? e.node.transactionId);
 
 describe('hybrid pages', () => {
   const cases: Case[] = [];

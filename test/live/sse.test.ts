@@ -239,7 +239,10 @@ describe('GraphiQL', () => {
       JSON.stringify({ planId: s.planId }),
     )}`;
     const headers = { accept: 'text/event-stream', authorization: `Bearer ${s.token}` };
-    const refused = await fetch(url, { headers });
+    // Without an Authorization header (token in the URL), a GET may be a simple cross-site request.
+    const refused = await fetch(`${url}&access_token=${s.token}`, {
+      headers: { accept: 'text/event-stream' },
+    });
     expect(await refused.text()).toContain('Required CSRF header');
 
     const controller = new AbortController();

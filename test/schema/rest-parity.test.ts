@@ -411,8 +411,15 @@ describe('transactions', () => {
       (d: PlanData<{ payee: { transactions: never } }>) => d.plan.payee.transactions,
     );
     expect(byCategory.transactions.some((t) => t.type === 'subtransaction')).toBe(true);
-    expectListMirrors(byCategory.transactions as never, categoryNodes, 'category.transactions');
-    expectListMirrors(byPayee.transactions as never, payeeNodes, 'payee.transactions');
+    // A hybrid row has an id of its own; REST's id is its transactionId or subtransactionId.
+    const withRestIds = (nodes: Record<string, unknown>[]) =>
+      nodes.map((node) => ({ ...node, id: node.subtransactionId ?? node.transactionId }));
+    expectListMirrors(
+      byCategory.transactions as never,
+      withRestIds(categoryNodes),
+      'category.transactions',
+    );
+    expectListMirrors(byPayee.transactions as never, withRestIds(payeeNodes), 'payee.transactions');
   });
 
   it('getTransactionById, a split with its subtransactions', async () => {

@@ -65,6 +65,16 @@ describe('unusable tokens', () => {
       expect(answer.body.errors[0].message).toMatch(/visible ASCII/);
       expect(answer.text).not.toContain(token);
     }
+    // A GET query too (HTTP caching looks at the token before anything runs).
+    const get = await fetch(
+      `${stack.url}?query=${encodeURIComponent('{ user { id } }')}&access_token=${encodeURIComponent('tøken')}`,
+      { headers: { 'x-graphql-yoga-csrf': '1', 'if-none-match': '"x"' } },
+    );
+    expect(get.status).toBe(401);
+    expect(
+      ((await get.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions
+        .code,
+    ).toBe('UNAUTHENTICATED');
     const latin1 = await fetch(stack.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer t\u00f8ken' },

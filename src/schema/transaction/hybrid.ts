@@ -7,6 +7,7 @@ import { Category } from '../category.js';
 import { encodeCursor, type PageArgs, pageWindow, type WithTotalCount } from '../connections.js';
 import { COUNT_COST } from '../cost.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
+import { HYBRID_SUFFIX, Node } from '../node.js';
 import { Payee } from '../payee.js';
 import { MonthSelectorScalar } from '../scalars.js';
 import { filterQuery, type TransactionFilterArgs } from './connection.js';
@@ -31,11 +32,27 @@ function own<K extends keyof SubTransactionRow & keyof TransactionRow>(row: Hybr
 }
 
 HybridTransaction.implement({
+  interfaces: [Node],
   description:
     'A transaction or one subtransaction of a split, as the REST category and payee ' +
     'transaction lists return them.',
   fields: (t) => ({
-    id: t.id({ resolve: (h) => own(h, 'id') }),
+    id: t.id({
+      description:
+        "This row's own id, `<transaction or subtransaction id>:hybrid`: the row is not the " +
+        'Transaction or SubTransaction itself (their ids are `transactionId` and `subtransactionId`).',
+      resolve: (h) => `${own(h, 'id')}${HYBRID_SUFFIX}`,
+    }),
+    transactionId: t.id({
+      description:
+        'The REST id of the transaction: the whole transaction, or the split it is a line of.',
+      resolve: (h) => h.parent.id,
+    }),
+    subtransactionId: t.id({
+      nullable: true,
+      description: 'The REST id of the split line this row shows; null for a whole transaction.',
+      resolve: (h) => h.sub?.id ?? null,
+    }),
     type: t.field({
       type: HybridTransactionKind,
       resolve: (h) => (h.sub ? 'subtransaction' : 'transaction'),

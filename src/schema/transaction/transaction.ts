@@ -6,6 +6,7 @@ import { builder } from '../builder.js';
 import { Category } from '../category.js';
 import { checkId } from '../inputs.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
+import { Node } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Payee } from '../payee.js';
 import { Plan } from '../plan.js';
@@ -26,6 +27,7 @@ export function categoryNameOf(plan: PlanSnapshot, row: TransactionRow): string 
 }
 
 Transaction.implement({
+  interfaces: [Node],
   description: 'A transaction in an account; a split carries its parts in `subtransactions`.',
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -105,6 +107,7 @@ Transaction.implement({
 });
 
 SubTransaction.implement({
+  interfaces: [Node],
   description: 'One part of a split transaction.',
   fields: (t) => ({
     ...splitLineFields(t),

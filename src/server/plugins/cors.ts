@@ -1,0 +1,24 @@
+import type { CORSOptions } from 'graphql-yoga';
+import type { GatewayConfig } from '../../config.js';
+import { REQUEST_ID_HEADER } from './use-request-id.js';
+
+/** Browsers cache a preflight this long, so a page pays for one per endpoint every 10 minutes. */
+export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/**
+ * yoga's CORS options for the gateway: the configured origins and request headers, GET and POST,
+ * no credentials (tokens are bearer, never cookies). `ETag` and the request id are exposed so
+ * client code can read them; browsers revalidate with the ETag on their own.
+ */
+export function corsOptions(
+  config: Pick<GatewayConfig, 'corsOrigins' | 'corsAllowedHeaders'>,
+): CORSOptions {
+  return {
+    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
+    methods: ['GET', 'POST'],
+    allowedHeaders: [...config.corsAllowedHeaders],
+    exposedHeaders: ['etag', REQUEST_ID_HEADER],
+    credentials: false,
+    maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+  };
+}
