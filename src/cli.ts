@@ -58,6 +58,8 @@ function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): 
     ...defaultConfig(upstreamUrl),
     maxAgeMs: settings.maxAgeMs,
     replicaMaxBytes: settings.replicaMaxBytes,
+    restCacheMaxBytes: settings.restCacheMaxBytes,
+    operationDeadlineMs: settings.operationDeadlineMs,
     corsOrigins: settings.corsOrigins,
     corsAllowedHeaders: [...DEFAULT_CORS_ALLOWED_HEADERS, ...settings.corsExtraHeaders],
     persistedQueries: settings.persistedQueries ? { ...DEFAULT_PERSISTED_QUERIES } : false,

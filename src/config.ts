@@ -5,10 +5,12 @@
  * inside the upstream's 200 per token, leaving room for writes and other plans.
  */
 export const DEFAULT_MAX_AGE_MS = 30_000;
-/** A client may accept older data than the default, but not data older than this. */
-export const MAX_REQUEST_MAX_AGE_MS = 24 * 3_600_000;
 /** @default 256 MiB across every cached replica. */
 export const DEFAULT_REPLICA_BYTES = 256 * 1024 * 1024;
+/** @default 20 s: a cold read used to wait up to 90 s (3 attempts of 30 s) on a hung upstream. */
+export const DEFAULT_OPERATION_DEADLINE_MS = 20_000;
+/** @default 16 MiB across every token's cached user, plan list and money movements. */
+export const DEFAULT_REST_CACHE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_PORT = 4000;
 
 export interface Limits {
@@ -155,10 +157,24 @@ export const DEFAULT_HTTP_CACHING: HttpCachingConfig = { maxEntries: 10_000 };
 export interface GatewayConfig {
   /** REST base URL including `/v1`. Tokens are forwarded to this origin only. */
   upstreamUrl: string;
-  /** Replica and REST-cache freshness when the request says nothing. @default 30_000 */
+  /**
+   * Replica and REST-cache freshness when the request says nothing, and the oldest data a
+   * request may ask for (`Cache-Control: max-age` can only ask for fresher). @default 30_000
+   */
   maxAgeMs: number;
   /** Byte budget of all replicas together. @default 256 MiB */
   replicaMaxBytes: number;
+  /**
+   * Byte budget of the REST cache (user, plan lists, money movements of every token), apart
+   * from the replicas'. @default 16 MiB
+   */
+  restCacheMaxBytes: number;
+  /**
+   * How long one operation waits for the upstream in all (retries and queueing included);
+   * past it, reads answer from what is held (marked stale) or with UPSTREAM_UNAVAILABLE. Writes
+   * are never cut short. @default 20_000
+   */
+  operationDeadlineMs: number;
   /** The upstream's per-token quota, for `Query.rateLimit`. @default { limit: 200, windowMs: 3_600_000 } */
   rateLimit: { limit: number; windowMs: number };
   limits: Limits;
@@ -179,7 +195,12 @@ export interface GatewayConfig {
   metrics: 'always' | 'on-request';
   /** Serve GraphiQL at the GraphQL endpoint. @default true (`npm start`: off with NODE_ENV=production) */
   graphiql: boolean;
-  /** Answer schema introspection. @default true (`npm start`: off with NODE_ENV=production) */
+  /**
+   * Answer `__schema` / `__type` selections. Off, they are refused before execution with
+   * INTROSPECTION_DISABLED (`__typename` stays allowed). Either way introspection counts toward
+   * the depth, breadth, cost and alias limits. @default true (`npm start`: off with
+   * NODE_ENV=production)
+   */
   introspection: boolean;
   /** Path of the Prometheus text on the GraphQL port; `false` serves it nowhere. @default '/metrics' */
   metricsPath: string | false;
@@ -206,6 +227,8 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     upstreamUrl,
     maxAgeMs: DEFAULT_MAX_AGE_MS,
     replicaMaxBytes: DEFAULT_REPLICA_BYTES,
+    restCacheMaxBytes: DEFAULT_REST_CACHE_BYTES,
+    operationDeadlineMs: DEFAULT_OPERATION_DEADLINE_MS,
     rateLimit: { limit: 200, windowMs: 3_600_000 },
     limits: { ...DEFAULT_LIMITS },
     corsOrigins: '*',

@@ -8,8 +8,10 @@ import {
   DEFAULT_CLUSTER,
   DEFAULT_LIVE,
   DEFAULT_MAX_AGE_MS,
+  DEFAULT_OPERATION_DEADLINE_MS,
   DEFAULT_PORT,
   DEFAULT_REPLICA_BYTES,
+  DEFAULT_REST_CACHE_BYTES,
   type LiveConfig,
 } from './config.js';
 
@@ -29,6 +31,10 @@ export interface Settings {
   upstreamUrl: string | undefined;
   maxAgeMs: number;
   replicaMaxBytes: number;
+  /** Byte budget of the per-token REST cache (user, plan list, settings, money movements). */
+  restCacheMaxBytes: number;
+  /** How long one operation may wait on the upstream before it answers stale or fails. */
+  operationDeadlineMs: number;
   corsOrigins: '*' | string[];
   /** Request headers allowed from other origins besides the defaults. */
   corsExtraHeaders: string[];
@@ -81,6 +87,8 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   UPSTREAM_URL                  REST base URL including /v1 (default: embedded sandbox)
   MAX_AGE_SECONDS               replica max-age (default ${DEFAULT_MAX_AGE_MS / 1000})
   REPLICA_MAX_MB                memory budget of all replicas (default ${DEFAULT_REPLICA_BYTES / 1024 / 1024})
+  REST_CACHE_MAX_MB             memory budget of the per-token REST cache (default ${DEFAULT_REST_CACHE_BYTES / 1024 / 1024})
+  OPERATION_DEADLINE_SECONDS    longest upstream wait of one operation before it answers stale (default ${DEFAULT_OPERATION_DEADLINE_MS / 1000})
   CORS_ORIGINS                  comma-separated browser origins, or * (default *)
   CORS_ALLOWED_HEADERS          request headers to allow from browsers besides the defaults
   PERSISTED_QUERIES             automatic persisted queries (default on)
@@ -150,6 +158,14 @@ export function parseSettings(
             DEFAULT_REPLICA_BYTES / 1024 / 1024) *
           1024 *
           1024,
+        restCacheMaxBytes:
+          (optional(env, 'REST_CACHE_MAX_MB', (v, n) => integer(v, n, 1, 1024 * 1024)) ??
+            DEFAULT_REST_CACHE_BYTES / 1024 / 1024) *
+          1024 *
+          1024,
+        operationDeadlineMs:
+          (optional(env, 'OPERATION_DEADLINE_SECONDS', (v, n) => integer(v, n, 1, 3_600)) ??
+            DEFAULT_OPERATION_DEADLINE_MS / 1000) * 1000,
         corsOrigins: optional(env, 'CORS_ORIGINS', corsOrigins) ?? '*',
         corsExtraHeaders: optional(env, 'CORS_ALLOWED_HEADERS', headerNames) ?? [],
         persistedQueries: optional(env, 'PERSISTED_QUERIES', boolean) ?? true,

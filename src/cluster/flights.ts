@@ -86,7 +86,8 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
     const known = request.lastKnowledgeOfServer;
     if (known === undefined) return undefined;
     const relay = tier.latest(request.tokenKey, planId);
-    if (!relay || relay.sentAt < request.notSentBefore) return undefined;
+    // Never older than what the sync asks from (that would look like knowledge going back).
+    if (!relay || relay.sentAt < request.notSentBefore || relay.to < known) return undefined;
     const held = store().peek(request.tokenKey, planId)?.snapshot.serverKnowledge ?? -1;
     // Mergeable onto what the sync asked from, or already merged into the replica.
     if (relay.from > known && held < relay.to) return undefined;

@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
 import type { Freshness, PlanSnapshot, ReplicaRead } from '../replica/types.js';
+import { assertRestAnswer } from '../replica/validate.js';
 import type { OperationMeter } from '../server/operation-meter.js';
 import { rethrowAsGraphQL } from '../server/upstream-errors.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -20,6 +21,7 @@ export interface PlanReplicas {
     tokenKey: string;
     planId: string;
     freshness: Freshness;
+    signal?: AbortSignal;
   }): Promise<ReplicaRead>;
 }
 
@@ -31,6 +33,19 @@ export interface LoaderDeps {
   replicas: PlanReplicas;
   restCache: RestCache;
   meter: OperationMeter;
+  /**
+   * The operation's deadline (see `src/server/deadline.ts`), made on first use: upstream reads
+   * and replica waits give up when it aborts. @default none
+   */
+  deadline?: () => AbortSignal | undefined;
+}
+
+/** Checks a REST answer before it is cached (see `assertRestAnswer`), passing it through. */
+function checked(key: Parameters<typeof assertRestAnswer>[1]) {
+  return <T>(data: T): T => {
+    assertRestAnswer(data, key);
+    return data;
+  };
 }
 
 /** Plan ids the upstream resolves to a concrete plan of the caller. */
@@ -48,7 +63,7 @@ export function unauthenticated(): GraphQLError {
  * REST-cache read per collection, whatever the number of resolvers asking.
  */
 export function createLoaders(deps: LoaderDeps): Loaders {
-  const { credentials, freshness, upstream, replicas, restCache, meter } = deps;
+  const { credentials, freshness, upstream, replicas, restCache, meter, deadline } = deps;
 
   function requireCredentials(): Credentials {
     if (!credentials) throw unauthenticated();
@@ -57,7 +72,8 @@ export function createLoaders(deps: LoaderDeps): Loaders {
 
   function call() {
     const { token } = requireCredentials();
-    return { token, meter };
+    const signal = deadline?.();
+    return signal ? { token, meter, signal } : { token, meter };
   }
 
   function noteRead(source: string, read: { ageMs: number; stale?: ReplicaRead['stale'] }) {
@@ -84,7 +100,10 @@ export function createLoaders(deps: LoaderDeps): Loaders {
     const { token, tokenKey } = requireCredentials();
     let read: ReplicaRead;
     try {
-      read = await meter.track(replicas.read({ token, tokenKey, planId, freshness }));
+      const signal = deadline?.();
+      read = await meter.track(
+        replicas.read({ token, tokenKey, planId, freshness, ...(signal ? { signal } : {}) }),
+      );
     } catch (error) {
       return rethrowAsGraphQL(error);
     }
@@ -138,17 +157,21 @@ export function createLoaders(deps: LoaderDeps): Loaders {
   return {
     plan: (planId) => planLoader.load(planId),
     user: () =>
-      (user ??= cached('getUser', () => upstream.getUser(call())).then((data) => data.user)),
+      (user ??= cached('getUser', () => upstream.getUser(call()).then(checked('user'))).then(
+        (data) => data.user,
+      )),
     plans: () =>
-      (plans ??= cached('getPlans', () => upstream.getPlans(call())).then((data) => ({
-        plans: data.plans,
-        defaultPlan: data.default_plan ?? null,
-      }))),
+      (plans ??= cached('getPlans', () => upstream.getPlans(call()).then(checked('plans'))).then(
+        (data) => ({
+          plans: data.plans,
+          defaultPlan: data.default_plan ?? null,
+        }),
+      )),
     moneyMovements(planId) {
       let pending = movements.get(planId);
       if (!pending) {
         pending = cached(`getMoneyMovements:${planId}`, () =>
-          upstream.getMoneyMovements(call(), { planId }),
+          upstream.getMoneyMovements(call(), { planId }).then(checked('money_movements')),
         ).then((data) => data.money_movements.map((m) => ({ ...m, plan_id: planId })));
         movements.set(planId, pending);
       }
@@ -158,7 +181,9 @@ export function createLoaders(deps: LoaderDeps): Loaders {
       let pending = groups.get(planId);
       if (!pending) {
         pending = cached(`getMoneyMovementGroups:${planId}`, () =>
-          upstream.getMoneyMovementGroups(call(), { planId }),
+          upstream
+            .getMoneyMovementGroups(call(), { planId })
+            .then(checked('money_movement_groups')),
         ).then((data) => data.money_movement_groups.map((g) => ({ ...g, plan_id: planId })));
         groups.set(planId, pending);
       }

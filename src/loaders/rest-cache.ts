@@ -1,14 +1,18 @@
 import { LRUCache } from 'lru-cache';
+import { DEFAULT_REST_CACHE_BYTES } from '../config.js';
 import type { StaleReason } from '../replica/types.js';
 
-/** @default tokens × collections kept; the answers are small (user, plan list, money movements). */
-export const DEFAULT_REST_CACHE_ENTRIES = 5_000;
+/** Heap bytes per byte of an answer's JSON, for the budget (parsed objects weigh about twice). */
+export const REST_HEAP_BYTES_PER_JSON_BYTE = 2;
 
 export interface RestCacheOptions {
   /** Says whether a failed refresh may be answered from the cached copy. */
   classifyFailure: (error: unknown) => StaleReason | null;
-  /** @default 5_000 */
-  maxEntries?: number;
+  /**
+   * Estimated heap bytes of every cached answer together: a byte budget, unlike a count of
+   * entries, holds however large each answer is. @default DEFAULT_REST_CACHE_BYTES (16 MiB)
+   */
+  maxBytes?: number;
   /** @default Date.now */
   now?: () => number;
   /**
@@ -49,30 +53,62 @@ export interface RestCache {
   ): Promise<RestCacheRead<T>>;
   /** Forgets every entry of the token whose key starts with `prefix` (after a write). */
   invalidate(tokenKey: string, prefix: string): void;
+  /** Forgets every entry of the token (the upstream refused it). */
+  forgetToken(tokenKey: string): void;
+  stats(): { entries: number; bytes: number };
 }
 
 interface Entry {
-  value: unknown;
-  at: number;
+  readonly tokenKey: string;
+  readonly value: unknown;
+  readonly at: number;
 }
 
 /**
  * The short per-token cache of REST answers the plan export does not hold (DESIGN section 4).
- * Keys start with the token key, so one token's answers are never served to another.
+ * Keys start with the token key, so one token's answers are never served to another. Bounded
+ * in estimated bytes, least recently used first out; an answer larger than the whole budget is
+ * answered but not kept.
  */
 export function createRestCache(options: RestCacheOptions): RestCache {
-  const {
-    classifyFailure,
-    maxEntries = DEFAULT_REST_CACHE_ENTRIES,
-    now = Date.now,
-    shared,
-  } = options;
-  const entries = new LRUCache<string, Entry>({ max: maxEntries });
+  const { classifyFailure, maxBytes = DEFAULT_REST_CACHE_BYTES, now = Date.now, shared } = options;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
+    throw new RangeError(`RestCacheOptions.maxBytes must be a positive integer, got ${maxBytes}`);
+  }
+  /** Token key → its entries' full keys, to forget a token without scanning the cache. */
+  const byToken = new Map<string, Set<string>>();
+  const entries = new LRUCache<string, Entry>({
+    maxSize: maxBytes,
+    sizeCalculation: (entry) =>
+      Math.max(
+        1,
+        Math.ceil(
+          Buffer.byteLength(JSON.stringify(entry.value) ?? '') * REST_HEAP_BYTES_PER_JSON_BYTE,
+        ),
+      ),
+    dispose: (entry, key) => {
+      const keys = byToken.get(entry.tokenKey);
+      keys?.delete(key);
+      if (keys?.size === 0) byToken.delete(entry.tokenKey);
+    },
+  });
   const inFlight = new Map<string, Promise<Entry & { hit: boolean }>>();
+
+  function keep(fullKey: string, entry: Entry): void {
+    entries.set(fullKey, entry);
+    if (entries.peek(fullKey) !== entry) return;
+    let keys = byToken.get(entry.tokenKey);
+    if (!keys) {
+      keys = new Set();
+      byToken.set(entry.tokenKey, keys);
+    }
+    keys.add(fullKey);
+  }
 
   function forget(tokenKey: string, prefix: string): void {
     const start = `${tokenKey}\u0000${prefix}`;
-    for (const key of [...entries.keys()]) if (key.startsWith(start)) entries.delete(key);
+    for (const key of [...(byToken.get(tokenKey) ?? [])])
+      if (key.startsWith(start)) entries.delete(key);
   }
   shared?.onInvalidated(forget);
 
@@ -89,12 +125,13 @@ export function createRestCache(options: RestCacheOptions): RestCache {
       // Another instance may have loaded it within this read's max-age: it keeps its own time.
       const other = await shared?.get(tokenKey, key);
       if (other && now() - other.at <= maxAgeMs) {
-        entries.set(fullKey, other);
-        return { ...other, hit: true };
+        const entry: Entry = { tokenKey, value: other.value, at: other.at };
+        keep(fullKey, entry);
+        return { ...entry, hit: true };
       }
-      const entry = { value: await loader(), at: now() };
-      entries.set(fullKey, entry);
-      shared?.set(tokenKey, key, entry);
+      const entry: Entry = { tokenKey, value: await loader(), at: now() };
+      keep(fullKey, entry);
+      shared?.set(tokenKey, key, { value: entry.value, at: entry.at });
       return { ...entry, hit: false };
     })().finally(() => inFlight.delete(fullKey));
     inFlight.set(fullKey, promise);
@@ -113,10 +150,11 @@ export function createRestCache(options: RestCacheOptions): RestCache {
         return { value: entry.value as T, ageMs: now() - entry.at, hit: entry.hit };
       } catch (error) {
         const reason = classifyFailure(error);
-        if (reason === null || !cached) throw error;
+        const held = entries.peek(fullKey);
+        if (reason === null || !held) throw error;
         return {
-          value: cached.value as T,
-          ageMs: now() - cached.at,
+          value: held.value as T,
+          ageMs: now() - held.at,
           hit: false,
           stale: { reason, error },
         };
@@ -126,5 +164,9 @@ export function createRestCache(options: RestCacheOptions): RestCache {
       forget(tokenKey, prefix);
       shared?.invalidate(tokenKey, prefix);
     },
+    forgetToken(tokenKey) {
+      for (const key of [...(byToken.get(tokenKey) ?? [])]) entries.delete(key);
+    },
+    stats: () => ({ entries: entries.size, bytes: entries.calculatedSize }),
   };
 }

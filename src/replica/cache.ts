@@ -48,6 +48,10 @@ export interface ReplicaEntry {
    * every read syncs whatever its max-age.
    */
   readonly expiredAtEpoch?: number;
+  /** The store's sync sequence when this data was stored: flights sent later must see it. */
+  readonly committedSequence: number;
+  /** The upstream's knowledge went back since: a full load must replace this (store rule 5). */
+  readonly suspect?: true;
 }
 
 export interface ReplicaCacheOptions {
@@ -64,6 +68,8 @@ export interface ReplicaCache {
   /** Stores; returns false when the entry alone exceeds the budget (then nothing is kept). */
   set(key: string, entry: ReplicaEntry): boolean;
   delete(key: string): void;
+  /** Every key held, least recently used last. */
+  keys(): string[];
   clear(): void;
   stats(): { replicas: number; bytes: number };
 }
@@ -84,6 +90,7 @@ export function createReplicaCache({ maxBytes, onRemove }: ReplicaCacheOptions):
       return lru.peek(key) === entry;
     },
     delete: (key) => void lru.delete(key),
+    keys: () => [...lru.keys()],
     clear: () => lru.clear(),
     stats: () => ({ replicas: lru.size, bytes: lru.calculatedSize }),
   };

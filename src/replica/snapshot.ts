@@ -5,9 +5,9 @@
  * first use and keep it for the life of the snapshot, which is safe because the state never
  * changes.
  */
-import type { IsoDate } from '../upstream/types.js';
+import type { IsoDate, TransactionListType } from '../upstream/types.js';
 import { isIsoDate, monthOf, type PlanState } from './plan-state.js';
-import { type QueryMeter, queryTransactions } from './transaction-query.js';
+import { isUncategorized, type QueryMeter, queryTransactions } from './transaction-query.js';
 import type {
   AccountRow,
   CategoryGroupRow,
@@ -44,6 +44,7 @@ const NONE: readonly never[] = [];
 class StateSnapshot implements PlanSnapshot {
   private _locationsByPayee?: Map<string, PayeeLocationRow[]>;
   private readonly _categoriesByGroup = new Map<IsoDate, Map<string, CategoryRow[]>>();
+  private readonly _categoriesInOrder = new Map<PlanState['categories'], readonly CategoryRow[]>();
   private _scheduledSubsByParent?: Map<string, ScheduledSubTransactionRow[]>;
 
   constructor(
@@ -101,9 +102,24 @@ class StateSnapshot implements PlanSnapshot {
     return this._state.categoryGroups.get(id);
   }
 
-  /** The month's categories; the top-level categories when the plan has no such month. */
+  /**
+   * The month's categories; the top-level categories when the plan has no such month. In REST's
+   * display order: by category group, then in the order the categories arrived. (A category
+   * first seen in a delta is appended to its table, but REST lists it within its group.)
+   */
   categories(month?: IsoDate): readonly CategoryRow[] {
-    return this._categoryTable(month).rows;
+    const table = this._categoryTable(month);
+    let ordered = this._categoriesInOrder.get(table);
+    if (!ordered) {
+      const rank = new Map(this._state.categoryGroups.rows.map((group, i) => [group.id, i]));
+      const rankOf = (row: CategoryRow) => rank.get(row.category_group_id) ?? rank.size;
+      const rows = table.rows;
+      const inOrder = rows.every((row, i) => i === 0 || rankOf(rows[i - 1]!) <= rankOf(row));
+      // Usually already in order: the stored list itself is returned, shared between versions.
+      ordered = inOrder ? rows : [...rows].sort((a, b) => rankOf(a) - rankOf(b));
+      this._categoriesInOrder.set(table, ordered);
+    }
+    return ordered;
   }
 
   categoriesOfGroup(groupId: string, month?: IsoDate): readonly CategoryRow[] {
@@ -142,6 +158,11 @@ class StateSnapshot implements PlanSnapshot {
 
   subtransaction(id: string): SubTransactionRow | undefined {
     return this._state.subtransactions.get(id);
+  }
+
+  hasType(row: TransactionRow, type: TransactionListType): boolean {
+    if (type === 'unapproved') return !row.approved;
+    return isUncategorized(this._state, row, this.subtransactionsOf(row.id));
   }
 
   transactions(query: TransactionQuery): TransactionPage {

@@ -33,20 +33,33 @@
  * 4. A delta that would land on a replica evicted meanwhile has nothing to merge into: the plan
  *    is loaded in full instead. A `clear()` during a flight discards its answer (its readers
  *    still get it).
- *
- * 5. Relayed answers (a cluster of gateways, see src/cluster): `fetchPlan` may hand back the
+ * 5. Knowledge going backwards. Rule 1 trusts the upstream's knowledge to only grow; one
+ *    inflated answer (17 → 1017) or a restore from backup breaks that, and the replica would
+ *    drop every later answer as older. So an answer is taken as proof that the knowledge went
+ *    back when it is lower than the knowledge the delta was asked from, or lower than the
+ *    replica's and its request was sent after the replica's data was stored (a request sent
+ *    later must see at least as much). Then the replica is suspect (no read takes it as fresh;
+ *    it answers only as stale while the upstream fails) and the plan is loaded in full at
+ *    once, in the same flight, replacing the replica whatever its knowledge. (A restore
+ *    followed by enough writes to pass the replica's knowledge before the next sync cannot be
+ *    told from ordinary progress; nothing in the protocol shows it.)
+ * 6. Relayed answers (a cluster of gateways, see src/cluster): `fetchPlan` may hand back the
  *    answer to a request another instance sent (`sentAt`, `relayed`), and `applyRelayed` stores
  *    one no reader asked for. An answer sent before this instance's flight cannot vouch for a
  *    write applied here meanwhile: only its knowledge can (rule 3 without the epoch). Ages count
  *    from its own `sentAt`. A relayed answer at the knowledge the replica already has brings
- *    nothing new and is not merged again.
+ *    nothing new and is not merged again; one lower than the replica's is older, never a sign of
+ *    knowledge going back (rule 5 judges this instance's own requests only).
  *
  * Failures: when `classifyFailure` names a reason (rate limited, upstream error or down) and a
  * replica is held, the read is answered from it with `stale: { reason, error }` and its age.
  * Anything else (401, 403, 404, a malformed body...) is rethrown untouched, and the replica of
- * that key is dropped, so a revoked token or a deleted plan stops being served.
+ * that key is dropped, so a revoked token or a deleted plan stops being served. `forgetToken`
+ * drops every replica and alias of a token the upstream refused (any request's 401), and keeps
+ * syncs already in flight for it from storing their answers.
  */
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { IsoDate, ResponseData } from '../upstream/types.js';
 import {
   createReplicaCache,
@@ -95,7 +108,7 @@ export interface FetchPlanResult {
   readonly bytes: number;
   /** When the request that produced `data` was sent, if before this sync (another instance's). */
   readonly sentAt?: number;
-  /** The answer came from another gateway instance (see rule 5). */
+  /** The answer came from another gateway instance (see rule 6). */
   readonly relayed?: boolean;
 }
 
@@ -118,7 +131,7 @@ export interface AppliedChange {
   /** The replica before the change, when one was held. */
   readonly previous?: PlanSnapshot;
   readonly snapshot: PlanSnapshot;
-  /** Another gateway instance fetched it (rule 5): this one must not relay it again. */
+  /** Another gateway instance fetched it (rule 6): this one must not relay it again. */
   readonly relayed?: boolean;
 }
 
@@ -199,7 +212,13 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   /** Write epochs restart with the process; this keeps versions naming them from repeating. */
   const instance = randomUUID().slice(0, 8);
   let generation = 0;
-  let abortController = new AbortController();
+  /** Counts syncs as they start; `forgotten` compares with it. */
+  let syncSequence = 0;
+  /** Token key → `syncSequence` when its replicas were forgotten (after a 401). */
+  const forgotten = new LRUCache<string, number>({ max: 10_000 });
+  // One controller per flight, not one signal shared by all: every request listens on its
+  // signal, and twenty hung syncs on one signal would trip MaxListenersExceededWarning.
+  const inFlight = new Set<AbortController>();
 
   const cache = createReplicaCache({
     maxBytes,
@@ -265,7 +284,8 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     requestKnowledge: number | undefined,
     sentAt: number,
     epochAtSend: number,
-    generationAtSend: number,
+    mayStore: () => boolean,
+    replace: boolean,
   ): ReplicaEntry {
     const data = result.data;
     const planId = data.plan.id;
@@ -276,12 +296,13 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     const relayed = result.relayed === true;
 
     if (
+      !replace &&
       current &&
       (data.server_knowledge < current.state.serverKnowledge ||
         (relayed && data.server_knowledge === current.state.serverKnowledge))
     ) {
       const kept = { ...current, syncedAt: Math.max(current.syncedAt, sentAt) };
-      if (generationAtSend === generation) cache.set(key, kept);
+      if (mayStore()) cache.set(key, kept);
       return kept;
     }
 
@@ -310,12 +331,15 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         : {};
     const entry = makeEntry(planId, state, {
       ...stillExpired,
-      syncedAt: Math.max(current?.syncedAt ?? sentAt, sentAt),
+      // Only a full load in the same flight clears it (see knowledgeWentBack).
+      ...(current?.suspect && !replace ? { suspect: true } : {}),
+      committedSequence: syncSequence,
+      syncedAt: replace ? sentAt : Math.max(current?.syncedAt ?? sentAt, sentAt),
       nextKnowledge,
       pending: survivors,
       ...size,
     });
-    if (generationAtSend === generation && cache.set(key, entry)) {
+    if (mayStore() && cache.set(key, entry)) {
       notify({
         tokenKey,
         planId,
@@ -332,6 +356,31 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     return entry;
   }
 
+  /**
+   * Private: whether an answer shows the upstream's knowledge going backwards (rule 5 of the
+   * header comment). If so, the held replica is marked suspect at once: until a full load
+   * replaces it, it answers no read as fresh, only as stale when a sync fails.
+   */
+  function knowledgeWentBack(
+    tokenKey: string,
+    planId: string,
+    result: FetchPlanResult,
+    kind: SyncKind,
+    requestKnowledge: number | undefined,
+    sequence: number,
+  ): boolean {
+    const key = replicaKey(tokenKey, planId);
+    const held = cache.peek(key);
+    const answered = result.data.server_knowledge;
+    const wentBack =
+      (kind === 'delta' && requestKnowledge !== undefined && answered < requestKnowledge) ||
+      (held !== undefined &&
+        answered < held.state.serverKnowledge &&
+        sequence > held.committedSequence);
+    if (wentBack && held && !held.suspect) cache.set(key, { ...held, suspect: true });
+    return wentBack;
+  }
+
   /** Private: one flight: the upstream calls for a requested id, and the commit. */
   async function sync(
     request: ReplicaReadRequest,
@@ -341,13 +390,20 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     const { token, tokenKey, planId: requested } = request;
     const epochAtSend = writeEpoch;
     const generationAtSend = generation;
-    const signal = abortController.signal;
+    const sequence = ++syncSequence;
+    // A `clear()`, or a 401 for this token, after this flight left: its answer is not kept.
+    const mayStore = () =>
+      generationAtSend === generation && (forgotten.get(tokenKey) ?? -1) < sequence;
+    const controller = new AbortController();
+    inFlight.add(controller);
+    const signal = controller.signal;
     const base = lookup(tokenKey, requested).entry;
     let kind: SyncKind = base ? 'delta' : 'full';
     activeFlights.set(tokenKey, (activeFlights.get(tokenKey) ?? 0) + 1);
     const fetchFor = async (
       planId: string,
       knowledge: number | undefined,
+      notBefore = notSentBefore,
     ): Promise<FetchPlanResult> => {
       const result = await fetchPlan({
         token,
@@ -356,7 +412,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         ...(knowledge === undefined ? {} : { lastKnowledgeOfServer: knowledge }),
         ...(request.meter === undefined ? {} : { meter: request.meter }),
         signal,
-        notSentBefore,
+        notSentBefore: notBefore,
       });
       assertPlanExport(result?.data);
       return result;
@@ -380,7 +436,24 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       if (result.data.plan.id !== resolved) {
         throw new ReplicaDataError('data.plan.id', `the plan id ${resolved}`, result.data.plan.id);
       }
-      // Rule 5: an answer sent before this flight vouches for no write applied since.
+      // Rule 6: another instance's answer may be older than this replica; that is no regression.
+      const replace =
+        result.relayed !== true &&
+        knowledgeWentBack(tokenKey, resolved, result, kind, knowledge, sequence);
+      if (replace) {
+        kind = 'full';
+        knowledge = undefined;
+        // From the upstream itself: what other instances hold may be of the old timeline.
+        result = await fetchFor(resolved, undefined, Number.POSITIVE_INFINITY);
+        if (result.data.plan.id !== resolved) {
+          throw new ReplicaDataError(
+            'data.plan.id',
+            `the plan id ${resolved}`,
+            result.data.plan.id,
+          );
+        }
+      }
+      // Rule 6: an answer sent before this flight vouches for no write applied since.
       const answeredEarlier = result.sentAt !== undefined && result.sentAt < sentAt;
       const entry = commit(
         tokenKey,
@@ -389,25 +462,23 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         knowledge,
         answeredEarlier ? (result.sentAt as number) : sentAt,
         answeredEarlier ? -1 : epochAtSend,
-        generationAtSend,
+        mayStore,
+        replace,
       );
-      if (
-        requested !== resolved &&
-        generationAtSend === generation &&
-        cache.peek(replicaKey(tokenKey, resolved))
-      ) {
+      if (requested !== resolved && mayStore() && cache.peek(replicaKey(tokenKey, resolved))) {
         remember(tokenKey, requested, resolved, sentAt);
       }
       return { ok: true, entry, kind };
     } catch (error) {
       const reason = classifyFailure(error);
-      if (reason === null && generationAtSend === generation) {
+      if (reason === null && mayStore()) {
         const { key } = lookup(tokenKey, requested);
         if (key !== undefined) cache.delete(key);
         resolutions.delete(replicaKey(tokenKey, requested));
       }
       return { ok: false, error, reason, kind };
     } finally {
+      inFlight.delete(controller);
       const left = (activeFlights.get(tokenKey) ?? 1) - 1;
       if (left > 0) activeFlights.set(tokenKey, left);
       else {
@@ -436,8 +507,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   return {
     async read(request) {
       assertReadRequest(request);
-      request.signal?.throwIfAborted();
-      const { tokenKey, planId: requested } = request;
+      const { tokenKey, planId: requested, signal } = request;
       const maxAge = request.freshness.maxAgeMs;
       const arrival = now();
       const held = lookup(tokenKey, requested);
@@ -446,6 +516,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         !forceSync &&
         held.entry !== undefined &&
         held.entry.expiredAtEpoch === undefined &&
+        !held.entry.suspect &&
         arrival - held.entry.syncedAt <= maxAge &&
         (held.resolution === undefined || arrival - held.resolution.checkedAt <= maxAge);
       if (fresh && held.key !== undefined) {
@@ -453,18 +524,28 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         return answer(entry, 'none', arrival);
       }
 
-      const outcome = await abortable(
-        // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
-        flights.run(
-          replicaKey(tokenKey, requested),
-          forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge,
-          // A flight started later than this read (a follow-up, or a forced sync) is shared by
-          // readers that need data sent no earlier than its own start.
-          (sentAt) =>
-            sync(request, sentAt, forceSync || sentAt > arrival ? sentAt : arrival - maxAge),
-        ),
-        request.signal,
-      );
+      let outcome: Outcome;
+      try {
+        signal?.throwIfAborted();
+        outcome = await abortable(
+          // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
+          flights.run(
+            replicaKey(tokenKey, requested),
+            forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge,
+            // A flight started later than this read (a follow-up, or a forced sync) is shared by
+            // readers that need data sent no earlier than its own start.
+            (sentAt) =>
+              sync(request, sentAt, forceSync || sentAt > arrival ? sentAt : arrival - maxAge),
+          ),
+          signal,
+        );
+      } catch (error) {
+        // The reader gave up waiting (its deadline): the flight carries on for others, and the
+        // reader may answer from what is held, as for a failure of the same class.
+        if (!signal?.aborted) throw error;
+        const kind: SyncKind = held.entry ? 'delta' : 'full';
+        outcome = { ok: false, error: signal.reason, reason: classifyFailure(signal.reason), kind };
+      }
       if (outcome.ok) {
         cache.get(replicaKey(tokenKey, outcome.entry.planId));
         return answer(outcome.entry, outcome.kind, now());
@@ -510,6 +591,8 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       const state = applySavedEntities(current.state, saved, { currentMonth: monthOf(now()) });
       const entry = makeEntry(current.planId, state, {
         ...(current.expiredAtEpoch === undefined ? {} : { expiredAtEpoch: current.expiredAtEpoch }),
+        ...(current.suspect ? { suspect: true } : {}),
+        committedSequence: current.committedSequence,
         syncedAt: current.syncedAt,
         nextKnowledge: current.nextKnowledge,
         pending: [...current.pending, write].slice(-MAX_PENDING_WRITES),
@@ -542,6 +625,12 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         const from = relayed.fromKnowledge;
         if (!current || from === undefined || from > current.state.serverKnowledge) return 'gap';
       }
+      // Not for a token forgotten since the last sync started here (a 401 meanwhile).
+      const sequence = syncSequence;
+      const generationNow = generation;
+      const mayStore = () =>
+        generationNow === generation && (forgotten.get(tokenKey) ?? -1) < sequence;
+      if (!mayStore()) return 'gap';
       const knowledgeBefore = current?.state.serverKnowledge;
       const entry = commit(
         tokenKey,
@@ -550,7 +639,8 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
         relayed.fromKnowledge,
         relayed.sentAt,
         -1,
-        generation,
+        mayStore,
+        false,
       );
       if (!cache.peek(key)) return 'gap';
       for (const alias of relayed.aliases ?? []) {
@@ -570,12 +660,23 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       cache.set(key, { ...entry, expiredAtEpoch: writeEpoch });
     },
 
+    forgetToken(tokenKey) {
+      assertKey('tokenKey', tokenKey);
+      forgotten.set(tokenKey, syncSequence);
+      const prefix = replicaKey(tokenKey, '');
+      for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);
+      for (const key of [...resolutions.keys()])
+        if (key.startsWith(prefix)) resolutions.delete(key);
+      orphanWrites.delete(tokenKey);
+    },
+
     stats: () => cache.stats(),
 
     clear() {
       generation += 1;
-      abortController.abort(new Error('The replica store was cleared'));
-      abortController = new AbortController();
+      const reason = new Error('The replica store was cleared');
+      for (const controller of inFlight) controller.abort(reason);
+      inFlight.clear();
       cache.clear();
       resolutions.clear();
       resolvedFrom.clear();

@@ -126,6 +126,8 @@ export interface PlanSnapshot {
   transaction(id: string): TransactionRow | undefined;
   subtransactionsOf(transactionId: string): readonly SubTransactionRow[];
   subtransaction(id: string): SubTransactionRow | undefined;
+  /** Whether the transaction passes the list filter `type`, as `transactions({ type })` applies it. */
+  hasType(row: TransactionRow, type: TransactionListType): boolean;
   /** Uses the secondary indexes; never scans every transaction of the plan for a filtered page. */
   transactions(query: TransactionQuery): TransactionPage;
 
@@ -175,7 +177,11 @@ export interface ReplicaReadRequest {
   /** A plan id, or the alias `last-used` / `default`. */
   readonly planId: string;
   readonly freshness: Freshness;
-  /** Gives up waiting (rejects with the signal's reason); a shared sync carries on for others. */
+  /**
+   * Gives up waiting; a shared sync carries on for others. The read then answers from the held
+   * replica as stale when `classifyFailure(signal.reason)` names a reason (an operation
+   * deadline), else rejects with the signal's reason.
+   */
   readonly signal?: AbortSignal;
   /**
    * Opaque to the store: handed to `fetchPlan` when this read starts a sync, so the caller that
@@ -246,6 +252,11 @@ export interface ReplicaStore {
    * the replica cannot know about.
    */
   expire(tokenKey: string, planId: string): void;
+  /**
+   * Drops every replica and alias of the token (the upstream refused it); syncs of the token
+   * in flight still answer their readers but store nothing.
+   */
+  forgetToken(tokenKey: string): void;
   stats(): { replicas: number; bytes: number };
   /** Drops every replica and alias; syncs in flight still answer their readers. */
   clear(): void;

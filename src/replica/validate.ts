@@ -1,7 +1,9 @@
 /**
  * Checks the parts of an upstream plan export the replica relies on (ids, the keys it indexes
- * by, dates, the deleted flag) before anything is merged, so a malformed response fails with an
- * error that names the field and leaves the replica as it was.
+ * by, dates, the deleted flag) and what the graph serializes as non-null (amounts as safe
+ * integers, names) before anything is merged, so a malformed response fails with an error that
+ * names the field and leaves the replica as it was, instead of being stored and failing every
+ * later read of the field until the next full load.
  */
 import type { ResponseData } from '../upstream/types.js';
 import { isIsoDate } from './plan-state.js';
@@ -24,25 +26,46 @@ const isString: Check = (value) => typeof value === 'string' && value.length > 0
 const isStringOrNull: Check = (value) => value === null || isString(value);
 const isBoolean: Check = (value) => typeof value === 'boolean';
 const isDate: Check = isIsoDate;
+const isText: Check = (value) => typeof value === 'string';
+const isAmount: Check = (value) => typeof value === 'number' && Number.isSafeInteger(value);
+const isAmountOrNull: Check = (value) => value === null || isAmount(value);
 
 const CHECKS = {
   string: [isString, 'a non-empty string'],
   stringOrNull: [isStringOrNull, 'a non-empty string or null'],
   boolean: [isBoolean, 'a boolean'],
   date: [isDate, 'a YYYY-MM-DD date'],
+  text: [isText, 'a string'],
+  amount: [isAmount, 'an integer amount in milliunits'],
+  amountOrNull: [isAmountOrNull, 'an integer amount in milliunits or null'],
 } as const satisfies Record<string, readonly [Check, string]>;
 
 type FieldRules = Readonly<Record<string, keyof typeof CHECKS>>;
 
 /** Fields checked on live entities of each collection (deleted ones need only `id`). */
 const RULES = {
-  accounts: { on_budget: 'boolean' },
-  payees: {},
+  accounts: {
+    name: 'text',
+    on_budget: 'boolean',
+    closed: 'boolean',
+    balance: 'amount',
+    cleared_balance: 'amount',
+    uncleared_balance: 'amount',
+  },
+  payees: { name: 'text' },
   payee_locations: { payee_id: 'string' },
-  category_groups: {},
-  categories: { category_group_id: 'string' },
+  category_groups: { name: 'text' },
+  categories: {
+    category_group_id: 'string',
+    name: 'text',
+    budgeted: 'amount',
+    activity: 'amount',
+    balance: 'amount',
+    goal_target: 'amountOrNull',
+  },
   transactions: {
     date: 'date',
+    amount: 'amount',
     account_id: 'string',
     category_id: 'stringOrNull',
     payee_id: 'stringOrNull',
@@ -51,12 +74,21 @@ const RULES = {
   },
   subtransactions: {
     transaction_id: 'string',
+    amount: 'amount',
     category_id: 'stringOrNull',
     payee_id: 'stringOrNull',
   },
-  scheduled_transactions: {},
-  scheduled_subtransactions: { scheduled_transaction_id: 'string' },
+  scheduled_transactions: { amount: 'amount' },
+  scheduled_subtransactions: { scheduled_transaction_id: 'string', amount: 'amount' },
 } as const satisfies Record<string, FieldRules>;
+
+/** Fields checked on live months (a month's categories follow `RULES.categories`). */
+const MONTH_RULES = {
+  income: 'amount',
+  budgeted: 'amount',
+  activity: 'amount',
+  to_be_budgeted: 'amount',
+} as const satisfies FieldRules;
 
 /** Throws ReplicaDataError unless `data` has the shape of a `getPlanById` response body. */
 export function assertPlanExport(data: unknown): asserts data is ResponseData['getPlanById'] {
@@ -83,6 +115,7 @@ export function assertPlanExport(data: unknown): asserts data is ResponseData['g
     checkField(month, 'month', path, 'date');
     checkField(month, 'deleted', path, 'boolean');
     if (month.deleted === true) return;
+    for (const [field, rule] of Object.entries(MONTH_RULES)) checkField(month, field, path, rule);
     const categories = month.categories;
     if (!Array.isArray(categories)) {
       throw new ReplicaDataError(`${path}.categories`, 'an array', categories);
@@ -91,6 +124,38 @@ export function assertPlanExport(data: unknown): asserts data is ResponseData['g
       checkEntity(category, `${path}.categories[${i}]`, RULES.categories);
     }
   });
+}
+
+const REST_RULES = {
+  user: {},
+  plans: { name: 'text' },
+  money_movements: { amount: 'amount' },
+  money_movement_groups: { month: 'date' },
+} as const satisfies Record<string, FieldRules>;
+
+/**
+ * Throws ReplicaDataError unless `data` holds `data[key]`, an object (`user`) or a list of
+ * entities, whose fields the graph relies on have the right types; for the answers the REST
+ * cache keeps (user, plan list, money movements).
+ */
+export function assertRestAnswer(data: unknown, key: keyof typeof REST_RULES): void {
+  if (!isRecord(data)) throw new ReplicaDataError('data', 'an object', data);
+  const value = data[key];
+  const path = `data.${key}`;
+  const rules = REST_RULES[key];
+  if (key === 'user') {
+    checkRecord(value, path, rules);
+    return;
+  }
+  if (!Array.isArray(value)) throw new ReplicaDataError(path, 'an array', value);
+  for (const [index, entity] of value.entries()) checkRecord(entity, `${path}[${index}]`, rules);
+}
+
+/** Private: an object with a string `id` whose fields pass `rules` (REST answers without `deleted`). */
+function checkRecord(entity: unknown, path: string, rules: FieldRules): void {
+  if (!isRecord(entity)) throw new ReplicaDataError(path, 'an object', entity);
+  checkField(entity, 'id', path, 'string');
+  for (const [field, rule] of Object.entries(rules)) checkField(entity, field, path, rule);
 }
 
 export type CheckedCollection = keyof typeof RULES;

@@ -4,7 +4,7 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import type { GatewayContext } from '../server/context.js';
-import { fieldCost, limitError } from './cost.js';
+import { fieldCost } from './cost.js';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -29,13 +29,11 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin, SimpleObjectsPlugin],
   complexity: {
+    // Prices only: `useOperationLimits` (src/server/plugins) adds them up over the whole
+    // operation, introspection included, and refuses it before execution. The plugin's own check
+    // runs in root resolvers, which an introspection-only operation never reaches.
     fieldComplexity: fieldCost,
-    limit: (ctx) => ({
-      complexity: ctx.limits.complexity,
-      depth: ctx.limits.depth,
-      breadth: ctx.limits.breadth,
-    }),
-    complexityError: limitError,
+    disabled: true,
   },
   relay: {
     // Ids are REST ids so they move freely between REST and GraphQL; no global Node ids.

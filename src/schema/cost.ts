@@ -1,53 +1,92 @@
-import { ComplexityErrorKind } from '@pothos/plugin-complexity';
-import { GraphQLError, type GraphQLField, getNullableType, isListType } from 'graphql';
+import { type GraphQLField, getNullableType, isListType } from 'graphql';
 import { DEFAULT_PAGE_SIZE } from './connections.js';
 
 /** What a list of unknown length is assumed to hold when pricing an operation. */
 export const LIST_COST_MULTIPLIER = 10;
 
 /**
- * The cost of a field, before execution: 1, with its selections multiplied by the page size a
- * connection asks for (`first` / `last`, or the default page) or by 10 for a plain list. A
- * page of 500 transactions with 20 fields each therefore costs about 10,000.
+ * The price of a `totalCount` that may walk a whole index window (a filtered or hybrid
+ * transaction list counts its matches one by one): as much as a page of 500 rows of 2 fields.
+ */
+export const COUNT_COST = 1_000;
+
+export interface FieldPrice {
+  /** The field's own price. */
+  readonly field: number;
+  /** How many times its selections count (list length); ignored when `page` is set. */
+  readonly multiplier: number;
+  /**
+   * A connection: only its `fields` (the page's rows) count `size` times; its other
+   * selections (`totalCount`, `pageInfo`) count once.
+   */
+  readonly page?: { readonly fields: readonly string[]; readonly size: number };
+}
+
+/** The fields of a connection that hold its rows. */
+const PAGE_FIELDS = ['edges', 'nodes'] as const;
+
+/**
+ * The default price of a field (Pothos `fieldComplexity`): 1, with the rows of a connection
+ * (`edges`, `nodes`) multiplied by the page size it asks for (`first` / `last`, or the default
+ * page) and the selections of a plain list by 10. A page of 500 transactions with 20 fields
+ * each therefore costs about 10,000. `src/server/operation-cost.ts` adds it up over an
+ * operation, and never multiplies by less than 1 (`first: 0` still answers `totalCount`).
  */
 export function fieldCost(
   args: Record<string, unknown>,
   _ctx: unknown,
   field: GraphQLField<unknown, never>,
-): { field: number; multiplier: number } {
-  // A connection already multiplied its selections by the page size; its `edges` and `nodes` lists
-  // are that page, not another multiplier.
-  if (field.name === 'edges' || field.name === 'nodes') return { field: 1, multiplier: 1 };
+): FieldPrice {
+  // A connection multiplies its `edges` and `nodes` by the page size; those lists are that page,
+  // not another multiplier. (`Query.nodes(ids:)` is no such list: it has arguments.)
+  if ((PAGE_FIELDS as readonly string[]).includes(field.name) && field.args.length === 0)
+    return { field: 1, multiplier: 1 };
+  // A list of objects asked for by id holds at most one per id.
+  if (Array.isArray(args.ids)) return { field: 1, multiplier: Math.max(1, args.ids.length) };
   const hasPaging = field.args.some((arg) => arg.name === 'first');
   if (hasPaging) {
     const size = [args.first, args.last].find((v): v is number => typeof v === 'number');
-    return { field: 1, multiplier: size ?? DEFAULT_PAGE_SIZE };
+    return {
+      field: 1,
+      multiplier: 1,
+      page: { fields: PAGE_FIELDS, size: size ?? DEFAULT_PAGE_SIZE },
+    };
   }
-  return {
-    field: 1,
-    multiplier: isListType(getNullableType(field.type)) ? LIST_COST_MULTIPLIER : 1,
-  };
+  return { field: 1, multiplier: listMultiplier(field) };
 }
 
-interface ComplexityResult {
-  depth: number;
-  breadth: number;
-  complexity: number;
-  maxDepth?: number;
-  maxBreadth?: number;
-  maxComplexity?: number;
+type ComplexityOption =
+  | number
+  | { field?: number; multiplier?: number }
+  | ((args: Record<string, unknown>, ctx: unknown, field: GraphQLField<unknown, never>) => unknown);
+
+/**
+ * The price the schema declares for `field` (the Pothos complexity plugin stores each field's
+ * `complexity` option, or `fieldCost`, in its extensions), with `args` already coerced.
+ */
+export function priceOf(
+  args: Record<string, unknown>,
+  field: GraphQLField<unknown, unknown>,
+): FieldPrice {
+  const option = field.extensions?.complexity as ComplexityOption | undefined;
+  const value =
+    typeof option === 'function'
+      ? option(args, undefined, field as GraphQLField<unknown, never>)
+      : option;
+  if (typeof value === 'number') return { field: value, multiplier: listMultiplier(field) };
+  if (typeof value === 'object' && value !== null) {
+    const { field: own, multiplier, page } = value as FieldPrice;
+    return {
+      field: typeof own === 'number' ? own : 1,
+      multiplier: typeof multiplier === 'number' ? multiplier : listMultiplier(field),
+      ...(page ? { page } : {}),
+    };
+  }
+  return { field: 1, multiplier: listMultiplier(field) };
 }
 
-/** Refusal of an operation over the depth, breadth or cost budget, before any field resolves. */
-export function limitError(kind: ComplexityErrorKind, result: ComplexityResult): GraphQLError {
-  const [what, value, max] =
-    kind === ComplexityErrorKind.Depth
-      ? ['depth', result.depth, result.maxDepth]
-      : kind === ComplexityErrorKind.Breadth
-        ? ['breadth', result.breadth, result.maxBreadth]
-        : ['cost', result.complexity, result.maxComplexity];
-  return new GraphQLError(
-    `The operation's ${what} is ${value}, over the limit of ${max}. Ask for fewer fields, smaller pages or less nesting.`,
-    { extensions: { code: 'OPERATION_TOO_COMPLEX', limit: what, value, max } },
-  );
+function listMultiplier(
+  field: GraphQLField<unknown, never> | GraphQLField<unknown, unknown>,
+): number {
+  return isListType(getNullableType(field.type)) ? LIST_COST_MULTIPLIER : 1;
 }

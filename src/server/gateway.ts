@@ -12,7 +12,7 @@ import { createLiveHub, type LiveHub } from '../live/hub.js';
 import type { PollLeases } from '../live/leases.js';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import { createLoaders, unauthenticated } from '../loaders/create-loaders.js';
-import { createRestCache } from '../loaders/rest-cache.js';
+import { createRestCache, type RestCache } from '../loaders/rest-cache.js';
 import { createReplicaStore, type ReplicaStoreOptions } from '../replica/store.js';
 import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
@@ -25,6 +25,7 @@ import {
 } from '../upstream/client.js';
 import { createRequestLedger, type RequestLedger } from '../upstream/ledger.js';
 import { credentialsFrom, freshnessFrom, type GatewayContext } from './context.js';
+import { createDeadline } from './deadline.js';
 import { classifyFailure } from './failure-policy.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import { createOperationMeter } from './operation-meter.js';
@@ -32,15 +33,19 @@ import { corsOptions } from './plugins/cors.js';
 import { maskError } from './plugins/mask-error.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
+import { useErrorHygiene } from './plugins/use-error-hygiene.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
 import { useHttpHygiene } from './plugins/use-http-hygiene.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
+import { useIntrospection } from './plugins/use-introspection.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
+import { useOperationDeadline } from './plugins/use-operation-deadline.js';
 import { type OperationReportSink, useOperationReport } from './plugins/use-operation-report.js';
 import { loadDocumentManifest, usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { createRequestIds } from './plugins/use-request-id.js';
 import { useResponseExtensions } from './plugins/use-response-extensions.js';
+import { useTokenCheck } from './plugins/use-token-check.js';
 import { createReadLog } from './read-log.js';
 import { type Logger, logOperations } from './telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from './telemetry/metrics.js';
@@ -88,6 +93,7 @@ export interface Gateway {
   readonly yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
   readonly upstream: UpstreamClient;
   readonly replicas: ReplicaStore;
+  readonly restCache: RestCache;
   readonly ledger: RequestLedger;
   readonly config: GatewayConfig;
   /** Subscriptions: pollers, change logs, the event bus (see src/live/README.md). */
@@ -142,6 +148,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     baseUrl: config.upstreamUrl,
     ledger,
     wallClock: now,
+    // A token the upstream refused loses everything held for it.
+    tokenGate: { onRejected: (tokenKey) => forgetToken(tokenKey) },
     observer: metrics.upstream,
     ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
@@ -183,8 +191,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const restCache = createRestCache({
     classifyFailure,
     now,
+    maxBytes: config.restCacheMaxBytes,
     ...(cluster ? { shared: cluster.restEntries } : {}),
   });
+  function forgetToken(tokenKey: string): void {
+    replicas.forgetToken(tokenKey);
+    restCache.forgetToken(tokenKey);
+  }
   const live = createLiveHub({
     replicas,
     fetchDelta: ({ token, planId, since }) =>
@@ -232,6 +245,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     // First: the request id, the headers and the origin check apply to every answer.
     requestIds.plugin,
     useHttpHygiene({ corsOrigins: config.corsOrigins }),
+    useTokenCheck(),
     ...(config.compressionMinBytes === false
       ? []
       : [useCompression({ minBytes: config.compressionMinBytes })]),
@@ -268,6 +282,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       : []),
     useDeferStream(),
     ...useDocumentLimits(config.limits),
+    useIntrospection({ enabled: config.introspection }),
+    useOperationDeadline(),
+    useErrorHygiene(),
     useInputErrorNames(),
     useResponseExtensions({ metrics: config.metrics }),
     ...(deps.plugins ?? []),
@@ -301,6 +318,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       const freshness = freshnessFrom(request, config.maxAgeMs);
       const span = deps.tracer?.startOperation(request);
       const meter = createOperationMeter(span ? { span } : {});
+      const deadline = createDeadline(config.operationDeadlineMs);
       const reads = createReadLog();
       const meteredReplicas = {
         read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
@@ -325,6 +343,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
           },
         },
         meter,
+        deadline: deadline.signal,
       });
       const writes = createWritePipeline({
         credentials,
@@ -339,12 +358,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         meter,
         loaders,
         now,
+        deadline: deadline.signal,
       });
       return {
         credentials,
-        limits: config.limits,
         loaders,
         meter,
+        deadline,
         reads,
         requestId: requestIds.of(request),
         ...(span ? { span } : {}),
@@ -363,6 +383,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     yoga,
     upstream,
     replicas,
+    restCache,
     ledger,
     config,
     live,

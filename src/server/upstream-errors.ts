@@ -1,5 +1,7 @@
 import { GraphQLError } from 'graphql';
+import { ReplicaDataError } from '../replica/validate.js';
 import { gatewayErrorCode, isUpstreamError, type UpstreamError } from '../upstream/errors.js';
+import { OperationDeadlineError } from './deadline.js';
 
 function messageOf(error: UpstreamError): string {
   switch (error.kind) {
@@ -43,7 +45,21 @@ export function toGraphQLError(error: UpstreamError): GraphQLError {
   });
 }
 
+/** An upstream answer refused at the boundary (a field of the wrong type): UPSTREAM_ERROR. */
+export function unusableAnswerError(error: ReplicaDataError): GraphQLError {
+  return new GraphQLError(`The upstream sent an unusable answer: ${error.message}.`, {
+    extensions: { code: 'UPSTREAM_ERROR', upstream: null, field: error.path },
+  });
+}
+
 /** Rethrows upstream failures as GraphQL errors; anything else passes through untouched (and is masked). */
 export function rethrowAsGraphQL(error: unknown): never {
-  throw isUpstreamError(error) ? toGraphQLError(error) : error;
+  if (isUpstreamError(error)) throw toGraphQLError(error);
+  if (error instanceof ReplicaDataError) throw unusableAnswerError(error);
+  if (error instanceof OperationDeadlineError) {
+    throw new GraphQLError(error.message, {
+      extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: null, retryable: true },
+    });
+  }
+  throw error;
 }

@@ -11,11 +11,20 @@ import {
   isUpstreamError,
   malformedResponse,
   responseTooLarge,
+  type UpstreamError,
   type UpstreamErrorKind,
 } from './errors.js';
+import { createFairShare, type Release } from './fair-share.js';
 import type { RequestLedger } from './ledger.js';
 import { createReadBackoff, parseRetryAfter, type ReadBackoffOptions } from './read-backoff.js';
 import { readBody } from './read-body.js';
+import {
+  createByteBudget,
+  DEFAULT_MAX_BUFFERED_RESPONSE_BYTES,
+  DEFAULT_RESPONSE_LIMITS,
+  type ResponseKind,
+  responseKind,
+} from './response-limits.js';
 import {
   buildRequestTarget,
   type HttpMethod,
@@ -25,10 +34,18 @@ import {
   type RequestTarget,
   ROUTES,
 } from './routes.js';
+import {
+  type Admission,
+  createTokenGate,
+  repeatRefusal,
+  type TokenGateOptions,
+} from './token-gate.js';
 import { tokenKey as digestToken } from './token-key.js';
 import type { OperationId } from './types.js';
 
 export const DEFAULT_CONNECTIONS = 10;
+/** Four of the ten: a cold screen of one token (export, user, plan list, money movements) at once. */
+export const DEFAULT_CONNECTIONS_PER_TOKEN = 4;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** Generous: a plan export of 100,000 transactions takes the upstream a while to start sending. */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 30_000;
@@ -113,8 +130,13 @@ export interface UpstreamClientOptions {
    * @default a keep-alive `Pool` for the base URL's origin, owned and closed by the client
    */
   dispatcher?: Dispatcher;
-  /** Connections the owned pool may open. @default 10 */
+  /** Connections the owned pool may open, and requests in flight at once. @default 10 */
   connections?: number;
+  /**
+   * Requests of one token in flight at once (see `fair-share.ts`): one tenant cannot hold
+   * every connection, and waiting tokens take turns. @default 4
+   */
+  connectionsPerToken?: number;
   /** @default 10_000 */
   connectTimeoutMs?: number;
   /** Wait for the response headers. @default 30_000 */
@@ -143,8 +165,21 @@ export interface UpstreamClientOptions {
   ledger?: RequestLedger;
   /** @default 'plans-graphql-gateway' */
   userAgent?: string;
-  /** Larger bodies (after decompression) fail with kind `too_large`. @default 256 MiB */
+  /**
+   * Larger bodies (after decompression) fail with kind `too_large`, whatever the operation.
+   * @default 256 MiB
+   */
   maxResponseBytes?: number;
+  /**
+   * Caps by what an operation returns (`response-limits.ts`), under `maxResponseBytes`.
+   * @default { export: 256 MiB, list: 16 MiB, entity: 1 MiB }
+   */
+  responseLimits?: Partial<Record<ResponseKind, number>>;
+  /**
+   * Bytes every answer being read may hold together; an answer that would pass it fails with
+   * kind `too_large`. @default 256 MiB
+   */
+  maxBufferedResponseBytes?: number;
   /** Ask for gzip / br bodies; plan exports shrink about tenfold. @default true */
   compression?: boolean;
   /**
@@ -155,6 +190,12 @@ export interface UpstreamClientOptions {
   readBackoff?: Omit<ReadBackoffOptions, 'clock'> | false;
   /** Wall clock in epoch ms, for back-off and `Retry-After` dates. @default Date.now */
   wallClock?: () => number;
+  /**
+   * Remembers refused tokens and sends an unproven token's requests one at a time until the
+   * upstream has answered one (see `token-gate.ts`); `false` sends everything.
+   * @default { rejectedMs: 60_000, acceptedMs: 600_000, maxTokens: 10_000 }
+   */
+  tokenGate?: TokenGateOptions | false;
   /** Sees every attempt of every call, whoever made it (metrics). @default none */
   observer?: UpstreamMeter;
 }
@@ -184,6 +225,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     baseUrl,
     dispatcher: injectedDispatcher,
     connections = DEFAULT_CONNECTIONS,
+    connectionsPerToken = DEFAULT_CONNECTIONS_PER_TOKEN,
     connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
     headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
     bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
@@ -195,21 +237,34 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     ledger,
     userAgent = DEFAULT_USER_AGENT,
     maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+    responseLimits = {},
+    maxBufferedResponseBytes = DEFAULT_MAX_BUFFERED_RESPONSE_BYTES,
     compression = true,
     readBackoff = {},
     wallClock = Date.now,
+    tokenGate = {},
     observer,
   } = options;
   const backoff =
     readBackoff === false ? undefined : createReadBackoff({ ...readBackoff, clock: wallClock });
+  const gate = tokenGate === false ? undefined : createTokenGate(tokenGate, wallClock);
   const { origin, basePath } = parseBaseUrl(baseUrl);
   const retryPolicy = resolveRetryPolicy(retry);
   requirePositiveInteger('connections', connections);
+  requirePositiveInteger('connectionsPerToken', connectionsPerToken);
+  const share = createFairShare({ slots: connections, perKey: connectionsPerToken });
   requirePositiveInteger('connectTimeoutMs', connectTimeoutMs);
   requirePositiveInteger('headersTimeoutMs', headersTimeoutMs);
   requirePositiveInteger('bodyTimeoutMs', bodyTimeoutMs);
   requirePositiveInteger('keepAliveTimeoutMs', keepAliveTimeoutMs);
   requirePositiveInteger('maxResponseBytes', maxResponseBytes);
+  requirePositiveInteger('maxBufferedResponseBytes', maxBufferedResponseBytes);
+  const limits = { ...DEFAULT_RESPONSE_LIMITS, ...responseLimits };
+  for (const [kind, limit] of Object.entries(limits))
+    requirePositiveInteger(`responseLimits.${kind}`, limit);
+  const buffered = createByteBudget(maxBufferedResponseBytes);
+  const limitOf = (operationId: OperationId) =>
+    Math.min(maxResponseBytes, limits[responseKind(operationId)]);
 
   // The client owns (and closes) the pool it creates, never a dispatcher it was handed.
   const ownsDispatcher = injectedDispatcher === undefined;
@@ -249,22 +304,41 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const held = isRead ? backoff?.blocked(key) : undefined;
     if (held) throw held;
 
-    for (let attempt = 1; ; attempt++) {
-      if (closed) throw new Error(`${operationId}: the upstream client is closed`);
-      call.signal?.throwIfAborted();
-      const failed: FailedCall = { operationId, method: target.method, attempt, redact };
-      try {
-        const result = (await sendOnce(failed, outgoing, call)) as OperationResult<Op>;
-        if (isRead) backoff?.succeeded(key);
-        return result;
-      } catch (error) {
-        if (!shouldRetry(error) || attempt >= maxAttempts) {
-          if (isRead && isUpstreamError(error)) backoff?.failed(key, error);
-          throw error;
+    let admission: Admission | undefined;
+    while (gate) {
+      admission = gate.admit(key);
+      if (admission.kind === 'refused') throw repeatRefusal(admission, operationId, target.method);
+      if (admission.kind !== 'wait') break;
+      await untilOrAbort(admission.until, call.signal);
+    }
+    const probe = admission?.kind === 'probe' ? admission : undefined;
+    // Each answer tells the gate about the token; the probe lets the token's next request go
+    // as soon as its status is known, not after its body.
+    const heard = (status: number | null, error?: UpstreamError) => {
+      gate?.observe(key, status, error);
+      probe?.settle();
+    };
+
+    try {
+      for (let attempt = 1; ; attempt++) {
+        if (closed) throw new Error(`${operationId}: the upstream client is closed`);
+        call.signal?.throwIfAborted();
+        const failed: FailedCall = { operationId, method: target.method, attempt, redact };
+        try {
+          const result = (await sendOnce(failed, outgoing, call, heard)) as OperationResult<Op>;
+          if (isRead) backoff?.succeeded(key);
+          return result;
+        } catch (error) {
+          if (!shouldRetry(error) || attempt >= maxAttempts) {
+            if (isRead && isUpstreamError(error)) backoff?.failed(key, error);
+            throw error;
+          }
         }
+        const cap = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** (attempt - 1));
+        await sleep(Math.floor(random() * cap), call.signal);
       }
-      const cap = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** (attempt - 1));
-      await sleep(Math.floor(random() * cap), call.signal);
+    } finally {
+      probe?.settle();
     }
   }
 
@@ -274,7 +348,15 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     failed: FailedCall,
     outgoing: OutgoingRequest,
     call: CallOptions,
+    heard: (status: number | null, error?: UpstreamError) => void,
   ): Promise<unknown> {
+    let release: Release;
+    try {
+      release = await share.acquire(outgoing.tokenKey, call.signal);
+    } catch (error) {
+      heard(null);
+      throw error;
+    }
     const started = now();
     let status: number | null = null;
     let errorKind: UpstreamErrorKind | null = null;
@@ -300,16 +382,22 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       });
       status = response.statusCode;
       if (status === 429) ledger?.release(outgoing.tokenKey);
+      if (status !== 401) heard(status);
       return await decodeResponse(failed, response, received);
     } catch (error) {
-      if (call.signal?.aborted) throw call.signal.reason;
+      if (call.signal?.aborted) {
+        heard(null);
+        throw call.signal.reason;
+      }
       const upstreamError = isUpstreamError(error)
         ? error
         : errorFromTransport(failed, error, status);
+      heard(upstreamError?.status === 401 ? 401 : null, upstreamError);
       if (upstreamError === undefined) throw error;
       errorKind = upstreamError.kind;
       throw upstreamError;
     } finally {
+      release();
       const record: UpstreamCallRecord = {
         operationId: failed.operationId,
         method: failed.method,
@@ -343,8 +431,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         parseRetryAfter(response.headers['retry-after'], wallClock()),
       );
     }
-    const read = await readBody(response.body, response.headers, maxResponseBytes);
-    if (read.kind === 'too_large') throw responseTooLarge(failed, status, maxResponseBytes);
+    const limit = limitOf(failed.operationId);
+    const read = await readBody(response.body, response.headers, limit, buffered);
+    if (read.kind === 'too_large') throw responseTooLarge(failed, status, limit);
     if (read.kind === 'undecodable') throw malformedResponse(failed, status, read.reason);
     received.bytes = read.bytes.length;
     let parsed: unknown;
@@ -459,6 +548,20 @@ function requireToken(operationId: OperationId, call: CallOptions): string {
     throw new TypeError(`${operationId}: call.token contains characters not allowed in a token`);
   }
   return token;
+}
+
+/** Waits for `promise` unless `signal` aborts first (then rejects with its reason). */
+function untilOrAbort(promise: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }
 
 // Private: meters and tracers are observers; their failures are theirs, never the call's.

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { ByteBudget } from './response-limits.js';
 
 export type BodyRead =
   | { readonly kind: 'ok'; readonly bytes: Buffer }
@@ -11,8 +12,10 @@ export type BodyRead =
 
 /**
  * Reads a whole response body, decompressing gzip / deflate / br, and stops as soon as more
- * than `limit` bytes have arrived, so a huge (or decompression-bomb) answer cannot exhaust
- * memory. Counting happens after decompression, which is what memory pays for.
+ * than `limit` bytes have arrived, or when `budget` (shared with every other answer being
+ * read) has no bytes left, so a huge, endless (or decompression-bomb) answer cannot exhaust
+ * memory. Counting happens after decompression, which is what memory pays for. The budget
+ * gets its bytes back when the read ends, whatever the outcome.
  *
  * Every path either consumes the body or destroys it, so undici can reuse or drop the socket;
  * transport errors (reset, body timeout) propagate as thrown.
@@ -21,6 +24,26 @@ export async function readBody(
   body: Readable,
   headers: IncomingHttpHeaders,
   limit: number,
+  budget?: ByteBudget,
+): Promise<BodyRead> {
+  let taken = 0;
+  try {
+    return await readWithin(body, headers, limit, (bytes) => {
+      if (budget && !budget.take(bytes)) return false;
+      taken += bytes;
+      return true;
+    });
+  } finally {
+    budget?.give(taken);
+  }
+}
+
+// Private: the read itself; `take` says whether `bytes` more may be held.
+async function readWithin(
+  body: Readable,
+  headers: IncomingHttpHeaders,
+  limit: number,
+  take: (bytes: number) => boolean,
 ): Promise<BodyRead> {
   const encoding = headerValue(headers['content-encoding'])?.trim().toLowerCase() || 'identity';
   const declaredLength = Number(headerValue(headers['content-length']) ?? Number.NaN);
@@ -46,7 +69,7 @@ export async function readBody(
   try {
     for await (const chunk of source as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > limit) {
+      if (size > limit || !take(chunk.length)) {
         discard(source);
         discard(body);
         return { kind: 'too_large' };

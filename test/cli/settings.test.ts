@@ -1,6 +1,12 @@
 /** Every environment rule of the gateway, without starting a process. */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLUSTER, DEFAULT_LIVE, DEFAULT_PORT } from '../../src/config.js';
+import {
+  DEFAULT_CLUSTER,
+  DEFAULT_LIVE,
+  DEFAULT_OPERATION_DEADLINE_MS,
+  DEFAULT_PORT,
+  DEFAULT_REST_CACHE_BYTES,
+} from '../../src/config.js';
 import { parseSettings, type Settings } from '../../src/settings.js';
 
 function settings(env: Record<string, string>, options = {}): Settings {
@@ -31,6 +37,19 @@ describe('parseSettings', () => {
       corsOrigins: '*',
       otlpEndpoint: undefined,
     });
+  });
+
+  it('reads the REST cache budget in MiB and the operation deadline in seconds', () => {
+    expect(settings({})).toMatchObject({
+      restCacheMaxBytes: DEFAULT_REST_CACHE_BYTES,
+      operationDeadlineMs: DEFAULT_OPERATION_DEADLINE_MS,
+    });
+    expect(settings({ REST_CACHE_MAX_MB: '4', OPERATION_DEADLINE_SECONDS: '5' })).toMatchObject({
+      restCacheMaxBytes: 4 * 1024 * 1024,
+      operationDeadlineMs: 5_000,
+    });
+    expect(error({ OPERATION_DEADLINE_SECONDS: '0' })).toContain('OPERATION_DEADLINE_SECONDS');
+    expect(error({ REST_CACHE_MAX_MB: 'lots' })).toContain('REST_CACHE_MAX_MB');
   });
 
   it('reads the subscription settings, in seconds where they are times', () => {

@@ -7,6 +7,7 @@ import {
   createFakeUpstream,
   createManualClock,
   FakeUpstreamError,
+  settle,
 } from './support/fake-upstream.js';
 import { TEST_NOW } from './support/plan-builder.js';
 import { createRandomPlan } from './support/random-plan.js';
@@ -101,5 +102,37 @@ describe('upstream failures', () => {
     await expect(failure).rejects.toThrow(
       'data.server_knowledge must be a non-negative integer, got "many"',
     );
+  });
+});
+
+describe('forgetToken (the upstream refused the token)', () => {
+  it('drops the replicas and aliases of that token only', async () => {
+    const { fake, upstream, store, read } = setup();
+    upstream.addToken('token-b', [fake]);
+    await read('last-used');
+    await store.read({
+      token: 'token-b',
+      tokenKey: 'key-b',
+      planId: fake.id,
+      freshness: { maxAgeMs: MINUTE },
+    });
+    store.forgetToken('key-a');
+    expect(store.peek('key-a', fake.id)).toBeUndefined();
+    expect(store.peek('key-a', 'last-used')).toBeUndefined();
+    expect(store.peek('key-b', fake.id)).toBeDefined();
+  });
+
+  it('keeps a sync already in flight from storing its answer, which still answers its reader', async () => {
+    const { fake, upstream, store, read } = setup();
+    const release = upstream.hold();
+    const pending = read();
+    await settle();
+    store.forgetToken('key-a');
+    release();
+    expect((await pending).snapshot.planId).toBe(fake.id);
+    expect(store.peek('key-a', fake.id)).toBeUndefined();
+    // A sync that starts after it stores again.
+    await read();
+    expect(store.peek('key-a', fake.id)).toBeDefined();
   });
 });

@@ -58,6 +58,25 @@ describe('operation limits', () => {
     expect(response.body.errors).toBeUndefined();
   });
 
+  it('refuses a subscription nested deeper than the depth limit, before it starts', async () => {
+    const response = await fetch(stack.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        authorization: `Bearer ${stack.token}`,
+      },
+      body: JSON.stringify({
+        query:
+          'subscription { accountBalancesChanged(planId: "last-used") { accounts { transferPayee { transferAccount { transferPayee { transferAccount { transferPayee { transferAccount { name } } } } } } } } }',
+      }),
+    });
+    const text = await response.text();
+    expect(text).toContain('OPERATION_TOO_COMPLEX');
+    expect(text).toMatch(/depth is \d+, over the limit of 8/);
+    expect(stack.upstreamCalls()).toEqual([]);
+  });
+
   it('refuses more aliases than allowed', async () => {
     const aliases = Array.from({ length: 6 }, (_, i) => `a${i}: user { id }`).join(' ');
     const response = await stack.gql(`{ ${aliases} }`);

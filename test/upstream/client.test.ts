@@ -29,8 +29,10 @@ const clients: UpstreamClient[] = [];
 function makeClient(options: Partial<UpstreamClientOptions> = {}): UpstreamClient {
   const client = createUpstreamClient({
     baseUrl: server.baseUrl,
-    // These tests look at single calls; read-backoff.test.ts covers the pause between calls.
+    // These tests look at single calls; read-backoff.test.ts and token-gate.test.ts cover what
+    // one call's answer does to the next.
     readBackoff: false,
+    tokenGate: false,
     sleep: async () => {},
     ...options,
   });

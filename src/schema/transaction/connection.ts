@@ -5,6 +5,7 @@ import { Account } from '../account.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import { encodeCursor, type PageArgs, pageWindow, type WithTotalCount } from '../connections.js';
+import { COUNT_COST } from '../cost.js';
 import { lastDayOfMonth } from '../inputs.js';
 import { Month } from '../month.js';
 import { Plan } from '../plan.js';
@@ -57,6 +58,8 @@ export const TransactionConnection = builder.connectionObject(
     name: 'TransactionConnection',
     fields: (t) => ({
       totalCount: t.int({
+        // May walk the whole filtered window, one row at a time.
+        complexity: COUNT_COST,
         description: 'Transactions matching the filters, on every page.',
         resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
       }),
@@ -74,12 +77,20 @@ async function resolveTransactions(
   const plan = await ctx.loaders.plan(planId);
   const page = plan.transactions({ ...filterQuery(args, () => plan.currentMonth()), ...window });
   const edges = page.rows.map((row: TransactionRow) => ({ cursor: encodeCursor(row), node: row }));
+  // The page computes its counts on first read (they may walk the window): read them only when
+  // the client selected them.
   return {
     edges,
-    totalCount: page.totalCount,
+    get totalCount() {
+      return page.totalCount;
+    },
     pageInfo: {
-      hasNextPage: page.hasNextPage,
-      hasPreviousPage: page.hasPreviousPage,
+      get hasNextPage() {
+        return page.hasNextPage;
+      },
+      get hasPreviousPage() {
+        return page.hasPreviousPage;
+      },
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges.at(-1)?.cursor ?? null,
     },

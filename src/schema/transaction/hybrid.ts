@@ -1,21 +1,11 @@
-import type {
-  PlanSnapshot,
-  SubTransactionRow,
-  TransactionQuery,
-  TransactionRow,
-} from '../../replica/types.js';
+import type { SubTransactionRow, TransactionRow } from '../../replica/types.js';
 import type { GatewayContext } from '../../server/context.js';
 import { Account } from '../account.js';
 import { amountFields, type FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category.js';
-import {
-  decodeCursor,
-  encodeCursor,
-  type PageArgs,
-  pageWindow,
-  type WithTotalCount,
-} from '../connections.js';
+import { encodeCursor, type PageArgs, pageWindow, type WithTotalCount } from '../connections.js';
+import { COUNT_COST } from '../cost.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { HYBRID_SUFFIX, Node } from '../node.js';
 import { Payee } from '../payee.js';
@@ -28,17 +18,8 @@ import {
   TransactionOrderEnum,
   TransactionTypeFilterEnum,
 } from './enums.js';
+import { type HybridMatch, type HybridRow, hybridPage } from './hybrid-page.js';
 import { categoryNameOf, flagColor, Transaction } from './transaction.js';
-
-/**
- * A row of the by-category and by-payee lists: a whole transaction, or one subtransaction of a
- * split shown with its parent's date, account and status (REST `HybridTransaction`).
- */
-export interface HybridRow {
-  readonly plan_id: string;
-  readonly parent: TransactionRow;
-  readonly sub: SubTransactionRow | null;
-}
 
 export const HybridTransactionKind = builder.enumType('HybridTransactionType', {
   values: ['transaction', 'subtransaction'] as const,
@@ -159,6 +140,8 @@ export const HybridTransactionConnection = builder.connectionObject(
     name: 'HybridTransactionConnection',
     fields: (t) => ({
       totalCount: t.int({
+        // May walk the whole filtered window, one row at a time.
+        complexity: COUNT_COST,
         description: 'Rows matching the filters, on every page.',
         resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
       }),
@@ -167,93 +150,20 @@ export const HybridTransactionConnection = builder.connectionObject(
   { name: 'HybridTransactionEdge' },
 );
 
-type Match = { categoryId: string } | { payeeId: string };
-
 /** REST gives uncategorized hybrid rows this category name (the field is never null there). */
 const UNCATEGORIZED_NAME = 'Uncategorized';
 
-/**
- * Expands matching transactions into hybrid rows, as REST does: the whole transaction when it
- * matches itself (a split never matches a category itself), and, independently, each matching
- * line of a split. The `type` filter applies to each row: to the transaction for whole rows, to
- * the line (`uncategorized`: no category) or its parent (`unapproved`) for split lines.
- */
-function hybridRows(plan: PlanSnapshot, query: TransactionQuery, match: Match): HybridRow[] {
-  const { type, ...untyped } = query;
-  const parents = plan.transactions(untyped).rows;
-  const typedIds = type ? new Set(plan.transactions(query).rows.map((row) => row.id)) : null;
-  const rows: HybridRow[] = [];
-  for (const parent of parents) {
-    const subs = plan.subtransactionsOf(parent.id);
-    const wholeMatches =
-      'categoryId' in match
-        ? subs.length === 0 && parent.category_id === match.categoryId
-        : parent.payee_id === match.payeeId;
-    if (wholeMatches && (!typedIds || typedIds.has(parent.id))) {
-      rows.push({ plan_id: parent.plan_id, parent, sub: null });
-    }
-    for (const sub of subs) {
-      const lineMatches =
-        'categoryId' in match
-          ? sub.category_id === match.categoryId
-          : sub.payee_id === match.payeeId;
-      const typeOk =
-        type === 'unapproved'
-          ? !parent.approved
-          : type === 'uncategorized'
-            ? sub.category_id === null
-            : true;
-      if (lineMatches && typeOk) rows.push({ plan_id: parent.plan_id, parent, sub });
-    }
-  }
-  return rows;
-}
-
-function hybridKey(row: HybridRow) {
-  return { date: row.parent.date, id: row.sub ? row.sub.id : row.parent.id };
-}
-
-/**
- * The matching parents come from the replica's category or payee index (never a scan of the
- * plan); expanding them into rows and slicing a page is linear in that category's or payee's
- * transactions only.
- */
+/** A page of hybrid rows from the replica's category or payee index (see `hybrid-page.ts`). */
 async function resolveHybrid(
   ctx: GatewayContext,
   planId: string,
-  match: Match,
+  match: HybridMatch,
   args: TransactionFilterArgs & PageArgs,
 ) {
   const window = pageWindow(args);
   const plan = await ctx.loaders.plan(planId);
-  const query = filterQuery({ ...args, ...match }, () => plan.currentMonth());
-  const rows = hybridRows(plan, query, match);
-  const keys = rows.map((row) => encodeCursor(hybridKey(row)));
-  let start = 0;
-  let end = rows.length;
-  if (args.after) {
-    decodeCursor('after', args.after);
-    const at = keys.indexOf(args.after);
-    start = at === -1 ? rows.length : at + 1;
-  }
-  if (args.before) {
-    decodeCursor('before', args.before);
-    const at = keys.indexOf(args.before);
-    end = at === -1 ? start : at;
-  }
-  if (window.first !== undefined) end = Math.min(end, start + window.first);
-  if (window.last !== undefined) start = Math.max(start, end - window.last);
-  const edges = rows.slice(start, end).map((node, i) => ({ cursor: keys[start + i] ?? '', node }));
-  return {
-    edges,
-    totalCount: rows.length,
-    pageInfo: {
-      hasNextPage: end < rows.length,
-      hasPreviousPage: start > 0,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
-    },
-  };
+  const filters = filterQuery({ ...args, ...match }, () => plan.currentMonth());
+  return hybridPage(plan, match, filters, window, encodeCursor);
 }
 
 const DESCRIPTION =

@@ -4,6 +4,7 @@ import { Account } from '../account.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category.js';
+import { checkId } from '../inputs.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { Node } from '../node.js';
 import { orNotFound } from '../not-found.js';
@@ -129,6 +130,10 @@ builder.objectFields(Plan, (t) => ({
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (plan, { id }, ctx) =>
-      orNotFound((await ctx.loaders.plan(plan.id)).transaction(id), 'transaction', id),
+      orNotFound(
+        (await ctx.loaders.plan(plan.id)).transaction(checkId('id', id)),
+        'transaction',
+        id,
+      ),
   }),
 }));

@@ -6,16 +6,18 @@
  *    have been applied (see `errors.ts`).
  * 2. Apply the entities the answer carries to the token's replica, without advancing its
  *    knowledge (`ReplicaStore.applySaved`), drop the REST-cache answers the write changed, and
- *    make this operation's loaders forget the pre-write snapshot.
- * 3. Unless the answer is the write's whole effect (payees, category groups), run one delta sync
- *    right away, inside this operation, so derived values (account balances, category
- *    activity, month totals, the other side of a transfer) are current both in the payload and
- *    in the next query. If that sync fails (429, 5xx), the payload answers from the applied
+ *    make this operation's loaders forget the pre-write snapshot. A write addressed through an
+ *    alias (`last-used`, `default`) is applied to no replica: which plan it landed in is the
+ *    upstream's to say, and its delta sync (step 3, through the alias) brings it.
+ * 3. Unless the answer is the write's whole effect (payees, category groups) and was applied,
+ *    run one delta sync right away, inside this operation, so derived values (account balances,
+ *    category activity, month totals, the other side of a transfer) are current both in the
+ *    payload and in the next query. If that sync fails (429, 5xx), the payload answers from the applied
  *    entities and `extensions.stale` says so.
  *
  * Cost model: a mutation costs its write plus at most one delta request (none for payee and
- * category group writes, none when this token holds no replica of the plan yet: then the first
- * read that needs the plan loads it, write included). The delta is a read, so the client retries
+ * category group writes by plan id, none when this token holds no replica of the plan yet: then
+ * the first read that needs the plan loads it, write included). The delta is a read, so the client retries
  * it on transient failures like any read; the write is never repeated. The next query within
  * max-age costs nothing and shows the write; the next delta confirms it (its knowledge was not
  * advanced, so the delta carries the written entities again and nothing is duplicated or
@@ -46,6 +48,12 @@ export interface WritePipelineDeps {
   loaders: Loaders;
   /** Epoch ms; "today" for date rules is its UTC date. @default Date.now */
   now?: () => number;
+  /**
+   * The operation's deadline: the delta sync after a write gives up waiting when it aborts
+   * (the payload then answers stale). The write itself is never cut short: it is sent once and
+   * waits for its answer. @default none
+   */
+  deadline?: () => AbortSignal | undefined;
 }
 
 /** Every write is plan-scoped: its parameters always hold `planId`. */
@@ -75,8 +83,20 @@ export interface Writes {
   peek(planId: string): PlanSnapshot | undefined;
 }
 
+/** Plan ids the upstream resolves itself, at the time it takes the request. */
+const PLAN_ALIASES = new Set(['last-used', 'default']);
+
 export function createWritePipeline(deps: WritePipelineDeps): Writes {
-  const { credentials, upstream, replicas, restCache, meter, loaders, now = Date.now } = deps;
+  const {
+    credentials,
+    upstream,
+    replicas,
+    restCache,
+    meter,
+    loaders,
+    now = Date.now,
+    deadline,
+  } = deps;
 
   function requireCredentials(): Credentials {
     if (!credentials) throw unauthenticated();
@@ -91,8 +111,15 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     planId: string,
   ): Promise<PlanSnapshot | undefined> {
     try {
+      const signal = deadline?.();
       const read = await meter.track(
-        replicas.read({ token, tokenKey, planId, freshness: { maxAgeMs: 0, forceSync: true } }),
+        replicas.read({
+          token,
+          tokenKey,
+          planId,
+          freshness: { maxAgeMs: 0, forceSync: true },
+          ...(signal ? { signal } : {}),
+        }),
       );
       meter.replicaRead(read.ageMs);
       if (read.stale) {
@@ -142,7 +169,12 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
         throw writeFailure(error, options);
       }
       const effect = WRITE_EFFECTS[operationId];
-      const applied = applyAnswer(creds.tokenKey, operationId, params, data);
+      // Through an alias, the upstream chose the plan when it took the write, and the alias may
+      // have moved since the gateway last resolved it (another client of the same user can move
+      // `last-used` at any time): the answer is applied to no replica, and the delta sync through
+      // the alias brings the write into the plan the upstream resolves.
+      const viaAlias = PLAN_ALIASES.has(params.planId);
+      const applied = viaAlias ? undefined : applyAnswer(creds.tokenKey, operationId, params, data);
       for (const prefix of effect.invalidates) restCache.invalidate(creds.tokenKey, prefix);
       loaders.forget(params.planId);
       const held = applied ?? replicas.peek(creds.tokenKey, params.planId)?.snapshot;

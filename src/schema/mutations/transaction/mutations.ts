@@ -6,6 +6,7 @@
 import type { WriteOutcome } from '../../../server/writes/pipeline.js';
 import type { SaveTransactionsResponseData } from '../../../upstream/types.js';
 import { builder } from '../../builder.js';
+import { checkId } from '../../inputs.js';
 import { CREATE_TRANSACTION_ERRORS, WRITE_ERRORS } from '../errors.js';
 import { payloadBase, planIdArg, resultOf } from '../payload.js';
 import {
@@ -153,7 +154,7 @@ builder.mutationField('updateTransaction', (t) =>
       checkTransactionUpdate(input, 'input', ctx.writes.today());
       const outcome = await ctx.writes.run('updateTransaction', {
         planId,
-        transactionId,
+        transactionId: checkId('transactionId', transactionId),
         body: { transaction: toSaveTransaction(input) },
       });
       return oneTransactionPayload(outcome);
@@ -171,7 +172,10 @@ builder.mutationField('deleteTransaction', (t) =>
     args: { planId: planIdArg(t.arg), transactionId: t.arg.id({ required: true }) },
     resolve: async (_root, { planId, transactionId }, ctx) => {
       return oneTransactionPayload(
-        await ctx.writes.run('deleteTransaction', { planId, transactionId }),
+        await ctx.writes.run('deleteTransaction', {
+          planId,
+          transactionId: checkId('transactionId', transactionId),
+        }),
       );
     },
   }),

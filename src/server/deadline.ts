@@ -1,0 +1,54 @@
+import { setMaxListeners } from 'node:events';
+
+/** The operation's deadline passed before the upstream answered what it waited for. */
+export class OperationDeadlineError extends Error {
+  override readonly name = 'OperationDeadlineError';
+  constructor(readonly deadlineMs: number) {
+    super(`The upstream did not answer within the operation's deadline of ${deadlineMs / 1000} s.`);
+  }
+}
+
+export interface OperationDeadline {
+  /**
+   * Aborts with an OperationDeadlineError once the deadline has passed; `undefined` once
+   * lifted. Made on first call only: the warm path, which asks the upstream nothing, pays for
+   * neither the signal nor its timer.
+   */
+  signal(): AbortSignal | undefined;
+  /** No deadline from now on: a subscription lives as long as its client keeps it. */
+  lift(): void;
+}
+
+/**
+ * One operation's deadline, counted from its start. Upstream reads and waits take its signal,
+ * so past the deadline an operation answers from what is held (stale) or with
+ * UPSTREAM_UNAVAILABLE, while syncs already sent carry on for later readers.
+ */
+export function createDeadline(
+  deadlineMs: number,
+  now: () => number = performance.now.bind(performance),
+): OperationDeadline {
+  const start = now();
+  let signal: AbortSignal | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let lifted = false;
+  return {
+    signal() {
+      if (lifted || signal) return signal;
+      const controller = new AbortController();
+      signal = controller.signal;
+      // Every upstream request and replica wait of the operation listens on this one signal;
+      // the operation limits (breadth, aliases) bound how many.
+      setMaxListeners(0, signal);
+      const left = Math.max(0, start + deadlineMs - now());
+      timer = setTimeout(() => controller.abort(new OperationDeadlineError(deadlineMs)), left);
+      timer.unref();
+      return signal;
+    },
+    lift() {
+      lifted = true;
+      signal = undefined;
+      clearTimeout(timer);
+    },
+  };
+}

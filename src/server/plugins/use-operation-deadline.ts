@@ -1,0 +1,15 @@
+import type { Plugin } from 'graphql-yoga';
+import type { GatewayContext } from '../context.js';
+
+/**
+ * The operation deadline (`src/server/deadline.ts`) bounds queries and mutations; a
+ * subscription has none: it lives as long as its client keeps it, and each event is answered
+ * from the replica the poller just brought up to date.
+ */
+export function useOperationDeadline(): Plugin<GatewayContext> {
+  return {
+    onSubscribe({ args }) {
+      args.contextValue.deadline?.lift();
+    },
+  };
+}

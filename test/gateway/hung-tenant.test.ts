@@ -1,0 +1,108 @@
+/**
+ * One tenant whose requests hang upstream (issue 8, item 5): it holds at most its share of the
+ * upstream connections, so another tenant's cold read and write are answered while the hung
+ * ones still wait; and each operation has a deadline, past which a read answers from what is
+ * held (marked stale) or with UPSTREAM_UNAVAILABLE, instead of 3 attempts of 30 s.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CONNECTIONS_PER_TOKEN } from '../../src/upstream/client.js';
+import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';
+import { dataOf, waitFor } from './support.js';
+
+const HUNG = 'hung-tenant-token-00001';
+const OTHER = 'other-tenant-token-0002';
+let stack: HostileStack | undefined;
+
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+async function started(operationDeadlineMs: number): Promise<HostileStack> {
+  stack = await startHostileStack({
+    sandbox: {
+      users: [
+        { token: HUNG, plans: [{ seed: 8, transactions: 40 }] },
+        { token: OTHER, plans: [{ seed: 9, transactions: 40 }] },
+      ],
+    },
+    config: { operationDeadlineMs },
+  });
+  return stack;
+}
+
+const hangPlansOf = (s: HostileStack, token: string) =>
+  s.hostile.setRule((r) =>
+    r.token === token && r.operationId === 'getPlanById' ? { kind: 'hang' } : { kind: 'pass' },
+  );
+
+const openOf = (s: HostileStack, token: string) =>
+  s.hostile.calls().filter((c) => c.token === token && c.action === 'hang').length;
+
+describe('a tenant hung upstream', () => {
+  it('holds its share of the connections only; another tenant reads and writes meanwhile', async () => {
+    const s = await started(60_000);
+    dataOf(await s.gql('{ user { id } }', {}, { token: HUNG }));
+    hangPlansOf(s, HUNG);
+    let settled = 0;
+    const hung = Array.from({ length: 20 }, () =>
+      s.gql(`{ plan(id: "${randomUUID()}") { name } }`, {}, { token: HUNG }).finally(() => {
+        settled += 1;
+      }),
+    );
+    await waitFor(() => openOf(s, HUNG) === DEFAULT_CONNECTIONS_PER_TOKEN, 'the hung share');
+
+    const read = await s.gql<{ plan: { name: string } }>(
+      '{ plan(id: "last-used") { name accounts { balance } } }',
+      {},
+      { token: OTHER },
+    );
+    expect(dataOf(read).plan.name).toBeTruthy();
+    const write = await s.gql<{ createPayee: { __typename: string } }>(
+      'mutation { createPayee(planId: "last-used", input: { name: "Meanwhile" }) { __typename } }',
+      {},
+      { token: OTHER },
+    );
+    expect(dataOf(write).createPayee.__typename).toBe('CreatePayeePayload');
+    // The hung tenant never got more than its share, and none of its reads has been answered.
+    expect(openOf(s, HUNG)).toBe(DEFAULT_CONNECTIONS_PER_TOKEN);
+    expect(settled).toBe(0);
+
+    await s.hostile.close();
+    for (const answer of await Promise.all(hung))
+      expect(answer.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+  });
+});
+
+describe('the operation deadline', () => {
+  it('answers a cold read with UPSTREAM_UNAVAILABLE and a warm one stale once it passes', async () => {
+    const s = await started(300);
+    const planId = s.sandbox.users[0]!.planIds[0]!;
+    const warm = dataOf(
+      await s.gql<{ plan: { name: string } }>(
+        `{ plan(id: "${planId}") { name } }`,
+        {},
+        { token: HUNG },
+      ),
+    );
+    hangPlansOf(s, HUNG);
+
+    const stale = await s.gql<{ plan: { name: string } }>(
+      `{ plan(id: "${planId}") { name } }`,
+      {},
+      { token: HUNG, headers: { 'cache-control': 'no-cache' } },
+    );
+    expect(stale.body.data).toEqual(warm);
+    expect(stale.body.extensions?.stale).toEqual([
+      expect.objectContaining({ source: planId, reason: 'UPSTREAM_UNAVAILABLE' }),
+    ]);
+
+    const cold = await s.gql(`{ plan(id: "${randomUUID()}") { name } }`, {}, { token: HUNG });
+    expect(cold.body.data?.plan ?? null).toBeNull();
+    expect(cold.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(cold.body.errors?.[0]?.message).toMatch(/deadline/);
+    // Both answers came while their requests still hang upstream (no attempt was repeated).
+    expect(openOf(s, HUNG)).toBe(2);
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * The operation deadline (issue 8, item 5) bounds queries and mutations, not subscriptions: an
+ * event that arrives long after the subscription started still resolves fields that ask the
+ * upstream (here the plan's money movements, from the REST cache).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  DEFAULT_POLL_INTERVAL_MS,
+  type LiveStack,
+  openAccount,
+  outsideWrite,
+  sseClient,
+  startLiveStack,
+  subscribed,
+  type Transport,
+} from './support.js';
+
+let stack: LiveStack | undefined;
+let client: Transport | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  await stack?.close();
+  stack = undefined;
+  client = undefined;
+});
+
+const BALANCES = `subscription($planId: PlanId!) {
+  accountBalancesChanged(planId: $planId) { planId plan { moneyMovements(first: 1) { totalCount } } }
+}`;
+
+interface BalancesChanged {
+  accountBalancesChanged: { planId: string; plan: { moneyMovements: { totalCount: number } } };
+}
+
+describe('a subscription', () => {
+  it('has no operation deadline: an event past it still asks the upstream', async () => {
+    stack = await startLiveStack({ config: { operationDeadlineMs: 100 } });
+    const s = stack;
+    const accountId = await openAccount(s);
+    client = sseClient(s.url, s.token);
+    const subscriber = client.subscribe<BalancesChanged>(BALANCES, { planId: s.planId });
+    await subscribed(s, 1);
+    // Past the deadline, in real time (the deadline is not on the manual clock).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await outsideWrite(s, accountId, 'after the deadline');
+    await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
+    const event = await subscriber.until(
+      (result) => result.data !== undefined || result.errors !== undefined,
+    );
+    expect(event.errors).toBeUndefined();
+    expect(event.data!.accountBalancesChanged.plan.moneyMovements.totalCount).toBeGreaterThan(0);
+  });
+});

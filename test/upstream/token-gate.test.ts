@@ -1,0 +1,135 @@
+/**
+ * The token gate of the upstream client (issue 8, item 4): a token not yet proven sends one
+ * request at a time until the upstream has answered one; a refused token is refused without
+ * being sent for a while; a proven token sends freely.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
+import { isUpstreamError } from '../../src/upstream/errors.js';
+import { tokenKey } from '../../src/upstream/token-key.js';
+import {
+  sendJson,
+  sendRestError,
+  startTestServer,
+  type TestServer,
+} from './support/http-server.js';
+
+let server: TestServer;
+const clients: UpstreamClient[] = [];
+let clock = 1_000_000;
+const rejected: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  server.requests.length = 0;
+  rejected.length = 0;
+});
+afterAll(() => server.close());
+
+function client(): UpstreamClient {
+  const created = createUpstreamClient({
+    baseUrl: server.baseUrl,
+    readBackoff: false,
+    retry: { attempts: 1 },
+    wallClock: () => clock,
+    tokenGate: { rejectedMs: 60_000, onRejected: (key) => rejected.push(key) },
+  });
+  clients.push(created);
+  return created;
+}
+
+const settle = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'ok',
+    (error: unknown) => (isUpstreamError(error) ? error.status : error),
+  );
+
+describe('an unproven token', () => {
+  it('sends one request; a 401 fails the others without sending them', async () => {
+    server.handle((_r, res) => sendRestError(res, 401, '401', 'not_authorized', 'no'));
+    const c = client();
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        settle(c.getPlanById({ token: 'junk-token-000001' }, { planId: `plan-${i}` })),
+      ),
+    );
+    expect(results).toEqual(Array.from({ length: 30 }, () => 401));
+    expect(server.requests).toHaveLength(1);
+    expect(rejected).toEqual([tokenKey('junk-token-000001')]);
+  });
+
+  it('sends the others once the first answer proves the token', async () => {
+    let inFlight = 0;
+    let most = 0;
+    server.handle((_r, res) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      setTimeout(() => {
+        inFlight -= 1;
+        sendJson(res, 200, { data: { user: { id: 'u' } } });
+      }, 20);
+    });
+    const c = client();
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => settle(c.getUser({ token: 'good-token-000001' }))),
+    );
+    expect(results).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    expect(server.requests).toHaveLength(5);
+    // The first went alone; the four others together, after its status.
+    expect(most).toBe(4);
+  });
+
+  it('lets the next request try when the first gets no verdict (5xx)', async () => {
+    let n = 0;
+    server.handle((_r, res) => {
+      n += 1;
+      if (n === 1) sendRestError(res, 503, '503', 'service_unavailable', 'busy');
+      else sendJson(res, 200, { data: { user: { id: 'u' } } });
+    });
+    const c = client();
+    const results = await Promise.all(
+      Array.from({ length: 3 }, () => settle(c.getUser({ token: 'flaky-token-00001' }))),
+    );
+    expect(results).toEqual([503, 'ok', 'ok']);
+  });
+});
+
+describe('a refused token', () => {
+  it('is refused without a request until rejectedMs passes, then asked again once', async () => {
+    server.handle((_r, res) => sendRestError(res, 401, '401', 'not_authorized', 'no'));
+    const c = client();
+    await settle(c.getUser({ token: 'revoked-token-0001' }));
+    expect(server.requests).toHaveLength(1);
+    for (let i = 0; i < 20; i++) {
+      const error = await c.getUser({ token: 'revoked-token-0001' }).catch((e: unknown) => e);
+      expect(isUpstreamError(error) && error.status === 401 && error.attempts === 0).toBe(true);
+    }
+    // Writes too: the upstream would refuse them the same way.
+    expect(
+      await settle(
+        c.createPayee(
+          { token: 'revoked-token-0001' },
+          { planId: 'p', body: { payee: { name: 'x' } } },
+        ),
+      ),
+    ).toBe(401);
+    expect(server.requests).toHaveLength(1);
+    clock += 60_001;
+    await settle(c.getUser({ token: 'revoked-token-0001' }));
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('drops what a proven token had when the upstream starts refusing it', async () => {
+    server.handle((_r, res) => sendJson(res, 200, { data: { user: { id: 'u' } } }));
+    const c = client();
+    await c.getUser({ token: 'proven-token-00001' });
+    server.handle((_r, res) => sendRestError(res, 401, '401', 'not_authorized', 'revoked'));
+    expect(await settle(c.getUser({ token: 'proven-token-00001' }))).toBe(401);
+    expect(await settle(c.getUser({ token: 'proven-token-00001' }))).toBe(401);
+    expect(rejected).toEqual([tokenKey('proven-token-00001')]);
+    expect(server.requests).toHaveLength(2);
+  });
+});
