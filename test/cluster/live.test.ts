@@ -1,0 +1,95 @@
+/**
+ * Subscriptions on two instances sharing a real Redis (issue 12): one poller per (token, plan)
+ * in the whole cluster (a Redis lease), its delta relayed to the other instance, and every
+ * subscriber, on either instance, receiving each change. The instances run in this process on
+ * the live suites' manual clock, so a poll interval passes at once.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CLUSTER } from '../../src/config.js';
+import {
+  callsOf,
+  DEFAULT_POLL_INTERVAL_MS,
+  eventually,
+  type LiveStack,
+  openAccount,
+  outsideWrite,
+  type ServedGateway,
+  serveGateway,
+  sseClient,
+  startLiveStack,
+  type Transport,
+  wsClient,
+} from '../live/support.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+
+interface PlanChanged {
+  planChanged: { serverKnowledge: number; transactions: { id: string; memo: string | null }[] };
+}
+const PLAN_CHANGED = `subscription($planId: PlanId!) {
+  planChanged(planId: $planId) { serverKnowledge transactions { id memo } }
+}`;
+
+let redis: TestRedis;
+let stack: LiveStack | undefined;
+let second: ServedGateway | undefined;
+const clients: Transport[] = [];
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+}, 30_000);
+
+afterAll(async () => {
+  await redis?.close();
+});
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close();
+  await second?.close();
+  second = undefined;
+  await stack?.close();
+  stack = undefined;
+});
+
+describe('subscriptions on two instances sharing Redis', () => {
+  it('poll once per interval in the cluster and deliver each change to the subscribers of both', async () => {
+    const config = {
+      redisUrl: redis.url,
+      cluster: { ...DEFAULT_CLUSTER, keyPrefix: redis.prefix },
+    };
+    stack = await startLiveStack({ config });
+    const s = stack;
+    second = await serveGateway(s.sandbox, s.clock, s.scheduler, { config });
+    for (const gateway of [s.gateway, second.gateway]) {
+      expect(await gateway.cluster!.ready(5_000)).toBe(true);
+    }
+    const accountId = await openAccount(s);
+    const sse = sseClient(s.url, s.token);
+    const ws = wsClient(second.wsUrl, s.token);
+    clients.push(sse, ws);
+    const onFirst = sse.subscribe<PlanChanged>(PLAN_CHANGED, { planId: s.planId });
+    const onSecond = ws.subscribe<PlanChanged>(PLAN_CHANGED, { planId: s.planId });
+    await eventually(
+      () =>
+        s.gateway.live.stats().subscribers === 1 && second!.gateway.live.stats().subscribers === 1,
+      'one subscriber on each instance',
+    );
+
+    for (let round = 1; round <= 2; round += 1) {
+      const written = await outsideWrite(s, accountId, `round ${round}`);
+      s.sandbox.resetCalls();
+      await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
+      for (const subscriber of [onFirst, onSecond]) {
+        const event = await subscriber.until((r) =>
+          r.data!.planChanged.transactions.some((tx) => tx.id === written.id),
+        );
+        expect(event.data!.planChanged.serverKnowledge).toBe(written.serverKnowledge);
+      }
+      expect(callsOf(s.sandbox, s.token)).toEqual([expect.stringMatching(/^getPlanById@\d+$/)]);
+    }
+    // The instance that did not poll got the deltas from Redis.
+    const relayed = [s.gateway, second.gateway].map(
+      (gateway) => gateway.cluster!.stats().relaysApplied,
+    );
+    expect(Math.max(...relayed)).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+});
