@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import type { Sandbox } from '../src/sandbox/api.js';
+import type { Sandbox } from '../src/sandbox/core/api.js';
 import { createSandbox } from '../src/sandbox/index.js';
 import type { PlanDetail } from '../src/upstream/types.js';
 import {

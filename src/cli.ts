@@ -13,7 +13,7 @@ import {
   defaultConfig,
   type GatewayConfig,
 } from './config.js';
-import type { Sandbox } from './sandbox/api.js';
+import type { Sandbox } from './sandbox/core/api.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
 import { createGateway, type Gateway } from './server/gateway.js';
 import { type HttpService, listen } from './server/http-server.js';

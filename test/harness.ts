@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { defaultConfig, type GatewayConfig } from '../src/config.js';
-import type { Sandbox, SandboxOptions } from '../src/sandbox/api.js';
+import type { Sandbox, SandboxOptions } from '../src/sandbox/core/api.js';
 import { createSandbox } from '../src/sandbox/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../src/server/gateway.js';
 

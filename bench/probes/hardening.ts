@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { defaultConfig, type GatewayConfig } from '../../src/config.js';
-import type { Sandbox, SandboxOptions } from '../../src/sandbox/api.js';
+import type { Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
 import { startHostileUpstream } from '../../test/support/hostile-upstream.js';

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { OperationId } from '../upstream/types.js';
-import type { AccountState, FaultKind, FaultRule, SandboxOptions } from './api.js';
+import type { AccountState, FaultKind, FaultRule, SandboxOptions } from './core/api.js';
 import { ACCOUNT_STATES } from './http/account-state.js';
 import { FAULT_KINDS } from './http/faults.js';
 import { ROUTES } from './http/routes.js';

@@ -13,9 +13,10 @@ import type {
   SandboxOptions,
   SandboxUser,
   SandboxUserOptions,
-} from './api.js';
-import { systemClock } from './clock.js';
-import { isoDateOf } from './dates.js';
+} from './core/api.js';
+import { systemClock } from './core/clock.js';
+import { isoDateOf } from './core/dates.js';
+import { createRandom } from './core/random.js';
 import { ACCOUNT_STATES, isAccountState } from './http/account-state.js';
 import { createTokenRegistry } from './http/auth.js';
 import { createDispatcher } from './http/dispatch.js';
@@ -23,9 +24,8 @@ import { createFaultEngine } from './http/faults.js';
 import { createOAuthService } from './http/oauth.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { createRouter } from './http/router.js';
-import { createRandom } from './random.js';
 import { DEFAULT_SEED_TRANSACTIONS, seedPlan, US_DATE_FORMAT, USD_FORMAT } from './seed/index.js';
-import type { PlanEntry, SandboxState, UserState } from './state.js';
+import type { PlanEntry, SandboxState, UserState } from './store/state.js';
 
 export const DEMO_TOKEN = 'sandbox-demo-token';
 export const DEMO_READ_ONLY_TOKEN = 'sandbox-demo-read-only-token';

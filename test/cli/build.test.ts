@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/api.js';
+import type { Sandbox } from '../../src/sandbox/core/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { childrenOf, killAll, launch, ROOT, until } from './support/process.js';
 

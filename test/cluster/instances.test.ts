@@ -5,7 +5,7 @@
  * delta, `rateLimit` agrees everywhere, and Redis holds nothing readable.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/api.js';
+import type { Sandbox } from '../../src/sandbox/core/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { gqlAt } from '../harness.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';

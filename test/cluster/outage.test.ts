@@ -4,7 +4,7 @@
  * once it is back: relayed deltas, the snapshot tier and a ledger that agrees with the upstream.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/api.js';
+import type { Sandbox } from '../../src/sandbox/core/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { gqlAt } from '../harness.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';

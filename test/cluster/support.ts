@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Sandbox } from '../../src/sandbox/api.js';
+import type { Sandbox } from '../../src/sandbox/core/api.js';
 import { type GraphQLResponse, gqlAt } from '../harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -4,7 +4,7 @@
  * recently read one costs nothing, and the budget holds after every step.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/api.js';
+import type { Sandbox } from '../../src/sandbox/core/api.js';
 import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import { gqlAt, startGateway } from '../harness.js';
 import { dataOf, planSyncs, START } from './support.js';

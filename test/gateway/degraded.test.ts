@@ -4,7 +4,7 @@
  * `extensions.stale` with the reason and the age; a token without one gets the error.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FaultKind } from '../../src/sandbox/api.js';
+import type { FaultKind } from '../../src/sandbox/core/api.js';
 import type { GraphQLResponse } from '../harness.js';
 import {
   type ClockedStack,

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { GatewayConfig } from '../../src/config.js';
-import type { ManualClock, SandboxCall, SandboxOptions } from '../../src/sandbox/api.js';
+import type { ManualClock, SandboxCall, SandboxOptions } from '../../src/sandbox/core/api.js';
 import { createManualClock } from '../../src/sandbox/index.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
 import { type GraphQLResponse, type Stack, startStack } from '../harness.js';

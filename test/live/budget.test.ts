@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIVE } from '../../src/config.js';
-import type { SandboxCall } from '../../src/sandbox/api.js';
+import type { SandboxCall } from '../../src/sandbox/core/api.js';
 import { codeGrant, stringField } from '../sandbox/support/oauth.js';
 import {
   DEFAULT_POLL_INTERVAL_MS,

@@ -11,7 +11,7 @@ import { createClient as createWsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { defaultConfig, type GatewayConfig } from '../../src/config.js';
 import { createManualScheduler, type ManualScheduler } from '../../src/live/scheduler.js';
-import type { ManualClock, Sandbox, SandboxOptions } from '../../src/sandbox/api.js';
+import type { ManualClock, Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
 import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
 import { attachWebSockets } from '../../src/server/websockets.js';

@@ -4,7 +4,7 @@
  * sandbox, and a reader for typed mutation results.
  */
 import { expect } from 'vitest';
-import type { ManualClock } from '../../src/sandbox/api.js';
+import type { ManualClock } from '../../src/sandbox/core/api.js';
 import type {
   Account,
   Category,

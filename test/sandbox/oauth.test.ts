@@ -5,7 +5,7 @@
  * OAuth errors.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock, Sandbox } from '../../src/sandbox/api.js';
+import type { ManualClock, Sandbox } from '../../src/sandbox/core/api.js';
 import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import { TEST_NOW } from './support/dates.js';
 import { expectError } from './support/expect-response.js';

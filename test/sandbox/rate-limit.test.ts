@@ -4,7 +4,7 @@
  * window, and tokens are counted apart.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/api.js';
+import type { Sandbox } from '../../src/sandbox/core/api.js';
 import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import { TEST_NOW } from './support/dates.js';
 import { expectError } from './support/expect-response.js';

@@ -3,7 +3,7 @@
  * the same seed and clock give the same plan, and users never see each other's plans.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Sandbox, SandboxOptions } from '../../src/sandbox/api.js';
+import type { Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
 import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import type { CurrencyFormat } from '../../src/upstream/types.js';
 import { budgetProblems } from './support/budget.js';

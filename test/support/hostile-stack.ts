@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defaultConfig, type GatewayConfig } from '../../src/config.js';
-import type { Sandbox, SandboxOptions } from '../../src/sandbox/api.js';
+import type { Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
 import { type GraphQLResponse, gqlAt } from '../harness.js';

@@ -1,6 +1,6 @@
 /** Accounts: list (with deltas), read one, create (with its transfer payee and starting balance). */
 import { SAVE_ACCOUNT_TYPES } from '../../upstream/types.js';
-import { resourceNotFound } from '../errors.js';
+import { resourceNotFound } from '../core/errors.js';
 import { presentAccount } from '../present/entities.js';
 import { CREDIT_CARD_GROUP_NAME } from '../seed/catalog.js';
 import { addCategoryToMonths } from '../store/budget.js';

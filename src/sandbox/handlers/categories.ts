@@ -6,8 +6,8 @@
  * group changed). A category counts as changed when its record or its current-month amounts did.
  */
 import type { CategoryGroupWithCategories } from '../../upstream/types.js';
-import { addMonths, monthsBetween } from '../dates.js';
-import { badRequest, resourceNotFound } from '../errors.js';
+import { addMonths, monthsBetween } from '../core/dates.js';
+import { badRequest, resourceNotFound } from '../core/errors.js';
 import {
   orderedCategories,
   presentCategoryGroup,

@@ -3,18 +3,18 @@
  * (aliases included), path id parsing, body access and the write wrapper.
  */
 import type { IsoDate, OperationId, ResponseData } from '../../upstream/types.js';
-import { calendarDateOf, monthOf } from '../dates.js';
-import { badRequest, resourceNotFound } from '../errors.js';
-import type { Principal } from '../http/auth.js';
+import type { Principal } from '../core/api.js';
+import { calendarDateOf, monthOf } from '../core/dates.js';
+import { badRequest, resourceNotFound } from '../core/errors.js';
 import type { Streamable } from '../present/lazy-list.js';
 import { createMoneyPresenter, type MoneyPresenter } from '../present/money.js';
-import type { PlanEntry, SandboxState, UserState } from '../state.js';
 import { ensureMonth } from '../store/budget.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { MonthRecord } from '../store/records.js';
-import { enterDueScheduled, hasDueScheduled } from '../store/scheduled-due.js';
+import type { PlanEntry, SandboxState, UserState } from '../store/state.js';
 import { DATE_FORMAT_RULE, isUuid, readObject } from '../validate/fields.js';
 import type { Query } from '../validate/query.js';
+import { enterDueScheduled, hasDueScheduled } from './scheduled-due.js';
 
 export interface HandlerContext {
   readonly operationId: OperationId;
@@ -101,7 +101,7 @@ export function usePlan(ctx: HandlerContext): PlanEntry {
  * knowledge advance when nothing is due). When the clock enters a new month, the plan gains that
  * month and every category's "current" amounts change, so categories are touched and delta
  * requests carry the new values. Scheduled occurrences dated today or earlier are entered and
- * their `date_next` moves on (store/scheduled-due.ts). Nothing runs on timers: an idle plan
+ * their `date_next` moves on (handlers/scheduled-due.ts). Nothing runs on timers: an idle plan
  * catches up on its next request.
  */
 export function followClock(entry: PlanEntry, today: IsoDate, now: number): void {

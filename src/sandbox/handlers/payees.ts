@@ -1,5 +1,5 @@
 /** Payees (list with deltas, read, create, rename) and payee locations. */
-import { badRequest, resourceNotFound } from '../errors.js';
+import { badRequest, resourceNotFound } from '../core/errors.js';
 import { presentPayee, presentPayeeLocation } from '../present/entities.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { PayeeRecord } from '../store/records.js';

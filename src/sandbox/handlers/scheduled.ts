@@ -1,5 +1,5 @@
 /** Scheduled transactions: list (with deltas), read, create, update (PUT) and delete. */
-import { resourceNotFound } from '../errors.js';
+import { resourceNotFound } from '../core/errors.js';
 import { presentScheduledDetail } from '../present/transactions.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { ScheduledTransactionRecord } from '../store/records.js';

@@ -11,8 +11,8 @@
  * as it is now, so a client that filters its copy again sees it leave.
  */
 import type { HybridTransaction, IsoDate, TransactionListType } from '../../upstream/types.js';
-import { addDays, addMonths, addYears, monthOf } from '../dates.js';
-import { resourceNotFound } from '../errors.js';
+import { addDays, addMonths, addYears, monthOf } from '../core/dates.js';
+import { resourceNotFound } from '../core/errors.js';
 import { LazyList } from '../present/lazy-list.js';
 import type { MoneyPresenter } from '../present/money.js';
 import {

@@ -2,7 +2,7 @@
  * Transaction writes: create (single or batch), bulk update, update, delete and import.
  * Every body is fully validated before the plan changes, so a 400 or 409 changes nothing.
  */
-import { badRequest, conflict, resourceNotFound } from '../errors.js';
+import { badRequest, conflict, resourceNotFound } from '../core/errors.js';
 import { presentTransactionDetail } from '../present/transactions.js';
 import { createImportedTransaction } from '../store/matching.js';
 import type { PlanStore } from '../store/plan-store.js';

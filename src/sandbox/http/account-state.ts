@@ -5,8 +5,13 @@
  * import, accounts, categories, category groups, payees, scheduled transactions), so those are the
  * requests 403.4 refuses.
  */
-import type { AccountState } from '../api.js';
-import { type ApiError, dataLimitReached, subscriptionLapsed, trialExpired } from '../errors.js';
+import type { AccountState } from '../core/api.js';
+import {
+  type ApiError,
+  dataLimitReached,
+  subscriptionLapsed,
+  trialExpired,
+} from '../core/errors.js';
 
 export const ACCOUNT_STATES: readonly AccountState[] = [
   'active',

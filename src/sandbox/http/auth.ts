@@ -3,25 +3,8 @@
  * issued through OAuth (2 hours by the injected clock, revocable, replaced on refresh).
  */
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../api.js';
-import { notAuthorized } from '../errors.js';
-
-export type Scope = 'full' | 'read-only';
-
-export interface OAuthGrantInfo {
-  clientId: string;
-  /** Whether the application may use the `default` plan alias. */
-  defaultPlanSelection: boolean;
-  /** The plan the user picked as default when approving (only with default plan selection). */
-  defaultPlanId: string | null;
-}
-
-export interface Principal {
-  userId: string;
-  scope: Scope;
-  kind: 'personal' | 'oauth';
-  oauth: OAuthGrantInfo | null;
-}
+import type { Clock, OAuthGrantInfo, Principal, Scope } from '../core/api.js';
+import { notAuthorized } from '../core/errors.js';
 
 interface OAuthAccessToken extends Principal {
   expiresAt: number;

@@ -11,8 +11,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OperationId } from '../../upstream/types.js';
-import type { FaultKind, SandboxCall } from '../api.js';
-import { isoDateOf } from '../dates.js';
+import type { FaultKind, SandboxCall } from '../core/api.js';
+import { isoDateOf } from '../core/dates.js';
 import {
   ApiError,
   badRequest,
@@ -21,10 +21,10 @@ import {
   serviceUnavailable,
   tooManyRequests,
   unauthorizedScope,
-} from '../errors.js';
+} from '../core/errors.js';
 import type { HandlerContext } from '../handlers/context.js';
 import { HANDLERS } from '../handlers/index.js';
-import type { SandboxState } from '../state.js';
+import type { SandboxState } from '../store/state.js';
 import { accessRefusal, dataLimitRefusal } from './account-state.js';
 import type { TokenRegistry } from './auth.js';
 import type { FaultEngine } from './faults.js';

@@ -4,8 +4,8 @@
  */
 
 import type { OperationId } from '../../upstream/types.js';
-import type { FaultKind, FaultRule, LatencyOptions } from '../api.js';
-import { createRandom, type Random } from '../random.js';
+import type { FaultKind, FaultRule, LatencyOptions } from '../core/api.js';
+import { createRandom, type Random } from '../core/random.js';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   'status500',

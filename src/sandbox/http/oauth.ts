@@ -11,9 +11,9 @@
  */
 
 import type { OAuthTokenResponse } from '../../upstream/types.js';
-import type { Clock, OAuthClientOptions } from '../api.js';
-import type { SandboxState, UserState } from '../state.js';
-import { generateSecret, type Scope, type TokenRegistry } from './auth.js';
+import type { Clock, OAuthClientOptions, Scope } from '../core/api.js';
+import type { SandboxState, UserState } from '../store/state.js';
+import { generateSecret, type TokenRegistry } from './auth.js';
 
 const CODE_LIFETIME_MS = 10 * 60_000;
 

@@ -3,7 +3,7 @@
  * `windowMs`. Refused requests do not count, so a client is let in again as soon as its oldest
  * accepted request leaves the window.
  */
-import type { Clock } from '../api.js';
+import type { Clock } from '../core/api.js';
 
 export const DEFAULT_RATE_LIMIT = 200;
 export const DEFAULT_RATE_WINDOW_MS = 3_600_000;

@@ -1,6 +1,6 @@
 /** Reading what a request carries: its body (bounded), token and parameters. */
 import type { IncomingMessage } from 'node:http';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../core/errors.js';
 
 /** @default 32 MiB: a batch of tens of thousands of transactions fits. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;

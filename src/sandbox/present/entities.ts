@@ -20,7 +20,7 @@ import type {
   PlanSettings,
   PlanSummary,
 } from '../../upstream/types.js';
-import { isoDateTimeOf } from '../dates.js';
+import { isoDateTimeOf } from '../core/dates.js';
 import { goalProgress } from '../store/goals.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type {

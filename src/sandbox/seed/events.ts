@@ -6,7 +6,7 @@
 
 import type { ClearedStatus, FlagColor, IsoDate } from '../../upstream/types.js';
 import { FLAG_COLORS } from '../../upstream/types.js';
-import type { Random } from '../random.js';
+import type { Random } from '../core/random.js';
 import type {
   NewTransactionExtras,
   PayeeRef,

@@ -1,8 +1,8 @@
 /** Seeded scheduled transactions (one of them a split) and the linked accounts' import queue. */
 import type { Frequency, IsoDate } from '../../upstream/types.js';
-import { addDays, addMonths, monthOf } from '../dates.js';
-import type { Random } from '../random.js';
-import { firstOccurrenceAfter } from '../recurrence.js';
+import { addDays, addMonths, monthOf } from '../core/dates.js';
+import type { Random } from '../core/random.js';
+import { firstOccurrenceAfter } from '../core/recurrence.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { ImportableTransaction } from '../store/records.js';
 import { createScheduledTransaction, type ScheduledState } from '../store/scheduled.js';

@@ -9,8 +9,8 @@
  * the oldest months are dropped first when the count is too small to hold them all.
  */
 import type { DebtTransactionType, IsoDate } from '../../upstream/types.js';
-import { addDays, daysInMonth, toEpochDay } from '../dates.js';
-import type { Random } from '../random.js';
+import { addDays, daysInMonth, toEpochDay } from '../core/dates.js';
+import type { Random } from '../core/random.js';
 import {
   ACCOUNTS,
   type AccountKey,

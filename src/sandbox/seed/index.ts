@@ -3,8 +3,8 @@
  * plan; dates are laid out backwards from `today` and none lies in the future.
  */
 import type { CurrencyFormat, DateFormat, IsoDate } from '../../upstream/types.js';
-import { addDays, addMonths, isoDateTimeOf, monthOf } from '../dates.js';
-import { createRandom, type Random } from '../random.js';
+import { addDays, addMonths, isoDateTimeOf, monthOf } from '../core/dates.js';
+import { createRandom, type Random } from '../core/random.js';
 import {
   creditOverspendingByCard,
   ensureMonth,

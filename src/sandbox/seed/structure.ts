@@ -3,8 +3,8 @@
  * their transfer payees, merchant payees and their locations. Runs inside the first change.
  */
 import type { IsoDate, LoanAccountPeriodicValue } from '../../upstream/types.js';
-import { addDays, addMonths, isoDateTimeOf } from '../dates.js';
-import type { Random } from '../random.js';
+import { addDays, addMonths, isoDateTimeOf } from '../core/dates.js';
+import type { Random } from '../core/random.js';
 import { addCategoryToMonths } from '../store/budget.js';
 import { NO_GOAL } from '../store/goals.js';
 import type { PlanStore } from '../store/plan-store.js';

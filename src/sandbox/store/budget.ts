@@ -30,7 +30,7 @@
  * this is microseconds, whatever the number of transactions.
  */
 import type { IsoDate } from '../../upstream/types.js';
-import { addMonths, monthsBetween } from '../dates.js';
+import { addMonths, monthsBetween } from '../core/dates.js';
 import type { PlanStore } from './plan-store.js';
 import type { CategoryRecord, MonthCategoryRecord, MonthRecord } from './records.js';
 

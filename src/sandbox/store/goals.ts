@@ -13,7 +13,7 @@
  * - Months before the goal's creation month report no progress (nulls).
  */
 import type { IsoDate } from '../../upstream/types.js';
-import { monthOf, monthsBetween } from '../dates.js';
+import { monthOf, monthsBetween } from '../core/dates.js';
 import type { GoalConfig, MonthCategoryRecord } from './records.js';
 
 /** The goal fields of a category without a goal. */

@@ -8,7 +8,7 @@
  * retired (`deleted: true`, pointing back). The pair thus shows as one transaction and its money
  * counts once.
  */
-import { addDays, toEpochDay } from '../dates.js';
+import { addDays, toEpochDay } from '../core/dates.js';
 import type { PlanStore } from './plan-store.js';
 import type { TransactionRecord } from './records.js';
 import type { NewTransactionExtras, TransactionState } from './transaction-state.js';

@@ -5,7 +5,7 @@
  * equals the assigned amount.
  */
 import type { IsoDate } from '../../upstream/types.js';
-import { isoDateTimeOf } from '../dates.js';
+import { isoDateTimeOf } from '../core/dates.js';
 import type { PlanStore } from './plan-store.js';
 import type { MoneyMovementGroupRecord, MoneyMovementRecord } from './records.js';
 import type { IdSource } from './transactions.js';

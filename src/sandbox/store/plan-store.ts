@@ -6,7 +6,7 @@
  * a change never fails half-way.
  */
 import type { CurrencyFormat, DateFormat, IsoDate } from '../../upstream/types.js';
-import { monthOf } from '../dates.js';
+import { monthOf } from '../core/dates.js';
 import { createDueQueue } from './due-queue.js';
 import type {
   AccountRecord,
@@ -71,7 +71,7 @@ export class PlanStore {
   /** accountId → import_id → live transaction, for the per-account uniqueness rule. */
   readonly importIds = new Map<string, Map<string, TransactionRecord>>();
   readonly scheduledTransactions = new Map<string, ScheduledTransactionRecord>();
-  /** Scheduled transactions by `date_next`: which ones have come due (store/scheduled-due.ts). */
+  /** Scheduled transactions by `date_next`: which ones have come due (handlers/scheduled-due.ts). */
   readonly scheduledDue = createDueQueue();
   readonly moneyMovements: MoneyMovementRecord[] = [];
   readonly moneyMovementGroups: MoneyMovementGroupRecord[] = [];

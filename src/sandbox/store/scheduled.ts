@@ -1,6 +1,6 @@
 /**
  * Scheduled transaction writes. They never post: a scheduled transaction moves no money until an
- * occurrence comes due and is entered as a transaction (store/scheduled-due.ts). Every new
+ * occurrence comes due and is entered as a transaction (handlers/scheduled-due.ts). Every new
  * `date_next` is queued in `store.scheduledDue` so that catch-up finds it.
  */
 import type { FlagColor, Frequency, IsoDate } from '../../upstream/types.js';

@@ -13,7 +13,7 @@
  * transfer_transaction_id (for a split, the counterpart points at the subtransaction).
  */
 import type { IsoDate } from '../../upstream/types.js';
-import { monthOf } from '../dates.js';
+import { monthOf } from '../core/dates.js';
 import { ensureMonth } from './budget.js';
 import type { PlanStore } from './plan-store.js';
 import type { PayeeRecord, SubTransactionRecord, TransactionRecord } from './records.js';

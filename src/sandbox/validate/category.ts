@@ -5,7 +5,7 @@
  * cleared); `goal_needs_whole_amount` only applies to NEED goals.
  */
 import type { IsoDate } from '../../upstream/types.js';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../core/errors.js';
 import { goalOf, NO_GOAL } from '../store/goals.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { CategoryGroupRecord, CategoryRole, GoalConfig } from '../store/records.js';

@@ -7,8 +7,8 @@
  * history, and what card spending moves into a payment category (at most the spending itself);
  * reaching the limit there takes amounts no household sees.
  */
-import { monthOf } from '../dates.js';
-import { badRequest } from '../errors.js';
+import { monthOf } from '../core/dates.js';
+import { badRequest } from '../core/errors.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { TransactionRecord } from '../store/records.js';
 import type { TransactionState } from '../store/transaction-state.js';

@@ -5,8 +5,8 @@
  * interface allows it.
  */
 import type { IsoDate } from '../../upstream/types.js';
-import { calendarDateOf } from '../dates.js';
-import { badRequest } from '../errors.js';
+import { calendarDateOf } from '../core/dates.js';
+import { badRequest } from '../core/errors.js';
 
 export type JsonObject = Record<string, unknown>;
 

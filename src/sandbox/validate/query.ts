@@ -4,8 +4,8 @@ import {
   TRANSACTION_LIST_TYPES,
   type TransactionListType,
 } from '../../upstream/types.js';
-import { calendarDateOf } from '../dates.js';
-import { badRequest } from '../errors.js';
+import { calendarDateOf } from '../core/dates.js';
+import { badRequest } from '../core/errors.js';
 import { DATE_FORMAT_RULE } from './fields.js';
 
 export type Query = Readonly<Record<string, string>>;

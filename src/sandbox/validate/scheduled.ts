@@ -7,8 +7,8 @@
 
 import type { IsoDate } from '../../upstream/types.js';
 import { FREQUENCIES } from '../../upstream/types.js';
-import { addYears } from '../dates.js';
-import { badRequest } from '../errors.js';
+import { addYears } from '../core/dates.js';
+import { badRequest } from '../core/errors.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { ScheduledTransactionRecord } from '../store/records.js';
 import type { ScheduledState } from '../store/scheduled.js';

@@ -6,8 +6,8 @@
 
 import type { ClearedStatus, FlagColor, IsoDate } from '../../upstream/types.js';
 import { CLEARED_STATUSES, FLAG_COLORS } from '../../upstream/types.js';
-import { addYears } from '../dates.js';
-import { badRequest } from '../errors.js';
+import { addYears } from '../core/dates.js';
+import { badRequest } from '../core/errors.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { TransactionRecord } from '../store/records.js';
 import type {

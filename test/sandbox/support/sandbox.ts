@@ -3,7 +3,7 @@
  * REST clients for the full-access and read-only tokens.
  */
 
-import type { ManualClock, Sandbox, SandboxOptions } from '../../../src/sandbox/api.js';
+import type { ManualClock, Sandbox, SandboxOptions } from '../../../src/sandbox/core/api.js';
 import { createManualClock, createSandbox } from '../../../src/sandbox/index.js';
 import { TEST_NOW } from './dates.js';
 import { createRest, dataOf, type Rest } from './rest.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths, monthOf } from '../../../src/sandbox/dates.js';
-import { ApiError } from '../../../src/sandbox/errors.js';
+import { addDays, addMonths, monthOf } from '../../../src/sandbox/core/dates.js';
+import { ApiError } from '../../../src/sandbox/core/errors.js';
 import { setBudgeted } from '../../../src/sandbox/store/budget.js';
 import type { TransactionRecord } from '../../../src/sandbox/store/records.js';
 import { deleteTransaction } from '../../../src/sandbox/store/transactions.js';

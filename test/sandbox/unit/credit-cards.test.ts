@@ -6,7 +6,7 @@
  * the from-scratch recomputation after each example.
  */
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths, monthOf } from '../../../src/sandbox/dates.js';
+import { addDays, addMonths, monthOf } from '../../../src/sandbox/core/dates.js';
 import { setBudgeted } from '../../../src/sandbox/store/budget.js';
 import type { PlanStore } from '../../../src/sandbox/store/plan-store.js';
 import type { TransactionRecord } from '../../../src/sandbox/store/records.js';

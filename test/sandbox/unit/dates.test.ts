@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { calendarDateOf } from '../../../src/sandbox/dates.js';
+import { calendarDateOf } from '../../../src/sandbox/core/dates.js';
 
 describe('calendarDateOf', () => {
   it('keeps a date, and takes the date part of a date-time as written', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../../src/sandbox/dates.js';
+import { addDays } from '../../../src/sandbox/core/dates.js';
 import { createDueQueue } from '../../../src/sandbox/store/due-queue.js';
 import { randomFor } from './support.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../src/sandbox/api.js';
+import type { Sandbox } from '../../../src/sandbox/core/api.js';
 import { createSandbox } from '../../../src/sandbox/index.js';
 
 let sandbox: Sandbox;

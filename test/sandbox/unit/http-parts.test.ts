@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../../../src/sandbox/clock.js';
+import { createManualClock } from '../../../src/sandbox/core/clock.js';
 import { HANDLERS } from '../../../src/sandbox/handlers/index.js';
 import { createFaultEngine } from '../../../src/sandbox/http/faults.js';
 import { createRateLimiter } from '../../../src/sandbox/http/rate-limit.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, addMonths, isoDateOf, monthOf } from '../../../src/sandbox/dates.js';
+import { addDays, addMonths, isoDateOf, monthOf } from '../../../src/sandbox/core/dates.js';
 import { followClock } from '../../../src/sandbox/handlers/context.js';
 import { setBudgeted } from '../../../src/sandbox/store/budget.js';
 import { scopesSince } from '../../../src/sandbox/store/scopes.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../../../src/sandbox/dates.js';
+import { addDays } from '../../../src/sandbox/core/dates.js';
 import { createImportedTransaction } from '../../../src/sandbox/store/matching.js';
 import type { PlanStore } from '../../../src/sandbox/store/plan-store.js';
 import { createTransaction } from '../../../src/sandbox/store/transactions.js';

@@ -5,7 +5,7 @@ import {
   formatMilliunits,
   toCurrencyAmount,
 } from '../../../src/money/format.js';
-import { createRandom } from '../../../src/sandbox/random.js';
+import { createRandom } from '../../../src/sandbox/core/random.js';
 import type { CurrencyFormat } from '../../../src/upstream/types.js';
 
 const USD: CurrencyFormat = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, daysInMonth, monthOf } from '../../../src/sandbox/dates.js';
-import { firstOccurrenceAfter, nextOccurrence } from '../../../src/sandbox/recurrence.js';
+import { addDays, daysInMonth, monthOf } from '../../../src/sandbox/core/dates.js';
+import { firstOccurrenceAfter, nextOccurrence } from '../../../src/sandbox/core/recurrence.js';
 import type { Frequency } from '../../../src/upstream/types.js';
 import { FREQUENCIES } from '../../../src/upstream/types.js';
 

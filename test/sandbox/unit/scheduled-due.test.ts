@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addDays, addYears, isoDateOf } from '../../../src/sandbox/dates.js';
+import { addDays, addYears, isoDateOf } from '../../../src/sandbox/core/dates.js';
 import { followClock } from '../../../src/sandbox/handlers/context.js';
 import { createManualClock, createSandbox } from '../../../src/sandbox/index.js';
 import type { PlanStore } from '../../../src/sandbox/store/plan-store.js';

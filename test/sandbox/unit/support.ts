@@ -3,8 +3,8 @@
  * the budget arithmetic from the raw transactions, to compare with what the store maintains
  * incrementally.
  */
-import { addMonths, isoDateOf, monthOf } from '../../../src/sandbox/dates.js';
-import { createRandom } from '../../../src/sandbox/random.js';
+import { addMonths, isoDateOf, monthOf } from '../../../src/sandbox/core/dates.js';
+import { createRandom } from '../../../src/sandbox/core/random.js';
 import { seedPlan, US_DATE_FORMAT, USD_FORMAT } from '../../../src/sandbox/seed/index.js';
 import type { PlanStore } from '../../../src/sandbox/store/plan-store.js';
 import type {

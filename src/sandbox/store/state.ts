@@ -1,7 +1,7 @@
 /** The sandbox's users and plans: what every request resolves its token and plan against. */
-import type { AccountState, Clock } from './api.js';
-import type { PlanStore } from './store/plan-store.js';
-import type { IdSource } from './store/transactions.js';
+import type { AccountState, Clock } from '../core/api.js';
+import type { PlanStore } from './plan-store.js';
+import type { IdSource } from './transactions.js';
 
 export interface UserState {
   readonly id: string;

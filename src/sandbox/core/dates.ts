@@ -2,7 +2,7 @@
  * Calendar helpers on ISO strings (`YYYY-MM-DD`, always UTC). Dates compare correctly as strings,
  * so the store keeps them as strings and only converts for arithmetic.
  */
-import type { IsoDate, IsoDateTime } from '../upstream/types.js';
+import type { IsoDate, IsoDateTime } from '../../upstream/types.js';
 
 const MS_PER_DAY = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

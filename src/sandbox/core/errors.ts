@@ -2,7 +2,7 @@
  * The interface's error table, and the one error type handlers throw. The dispatcher turns an
  * ApiError into `{ error: { id, name, detail } }` with its status; anything else becomes a 500.
  */
-import type { ErrorDetail } from '../upstream/types.js';
+import type { ErrorDetail } from '../../upstream/types.js';
 
 export class ApiError extends Error {
   constructor(

@@ -2,7 +2,7 @@
  * The sandbox's programmatic contract: what `createSandbox(options)` accepts and returns.
  * Tests, the benchmark and `npm start` depend on exactly this surface.
  */
-import type { CurrencyFormat, DateFormat, OperationId } from '../upstream/types.js';
+import type { CurrencyFormat, DateFormat, OperationId } from '../../upstream/types.js';
 
 /** Wall-clock source in epoch milliseconds. Injected so tests can move time. */
 export interface Clock {
@@ -149,4 +149,22 @@ export interface Sandbox {
   setAccountState(userId: string, state: AccountState): void;
   /** Stops listening, ends hung requests and resolves when every socket is closed. */
   close(): Promise<void>;
+}
+
+/** Who a request acts as: resolved from its token by the sandbox's token registry. */
+export type Scope = 'full' | 'read-only';
+
+export interface OAuthGrantInfo {
+  clientId: string;
+  /** Whether the application may use the `default` plan alias. */
+  defaultPlanSelection: boolean;
+  /** The plan the user picked as default when approving (only with default plan selection). */
+  defaultPlanId: string | null;
+}
+
+export interface Principal {
+  userId: string;
+  scope: Scope;
+  kind: 'personal' | 'oauth';
+  oauth: OAuthGrantInfo | null;
 }

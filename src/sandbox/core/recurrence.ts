@@ -14,7 +14,7 @@
  * of the `date_first` series (the frequency changed but the date was kept) simply becomes the new
  * anchor instead of being pulled back onto the old pattern.
  */
-import type { Frequency, IsoDate } from '../upstream/types.js';
+import type { Frequency, IsoDate } from '../../upstream/types.js';
 import { addDays, addMonths, daysInMonth, monthOf } from './dates.js';
 
 const DAYS_APART: Partial<Record<Frequency, number>> = {

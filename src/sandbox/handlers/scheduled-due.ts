@@ -13,16 +13,16 @@
  * Runs inside `PlanStore.change()`; only the scheduled transactions that are due are looked at.
  */
 import type { IsoDate } from '../../upstream/types.js';
-import { addYears } from '../dates.js';
-import { nextOccurrence } from '../recurrence.js';
+import { addYears } from '../core/dates.js';
+import { nextOccurrence } from '../core/recurrence.js';
+import type { DueEntry } from '../store/due-queue.js';
+import type { PlanStore } from '../store/plan-store.js';
+import type { ScheduledTransactionRecord } from '../store/records.js';
+import { deleteScheduledTransaction } from '../store/scheduled.js';
+import type { PayeeRef, TransactionState } from '../store/transaction-state.js';
+import { createTransaction, type IdSource } from '../store/transactions.js';
 import { inexactTransactionTotal } from '../validate/exact-totals.js';
 import { PAST_YEARS_ALLOWED } from '../validate/transaction.js';
-import type { DueEntry } from './due-queue.js';
-import type { PlanStore } from './plan-store.js';
-import type { ScheduledTransactionRecord } from './records.js';
-import { deleteScheduledTransaction } from './scheduled.js';
-import type { PayeeRef, TransactionState } from './transaction-state.js';
-import { createTransaction, type IdSource } from './transactions.js';
 
 const NOT_IMPORTED = {
   importId: null,
