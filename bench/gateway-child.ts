@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_MAX_AGE_MS, defaultConfig } from '../src/config.js';
+import { DEFAULT_MAX_AGE_MS, defaultConfig } from '../src/config/config.js';
 import type { QueryMeter } from '../src/replica/transaction-query.js';
 import { createGateway } from '../src/server/gateway.js';
 import type { ChildReply, ChildRequest, GatewayFigures } from './gateway-process.js';

@@ -1,6 +1,6 @@
 /** Command-line options of `npm run bench`, with defaults that finish in a few minutes on 2 cores. */
 import { parseArgs } from 'node:util';
-import { DEFAULT_MAX_AGE_MS } from '../src/config.js';
+import { DEFAULT_MAX_AGE_MS } from '../src/config/config.js';
 
 export interface BenchOptions {
   /** Fixed upstream latency added by the sandbox to every response, ms. @default 50 */

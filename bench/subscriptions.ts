@@ -18,7 +18,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defaultConfig, type GatewayConfig } from '../src/config.js';
+import { defaultConfig, type GatewayConfig } from '../src/config/config.js';
 import { createManualScheduler, type Scheduler } from '../src/live/scheduler.js';
 import type { Sandbox } from '../src/sandbox/core/api.js';
 import { createManualClock, createSandbox } from '../src/sandbox/index.js';

@@ -12,15 +12,15 @@ import {
   DEFAULT_PERSISTED_QUERIES,
   defaultConfig,
   type GatewayConfig,
-} from './config.js';
+} from './config/config.js';
+import { parseSettings, type Settings, USAGE } from './config/settings.js';
 import type { Sandbox } from './sandbox/core/api.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
 import { createGateway, type Gateway } from './server/gateway.js';
 import { type HttpService, listen } from './server/http-server.js';
-import { createLogger, type Logger } from './server/telemetry/logger.js';
-import type { OtelTracing } from './server/telemetry/otel.js';
 import { attachWebSockets, type WebSocketAttachment } from './server/websockets.js';
-import { parseSettings, type Settings, USAGE } from './settings.js';
+import { createLogger, type Logger } from './telemetry/logger.js';
+import type { OtelTracing } from './telemetry/otel.js';
 
 /** How long a start waits for Redis before serving alone. */
 const REDIS_STARTUP_WAIT_MS = 3_000;
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   const demoUser = sandbox?.users[0];
   let tracing: OtelTracing | undefined;
   if (settings.otlpEndpoint) {
-    const { createOtelTracing } = await import('./server/telemetry/otel.js');
+    const { createOtelTracing } = await import('./telemetry/otel.js');
     tracing = await createOtelTracing({
       endpoint: settings.otlpEndpoint,
       serviceName: settings.serviceName,

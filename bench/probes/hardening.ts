@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { defaultConfig, type GatewayConfig } from '../../src/config.js';
+import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';

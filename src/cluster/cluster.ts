@@ -13,7 +13,7 @@
  * Nothing here throws because Redis is away: each part falls back to this instance alone.
  */
 import { randomBytes } from 'node:crypto';
-import { type ClusterConfig, DEFAULT_CLUSTER } from '../config.js';
+import { type ClusterConfig, DEFAULT_CLUSTER } from '../config/config.js';
 import { createLiveBus, type LiveBus } from '../live/bus.js';
 import type { PollLeases } from '../live/leases.js';
 import type { SharedRestEntries } from '../loaders/rest-cache.js';

@@ -16,11 +16,11 @@
  */
 import { GraphQLError } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { type Credentials, unauthenticated } from '../loaders/create-loaders.js';
+import { type Credentials, unauthenticated } from '../contracts/credentials.js';
+import { rethrowAsGraphQL, toGraphQLError } from '../contracts/errors.js';
 import type { Loaders } from '../loaders/loaders.js';
 import type { AppliedChange } from '../replica/store.js';
 import type { Freshness, ReplicaStore } from '../replica/types.js';
-import { rethrowAsGraphQL, toGraphQLError } from '../server/upstream-errors.js';
 import { isUpstreamError } from '../upstream/errors.js';
 import type { ResponseData } from '../upstream/types.js';
 import type { PollBudget } from './budget.js';

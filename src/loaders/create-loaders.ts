@@ -1,18 +1,12 @@
 import DataLoader from 'dataloader';
-import { GraphQLError } from 'graphql';
+import { type Credentials, unauthenticated } from '../contracts/credentials.js';
+import { rethrowAsGraphQL } from '../contracts/errors.js';
+import type { OperationMeter } from '../contracts/operation-meter.js';
 import type { Freshness, PlanSnapshot, ReplicaRead } from '../replica/types.js';
 import { assertRestAnswer } from '../replica/validate.js';
-import type { OperationMeter } from '../server/operation-meter.js';
-import { rethrowAsGraphQL } from '../server/upstream-errors.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { Loaders, MoneyMovementGroupRow, MoneyMovementRow, PlanList } from './loaders.js';
 import type { RestCache, RestCacheRead } from './rest-cache.js';
-
-export interface Credentials {
-  readonly token: string;
-  /** Digest of the token: the only form that keys caches and ledgers. */
-  readonly tokenKey: string;
-}
 
 /** The part of the replica store the loaders use. */
 export interface PlanReplicas {
@@ -34,7 +28,7 @@ export interface LoaderDeps {
   restCache: RestCache;
   meter: OperationMeter;
   /**
-   * The operation's deadline (see `src/server/deadline.ts`), made on first use: upstream reads
+   * The operation's deadline (see `src/contracts/deadline.ts`), made on first use: upstream reads
    * and replica waits give up when it aborts. @default none
    */
   deadline?: () => AbortSignal | undefined;
@@ -50,13 +44,6 @@ function checked(key: Parameters<typeof assertRestAnswer>[1]) {
 
 /** Plan ids the upstream resolves to a concrete plan of the caller. */
 const PLAN_ALIASES = new Set(['last-used', 'default']);
-
-export function unauthenticated(): GraphQLError {
-  return new GraphQLError(
-    'No access token: send `Authorization: Bearer <token>` (or the `access_token` query parameter).',
-    { extensions: { code: 'UNAUTHENTICATED' } },
-  );
-}
 
 /**
  * Per-operation loaders (never shared between requests): one replica read per plan and one

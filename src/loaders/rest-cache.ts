@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { DEFAULT_REST_CACHE_BYTES } from '../config.js';
+import { DEFAULT_REST_CACHE_BYTES } from '../config/config.js';
 import type { StaleReason } from '../replica/types.js';
 
 /** Heap bytes per byte of an answer's JSON, for the budget (parsed objects weigh about twice). */

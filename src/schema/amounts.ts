@@ -1,7 +1,7 @@
 import { formatMilliunits, toCurrencyAmount } from '../money/format.js';
 import type { PlanScoped } from '../replica/types.js';
-import type { GatewayContext } from '../server/context.js';
 import type { builder } from './builder.js';
+import type { GatewayContext } from './context.js';
 import { Milliunits } from './scalars.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

@@ -3,7 +3,7 @@ import ComplexityPlugin from '@pothos/plugin-complexity';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
-import type { GatewayContext } from '../server/context.js';
+import type { GatewayContext } from './context.js';
 import { fieldCost } from './cost.js';
 
 export const builder = new SchemaBuilder<{

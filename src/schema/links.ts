@@ -1,5 +1,5 @@
 import type { PlanScoped, PlanSnapshot } from '../replica/types.js';
-import type { GatewayContext } from '../server/context.js';
+import type { GatewayContext } from './context.js';
 
 /**
  * A resolver following an id held by a plan row to what it names in the same plan (a row, or a

@@ -8,8 +8,8 @@
  * names one object of one type, and `node(id:)` finds it among the token's plans.
  */
 import type { PlanSnapshot } from '../replica/types.js';
-import type { GatewayContext } from '../server/context.js';
 import { builder } from './builder.js';
+import type { GatewayContext } from './context.js';
 import { badUserInput } from './inputs.js';
 import type { PlanShape } from './plan.js';
 

@@ -1,7 +1,7 @@
 import type { PlanInfo } from '../replica/types.js';
-import type { GatewayContext } from '../server/context.js';
 import type { CurrencyFormat, DateFormat, PlanSummary } from '../upstream/types.js';
 import { builder } from './builder.js';
+import type { GatewayContext } from './context.js';
 import { Node } from './node.js';
 import { PlanIdScalar } from './scalars.js';
 

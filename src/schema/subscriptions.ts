@@ -6,11 +6,11 @@
 import { GraphQLError } from 'graphql';
 import type { ChangeOrigin, PlanChange, PlanDeletions, TransactionPlace } from '../live/changes.js';
 import type { AccountRow, TransactionRow } from '../replica/types.js';
-import type { GatewayContext } from '../server/context.js';
 import { Account } from './account.js';
 import type { FieldBuilder } from './amounts.js';
 import { builder } from './builder.js';
 import { Category, CategoryGroup, MonthCategory } from './category.js';
+import type { GatewayContext } from './context.js';
 import { Month } from './month.js';
 import { Payee } from './payee.js';
 import { Plan } from './plan.js';

@@ -1,6 +1,6 @@
-import type { RateLimitUsage } from '../server/context.js';
 import type { User as UserShape } from '../upstream/types.js';
 import { builder } from './builder.js';
+import type { RateLimitUsage } from './context.js';
 import { Node } from './node.js';
 
 export const User = builder.objectRef<UserShape>('User').implement({

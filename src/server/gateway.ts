@@ -5,18 +5,27 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import { type Cluster, createCluster } from '../cluster/cluster.js';
 import type { LinkChange } from '../cluster/redis.js';
-import type { GatewayConfig } from '../config.js';
+import type { GatewayConfig } from '../config/config.js';
+import { credentialsFrom, unauthenticated } from '../contracts/credentials.js';
+import { createDeadline } from '../contracts/deadline.js';
+import { createOperationMeter } from '../contracts/operation-meter.js';
+import type { OperationTracer } from '../contracts/tracer.js';
 import { createPollBudget } from '../live/budget.js';
 import type { LiveBus } from '../live/bus.js';
 import { createLiveHub, type LiveHub } from '../live/hub.js';
 import type { PollLeases } from '../live/leases.js';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
-import { createLoaders, unauthenticated } from '../loaders/create-loaders.js';
+import { createLoaders } from '../loaders/create-loaders.js';
+import { createReadLog } from '../loaders/read-log.js';
 import { createRestCache, type RestCache } from '../loaders/rest-cache.js';
 import { createReplicaStore, type ReplicaStoreOptions } from '../replica/store.js';
 import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
+import type { GatewayContext } from '../schema/context.js';
 import { schema } from '../schema/index.js';
+import { type Logger, logOperations } from '../telemetry/logger.js';
+import { createGatewayMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
+import type { OperationReportSink } from '../telemetry/operation-report.js';
 import {
   createUpstreamClient,
   type UpstreamClient,
@@ -24,11 +33,10 @@ import {
   type UpstreamMeter,
 } from '../upstream/client.js';
 import { createRequestLedger, type RequestLedger } from '../upstream/ledger.js';
-import { credentialsFrom, freshnessFrom, type GatewayContext } from './context.js';
-import { createDeadline } from './deadline.js';
+import { createWritePipeline } from '../writes/pipeline.js';
 import { classifyFailure } from './failure-policy.js';
+import { freshnessFrom } from './freshness.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
-import { createOperationMeter } from './operation-meter.js';
 import { corsOptions } from './plugins/cors.js';
 import { maskError } from './plugins/mask-error.js';
 import { useCompression } from './plugins/use-compression.js';
@@ -40,17 +48,12 @@ import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useIntrospection } from './plugins/use-introspection.js';
 import { useDocumentLimits } from './plugins/use-limits.js';
 import { useOperationDeadline } from './plugins/use-operation-deadline.js';
-import { type OperationReportSink, useOperationReport } from './plugins/use-operation-report.js';
+import { useOperationReport } from './plugins/use-operation-report.js';
 import { loadDocumentManifest, usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import { createRequestIds } from './plugins/use-request-id.js';
 import { useResponseExtensions } from './plugins/use-response-extensions.js';
 import { useTokenCheck } from './plugins/use-token-check.js';
-import { createReadLog } from './read-log.js';
-import { type Logger, logOperations } from './telemetry/logger.js';
-import { createGatewayMetrics, type GatewayMetrics } from './telemetry/metrics.js';
-import type { OperationTracer } from './telemetry/tracer.js';
-import { createWritePipeline } from './writes/pipeline.js';
 
 export interface GatewayDeps {
   /** Dispatcher for upstream requests (tests inject one); default: the client's own pool. */

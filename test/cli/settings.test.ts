@@ -6,8 +6,8 @@ import {
   DEFAULT_OPERATION_DEADLINE_MS,
   DEFAULT_PORT,
   DEFAULT_REST_CACHE_BYTES,
-} from '../../src/config.js';
-import { parseSettings, type Settings } from '../../src/settings.js';
+} from '../../src/config/config.js';
+import { parseSettings, type Settings } from '../../src/config/settings.js';
 
 function settings(env: Record<string, string>, options = {}): Settings {
   const parsed = parseSettings([], env, options);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CORS_ALLOWED_HEADERS } from '../../src/config.js';
+import { DEFAULT_CORS_ALLOWED_HEADERS } from '../../src/config/config.js';
 import { type Stack, startStack } from '../harness.js';
 
 const CLIENT_HEADERS = [

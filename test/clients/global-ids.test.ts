@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../src/config.js';
+import { DEFAULT_LIMITS } from '../../src/config/config.js';
 import { type Stack, startStack } from '../harness.js';
 
 /** Every object type with an id, reached from one plan: REST entities and derived rows alike. */

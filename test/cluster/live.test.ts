@@ -5,7 +5,7 @@
  * the live suites' manual clock, so a poll interval passes at once.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CLUSTER } from '../../src/config.js';
+import { DEFAULT_CLUSTER } from '../../src/config/config.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config.js';
+import { defaultConfig } from '../../src/config/config.js';
 import { createGateway } from '../../src/server/gateway.js';
 import { gqlAt } from '../harness.js';
 import { startHostileUpstream } from '../support/hostile-upstream.js';

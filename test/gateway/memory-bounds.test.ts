@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultConfig, type GatewayConfig } from '../../src/config.js';
+import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
 import { createGateway, type Gateway } from '../../src/server/gateway.js';
 import { gqlAt } from '../harness.js';
 import { type HostileUpstream, startHostileUpstream } from '../support/hostile-upstream.js';

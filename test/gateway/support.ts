@@ -4,7 +4,7 @@
  * calls the sandbox recorded.
  */
 import { readFileSync } from 'node:fs';
-import type { GatewayConfig } from '../../src/config.js';
+import type { GatewayConfig } from '../../src/config/config.js';
 import type { ManualClock, SandboxCall, SandboxOptions } from '../../src/sandbox/core/api.js';
 import { createManualClock } from '../../src/sandbox/index.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';

@@ -5,7 +5,7 @@
  * own count of a token's calls in `Query.rateLimit`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_AGE_MS } from '../../src/config.js';
+import { DEFAULT_MAX_AGE_MS } from '../../src/config/config.js';
 import { gqlAt, startGateway } from '../harness.js';
 import {
   type ClockedStack,

@@ -5,7 +5,7 @@
  * back off on 429 for as long as `Retry-After` says, and a 401 ends the token's subscriptions.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIVE } from '../../src/config.js';
+import { DEFAULT_LIVE } from '../../src/config/config.js';
 import type { SandboxCall } from '../../src/sandbox/core/api.js';
 import { codeGrant, stringField } from '../sandbox/support/oauth.js';
 import {

@@ -5,7 +5,7 @@
  * number of subscriptions; the poller stops when the last subscriber leaves.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIVE } from '../../src/config.js';
+import { DEFAULT_LIVE } from '../../src/config/config.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,

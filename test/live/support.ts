@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { defaultConfig, type GatewayConfig } from '../../src/config.js';
+import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
 import { createManualScheduler, type ManualScheduler } from '../../src/live/scheduler.js';
 import type { ManualClock, Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
 import { createManualClock, createSandbox } from '../../src/sandbox/index.js';

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { DEFAULT_LIVE } from '../../src/config.js';
+import { DEFAULT_LIVE } from '../../src/config/config.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,

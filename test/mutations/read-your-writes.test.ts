@@ -5,7 +5,7 @@
  * entities and said to be stale.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_AGE_MS } from '../../src/config.js';
+import { DEFAULT_MAX_AGE_MS } from '../../src/config/config.js';
 import { type MutationStack, resultOf, startMutationStack, TODAY } from './support.js';
 
 let stack: MutationStack;

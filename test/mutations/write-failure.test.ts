@@ -4,14 +4,14 @@
  */
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { addYears } from '../../src/schema/mutations/rules/checks.js';
 import {
   DuplicateImportIdError,
   NotFoundError,
   ReadOnlyScopeError,
   ValidationError,
   writeFailure,
-} from '../../src/server/writes/errors.js';
+} from '../../src/contracts/write-refusals.js';
+import { addYears } from '../../src/schema/mutations/rules/checks.js';
 import {
   errorFromResponse,
   errorFromTransport,

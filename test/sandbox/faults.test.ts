@@ -4,7 +4,12 @@
  * `close()` with a hung request still open.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FaultRule, Sandbox, SandboxCall, SandboxOptions } from '../../src/sandbox/core/api.js';
+import type {
+  FaultRule,
+  Sandbox,
+  SandboxCall,
+  SandboxOptions,
+} from '../../src/sandbox/core/api.js';
 import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import { TEST_NOW } from './support/dates.js';
 import { expectError } from './support/expect-response.js';

@@ -6,7 +6,7 @@
  */
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../src/config.js';
+import { DEFAULT_LIMITS } from '../../src/config/config.js';
 import { type Stack, startGateway, startStack } from '../harness.js';
 
 const NESTED =

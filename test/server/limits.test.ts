@@ -2,7 +2,7 @@
  * Safety limits of DESIGN section 8, over real HTTP: each refused before any upstream call.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../src/config.js';
+import { DEFAULT_LIMITS } from '../../src/config/config.js';
 import { type Stack, startStack } from '../harness.js';
 
 let stack: Stack;

@@ -1,8 +1,8 @@
 /** Which level an operation is logged at, and what its line holds. */
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { OperationReport } from '../../src/server/plugins/use-operation-report.js';
-import { createLogger, logOperations } from '../../src/server/telemetry/logger.js';
+import { createLogger, logOperations } from '../../src/telemetry/logger.js';
+import type { OperationReport } from '../../src/telemetry/operation-report.js';
 
 const REPORT: OperationReport = {
   requestId: 'r-1',

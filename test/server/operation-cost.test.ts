@@ -4,10 +4,10 @@
  */
 import { getIntrospectionQuery, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../src/config.js';
+import { DEFAULT_LIMITS } from '../../src/config/config.js';
 import { COUNT_COST, priceOf } from '../../src/schema/cost.js';
 import { schema } from '../../src/schema/index.js';
-import { introspectionSizes, operationCost } from '../../src/server/operation-cost.js';
+import { introspectionSizes, operationCost } from '../../src/server/plugins/operation-cost.js';
 
 const sizes = introspectionSizes(schema);
 const cost = (query: string, variables: Record<string, unknown> = {}) =>

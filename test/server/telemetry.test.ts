@@ -6,8 +6,8 @@ import { Writable } from 'node:stream';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/server/telemetry/logger.js';
-import { createOtelTracing, type OtelTracing } from '../../src/server/telemetry/otel.js';
+import { createLogger } from '../../src/telemetry/logger.js';
+import { createOtelTracing, type OtelTracing } from '../../src/telemetry/otel.js';
 import { type Stack, startStack } from '../harness.js';
 
 const QUERY = 'query Accounts { plan(id: "last-used") { name accounts { name } } }';

@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defaultConfig, type GatewayConfig } from '../../src/config.js';
+import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';

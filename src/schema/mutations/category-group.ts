@@ -1,6 +1,7 @@
 /** createCategoryGroup and updateCategoryGroup (rename): REST `.../category_groups`. */
-import type { WriteOutcome } from '../../server/writes/pipeline.js';
+
 import type { CategoryGroup as CategoryGroupAnswer } from '../../upstream/types.js';
+import type { WriteOutcome } from '../../writes/pipeline.js';
 import { builder } from '../builder.js';
 import { CategoryGroup } from '../category.js';
 import { WRITE_ERRORS } from './errors.js';

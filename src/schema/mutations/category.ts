@@ -3,8 +3,8 @@
  * updateMonthCategory (assign money to a category in a month).
  */
 import type { CategoryRow } from '../../replica/types.js';
-import type { WriteOutcome } from '../../server/writes/pipeline.js';
 import type { Category as CategoryAnswer, SaveCategory } from '../../upstream/types.js';
+import type { WriteOutcome } from '../../writes/pipeline.js';
 import { builder } from '../builder.js';
 import { Category, MonthCategory } from '../category.js';
 import { Month } from '../month.js';

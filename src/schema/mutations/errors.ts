@@ -10,7 +10,7 @@ import {
   ReadOnlyScopeError,
   ValidationError,
   type WriteRefusedError,
-} from '../../server/writes/errors.js';
+} from '../../contracts/write-refusals.js';
 import type { UpstreamRestError } from '../../upstream/errors.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';

@@ -6,8 +6,8 @@
  */
 import type { ArgBuilder } from '@pothos/core';
 import type { PlanScoped, PlanSnapshot } from '../../replica/types.js';
-import type { WriteOperationId } from '../../server/writes/effects.js';
-import type { WriteOutcome } from '../../server/writes/pipeline.js';
+import type { WriteOperationId } from '../../writes/effects.js';
+import type { WriteOutcome } from '../../writes/pipeline.js';
 import type { FieldBuilder } from '../amounts.js';
 import type { builder } from '../builder.js';
 import { Plan } from '../plan.js';

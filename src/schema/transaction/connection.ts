@@ -1,10 +1,10 @@
 import type { TransactionOrder, TransactionQuery, TransactionRow } from '../../replica/types.js';
-import type { GatewayContext } from '../../server/context.js';
 import type { IsoDate, TransactionListType } from '../../upstream/types.js';
 import { Account } from '../account.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import { encodeCursor, type PageArgs, pageWindow, type WithTotalCount } from '../connections.js';
+import type { GatewayContext } from '../context.js';
 import { COUNT_COST } from '../cost.js';
 import { lastDayOfMonth } from '../inputs.js';
 import { Month } from '../month.js';

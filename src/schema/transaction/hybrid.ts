@@ -1,10 +1,10 @@
 import type { SubTransactionRow, TransactionRow } from '../../replica/types.js';
-import type { GatewayContext } from '../../server/context.js';
 import { Account } from '../account.js';
 import { amountFields, type FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category.js';
 import { encodeCursor, type PageArgs, pageWindow, type WithTotalCount } from '../connections.js';
+import type { GatewayContext } from '../context.js';
 import { COUNT_COST } from '../cost.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { HYBRID_SUFFIX, Node } from '../node.js';

@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import { type ExecutionResult, getOperationAST } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+import { credentialsFrom } from '../../contracts/credentials.js';
+import type { Dependencies, ReplicaDependency } from '../../loaders/read-log.js';
 import type { ReplicaStore } from '../../replica/types.js';
-import { credentialsFrom, freshnessFrom, type GatewayContext } from '../context.js';
-import type { Dependencies, ReplicaDependency } from '../read-log.js';
+import type { GatewayContext } from '../../schema/context.js';
+import { freshnessFrom } from '../freshness.js';
 import { isPreflighted } from './use-csrf-prevention.js';
 import { METRICS_HEADER } from './use-response-extensions.js';
 

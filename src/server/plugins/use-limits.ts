@@ -2,7 +2,7 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import type { Plugin } from 'graphql-yoga';
-import type { Limits } from '../../config.js';
+import type { Limits } from '../../config/config.js';
 import { useOperationLimits } from './use-operation-limits.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { DocumentNode, ExecutionArgs, GraphQLError, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Limits } from '../../config.js';
+import type { Limits } from '../../config/config.js';
 import { priceOf } from '../../schema/cost.js';
 import {
   type IntrospectionSizes,
@@ -8,7 +8,7 @@ import {
   type OperationCost,
   operationCost,
   tooComplex,
-} from '../operation-cost.js';
+} from './operation-cost.js';
 
 /**
  * Depth, breadth and cost of every operation (queries, mutations, subscriptions), introspection

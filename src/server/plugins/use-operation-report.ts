@@ -1,27 +1,8 @@
 import { type ExecutionResult, type GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { OperationId } from '../../upstream/types.js';
-import type { GatewayContext } from '../context.js';
-import type { StaleNotice } from '../operation-meter.js';
-import type { OperationOutcome } from '../telemetry/metrics.js';
-
-/** What one operation did, handed to the log, the metrics and the trace. Never what it carried. */
-export interface OperationReport {
-  requestId: string | null;
-  traceId: string | null;
-  operationName: string | null;
-  operationType: string | null;
-  outcome: OperationOutcome;
-  /** Execution time; absent for operations refused before they ran. */
-  durationMs?: number;
-  upstreamCalls: number;
-  upstreamOperations: Partial<Record<OperationId, number>>;
-  cacheHits: number;
-  stale: readonly StaleNotice[];
-  errorCodes: string[];
-}
-
-export type OperationReportSink = (report: OperationReport) => void;
+import type { GatewayContext } from '../../schema/context.js';
+import type { OperationOutcome } from '../../telemetry/metrics.js';
+import type { OperationReport, OperationReportSink } from '../../telemetry/operation-report.js';
 
 export interface OperationReportOptions {
   /** The request id of a request (see use-request-id.ts). */

@@ -3,7 +3,7 @@ import { type APQStore, useAPQ } from '@graphql-yoga/plugin-apq';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import type { PersistedQueriesConfig } from '../../config.js';
+import type { PersistedQueriesConfig } from '../../config/config.js';
 
 /** Registered operations by hash, as graphql-codegen's client preset writes them. */
 export type DocumentManifest = ReadonlyMap<string, string>;

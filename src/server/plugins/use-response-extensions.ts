@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { GatewayContext } from '../context.js';
+import type { GatewayContext } from '../../schema/context.js';
 
 export const METRICS_HEADER = 'x-upstream-metrics';
 

@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { isUsableToken, presentedToken, unusableToken } from '../context.js';
+import { isUsableToken, presentedToken, unusableToken } from '../../contracts/credentials.js';
 
 /**
  * A request whose token could never be sent upstream (non-ASCII, spaces, over the length limit)

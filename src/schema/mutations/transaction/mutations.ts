@@ -3,8 +3,9 @@
  * updateTransactions (bulk, by id or import id), updateTransaction, deleteTransaction and
  * importTransactions; one REST write each.
  */
-import type { WriteOutcome } from '../../../server/writes/pipeline.js';
+
 import type { SaveTransactionsResponseData } from '../../../upstream/types.js';
+import type { WriteOutcome } from '../../../writes/pipeline.js';
 import { builder } from '../../builder.js';
 import { checkId } from '../../inputs.js';
 import { CREATE_TRANSACTION_ERRORS, WRITE_ERRORS } from '../errors.js';

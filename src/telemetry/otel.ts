@@ -23,8 +23,8 @@ import {
   type SpanExporter,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
-import type { UpstreamCallRecord, UpstreamCallStart } from '../../upstream/client.js';
-import type { OperationSpan, OperationTracer } from './tracer.js';
+import type { OperationSpan, OperationTracer } from '../contracts/tracer.js';
+import type { UpstreamCallRecord, UpstreamCallStart } from '../upstream/client.js';
 
 export interface OtelTracingOptions {
   /** @default 'plans-graphql-gateway' */

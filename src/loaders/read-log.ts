@@ -1,5 +1,5 @@
-import type { RestCacheRead } from '../loaders/rest-cache.js';
 import type { ReplicaRead } from '../replica/types.js';
+import type { RestCacheRead } from './rest-cache.js';
 
 /** A plan replica an answer read, and which version of it. */
 export interface ReplicaDependency {

@@ -47,7 +47,7 @@ import {
   TypeMetaFieldDef,
   TypeNameMetaFieldDef,
 } from 'graphql';
-import type { FieldPrice } from '../schema/cost.js';
+import type { FieldPrice } from '../../schema/cost.js';
 
 export interface OperationCost {
   readonly complexity: number;

@@ -6,13 +6,9 @@
  * with the DESIGN section 7 code, and says whether the write may have been applied.
  */
 import { GraphQLError } from 'graphql';
-import {
-  isUpstreamError,
-  type UpstreamError,
-  type UpstreamRestError,
-} from '../../upstream/errors.js';
-import type { OperationId } from '../../upstream/types.js';
-import { toGraphQLError } from '../upstream-errors.js';
+import { isUpstreamError, type UpstreamError, type UpstreamRestError } from '../upstream/errors.js';
+import type { OperationId } from '../upstream/types.js';
+import { toGraphQLError } from './errors.js';
 
 /** A write the upstream refused for a reason the client can act on; keeps the REST error verbatim. */
 export abstract class WriteRefusedError extends Error {

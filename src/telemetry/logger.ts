@@ -1,6 +1,6 @@
 import { type Logger, pino } from 'pino';
-import type { LogLevel } from '../../settings.js';
-import type { OperationReport, OperationReportSink } from '../plugins/use-operation-report.js';
+import type { LogLevel } from '../config/settings.js';
+import type { OperationReport, OperationReportSink } from './operation-report.js';
 
 export type { Logger } from 'pino';
 

@@ -23,19 +23,19 @@
  * advanced, so the delta carries the written entities again and nothing is duplicated or
  * reverted). See README.md.
  */
-import type { Credentials, PlanReplicas } from '../../loaders/create-loaders.js';
-import { unauthenticated } from '../../loaders/create-loaders.js';
-import type { Loaders } from '../../loaders/loaders.js';
-import type { RestCache } from '../../loaders/rest-cache.js';
-import type { PlanSnapshot, ReplicaStore } from '../../replica/types.js';
-import type { UpstreamClient } from '../../upstream/client.js';
-import { isUpstreamError } from '../../upstream/errors.js';
-import type { OperationResult, Params, ParamsArgs } from '../../upstream/routes.js';
-import type { IsoDate } from '../../upstream/types.js';
-import type { OperationMeter } from '../operation-meter.js';
-import { toGraphQLError } from '../upstream-errors.js';
+import { type Credentials, unauthenticated } from '../contracts/credentials.js';
+import { toGraphQLError } from '../contracts/errors.js';
+import type { OperationMeter } from '../contracts/operation-meter.js';
+import { type WriteFailureOptions, writeFailure } from '../contracts/write-refusals.js';
+import type { PlanReplicas } from '../loaders/create-loaders.js';
+import type { Loaders } from '../loaders/loaders.js';
+import type { RestCache } from '../loaders/rest-cache.js';
+import type { PlanSnapshot, ReplicaStore } from '../replica/types.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import { isUpstreamError } from '../upstream/errors.js';
+import type { OperationResult, Params, ParamsArgs } from '../upstream/routes.js';
+import type { IsoDate } from '../upstream/types.js';
 import { WRITE_EFFECTS, type WriteOperationId } from './effects.js';
-import { type WriteFailureOptions, writeFailure } from './errors.js';
 
 export interface WritePipelineDeps {
   credentials: Credentials | null;

@@ -1,7 +1,7 @@
 import type { StaleReason } from '../replica/types.js';
 import type { UpstreamCallRecord, UpstreamMeter } from '../upstream/client.js';
 import type { OperationId } from '../upstream/types.js';
-import type { OperationSpan } from './telemetry/tracer.js';
+import type { OperationSpan } from './tracer.js';
 
 export interface StaleNotice {
   /** What answered from an older copy: a plan id, or a REST collection such as `getUser`. */

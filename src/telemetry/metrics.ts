@@ -5,10 +5,10 @@
  * capped (see `boundedNames`), rate-limit headroom is a count of tokens per range.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { ClusterStats } from '../../cluster/cluster.js';
-import type { ReplicaStore } from '../../replica/types.js';
-import type { UpstreamCallRecord, UpstreamMeter } from '../../upstream/client.js';
-import type { RequestLedger } from '../../upstream/ledger.js';
+import type { ClusterStats } from '../cluster/cluster.js';
+import type { ReplicaStore } from '../replica/types.js';
+import type { UpstreamCallRecord, UpstreamMeter } from '../upstream/client.js';
+import type { RequestLedger } from '../upstream/ledger.js';
 
 /** Distinct operation names kept as label values; later ones count as `other`. */
 export const MAX_OPERATION_NAMES = 200;
