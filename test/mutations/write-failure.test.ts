@@ -1,6 +1,7 @@
 /**
- * `writeFailure` on the failures the sandbox cannot produce on demand (403.1, a 409 outside a
- * single create, a refused connection, an unreadable 2xx), and the date arithmetic of the rules.
+ * `writeFailure` in isolation: 403.1 (produced end to end in test/gateway/account-state.test.ts),
+ * and what the sandbox cannot produce on demand (a 409 outside a single create, a refused
+ * connection, an unreadable 2xx); and the date arithmetic of the rules.
  */
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
