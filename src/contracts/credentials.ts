@@ -5,6 +5,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { tokenKey } from '../upstream/token-key.js';
+import type { ErrorCode } from './error-codes.js';
 
 export interface Credentials {
   readonly token: string;
@@ -15,7 +16,7 @@ export interface Credentials {
 export function unauthenticated(): GraphQLError {
   return new GraphQLError(
     'No access token: send `Authorization: Bearer <token>` (or the `access_token` query parameter).',
-    { extensions: { code: 'UNAUTHENTICATED' } },
+    { extensions: { code: 'UNAUTHENTICATED' satisfies ErrorCode } },
   );
 }
 
@@ -56,7 +57,7 @@ export function unusableToken(): GraphQLError {
     `The access token cannot be a token: it must be at most ${MAX_TOKEN_LENGTH} visible ASCII characters without spaces.`,
     {
       extensions: {
-        code: 'UNAUTHENTICATED',
+        code: 'UNAUTHENTICATED' satisfies ErrorCode,
         http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } },
       },
     },

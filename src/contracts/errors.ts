@@ -1,7 +1,8 @@
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import { ReplicaDataError } from '../replica/validate.js';
 import { gatewayErrorCode, isUpstreamError, type UpstreamError } from '../upstream/errors.js';
 import { OperationDeadlineError } from './deadline.js';
+import { gatewayError } from './error-codes.js';
 
 function messageOf(error: UpstreamError): string {
   switch (error.kind) {
@@ -34,9 +35,8 @@ function messageOf(error: UpstreamError): string {
  */
 export function toGraphQLError(error: UpstreamError): GraphQLError {
   const code = gatewayErrorCode(error);
-  return new GraphQLError(messageOf(error), {
+  return gatewayError(messageOf(error), code, {
     extensions: {
-      code,
       upstream: error.upstream ? { ...error.upstream } : null,
       operationId: error.operationId,
       retryable: error.retryable,
@@ -47,8 +47,8 @@ export function toGraphQLError(error: UpstreamError): GraphQLError {
 
 /** An upstream answer refused at the boundary (a field of the wrong type): UPSTREAM_ERROR. */
 export function unusableAnswerError(error: ReplicaDataError): GraphQLError {
-  return new GraphQLError(`The upstream sent an unusable answer: ${error.message}.`, {
-    extensions: { code: 'UPSTREAM_ERROR', upstream: null, field: error.path },
+  return gatewayError(`The upstream sent an unusable answer: ${error.message}.`, 'UPSTREAM_ERROR', {
+    extensions: { upstream: null, field: error.path },
   });
 }
 
@@ -57,8 +57,8 @@ export function rethrowAsGraphQL(error: unknown): never {
   if (isUpstreamError(error)) throw toGraphQLError(error);
   if (error instanceof ReplicaDataError) throw unusableAnswerError(error);
   if (error instanceof OperationDeadlineError) {
-    throw new GraphQLError(error.message, {
-      extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: null, retryable: true },
+    throw gatewayError(error.message, 'UPSTREAM_UNAVAILABLE', {
+      extensions: { upstream: null, retryable: true },
     });
   }
   throw error;

@@ -17,6 +17,7 @@ import { GraphQLError } from 'graphql';
 import type { Context } from 'graphql-ws';
 import { type Extra, useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
+import { gatewayError } from '../contracts/error-codes.js';
 import type { TimerHandle } from '../live/scheduler.js';
 import type { Gateway } from './gateway.js';
 
@@ -79,14 +80,10 @@ export function attachWebSockets(
       async onSubscribe(ctx, _id, payload) {
         if (Object.keys(ctx.subscriptions).length > settings.maxSubscriptionsPerConnection) {
           return [
-            new GraphQLError(
+            gatewayError(
               `Too many operations on this connection: at most ${settings.maxSubscriptionsPerConnection} at once.`,
-              {
-                extensions: {
-                  code: 'TOO_MANY_SUBSCRIPTIONS',
-                  limit: settings.maxSubscriptionsPerConnection,
-                },
-              },
+              'TOO_MANY_SUBSCRIPTIONS',
+              { extensions: { limit: settings.maxSubscriptionsPerConnection } },
             ),
           ];
         }

@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { gatewayError } from '../../contracts/error-codes.js';
 
 /**
  * Errors raised on purpose (by resolvers as GraphQLError, by graphql-js validation and
@@ -12,11 +13,7 @@ export function maskError(error: unknown, message: string): Error {
     const original = error.originalError;
     if (original === undefined || original === null || original instanceof GraphQLError)
       return error;
-    return new GraphQLError(message, {
-      nodes: error.nodes,
-      path: error.path,
-      extensions: { code: 'INTERNAL_SERVER_ERROR' },
-    });
+    return gatewayError(message, 'INTERNAL_SERVER_ERROR', { nodes: error.nodes, path: error.path });
   }
-  return new GraphQLError(message, { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  return gatewayError(message, 'INTERNAL_SERVER_ERROR');
 }

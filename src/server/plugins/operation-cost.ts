@@ -24,7 +24,6 @@ import {
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
-  GraphQLError,
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLSchema,
@@ -47,6 +46,7 @@ import {
   TypeMetaFieldDef,
   TypeNameMetaFieldDef,
 } from 'graphql';
+import { gatewayError } from '../../contracts/error-codes.js';
 import type { FieldPrice } from '../../schema/cost.js';
 
 export interface OperationCost {
@@ -292,8 +292,9 @@ function fieldDefinition(
 
 /** Refusal of an operation over the depth, breadth or cost budget, before any field resolves. */
 export function tooComplex(what: 'depth' | 'breadth' | 'cost', value: number, max: number) {
-  return new GraphQLError(
+  return gatewayError(
     `The operation's ${what} is ${value}, over the limit of ${max}. Ask for fewer fields, smaller pages or less nesting.`,
-    { extensions: { code: 'OPERATION_TOO_COMPLEX', limit: what, value, max } },
+    'OPERATION_TOO_COMPLEX',
+    { extensions: { limit: what, value, max } },
   );
 }

@@ -1,4 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
+import type { ErrorCode } from '../../contracts/error-codes.js';
 
 export interface HttpHygieneOptions {
   /** Browser origins allowed, or `*`. With a list, any other `Origin` (`null` included) is refused. */
@@ -25,7 +26,7 @@ export function useHttpHygiene({ corsOrigins }: HttpHygieneOptions): Plugin {
             errors: [
               {
                 message: 'This origin is not allowed to call the gateway (see CORS_ORIGINS).',
-                extensions: { code: 'FORBIDDEN_ORIGIN' },
+                extensions: { code: 'FORBIDDEN_ORIGIN' satisfies ErrorCode },
               },
             ],
           }),

@@ -1,7 +1,6 @@
-import { type ASTVisitor, GraphQLError, type ValidationContext } from 'graphql';
+import type { ASTVisitor, ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-
-export const INTROSPECTION_DISABLED = 'INTROSPECTION_DISABLED';
+import { gatewayError } from '../../contracts/error-codes.js';
 
 /**
  * With introspection off, a document selecting `__schema` or `__type` is refused at validation,
@@ -23,9 +22,10 @@ function noSchemaIntrospection(context: ValidationContext): ASTVisitor {
       const name = node.name.value;
       if (name !== '__schema' && name !== '__type') return;
       context.reportError(
-        new GraphQLError(
+        gatewayError(
           `Introspection is turned off on this gateway, so "${name}" cannot be selected; the schema is published as schema.graphql.`,
-          { nodes: node, extensions: { code: INTROSPECTION_DISABLED } },
+          'INTROSPECTION_DISABLED',
+          { nodes: node },
         ),
       );
     },

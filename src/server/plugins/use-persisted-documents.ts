@@ -4,6 +4,7 @@ import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operation
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { PersistedQueriesConfig } from '../../config/config.js';
+import type { ErrorCode } from '../../contracts/error-codes.js';
 
 /** Registered operations by hash, as graphql-codegen's client preset writes them. */
 export type DocumentManifest = ReadonlyMap<string, string>;
@@ -21,8 +22,8 @@ export interface PersistedDocumentsOptions {
 }
 
 /** Error codes a client can tell apart (Apollo's link retries on PERSISTED_QUERY_NOT_FOUND only). */
-export const NOT_REGISTERED = 'PERSISTED_QUERY_NOT_IN_LIST';
-export const REGISTERED_ONLY = 'PERSISTED_QUERY_ONLY';
+const NOT_REGISTERED: ErrorCode = 'PERSISTED_QUERY_NOT_IN_LIST';
+const REGISTERED_ONLY: ErrorCode = 'PERSISTED_QUERY_ONLY';
 
 /**
  * Reads `persisted-documents.json`: a JSON object mapping each operation's hash to its text.

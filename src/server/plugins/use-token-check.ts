@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { isUsableToken, presentedToken, unusableToken } from '../../contracts/credentials.js';
+import type { ErrorCode } from '../../contracts/error-codes.js';
 
 /**
  * A request whose token could never be sent upstream (non-ASCII, spaces, over the length limit)
@@ -15,7 +16,12 @@ export function useTokenCheck(): Plugin {
       endResponse(
         new fetchAPI.Response(
           JSON.stringify({
-            errors: [{ message: error.message, extensions: { code: 'UNAUTHENTICATED' } }],
+            errors: [
+              {
+                message: error.message,
+                extensions: { code: 'UNAUTHENTICATED' satisfies ErrorCode },
+              },
+            ],
           }),
           {
             status: 401,

@@ -1,0 +1,40 @@
+/**
+ * Every `extensions.code` the gateway itself answers with, as one union, so a refusal cannot be
+ * written with a code that is not in the list (and the README's table has one place to follow).
+ * Codes that graphql-yoga and graphql-armor add on their own (`GRAPHQL_VALIDATION_FAILED`,
+ * `PERSISTED_QUERY_NOT_FOUND`, ...) are theirs and not repeated here.
+ */
+import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
+import type { GatewayErrorCode } from '../upstream/errors.js';
+
+/** Codes of the gateway's own refusals, beside the ones that translate an upstream answer. */
+type RefusalCode =
+  /** An argument or variable the gateway refuses before any upstream call. */
+  | 'BAD_USER_INPUT'
+  /** Over the depth, breadth or cost limit. */
+  | 'OPERATION_TOO_COMPLEX'
+  /** Introspection is off (`INTROSPECTION=off`, the production default). */
+  | 'INTROSPECTION_DISABLED'
+  /** A trusted-documents gateway got a document it does not hold. */
+  | 'PERSISTED_QUERY_NOT_IN_LIST'
+  /** A trusted-documents gateway got a document's text instead of its hash. */
+  | 'PERSISTED_QUERY_ONLY'
+  /** A browser origin outside `CORS_ORIGINS`. */
+  | 'FORBIDDEN_ORIGIN'
+  /** Over the subscriptions allowed per token or per connection. */
+  | 'TOO_MANY_SUBSCRIPTIONS'
+  /** The gateway is stopping; a subscription ends with this. */
+  | 'SHUTTING_DOWN'
+  /** A failure the gateway did not expect, masked. */
+  | 'INTERNAL_SERVER_ERROR';
+
+export type ErrorCode = GatewayErrorCode | RefusalCode;
+
+/** A GraphQL error with one of the gateway's codes and whatever else its extensions carry. */
+export function gatewayError(
+  message: string,
+  code: ErrorCode,
+  options: Omit<GraphQLErrorOptions, 'extensions'> & { extensions?: Record<string, unknown> } = {},
+): GraphQLError {
+  return new GraphQLError(message, { ...options, extensions: { code, ...options.extensions } });
+}
