@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { OperationId } from '../../upstream/types.js';
-import type { FaultKind, SandboxCall } from '../core/api.js';
+import type { FaultKind, Principal, SandboxCall } from '../core/api.js';
 import { isoDateOf } from '../core/dates.js';
 import {
   ApiError,
@@ -24,7 +24,7 @@ import {
 } from '../core/errors.js';
 import type { HandlerContext } from '../handlers/context.js';
 import { HANDLERS } from '../handlers/index.js';
-import type { SandboxState } from '../store/state.js';
+import type { SandboxState, UserState } from '../store/state.js';
 import { accessRefusal, dataLimitRefusal } from './account-state.js';
 import type { TokenRegistry } from './auth.js';
 import type { FaultEngine } from './faults.js';
@@ -164,146 +164,179 @@ function applyFault(
 export function createDispatcher(
   deps: DispatchDeps,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const { state } = deps;
-
-  const handleOAuth = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: string,
-    query: Record<string, string>,
-    call: SandboxCall,
-  ) => {
-    if (path === '/oauth/authorize' && req.method === 'GET') {
-      const result = deps.oauth.authorize(query);
-      if (result.status === 302) send(res, call, 302, null, result.headers);
-      else sendJson(res, call, result.status, result.body, result.headers);
-      return;
-    }
-    if (path === '/oauth/token' && req.method === 'POST') {
-      const text = await readBody(req);
-      const result = deps.oauth.token({ ...query, ...formFields(req, text) });
-      sendJson(res, call, result.status, result.body, { 'cache-control': 'no-store' });
-      return;
-    }
-    sendError(res, call, notFound(`${req.method ?? ''} ${path} does not exist`));
-  };
-
-  const handleApi = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    method: string,
-    path: string,
-    query: Record<string, string>,
-    call: SandboxCall,
-    token: string | null,
-  ) => {
-    const match = deps.router.match(method, path.slice(API_PREFIX.length) || '/');
-    call.operationId = match?.operationId ?? null;
-    const fault = deps.faults.pick(call.operationId, method);
-    const delay = deps.faults.delayMs();
-    if (delay > 0) await deps.sleep(delay);
-    if (deps.isClosing()) return;
-    if (fault) {
-      applyFault(fault, req, res, call, deps);
-      return;
-    }
-    const text = await readBody(req);
-    const principal = deps.tokens.authenticate(token);
-    const decision = deps.rateLimiter.take(token ?? '');
-    if (!decision.allowed) {
-      const seconds = Math.ceil(decision.retryAfterMs / 1000);
-      sendError(
-        res,
-        call,
-        tooManyRequests(
-          `Too many requests: the limit is reached for this access token; try again in ${seconds} seconds`,
-        ),
-        {
-          'retry-after': String(seconds),
-        },
-      );
-      return;
-    }
-    if (!match) throw notFound(`${method} ${path} does not exist`);
-    const user = state.users.get(principal.userId);
-    if (!user) throw notFound('The token belongs to no sandbox user');
-    const shutOut = accessRefusal(user.accountState);
-    if (shutOut) throw shutOut;
-    if (isWriteMethod(method) && principal.scope === 'read-only') {
-      throw unauthorizedScope('This access token has the read-only scope and cannot change data');
-    }
-    const overLimit = dataLimitRefusal(user.accountState, method);
-    if (overLimit) throw overLimit;
-    const body = parseJsonBody(text);
-    const now = state.clock.now();
-    const ctx: HandlerContext = {
-      operationId: match.operationId,
-      params: match.params,
-      query,
-      body,
-      principal,
-      user,
-      state,
-      now,
-      today: isoDateOf(now),
-    };
-    const handler = HANDLERS[match.operationId as OperationId] as (ctx: HandlerContext) => {
-      status: number;
-      data: unknown;
-    };
-    const result = handler(ctx);
-    if (isStreamed(result.data))
-      await sendStreamed(res, call, result.status, { data: result.data });
-    else sendJson(res, call, result.status, { data: result.data });
-  };
-
   return (req, res) => {
-    const method = (req.method ?? 'GET').toUpperCase();
-    const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
-    const query = queryRecord(url.searchParams);
-    const token = presentedToken(req, query);
-    const recordedQuery = { ...query };
-    delete recordedQuery.access_token;
-    const call: SandboxCall = {
-      operationId: null,
-      method,
-      path,
-      query: recordedQuery,
-      status: null,
-      token,
-      at: state.clock.now(),
-    };
-    deps.calls.push(call);
-
-    const run = async () => {
-      if (method === 'OPTIONS') {
-        send(res, call, 204, null);
-        return;
-      }
-      if (path.startsWith('/oauth/')) {
-        await handleOAuth(req, res, path, query, call);
-        return;
-      }
-      if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
-        await handleApi(req, res, method, path, query, call, token);
-        return;
-      }
-      throw notFound(`${method} ${path} does not exist; the interface lives under ${API_PREFIX}`);
-    };
-    run().catch((error: unknown) => {
-      if (error instanceof ApiError) {
-        sendError(res, call, error);
-      } else if (error instanceof BodyTooLargeError) {
-        sendError(res, call, badRequest(error.message), { connection: 'close' });
-      } else {
-        deps.reportError(error);
-        sendError(
-          res,
-          call,
-          internalError('The sandbox failed unexpectedly while handling this request'),
-        );
-      }
-    });
+    const { call, query } = recordCall(deps, req);
+    route(deps, req, res, call, query).catch((error: unknown) =>
+      answerFailure(deps, res, call, error),
+    );
   };
+}
+
+/**
+ * The request as the sandbox's call log keeps it (never the `access_token` parameter), and its
+ * query as sent.
+ */
+function recordCall(
+  deps: DispatchDeps,
+  req: IncomingMessage,
+): { call: SandboxCall; query: Record<string, string> } {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+  const query = queryRecord(url.searchParams);
+  const token = presentedToken(req, query);
+  const recordedQuery = { ...query };
+  delete recordedQuery.access_token;
+  const call: SandboxCall = {
+    operationId: null,
+    method,
+    path,
+    query: recordedQuery,
+    status: null,
+    token,
+    at: deps.state.clock.now(),
+  };
+  deps.calls.push(call);
+  return { call, query };
+}
+
+async function route(
+  deps: DispatchDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  call: SandboxCall,
+  query: Record<string, string>,
+): Promise<void> {
+  const { method, path } = call;
+  if (method === 'OPTIONS') {
+    send(res, call, 204, null);
+    return;
+  }
+  if (path.startsWith('/oauth/')) {
+    await handleOAuth(deps, req, res, call, query);
+    return;
+  }
+  if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
+    await handleApi(deps, req, res, call, query);
+    return;
+  }
+  throw notFound(`${method} ${path} does not exist; the interface lives under ${API_PREFIX}`);
+}
+
+/** REST errors as the interface answers them; anything unexpected is reported and masked. */
+function answerFailure(
+  deps: DispatchDeps,
+  res: ServerResponse,
+  call: SandboxCall,
+  error: unknown,
+): void {
+  if (error instanceof ApiError) {
+    sendError(res, call, error);
+  } else if (error instanceof BodyTooLargeError) {
+    sendError(res, call, badRequest(error.message), { connection: 'close' });
+  } else {
+    deps.reportError(error);
+    sendError(
+      res,
+      call,
+      internalError('The sandbox failed unexpectedly while handling this request'),
+    );
+  }
+}
+
+async function handleOAuth(
+  deps: DispatchDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  call: SandboxCall,
+  query: Record<string, string>,
+): Promise<void> {
+  const { path } = call;
+  if (path === '/oauth/authorize' && req.method === 'GET') {
+    const result = deps.oauth.authorize(query);
+    if (result.status === 302) send(res, call, 302, null, result.headers);
+    else sendJson(res, call, result.status, result.body, result.headers);
+    return;
+  }
+  if (path === '/oauth/token' && req.method === 'POST') {
+    const text = await readBody(req);
+    const result = deps.oauth.token({ ...query, ...formFields(req, text) });
+    sendJson(res, call, result.status, result.body, { 'cache-control': 'no-store' });
+    return;
+  }
+  sendError(res, call, notFound(`${req.method ?? ''} ${path} does not exist`));
+}
+
+async function handleApi(
+  deps: DispatchDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  call: SandboxCall,
+  query: Record<string, string>,
+): Promise<void> {
+  const { method, path, token } = call;
+  const match = deps.router.match(method, path.slice(API_PREFIX.length) || '/');
+  call.operationId = match?.operationId ?? null;
+  const fault = deps.faults.pick(call.operationId, method);
+  const delay = deps.faults.delayMs();
+  if (delay > 0) await deps.sleep(delay);
+  if (deps.isClosing()) return;
+  if (fault) {
+    applyFault(fault, req, res, call, deps);
+    return;
+  }
+  const text = await readBody(req);
+  const principal = deps.tokens.authenticate(token);
+  const decision = deps.rateLimiter.take(token ?? '');
+  if (!decision.allowed) {
+    const seconds = Math.ceil(decision.retryAfterMs / 1000);
+    sendError(
+      res,
+      call,
+      tooManyRequests(
+        `Too many requests: the limit is reached for this access token; try again in ${seconds} seconds`,
+      ),
+      { 'retry-after': String(seconds) },
+    );
+    return;
+  }
+  if (!match) throw notFound(`${method} ${path} does not exist`);
+  const user = admittedUser(deps, principal, method);
+  const body = parseJsonBody(text);
+  const now = deps.state.clock.now();
+  const ctx: HandlerContext = {
+    operationId: match.operationId,
+    params: match.params,
+    query,
+    body,
+    principal,
+    user,
+    state: deps.state,
+    now,
+    today: isoDateOf(now),
+  };
+  const handler = HANDLERS[match.operationId as OperationId] as (ctx: HandlerContext) => {
+    status: number;
+    data: unknown;
+  };
+  const result = handler(ctx);
+  if (isStreamed(result.data)) await sendStreamed(res, call, result.status, { data: result.data });
+  else sendJson(res, call, result.status, { data: result.data });
+}
+
+/**
+ * The user a request acts for, once the account's state (lapsed subscription, ended trial, data
+ * limit) and the token's scope allow the method; throws the REST refusal otherwise.
+ */
+function admittedUser(deps: DispatchDeps, principal: Principal, method: string): UserState {
+  const user = deps.state.users.get(principal.userId);
+  if (!user) throw notFound('The token belongs to no sandbox user');
+  const shutOut = accessRefusal(user.accountState);
+  if (shutOut) throw shutOut;
+  if (isWriteMethod(method) && principal.scope === 'read-only') {
+    throw unauthorizedScope('This access token has the read-only scope and cannot change data');
+  }
+  const overLimit = dataLimitRefusal(user.accountState, method);
+  if (overLimit) throw overLimit;
+  return user;
 }
