@@ -5,6 +5,7 @@ import type { OperationMeter } from '../contracts/operation-meter.js';
 import type { Freshness, PlanSnapshot, ReplicaRead } from '../replica/types.js';
 import { assertRestAnswer } from '../replica/validate.js';
 import type { UpstreamClient } from '../upstream/client.js';
+import type { User } from '../upstream/types.js';
 import type { Loaders, MoneyMovementGroupRow, MoneyMovementRow, PlanList } from './loaders.js';
 import type { RestCache, RestCacheRead } from './rest-cache.js';
 
@@ -112,10 +113,7 @@ export function createLoaders(deps: LoaderDeps): Loaders {
    * at once would sync the same plan twice, cold or past max-age.
    */
   async function readPlans(planIds: readonly string[]): Promise<(PlanSnapshot | Error)[]> {
-    const settle = (planId: string) =>
-      readPlan(planId).catch((error: unknown) =>
-        error instanceof Error ? error : new Error(String(error)),
-      );
+    const settle = (planId: string) => readPlan(planId).catch(asError);
     const aliases = planIds.filter((id) => PLAN_ALIASES.has(id));
     if (aliases.length === 0 || aliases.length === planIds.length)
       return Promise.all(planIds.map(settle));
@@ -136,53 +134,46 @@ export function createLoaders(deps: LoaderDeps): Loaders {
     return names;
   }
 
-  let user: ReturnType<Loaders['user']> | undefined;
-  let plans: Promise<PlanList> | undefined;
-  const movements = new Map<string, Promise<readonly MoneyMovementRow[]>>();
-  const groups = new Map<string, Promise<readonly MoneyMovementGroupRow[]>>();
+  // One key each: a DataLoader with a constant key is the same memo as the keyed ones.
+  const userLoader = eachKey<'user', User>(() =>
+    cached('getUser', () => upstream.getUser(call()).then(checked('user'))).then(
+      (data) => data.user,
+    ),
+  );
+  const plansLoader = eachKey<'plans', PlanList>(() =>
+    cached('getPlans', () => upstream.getPlans(call()).then(checked('plans'))).then((data) => ({
+      plans: data.plans,
+      defaultPlan: data.default_plan ?? null,
+    })),
+  );
+  const movementsLoader = eachKey((planId: string) =>
+    cached(`getMoneyMovements:${planId}`, () =>
+      upstream.getMoneyMovements(call(), { planId }).then(checked('money_movements')),
+    ).then((data): readonly MoneyMovementRow[] =>
+      data.money_movements.map((m) => ({ ...m, plan_id: planId })),
+    ),
+  );
+  const groupsLoader = eachKey((planId: string) =>
+    cached(`getMoneyMovementGroups:${planId}`, () =>
+      upstream.getMoneyMovementGroups(call(), { planId }).then(checked('money_movement_groups')),
+    ).then((data): readonly MoneyMovementGroupRow[] =>
+      data.money_movement_groups.map((g) => ({ ...g, plan_id: planId })),
+    ),
+  );
 
   return {
     plan: (planId) => planLoader.load(planId),
-    user: () =>
-      (user ??= cached('getUser', () => upstream.getUser(call()).then(checked('user'))).then(
-        (data) => data.user,
-      )),
-    plans: () =>
-      (plans ??= cached('getPlans', () => upstream.getPlans(call()).then(checked('plans'))).then(
-        (data) => ({
-          plans: data.plans,
-          defaultPlan: data.default_plan ?? null,
-        }),
-      )),
-    moneyMovements(planId) {
-      let pending = movements.get(planId);
-      if (!pending) {
-        pending = cached(`getMoneyMovements:${planId}`, () =>
-          upstream.getMoneyMovements(call(), { planId }).then(checked('money_movements')),
-        ).then((data) => data.money_movements.map((m) => ({ ...m, plan_id: planId })));
-        movements.set(planId, pending);
-      }
-      return pending;
-    },
-    moneyMovementGroups(planId) {
-      let pending = groups.get(planId);
-      if (!pending) {
-        pending = cached(`getMoneyMovementGroups:${planId}`, () =>
-          upstream
-            .getMoneyMovementGroups(call(), { planId })
-            .then(checked('money_movement_groups')),
-        ).then((data) => data.money_movement_groups.map((g) => ({ ...g, plan_id: planId })));
-        groups.set(planId, pending);
-      }
-      return pending;
-    },
+    user: () => userLoader.load('user'),
+    plans: () => plansLoader.load('plans'),
+    moneyMovements: (planId) => movementsLoader.load(planId),
+    moneyMovementGroups: (planId) => groupsLoader.load(planId),
     forget(planId) {
       // The plan list carries each plan's last_modified_on, which a write moves.
-      plans = undefined;
+      plansLoader.clearAll();
       for (const name of namesOf(planId)) {
         planLoader.clear(name);
-        movements.delete(name);
-        groups.delete(name);
+        movementsLoader.clear(name);
+        groupsLoader.clear(name);
       }
     },
     prime(planId, snapshot) {
@@ -191,4 +182,19 @@ export function createLoaders(deps: LoaderDeps): Loaders {
       for (const name of namesOf(planId)) planLoader.clear(name).prime(name, snapshot);
     },
   };
+}
+
+/**
+ * Private: a loader whose keys load one by one (each key is its own REST-cache read): the
+ * DataLoader memo without batching. A failure is returned in its key's place, not thrown, so
+ * DataLoader keeps it (a rejected batch would be forgotten and asked again).
+ */
+function eachKey<K, V>(load: (key: K) => Promise<V>): DataLoader<K, V> {
+  return new DataLoader((keys: readonly K[]) =>
+    Promise.all(keys.map((key) => load(key).catch(asError))),
+  );
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

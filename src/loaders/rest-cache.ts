@@ -59,9 +59,19 @@ export interface RestCache {
 }
 
 interface Entry {
-  readonly tokenKey: string;
   readonly value: unknown;
+  /** When the upstream answered (an entry from the shared tier keeps its loader's time). */
   readonly at: number;
+  /** Whether it came from the shared tier, not the upstream (for the first read's `hit`). */
+  readonly shared: boolean;
+}
+
+/** What a read hands the fetch it starts (concurrent reads share the first one's). */
+interface LoadContext {
+  readonly tokenKey: string;
+  readonly key: string;
+  readonly maxAgeMs: number;
+  readonly load: () => Promise<unknown>;
 }
 
 /**
@@ -69,6 +79,11 @@ interface Entry {
  * Keys start with the token key, so one token's answers are never served to another. Bounded
  * in estimated bytes, least recently used first out; an answer larger than the whole budget is
  * answered but not kept.
+ *
+ * Entries carry no TTL: each read brings its own max-age, so a read judges the entry's age and
+ * forces a refresh (`fetch` with `forceRefresh`) when it is too old. lru-cache shares one load
+ * among concurrent reads, keeps the old entry when the load fails (for stale-on-error) and does
+ * not keep an answer whose key was dropped while it loaded (a write or a forgotten token).
  */
 export function createRestCache(options: RestCacheOptions): RestCache {
   const { classifyFailure, maxBytes = DEFAULT_REST_CACHE_BYTES, now = Date.now, shared } = options;
@@ -77,7 +92,7 @@ export function createRestCache(options: RestCacheOptions): RestCache {
   }
   /** Token key → its entries' full keys, to forget a token without scanning the cache. */
   const byToken = new Map<string, Set<string>>();
-  const entries = new LRUCache<string, Entry>({
+  const entries = new LRUCache<string, Entry, LoadContext>({
     maxSize: maxBytes,
     sizeCalculation: (entry) =>
       Math.max(
@@ -86,79 +101,75 @@ export function createRestCache(options: RestCacheOptions): RestCache {
           Buffer.byteLength(JSON.stringify(entry.value) ?? '') * REST_HEAP_BYTES_PER_JSON_BYTE,
         ),
       ),
-    dispose: (entry, key) => {
-      const keys = byToken.get(entry.tokenKey);
-      keys?.delete(key);
-      if (keys?.size === 0) byToken.delete(entry.tokenKey);
+    dispose: (_entry, fullKey) => {
+      const tokenKey = tokenKeyOf(fullKey);
+      const keys = byToken.get(tokenKey);
+      keys?.delete(fullKey);
+      if (keys?.size === 0) byToken.delete(tokenKey);
     },
+    fetchMethod: async (_fullKey, _stale, { context: { tokenKey, key, maxAgeMs, load } }) => {
+      // Another instance may have loaded it within this read's max-age: it keeps its own time.
+      const other = await shared?.get(tokenKey, key);
+      if (other && now() - other.at <= maxAgeMs) return { ...other, shared: true };
+      const value = await load();
+      const at = now();
+      shared?.set(tokenKey, key, { value, at });
+      return { value, at, shared: false };
+    },
+    // A failed refresh leaves the previous answer in place, for the stale fallback in `read`.
+    noDeleteOnFetchRejection: true,
+    // Dropping a key while it loads must not fail its readers: they still get the answer.
+    ignoreFetchAbort: true,
   });
-  const inFlight = new Map<string, Promise<Entry & { hit: boolean }>>();
 
-  function keep(fullKey: string, entry: Entry): void {
-    entries.set(fullKey, entry);
+  /** Private: indexes the entry under its token once the cache holds it (not an oversized one). */
+  function indexIfKept(fullKey: string, entry: Entry): void {
     if (entries.peek(fullKey) !== entry) return;
-    let keys = byToken.get(entry.tokenKey);
+    const tokenKey = tokenKeyOf(fullKey);
+    let keys = byToken.get(tokenKey);
     if (!keys) {
       keys = new Set();
-      byToken.set(entry.tokenKey, keys);
+      byToken.set(tokenKey, keys);
     }
     keys.add(fullKey);
   }
 
   function forget(tokenKey: string, prefix: string): void {
-    const start = `${tokenKey}\u0000${prefix}`;
+    const start = fullKeyOf(tokenKey, prefix);
     for (const key of [...(byToken.get(tokenKey) ?? [])])
       if (key.startsWith(start)) entries.delete(key);
   }
   shared?.onInvalidated(forget);
 
-  function load(
-    tokenKey: string,
-    key: string,
-    maxAgeMs: number,
-    loader: () => Promise<unknown>,
-  ): Promise<Entry & { hit: boolean }> {
-    const fullKey = `${tokenKey}\u0000${key}`;
-    const pending = inFlight.get(fullKey);
-    if (pending) return pending;
-    const promise = (async () => {
-      // Another instance may have loaded it within this read's max-age: it keeps its own time.
-      const other = await shared?.get(tokenKey, key);
-      if (other && now() - other.at <= maxAgeMs) {
-        const entry: Entry = { tokenKey, value: other.value, at: other.at };
-        keep(fullKey, entry);
-        return { ...entry, hit: true };
-      }
-      const entry: Entry = { tokenKey, value: await loader(), at: now() };
-      keep(fullKey, entry);
-      shared?.set(tokenKey, key, { value: entry.value, at: entry.at });
-      return { ...entry, hit: false };
-    })().finally(() => inFlight.delete(fullKey));
-    inFlight.set(fullKey, promise);
-    return promise;
-  }
-
   return {
-    async read<T>(tokenKey: string, key: string, maxAgeMs: number, loader: () => Promise<T>) {
-      const fullKey = `${tokenKey}\u0000${key}`;
-      const cached = entries.get(fullKey);
-      if (cached && now() - cached.at <= maxAgeMs) {
-        return { value: cached.value as T, ageMs: now() - cached.at, hit: true };
+    async read<T>(tokenKey: string, key: string, maxAgeMs: number, load: () => Promise<T>) {
+      const fullKey = fullKeyOf(tokenKey, key);
+      // `get` answers the held entry even while a refresh of it is under way.
+      const held = entries.get(fullKey);
+      if (held && now() - held.at <= maxAgeMs) {
+        return { value: held.value as T, ageMs: now() - held.at, hit: true };
       }
+      let entry: Entry | undefined;
       try {
-        const entry = await load(tokenKey, key, maxAgeMs, loader);
-        return { value: entry.value as T, ageMs: now() - entry.at, hit: entry.hit };
+        entry = await entries.fetch(fullKey, {
+          forceRefresh: true,
+          context: { tokenKey, key, maxAgeMs, load },
+        });
       } catch (error) {
         const reason = classifyFailure(error);
-        const held = entries.peek(fullKey);
-        if (reason === null || !held) throw error;
+        const kept = entries.peek(fullKey);
+        if (reason === null || !kept) throw error;
         return {
-          value: held.value as T,
-          ageMs: now() - held.at,
+          value: kept.value as T,
+          ageMs: now() - kept.at,
           hit: false,
           stale: { reason, error },
         };
       }
+      // Never: the fetch method always answers, and an abort is ignored.
+      if (!entry) throw new Error(`REST cache: no answer for ${key}`);
+      indexIfKept(fullKey, entry);
+      return { value: entry.value as T, ageMs: now() - entry.at, hit: entry.shared };
     },
     invalidate(tokenKey, prefix) {
       forget(tokenKey, prefix);
@@ -169,4 +180,13 @@ export function createRestCache(options: RestCacheOptions): RestCache {
     },
     stats: () => ({ entries: entries.size, bytes: entries.calculatedSize }),
   };
+}
+
+// Private: the NUL cannot occur in a token key, so the token's prefix of a full key is exact.
+function fullKeyOf(tokenKey: string, key: string): string {
+  return `${tokenKey}\u0000${key}`;
+}
+
+function tokenKeyOf(fullKey: string): string {
+  return fullKey.slice(0, fullKey.indexOf('\u0000'));
 }

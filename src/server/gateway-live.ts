@@ -1,0 +1,57 @@
+import type { Cluster } from '../cluster/cluster.js';
+import type { GatewayConfig } from '../config/config.js';
+import { createPollBudget } from '../live/budget.js';
+import type { LiveBus } from '../live/bus.js';
+import { createLiveHub, type LiveHub } from '../live/hub.js';
+import type { PollLeases } from '../live/leases.js';
+import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
+import type { ReplicaStore } from '../replica/types.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import type { RequestLedger } from '../upstream/ledger.js';
+import type { GatewayLedger } from './gateway-cluster.js';
+
+export interface GatewayLiveOptions {
+  config: GatewayConfig;
+  now: () => number;
+  replicas: ReplicaStore;
+  upstream: UpstreamClient;
+  usage: GatewayLedger['usage'];
+  cluster?: Cluster | undefined;
+  /** @default real timers on `now` */
+  scheduler?: Scheduler | undefined;
+  /** Parts injected by the caller, before the cluster's, before in-process ones. */
+  live?: { bus?: LiveBus; leases?: PollLeases; pollLedger?: RequestLedger } | undefined;
+  onError: (error: unknown) => void;
+}
+
+/**
+ * Subscriptions: polls within the budget the request ledger leaves, sharing the event bus, the
+ * poll leases and the poll ledger with other instances through the cluster, when there is one.
+ */
+export function createGatewayLive(options: GatewayLiveOptions): LiveHub {
+  const { config, now, replicas, upstream, usage, cluster, scheduler, live, onError } = options;
+  const sharedPolls = cluster?.ledger('polls', config.rateLimit);
+  const polls =
+    live?.pollLedger ??
+    (sharedPolls ? { record: sharedPolls.record, usage: sharedPolls.shared } : undefined);
+  const bus = live?.bus ?? cluster?.bus;
+  const leases = live?.leases ?? cluster?.leases;
+  return createLiveHub({
+    replicas,
+    fetchDelta: ({ token, planId, since }) =>
+      upstream.getPlanById({ token }, { planId, lastKnowledgeOfServer: since }),
+    budget: createPollBudget({
+      usage,
+      ...config.rateLimit,
+      share: config.live.budgetShare,
+      maxAgeMs: config.maxAgeMs,
+      now,
+      ...(polls ? { polls } : {}),
+    }),
+    scheduler: scheduler ?? createSystemScheduler(now),
+    maxSubscriptionsPerToken: config.live.maxSubscriptionsPerToken,
+    onError,
+    ...(bus ? { bus } : {}),
+    ...(leases ? { leases } : {}),
+  });
+}

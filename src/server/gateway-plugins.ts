@@ -1,0 +1,138 @@
+import { createHash } from 'node:crypto';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { printSchema } from 'graphql';
+import type { Plugin, YogaServerOptions } from 'graphql-yoga';
+import type { GatewayConfig } from '../config/config.js';
+import type { ReplicaStore } from '../replica/types.js';
+import type { GatewayContext } from '../schema/context.js';
+import { schema } from '../schema/index.js';
+import { type Logger, logOperations } from '../telemetry/logger.js';
+import type { GatewayMetrics } from '../telemetry/metrics.js';
+import type { OperationReportSink } from '../telemetry/operation-report.js';
+import { useGraphiQL } from './graphiql/use-graphiql.js';
+import { useCompression } from './plugins/use-compression.js';
+import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
+import { useErrorHygiene } from './plugins/use-error-hygiene.js';
+import { useHttpCaching } from './plugins/use-http-caching.js';
+import { useHttpHygiene } from './plugins/use-http-hygiene.js';
+import { useInputErrorNames } from './plugins/use-input-error-names.js';
+import { useIntrospection } from './plugins/use-introspection.js';
+import { useDocumentLimits } from './plugins/use-limits.js';
+import { useOperationDeadline } from './plugins/use-operation-deadline.js';
+import { useOperationReport } from './plugins/use-operation-report.js';
+import { loadDocumentManifest, usePersistedDocuments } from './plugins/use-persisted-documents.js';
+import { useReadiness } from './plugins/use-readiness.js';
+import type { RequestIds } from './plugins/use-request-id.js';
+import { useResponseExtensions } from './plugins/use-response-extensions.js';
+import { useTokenCheck } from './plugins/use-token-check.js';
+
+/** What yoga takes as a plugin of the gateway's server (some read the gateway's context). */
+export type GatewayPlugin = NonNullable<
+  YogaServerOptions<Record<string, never>, GatewayContext>['plugins']
+>[number];
+
+export interface GatewayPluginsOptions {
+  metrics: GatewayMetrics;
+  replicas: ReplicaStore;
+  requestIds: RequestIds;
+  /** Whether `/ready` answers "shutting down". */
+  draining: () => boolean;
+  logger?: Logger | undefined;
+  /** The caller's plugins, after the gateway's own and before the operation report. */
+  extra?: readonly Plugin[] | undefined;
+}
+
+/**
+ * The gateway's yoga plugins in the order they must run: what applies to every answer first,
+ * the persisted document before anything reads it, the operation report last.
+ */
+export function gatewayPlugins(
+  config: GatewayConfig,
+  options: GatewayPluginsOptions,
+): GatewayPlugin[] {
+  const { metrics, replicas, requestIds, draining, logger, extra = [] } = options;
+  const manifest = config.trustedDocuments
+    ? loadDocumentManifest(config.trustedDocuments.manifestPath)
+    : undefined;
+  return [
+    // First: the request id, the headers and the origin check apply to every answer.
+    requestIds.plugin,
+    useHttpHygiene({ corsOrigins: config.corsOrigins }),
+    useTokenCheck(),
+    ...(config.compressionMinBytes === false
+      ? []
+      : [useCompression({ minBytes: config.compressionMinBytes })]),
+    useReadiness({ upstreamUrl: config.upstreamUrl, draining }),
+    ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),
+    ...(config.graphiql ? [graphiql(config)] : []),
+    useCsrfPrevention(),
+    // Before anything reads the document: a hash-only request gets its text here.
+    ...usePersistedDocuments({
+      apq: config.persistedQueries,
+      ...(manifest ? { manifest } : {}),
+      only: config.trustedDocuments?.only ?? false,
+    }),
+    ...(config.httpCaching
+      ? [
+          useHttpCaching({
+            replicas,
+            defaultMaxAgeMs: config.maxAgeMs,
+            schemaDigest: createHash('sha256').update(printSchema(schema)).digest('hex'),
+            maxEntries: config.httpCaching.maxEntries,
+          }),
+        ]
+      : []),
+    useDeferStream(),
+    ...useDocumentLimits(config.limits),
+    useIntrospection({ enabled: config.introspection }),
+    useOperationDeadline(),
+    useErrorHygiene(),
+    useInputErrorNames(),
+    useResponseExtensions({ metrics: config.metrics }),
+    ...extra,
+    // Last, so it reports each operation's final answer (and ends its span).
+    useOperationReport({ requestIdOf: requestIds.of, sinks: reportSinks(metrics, logger) }),
+  ];
+}
+
+// Private: the page on the GraphQL path when `config.graphiql` is on.
+function graphiql(config: GatewayConfig): Plugin {
+  return useGraphiQL({
+    title: 'Plans GraphQL gateway',
+    ...(config.graphiqlDefaultQuery ? { defaultQuery: config.graphiqlDefaultQuery } : {}),
+    ...(config.graphiqlDefaultHeaders ? { headers: config.graphiqlDefaultHeaders } : {}),
+    // GraphiQL sends subscriptions as GET event streams, which CSRF prevention refuses without
+    // this header.
+    additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
+  });
+}
+
+// Private: each operation's report goes to the metrics and, with a logger, to one log line.
+function reportSinks(metrics: GatewayMetrics, logger: Logger | undefined): OperationReportSink[] {
+  return [
+    (report) =>
+      metrics.operation({
+        name: report.operationName,
+        type: report.operationType,
+        outcome: report.outcome,
+        ...(report.durationMs === undefined ? {} : { durationMs: report.durationMs }),
+        errorCodes: report.errorCodes,
+        staleReasons: report.stale.map((s) => s.reason),
+      }),
+    ...(logger ? [logOperations(logger)] : []),
+  ];
+}
+
+// Private: Prometheus text on the GraphQL port.
+function useMetricsEndpoint(path: string, metrics: GatewayMetrics): Plugin {
+  return {
+    async onRequest({ url, request, endResponse, fetchAPI }) {
+      if (url.pathname !== path || request.method !== 'GET') return;
+      endResponse(
+        new fetchAPI.Response(await metrics.text(), {
+          headers: { 'content-type': metrics.contentType },
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import { GraphQLError } from 'graphql';
+import type { Logger } from '../telemetry/logger.js';
+import { maskError } from './plugins/mask-error.js';
+
+/**
+ * The client sees "Unexpected error."; the log gets the error's class and stack frames, not its
+ * message (a message may quote a URL or header holding a token).
+ */
+export function logInternalError(
+  logger: Logger | undefined,
+  error: unknown,
+  message = 'internal error (masked as "Unexpected error.")',
+): void {
+  if (!logger) return;
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  const frames =
+    original instanceof Error ? (original.stack ?? '').split('\n').slice(1, 11).join('\n') : '';
+  logger.error(
+    {
+      errorType: original instanceof Error ? original.name : typeof original,
+      ...(error instanceof GraphQLError && error.path ? { path: error.path.join('.') } : {}),
+      stack: frames,
+    },
+    message,
+  );
+}
+
+/** yoga's `maskError`: masks as `maskError` does and logs what it masked as internal. */
+export function maskAndLog(logger: Logger | undefined) {
+  return (error: unknown, message: string): Error => {
+    const masked = maskError(error, message);
+    if (masked instanceof GraphQLError && masked.extensions.code === 'INTERNAL_SERVER_ERROR')
+      logInternalError(logger, error);
+    return masked;
+  };
+}

@@ -1,0 +1,110 @@
+import type { Cluster } from '../cluster/cluster.js';
+import type { GatewayConfig } from '../config/config.js';
+import { credentialsFrom, unauthenticated } from '../contracts/credentials.js';
+import { createDeadline } from '../contracts/deadline.js';
+import { createOperationMeter } from '../contracts/operation-meter.js';
+import type { OperationTracer } from '../contracts/tracer.js';
+import type { LiveHub } from '../live/hub.js';
+import { createLoaders } from '../loaders/create-loaders.js';
+import { createReadLog, type ReadLog } from '../loaders/read-log.js';
+import type { RestCache } from '../loaders/rest-cache.js';
+import type { ReplicaStore } from '../replica/types.js';
+import type { GatewayContext } from '../schema/context.js';
+import type { UpstreamClient } from '../upstream/client.js';
+import { createWritePipeline } from '../writes/pipeline.js';
+import { freshnessFrom } from './freshness.js';
+import type { GatewayLedger } from './gateway-cluster.js';
+import type { RequestIds } from './plugins/use-request-id.js';
+
+export interface OperationContextDeps {
+  config: GatewayConfig;
+  now: () => number;
+  upstream: UpstreamClient;
+  replicas: ReplicaStore;
+  restCache: RestCache;
+  live: LiveHub;
+  usage: GatewayLedger['usage'];
+  requestIds: RequestIds;
+  cluster?: Cluster | undefined;
+  tracer?: OperationTracer | undefined;
+}
+
+/**
+ * yoga's `context` factory: each operation gets its own loaders, meter, deadline, read log and
+ * write pipeline over the gateway's shared stores, so nothing one operation memoises reaches
+ * another.
+ */
+export function operationContext(deps: OperationContextDeps) {
+  const { config, now, upstream, replicas, restCache, live, usage, requestIds, cluster, tracer } =
+    deps;
+  return ({ request }: { request: Request }): GatewayContext => {
+    const credentials = credentialsFrom(request);
+    if (credentials) cluster?.remember(credentials.token, credentials.tokenKey);
+    const freshness = freshnessFrom(request, config.maxAgeMs);
+    const span = tracer?.startOperation(request);
+    const meter = createOperationMeter(span ? { span } : {});
+    const deadline = createDeadline(config.operationDeadlineMs);
+    const reads = createReadLog();
+    const meteredReplicas = {
+      read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
+    };
+    const loaders = createLoaders({
+      credentials,
+      freshness,
+      upstream,
+      replicas: {
+        read: async (read) => {
+          const answer = await meteredReplicas.read(read);
+          reads.replica(read.planId, answer);
+          return answer;
+        },
+      },
+      restCache: loggedRestCache(restCache, reads),
+      meter,
+      deadline: deadline.signal,
+    });
+    const writes = createWritePipeline({
+      credentials,
+      upstream,
+      replicas: {
+        ...meteredReplicas,
+        applySaved: replicas.applySaved,
+        peek: replicas.peek,
+        expire: replicas.expire,
+      },
+      restCache,
+      meter,
+      loaders,
+      now,
+      deadline: deadline.signal,
+    });
+    return {
+      credentials,
+      loaders,
+      meter,
+      deadline,
+      reads,
+      requestId: requestIds.of(request),
+      ...(span ? { span } : {}),
+      writes,
+      live: live.forOperation({ credentials, freshness, loaders }),
+      rateLimit: () => {
+        reads.volatile();
+        if (!credentials) throw unauthenticated();
+        return usage(credentials.tokenKey);
+      },
+    };
+  };
+}
+
+// Private: the REST cache as the operation's loaders read it, each read noted in its read log.
+function loggedRestCache(restCache: RestCache, reads: ReadLog): RestCache {
+  return {
+    ...restCache,
+    read: async (tokenKey, key, maxAgeMs, load) => {
+      const answer = await restCache.read(tokenKey, key, maxAgeMs, load);
+      reads.rest(key, answer);
+      return answer;
+    },
+  };
+}
