@@ -40,6 +40,7 @@ import type {
 import { OrderedTable, type TableChange } from './ordered-table.js';
 import type { PlanState } from './plan-state.js';
 import { categoryKeysOf, compareTransactions, payeeKeysOf } from './plan-state.js';
+import type { ShardedMapDraft } from './sharded-map.js';
 import { SortedRows, type SortedRowsDraft } from './sorted-rows.js';
 import type {
   CategoryRow,
@@ -272,73 +273,106 @@ type TransactionParts = Pick<
   | 'transactionsByPayee'
 >;
 
+type Scope = <T extends object>(entity: T) => T & { plan_id: string };
+
 /** Private: transactions, subtransactions and the four indexes. */
-function applyTransactions(
-  state: PlanState,
-  changes: ChangeSet,
-  scope: <T extends object>(entity: T) => T & { plan_id: string },
-): TransactionParts {
+function applyTransactions(state: PlanState, changes: ChangeSet, scope: Scope): TransactionParts {
   const transactionList = changes.transactions ?? [];
   const subtransactionList = changes.subtransactions ?? [];
   const complete = changes.completeSubtransactionsOf ?? new Set<string>();
   if (transactionList.length === 0 && subtransactionList.length === 0 && complete.size === 0) {
-    const {
-      transactions,
-      subtransactions,
-      subtransactionsByParent,
-      transactionsByDate,
-      transactionsByAccount,
-      transactionsByCategory,
-      transactionsByPayee,
-    } = state;
-    return {
-      transactions,
-      subtransactions,
-      subtransactionsByParent,
-      transactionsByDate,
-      transactionsByAccount,
-      transactionsByCategory,
-      transactionsByPayee,
-    };
+    return transactionPartsOf(state);
   }
-
-  const transactions = state.transactions.edit();
-  const subtransactions = state.subtransactions.edit();
-  const byParent = state.subtransactionsByParent.edit();
-  const touched = new Set<string>();
-
-  const dropSubtransactionsOf = (parentId: string): void => {
-    for (const sub of byParent.get(parentId) ?? NO_SUBTRANSACTIONS) subtransactions.delete(sub.id);
-    byParent.delete(parentId);
+  const drafts: TransactionDrafts = {
+    transactions: state.transactions.edit(),
+    subtransactions: state.subtransactions.edit(),
+    byParent: state.subtransactionsByParent.edit(),
+    touched: new Set(),
   };
-  const detachSubtransaction = (sub: SubTransactionRow): void => {
-    const siblings = byParent.get(sub.transaction_id) ?? NO_SUBTRANSACTIONS;
-    const rest = siblings.filter((row) => row.id !== sub.id);
-    if (rest.length > 0) byParent.set(sub.transaction_id, rest);
-    else byParent.delete(sub.transaction_id);
-    subtransactions.delete(sub.id);
+  upsertTransactions(drafts, transactionList, scope);
+  for (const parentId of complete) {
+    drafts.touched.add(parentId);
+    dropSplitLinesOf(drafts, parentId);
+  }
+  upsertSplitLines(drafts, subtransactionList, scope);
+  const rows: TransactionRows = {
+    transactions: drafts.transactions.finish(),
+    subtransactions: drafts.subtransactions.finish(),
+    subtransactionsByParent: drafts.byParent.finish(),
   };
+  return { ...rows, ...reindexTouched(state, rows, drafts.touched) };
+}
 
-  for (const transaction of transactionList) {
-    touched.add(transaction.id);
+/** Private: the transaction tables of a state as they are (a change set without transactions). */
+function transactionPartsOf(state: PlanState): TransactionParts {
+  const {
+    transactions,
+    subtransactions,
+    subtransactionsByParent,
+    transactionsByDate,
+    transactionsByAccount,
+    transactionsByCategory,
+    transactionsByPayee,
+  } = state;
+  return {
+    transactions,
+    subtransactions,
+    subtransactionsByParent,
+    transactionsByDate,
+    transactionsByAccount,
+    transactionsByCategory,
+    transactionsByPayee,
+  };
+}
+
+type TransactionRows = Pick<
+  PlanState,
+  'transactions' | 'subtransactions' | 'subtransactionsByParent'
+>;
+
+/** The transaction row tables of one change set being edited. */
+interface TransactionDrafts {
+  readonly transactions: ShardedMapDraft<TransactionRow>;
+  readonly subtransactions: ShardedMapDraft<SubTransactionRow>;
+  readonly byParent: ShardedMapDraft<readonly SubTransactionRow[]>;
+  /** Transactions whose row or split lines changed: the only ones re-indexed. */
+  readonly touched: Set<string>;
+}
+
+/** Private: upserts and deletes of transactions; a deleted one takes its split lines along. */
+function upsertTransactions(
+  drafts: TransactionDrafts,
+  list: readonly TransactionSummaryBase[],
+  scope: Scope,
+): void {
+  for (const transaction of list) {
+    drafts.touched.add(transaction.id);
     if (transaction.deleted) {
-      transactions.delete(transaction.id);
-      dropSubtransactionsOf(transaction.id);
+      drafts.transactions.delete(transaction.id);
+      dropSplitLinesOf(drafts, transaction.id);
     } else {
-      transactions.set(transaction.id, scope(transaction));
+      drafts.transactions.set(transaction.id, scope(transaction));
     }
   }
-  for (const parentId of complete) {
-    touched.add(parentId);
-    dropSubtransactionsOf(parentId);
-  }
-  for (const sub of subtransactionList) {
+}
+
+/**
+ * Private: upserts and deletes of subtransactions (split lines). One moved to another parent, or
+ * deleted, leaves its old parent's list; one is kept only under a live parent, since a removed
+ * parent took its split lines with it. A kept line keeps its place among its siblings.
+ */
+function upsertSplitLines(
+  drafts: TransactionDrafts,
+  list: readonly SubTransactionBase[],
+  scope: Scope,
+): void {
+  const { subtransactions, byParent, touched } = drafts;
+  for (const sub of list) {
     const existing = subtransactions.get(sub.id);
-    // Kept only under a live parent: a removed parent took its subtransactions with it.
-    const keep = !sub.deleted && transactions.has(sub.transaction_id);
+    const keep = !sub.deleted && drafts.transactions.has(sub.transaction_id);
     if (existing && (!keep || existing.transaction_id !== sub.transaction_id)) {
       touched.add(existing.transaction_id);
-      detachSubtransaction(existing);
+      detachSplitLine(drafts, existing);
     }
     touched.add(sub.transaction_id);
     if (!keep) continue;
@@ -353,13 +387,33 @@ function applyTransactions(
         : siblings.map((sibling, i) => (i === position ? row : sibling)),
     );
   }
+}
 
-  const next = {
-    transactions: transactions.finish(),
-    subtransactions: subtransactions.finish(),
-    subtransactionsByParent: byParent.finish(),
-  };
+function dropSplitLinesOf(drafts: TransactionDrafts, parentId: string): void {
+  for (const sub of drafts.byParent.get(parentId) ?? NO_SUBTRANSACTIONS) {
+    drafts.subtransactions.delete(sub.id);
+  }
+  drafts.byParent.delete(parentId);
+}
 
+function detachSplitLine(drafts: TransactionDrafts, sub: SubTransactionRow): void {
+  const siblings = drafts.byParent.get(sub.transaction_id) ?? NO_SUBTRANSACTIONS;
+  const rest = siblings.filter((row) => row.id !== sub.id);
+  if (rest.length > 0) drafts.byParent.set(sub.transaction_id, rest);
+  else drafts.byParent.delete(sub.transaction_id);
+  drafts.subtransactions.delete(sub.id);
+}
+
+/**
+ * Private: moves each touched transaction from the index lists its old version was in to the
+ * ones its new version belongs to (date, account, category, payee; a split is listed under the
+ * categories and payees of its lines too).
+ */
+function reindexTouched(
+  state: PlanState,
+  next: TransactionRows,
+  touched: ReadonlySet<string>,
+): Omit<TransactionParts, keyof TransactionRows> {
   const byDate = state.transactionsByDate.edit(compareTransactions);
   const accountDrafts = new IndexDrafts(state.transactionsByAccount);
   const categoryDrafts = new IndexDrafts(state.transactionsByCategory);
@@ -390,9 +444,7 @@ function applyTransactions(
       after ? payeeKeysOf(after, subsAfter) : new Set(),
     );
   }
-
   return {
-    ...next,
     transactionsByDate: byDate.finish(),
     transactionsByAccount: accountDrafts.finish(),
     transactionsByCategory: categoryDrafts.finish(),
@@ -451,7 +503,7 @@ class IndexDrafts {
 function applyScheduled(
   state: PlanState,
   changes: ChangeSet,
-  scope: <T extends object>(entity: T) => T & { plan_id: string },
+  scope: Scope,
 ): Pick<PlanState, 'scheduledTransactions' | 'scheduledSubtransactions'> {
   const parents = changes.scheduledTransactions ?? [];
   const subs = changes.scheduledSubtransactions ?? [];
