@@ -3,7 +3,8 @@
  * answer becomes the REST error it carries (its body read up to a small limit); a 2xx answer
  * must be JSON holding a `data` object within the operation's size limit.
  */
-import type { Dispatcher } from 'undici';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
 import {
   errorFromResponse,
   type FailedCall,
@@ -26,6 +27,13 @@ export interface ResponseReading {
   readonly wallClock: () => number;
 }
 
+/** The parts of an undici response read here. */
+export interface UpstreamResponse {
+  readonly statusCode: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Readable;
+}
+
 /** What was read; `bytes` is the decoded body size, `null` when no body was read whole. */
 export interface Received {
   bytes: number | null;
@@ -38,7 +46,7 @@ export interface Received {
  */
 export async function decodeResponse(
   failed: FailedCall,
-  response: Pick<Dispatcher.ResponseData, 'statusCode' | 'headers' | 'body'>,
+  response: UpstreamResponse,
   received: Received,
   reading: ResponseReading,
 ): Promise<unknown> {
