@@ -284,48 +284,18 @@ interface ClientSettings {
 }
 
 function resolveSettings(options: UpstreamClientOptions): ClientSettings {
-  const {
-    baseUrl,
-    connections = DEFAULT_CONNECTIONS,
-    connectionsPerToken = DEFAULT_CONNECTIONS_PER_TOKEN,
-    connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
-    headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
-    bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
-    keepAliveTimeoutMs = DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-    retry = {},
-    maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
-    responseLimits = {},
-    maxBufferedResponseBytes = DEFAULT_MAX_BUFFERED_RESPONSE_BYTES,
-    readBackoff = {},
-    wallClock = Date.now,
-    tokenGate = {},
-  } = options;
+  const { readBackoff = {}, wallClock = Date.now, tokenGate = {} } = options;
   const backoff =
     readBackoff === false ? undefined : createReadBackoff({ ...readBackoff, clock: wallClock });
   const gate = tokenGate === false ? undefined : createTokenGate(tokenGate, wallClock);
-  const { origin, basePath } = parseBaseUrl(baseUrl);
-  const retryPolicy = resolveRetryPolicy(retry);
-  requirePositiveInteger('connections', connections);
-  requirePositiveInteger('connectionsPerToken', connectionsPerToken);
-  const share = createFairShare({ slots: connections, perKey: connectionsPerToken });
-  requirePositiveInteger('connectTimeoutMs', connectTimeoutMs);
-  requirePositiveInteger('headersTimeoutMs', headersTimeoutMs);
-  requirePositiveInteger('bodyTimeoutMs', bodyTimeoutMs);
-  requirePositiveInteger('keepAliveTimeoutMs', keepAliveTimeoutMs);
-  requirePositiveInteger('maxResponseBytes', maxResponseBytes);
-  requirePositiveInteger('maxBufferedResponseBytes', maxBufferedResponseBytes);
-  const limits = { ...DEFAULT_RESPONSE_LIMITS, ...responseLimits };
-  for (const [kind, limit] of Object.entries(limits))
-    requirePositiveInteger(`responseLimits.${kind}`, limit);
+  const { origin, basePath } = parseBaseUrl(options.baseUrl);
+  const retry = resolveRetryPolicy(options.retry ?? {});
   return {
     origin,
     basePath,
-    connections,
-    connectTimeoutMs,
-    headersTimeoutMs,
-    bodyTimeoutMs,
-    keepAliveTimeoutMs,
-    retry: retryPolicy,
+    ...resolveConnections(options),
+    ...resolveTimeouts(options),
+    retry,
     random: options.random ?? Math.random,
     sleep: options.sleep ?? sleepWithSignal,
     now: options.now ?? (() => performance.now()),
@@ -338,7 +308,57 @@ function resolveSettings(options: UpstreamClientOptions): ClientSettings {
     },
     backoff,
     gate,
-    share,
+    ...resolveResponseBudgets(options),
+  };
+}
+
+function resolveConnections(
+  options: UpstreamClientOptions,
+): Pick<ClientSettings, 'connections' | 'share'> {
+  const { connections = DEFAULT_CONNECTIONS, connectionsPerToken = DEFAULT_CONNECTIONS_PER_TOKEN } =
+    options;
+  requirePositiveInteger('connections', connections);
+  requirePositiveInteger('connectionsPerToken', connectionsPerToken);
+  return {
+    connections,
+    share: createFairShare({ slots: connections, perKey: connectionsPerToken }),
+  };
+}
+
+function resolveTimeouts(
+  options: UpstreamClientOptions,
+): Pick<
+  ClientSettings,
+  'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'keepAliveTimeoutMs'
+> {
+  const {
+    connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
+    headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
+    keepAliveTimeoutMs = DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  } = options;
+  requirePositiveInteger('connectTimeoutMs', connectTimeoutMs);
+  requirePositiveInteger('headersTimeoutMs', headersTimeoutMs);
+  requirePositiveInteger('bodyTimeoutMs', bodyTimeoutMs);
+  requirePositiveInteger('keepAliveTimeoutMs', keepAliveTimeoutMs);
+  return { connectTimeoutMs, headersTimeoutMs, bodyTimeoutMs, keepAliveTimeoutMs };
+}
+
+/** The size limit of each operation's answer, and the budget all answers being read share. */
+function resolveResponseBudgets(
+  options: UpstreamClientOptions,
+): Pick<ClientSettings, 'buffered' | 'limitOf'> {
+  const {
+    maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+    responseLimits = {},
+    maxBufferedResponseBytes = DEFAULT_MAX_BUFFERED_RESPONSE_BYTES,
+  } = options;
+  requirePositiveInteger('maxResponseBytes', maxResponseBytes);
+  requirePositiveInteger('maxBufferedResponseBytes', maxBufferedResponseBytes);
+  const limits = { ...DEFAULT_RESPONSE_LIMITS, ...responseLimits };
+  for (const [kind, limit] of Object.entries(limits))
+    requirePositiveInteger(`responseLimits.${kind}`, limit);
+  return {
     buffered: createByteBudget(maxBufferedResponseBytes),
     limitOf: (operationId) => Math.min(maxResponseBytes, limits[responseKind(operationId)]),
   };
@@ -573,16 +593,7 @@ async function sendOnce(
   const { operationId, method, attempt } = failed;
   const trace = safely(() => call.meter?.trace?.({ operationId, method, attempt }));
   try {
-    const response = await transport.dispatcher.request({
-      origin: transport.origin,
-      path: outgoing.path,
-      method: outgoing.method,
-      headers: trace ? { ...trace.headers, ...outgoing.headers } : outgoing.headers,
-      body: outgoing.body ?? null,
-      signal: call.signal ?? null,
-      headersTimeout: transport.headersTimeoutMs,
-      bodyTimeout: transport.bodyTimeoutMs,
-    });
+    const response = await dispatch(transport, outgoing, call.signal, trace);
     status = response.statusCode;
     if (status === 429) transport.ledger?.release(outgoing.tokenKey);
     if (status !== 401) heard(status);
@@ -597,7 +608,7 @@ async function sendOnce(
     throw upstreamError;
   } finally {
     release();
-    const record: UpstreamCallRecord = {
+    reportAttempt([call.meter, transport.observer], trace, {
       operationId,
       method,
       status,
@@ -606,12 +617,37 @@ async function sendOnce(
       tokenKey: outgoing.tokenKey,
       errorKind,
       responseBytes: received.bytes,
-    };
-    // A metrics sink must never turn a completed (possibly written) call into a failure.
-    safely(() => call.meter?.record(record));
-    safely(() => transport.observer?.record(record));
-    safely(() => trace?.end(record));
+    });
   }
+}
+
+/** Private: tells the meters and the tracer how an attempt went. */
+function reportAttempt(
+  meters: readonly (UpstreamMeter | undefined)[],
+  trace: UpstreamAttemptTrace | undefined,
+  record: UpstreamCallRecord,
+): void {
+  // A metrics sink must never turn a completed (possibly written) call into a failure.
+  for (const meter of meters) safely(() => meter?.record(record));
+  safely(() => trace?.end(record));
+}
+
+function dispatch(
+  transport: Transport,
+  outgoing: OutgoingRequest,
+  signal: AbortSignal | undefined,
+  trace: UpstreamAttemptTrace | undefined,
+): Promise<Dispatcher.ResponseData> {
+  return transport.dispatcher.request({
+    origin: transport.origin,
+    path: outgoing.path,
+    method: outgoing.method,
+    headers: trace ? { ...trace.headers, ...outgoing.headers } : outgoing.headers,
+    body: outgoing.body ?? null,
+    signal: signal ?? null,
+    headersTimeout: transport.headersTimeoutMs,
+    bodyTimeout: transport.bodyTimeoutMs,
+  });
 }
 
 /** Private: a connection slot of the token's fair share; the gate hears of a wait given up. */
