@@ -144,26 +144,59 @@ export function applyChangeSet(state: PlanState, changes: ChangeSet): PlanState 
   };
 }
 
+/** Per month: category rows to upsert (undefined removes), in arrival order. */
+type CategoryChanges = Map<IsoDate, Map<string, CategoryRow | undefined>>;
+
 /** Private: month summaries, each month's categories, and the shared-field copy. */
 function applyMonths(
   state: PlanState,
   changes: ChangeSet,
   planId: string,
 ): Pick<PlanState, 'months' | 'monthCategories'> {
-  const monthChanges: TableChange<MonthRow>[] = [];
-  /** Per month: category rows to upsert (undefined removes), in arrival order. */
-  const categoryChanges = new Map<IsoDate, Map<string, CategoryRow | undefined>>();
+  const categoryChanges: CategoryChanges = new Map();
   const removedMonths = new Set<IsoDate>();
-  const changesOf = (month: IsoDate): Map<string, CategoryRow | undefined> => {
-    let map = categoryChanges.get(month);
-    if (!map) {
-      map = new Map();
-      categoryChanges.set(month, map);
-    }
-    return map;
-  };
+  const monthChanges = collectMonthChanges(
+    changes.months ?? [],
+    planId,
+    categoryChanges,
+    removedMonths,
+  );
+  const months = state.months.with(monthChanges, (row) => row.month);
+  for (const { month, category } of changes.monthCategories ?? []) {
+    if (!months.has(month)) continue;
+    changesOf(categoryChanges, month).set(
+      category.id,
+      category.deleted ? undefined : { plan_id: planId, month, ...category },
+    );
+  }
+  copySharedCategoryFields(state, changes.categories ?? [], categoryChanges, removedMonths);
+  return { months, monthCategories: nextMonthCategories(state, categoryChanges, removedMonths) };
+}
 
-  for (const detail of changes.months ?? []) {
+function changesOf(
+  categoryChanges: CategoryChanges,
+  month: IsoDate,
+): Map<string, CategoryRow | undefined> {
+  let map = categoryChanges.get(month);
+  if (!map) {
+    map = new Map();
+    categoryChanges.set(month, map);
+  }
+  return map;
+}
+
+/**
+ * Private: the month summary changes, in arrival order; each month's categories go into
+ * `categoryChanges`, and removed months into `removedMonths` (a later upsert revives one).
+ */
+function collectMonthChanges(
+  details: readonly MonthDetailBase[],
+  planId: string,
+  categoryChanges: CategoryChanges,
+  removedMonths: Set<IsoDate>,
+): TableChange<MonthRow>[] {
+  const monthChanges: TableChange<MonthRow>[] = [];
+  for (const detail of details) {
     if (detail.deleted) {
       monthChanges.push({ key: detail.month, row: undefined });
       removedMonths.add(detail.month);
@@ -173,7 +206,7 @@ function applyMonths(
     removedMonths.delete(detail.month);
     const { categories, ...summary } = detail;
     monthChanges.push({ key: detail.month, row: { plan_id: planId, ...summary } });
-    const map = changesOf(detail.month);
+    const map = changesOf(categoryChanges, detail.month);
     for (const category of categories) {
       map.set(
         category.id,
@@ -181,18 +214,20 @@ function applyMonths(
       );
     }
   }
-  const months = state.months.with(monthChanges, (row) => row.month);
+  return monthChanges;
+}
 
-  for (const { month, category } of changes.monthCategories ?? []) {
-    if (!months.has(month)) continue;
-    changesOf(month).set(
-      category.id,
-      category.deleted ? undefined : { plan_id: planId, month, ...category },
-    );
-  }
-
-  // Copy the shared fields of top-level categories into the months that did not carry them.
-  for (const category of changes.categories ?? []) {
+/**
+ * Private: copies the shared fields of top-level categories into the month rows of months that
+ * did not carry them explicitly (a removed category leaves every month).
+ */
+function copySharedCategoryFields(
+  state: PlanState,
+  categories: readonly CategoryBase[],
+  categoryChanges: CategoryChanges,
+  removedMonths: ReadonlySet<IsoDate>,
+): void {
+  for (const category of categories) {
     for (const [month, table] of state.monthCategories) {
       if (removedMonths.has(month)) continue;
       const explicit = categoryChanges.get(month);
@@ -200,19 +235,24 @@ function applyMonths(
       const row = table.get(category.id);
       if (!row) continue;
       if (category.deleted) {
-        changesOf(month).set(category.id, undefined);
+        changesOf(categoryChanges, month).set(category.id, undefined);
       } else if (SHARED_CATEGORY_FIELDS.some((field) => row[field] !== category[field])) {
         const shared = Object.fromEntries(
           SHARED_CATEGORY_FIELDS.map((field) => [field, category[field]]),
         );
-        changesOf(month).set(category.id, { ...row, ...shared });
+        changesOf(categoryChanges, month).set(category.id, { ...row, ...shared });
       }
     }
   }
+}
 
-  if (removedMonths.size === 0 && categoryChanges.size === 0) {
-    return { months, monthCategories: state.monthCategories };
-  }
+/** Private: each month's category table with its changes applied, removed months gone. */
+function nextMonthCategories(
+  state: PlanState,
+  categoryChanges: CategoryChanges,
+  removedMonths: ReadonlySet<IsoDate>,
+): PlanState['monthCategories'] {
+  if (removedMonths.size === 0 && categoryChanges.size === 0) return state.monthCategories;
   const monthCategories = new Map(state.monthCategories);
   for (const month of removedMonths) monthCategories.delete(month);
   for (const [month, map] of categoryChanges) {
@@ -224,7 +264,7 @@ function applyMonths(
       table.with(list, (row) => row.id),
     );
   }
-  return { months, monthCategories };
+  return monthCategories;
 }
 
 /**

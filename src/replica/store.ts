@@ -692,13 +692,7 @@ function applySaved(
     throw new TypeError(`applySaved: saved must be an object, got ${String(saved)}`);
   }
   store.writeEpoch += 1;
-  const knowledge = saved.serverKnowledge;
-  if (knowledge !== undefined && (!Number.isSafeInteger(knowledge) || knowledge < 0)) {
-    throw new RangeError(
-      `SavedEntities.serverKnowledge must be a non-negative integer, got ${String(knowledge)}`,
-    );
-  }
-  const write: PendingWrite = { saved, epoch: store.writeEpoch, knowledge };
+  const write = pendingWriteOf(saved, store.writeEpoch);
   const held = lookupReplica(store.aliases, store.cache, tokenKey, planId);
   if (!held.entry || held.key === undefined) {
     // No replica yet; if one is loading, replay the write onto it when it lands.
@@ -706,16 +700,7 @@ function applySaved(
     return undefined;
   }
   const current = held.entry;
-  const state = applySavedEntities(current.state, saved, { currentMonth: monthOf(store.now()) });
-  const entry = makeEntry(store, current.planId, state, {
-    ...(current.expiredAtEpoch === undefined ? {} : { expiredAtEpoch: current.expiredAtEpoch }),
-    ...(current.suspect ? { suspect: true } : {}),
-    committedSequence: current.committedSequence,
-    syncedAt: current.syncedAt,
-    nextKnowledge: current.nextKnowledge,
-    pending: withWrite(current.pending, write),
-    ...sizeAfterChange(current, state),
-  });
+  const entry = entryWithWrite(store, current, write);
   if (store.cache.set(held.key, entry)) {
     notify(store.onApplied, {
       tokenKey,
@@ -726,6 +711,37 @@ function applySaved(
     });
   }
   return entry.snapshot;
+}
+
+/** Private: a write as it waits for a sync to confirm it; rejects a malformed knowledge. */
+function pendingWriteOf(saved: SavedEntities, epoch: number): PendingWrite {
+  const knowledge = saved.serverKnowledge;
+  if (knowledge !== undefined && (!Number.isSafeInteger(knowledge) || knowledge < 0)) {
+    throw new RangeError(
+      `SavedEntities.serverKnowledge must be a non-negative integer, got ${String(knowledge)}`,
+    );
+  }
+  return { saved, epoch, knowledge };
+}
+
+/** Private: the replica with a write on top, pending until a sync confirms it. */
+function entryWithWrite(
+  store: Pick<StoreState, 'now' | 'meter'>,
+  current: ReplicaEntry,
+  write: PendingWrite,
+): ReplicaEntry {
+  const state = applySavedEntities(current.state, write.saved, {
+    currentMonth: monthOf(store.now()),
+  });
+  return makeEntry(store, current.planId, state, {
+    ...(current.expiredAtEpoch === undefined ? {} : { expiredAtEpoch: current.expiredAtEpoch }),
+    ...(current.suspect ? { suspect: true } : {}),
+    committedSequence: current.committedSequence,
+    syncedAt: current.syncedAt,
+    nextKnowledge: current.nextKnowledge,
+    pending: withWrite(current.pending, write),
+    ...sizeAfterChange(current, state),
+  });
 }
 
 function applyRelayed(
