@@ -1,7 +1,8 @@
 /**
  * The gateway's REST client: the only code that knows the upstream's URLs, headers and undici.
- * One typed method per operationId, all driven by the route table in `routes.ts`; errors are
- * built in `errors.ts`; reads are retried here, writes never.
+ * One typed method per operationId, all driven by the route table in `routes.ts`; a request is
+ * built in `outgoing-request.ts`, an answer read in `decode-response.ts`, errors made in
+ * `errors.ts`; reads are retried here, writes never.
  */
 import { type Dispatcher, Pool } from 'undici';
 import { decodeResponse, type Received } from './decode-response.js';
