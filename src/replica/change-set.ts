@@ -40,6 +40,7 @@ import type {
 import { OrderedTable, type TableChange } from './ordered-table.js';
 import type { PlanState } from './plan-state.js';
 import { categoryKeysOf, compareTransactions, payeeKeysOf } from './plan-state.js';
+import type { ShardedMapDraft } from './sharded-map.js';
 import { SortedRows, type SortedRowsDraft } from './sorted-rows.js';
 import type {
   CategoryRow,
@@ -143,26 +144,59 @@ export function applyChangeSet(state: PlanState, changes: ChangeSet): PlanState 
   };
 }
 
+/** Per month: category rows to upsert (undefined removes), in arrival order. */
+type CategoryChanges = Map<IsoDate, Map<string, CategoryRow | undefined>>;
+
 /** Private: month summaries, each month's categories, and the shared-field copy. */
 function applyMonths(
   state: PlanState,
   changes: ChangeSet,
   planId: string,
 ): Pick<PlanState, 'months' | 'monthCategories'> {
-  const monthChanges: TableChange<MonthRow>[] = [];
-  /** Per month: category rows to upsert (undefined removes), in arrival order. */
-  const categoryChanges = new Map<IsoDate, Map<string, CategoryRow | undefined>>();
+  const categoryChanges: CategoryChanges = new Map();
   const removedMonths = new Set<IsoDate>();
-  const changesOf = (month: IsoDate): Map<string, CategoryRow | undefined> => {
-    let map = categoryChanges.get(month);
-    if (!map) {
-      map = new Map();
-      categoryChanges.set(month, map);
-    }
-    return map;
-  };
+  const monthChanges = collectMonthChanges(
+    changes.months ?? [],
+    planId,
+    categoryChanges,
+    removedMonths,
+  );
+  const months = state.months.with(monthChanges, (row) => row.month);
+  for (const { month, category } of changes.monthCategories ?? []) {
+    if (!months.has(month)) continue;
+    changesOf(categoryChanges, month).set(
+      category.id,
+      category.deleted ? undefined : { plan_id: planId, month, ...category },
+    );
+  }
+  copySharedCategoryFields(state, changes.categories ?? [], categoryChanges, removedMonths);
+  return { months, monthCategories: nextMonthCategories(state, categoryChanges, removedMonths) };
+}
 
-  for (const detail of changes.months ?? []) {
+function changesOf(
+  categoryChanges: CategoryChanges,
+  month: IsoDate,
+): Map<string, CategoryRow | undefined> {
+  let map = categoryChanges.get(month);
+  if (!map) {
+    map = new Map();
+    categoryChanges.set(month, map);
+  }
+  return map;
+}
+
+/**
+ * Private: the month summary changes, in arrival order; each month's categories go into
+ * `categoryChanges`, and removed months into `removedMonths` (a later upsert revives one).
+ */
+function collectMonthChanges(
+  details: readonly MonthDetailBase[],
+  planId: string,
+  categoryChanges: CategoryChanges,
+  removedMonths: Set<IsoDate>,
+): TableChange<MonthRow>[] {
+  const monthChanges: TableChange<MonthRow>[] = [];
+  for (const detail of details) {
     if (detail.deleted) {
       monthChanges.push({ key: detail.month, row: undefined });
       removedMonths.add(detail.month);
@@ -172,7 +206,7 @@ function applyMonths(
     removedMonths.delete(detail.month);
     const { categories, ...summary } = detail;
     monthChanges.push({ key: detail.month, row: { plan_id: planId, ...summary } });
-    const map = changesOf(detail.month);
+    const map = changesOf(categoryChanges, detail.month);
     for (const category of categories) {
       map.set(
         category.id,
@@ -180,18 +214,20 @@ function applyMonths(
       );
     }
   }
-  const months = state.months.with(monthChanges, (row) => row.month);
+  return monthChanges;
+}
 
-  for (const { month, category } of changes.monthCategories ?? []) {
-    if (!months.has(month)) continue;
-    changesOf(month).set(
-      category.id,
-      category.deleted ? undefined : { plan_id: planId, month, ...category },
-    );
-  }
-
-  // Copy the shared fields of top-level categories into the months that did not carry them.
-  for (const category of changes.categories ?? []) {
+/**
+ * Private: copies the shared fields of top-level categories into the month rows of months that
+ * did not carry them explicitly (a removed category leaves every month).
+ */
+function copySharedCategoryFields(
+  state: PlanState,
+  categories: readonly CategoryBase[],
+  categoryChanges: CategoryChanges,
+  removedMonths: ReadonlySet<IsoDate>,
+): void {
+  for (const category of categories) {
     for (const [month, table] of state.monthCategories) {
       if (removedMonths.has(month)) continue;
       const explicit = categoryChanges.get(month);
@@ -199,19 +235,24 @@ function applyMonths(
       const row = table.get(category.id);
       if (!row) continue;
       if (category.deleted) {
-        changesOf(month).set(category.id, undefined);
+        changesOf(categoryChanges, month).set(category.id, undefined);
       } else if (SHARED_CATEGORY_FIELDS.some((field) => row[field] !== category[field])) {
         const shared = Object.fromEntries(
           SHARED_CATEGORY_FIELDS.map((field) => [field, category[field]]),
         );
-        changesOf(month).set(category.id, { ...row, ...shared });
+        changesOf(categoryChanges, month).set(category.id, { ...row, ...shared });
       }
     }
   }
+}
 
-  if (removedMonths.size === 0 && categoryChanges.size === 0) {
-    return { months, monthCategories: state.monthCategories };
-  }
+/** Private: each month's category table with its changes applied, removed months gone. */
+function nextMonthCategories(
+  state: PlanState,
+  categoryChanges: CategoryChanges,
+  removedMonths: ReadonlySet<IsoDate>,
+): PlanState['monthCategories'] {
+  if (removedMonths.size === 0 && categoryChanges.size === 0) return state.monthCategories;
   const monthCategories = new Map(state.monthCategories);
   for (const month of removedMonths) monthCategories.delete(month);
   for (const [month, map] of categoryChanges) {
@@ -223,7 +264,7 @@ function applyMonths(
       table.with(list, (row) => row.id),
     );
   }
-  return { months, monthCategories };
+  return monthCategories;
 }
 
 /**
@@ -272,73 +313,106 @@ type TransactionParts = Pick<
   | 'transactionsByPayee'
 >;
 
+type Scope = <T extends object>(entity: T) => T & { plan_id: string };
+
 /** Private: transactions, subtransactions and the four indexes. */
-function applyTransactions(
-  state: PlanState,
-  changes: ChangeSet,
-  scope: <T extends object>(entity: T) => T & { plan_id: string },
-): TransactionParts {
+function applyTransactions(state: PlanState, changes: ChangeSet, scope: Scope): TransactionParts {
   const transactionList = changes.transactions ?? [];
   const subtransactionList = changes.subtransactions ?? [];
   const complete = changes.completeSubtransactionsOf ?? new Set<string>();
   if (transactionList.length === 0 && subtransactionList.length === 0 && complete.size === 0) {
-    const {
-      transactions,
-      subtransactions,
-      subtransactionsByParent,
-      transactionsByDate,
-      transactionsByAccount,
-      transactionsByCategory,
-      transactionsByPayee,
-    } = state;
-    return {
-      transactions,
-      subtransactions,
-      subtransactionsByParent,
-      transactionsByDate,
-      transactionsByAccount,
-      transactionsByCategory,
-      transactionsByPayee,
-    };
+    return transactionPartsOf(state);
   }
-
-  const transactions = state.transactions.edit();
-  const subtransactions = state.subtransactions.edit();
-  const byParent = state.subtransactionsByParent.edit();
-  const touched = new Set<string>();
-
-  const dropSubtransactionsOf = (parentId: string): void => {
-    for (const sub of byParent.get(parentId) ?? NO_SUBTRANSACTIONS) subtransactions.delete(sub.id);
-    byParent.delete(parentId);
+  const drafts: TransactionDrafts = {
+    transactions: state.transactions.edit(),
+    subtransactions: state.subtransactions.edit(),
+    byParent: state.subtransactionsByParent.edit(),
+    touched: new Set(),
   };
-  const detachSubtransaction = (sub: SubTransactionRow): void => {
-    const siblings = byParent.get(sub.transaction_id) ?? NO_SUBTRANSACTIONS;
-    const rest = siblings.filter((row) => row.id !== sub.id);
-    if (rest.length > 0) byParent.set(sub.transaction_id, rest);
-    else byParent.delete(sub.transaction_id);
-    subtransactions.delete(sub.id);
+  upsertTransactions(drafts, transactionList, scope);
+  for (const parentId of complete) {
+    drafts.touched.add(parentId);
+    dropSplitLinesOf(drafts, parentId);
+  }
+  upsertSplitLines(drafts, subtransactionList, scope);
+  const rows: TransactionRows = {
+    transactions: drafts.transactions.finish(),
+    subtransactions: drafts.subtransactions.finish(),
+    subtransactionsByParent: drafts.byParent.finish(),
   };
+  return { ...rows, ...reindexTouched(state, rows, drafts.touched) };
+}
 
-  for (const transaction of transactionList) {
-    touched.add(transaction.id);
+/** Private: the transaction tables of a state as they are (a change set without transactions). */
+function transactionPartsOf(state: PlanState): TransactionParts {
+  const {
+    transactions,
+    subtransactions,
+    subtransactionsByParent,
+    transactionsByDate,
+    transactionsByAccount,
+    transactionsByCategory,
+    transactionsByPayee,
+  } = state;
+  return {
+    transactions,
+    subtransactions,
+    subtransactionsByParent,
+    transactionsByDate,
+    transactionsByAccount,
+    transactionsByCategory,
+    transactionsByPayee,
+  };
+}
+
+type TransactionRows = Pick<
+  PlanState,
+  'transactions' | 'subtransactions' | 'subtransactionsByParent'
+>;
+
+/** The transaction row tables of one change set being edited. */
+interface TransactionDrafts {
+  readonly transactions: ShardedMapDraft<TransactionRow>;
+  readonly subtransactions: ShardedMapDraft<SubTransactionRow>;
+  readonly byParent: ShardedMapDraft<readonly SubTransactionRow[]>;
+  /** Transactions whose row or split lines changed: the only ones re-indexed. */
+  readonly touched: Set<string>;
+}
+
+/** Private: upserts and deletes of transactions; a deleted one takes its split lines along. */
+function upsertTransactions(
+  drafts: TransactionDrafts,
+  list: readonly TransactionSummaryBase[],
+  scope: Scope,
+): void {
+  for (const transaction of list) {
+    drafts.touched.add(transaction.id);
     if (transaction.deleted) {
-      transactions.delete(transaction.id);
-      dropSubtransactionsOf(transaction.id);
+      drafts.transactions.delete(transaction.id);
+      dropSplitLinesOf(drafts, transaction.id);
     } else {
-      transactions.set(transaction.id, scope(transaction));
+      drafts.transactions.set(transaction.id, scope(transaction));
     }
   }
-  for (const parentId of complete) {
-    touched.add(parentId);
-    dropSubtransactionsOf(parentId);
-  }
-  for (const sub of subtransactionList) {
+}
+
+/**
+ * Private: upserts and deletes of subtransactions (split lines). One moved to another parent, or
+ * deleted, leaves its old parent's list; one is kept only under a live parent, since a removed
+ * parent took its split lines with it. A kept line keeps its place among its siblings.
+ */
+function upsertSplitLines(
+  drafts: TransactionDrafts,
+  list: readonly SubTransactionBase[],
+  scope: Scope,
+): void {
+  const { subtransactions, byParent, touched } = drafts;
+  for (const sub of list) {
     const existing = subtransactions.get(sub.id);
-    // Kept only under a live parent: a removed parent took its subtransactions with it.
-    const keep = !sub.deleted && transactions.has(sub.transaction_id);
+    const keep = !sub.deleted && drafts.transactions.has(sub.transaction_id);
     if (existing && (!keep || existing.transaction_id !== sub.transaction_id)) {
       touched.add(existing.transaction_id);
-      detachSubtransaction(existing);
+      detachSplitLine(drafts, existing);
     }
     touched.add(sub.transaction_id);
     if (!keep) continue;
@@ -353,13 +427,33 @@ function applyTransactions(
         : siblings.map((sibling, i) => (i === position ? row : sibling)),
     );
   }
+}
 
-  const next = {
-    transactions: transactions.finish(),
-    subtransactions: subtransactions.finish(),
-    subtransactionsByParent: byParent.finish(),
-  };
+function dropSplitLinesOf(drafts: TransactionDrafts, parentId: string): void {
+  for (const sub of drafts.byParent.get(parentId) ?? NO_SUBTRANSACTIONS) {
+    drafts.subtransactions.delete(sub.id);
+  }
+  drafts.byParent.delete(parentId);
+}
 
+function detachSplitLine(drafts: TransactionDrafts, sub: SubTransactionRow): void {
+  const siblings = drafts.byParent.get(sub.transaction_id) ?? NO_SUBTRANSACTIONS;
+  const rest = siblings.filter((row) => row.id !== sub.id);
+  if (rest.length > 0) drafts.byParent.set(sub.transaction_id, rest);
+  else drafts.byParent.delete(sub.transaction_id);
+  drafts.subtransactions.delete(sub.id);
+}
+
+/**
+ * Private: moves each touched transaction from the index lists its old version was in to the
+ * ones its new version belongs to (date, account, category, payee; a split is listed under the
+ * categories and payees of its lines too).
+ */
+function reindexTouched(
+  state: PlanState,
+  next: TransactionRows,
+  touched: ReadonlySet<string>,
+): Omit<TransactionParts, keyof TransactionRows> {
   const byDate = state.transactionsByDate.edit(compareTransactions);
   const accountDrafts = new IndexDrafts(state.transactionsByAccount);
   const categoryDrafts = new IndexDrafts(state.transactionsByCategory);
@@ -390,9 +484,7 @@ function applyTransactions(
       after ? payeeKeysOf(after, subsAfter) : new Set(),
     );
   }
-
   return {
-    ...next,
     transactionsByDate: byDate.finish(),
     transactionsByAccount: accountDrafts.finish(),
     transactionsByCategory: categoryDrafts.finish(),
@@ -451,7 +543,7 @@ class IndexDrafts {
 function applyScheduled(
   state: PlanState,
   changes: ChangeSet,
-  scope: <T extends object>(entity: T) => T & { plan_id: string },
+  scope: Scope,
 ): Pick<PlanState, 'scheduledTransactions' | 'scheduledSubtransactions'> {
   const parents = changes.scheduledTransactions ?? [];
   const subs = changes.scheduledSubtransactions ?? [];

@@ -61,22 +61,26 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { IsoDate, ResponseData } from '../upstream/types.js';
+import { AliasTable, type HeldReplica, lookupReplica } from './aliases.js';
 import {
   createReplicaCache,
   type PendingWrite,
+  type ReplicaCache,
   type ReplicaEntry,
   replicaKey,
   sizeAfterChange,
   sizeOfFull,
 } from './cache.js';
 import { buildPlanState, mergePlanDelta } from './delta.js';
+import { nextKnowledgeAfter, OrphanWrites, withWrite, writesNotIn } from './pending-writes.js';
 import { monthOf, type PlanState } from './plan-state.js';
 import { applySavedEntities } from './saved.js';
 import { createPlanSnapshot } from './snapshot.js';
-import { abortable, createSingleFlight } from './sync.js';
+import { abortable, createSingleFlight, type SingleFlight } from './sync.js';
 import type { QueryMeter } from './transaction-query.js';
 import type {
   PlanSnapshot,
+  RelayedSync,
   ReplicaRead,
   ReplicaReadRequest,
   ReplicaStore,
@@ -161,9 +165,6 @@ export interface ReplicaStoreOptions {
 }
 
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
-const ALIASES = new Set(['last-used', 'default']);
-/** Pending writes kept per replica between syncs; the oldest go first beyond this. */
-const MAX_PENDING_WRITES = 1000;
 
 type SyncKind = 'delta' | 'full';
 type Outcome =
@@ -175,12 +176,50 @@ type Outcome =
       readonly kind: SyncKind;
     };
 
-interface Resolution {
-  readonly planId: string;
-  readonly checkedAt: number;
+/** Everything one store holds; the parts below take it explicitly. */
+interface StoreState {
+  readonly fetchPlan: ReplicaStoreOptions['fetchPlan'];
+  readonly classifyFailure: ReplicaStoreOptions['classifyFailure'];
+  readonly now: () => number;
+  readonly meter: QueryMeter | undefined;
+  readonly onApplied: ReplicaStoreOptions['onApplied'];
+  readonly cache: ReplicaCache;
+  readonly aliases: AliasTable;
+  readonly orphans: OrphanWrites;
+  readonly flights: SingleFlight<Outcome>;
+  /** Write epochs restart with the process; this keeps versions naming them from repeating. */
+  readonly instance: string;
+  /** Token key → `syncSequence` when its replicas were forgotten (after a 401). */
+  readonly forgotten: LRUCache<string, number>;
+  // One controller per flight, not one signal shared by all: every request listens on its
+  // signal, and twenty hung syncs on one signal would trip MaxListenersExceededWarning.
+  readonly inFlight: Set<AbortController>;
+  /** Counts applied writes and expiries; compared with the epoch a sync was sent at. */
+  writeEpoch: number;
+  /** Counts `clear()` calls: a flight sent before one stores nothing. */
+  generation: number;
+  /** Counts syncs as they start; `forgotten` compares with it. */
+  syncSequence: number;
 }
 
 export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
+  const store = createStoreState(options);
+  return {
+    read: (request) => readReplica(store, request),
+    applySaved: (tokenKey, planId, saved) => applySaved(store, tokenKey, planId, saved),
+    peek(tokenKey, planId) {
+      const { entry } = lookupReplica(store.aliases, store.cache, tokenKey, planId);
+      return entry ? answerFrom(store, entry, 'none', store.now()) : undefined;
+    },
+    applyRelayed: (tokenKey, relayed) => applyRelayed(store, tokenKey, relayed),
+    expire: (tokenKey, planId) => expire(store, tokenKey, planId),
+    forgetToken: (tokenKey) => forgetToken(store, tokenKey),
+    stats: () => store.cache.stats(),
+    clear: () => clearStore(store),
+  };
+}
+
+function createStoreState(options: ReplicaStoreOptions): StoreState {
   const {
     fetchPlan,
     classifyFailure,
@@ -199,490 +238,578 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       `ReplicaStoreOptions.maxBytes must be a positive integer, got ${String(maxBytes)}`,
     );
   }
-
-  /** Requested-id key → the plan it resolved to; only for ids that differ from their plan's. */
-  const resolutions = new Map<string, Resolution>();
-  /** Replica key → the requested-id keys resolving to it, to forget them with the replica. */
-  const resolvedFrom = new Map<string, Set<string>>();
-  /** Writes applied while no replica was held but a sync of that token was in flight. */
-  const orphanWrites = new Map<string, Map<string, PendingWrite[]>>();
-  const activeFlights = new Map<string, number>();
-  const flights = createSingleFlight<Outcome>(now);
-  let writeEpoch = 0;
-  /** Write epochs restart with the process; this keeps versions naming them from repeating. */
-  const instance = randomUUID().slice(0, 8);
-  let generation = 0;
-  /** Counts syncs as they start; `forgotten` compares with it. */
-  let syncSequence = 0;
-  /** Token key → `syncSequence` when its replicas were forgotten (after a 401). */
-  const forgotten = new LRUCache<string, number>({ max: 10_000 });
-  // One controller per flight, not one signal shared by all: every request listens on its
-  // signal, and twenty hung syncs on one signal would trip MaxListenersExceededWarning.
-  const inFlight = new Set<AbortController>();
-
-  const cache = createReplicaCache({
-    maxBytes,
-    onRemove: (key) => forgetResolutionsOf(key),
-  });
-
-  function forgetResolutionsOf(key: string): void {
-    for (const from of resolvedFrom.get(key) ?? []) resolutions.delete(from);
-    resolvedFrom.delete(key);
-  }
-
-  function remember(tokenKey: string, requested: string, planId: string, checkedAt: number): void {
-    const from = replicaKey(tokenKey, requested);
-    const previous = resolutions.get(from);
-    if (previous) resolvedFrom.get(replicaKey(tokenKey, previous.planId))?.delete(from);
-    const to = replicaKey(tokenKey, planId);
-    resolutions.set(from, { planId, checkedAt });
-    let set = resolvedFrom.get(to);
-    if (!set) {
-      set = new Set();
-      resolvedFrom.set(to, set);
-    }
-    set.add(from);
-  }
-
-  /** Private: the replica a requested id currently points at, without touching recency. */
-  function lookup(tokenKey: string, requested: string) {
-    const resolution = resolutions.get(replicaKey(tokenKey, requested));
-    const planId = resolution?.planId ?? (ALIASES.has(requested) ? undefined : requested);
-    const key = planId === undefined ? undefined : replicaKey(tokenKey, planId);
-    return { resolution, planId, key, entry: key === undefined ? undefined : cache.peek(key) };
-  }
-
-  function makeEntry(
-    planId: string,
-    state: PlanState,
-    fields: Omit<ReplicaEntry, 'planId' | 'state' | 'snapshot'>,
-  ): ReplicaEntry {
-    return { planId, state, snapshot: createPlanSnapshot(state, { now, meter }), ...fields };
-  }
-
-  function takeOrphanWrites(tokenKey: string, planId: string): PendingWrite[] {
-    const byPlan = orphanWrites.get(tokenKey);
-    const writes = byPlan?.get(planId) ?? [];
-    byPlan?.delete(planId);
-    return writes;
-  }
-
-  /** Private: tells the observer; its failures stay its own. */
-  function notify(change: AppliedChange): void {
-    try {
-      onApplied?.(change);
-    } catch {
-      // An observer must never turn a stored change into a failed read or write.
-    }
-  }
-
-  /** Private: stores a sync's answer under the rules of the header comment; returns the entry. */
-  function commit(
-    tokenKey: string,
-    result: FetchPlanResult,
-    kind: SyncKind,
-    requestKnowledge: number | undefined,
-    sentAt: number,
-    epochAtSend: number,
-    mayStore: () => boolean,
-    replace: boolean,
-  ): ReplicaEntry {
-    const data = result.data;
-    const planId = data.plan.id;
-    const key = replicaKey(tokenKey, planId);
-    const current = cache.peek(key);
-    const currentMonth: IsoDate = monthOf(now());
-    const pending = [...(current?.pending ?? []), ...takeOrphanWrites(tokenKey, planId)];
-    const relayed = result.relayed === true;
-
-    if (
-      !replace &&
-      current &&
-      (data.server_knowledge < current.state.serverKnowledge ||
-        (relayed && data.server_knowledge === current.state.serverKnowledge))
-    ) {
-      const kept = { ...current, syncedAt: Math.max(current.syncedAt, sentAt) };
-      if (mayStore()) cache.set(key, kept);
-      return kept;
-    }
-
-    let state =
-      kind === 'full' || !current
-        ? buildPlanState(data, { currentMonth })
-        : mergePlanDelta(current.state, data, { currentMonth });
-    const survivors = pending.filter(
-      (write) =>
-        write.epoch > epochAtSend &&
-        !(write.knowledge !== undefined && data.server_knowledge >= write.knowledge),
-    );
-    for (const write of survivors) state = applySavedEntities(state, write.saved, { currentMonth });
-    const unsure = survivors.some((write) => write.knowledge === undefined);
-    const nextKnowledge = unsure
-      ? Math.min(requestKnowledge ?? 0, data.server_knowledge)
-      : data.server_knowledge;
-    const size =
-      kind === 'full' || !current
-        ? sizeOfFull(state, result.bytes)
-        : sizeAfterChange(current, state);
-    // A sync sent before an `expire` cannot vouch for what happened after it.
-    const stillExpired =
-      current?.expiredAtEpoch !== undefined && epochAtSend < current.expiredAtEpoch
-        ? { expiredAtEpoch: current.expiredAtEpoch }
-        : {};
-    const entry = makeEntry(planId, state, {
-      ...stillExpired,
-      // Only a full load in the same flight clears it (see knowledgeWentBack).
-      ...(current?.suspect && !replace ? { suspect: true } : {}),
-      committedSequence: syncSequence,
-      syncedAt: replace ? sentAt : Math.max(current?.syncedAt ?? sentAt, sentAt),
-      nextKnowledge,
-      pending: survivors,
-      ...size,
-    });
-    if (mayStore() && cache.set(key, entry)) {
-      notify({
-        tokenKey,
-        planId,
-        source: {
-          kind: kind === 'full' || !current ? 'full' : 'delta',
-          data,
-          ...(requestKnowledge === undefined ? {} : { fromKnowledge: requestKnowledge }),
-        },
-        ...(current ? { previous: current.snapshot } : {}),
-        snapshot: entry.snapshot,
-        ...(relayed ? { relayed } : {}),
-      });
-    }
-    return entry;
-  }
-
-  /**
-   * Private: whether an answer shows the upstream's knowledge going backwards (rule 5 of the
-   * header comment). If so, the held replica is marked suspect at once: until a full load
-   * replaces it, it answers no read as fresh, only as stale when a sync fails.
-   */
-  function knowledgeWentBack(
-    tokenKey: string,
-    planId: string,
-    result: FetchPlanResult,
-    kind: SyncKind,
-    requestKnowledge: number | undefined,
-    sequence: number,
-  ): boolean {
-    const key = replicaKey(tokenKey, planId);
-    const held = cache.peek(key);
-    const answered = result.data.server_knowledge;
-    const wentBack =
-      (kind === 'delta' && requestKnowledge !== undefined && answered < requestKnowledge) ||
-      (held !== undefined &&
-        answered < held.state.serverKnowledge &&
-        sequence > held.committedSequence);
-    if (wentBack && held && !held.suspect) cache.set(key, { ...held, suspect: true });
-    return wentBack;
-  }
-
-  /** Private: one flight: the upstream calls for a requested id, and the commit. */
-  async function sync(
-    request: ReplicaReadRequest,
-    sentAt: number,
-    notSentBefore: number,
-  ): Promise<Outcome> {
-    const { token, tokenKey, planId: requested } = request;
-    const epochAtSend = writeEpoch;
-    const generationAtSend = generation;
-    const sequence = ++syncSequence;
-    // A `clear()`, or a 401 for this token, after this flight left: its answer is not kept.
-    const mayStore = () =>
-      generationAtSend === generation && (forgotten.get(tokenKey) ?? -1) < sequence;
-    const controller = new AbortController();
-    inFlight.add(controller);
-    const signal = controller.signal;
-    const base = lookup(tokenKey, requested).entry;
-    let kind: SyncKind = base ? 'delta' : 'full';
-    activeFlights.set(tokenKey, (activeFlights.get(tokenKey) ?? 0) + 1);
-    const fetchFor = async (
-      planId: string,
-      knowledge: number | undefined,
-      notBefore = notSentBefore,
-    ): Promise<FetchPlanResult> => {
-      const result = await fetchPlan({
-        token,
-        tokenKey,
-        planId,
-        ...(knowledge === undefined ? {} : { lastKnowledgeOfServer: knowledge }),
-        ...(request.meter === undefined ? {} : { meter: request.meter }),
-        signal,
-        notSentBefore: notBefore,
-      });
-      assertPlanExport(result?.data);
-      return result;
-    };
-    try {
-      let knowledge = base?.nextKnowledge;
-      let result = await fetchFor(requested, knowledge);
-      const resolved = result.data.plan.id;
-      if (base && resolved !== base.planId) {
-        // The alias moved: this answer is relative to another plan's knowledge.
-        knowledge = lookup(tokenKey, resolved).entry?.nextKnowledge;
-        kind = knowledge === undefined ? 'full' : 'delta';
-        result = await fetchFor(resolved, knowledge);
-      }
-      if (kind === 'delta' && !cache.peek(replicaKey(tokenKey, resolved))) {
-        // Evicted while in flight: nothing to merge the delta into.
-        kind = 'full';
-        knowledge = undefined;
-        result = await fetchFor(resolved, undefined);
-      }
-      if (result.data.plan.id !== resolved) {
-        throw new ReplicaDataError('data.plan.id', `the plan id ${resolved}`, result.data.plan.id);
-      }
-      // Rule 6: another instance's answer may be older than this replica; that is no regression.
-      const replace =
-        result.relayed !== true &&
-        knowledgeWentBack(tokenKey, resolved, result, kind, knowledge, sequence);
-      if (replace) {
-        kind = 'full';
-        knowledge = undefined;
-        // From the upstream itself: what other instances hold may be of the old timeline.
-        result = await fetchFor(resolved, undefined, Number.POSITIVE_INFINITY);
-        if (result.data.plan.id !== resolved) {
-          throw new ReplicaDataError(
-            'data.plan.id',
-            `the plan id ${resolved}`,
-            result.data.plan.id,
-          );
-        }
-      }
-      // Rule 6: an answer sent before this flight vouches for no write applied since.
-      const answeredEarlier = result.sentAt !== undefined && result.sentAt < sentAt;
-      const entry = commit(
-        tokenKey,
-        result,
-        kind,
-        knowledge,
-        answeredEarlier ? (result.sentAt as number) : sentAt,
-        answeredEarlier ? -1 : epochAtSend,
-        mayStore,
-        replace,
-      );
-      if (requested !== resolved && mayStore() && cache.peek(replicaKey(tokenKey, resolved))) {
-        remember(tokenKey, requested, resolved, sentAt);
-      }
-      return { ok: true, entry, kind };
-    } catch (error) {
-      const reason = classifyFailure(error);
-      if (reason === null && mayStore()) {
-        const { key } = lookup(tokenKey, requested);
-        if (key !== undefined) cache.delete(key);
-        resolutions.delete(replicaKey(tokenKey, requested));
-      }
-      return { ok: false, error, reason, kind };
-    } finally {
-      inFlight.delete(controller);
-      const left = (activeFlights.get(tokenKey) ?? 1) - 1;
-      if (left > 0) activeFlights.set(tokenKey, left);
-      else {
-        activeFlights.delete(tokenKey);
-        orphanWrites.delete(tokenKey);
-      }
-    }
-  }
-
-  function answer(entry: ReplicaEntry, sync: ReplicaRead['sync'], at: number): ReplicaRead {
-    return {
-      snapshot: entry.snapshot,
-      ageMs: Math.max(0, at - entry.syncedAt),
-      sync,
-      version: versionOf(entry),
-    };
-  }
-
-  /** Private: knowledge alone unless unconfirmed writes sit on top (epochs are this store's). */
-  function versionOf(entry: ReplicaEntry): string {
-    const knowledge = String(entry.snapshot.serverKnowledge);
-    if (entry.pending.length === 0) return knowledge;
-    return `${knowledge}+${instance}.${entry.pending.map((write) => write.epoch).join('.')}`;
-  }
-
+  const aliases = new AliasTable();
   return {
-    async read(request) {
-      assertReadRequest(request);
-      const { tokenKey, planId: requested, signal } = request;
-      const maxAge = request.freshness.maxAgeMs;
-      const arrival = now();
-      const held = lookup(tokenKey, requested);
-      const forceSync = request.freshness.forceSync === true;
-      const fresh =
-        !forceSync &&
-        held.entry !== undefined &&
-        held.entry.expiredAtEpoch === undefined &&
-        !held.entry.suspect &&
-        arrival - held.entry.syncedAt <= maxAge &&
-        (held.resolution === undefined || arrival - held.resolution.checkedAt <= maxAge);
-      if (fresh && held.key !== undefined) {
-        const entry = cache.get(held.key) ?? held.entry!;
-        return answer(entry, 'none', arrival);
-      }
-
-      let outcome: Outcome;
-      try {
-        signal?.throwIfAborted();
-        outcome = await abortable(
-          // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
-          flights.run(
-            replicaKey(tokenKey, requested),
-            forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge,
-            // A flight started later than this read (a follow-up, or a forced sync) is shared by
-            // readers that need data sent no earlier than its own start.
-            (sentAt) =>
-              sync(request, sentAt, forceSync || sentAt > arrival ? sentAt : arrival - maxAge),
-          ),
-          signal,
-        );
-      } catch (error) {
-        // The reader gave up waiting (its deadline): the flight carries on for others, and the
-        // reader may answer from what is held, as for a failure of the same class.
-        if (!signal?.aborted) throw error;
-        const kind: SyncKind = held.entry ? 'delta' : 'full';
-        outcome = { ok: false, error: signal.reason, reason: classifyFailure(signal.reason), kind };
-      }
-      if (outcome.ok) {
-        cache.get(replicaKey(tokenKey, outcome.entry.planId));
-        return answer(outcome.entry, outcome.kind, now());
-      }
-      const fallback = outcome.reason === null ? undefined : lookup(tokenKey, requested).entry;
-      if (outcome.reason === null || fallback === undefined) throw outcome.error;
-      return {
-        ...answer(fallback, outcome.kind, now()),
-        stale: { reason: outcome.reason, error: outcome.error },
-      };
-    },
-
-    applySaved(tokenKey, planId, saved) {
-      assertKey('tokenKey', tokenKey);
-      assertKey('planId', planId);
-      if (typeof saved !== 'object' || saved === null) {
-        throw new TypeError(`applySaved: saved must be an object, got ${String(saved)}`);
-      }
-      writeEpoch += 1;
-      const knowledge = saved.serverKnowledge;
-      if (knowledge !== undefined && (!Number.isSafeInteger(knowledge) || knowledge < 0)) {
-        throw new RangeError(
-          `SavedEntities.serverKnowledge must be a non-negative integer, got ${String(knowledge)}`,
-        );
-      }
-      const write: PendingWrite = { saved, epoch: writeEpoch, knowledge };
-      const held = lookup(tokenKey, planId);
-      if (!held.entry || held.key === undefined) {
-        // No replica yet; if one is loading, replay the write onto it when it lands.
-        if (held.planId !== undefined && activeFlights.has(tokenKey)) {
-          let byPlan = orphanWrites.get(tokenKey);
-          if (!byPlan) {
-            byPlan = new Map();
-            orphanWrites.set(tokenKey, byPlan);
-          }
-          const list = byPlan.get(held.planId) ?? [];
-          list.push(write);
-          byPlan.set(held.planId, list.slice(-MAX_PENDING_WRITES));
-        }
-        return undefined;
-      }
-      const current = held.entry;
-      const state = applySavedEntities(current.state, saved, { currentMonth: monthOf(now()) });
-      const entry = makeEntry(current.planId, state, {
-        ...(current.expiredAtEpoch === undefined ? {} : { expiredAtEpoch: current.expiredAtEpoch }),
-        ...(current.suspect ? { suspect: true } : {}),
-        committedSequence: current.committedSequence,
-        syncedAt: current.syncedAt,
-        nextKnowledge: current.nextKnowledge,
-        pending: [...current.pending, write].slice(-MAX_PENDING_WRITES),
-        ...sizeAfterChange(current, state),
-      });
-      if (cache.set(held.key, entry)) {
-        notify({
-          tokenKey,
-          planId: current.planId,
-          source: { kind: 'write', saved },
-          previous: current.snapshot,
-          snapshot: entry.snapshot,
-        });
-      }
-      return entry.snapshot;
-    },
-
-    peek(tokenKey, planId) {
-      const { entry } = lookup(tokenKey, planId);
-      return entry ? answer(entry, 'none', now()) : undefined;
-    },
-
-    applyRelayed(tokenKey, relayed) {
-      assertKey('tokenKey', tokenKey);
-      assertPlanExport(relayed?.data);
-      const planId = relayed.data.plan.id;
-      const key = replicaKey(tokenKey, planId);
-      const current = cache.peek(key);
-      if (relayed.kind === 'delta') {
-        const from = relayed.fromKnowledge;
-        if (!current || from === undefined || from > current.state.serverKnowledge) return 'gap';
-      }
-      // Not for a token forgotten since the last sync started here (a 401 meanwhile).
-      const sequence = syncSequence;
-      const generationNow = generation;
-      const mayStore = () =>
-        generationNow === generation && (forgotten.get(tokenKey) ?? -1) < sequence;
-      if (!mayStore()) return 'gap';
-      const knowledgeBefore = current?.state.serverKnowledge;
-      const entry = commit(
-        tokenKey,
-        { data: relayed.data, bytes: relayed.bytes, sentAt: relayed.sentAt, relayed: true },
-        relayed.kind,
-        relayed.fromKnowledge,
-        relayed.sentAt,
-        -1,
-        mayStore,
-        false,
-      );
-      if (!cache.peek(key)) return 'gap';
-      for (const alias of relayed.aliases ?? []) {
-        if (alias !== planId) {
-          remember(tokenKey, alias, planId, relayed.aliasCheckedAt ?? relayed.sentAt);
-        }
-      }
-      return knowledgeBefore === undefined || entry.state.serverKnowledge > knowledgeBefore
-        ? 'applied'
-        : 'kept';
-    },
-
-    expire(tokenKey, planId) {
-      const { key, entry } = lookup(tokenKey, planId);
-      if (key === undefined || entry === undefined) return;
-      writeEpoch += 1;
-      cache.set(key, { ...entry, expiredAtEpoch: writeEpoch });
-    },
-
-    forgetToken(tokenKey) {
-      assertKey('tokenKey', tokenKey);
-      forgotten.set(tokenKey, syncSequence);
-      const prefix = replicaKey(tokenKey, '');
-      for (const key of cache.keys()) if (key.startsWith(prefix)) cache.delete(key);
-      for (const key of [...resolutions.keys()])
-        if (key.startsWith(prefix)) resolutions.delete(key);
-      orphanWrites.delete(tokenKey);
-    },
-
-    stats: () => cache.stats(),
-
-    clear() {
-      generation += 1;
-      const reason = new Error('The replica store was cleared');
-      for (const controller of inFlight) controller.abort(reason);
-      inFlight.clear();
-      cache.clear();
-      resolutions.clear();
-      resolvedFrom.clear();
-      orphanWrites.clear();
-    },
+    fetchPlan,
+    classifyFailure,
+    now,
+    meter,
+    onApplied,
+    cache: createReplicaCache({ maxBytes, onRemove: (key) => aliases.forgetReplica(key) }),
+    aliases,
+    orphans: new OrphanWrites(),
+    flights: createSingleFlight<Outcome>(now),
+    instance: randomUUID().slice(0, 8),
+    forgotten: new LRUCache<string, number>({ max: 10_000 }),
+    inFlight: new Set(),
+    writeEpoch: 0,
+    generation: 0,
+    syncSequence: 0,
   };
+}
+
+/**
+ * Private: whether an answer may still be stored: not after a `clear()`, nor for a token
+ * forgotten (a 401) since sync number `sequence` started.
+ */
+function mayStoreFor(store: StoreState, tokenKey: string, sequence: number): () => boolean {
+  const generationAtStart = store.generation;
+  return () =>
+    generationAtStart === store.generation && (store.forgotten.get(tokenKey) ?? -1) < sequence;
+}
+
+function makeEntry(
+  store: Pick<StoreState, 'now' | 'meter'>,
+  planId: string,
+  state: PlanState,
+  fields: Omit<ReplicaEntry, 'planId' | 'state' | 'snapshot'>,
+): ReplicaEntry {
+  const snapshot = createPlanSnapshot(state, { now: store.now, meter: store.meter });
+  return { planId, state, snapshot, ...fields };
+}
+
+/** Private: tells the observer; its failures stay its own. */
+function notify(onApplied: ReplicaStoreOptions['onApplied'], change: AppliedChange): void {
+  try {
+    onApplied?.(change);
+  } catch {
+    // An observer must never turn a stored change into a failed read or write.
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read planning: fresh enough as held, or which flight to join
+
+/** Private: whether the held replica answers the read without any upstream call. */
+function isFresh(held: HeldReplica, request: ReplicaReadRequest, arrival: number): boolean {
+  const maxAge = request.freshness.maxAgeMs;
+  return (
+    request.freshness.forceSync !== true &&
+    held.entry !== undefined &&
+    held.entry.expiredAtEpoch === undefined &&
+    !held.entry.suspect &&
+    arrival - held.entry.syncedAt <= maxAge &&
+    (held.resolution === undefined || arrival - held.resolution.checkedAt <= maxAge)
+  );
+}
+
+async function readReplica(store: StoreState, request: ReplicaReadRequest): Promise<ReplicaRead> {
+  assertReadRequest(request);
+  const { tokenKey, planId: requested } = request;
+  const arrival = store.now();
+  const held = lookupReplica(store.aliases, store.cache, tokenKey, requested);
+  if (isFresh(held, request, arrival) && held.key !== undefined) {
+    const entry = store.cache.get(held.key) ?? held.entry!;
+    return answerFrom(store, entry, 'none', arrival);
+  }
+  const outcome = await awaitSync(store, request, arrival, held.entry ? 'delta' : 'full');
+  if (outcome.ok) {
+    store.cache.get(replicaKey(tokenKey, outcome.entry.planId));
+    return answerFrom(store, outcome.entry, outcome.kind, store.now());
+  }
+  const fallback =
+    outcome.reason === null
+      ? undefined
+      : lookupReplica(store.aliases, store.cache, tokenKey, requested).entry;
+  if (outcome.reason === null || fallback === undefined) throw outcome.error;
+  return {
+    ...answerFrom(store, fallback, outcome.kind, store.now()),
+    stale: { reason: outcome.reason, error: outcome.error },
+  };
+}
+
+/**
+ * Private: the outcome of the flight this read joins or starts. A reader that gives up waiting
+ * (its deadline) gets a failure of its abort reason's class; the flight carries on for others.
+ */
+async function awaitSync(
+  store: StoreState,
+  request: ReplicaReadRequest,
+  arrival: number,
+  kindIfAborted: SyncKind,
+): Promise<Outcome> {
+  const { signal } = request;
+  const maxAge = request.freshness.maxAgeMs;
+  const forceSync = request.freshness.forceSync === true;
+  try {
+    signal?.throwIfAborted();
+    return await abortable(
+      // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
+      store.flights.run(
+        replicaKey(request.tokenKey, request.planId),
+        forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge,
+        // A flight started later than this read (a follow-up, or a forced sync) is shared by
+        // readers that need data sent no earlier than its own start.
+        (sentAt) =>
+          runSync(
+            store,
+            request,
+            sentAt,
+            forceSync || sentAt > arrival ? sentAt : arrival - maxAge,
+          ),
+      ),
+      signal,
+    );
+  } catch (error) {
+    if (!signal?.aborted) throw error;
+    const reason = store.classifyFailure(signal.reason);
+    return { ok: false, error: signal.reason, reason, kind: kindIfAborted };
+  }
+}
+
+function answerFrom(
+  store: Pick<StoreState, 'instance'>,
+  entry: ReplicaEntry,
+  sync: ReplicaRead['sync'],
+  at: number,
+): ReplicaRead {
+  return {
+    snapshot: entry.snapshot,
+    ageMs: Math.max(0, at - entry.syncedAt),
+    sync,
+    version: versionOf(entry, store.instance),
+  };
+}
+
+/** Private: knowledge alone unless unconfirmed writes sit on top (epochs are this store's). */
+function versionOf(entry: ReplicaEntry, instance: string): string {
+  const knowledge = String(entry.snapshot.serverKnowledge);
+  if (entry.pending.length === 0) return knowledge;
+  return `${knowledge}+${instance}.${entry.pending.map((write) => write.epoch).join('.')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One flight: the upstream calls for a requested id, and the commit
+
+/** A sync's answer with what the rules of the header comment judge it by. */
+interface SyncAnswer {
+  readonly result: FetchPlanResult;
+  readonly kind: SyncKind;
+  /** The knowledge a delta was asked from; undefined for a full export. */
+  readonly requestKnowledge: number | undefined;
+  /** When the request that produced it was sent. */
+  readonly sentAt: number;
+  /** The write epoch at that time: later writes may be missing from the answer. */
+  readonly epochAtSend: number;
+  /** A full load after the knowledge went back: it replaces the replica (rule 5). */
+  readonly replace: boolean;
+}
+
+/** The kind a flight has reached, read when it fails. */
+interface FlightProgress {
+  kind: SyncKind;
+}
+
+type FetchFor = (
+  planId: string,
+  knowledge: number | undefined,
+  notSentBefore?: number,
+) => Promise<FetchPlanResult>;
+
+async function runSync(
+  store: StoreState,
+  request: ReplicaReadRequest,
+  sentAt: number,
+  notSentBefore: number,
+): Promise<Outcome> {
+  const { tokenKey, planId: requested } = request;
+  const epochAtSend = store.writeEpoch;
+  // A `clear()`, or a 401 for this token, after this flight left: its answer is not kept.
+  const sequence = ++store.syncSequence;
+  const mayStore = mayStoreFor(store, tokenKey, sequence);
+  const controller = new AbortController();
+  store.inFlight.add(controller);
+  const base = lookupReplica(store.aliases, store.cache, tokenKey, requested).entry;
+  const progress: FlightProgress = { kind: base ? 'delta' : 'full' };
+  store.orphans.flightStarted(tokenKey);
+  const fetchFor = fetcherFor(store.fetchPlan, request, controller.signal, notSentBefore);
+  try {
+    const fetched = await fetchAnswer(store, fetchFor, request, base, sequence, progress);
+    const entry = commitAnswer(
+      store,
+      tokenKey,
+      { ...fetched, ...vouchedFor(fetched.result, sentAt, epochAtSend) },
+      mayStore,
+    );
+    const resolved = fetched.result.data.plan.id;
+    if (requested !== resolved && mayStore() && store.cache.peek(replicaKey(tokenKey, resolved))) {
+      store.aliases.remember(tokenKey, requested, resolved, sentAt);
+    }
+    return { ok: true, entry, kind: fetched.kind };
+  } catch (error) {
+    return failedSync(store, request, error, progress.kind, mayStore);
+  } finally {
+    store.inFlight.delete(controller);
+    store.orphans.flightEnded(tokenKey);
+  }
+}
+
+/** Private: `fetchPlan` for this flight's token, meter and signal, its answer validated. */
+function fetcherFor(
+  fetchPlan: ReplicaStoreOptions['fetchPlan'],
+  request: ReplicaReadRequest,
+  signal: AbortSignal,
+  notSentBefore: number,
+): FetchFor {
+  return async (planId, knowledge, notBefore = notSentBefore) => {
+    const result = await fetchPlan({
+      token: request.token,
+      tokenKey: request.tokenKey,
+      planId,
+      ...(knowledge === undefined ? {} : { lastKnowledgeOfServer: knowledge }),
+      ...(request.meter === undefined ? {} : { meter: request.meter }),
+      signal,
+      notSentBefore: notBefore,
+    });
+    assertPlanExport(result?.data);
+    return result;
+  };
+}
+
+/**
+ * Private: asks for the requested id, then again when the first answer cannot be merged: the
+ * alias moved to another plan, the replica was evicted meanwhile (rule 4), or the knowledge
+ * went back (rule 5, then a full load straight from the upstream).
+ */
+async function fetchAnswer(
+  store: StoreState,
+  fetchFor: FetchFor,
+  request: ReplicaReadRequest,
+  base: ReplicaEntry | undefined,
+  sequence: number,
+  progress: FlightProgress,
+): Promise<Omit<SyncAnswer, 'sentAt' | 'epochAtSend'>> {
+  const { tokenKey } = request;
+  let knowledge = base?.nextKnowledge;
+  let result = await fetchFor(request.planId, knowledge);
+  const resolved = result.data.plan.id;
+  if (base && resolved !== base.planId) {
+    // The alias moved: this answer is relative to another plan's knowledge.
+    knowledge = lookupReplica(store.aliases, store.cache, tokenKey, resolved).entry?.nextKnowledge;
+    progress.kind = knowledge === undefined ? 'full' : 'delta';
+    result = await fetchFor(resolved, knowledge);
+  }
+  if (progress.kind === 'delta' && !store.cache.peek(replicaKey(tokenKey, resolved))) {
+    // Evicted while in flight: nothing to merge the delta into.
+    progress.kind = 'full';
+    knowledge = undefined;
+    result = await fetchFor(resolved, undefined);
+  }
+  assertAnsweredFor(result, resolved);
+  // Rule 6: another instance's answer may be older than this replica; that is no regression.
+  const replace =
+    result.relayed !== true &&
+    knowledgeWentBack(store.cache, tokenKey, result, progress.kind, knowledge, sequence);
+  if (replace) {
+    progress.kind = 'full';
+    knowledge = undefined;
+    // From the upstream itself: what other instances hold may be of the old timeline.
+    result = await fetchFor(resolved, undefined, Number.POSITIVE_INFINITY);
+    assertAnsweredFor(result, resolved);
+  }
+  return { result, kind: progress.kind, requestKnowledge: knowledge, replace };
+}
+
+function assertAnsweredFor(result: FetchPlanResult, planId: string): void {
+  if (result.data.plan.id !== planId) {
+    throw new ReplicaDataError('data.plan.id', `the plan id ${planId}`, result.data.plan.id);
+  }
+}
+
+/**
+ * Private: rule 6: an answer sent before this flight (another instance's) vouches for no write
+ * applied since, and its age counts from its own sending.
+ */
+function vouchedFor(
+  result: FetchPlanResult,
+  sentAt: number,
+  epochAtSend: number,
+): Pick<SyncAnswer, 'sentAt' | 'epochAtSend'> {
+  return result.sentAt !== undefined && result.sentAt < sentAt
+    ? { sentAt: result.sentAt, epochAtSend: -1 }
+    : { sentAt, epochAtSend };
+}
+
+/**
+ * Private: a failed flight. A failure no stale answer may cover (401, 404, malformed...) drops
+ * the replica and the requested id's resolution, so a revoked token or deleted plan stops being
+ * served.
+ */
+function failedSync(
+  store: StoreState,
+  request: ReplicaReadRequest,
+  error: unknown,
+  kind: SyncKind,
+  mayStore: () => boolean,
+): Outcome {
+  const reason = store.classifyFailure(error);
+  if (reason === null && mayStore()) {
+    const { key } = lookupReplica(store.aliases, store.cache, request.tokenKey, request.planId);
+    if (key !== undefined) store.cache.delete(key);
+    store.aliases.forget(request.tokenKey, request.planId);
+  }
+  return { ok: false, error, reason, kind };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sync outcomes: how an answer becomes the next replica
+
+/**
+ * Private: whether an answer shows the upstream's knowledge going backwards (rule 5 of the
+ * header comment). If so, the held replica is marked suspect at once: until a full load
+ * replaces it, it answers no read as fresh, only as stale when a sync fails.
+ */
+function knowledgeWentBack(
+  cache: ReplicaCache,
+  tokenKey: string,
+  result: FetchPlanResult,
+  kind: SyncKind,
+  requestKnowledge: number | undefined,
+  sequence: number,
+): boolean {
+  const key = replicaKey(tokenKey, result.data.plan.id);
+  const held = cache.peek(key);
+  const answered = result.data.server_knowledge;
+  const wentBack =
+    (kind === 'delta' && requestKnowledge !== undefined && answered < requestKnowledge) ||
+    (held !== undefined &&
+      answered < held.state.serverKnowledge &&
+      sequence > held.committedSequence);
+  if (wentBack && held && !held.suspect) cache.set(key, { ...held, suspect: true });
+  return wentBack;
+}
+
+/**
+ * Private: rule 1 (and 6): an answer older than the replica, or a relayed one at its knowledge,
+ * brings nothing to merge.
+ */
+function bringsNothingNew(current: ReplicaEntry, answered: number, relayed: boolean): boolean {
+  const held = current.state.serverKnowledge;
+  return answered < held || (relayed && answered === held);
+}
+
+/** Private: stores a sync's answer under the rules of the header comment; returns the entry. */
+function commitAnswer(
+  store: StoreState,
+  tokenKey: string,
+  answer: SyncAnswer,
+  mayStore: () => boolean,
+): ReplicaEntry {
+  const { data } = answer.result;
+  const planId = data.plan.id;
+  const key = replicaKey(tokenKey, planId);
+  const current = store.cache.peek(key);
+  const currentMonth: IsoDate = monthOf(store.now());
+  const pending = [...(current?.pending ?? []), ...store.orphans.take(tokenKey, planId)];
+  const relayed = answer.result.relayed === true;
+
+  if (!answer.replace && current && bringsNothingNew(current, data.server_knowledge, relayed)) {
+    // It is at least as new as its request, so the replica counts as synced then.
+    const kept = { ...current, syncedAt: Math.max(current.syncedAt, answer.sentAt) };
+    if (mayStore()) store.cache.set(key, kept);
+    return kept;
+  }
+  const entry = entryFromAnswer(store, current, pending, answer, currentMonth);
+  if (mayStore() && store.cache.set(key, entry)) {
+    notify(store.onApplied, {
+      tokenKey,
+      planId,
+      source: {
+        kind: answer.kind === 'full' || !current ? 'full' : 'delta',
+        data,
+        ...(answer.requestKnowledge === undefined
+          ? {}
+          : { fromKnowledge: answer.requestKnowledge }),
+      },
+      ...(current ? { previous: current.snapshot } : {}),
+      snapshot: entry.snapshot,
+      ...(relayed ? { relayed } : {}),
+    });
+  }
+  return entry;
+}
+
+/**
+ * Private: the replica an answer makes: built or merged, with the writes it may not include
+ * applied on top (rules 2 and 3), an expiry it cannot vouch for kept, and a suspect mark kept
+ * unless it replaces the replica.
+ */
+function entryFromAnswer(
+  store: StoreState,
+  current: ReplicaEntry | undefined,
+  pending: readonly PendingWrite[],
+  answer: SyncAnswer,
+  currentMonth: IsoDate,
+): ReplicaEntry {
+  const { data, bytes } = answer.result;
+  const { sentAt, replace } = answer;
+  const rebuilt = answer.kind === 'full' || !current;
+  let state = rebuilt
+    ? buildPlanState(data, { currentMonth })
+    : mergePlanDelta(current.state, data, { currentMonth });
+  const survivors = writesNotIn(pending, answer.epochAtSend, data.server_knowledge);
+  for (const write of survivors) state = applySavedEntities(state, write.saved, { currentMonth });
+  const size = rebuilt ? sizeOfFull(state, bytes) : sizeAfterChange(current, state);
+  // A sync sent before an `expire` cannot vouch for what happened after it.
+  const stillExpired =
+    current?.expiredAtEpoch !== undefined && answer.epochAtSend < current.expiredAtEpoch
+      ? { expiredAtEpoch: current.expiredAtEpoch }
+      : {};
+  return makeEntry(store, data.plan.id, state, {
+    ...stillExpired,
+    // Only a full load in the same flight clears it (see knowledgeWentBack).
+    ...(current?.suspect && !replace ? { suspect: true } : {}),
+    committedSequence: store.syncSequence,
+    syncedAt: replace ? sentAt : Math.max(current?.syncedAt ?? sentAt, sentAt),
+    nextKnowledge: nextKnowledgeAfter(survivors, answer.requestKnowledge, data.server_knowledge),
+    pending: survivors,
+    ...size,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes, relayed answers, expiry and forgetting
+
+function applySaved(
+  store: StoreState,
+  tokenKey: string,
+  planId: string,
+  saved: SavedEntities,
+): PlanSnapshot | undefined {
+  assertKey('tokenKey', tokenKey);
+  assertKey('planId', planId);
+  if (typeof saved !== 'object' || saved === null) {
+    throw new TypeError(`applySaved: saved must be an object, got ${String(saved)}`);
+  }
+  store.writeEpoch += 1;
+  const write = pendingWriteOf(saved, store.writeEpoch);
+  const held = lookupReplica(store.aliases, store.cache, tokenKey, planId);
+  if (!held.entry || held.key === undefined) {
+    // No replica yet; if one is loading, replay the write onto it when it lands.
+    if (held.planId !== undefined) store.orphans.park(tokenKey, held.planId, write);
+    return undefined;
+  }
+  const current = held.entry;
+  const entry = entryWithWrite(store, current, write);
+  if (store.cache.set(held.key, entry)) {
+    notify(store.onApplied, {
+      tokenKey,
+      planId: current.planId,
+      source: { kind: 'write', saved },
+      previous: current.snapshot,
+      snapshot: entry.snapshot,
+    });
+  }
+  return entry.snapshot;
+}
+
+/** Private: a write as it waits for a sync to confirm it; rejects a malformed knowledge. */
+function pendingWriteOf(saved: SavedEntities, epoch: number): PendingWrite {
+  const knowledge = saved.serverKnowledge;
+  if (knowledge !== undefined && (!Number.isSafeInteger(knowledge) || knowledge < 0)) {
+    throw new RangeError(
+      `SavedEntities.serverKnowledge must be a non-negative integer, got ${String(knowledge)}`,
+    );
+  }
+  return { saved, epoch, knowledge };
+}
+
+/** Private: the replica with a write on top, pending until a sync confirms it. */
+function entryWithWrite(
+  store: Pick<StoreState, 'now' | 'meter'>,
+  current: ReplicaEntry,
+  write: PendingWrite,
+): ReplicaEntry {
+  const state = applySavedEntities(current.state, write.saved, {
+    currentMonth: monthOf(store.now()),
+  });
+  return makeEntry(store, current.planId, state, {
+    ...(current.expiredAtEpoch === undefined ? {} : { expiredAtEpoch: current.expiredAtEpoch }),
+    ...(current.suspect ? { suspect: true } : {}),
+    committedSequence: current.committedSequence,
+    syncedAt: current.syncedAt,
+    nextKnowledge: current.nextKnowledge,
+    pending: withWrite(current.pending, write),
+    ...sizeAfterChange(current, state),
+  });
+}
+
+function applyRelayed(
+  store: StoreState,
+  tokenKey: string,
+  relayed: RelayedSync,
+): 'applied' | 'kept' | 'gap' {
+  assertKey('tokenKey', tokenKey);
+  assertPlanExport(relayed?.data);
+  const planId = relayed.data.plan.id;
+  const key = replicaKey(tokenKey, planId);
+  const current = store.cache.peek(key);
+  if (relayed.kind === 'delta') {
+    const from = relayed.fromKnowledge;
+    if (!current || from === undefined || from > current.state.serverKnowledge) return 'gap';
+  }
+  // Not for a token forgotten since the last sync started here (a 401 meanwhile).
+  const mayStore = mayStoreFor(store, tokenKey, store.syncSequence);
+  if (!mayStore()) return 'gap';
+  const knowledgeBefore = current?.state.serverKnowledge;
+  const entry = commitAnswer(
+    store,
+    tokenKey,
+    {
+      result: { data: relayed.data, bytes: relayed.bytes, sentAt: relayed.sentAt, relayed: true },
+      kind: relayed.kind,
+      requestKnowledge: relayed.fromKnowledge,
+      sentAt: relayed.sentAt,
+      epochAtSend: -1,
+      replace: false,
+    },
+    mayStore,
+  );
+  if (!store.cache.peek(key)) return 'gap';
+  for (const alias of relayed.aliases ?? []) {
+    if (alias !== planId) {
+      store.aliases.remember(tokenKey, alias, planId, relayed.aliasCheckedAt ?? relayed.sentAt);
+    }
+  }
+  return knowledgeBefore === undefined || entry.state.serverKnowledge > knowledgeBefore
+    ? 'applied'
+    : 'kept';
+}
+
+function expire(store: StoreState, tokenKey: string, planId: string): void {
+  const { key, entry } = lookupReplica(store.aliases, store.cache, tokenKey, planId);
+  if (key === undefined || entry === undefined) return;
+  store.writeEpoch += 1;
+  store.cache.set(key, { ...entry, expiredAtEpoch: store.writeEpoch });
+}
+
+function forgetToken(store: StoreState, tokenKey: string): void {
+  assertKey('tokenKey', tokenKey);
+  store.forgotten.set(tokenKey, store.syncSequence);
+  const prefix = replicaKey(tokenKey, '');
+  for (const key of store.cache.keys()) if (key.startsWith(prefix)) store.cache.delete(key);
+  store.aliases.forgetToken(tokenKey);
+  store.orphans.dropToken(tokenKey);
+}
+
+function clearStore(store: StoreState): void {
+  store.generation += 1;
+  const reason = new Error('The replica store was cleared');
+  for (const controller of store.inFlight) controller.abort(reason);
+  store.inFlight.clear();
+  store.cache.clear();
+  store.aliases.clear();
+  store.orphans.clear();
 }
 
 /** Private: rejects a read request the caller got wrong, naming the field. */

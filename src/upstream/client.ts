@@ -1,24 +1,29 @@
 /**
  * The gateway's REST client: the only code that knows the upstream's URLs, headers and undici.
- * One typed method per operationId, all driven by the route table in `routes.ts`; errors are
- * built in `errors.ts`; reads are retried here, writes never.
+ * One typed method per operationId, all driven by the route table in `routes.ts`; a request is
+ * built in `outgoing-request.ts`, an answer read in `decode-response.ts`, errors made in
+ * `errors.ts`; reads are retried here, writes never.
  */
 import { type Dispatcher, Pool } from 'undici';
+import { decodeResponse, type Received } from './decode-response.js';
 import {
-  errorFromResponse,
   errorFromTransport,
   type FailedCall,
   isUpstreamError,
-  malformedResponse,
-  responseTooLarge,
   type UpstreamError,
   type UpstreamErrorKind,
 } from './errors.js';
-import { createFairShare, type Release } from './fair-share.js';
+import { createFairShare, type FairShare, type Release } from './fair-share.js';
 import type { RequestLedger } from './ledger.js';
-import { createReadBackoff, parseRetryAfter, type ReadBackoffOptions } from './read-backoff.js';
-import { readBody } from './read-body.js';
 import {
+  type BuiltRequest,
+  buildOutgoingRequest,
+  type HeaderSettings,
+  type OutgoingRequest,
+} from './outgoing-request.js';
+import { createReadBackoff, type ReadBackoff, type ReadBackoffOptions } from './read-backoff.js';
+import {
+  type ByteBudget,
   createByteBudget,
   DEFAULT_MAX_BUFFERED_RESPONSE_BYTES,
   DEFAULT_RESPONSE_LIMITS,
@@ -26,21 +31,19 @@ import {
   responseKind,
 } from './response-limits.js';
 import {
-  buildRequestTarget,
   type HttpMethod,
   OPERATION_IDS,
   type OperationResult,
   type ParamsArgs,
-  type RequestTarget,
   ROUTES,
 } from './routes.js';
 import {
   type Admission,
   createTokenGate,
   repeatRefusal,
+  type TokenGate,
   type TokenGateOptions,
 } from './token-gate.js';
-import { tokenKey as digestToken } from './token-key.js';
 import type { OperationId } from './types.js';
 
 export const DEFAULT_CONNECTIONS = 10;
@@ -55,11 +58,6 @@ export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_USER_AGENT = 'plans-graphql-gateway';
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 100, maxDelayMs: 2_000 };
-
-/** Error bodies are small; a larger one is treated as "not a REST error" without reading it all. */
-const MAX_ERROR_BODY_BYTES = 64 * 1024;
-/** Shorter tokens are not redacted from upstream text: replacing them would garble it. */
-const MIN_REDACTED_TOKEN_LENGTH = 8;
 
 export interface RetryPolicy {
   /** Total attempts for a read, the first included. 1 disables retries. */
@@ -221,256 +219,35 @@ export interface UpstreamClient extends UpstreamOperations {
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
-  const {
-    baseUrl,
-    dispatcher: injectedDispatcher,
-    connections = DEFAULT_CONNECTIONS,
-    connectionsPerToken = DEFAULT_CONNECTIONS_PER_TOKEN,
-    connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
-    headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
-    bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
-    keepAliveTimeoutMs = DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-    retry = {},
-    random = Math.random,
-    sleep = sleepWithSignal,
-    now = () => performance.now(),
-    ledger,
-    userAgent = DEFAULT_USER_AGENT,
-    maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
-    responseLimits = {},
-    maxBufferedResponseBytes = DEFAULT_MAX_BUFFERED_RESPONSE_BYTES,
-    compression = true,
-    readBackoff = {},
-    wallClock = Date.now,
-    tokenGate = {},
-    observer,
-  } = options;
-  const backoff =
-    readBackoff === false ? undefined : createReadBackoff({ ...readBackoff, clock: wallClock });
-  const gate = tokenGate === false ? undefined : createTokenGate(tokenGate, wallClock);
-  const { origin, basePath } = parseBaseUrl(baseUrl);
-  const retryPolicy = resolveRetryPolicy(retry);
-  requirePositiveInteger('connections', connections);
-  requirePositiveInteger('connectionsPerToken', connectionsPerToken);
-  const share = createFairShare({ slots: connections, perKey: connectionsPerToken });
-  requirePositiveInteger('connectTimeoutMs', connectTimeoutMs);
-  requirePositiveInteger('headersTimeoutMs', headersTimeoutMs);
-  requirePositiveInteger('bodyTimeoutMs', bodyTimeoutMs);
-  requirePositiveInteger('keepAliveTimeoutMs', keepAliveTimeoutMs);
-  requirePositiveInteger('maxResponseBytes', maxResponseBytes);
-  requirePositiveInteger('maxBufferedResponseBytes', maxBufferedResponseBytes);
-  const limits = { ...DEFAULT_RESPONSE_LIMITS, ...responseLimits };
-  for (const [kind, limit] of Object.entries(limits))
-    requirePositiveInteger(`responseLimits.${kind}`, limit);
-  const buffered = createByteBudget(maxBufferedResponseBytes);
-  const limitOf = (operationId: OperationId) =>
-    Math.min(maxResponseBytes, limits[responseKind(operationId)]);
-
+  const settings = resolveSettings(options);
+  const { origin, basePath } = settings;
   // The client owns (and closes) the pool it creates, never a dispatcher it was handed.
-  const ownsDispatcher = injectedDispatcher === undefined;
-  const dispatcher: Dispatcher =
-    injectedDispatcher ??
-    new Pool(origin, {
-      connections,
-      connectTimeout: connectTimeoutMs,
-      headersTimeout: headersTimeoutMs,
-      bodyTimeout: bodyTimeoutMs,
-      keepAliveTimeout: keepAliveTimeoutMs,
-    });
+  const ownsDispatcher = options.dispatcher === undefined;
+  const dispatcher = options.dispatcher ?? createPool(settings);
   let closed = false;
-
-  async function send<Op extends OperationId>(
+  const calls: CallContext = {
+    ...settings,
+    transport: { ...settings, dispatcher },
+    isClosed: () => closed,
+  };
+  const send = <Op extends OperationId>(
     operationId: Op,
     call: CallOptions,
     params: Readonly<Record<string, unknown>> | undefined,
-  ): Promise<OperationResult<Op>> {
-    const token = requireToken(operationId, call);
-    const target = buildRequestTarget(operationId, basePath, params);
-    const key = digestToken(token);
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${token}`,
-      accept: 'application/json',
-      'user-agent': userAgent,
-    };
-    if (compression) headers['accept-encoding'] = 'gzip, br';
-    if (target.body !== undefined) headers['content-type'] = 'application/json';
-    const redact =
-      token.length >= MIN_REDACTED_TOKEN_LENGTH
-        ? (text: string) => text.replaceAll(token, '[redacted]')
-        : (text: string) => text;
-    const outgoing: OutgoingRequest = { ...target, headers, tokenKey: key };
-    const isRead = target.method === 'GET';
-    const maxAttempts = isRead ? retryPolicy.attempts : 1;
-    const held = isRead ? backoff?.blocked(key) : undefined;
-    if (held) throw held;
-
-    let admission: Admission | undefined;
-    while (gate) {
-      admission = gate.admit(key);
-      if (admission.kind === 'refused') throw repeatRefusal(admission, operationId, target.method);
-      if (admission.kind !== 'wait') break;
-      await untilOrAbort(admission.until, call.signal);
-    }
-    const probe = admission?.kind === 'probe' ? admission : undefined;
-    // Each answer tells the gate about the token; the probe lets the token's next request go
-    // as soon as its status is known, not after its body.
-    const heard = (status: number | null, error?: UpstreamError) => {
-      gate?.observe(key, status, error);
-      probe?.settle();
-    };
-
-    try {
-      for (let attempt = 1; ; attempt++) {
-        if (closed) throw new Error(`${operationId}: the upstream client is closed`);
-        call.signal?.throwIfAborted();
-        const failed: FailedCall = { operationId, method: target.method, attempt, redact };
-        try {
-          const result = (await sendOnce(failed, outgoing, call, heard)) as OperationResult<Op>;
-          if (isRead) backoff?.succeeded(key);
-          return result;
-        } catch (error) {
-          if (!shouldRetry(error) || attempt >= maxAttempts) {
-            if (isRead && isUpstreamError(error)) backoff?.failed(key, error);
-            throw error;
-          }
-        }
-        const cap = Math.min(retryPolicy.maxDelayMs, retryPolicy.baseDelayMs * 2 ** (attempt - 1));
-        await sleep(Math.floor(random() * cap), call.signal);
-      }
-    } finally {
-      probe?.settle();
-    }
-  }
-
-  // Private: one HTTP attempt, recorded in the ledger before it leaves (it costs quota whatever
-  // happens next) and in the meter once it is over.
-  async function sendOnce(
-    failed: FailedCall,
-    outgoing: OutgoingRequest,
-    call: CallOptions,
-    heard: (status: number | null, error?: UpstreamError) => void,
-  ): Promise<unknown> {
-    let release: Release;
-    try {
-      release = await share.acquire(outgoing.tokenKey, call.signal);
-    } catch (error) {
-      heard(null);
-      throw error;
-    }
-    const started = now();
-    let status: number | null = null;
-    let errorKind: UpstreamErrorKind | null = null;
-    const received: { bytes: number | null } = { bytes: null };
-    ledger?.record(outgoing.tokenKey);
-    const trace = safely(() =>
-      call.meter?.trace?.({
-        operationId: failed.operationId,
-        method: failed.method,
-        attempt: failed.attempt,
-      }),
-    );
-    try {
-      const response = await dispatcher.request({
-        origin,
-        path: outgoing.path,
-        method: outgoing.method,
-        headers: trace ? { ...trace.headers, ...outgoing.headers } : outgoing.headers,
-        body: outgoing.body ?? null,
-        signal: call.signal ?? null,
-        headersTimeout: headersTimeoutMs,
-        bodyTimeout: bodyTimeoutMs,
-      });
-      status = response.statusCode;
-      if (status === 429) ledger?.release(outgoing.tokenKey);
-      if (status !== 401) heard(status);
-      return await decodeResponse(failed, response, received);
-    } catch (error) {
-      if (call.signal?.aborted) {
-        heard(null);
-        throw call.signal.reason;
-      }
-      const upstreamError = isUpstreamError(error)
-        ? error
-        : errorFromTransport(failed, error, status);
-      heard(upstreamError?.status === 401 ? 401 : null, upstreamError);
-      if (upstreamError === undefined) throw error;
-      errorKind = upstreamError.kind;
-      throw upstreamError;
-    } finally {
-      release();
-      const record: UpstreamCallRecord = {
-        operationId: failed.operationId,
-        method: failed.method,
-        status,
-        attempt: failed.attempt,
-        durationMs: now() - started,
-        tokenKey: outgoing.tokenKey,
-        errorKind,
-        responseBytes: received.bytes,
-      };
-      // A metrics sink must never turn a completed (possibly written) call into a failure.
-      safely(() => call.meter?.record(record));
-      safely(() => observer?.record(record));
-      safely(() => trace?.end(record));
-    }
-  }
-
-  // Private: the single place a response becomes data or an error.
-  async function decodeResponse(
-    failed: FailedCall,
-    response: Dispatcher.ResponseData,
-    received: { bytes: number | null },
-  ): Promise<unknown> {
-    const status = response.statusCode;
-    if (status < 200 || status >= 300) {
-      const read = await readBody(response.body, response.headers, MAX_ERROR_BODY_BYTES);
-      throw errorFromResponse(
-        failed,
-        status,
-        read.kind === 'ok' ? read.bytes.toString('utf8') : null,
-        parseRetryAfter(response.headers['retry-after'], wallClock()),
-      );
-    }
-    const limit = limitOf(failed.operationId);
-    const read = await readBody(response.body, response.headers, limit, buffered);
-    if (read.kind === 'too_large') throw responseTooLarge(failed, status, limit);
-    if (read.kind === 'undecodable') throw malformedResponse(failed, status, read.reason);
-    received.bytes = read.bytes.length;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(read.bytes.toString('utf8'));
-    } catch {
-      throw malformedResponse(failed, status, 'not JSON');
-    }
-    const data =
-      typeof parsed === 'object' && parsed !== null
-        ? (parsed as { data?: unknown }).data
-        : undefined;
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-      throw malformedResponse(failed, status, 'no data object');
-    }
-    if (failed.operationId === 'importTransactions') {
-      return { ...data, status: status === 201 ? 201 : 200 };
-    }
-    return data;
-  }
-
-  const operations = Object.fromEntries(
-    OPERATION_IDS.map((operationId) => [
-      operationId,
-      (call: CallOptions, params?: Readonly<Record<string, unknown>>) =>
-        send(operationId, call, params),
-    ]),
-  ) as unknown as UpstreamOperations;
+  ) => sendCall(calls, operationId, call, params) as Promise<OperationResult<Op>>;
 
   return {
-    ...operations,
+    ...buildOperations(
+      (operationId) =>
+        (call, ...params) =>
+          send(operationId, call, paramsObject(params)),
+    ),
     baseUrl: `${origin}${basePath}`,
     call(operationId, call, ...params) {
       if (!Object.hasOwn(ROUTES, operationId)) {
         return Promise.reject(new TypeError(`call: unknown operationId "${String(operationId)}"`));
       }
-      return send(operationId, call, params[0] as Readonly<Record<string, unknown>> | undefined);
+      return send(operationId, call, paramsObject(params));
     },
     async close() {
       if (closed) return;
@@ -481,18 +258,121 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
 }
 
 // ---------------------------------------------------------------------------------------------
-// Private helpers
+// Settings
 
-/** Everything one attempt sends; built once per call and reused by its retries. */
-interface OutgoingRequest extends RequestTarget {
-  readonly headers: Readonly<Record<string, string>>;
-  readonly tokenKey: string;
+/** The options with their defaults, checked, and the parts built from them once per client. */
+interface ClientSettings {
+  readonly origin: string;
+  readonly basePath: string;
+  readonly connections: number;
+  readonly connectTimeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly retry: RetryPolicy;
+  readonly random: () => number;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly now: () => number;
+  readonly wallClock: () => number;
+  readonly ledger: RequestLedger | undefined;
+  readonly observer: UpstreamMeter | undefined;
+  readonly headerSettings: HeaderSettings;
+  readonly backoff: ReadBackoff | undefined;
+  readonly gate: TokenGate | undefined;
+  readonly share: FairShare;
+  readonly buffered: ByteBudget;
+  readonly limitOf: (operationId: OperationId) => number;
 }
 
-// Private: only transient failures of reads reach here as retryable; a 429 is transient too but
-// retrying it would only spend more of the quota it reports exhausted, so the caller decides.
-function shouldRetry(error: unknown): boolean {
-  return isUpstreamError(error) && error.retryable && error.status !== 429;
+function resolveSettings(options: UpstreamClientOptions): ClientSettings {
+  const { readBackoff = {}, wallClock = Date.now, tokenGate = {} } = options;
+  const backoff =
+    readBackoff === false ? undefined : createReadBackoff({ ...readBackoff, clock: wallClock });
+  const gate = tokenGate === false ? undefined : createTokenGate(tokenGate, wallClock);
+  const { origin, basePath } = parseBaseUrl(options.baseUrl);
+  const retry = resolveRetryPolicy(options.retry ?? {});
+  return {
+    origin,
+    basePath,
+    ...resolveConnections(options),
+    ...resolveTimeouts(options),
+    retry,
+    random: options.random ?? Math.random,
+    sleep: options.sleep ?? sleepWithSignal,
+    now: options.now ?? (() => performance.now()),
+    wallClock,
+    ledger: options.ledger,
+    observer: options.observer,
+    headerSettings: {
+      userAgent: options.userAgent ?? DEFAULT_USER_AGENT,
+      compression: options.compression ?? true,
+    },
+    backoff,
+    gate,
+    ...resolveResponseBudgets(options),
+  };
+}
+
+function resolveConnections(
+  options: UpstreamClientOptions,
+): Pick<ClientSettings, 'connections' | 'share'> {
+  const { connections = DEFAULT_CONNECTIONS, connectionsPerToken = DEFAULT_CONNECTIONS_PER_TOKEN } =
+    options;
+  requirePositiveInteger('connections', connections);
+  requirePositiveInteger('connectionsPerToken', connectionsPerToken);
+  return {
+    connections,
+    share: createFairShare({ slots: connections, perKey: connectionsPerToken }),
+  };
+}
+
+function resolveTimeouts(
+  options: UpstreamClientOptions,
+): Pick<
+  ClientSettings,
+  'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'keepAliveTimeoutMs'
+> {
+  const {
+    connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS,
+    headersTimeoutMs = DEFAULT_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS,
+    keepAliveTimeoutMs = DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  } = options;
+  requirePositiveInteger('connectTimeoutMs', connectTimeoutMs);
+  requirePositiveInteger('headersTimeoutMs', headersTimeoutMs);
+  requirePositiveInteger('bodyTimeoutMs', bodyTimeoutMs);
+  requirePositiveInteger('keepAliveTimeoutMs', keepAliveTimeoutMs);
+  return { connectTimeoutMs, headersTimeoutMs, bodyTimeoutMs, keepAliveTimeoutMs };
+}
+
+/** The size limit of each operation's answer, and the budget all answers being read share. */
+function resolveResponseBudgets(
+  options: UpstreamClientOptions,
+): Pick<ClientSettings, 'buffered' | 'limitOf'> {
+  const {
+    maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+    responseLimits = {},
+    maxBufferedResponseBytes = DEFAULT_MAX_BUFFERED_RESPONSE_BYTES,
+  } = options;
+  requirePositiveInteger('maxResponseBytes', maxResponseBytes);
+  requirePositiveInteger('maxBufferedResponseBytes', maxBufferedResponseBytes);
+  const limits = { ...DEFAULT_RESPONSE_LIMITS, ...responseLimits };
+  for (const [kind, limit] of Object.entries(limits))
+    requirePositiveInteger(`responseLimits.${kind}`, limit);
+  return {
+    buffered: createByteBudget(maxBufferedResponseBytes),
+    limitOf: (operationId) => Math.min(maxResponseBytes, limits[responseKind(operationId)]),
+  };
+}
+
+function createPool(settings: ClientSettings): Dispatcher {
+  return new Pool(settings.origin, {
+    connections: settings.connections,
+    connectTimeout: settings.connectTimeoutMs,
+    headersTimeout: settings.headersTimeoutMs,
+    bodyTimeout: settings.bodyTimeoutMs,
+    keepAliveTimeout: settings.keepAliveTimeoutMs,
+  });
 }
 
 function parseBaseUrl(baseUrl: string): { origin: string; basePath: string } {
@@ -538,16 +418,274 @@ function requirePositiveInteger(name: string, value: number): void {
   }
 }
 
-// Private: a token must be sendable as a header value as is; the message never echoes it.
-function requireToken(operationId: OperationId, call: CallOptions): string {
-  const token: unknown = call?.token;
-  if (typeof token !== 'string' || token.length === 0) {
-    throw new TypeError(`${operationId}: call.token must be a non-empty access token`);
+// ---------------------------------------------------------------------------------------------
+// The operation table
+
+type OperationTable = { -readonly [Op in OperationId]?: OperationMethod<Op> };
+
+/** One method per route of the table, each made by `methodFor`. */
+function buildOperations(
+  methodFor: <Op extends OperationId>(operationId: Op) => OperationMethod<Op>,
+): UpstreamOperations {
+  const table: OperationTable = {};
+  for (const operationId of OPERATION_IDS) setMethod(table, operationId, methodFor(operationId));
+  if (!hasEveryOperation(table)) throw new Error('createUpstreamClient: an operation is missing');
+  return table;
+}
+
+function setMethod<Op extends OperationId>(
+  table: { -readonly [K in Op]?: OperationMethod<K> },
+  operationId: Op,
+  method: OperationMethod<Op>,
+): void {
+  table[operationId] = method;
+}
+
+function hasEveryOperation(table: OperationTable): table is UpstreamOperations {
+  return OPERATION_IDS.every((operationId) => typeof table[operationId] === 'function');
+}
+
+/**
+ * Private: the params object of a method's rest arguments. The route table (through
+ * `ParamsArgs`) types it for callers; `buildRequestTarget` checks every value it reads.
+ */
+function paramsObject(params: readonly unknown[]): Readonly<Record<string, unknown>> | undefined {
+  return params[0] as Readonly<Record<string, unknown>> | undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One call: admission, retries and backoff
+
+/** What every call of one client shares. */
+interface CallContext extends ClientSettings {
+  readonly transport: Transport;
+  readonly isClosed: () => boolean;
+}
+
+/** Called with what each answer told about the token (see `token-gate.ts`). */
+type Heard = (status: number | null, error?: UpstreamError) => void;
+
+async function sendCall(
+  context: CallContext,
+  operationId: OperationId,
+  call: CallOptions,
+  params: Readonly<Record<string, unknown>> | undefined,
+): Promise<unknown> {
+  const request = buildOutgoingRequest(
+    operationId,
+    call?.token,
+    context.basePath,
+    params,
+    context.headerSettings,
+  );
+  const { tokenKey: key, method } = request.outgoing;
+  const held = method === 'GET' ? context.backoff?.blocked(key) : undefined;
+  if (held) throw held;
+  const { gate } = context;
+  const admission = gate
+    ? await admitToken(gate, key, operationId, method, call.signal)
+    : undefined;
+  const probe = admission?.kind === 'probe' ? admission : undefined;
+  // Each answer tells the gate about the token; the probe lets the token's next request go
+  // as soon as its status is known, not after its body.
+  const heard: Heard = (status, error) => {
+    gate?.observe(key, status, error);
+    probe?.settle();
+  };
+  try {
+    return await sendWithRetries(context, operationId, request, call, heard);
+  } finally {
+    probe?.settle();
   }
-  if (!/^[\x21-\x7e]+$/.test(token)) {
-    throw new TypeError(`${operationId}: call.token contains characters not allowed in a token`);
+}
+
+/** Private: waits while the gate holds the token back; throws when the gate refuses it. */
+async function admitToken(
+  gate: TokenGate,
+  key: string,
+  operationId: OperationId,
+  method: HttpMethod,
+  signal: AbortSignal | undefined,
+): Promise<Admission> {
+  for (;;) {
+    const admission = gate.admit(key);
+    if (admission.kind === 'refused') throw repeatRefusal(admission, operationId, method);
+    if (admission.kind !== 'wait') return admission;
+    await untilOrAbort(admission.until, signal);
   }
-  return token;
+}
+
+/** Private: reads are retried on transient failures with full-jitter backoff; writes never. */
+async function sendWithRetries(
+  context: CallContext,
+  operationId: OperationId,
+  { outgoing, redact }: BuiltRequest,
+  call: CallOptions,
+  heard: Heard,
+): Promise<unknown> {
+  const isRead = outgoing.method === 'GET';
+  const maxAttempts = isRead ? context.retry.attempts : 1;
+  for (let attempt = 1; ; attempt++) {
+    if (context.isClosed()) throw new Error(`${operationId}: the upstream client is closed`);
+    call.signal?.throwIfAborted();
+    const failed: FailedCall = { operationId, method: outgoing.method, attempt, redact };
+    try {
+      const result = await sendOnce(context.transport, failed, outgoing, call, heard);
+      if (isRead) context.backoff?.succeeded(outgoing.tokenKey);
+      return result;
+    } catch (error) {
+      if (!shouldRetry(error) || attempt >= maxAttempts) {
+        if (isRead && isUpstreamError(error)) context.backoff?.failed(outgoing.tokenKey, error);
+        throw error;
+      }
+    }
+    await context.sleep(retryDelay(context.retry, attempt, context.random), call.signal);
+  }
+}
+
+// Private: only transient failures of reads reach here as retryable; a 429 is transient too but
+// retrying it would only spend more of the quota it reports exhausted, so the caller decides.
+function shouldRetry(error: unknown): boolean {
+  return isUpstreamError(error) && error.retryable && error.status !== 429;
+}
+
+/**
+ * The wait before retry number `attempt` (1 for the first): uniform in [0, cap) where the cap
+ * doubles from `baseDelayMs` per retry up to `maxDelayMs` (full jitter). `random` is in [0, 1).
+ */
+export function retryDelay(policy: RetryPolicy, attempt: number, random: () => number): number {
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  return Math.floor(random() * cap);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One attempt: a connection slot, the request, the answer, and its record
+
+/** What every attempt of one client shares: the connections, budgets and observers. */
+interface Transport {
+  readonly dispatcher: Dispatcher;
+  readonly origin: string;
+  readonly share: FairShare;
+  readonly ledger: RequestLedger | undefined;
+  readonly observer: UpstreamMeter | undefined;
+  readonly now: () => number;
+  readonly wallClock: () => number;
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  readonly buffered: ByteBudget;
+  readonly limitOf: (operationId: OperationId) => number;
+}
+
+// Private: one HTTP attempt, recorded in the ledger before it leaves (it costs quota whatever
+// happens next) and in the meter once it is over.
+async function sendOnce(
+  transport: Transport,
+  failed: FailedCall,
+  outgoing: OutgoingRequest,
+  call: CallOptions,
+  heard: Heard,
+): Promise<unknown> {
+  const release = await acquireSlot(transport.share, outgoing.tokenKey, call.signal, heard);
+  const started = transport.now();
+  let status: number | null = null;
+  let errorKind: UpstreamErrorKind | null = null;
+  const received: Received = { bytes: null };
+  transport.ledger?.record(outgoing.tokenKey);
+  const { operationId, method, attempt } = failed;
+  const trace = safely(() => call.meter?.trace?.({ operationId, method, attempt }));
+  try {
+    const response = await dispatch(transport, outgoing, call.signal, trace);
+    status = response.statusCode;
+    if (status === 429) transport.ledger?.release(outgoing.tokenKey);
+    if (status !== 401) heard(status);
+    return await decodeResponse(failed, response, received, {
+      limit: transport.limitOf(operationId),
+      buffered: transport.buffered,
+      wallClock: transport.wallClock,
+    });
+  } catch (error) {
+    const upstreamError = attemptFailure(failed, error, status, call.signal, heard);
+    errorKind = upstreamError.kind;
+    throw upstreamError;
+  } finally {
+    release();
+    reportAttempt([call.meter, transport.observer], trace, {
+      operationId,
+      method,
+      status,
+      attempt,
+      durationMs: transport.now() - started,
+      tokenKey: outgoing.tokenKey,
+      errorKind,
+      responseBytes: received.bytes,
+    });
+  }
+}
+
+/** Private: tells the meters and the tracer how an attempt went. */
+function reportAttempt(
+  meters: readonly (UpstreamMeter | undefined)[],
+  trace: UpstreamAttemptTrace | undefined,
+  record: UpstreamCallRecord,
+): void {
+  // A metrics sink must never turn a completed (possibly written) call into a failure.
+  for (const meter of meters) safely(() => meter?.record(record));
+  safely(() => trace?.end(record));
+}
+
+function dispatch(
+  transport: Transport,
+  outgoing: OutgoingRequest,
+  signal: AbortSignal | undefined,
+  trace: UpstreamAttemptTrace | undefined,
+): Promise<Dispatcher.ResponseData> {
+  return transport.dispatcher.request({
+    origin: transport.origin,
+    path: outgoing.path,
+    method: outgoing.method,
+    headers: trace ? { ...trace.headers, ...outgoing.headers } : outgoing.headers,
+    body: outgoing.body ?? null,
+    signal: signal ?? null,
+    headersTimeout: transport.headersTimeoutMs,
+    bodyTimeout: transport.bodyTimeoutMs,
+  });
+}
+
+/** Private: a connection slot of the token's fair share; the gate hears of a wait given up. */
+async function acquireSlot(
+  share: FairShare,
+  key: string,
+  signal: AbortSignal | undefined,
+  heard: Heard,
+): Promise<Release> {
+  try {
+    return await share.acquire(key, signal);
+  } catch (error) {
+    heard(null);
+    throw error;
+  }
+}
+
+/**
+ * Private: error mapping of a failed attempt. Returns the UpstreamError to throw, after telling
+ * the gate; throws instead the caller's abort reason, or an error that is no upstream failure
+ * (a bug, surfaced as is).
+ */
+function attemptFailure(
+  failed: FailedCall,
+  error: unknown,
+  status: number | null,
+  signal: AbortSignal | undefined,
+  heard: Heard,
+): UpstreamError {
+  if (signal?.aborted) {
+    heard(null);
+    throw signal.reason;
+  }
+  const upstreamError = isUpstreamError(error) ? error : errorFromTransport(failed, error, status);
+  heard(upstreamError?.status === 401 ? 401 : null, upstreamError);
+  if (upstreamError === undefined) throw error;
+  return upstreamError;
 }
 
 /** Waits for `promise` unless `signal` aborts first (then rejects with its reason). */
