@@ -195,6 +195,12 @@ export function singleWarmUp(
   };
 }
 
+export interface WarmingParts {
+  readonly link: Pick<RedisLink, 'available'>;
+  readonly seals: { remember(token: string, tokenKey: string): void };
+  readonly warm: WarmUp;
+}
+
 /**
  * The store as the gateway reads it: every read notes its token (to open what other instances
  * seal for it), and a read of a replica not held here waits for a warm-up first while Redis is
@@ -202,15 +208,7 @@ export function singleWarmUp(
  */
 export function warmingReplicas(
   inner: ReplicaStore,
-  {
-    link,
-    seals,
-    warm,
-  }: {
-    link: Pick<RedisLink, 'available'>;
-    seals: Pick<TokenSeals, 'remember'>;
-    warm: WarmUp;
-  },
+  { link, seals, warm }: WarmingParts,
 ): ReplicaStore {
   return {
     ...inner,
