@@ -18,7 +18,7 @@ import { createLiveBus, type LiveBus } from '../live/bus.js';
 import type { PollLeases } from '../live/leases.js';
 import type { SharedRestEntries } from '../loaders/rest-cache.js';
 import type { AppliedChange, FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
-import type { ReplicaStore } from '../replica/types.js';
+import type { ReplicaReadRequest, ReplicaStore } from '../replica/types.js';
 import { ClusterEventTarget } from './bus.js';
 import { clusterFetchPlan } from './flights.js';
 import { createRedisPollLeases } from './leases.js';
@@ -90,11 +90,8 @@ export function createCluster(options: ClusterOptions): Cluster {
     ...(onChange ? { onChange } : {}),
   });
   const seals = new TokenSeals();
-  let bound: ReplicaStore | undefined;
-  const store = (): ReplicaStore => {
-    if (!bound) throw new Error('createCluster: replicas(store) must be called before use');
-    return bound;
-  };
+  const binding = bindOnce<ReplicaStore>('replicas(store)');
+  const store = binding.get;
   const tier: ReplicaTier = createReplicaTier({
     link,
     seals,
@@ -112,8 +109,6 @@ export function createCluster(options: ClusterOptions): Cluster {
     ttlMs: snapshotTtlMs,
     onError,
   });
-  /** Cold reads of one replica share one warm-up. */
-  const warming = new Map<string, Promise<boolean>>();
 
   return {
     instanceId,
@@ -135,42 +130,94 @@ export function createCluster(options: ClusterOptions): Cluster {
         now,
         leaseMs: flightLeaseMs,
       }),
-
-    replicas(inner) {
-      if (bound) throw new Error('createCluster: replicas(store) was already called');
-      bound = inner;
-      return {
-        ...inner,
-        async read(request) {
-          seals.remember(request.token, request.tokenKey);
-          if (link.available && inner.peek(request.tokenKey, request.planId) === undefined) {
-            const key = `${request.tokenKey}/${request.planId}`;
-            let warm = warming.get(key);
-            if (!warm) {
-              warm = tier
-                .warm(request)
-                .catch((error: unknown) => {
-                  onError(error);
-                  return false;
-                })
-                .finally(() => warming.delete(key));
-              warming.set(key, warm);
-            }
-            await warm;
-          }
-          return inner.read(request);
-        },
-      };
-    },
-
+    replicas: (inner) =>
+      warmingReplicas(binding.bind(inner), { link, seals, warm: singleWarmUp(tier, onError) }),
     applied: (change) => tier.observe(change),
-
     stats: () => ({ ...link.stats(), ...tier.stats(), degraded: !link.available }),
-
     async close() {
       tier.close();
       restEntries.close();
       await link.close();
+    },
+  };
+}
+
+/** A value given once, read by parts created before it (the store, built after the cluster). */
+export interface Binding<T> {
+  /** Gives the value; a second call throws. Returns it. */
+  bind(value: T): T;
+  /** The value; throws before `bind`. */
+  get(): T;
+}
+
+/** `what` names the call that binds, for the errors of a missing or repeated one. */
+export function bindOnce<T>(what: string): Binding<T> {
+  let bound: T | undefined;
+  return {
+    bind(value) {
+      if (bound) throw new Error(`createCluster: ${what} was already called`);
+      bound = value;
+      return value;
+    },
+    get() {
+      if (!bound) throw new Error(`createCluster: ${what} must be called before use`);
+      return bound;
+    },
+  };
+}
+
+/** Warms the replica a read asks for from the snapshot tier; true when it installed one. */
+export type WarmUp = (request: ReplicaReadRequest) => Promise<boolean>;
+
+/**
+ * Cold reads of one replica share one warm-up. A failed warm-up is reported and counts as a
+ * miss: the read then goes to the upstream as it would without a cluster.
+ */
+export function singleWarmUp(
+  tier: Pick<ReplicaTier, 'warm'>,
+  onError: (error: unknown) => void,
+): WarmUp {
+  const warming = new Map<string, Promise<boolean>>();
+  return (request) => {
+    const key = `${request.tokenKey}/${request.planId}`;
+    let warm = warming.get(key);
+    if (!warm) {
+      warm = tier
+        .warm(request)
+        .catch((error: unknown) => {
+          onError(error);
+          return false;
+        })
+        .finally(() => warming.delete(key));
+      warming.set(key, warm);
+    }
+    return warm;
+  };
+}
+
+export interface WarmingParts {
+  readonly link: Pick<RedisLink, 'available'>;
+  readonly seals: { remember(token: string, tokenKey: string): void };
+  readonly warm: WarmUp;
+}
+
+/**
+ * The store as the gateway reads it: every read notes its token (to open what other instances
+ * seal for it), and a read of a replica not held here waits for a warm-up first while Redis is
+ * up. Within max-age nothing here is touched.
+ */
+export function warmingReplicas(
+  inner: ReplicaStore,
+  { link, seals, warm }: WarmingParts,
+): ReplicaStore {
+  return {
+    ...inner,
+    async read(request) {
+      seals.remember(request.token, request.tokenKey);
+      if (link.available && inner.peek(request.tokenKey, request.planId) === undefined) {
+        await warm(request);
+      }
+      return inner.read(request);
     },
   };
 }

@@ -96,32 +96,17 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   let events: Redis | undefined;
   let roundTrips = 0;
   let fallbacks = 0;
-  let outages = 0;
-  let available = false;
-  let everUp = false;
   let closed = false;
+  const state = new LinkState();
   const listeners = new Set<() => void>();
   const handlers = new Map<string, Set<(message: Buffer) => void>>();
 
-  let state: 'connecting' | 'up' | 'down' = 'connecting';
-
   function update(reason: string): void {
     if (closed) return;
-    if (commands?.status === 'ready' && events?.status === 'ready') {
-      if (state === 'up') return;
-      state = 'up';
-      available = true;
-      onChange?.({ available: true, first: !everUp });
-      everUp = true;
-      for (const listener of [...listeners]) listener();
-      return;
-    }
-    available = false;
-    // One connection ready while the other is still on its way is no failure.
-    if (state === 'down' || reason === 'ready') return;
-    state = 'down';
-    outages += 1;
-    onChange?.({ available: false, reason });
+    const change = state.update(commands?.status === 'ready' && events?.status === 'ready', reason);
+    if (!change) return;
+    onChange?.(change);
+    if (change.available) for (const listener of [...listeners]) listener();
   }
 
   function sendSubscribe(channel: string): void {
@@ -134,28 +119,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
 
   const connecting = import('ioredis').then(({ Redis }) => {
     if (closed) return;
-    const common: RedisOptions = {
-      retryStrategy: (times) => Math.min(100 * times, RECONNECT_MAX_MS),
-      connectTimeout: 2_000,
-      lazyConnect: true,
-    };
-    commands = new Redis(url, {
-      ...common,
-      // Fail fast: a command while disconnected must not wait for a reconnection.
-      enableOfflineQueue: false,
-      autoResendUnfulfilledCommands: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: commandTimeoutMs,
-      connectionName: 'plans-gateway',
-    });
-    events = new Redis(url, {
-      ...common,
-      // Subscriptions made while disconnected are sent on connection, and restored after one.
-      enableOfflineQueue: true,
-      autoResubscribe: true,
-      maxRetriesPerRequest: null,
-      connectionName: 'plans-gateway-events',
-    });
+    ({ commands, events } = createClients(Redis, url, commandTimeoutMs));
     for (const client of [commands, events]) {
       client.on('ready', () => update('ready'));
       client.on('close', () => update('connection closed'));
@@ -173,22 +137,21 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
     for (const channel of handlers.keys()) sendSubscribe(channel);
   });
   connecting.catch((error: unknown) => {
-    outages += 1;
-    onChange?.({
-      available: false,
-      reason: `ioredis could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
-    });
+    const change = state.failedToLoad(
+      `ioredis could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    onChange?.(change);
   });
 
   const link: RedisLink = {
     prefix,
     get available() {
-      return available;
+      return state.available;
     },
-    stats: () => ({ available, roundTrips, fallbacks, outages }),
+    stats: () => ({ available: state.available, roundTrips, fallbacks, outages: state.outages }),
 
     async run(op) {
-      if (!available || !commands) {
+      if (!state.available || !commands) {
         fallbacks += 1;
         return UNAVAILABLE;
       }
@@ -249,7 +212,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
     },
 
     ready(timeoutMs) {
-      if (available) return Promise.resolve(true);
+      if (state.available) return Promise.resolve(true);
       return new Promise((resolve) => {
         const timer = setTimeout(() => {
           stop();
@@ -265,7 +228,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
 
     async close() {
       closed = true;
-      available = false;
+      state.close();
       handlers.clear();
       listeners.clear();
       await connecting.catch(() => {});
@@ -279,6 +242,89 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
     },
   };
   return link;
+}
+
+/**
+ * Whether the link is up, from what its two connections report, and how many times it went
+ * down. It is up once both connections are ready; it goes down (one outage, told once) when
+ * either is lost, not while one is ready and the other still on its way.
+ */
+export class LinkState {
+  private _state: 'connecting' | 'up' | 'down' = 'connecting';
+  private _everUp = false;
+  private _available = false;
+  private _outages = 0;
+
+  get available(): boolean {
+    return this._available;
+  }
+
+  get outages(): number {
+    return this._outages;
+  }
+
+  /**
+   * A connection reported `reason` (`'ready'` when it came up); `bothReady` says whether both
+   * connections are ready now. Returns the change to tell, when this is one.
+   */
+  update(bothReady: boolean, reason: string): LinkChange | undefined {
+    if (bothReady) {
+      if (this._state === 'up') return undefined;
+      this._state = 'up';
+      this._available = true;
+      const change = { available: true, first: !this._everUp } as const;
+      this._everUp = true;
+      return change;
+    }
+    this._available = false;
+    if (this._state === 'down' || reason === 'ready') return undefined;
+    this._state = 'down';
+    this._outages += 1;
+    return { available: false, reason };
+  }
+
+  /** ioredis could not be loaded: an outage the link never recovers from. */
+  failedToLoad(reason: string): LinkChange {
+    this._outages += 1;
+    return { available: false, reason };
+  }
+
+  /** Closed: unavailable for good. */
+  close(): void {
+    this._available = false;
+  }
+}
+
+// Private: the two connections, not yet connected: commands fail fast, subscriptions wait.
+function createClients(
+  RedisClient: typeof Redis,
+  url: string,
+  commandTimeoutMs: number,
+): { commands: Redis; events: Redis } {
+  const common: RedisOptions = {
+    retryStrategy: (times) => Math.min(100 * times, RECONNECT_MAX_MS),
+    connectTimeout: 2_000,
+    lazyConnect: true,
+  };
+  return {
+    commands: new RedisClient(url, {
+      ...common,
+      // Fail fast: a command while disconnected must not wait for a reconnection.
+      enableOfflineQueue: false,
+      autoResendUnfulfilledCommands: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: commandTimeoutMs,
+      connectionName: 'plans-gateway',
+    }),
+    events: new RedisClient(url, {
+      ...common,
+      // Subscriptions made while disconnected are sent on connection, and restored after one.
+      enableOfflineQueue: true,
+      autoResubscribe: true,
+      maxRetriesPerRequest: null,
+      connectionName: 'plans-gateway-events',
+    }),
+  };
 }
 
 function describe(error: unknown): string {

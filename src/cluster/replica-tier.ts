@@ -29,7 +29,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { AppliedChange } from '../replica/store.js';
-import type { ReplicaStore } from '../replica/types.js';
+import type { RelayedSync, ReplicaStore } from '../replica/types.js';
 import type { ResponseData } from '../upstream/types.js';
 import { planExportOf } from './plan-export.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
@@ -201,13 +201,13 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
   const ridOf = (tokenKey: string, planId: string) => redisName('replica', tokenKey, planId);
 
   const followed = new Map<string, { tokenKey: string; planId: string; stop: () => void }>();
-  const chains = new Map<string, Promise<void>>();
+  const queues = new ReplicaQueues(onError);
   // Kept for flights waiting on another instance; bounded by the bytes of the deltas held.
   const latest = new LRUCache<string, DeltaRelay>({
     maxSize: LATEST_RELAYS_BYTES,
     sizeCalculation: (relay) => relay.bytes + 1,
   });
-  const waiters = new Map<string, Set<() => void>>();
+  const waiters = new RelayWaiters();
   const compacting = new Set<string>();
   const resyncing = new Set<string>();
   const stats: TierStats = {
@@ -230,29 +230,12 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
   }, SWEEP_MS);
   sweep.unref();
 
-  function wake(rid: string): void {
-    const set = waiters.get(rid);
-    if (!set) return;
-    waiters.delete(rid);
-    for (const resolve of set) resolve();
-  }
-
-  /** Private: runs `task` after every earlier task of the same replica (relays apply in order). */
-  function enqueue(rid: string, task: () => Promise<void>): void {
-    const previous = chains.get(rid) ?? Promise.resolve();
-    const next = previous.then(task).catch(onError);
-    chains.set(rid, next);
-    void next.then(() => {
-      if (chains.get(rid) === next) chains.delete(rid);
-    });
-  }
-
   function follow(tokenKey: string, planId: string): void {
     const rid = ridOf(tokenKey, planId);
     if (followed.has(rid) || !seals.get(tokenKey)) return;
     const stop = link.subscribe(key('r', rid), (message) => {
       if (message.subarray(0, instanceId.length).equals(instanceId)) return;
-      enqueue(rid, async () => {
+      queues.enqueue(rid, async () => {
         const seal = seals.get(tokenKey);
         if (!seal) return;
         const relay = await openDelta(seal, rid, message.subarray(instanceId.length));
@@ -262,25 +245,6 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
     followed.set(rid, { tokenKey, planId, stop });
   }
 
-  async function openDelta(seal: TokenSeal, rid: string, blob: Buffer): Promise<DeltaRelay> {
-    const opened = await seal.open(blob, `delta:${rid}`);
-    const value: unknown = JSON.parse(opened.toString('utf8'));
-    if (!isRecord(value) || !isCount(value.from) || !isCount(value.to) || !isTime(value.sentAt)) {
-      throw new TypeError('a relayed delta must hold from, to and sentAt');
-    }
-    const aliases = Array.isArray(value.aliases)
-      ? value.aliases.filter((alias): alias is string => typeof alias === 'string')
-      : [];
-    return {
-      from: value.from,
-      to: value.to,
-      sentAt: value.sentAt,
-      aliases,
-      data: value.data as PlanExport,
-      bytes: opened.length,
-    };
-  }
-
   async function applyDelta(
     seal: TokenSeal,
     tokenKey: string,
@@ -288,14 +252,7 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
     rid: string,
     relay: DeltaRelay,
   ): Promise<void> {
-    const outcome = store().applyRelayed(tokenKey, {
-      kind: 'delta',
-      data: relay.data,
-      fromKnowledge: relay.from,
-      sentAt: relay.sentAt,
-      bytes: relay.bytes,
-      aliases: relay.aliases,
-    });
+    const outcome = store().applyRelayed(tokenKey, relayedDelta(relay));
     if (outcome !== 'gap') {
       stats.relaysApplied += 1;
       remember(rid, relay);
@@ -311,7 +268,7 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
   function remember(rid: string, relay: DeltaRelay): void {
     const previous = latest.get(rid);
     if (!previous || previous.sentAt <= relay.sentAt) latest.set(rid, relay);
-    wake(rid);
+    waiters.wake(rid);
   }
 
   /** Private: the logged deltas after the replica's knowledge, applied in order. */
@@ -333,14 +290,7 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
         return undefined;
       });
       if (!relay) continue;
-      const outcome = store().applyRelayed(tokenKey, {
-        kind: 'delta',
-        data: relay.data,
-        fromKnowledge: relay.from,
-        sentAt: relay.sentAt,
-        bytes: relay.bytes,
-        aliases: relay.aliases,
-      });
+      const outcome = store().applyRelayed(tokenKey, relayedDelta(relay));
       if (outcome !== 'gap') remember(rid, relay);
     }
   }
@@ -425,14 +375,7 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
         if (outcome === 'gap') return false;
         const rid = ridOf(tokenKey, stored.data.plan.id);
         for (const delta of stored.deltas) {
-          const applied = store().applyRelayed(tokenKey, {
-            kind: 'delta',
-            data: delta.data,
-            fromKnowledge: delta.from,
-            sentAt: delta.sentAt,
-            bytes: delta.bytes,
-            aliases: delta.aliases,
-          });
+          const applied = store().applyRelayed(tokenKey, relayedDelta(delta));
           if (applied !== 'gap') remember(rid, delta);
         }
         stats.warmed += 1;
@@ -458,29 +401,14 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
       if (!ridBuffer || !blob) return undefined;
       const foundRid = ridBuffer.toString('utf8');
       try {
-        const opened = await seal.open(blob, `snapshot:${foundRid}`);
-        const value: unknown = JSON.parse(opened.toString('utf8'));
-        if (!isRecord(value) || !isTime(value.sentAt) || !isRecord(value.data)) {
-          throw new TypeError('a stored snapshot must hold sentAt and data');
-        }
-        const data = value.data as PlanExport;
-        if (byAlias ? ridOf(tokenKey, String(data.plan?.id)) !== foundRid : foundRid !== rid) {
-          throw new TypeError('a stored snapshot is not of the replica it is stored under');
-        }
-        const deltas: DeltaRelay[] = [];
-        for (const each of deltaBlobs) {
-          if (each) deltas.push(await openDelta(seal, foundRid, each));
-        }
-        const checkedAt = checked ? Number(checked.toString('utf8')) : undefined;
-        return {
-          data,
-          sentAt: value.sentAt,
-          bytes: opened.length,
-          deltas,
-          ...(checkedAt !== undefined && Number.isFinite(checkedAt)
-            ? { aliasCheckedAt: checkedAt }
-            : {}),
-        };
+        return await openSnapshot(seal, {
+          rid: foundRid,
+          blob,
+          deltaBlobs,
+          checked,
+          // Through an alias, the snapshot found names its replica; else it must be the one asked.
+          expected: byAlias ? (data) => ridOf(tokenKey, String(data.plan?.id)) : () => rid,
+        });
       } catch (error) {
         onError(error);
         return undefined;
@@ -522,25 +450,7 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
 
     latest: (tokenKey, planId) => latest.get(ridOf(tokenKey, planId)),
 
-    nextRelay(tokenKey, planId, ms, signal) {
-      const rid = ridOf(tokenKey, planId);
-      return new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          waiters.get(rid)?.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(done, Math.max(1, ms));
-        signal?.addEventListener('abort', done, { once: true });
-        let set = waiters.get(rid);
-        if (!set) {
-          set = new Set();
-          waiters.set(rid, set);
-        }
-        set.add(done);
-      });
-    },
+    nextRelay: (tokenKey, planId, ms, signal) => waiters.next(ridOf(tokenKey, planId), ms, signal),
 
     observe({ tokenKey, planId }) {
       follow(tokenKey, planId);
@@ -552,10 +462,136 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
       clearInterval(sweep);
       for (const { stop } of followed.values()) stop();
       followed.clear();
-      for (const rid of [...waiters.keys()]) wake(rid);
+      waiters.wakeAll();
     },
   };
   return tier;
+}
+
+/** The replica store's form of a relayed delta. */
+export function relayedDelta(relay: DeltaRelay): RelayedSync {
+  return {
+    kind: 'delta',
+    data: relay.data,
+    fromKnowledge: relay.from,
+    sentAt: relay.sentAt,
+    bytes: relay.bytes,
+    aliases: relay.aliases,
+  };
+}
+
+/** Opens a sealed relayed delta of replica `rid`; throws when it is not one. */
+export async function openDelta(seal: TokenSeal, rid: string, blob: Buffer): Promise<DeltaRelay> {
+  const opened = await seal.open(blob, `delta:${rid}`);
+  const value: unknown = JSON.parse(opened.toString('utf8'));
+  if (!isRecord(value) || !isCount(value.from) || !isCount(value.to) || !isTime(value.sentAt)) {
+    throw new TypeError('a relayed delta must hold from, to and sentAt');
+  }
+  const aliases = Array.isArray(value.aliases)
+    ? value.aliases.filter((alias): alias is string => typeof alias === 'string')
+    : [];
+  return {
+    from: value.from,
+    to: value.to,
+    sentAt: value.sentAt,
+    aliases,
+    data: value.data as PlanExport,
+    bytes: opened.length,
+  };
+}
+
+/** A snapshot as `LOAD` found it, sealed, with the deltas logged after it. */
+export interface SealedSnapshot {
+  /** The replica it is stored under. */
+  readonly rid: string;
+  readonly blob: Buffer;
+  readonly deltaBlobs: readonly (Buffer | null)[];
+  /** When the alias it was found through was last resolved (epoch ms as text), if any. */
+  readonly checked: Buffer | null | undefined;
+  /** The replica its data must be of. */
+  readonly expected: (data: PlanExport) => string;
+}
+
+/** Opens a stored snapshot and its deltas; throws when any is unreadable or not of the replica. */
+export async function openSnapshot(
+  seal: TokenSeal,
+  { rid, blob, deltaBlobs, checked, expected }: SealedSnapshot,
+): Promise<StoredSnapshot> {
+  const opened = await seal.open(blob, `snapshot:${rid}`);
+  const value: unknown = JSON.parse(opened.toString('utf8'));
+  if (!isRecord(value) || !isTime(value.sentAt) || !isRecord(value.data)) {
+    throw new TypeError('a stored snapshot must hold sentAt and data');
+  }
+  const data = value.data as PlanExport;
+  if (expected(data) !== rid) {
+    throw new TypeError('a stored snapshot is not of the replica it is stored under');
+  }
+  const deltas: DeltaRelay[] = [];
+  for (const each of deltaBlobs) {
+    if (each) deltas.push(await openDelta(seal, rid, each));
+  }
+  const checkedAt = checked ? Number(checked.toString('utf8')) : undefined;
+  return {
+    data,
+    sentAt: value.sentAt,
+    bytes: opened.length,
+    deltas,
+    ...(checkedAt !== undefined && Number.isFinite(checkedAt) ? { aliasCheckedAt: checkedAt } : {}),
+  };
+}
+
+/** Tasks run one after another per replica (relays apply in order); failures go to `onError`. */
+export class ReplicaQueues {
+  private readonly _chains = new Map<string, Promise<void>>();
+
+  constructor(private readonly _onError: (error: unknown) => void) {}
+
+  /** Runs `task` after every earlier task of the same replica. */
+  enqueue(rid: string, task: () => Promise<void>): void {
+    const previous = this._chains.get(rid) ?? Promise.resolve();
+    const next = previous.then(task).catch(this._onError);
+    this._chains.set(rid, next);
+    void next.then(() => {
+      if (this._chains.get(rid) === next) this._chains.delete(rid);
+    });
+  }
+}
+
+/** Flights waiting for the next delta of a replica, each until it arrives or its time is up. */
+export class RelayWaiters {
+  private readonly _waiting = new Map<string, Set<() => void>>();
+
+  /** Resolves when `wake(rid)` is called, after `ms`, or on `signal`'s abort. */
+  next(rid: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this._waiting.get(rid)?.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(1, ms));
+      signal?.addEventListener('abort', done, { once: true });
+      let set = this._waiting.get(rid);
+      if (!set) {
+        set = new Set();
+        this._waiting.set(rid, set);
+      }
+      set.add(done);
+    });
+  }
+
+  /** A delta of `rid` arrived: every flight waiting for one goes on. */
+  wake(rid: string): void {
+    const set = this._waiting.get(rid);
+    if (!set) return;
+    this._waiting.delete(rid);
+    for (const resolve of set) resolve();
+  }
+
+  wakeAll(): void {
+    for (const rid of [...this._waiting.keys()]) this.wake(rid);
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -16,11 +16,12 @@ import type {
   MonthRow,
   PayeeRow,
   PlanSnapshot,
+  SavedEntities,
   ScheduledTransactionRow,
   SubTransactionRow,
   TransactionRow,
 } from '../replica/types.js';
-import type { IsoDate, SubTransactionBase } from '../upstream/types.js';
+import type { IsoDate, ResponseData, SubTransactionBase } from '../upstream/types.js';
 
 /** Where a change came from. */
 export type ChangeOrigin =
@@ -101,6 +102,9 @@ export type RowSource = Pick<
   | 'scheduledTransaction'
 >;
 
+/** The plan of a delta (or a full export) as the upstream sends it. */
+type DeltaPlan = ResponseData['getPlanById']['plan'];
+
 export function emptyKeys(): ChangeKeys {
   return {
     accounts: new Set(),
@@ -154,38 +158,49 @@ export function keysOfSource(
   previous: PlanSnapshot | undefined,
   currentMonth: IsoDate,
 ): ChangeKeys {
-  const keys = emptyKeys();
-  if (source.kind === 'write') {
-    const { saved } = source;
-    for (const account of saved.accounts ?? []) keys.accounts.add(account.id);
-    for (const group of saved.categoryGroups ?? []) keys.categoryGroups.add(group.id);
-    for (const category of saved.categories ?? []) {
-      keys.categories.add(category.id);
-      monthSet(keys, currentMonth).add(category.id);
-    }
-    for (const { month, category } of saved.monthCategories ?? []) {
-      const first = firstOfMonth(month);
-      monthSet(keys, first).add(category.id);
-      if (first === currentMonth) keys.categories.add(category.id);
-    }
-    for (const payee of saved.payees ?? []) keys.payees.add(payee.id);
-    for (const detail of saved.transactions ?? []) {
-      keys.transactions.add(detail.id);
-      // A payee created by name exists from this write on: show it.
-      if (detail.payee_id !== null && previous?.payee(detail.payee_id) === undefined) {
-        keys.payees.add(detail.payee_id);
-      }
-      noteBefore(keys, previous, detail.id, () =>
-        detail.deleted ? placeOf(detail, detail.subtransactions) : undefined,
-      );
-    }
-    for (const detail of saved.scheduledTransactions ?? []) {
-      keys.scheduledTransactions.add(detail.id);
-    }
-    return keys;
-  }
+  return source.kind === 'write'
+    ? keysOfWrite(source.saved, previous, currentMonth)
+    : keysOfDelta(source.data.plan, previous);
+}
 
-  const plan = source.data.plan;
+/** The keys of a write's saved entities (its REST answer, applied before a delta confirms it). */
+export function keysOfWrite(
+  saved: SavedEntities,
+  previous: PlanSnapshot | undefined,
+  currentMonth: IsoDate,
+): ChangeKeys {
+  const keys = emptyKeys();
+  for (const account of saved.accounts ?? []) keys.accounts.add(account.id);
+  for (const group of saved.categoryGroups ?? []) keys.categoryGroups.add(group.id);
+  for (const category of saved.categories ?? []) {
+    keys.categories.add(category.id);
+    monthSet(keys, currentMonth).add(category.id);
+  }
+  for (const { month, category } of saved.monthCategories ?? []) {
+    const first = firstOfMonth(month);
+    monthSet(keys, first).add(category.id);
+    if (first === currentMonth) keys.categories.add(category.id);
+  }
+  for (const payee of saved.payees ?? []) keys.payees.add(payee.id);
+  for (const detail of saved.transactions ?? []) {
+    keys.transactions.add(detail.id);
+    // A payee created by name exists from this write on: show it.
+    if (detail.payee_id !== null && previous?.payee(detail.payee_id) === undefined) {
+      keys.payees.add(detail.payee_id);
+    }
+    noteBefore(keys, previous, detail.id, () =>
+      detail.deleted ? placeOf(detail, detail.subtransactions) : undefined,
+    );
+  }
+  for (const detail of saved.scheduledTransactions ?? []) {
+    keys.scheduledTransactions.add(detail.id);
+  }
+  return keys;
+}
+
+/** The keys of a delta (or a full export): every entity it carries. */
+export function keysOfDelta(plan: DeltaPlan, previous: PlanSnapshot | undefined): ChangeKeys {
+  const keys = emptyKeys();
   for (const account of plan.accounts) keys.accounts.add(account.id);
   for (const group of plan.category_groups) keys.categoryGroups.add(group.id);
   for (const category of plan.categories) keys.categories.add(category.id);
@@ -195,21 +210,7 @@ export function keysOfSource(
     for (const category of month.categories) ids.add(category.id);
   }
   for (const payee of plan.payees) keys.payees.add(payee.id);
-  const deltaRows = new Map(plan.transactions.map((row) => [row.id, row] as const));
-  const deltaLines = new Map<string, SubTransactionBase[]>();
-  for (const row of plan.transactions) keys.transactions.add(row.id);
-  for (const sub of plan.subtransactions) {
-    keys.transactions.add(sub.transaction_id);
-    const lines = deltaLines.get(sub.transaction_id);
-    if (lines) lines.push(sub);
-    else deltaLines.set(sub.transaction_id, [sub]);
-  }
-  for (const id of keys.transactions) {
-    noteBefore(keys, previous, id, () => {
-      const row = deltaRows.get(id);
-      return row?.deleted ? placeOf(row, deltaLines.get(id) ?? []) : undefined;
-    });
-  }
+  addDeltaTransactions(keys, plan, previous);
   for (const row of plan.scheduled_transactions) keys.scheduledTransactions.add(row.id);
   for (const sub of plan.scheduled_subtransactions) {
     keys.scheduledTransactions.add(sub.scheduled_transaction_id);
@@ -226,53 +227,21 @@ export interface ChangeMeta {
 
 /** The keys as rows of `source` (the replica after the change); what it lacks is deleted. */
 export function resolveKeys(keys: ChangeKeys, source: RowSource, meta: ChangeMeta): PlanChange {
-  const pick = <Row>(ids: Iterable<string>, find: (id: string) => Row | undefined) => {
-    const rows: Row[] = [];
-    const gone: string[] = [];
-    for (const id of ids) {
-      const row = find(id);
-      if (row === undefined) gone.push(id);
-      else rows.push(row);
-    }
-    return { rows, gone };
-  };
-  const accounts = pick(keys.accounts, (id) => source.account(id));
-  const groups = pick(keys.categoryGroups, (id) => source.categoryGroup(id));
-  const categories = pick(keys.categories, (id) => source.category(id));
-  const months = pick(keys.months, (month) => source.month(month));
-  const monthCategories: CategoryRow[] = [];
-  for (const [month, ids] of keys.monthCategories) {
-    for (const id of ids) {
-      // A month the replica lacks falls back to the current month's row: not this month's.
-      const row = source.category(id, month);
-      if (row !== undefined && row.month === month) monthCategories.push(row);
-    }
-  }
-  const payees = pick(keys.payees, (id) => source.payee(id));
-  const transactions = pick(keys.transactions, (id) => source.transaction(id));
-  const scheduled = pick(keys.scheduledTransactions, (id) => source.scheduledTransaction(id));
-  return {
-    ...meta,
-    accounts: accounts.rows,
-    categoryGroups: groups.rows,
-    categories: categories.rows,
-    months: months.rows,
-    monthCategories,
-    payees: payees.rows,
-    transactions: transactions.rows,
+  const transactions = pickRows(keys.transactions, (id) => source.transaction(id));
+  return changeOf(meta, {
+    accounts: pickRows(keys.accounts, (id) => source.account(id)),
+    categoryGroups: pickRows(keys.categoryGroups, (id) => source.categoryGroup(id)),
+    categories: pickRows(keys.categories, (id) => source.category(id)),
+    months: pickRows(keys.months, (month) => source.month(month)),
+    monthCategories: monthCategoryRows(keys.monthCategories, source),
+    payees: pickRows(keys.payees, (id) => source.payee(id)),
+    transactions,
     subtransactions: transactions.rows.flatMap((row) => source.subtransactionsOf(row.id)),
-    scheduledTransactions: scheduled.rows,
+    scheduledTransactions: pickRows(keys.scheduledTransactions, (id) =>
+      source.scheduledTransaction(id),
+    ),
     transactionsBefore: [...keys.before.values()],
-    deleted: {
-      accountIds: accounts.gone,
-      categoryGroupIds: groups.gone,
-      categoryIds: categories.gone,
-      months: months.gone,
-      payeeIds: payees.gone,
-      transactionIds: transactions.gone,
-      scheduledTransactionIds: scheduled.gone,
-    },
-  };
+  });
 }
 
 export function isEmptyChange(change: PlanChange): boolean {
@@ -292,28 +261,6 @@ export function isEmptyChange(change: PlanChange): boolean {
 
 /** One change saying what `first` then `second` said: later rows win, a deletion removes a row. */
 export function mergeChanges(first: PlanChange, second: PlanChange): PlanChange {
-  const byId = (row: { id: string }) => row.id;
-  const accounts = mergeRows(
-    first.accounts,
-    first.deleted.accountIds,
-    second.accounts,
-    second.deleted.accountIds,
-    byId,
-  );
-  const groups = mergeRows(
-    first.categoryGroups,
-    first.deleted.categoryGroupIds,
-    second.categoryGroups,
-    second.deleted.categoryGroupIds,
-    byId,
-  );
-  const categories = mergeRows(
-    first.categories,
-    first.deleted.categoryIds,
-    second.categories,
-    second.deleted.categoryIds,
-    byId,
-  );
   const months = mergeRows(
     first.months,
     first.deleted.months,
@@ -321,66 +268,33 @@ export function mergeChanges(first: PlanChange, second: PlanChange): PlanChange 
     second.deleted.months,
     (row) => row.month,
   );
-  const monthCategories = mergeRows(
-    first.monthCategories,
-    [],
-    second.monthCategories,
-    [],
-    (row) => `${row.id}:${row.month}`,
-  ).rows.filter((row) => !months.gone.includes(row.month));
-  const payees = mergeRows(
-    first.payees,
-    first.deleted.payeeIds,
-    second.payees,
-    second.deleted.payeeIds,
-    byId,
-  );
-  const transactions = mergeRows(
-    first.transactions,
-    first.deleted.transactionIds,
-    second.transactions,
-    second.deleted.transactionIds,
-    byId,
-  );
-  const scheduled = mergeRows(
-    first.scheduledTransactions,
-    first.deleted.scheduledTransactionIds,
-    second.scheduledTransactions,
-    second.deleted.scheduledTransactionIds,
-    byId,
-  );
-  // Split lines travel with the version of their transaction that won.
-  const lines = linesByTransaction(first);
-  for (const row of second.transactions) lines.set(row.id, []);
-  for (const [id, subs] of linesByTransaction(second)) lines.set(id, subs);
-  const subtransactions = transactions.rows.flatMap((row) => lines.get(row.id) ?? []);
-  const before = new Map(second.transactionsBefore.map((place) => [place.id, place] as const));
-  for (const place of first.transactionsBefore) before.set(place.id, place);
-  return {
-    planId: first.planId,
-    origin: second.origin,
-    serverKnowledge: Math.max(first.serverKnowledge, second.serverKnowledge),
-    previousServerKnowledge: first.previousServerKnowledge,
-    accounts: accounts.rows,
-    categoryGroups: groups.rows,
-    categories: categories.rows,
-    months: months.rows,
-    monthCategories,
-    payees: payees.rows,
-    transactions: transactions.rows,
-    subtransactions,
-    scheduledTransactions: scheduled.rows,
-    transactionsBefore: [...before.values()],
-    deleted: {
-      accountIds: accounts.gone,
-      categoryGroupIds: groups.gone,
-      categoryIds: categories.gone,
-      months: months.gone,
-      payeeIds: payees.gone,
-      transactionIds: transactions.gone,
-      scheduledTransactionIds: scheduled.gone,
+  const transactions = mergeById(first, second, 'transactions');
+  return changeOf(
+    {
+      planId: first.planId,
+      origin: second.origin,
+      serverKnowledge: Math.max(first.serverKnowledge, second.serverKnowledge),
+      previousServerKnowledge: first.previousServerKnowledge,
     },
-  };
+    {
+      accounts: mergeById(first, second, 'accounts'),
+      categoryGroups: mergeById(first, second, 'categoryGroups'),
+      categories: mergeById(first, second, 'categories'),
+      months,
+      monthCategories: mergeRows(
+        first.monthCategories,
+        [],
+        second.monthCategories,
+        [],
+        (row) => `${row.id}:${row.month}`,
+      ).rows.filter((row) => !months.gone.includes(row.month)),
+      payees: mergeById(first, second, 'payees'),
+      transactions,
+      subtransactions: mergeSubtransactions(first, second, transactions.rows),
+      scheduledTransactions: mergeById(first, second, 'scheduledTransactions'),
+      transactionsBefore: mergeBefore(first, second),
+    },
+  );
 }
 
 /** Where a transaction row with these split lines is filed. */
@@ -453,4 +367,146 @@ function mergeRows<Row>(
     gone.add(key);
   }
   return { rows: [...rows.values()], gone: [...gone] };
+}
+
+/** Rows found for some keys, and the keys of those that are gone. */
+interface Picked<Row> {
+  readonly rows: Row[];
+  readonly gone: string[];
+}
+
+// Private: what a change holds besides its meta, each collection with its deletions.
+interface ChangeParts {
+  readonly accounts: Picked<AccountRow>;
+  readonly categoryGroups: Picked<CategoryGroupRow>;
+  readonly categories: Picked<CategoryRow>;
+  readonly months: Picked<MonthRow>;
+  readonly monthCategories: CategoryRow[];
+  readonly payees: Picked<PayeeRow>;
+  readonly transactions: Picked<TransactionRow>;
+  readonly subtransactions: SubTransactionRow[];
+  readonly scheduledTransactions: Picked<ScheduledTransactionRow>;
+  readonly transactionsBefore: TransactionPlace[];
+}
+
+// Private: the parts laid out as a `PlanChange`, the deletions gathered under `deleted`.
+function changeOf(meta: ChangeMeta, parts: ChangeParts): PlanChange {
+  return {
+    ...meta,
+    accounts: parts.accounts.rows,
+    categoryGroups: parts.categoryGroups.rows,
+    categories: parts.categories.rows,
+    months: parts.months.rows,
+    monthCategories: parts.monthCategories,
+    payees: parts.payees.rows,
+    transactions: parts.transactions.rows,
+    subtransactions: parts.subtransactions,
+    scheduledTransactions: parts.scheduledTransactions.rows,
+    transactionsBefore: parts.transactionsBefore,
+    deleted: {
+      accountIds: parts.accounts.gone,
+      categoryGroupIds: parts.categoryGroups.gone,
+      categoryIds: parts.categories.gone,
+      months: parts.months.gone,
+      payeeIds: parts.payees.gone,
+      transactionIds: parts.transactions.gone,
+      scheduledTransactionIds: parts.scheduledTransactions.gone,
+    },
+  };
+}
+
+// Private: the rows `find` has for `ids`; the ids it lacks are gone.
+function pickRows<Row>(ids: Iterable<string>, find: (id: string) => Row | undefined): Picked<Row> {
+  const rows: Row[] = [];
+  const gone: string[] = [];
+  for (const id of ids) {
+    const row = find(id);
+    if (row === undefined) gone.push(id);
+    else rows.push(row);
+  }
+  return { rows, gone };
+}
+
+// Private: the category rows of the months whose amounts changed.
+function monthCategoryRows(
+  monthCategories: ChangeKeys['monthCategories'],
+  source: RowSource,
+): CategoryRow[] {
+  const rows: CategoryRow[] = [];
+  for (const [month, ids] of monthCategories) {
+    for (const id of ids) {
+      // A month the replica lacks falls back to the current month's row: not this month's.
+      const row = source.category(id, month);
+      if (row !== undefined && row.month === month) rows.push(row);
+    }
+  }
+  return rows;
+}
+
+// Private: the collections of a change keyed by row id, each with the field of its deleted ids.
+const DELETED_IDS = {
+  accounts: 'accountIds',
+  categoryGroups: 'categoryGroupIds',
+  categories: 'categoryIds',
+  payees: 'payeeIds',
+  transactions: 'transactionIds',
+  scheduledTransactions: 'scheduledTransactionIds',
+} as const satisfies Record<string, keyof PlanDeletions>;
+
+// Private: one collection of two changes merged by row id.
+function mergeById<K extends keyof typeof DELETED_IDS>(
+  first: PlanChange,
+  second: PlanChange,
+  collection: K,
+): Picked<PlanChange[K][number]> {
+  const deleted = DELETED_IDS[collection];
+  return mergeRows<PlanChange[K][number]>(
+    first[collection],
+    first.deleted[deleted],
+    second[collection],
+    second.deleted[deleted],
+    (row) => row.id,
+  );
+}
+
+// Private: split lines travel with the version of their transaction that won.
+function mergeSubtransactions(
+  first: PlanChange,
+  second: PlanChange,
+  transactions: readonly TransactionRow[],
+): SubTransactionRow[] {
+  const lines = linesByTransaction(first);
+  for (const row of second.transactions) lines.set(row.id, []);
+  for (const [id, subs] of linesByTransaction(second)) lines.set(id, subs);
+  return transactions.flatMap((row) => lines.get(row.id) ?? []);
+}
+
+// Private: where merged transactions were filed before; the earlier change knows it first.
+function mergeBefore(first: PlanChange, second: PlanChange): TransactionPlace[] {
+  const before = new Map(second.transactionsBefore.map((place) => [place.id, place] as const));
+  for (const place of first.transactionsBefore) before.set(place.id, place);
+  return [...before.values()];
+}
+
+// Private: the transactions of a delta and their split lines; where each was filed before.
+function addDeltaTransactions(
+  keys: ChangeKeys,
+  plan: DeltaPlan,
+  previous: PlanSnapshot | undefined,
+): void {
+  const deltaRows = new Map(plan.transactions.map((row) => [row.id, row] as const));
+  const deltaLines = new Map<string, SubTransactionBase[]>();
+  for (const row of plan.transactions) keys.transactions.add(row.id);
+  for (const sub of plan.subtransactions) {
+    keys.transactions.add(sub.transaction_id);
+    const lines = deltaLines.get(sub.transaction_id);
+    if (lines) lines.push(sub);
+    else deltaLines.set(sub.transaction_id, [sub]);
+  }
+  for (const id of keys.transactions) {
+    noteBefore(keys, previous, id, () => {
+      const row = deltaRows.get(id);
+      return row?.deleted ? placeOf(row, deltaLines.get(id) ?? []) : undefined;
+    });
+  }
 }

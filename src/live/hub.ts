@@ -15,39 +15,41 @@
  *   of the plan, through the bus so that every instance ends its own.
  */
 import { GraphQLError } from 'graphql';
-import { LRUCache } from 'lru-cache';
 import { type Credentials, unauthenticated } from '../contracts/credentials.js';
-import { rethrowAsGraphQL, toGraphQLError } from '../contracts/errors.js';
+import { rethrowAsGraphQL } from '../contracts/errors.js';
 import type { Loaders } from '../loaders/loaders.js';
 import type { AppliedChange } from '../replica/store.js';
-import type { Freshness, ReplicaStore } from '../replica/types.js';
-import { isUpstreamError } from '../upstream/errors.js';
-import type { ResponseData } from '../upstream/types.js';
+import type { Freshness, PlanSnapshot, ReplicaStore } from '../replica/types.js';
 import type { PollBudget } from './budget.js';
-import { channelKey, createLiveBus, type LiveBus, type LiveMessage } from './bus.js';
-import { ChangeLog, type ChangeLogLimits } from './change-log.js';
+import { channelKey, createLiveBus, type LiveBus } from './bus.js';
+import type { ChangeLog, ChangeLogLimits } from './change-log.js';
 import { isEmptyChange, keysOfSource, type PlanChange, resolveKeys } from './changes.js';
-import { deltaView } from './delta-view.js';
+import {
+  admitSubscriber,
+  type Channel,
+  closeChannels,
+  createLogCache,
+  joinChannel,
+  type LiveState,
+  leaveChannel,
+  releaseSubscriber,
+} from './channels.js';
 import { PlanFeed } from './feed.js';
 import { createLocalLeases, type PollLeases } from './leases.js';
-import { type Poller, startPoller } from './poller.js';
+import { type FetchDelta, type ReplaySources, replay } from './replay.js';
 import type { Scheduler } from './scheduler.js';
+
+export type { FetchDeltaRequest } from './replay.js';
 
 /** @default 100 subscriptions per token on one instance */
 export const DEFAULT_SUBSCRIPTIONS_PER_TOKEN = 100;
 /** @default 1,000,000 entity ids across the change logs of all (token, plan) pairs */
 export const DEFAULT_CHANGE_LOG_BUDGET = 1_000_000;
 
-export interface FetchDeltaRequest {
-  readonly token: string;
-  readonly planId: string;
-  readonly since: number;
-}
-
 export interface LiveHubOptions {
   replicas: Pick<ReplicaStore, 'read' | 'peek'>;
   /** `GET /plans/{planId}?last_knowledge_of_server=since`: replays the change log cannot serve. */
-  fetchDelta: (request: FetchDeltaRequest) => Promise<ResponseData['getPlanById']>;
+  fetchDelta: FetchDelta;
   budget: PollBudget;
   scheduler: Scheduler;
   /** @default an in-process bus (`createLiveBus()`) */
@@ -110,26 +112,32 @@ export interface LiveHub {
   close(): Promise<void>;
 }
 
-interface Channel {
-  readonly key: string;
-  readonly tokenKey: string;
-  readonly planId: string;
-  /** The newest subscriber's token (all share the token key). */
-  token: string;
-  readonly feeds: Set<PlanFeed<unknown>>;
-  readonly log: ChangeLog;
-  readonly poller: Poller;
-  readonly stopListening: () => void;
-}
-
-interface TokenState {
-  /** Open feeds and opens in progress. */
-  subscribers: number;
-  readonly channels: Set<Channel>;
-  readonly stopListening: () => void;
+/** What the hub's parts share: the channels' state plus what opening and resuming need. */
+interface HubState extends LiveState, ReplaySources {
+  readonly replicas: LiveHubOptions['replicas'];
+  readonly maxSubscriptionsPerToken: number;
+  /** Set by `close`: opens are refused from then on. */
+  closed: boolean;
 }
 
 export function createLiveHub(options: LiveHubOptions): LiveHub {
+  const live = hubStateOf(options);
+  const hub: LiveHub = {
+    scheduler: live.poll.scheduler,
+    applied: (change) => publishApplied(live, change),
+    open: <T>(request: OpenRequest<T>) => openFeed(live, request),
+    forOperation: (deps) => operationsFor(hub, live.replicas, deps),
+    stats: () => statsOf(live),
+    async close() {
+      live.closed = true;
+      closeChannels(live);
+    },
+  };
+  return hub;
+}
+
+// Private: the options, checked and with their defaults, around an empty state.
+function hubStateOf(options: LiveHubOptions): HubState {
   const {
     replicas,
     fetchDelta,
@@ -147,314 +155,135 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
       `createLiveHub: maxSubscriptionsPerToken must be a positive integer, got ${maxSubscriptionsPerToken}`,
     );
   }
+  return {
+    channels: new Map(),
+    tokens: new Map(),
+    logs: createLogCache(changeLogBudget),
+    bus,
+    poll: { replicas, budget, leases, scheduler },
+    changeLog,
+    onError,
+    replicas,
+    fetchDelta,
+    maxSubscriptionsPerToken,
+    closed: false,
+  };
+}
 
-  const channels = new Map<string, Channel>();
-  const tokens = new Map<string, TokenState>();
-  /** Logs outlive their channel, so a client that reconnects resumes without an upstream call. */
-  const logs = new LRUCache<string, ChangeLog>({
-    maxSize: changeLogBudget,
-    sizeCalculation: (log) => log.size + 1,
+// Private: a change the replica stored goes into the (token, plan)'s log, and out on its topic
+// when the plan has subscribers here.
+function publishApplied(live: HubState, applied: AppliedChange): void {
+  const { tokenKey, planId, source, previous, snapshot } = applied;
+  const key = channelKey(tokenKey, planId);
+  const channel = live.channels.get(key);
+  const log = channel?.log ?? live.logs.get(key);
+  if (log === undefined) return;
+  if (source.kind === 'full') {
+    restartAfterReload(live, key, log, channel, snapshot);
+    return;
+  }
+  const keys = keysOfSource(source, previous, snapshot.currentMonth());
+  if (source.kind === 'delta') {
+    log.record(source.fromKnowledge, source.data.server_knowledge, keys);
+    live.logs.set(key, log);
+  }
+  if (!channel) return;
+  const change = resolveKeys(keys, snapshot, {
+    planId,
+    origin: source.kind === 'write' ? 'WRITE' : 'SYNC',
+    serverKnowledge: snapshot.serverKnowledge,
+    previousServerKnowledge: previous?.serverKnowledge ?? null,
   });
-  let closed = false;
+  if (!isEmptyChange(change)) live.bus.publish('plan', key, { type: 'change', change });
+}
 
-  function keep(key: string, log: ChangeLog): void {
-    logs.set(key, log);
-  }
+// Private: the replica was reloaded in full. The log starts over from the reload, and live
+// subscribers get what it changed since the knowledge the log had reached.
+function restartAfterReload(
+  live: HubState,
+  key: string,
+  log: ChangeLog,
+  channel: Channel | undefined,
+  snapshot: PlanSnapshot,
+): void {
+  const since = log.knowledge;
+  log.restart(snapshot.serverKnowledge);
+  live.logs.set(key, log);
+  if (channel && since < snapshot.serverKnowledge) void fillGap(live, channel, since);
+}
 
-  /** Private: a bus topic consumed for as long as the returned function is not called. */
-  function listen(
-    topic: 'plan' | 'token',
-    id: string,
-    onMessage: (message: LiveMessage) => void,
-  ): () => void {
-    const iterator = bus.subscribe(topic, id);
-    void (async () => {
-      for await (const message of iterator) onMessage(message);
-    })().catch(onError);
-    return () => void iterator.return?.();
-  }
-
-  function tokenState(tokenKey: string): TokenState {
-    let state = tokens.get(tokenKey);
-    if (!state) {
-      state = {
-        subscribers: 0,
-        channels: new Set(),
-        stopListening: listen('token', tokenKey, (message) => {
-          if (message.type !== 'end') return;
-          for (const channel of [...(tokens.get(tokenKey)?.channels ?? [])]) {
-            endChannel(channel, message);
-          }
-        }),
-      };
-      tokens.set(tokenKey, state);
+// Private: publishes what changed after `since` as a sync, unless the channel closed meanwhile.
+async function fillGap(live: HubState, channel: Channel, since: number): Promise<void> {
+  try {
+    const change = await replay(live, channel, channel.token, since);
+    if (change && live.channels.get(channel.key) === channel) {
+      live.bus.publish('plan', channel.key, {
+        type: 'change',
+        change: { ...change, origin: 'SYNC' },
+      });
     }
-    return state;
+  } catch (error) {
+    live.onError(error);
   }
+}
 
-  function releaseSubscriber(tokenKey: string): void {
-    const state = tokens.get(tokenKey);
-    if (!state) return;
-    state.subscribers -= 1;
-    if (state.subscribers <= 0 && state.channels.size === 0) {
-      state.stopListening();
-      tokens.delete(tokenKey);
-    }
+// Private: a subscriber admitted, joined to its channel, and handed what it missed first.
+async function openFeed<T>(live: HubState, request: OpenRequest<T>): Promise<PlanFeed<T>> {
+  const { credentials, planId, since, freshness, select } = request;
+  if (live.closed) throw shuttingDown();
+  if (!credentials) throw unauthenticated();
+  const { token, tokenKey } = credentials;
+  admitSubscriber(live, tokenKey, live.maxSubscriptionsPerToken);
+  let feed: PlanFeed<T> | undefined;
+  try {
+    const read = await live.replicas
+      .read({ token, tokenKey, planId, freshness })
+      .catch(rethrowAsGraphQL);
+    if (live.closed) throw shuttingDown();
+    const first = read.snapshot;
+    const channel = joinChannel(live, tokenKey, first.planId, token, first.serverKnowledge);
+    const opened: PlanFeed<T> = new PlanFeed(select, () => leaveChannel(live, channel, opened));
+    feed = opened;
+    channel.feeds.add(opened);
+    const missed = await replay(live, channel, token, since ?? first.serverKnowledge);
+    if (missed) opened.prepend(missed);
+    return opened;
+  } catch (error) {
+    if (feed) await feed.return();
+    else releaseSubscriber(live, tokenKey);
+    throw error;
   }
+}
 
-  function join(tokenKey: string, planId: string, token: string, knowledge: number): Channel {
-    const key = channelKey(tokenKey, planId);
-    const existing = channels.get(key);
-    if (existing) {
-      existing.token = token;
-      return existing;
-    }
-    const state = tokenState(tokenKey);
-    let log = logs.get(key);
-    // A kept log that did not follow the replica to its knowledge cannot vouch for the gap.
-    if (log === undefined) log = new ChangeLog(knowledge, changeLog);
-    else if (log.knowledge !== knowledge) log.restart(knowledge);
-    keep(key, log);
-    const channel: Channel = {
-      key,
-      tokenKey,
-      planId,
-      token,
-      feeds: new Set(),
-      log,
-      poller: startPoller({
-        tokenKey,
+// Private: `open` and `prime` bound to one operation's token, freshness and loaders.
+function operationsFor(
+  hub: LiveHub,
+  replicas: Pick<ReplicaStore, 'peek'>,
+  { credentials, freshness, loaders }: Parameters<LiveHub['forOperation']>[0],
+): LiveOperations {
+  return {
+    open: (planId, { since, select }) =>
+      hub.open({
+        credentials,
         planId,
-        token: () => channel.token,
-        replicas,
-        budget,
-        leases,
-        leaseKey: key,
-        scheduler,
-        intervalMs: () => budget.intervalMs(state.channels.size),
-        onRefused: (error) => refused(channel, error),
-        onError,
+        freshness,
+        select,
+        ...(since === undefined ? {} : { since }),
       }),
-      stopListening: listen('plan', key, (message) => deliver(key, message)),
-    };
-    channels.set(key, channel);
-    state.channels.add(channel);
-    return channel;
-  }
-
-  function deliver(key: string, message: LiveMessage): void {
-    const channel = channels.get(key);
-    if (!channel) return;
-    if (message.type === 'end') {
-      endChannel(channel, message);
-      return;
-    }
-    for (const feed of channel.feeds) feed.push(message.change);
-  }
-
-  function endChannel(channel: Channel, message: Extract<LiveMessage, { type: 'end' }>): void {
-    const error = new GraphQLError(message.error.message, {
-      extensions: { ...message.error.extensions },
-    });
-    for (const feed of [...channel.feeds]) {
-      feed.end(error);
-      leave(channel, feed);
-    }
-  }
-
-  function leave(channel: Channel, feed: PlanFeed<unknown>): void {
-    if (!channel.feeds.delete(feed)) return;
-    releaseSubscriber(channel.tokenKey);
-    if (channel.feeds.size === 0) closeChannel(channel);
-  }
-
-  function closeChannel(channel: Channel): void {
-    if (channels.get(channel.key) !== channel) return;
-    channels.delete(channel.key);
-    channel.poller.stop();
-    channel.stopListening();
-    keep(channel.key, channel.log);
-    const state = tokens.get(channel.tokenKey);
-    state?.channels.delete(channel);
-    if (state && state.subscribers <= 0 && state.channels.size === 0) {
-      state.stopListening();
-      tokens.delete(channel.tokenKey);
-    }
-  }
-
-  /**
-   * Private: the poller met a refusal. This instance ends the subscriptions it concerns at once;
-   * the bus tells the others (its echo finds nothing left here).
-   */
-  function refused(channel: Channel, error: unknown): void {
-    const graphQLError = isUpstreamError(error)
-      ? toGraphQLError(error)
-      : new GraphQLError('The plan can no longer be read.');
-    const message: Extract<LiveMessage, { type: 'end' }> = {
-      type: 'end',
-      error: { message: graphQLError.message, extensions: { ...graphQLError.extensions } },
-    };
-    if (isUpstreamError(error) && error.status === 401) {
-      for (const each of [...(tokens.get(channel.tokenKey)?.channels ?? [])]) {
-        endChannel(each, message);
-      }
-      bus.publish('token', channel.tokenKey, message);
-    } else {
-      endChannel(channel, message);
-      bus.publish('plan', channel.key, message);
-    }
-  }
-
-  /** Private: what changed after `since`, for a subscriber of `channel`; undefined when nothing. */
-  async function replay(
-    channel: Channel,
-    token: string,
-    since: number,
-  ): Promise<PlanChange | undefined> {
-    const current = replicas.peek(channel.tokenKey, channel.planId)?.snapshot;
-    if (current === undefined || since >= current.serverKnowledge) return undefined;
-    const meta = {
-      planId: channel.planId,
-      origin: 'REPLAY' as const,
-      previousServerKnowledge: since,
-    };
-    const logged = channel.log.since(since);
-    if (logged !== undefined) {
-      const change = resolveKeys(logged, current, {
-        ...meta,
-        serverKnowledge: current.serverKnowledge,
-      });
-      return isEmptyChange(change) ? undefined : change;
-    }
-    const data = await fetchDelta({ token, planId: channel.planId, since }).catch(rethrowAsGraphQL);
-    const keys = keysOfSource(
-      { kind: 'delta', data, fromKnowledge: since },
-      current,
-      current.currentMonth(),
-    );
-    const change = resolveKeys(keys, deltaView(data.plan, current), {
-      ...meta,
-      serverKnowledge: data.server_knowledge,
-    });
-    return isEmptyChange(change) ? undefined : change;
-  }
-
-  /** Private: the replica was reloaded in full under live subscribers; find out what changed. */
-  async function fillGap(channel: Channel, since: number): Promise<void> {
-    try {
-      const change = await replay(channel, channel.token, since);
-      if (change && channels.get(channel.key) === channel) {
-        bus.publish('plan', channel.key, {
-          type: 'change',
-          change: { ...change, origin: 'SYNC' },
-        });
-      }
-    } catch (error) {
-      onError(error);
-    }
-  }
-
-  const hub: LiveHub = {
-    scheduler,
-
-    applied({ tokenKey, planId, source, previous, snapshot }) {
-      const key = channelKey(tokenKey, planId);
-      const channel = channels.get(key);
-      const log = channel?.log ?? logs.get(key);
-      if (log === undefined) return;
-      if (source.kind === 'full') {
-        const since = log.knowledge;
-        log.restart(snapshot.serverKnowledge);
-        keep(key, log);
-        if (channel && since < snapshot.serverKnowledge) void fillGap(channel, since);
-        return;
-      }
-      const keys = keysOfSource(source, previous, snapshot.currentMonth());
-      if (source.kind === 'delta') {
-        log.record(source.fromKnowledge, source.data.server_knowledge, keys);
-        keep(key, log);
-      }
-      if (!channel) return;
-      const change = resolveKeys(keys, snapshot, {
-        planId,
-        origin: source.kind === 'write' ? 'WRITE' : 'SYNC',
-        serverKnowledge: snapshot.serverKnowledge,
-        previousServerKnowledge: previous?.serverKnowledge ?? null,
-      });
-      if (!isEmptyChange(change)) bus.publish('plan', key, { type: 'change', change });
-    },
-
-    async open<T>({ credentials, planId, since, freshness, select }: OpenRequest<T>) {
-      if (closed) throw shuttingDown();
-      if (!credentials) throw unauthenticated();
-      const { token, tokenKey } = credentials;
-      const state = tokenState(tokenKey);
-      if (state.subscribers >= maxSubscriptionsPerToken) {
-        throw new GraphQLError(
-          `Too many subscriptions for this token: at most ${maxSubscriptionsPerToken} at once on one gateway instance.`,
-          { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit: maxSubscriptionsPerToken } },
-        );
-      }
-      state.subscribers += 1;
-      let feed: PlanFeed<T> | undefined;
-      try {
-        const read = await replicas
-          .read({ token, tokenKey, planId, freshness })
-          .catch(rethrowAsGraphQL);
-        if (closed) throw shuttingDown();
-        const first = read.snapshot;
-        const channel = join(tokenKey, first.planId, token, first.serverKnowledge);
-        const opened: PlanFeed<T> = new PlanFeed(select, () => leave(channel, opened));
-        feed = opened;
-        channel.feeds.add(opened);
-        const missed = await replay(channel, token, since ?? first.serverKnowledge);
-        if (missed) opened.prepend(missed);
-        return opened;
-      } catch (error) {
-        if (feed) await feed.return();
-        else releaseSubscriber(tokenKey);
-        throw error;
-      }
-    },
-
-    forOperation({ credentials, freshness, loaders }) {
-      return {
-        open: (planId, { since, select }) =>
-          hub.open({
-            credentials,
-            planId,
-            freshness,
-            select,
-            ...(since === undefined ? {} : { since }),
-          }),
-        prime(planId) {
-          if (!credentials) return;
-          const held = replicas.peek(credentials.tokenKey, planId);
-          if (!held) return;
-          loaders.forget(planId);
-          loaders.prime(planId, held.snapshot);
-        },
-      };
-    },
-
-    stats() {
-      let subscribers = 0;
-      for (const channel of channels.values()) subscribers += channel.feeds.size;
-      return { channels: channels.size, subscribers, changeLogs: logs.size };
-    },
-
-    async close() {
-      closed = true;
-      for (const channel of [...channels.values()]) {
-        for (const feed of [...channel.feeds]) {
-          feed.end();
-          leave(channel, feed);
-        }
-        closeChannel(channel);
-      }
+    prime(planId) {
+      if (!credentials) return;
+      const held = replicas.peek(credentials.tokenKey, planId);
+      if (!held) return;
+      loaders.forget(planId);
+      loaders.prime(planId, held.snapshot);
     },
   };
-  return hub;
+}
+
+function statsOf(live: LiveState): LiveHubStats {
+  let subscribers = 0;
+  for (const channel of live.channels.values()) subscribers += channel.feeds.size;
+  return { channels: live.channels.size, subscribers, changeLogs: live.logs.size };
 }
 
 function shuttingDown(): GraphQLError {
