@@ -2,7 +2,6 @@ import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
-import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import type { GatewayContext } from '../server/context.js';
 import { fieldCost } from './cost.js';
 
@@ -27,7 +26,7 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin, SimpleObjectsPlugin],
+  plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin],
   complexity: {
     // Prices only: `useOperationLimits` (src/server/plugins) adds them up over the whole
     // operation, introspection included, and refuses it before execution. The plugin's own check
