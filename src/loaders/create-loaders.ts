@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { GraphQLError } from 'graphql';
+import { PLAN_ALIASES } from '../ids.js';
 import type { Freshness, PlanSnapshot, ReplicaRead } from '../replica/types.js';
 import { assertRestAnswer } from '../replica/validate.js';
 import type { OperationMeter } from '../server/operation-meter.js';
@@ -47,9 +48,6 @@ function checked(key: Parameters<typeof assertRestAnswer>[1]) {
     return data;
   };
 }
-
-/** Plan ids the upstream resolves to a concrete plan of the caller. */
-const PLAN_ALIASES = new Set(['last-used', 'default']);
 
 export function unauthenticated(): GraphQLError {
   return new GraphQLError(

@@ -60,6 +60,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { PLAN_ALIASES } from '../ids.js';
 import type { IsoDate, ResponseData } from '../upstream/types.js';
 import {
   createReplicaCache,
@@ -161,7 +162,6 @@ export interface ReplicaStoreOptions {
 }
 
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
-const ALIASES = new Set(['last-used', 'default']);
 /** Pending writes kept per replica between syncs; the oldest go first beyond this. */
 const MAX_PENDING_WRITES = 1000;
 
@@ -247,7 +247,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   /** Private: the replica a requested id currently points at, without touching recency. */
   function lookup(tokenKey: string, requested: string) {
     const resolution = resolutions.get(replicaKey(tokenKey, requested));
-    const planId = resolution?.planId ?? (ALIASES.has(requested) ? undefined : requested);
+    const planId = resolution?.planId ?? (PLAN_ALIASES.has(requested) ? undefined : requested);
     const key = planId === undefined ? undefined : replicaKey(tokenKey, planId);
     return { resolution, planId, key, entry: key === undefined ? undefined : cache.peek(key) };
   }

@@ -23,6 +23,8 @@
  * advanced, so the delta carries the written entities again and nothing is duplicated or
  * reverted). See README.md.
  */
+
+import { PLAN_ALIASES } from '../../ids.js';
 import type { Credentials, PlanReplicas } from '../../loaders/create-loaders.js';
 import { unauthenticated } from '../../loaders/create-loaders.js';
 import type { Loaders } from '../../loaders/loaders.js';
@@ -82,9 +84,6 @@ export interface Writes {
   /** The replica this token holds for the plan, whatever its age; never calls the upstream. */
   peek(planId: string): PlanSnapshot | undefined;
 }
-
-/** Plan ids the upstream resolves itself, at the time it takes the request. */
-const PLAN_ALIASES = new Set(['last-used', 'default']);
 
 export function createWritePipeline(deps: WritePipelineDeps): Writes {
   const {
