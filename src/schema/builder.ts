@@ -12,6 +12,9 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
+  // Every connection of the graph counts its matches; the relay plugin types each connection's
+  // shape with this, so a `totalCount` field reads it and every connection resolver returns it.
+  Connection: { totalCount: number };
   Scalars: {
     ID: { Input: string; Output: string };
     Date: { Input: string; Output: string };

@@ -2,7 +2,7 @@ import type { MoneyMovementGroupRow, MoneyMovementRow } from '../loaders/loaders
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { Category } from './category.js';
-import { arrayConnection, type WithTotalCount } from './connections.js';
+import { arrayConnection } from './connections.js';
 import { findCategory, inPlan } from './links.js';
 import { Month } from './month.js';
 import { Node } from './node.js';
@@ -76,7 +76,7 @@ const MoneyMovementConnection = builder.connectionObject(
     name: 'MoneyMovementConnection',
     fields: (t) => ({
       totalCount: t.int({
-        resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
+        resolve: (connection) => connection.totalCount,
       }),
     }),
   },

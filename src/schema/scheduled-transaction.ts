@@ -4,7 +4,7 @@ import { Account } from './account.js';
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { Category } from './category.js';
-import { arrayConnection, type WithTotalCount } from './connections.js';
+import { arrayConnection } from './connections.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from './links.js';
 import { Node } from './node.js';
 import { orNotFound } from './not-found.js';
@@ -105,7 +105,7 @@ builder.objectFields(Plan, (t) => ({
       name: 'ScheduledTransactionConnection',
       fields: (tc) => ({
         totalCount: tc.int({
-          resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
+          resolve: (connection) => connection.totalCount,
         }),
       }),
     },

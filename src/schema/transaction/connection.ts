@@ -4,7 +4,7 @@ import type { IsoDate, TransactionListType } from '../../upstream/types.js';
 import { Account } from '../account.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
-import { encodeCursor, type PageArgs, pageWindow, type WithTotalCount } from '../connections.js';
+import { encodeCursor, type PageArgs, pageWindow } from '../connections.js';
 import { COUNT_COST } from '../cost.js';
 import { lastDayOfMonth } from '../inputs.js';
 import { Month } from '../month.js';
@@ -61,7 +61,7 @@ export const TransactionConnection = builder.connectionObject(
         // May walk the whole filtered window, one row at a time.
         complexity: COUNT_COST,
         description: 'Transactions matching the filters, on every page.',
-        resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
+        resolve: (connection) => connection.totalCount,
       }),
     }),
   },

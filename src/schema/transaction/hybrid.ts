@@ -4,7 +4,7 @@ import { Account } from '../account.js';
 import { amountFields, type FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category.js';
-import { encodeCursor, type PageArgs, pageWindow, type WithTotalCount } from '../connections.js';
+import { encodeCursor, type PageArgs, pageWindow } from '../connections.js';
 import { COUNT_COST } from '../cost.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { HYBRID_SUFFIX, Node } from '../node.js';
@@ -143,7 +143,7 @@ export const HybridTransactionConnection = builder.connectionObject(
         // May walk the whole filtered window, one row at a time.
         complexity: COUNT_COST,
         description: 'Rows matching the filters, on every page.',
-        resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
+        resolve: (connection) => connection.totalCount,
       }),
     }),
   },
