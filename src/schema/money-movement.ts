@@ -1,7 +1,7 @@
 import type { MoneyMovementGroupRow, MoneyMovementRow } from '../loaders/loaders.js';
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
-import { Category } from './category.js';
+import { Category } from './category/category.js';
 import { arrayConnection } from './connections.js';
 import { findCategory, inPlan } from './links.js';
 import { Month } from './month.js';

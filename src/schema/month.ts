@@ -1,7 +1,7 @@
 import type { MonthRow } from '../replica/types.js';
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
-import { MonthCategory } from './category.js';
+import { MonthCategory } from './category/category.js';
 import { Node } from './node.js';
 import { orNotFound } from './not-found.js';
 import { Plan } from './plan.js';

@@ -1,9 +1,9 @@
 import type { PlanScoped } from '../replica/types.js';
-import { Account } from './account.js';
+import { Account } from './account/account.js';
 import { amountFields, type FieldBuilder } from './amounts.js';
-import { Category } from './category.js';
+import { Category } from './category/category.js';
 import { categoryName, findAccount, findCategory, findPayee, inPlan, payeeName } from './links.js';
-import { Payee } from './payee.js';
+import { Payee } from './payee/payee.js';
 
 /** What a line of a split (scheduled or not) holds in REST. */
 interface SplitLineRow extends PlanScoped {

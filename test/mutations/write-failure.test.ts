@@ -4,7 +4,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { addYears } from '../../src/schema/mutations/rules/checks.js';
+import { addYears } from '../../src/schema/input-checks.js';
 import {
   DuplicateImportIdError,
   NotFoundError,

@@ -1,7 +1,7 @@
 import type { TransactionOrder, TransactionQuery, TransactionRow } from '../../replica/types.js';
 import type { GatewayContext } from '../../server/context.js';
 import type { IsoDate, TransactionListType } from '../../upstream/types.js';
-import { Account } from '../account.js';
+import { Account } from '../account/account.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import { encodeCursor, type PageArgs, pageWindow } from '../connections.js';

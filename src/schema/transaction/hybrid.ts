@@ -1,14 +1,14 @@
 import type { SubTransactionRow, TransactionRow } from '../../replica/types.js';
 import type { GatewayContext } from '../../server/context.js';
-import { Account } from '../account.js';
+import { Account } from '../account/account.js';
 import { amountFields, type FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
-import { Category } from '../category.js';
+import { Category } from '../category/category.js';
 import { encodeCursor, type PageArgs, pageWindow } from '../connections.js';
 import { COUNT_COST } from '../cost.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { HYBRID_SUFFIX, Node } from '../node.js';
-import { Payee } from '../payee.js';
+import { Payee } from '../payee/payee.js';
 import { MonthSelectorScalar } from '../scalars.js';
 import { filterQuery, type TransactionFilterArgs } from './connection.js';
 import {

@@ -1,14 +1,14 @@
 import type { PlanSnapshot, SubTransactionRow, TransactionRow } from '../../replica/types.js';
 import type { FlagColor } from '../../upstream/types.js';
-import { Account } from '../account.js';
+import { Account } from '../account/account.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
-import { Category } from '../category.js';
+import { Category } from '../category/category.js';
 import { checkId } from '../inputs.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { Node } from '../node.js';
 import { orNotFound } from '../not-found.js';
-import { Payee } from '../payee.js';
+import { Payee } from '../payee/payee.js';
 import { Plan } from '../plan.js';
 import { splitLineFields } from '../split-line.js';
 import { ClearedStatusEnum, DebtTransactionTypeEnum, FlagColorEnum } from './enums.js';

@@ -1,8 +1,7 @@
 /** createPayee and updatePayee: REST `POST /plans/{plan_id}/payees`, `PATCH .../payees/{payee_id}`. */
 import type { Payee as PayeeAnswer } from '../../upstream/types.js';
 import { builder } from '../builder.js';
-import { Payee } from '../payee.js';
-import { WRITE_ERRORS } from './errors.js';
+import { WRITE_ERRORS } from '../errors.js';
 import {
   type PayloadBase,
   payloadBase,
@@ -11,8 +10,9 @@ import {
   resultOf,
   scoped,
   serverKnowledgeField,
-} from './payload.js';
-import { checkPayee } from './rules/payee-rules.js';
+} from '../payloads.js';
+import { Payee } from './payee.js';
+import { checkPayee } from './rules.js';
 
 export const CreatePayeeInput = builder.inputType('CreatePayeeInput', {
   fields: (t) => ({ name: t.string({ required: true, description: 'At most 500 characters.' }) }),

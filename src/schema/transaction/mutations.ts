@@ -3,18 +3,12 @@
  * updateTransactions (bulk, by id or import id), updateTransaction, deleteTransaction and
  * importTransactions; one REST write each.
  */
-import type { WriteOutcome } from '../../../server/writes/pipeline.js';
-import type { SaveTransactionsResponseData } from '../../../upstream/types.js';
-import { builder } from '../../builder.js';
-import { checkId } from '../../inputs.js';
+import type { WriteOutcome } from '../../server/writes/pipeline.js';
+import type { SaveTransactionsResponseData } from '../../upstream/types.js';
+import { builder } from '../builder.js';
 import { CREATE_TRANSACTION_ERRORS, WRITE_ERRORS } from '../errors.js';
-import { payloadBase, planIdArg, resultOf } from '../payload.js';
-import {
-  checkNewTransaction,
-  checkNewTransactions,
-  checkTransactionUpdate,
-  checkTransactionUpdates,
-} from '../rules/transaction-rules.js';
+import { checkId } from '../inputs.js';
+import { payloadBase, planIdArg, resultOf } from '../payloads.js';
 import {
   CreateTransactionInput,
   CreateTransactionsInput,
@@ -33,6 +27,12 @@ import {
   UpdateTransactionPayload,
   UpdateTransactionsPayload,
 } from './payloads.js';
+import {
+  checkNewTransaction,
+  checkNewTransactions,
+  checkTransactionUpdate,
+  checkTransactionUpdates,
+} from './rules.js';
 
 type SaveTransactionsOutcome = WriteOutcome<'createTransaction' | 'updateTransactions'>;
 

@@ -1,9 +1,7 @@
 /** createAccount: REST `POST /plans/{plan_id}/accounts`. */
 import { type Account as AccountAnswer, SAVE_ACCOUNT_TYPES } from '../../upstream/types.js';
-import { Account } from '../account.js';
 import { builder } from '../builder.js';
-import { Milliunits } from '../scalars.js';
-import { WRITE_ERRORS } from './errors.js';
+import { WRITE_ERRORS } from '../errors.js';
 import {
   current,
   type PayloadBase,
@@ -12,7 +10,9 @@ import {
   planIdArg,
   resultOf,
   scoped,
-} from './payload.js';
+} from '../payloads.js';
+import { Milliunits } from '../scalars.js';
+import { Account } from './account.js';
 
 export const SaveAccountTypeEnum = builder.enumType('SaveAccountType', {
   description: 'The account types an account can be created with.',

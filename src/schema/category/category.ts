@@ -1,12 +1,12 @@
-import type { CategoryGroupRow, CategoryRow } from '../replica/types.js';
-import { GOAL_TYPES } from '../upstream/types.js';
-import { amountFields, type FieldBuilder, nullableAmountFields } from './amounts.js';
-import { builder } from './builder.js';
-import { findCategory, inPlan } from './links.js';
-import { Node } from './node.js';
-import { orNotFound } from './not-found.js';
-import { Plan } from './plan.js';
-import { MonthSelectorScalar } from './scalars.js';
+import type { CategoryGroupRow, CategoryRow } from '../../replica/types.js';
+import { GOAL_TYPES } from '../../upstream/types.js';
+import { amountFields, type FieldBuilder, nullableAmountFields } from '../amounts.js';
+import { builder } from '../builder.js';
+import { findCategory, inPlan } from '../links.js';
+import { Node } from '../node.js';
+import { orNotFound } from '../not-found.js';
+import { Plan } from '../plan.js';
+import { MonthSelectorScalar } from '../scalars.js';
 
 export const GoalTypeEnum = builder.enumType('GoalType', {
   description:

@@ -5,13 +5,13 @@
  * ran, or the entity is gone (a delete), they come from the REST answer itself.
  */
 import type { ArgBuilder } from '@pothos/core';
-import type { PlanScoped, PlanSnapshot } from '../../replica/types.js';
-import type { WriteOperationId } from '../../server/writes/effects.js';
-import type { WriteOutcome } from '../../server/writes/pipeline.js';
-import type { FieldBuilder } from '../amounts.js';
-import type { builder } from '../builder.js';
-import { Plan } from '../plan.js';
-import { PlanIdScalar } from '../scalars.js';
+import type { PlanScoped, PlanSnapshot } from '../replica/types.js';
+import type { WriteOperationId } from '../server/writes/effects.js';
+import type { WriteOutcome } from '../server/writes/pipeline.js';
+import type { FieldBuilder } from './amounts.js';
+import type { builder } from './builder.js';
+import { Plan } from './plan.js';
+import { PlanIdScalar } from './scalars.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 /** What an input type's `fields` callback receives, for field lists shared by several inputs. */

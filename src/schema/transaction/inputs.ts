@@ -11,11 +11,11 @@ import type {
   SaveSubTransaction,
   SaveTransactionWithIdOrImportId,
   SaveTransactionWithOptionalFields,
-} from '../../../upstream/types.js';
-import { builder } from '../../builder.js';
-import { Milliunits } from '../../scalars.js';
-import { ClearedStatusEnum, FlagColorEnum } from '../../transaction/enums.js';
-import type { InputFields } from '../payload.js';
+} from '../../upstream/types.js';
+import { builder } from '../builder.js';
+import type { InputFields } from '../payloads.js';
+import { Milliunits } from '../scalars.js';
+import { ClearedStatusEnum, FlagColorEnum } from './enums.js';
 
 const PAYEE_NAME_DESCRIPTION =
   'Used when `payeeId` is null: an existing payee of that name, or a new one. At most 200 characters.';

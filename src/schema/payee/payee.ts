@@ -1,10 +1,10 @@
-import type { PayeeLocationRow, PayeeRow } from '../replica/types.js';
-import { Account } from './account.js';
-import { builder } from './builder.js';
-import { findAccount, findPayee, inPlan } from './links.js';
-import { Node } from './node.js';
-import { orNotFound } from './not-found.js';
-import { Plan } from './plan.js';
+import type { PayeeLocationRow, PayeeRow } from '../../replica/types.js';
+import { Account } from '../account/account.js';
+import { builder } from '../builder.js';
+import { findAccount, findPayee, inPlan } from '../links.js';
+import { Node } from '../node.js';
+import { orNotFound } from '../not-found.js';
+import { Plan } from '../plan.js';
 
 export const Payee = builder.objectRef<PayeeRow>('Payee');
 export const PayeeLocation = builder.objectRef<PayeeLocationRow>('PayeeLocation');

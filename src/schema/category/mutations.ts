@@ -6,10 +6,8 @@ import type { CategoryRow } from '../../replica/types.js';
 import type { WriteOutcome } from '../../server/writes/pipeline.js';
 import type { Category as CategoryAnswer, SaveCategory } from '../../upstream/types.js';
 import { builder } from '../builder.js';
-import { Category, MonthCategory } from '../category.js';
+import { WRITE_ERRORS } from '../errors.js';
 import { Month } from '../month.js';
-import { Milliunits, MonthSelectorScalar } from '../scalars.js';
-import { WRITE_ERRORS } from './errors.js';
 import {
   current,
   type InputFields,
@@ -20,8 +18,10 @@ import {
   resultOf,
   scoped,
   serverKnowledgeField,
-} from './payload.js';
-import { checkCategory } from './rules/category-rules.js';
+} from '../payloads.js';
+import { Milliunits, MonthSelectorScalar } from '../scalars.js';
+import { Category, MonthCategory } from './category.js';
+import { checkCategory } from './rules.js';
 
 /** The goal and note fields of a category body (REST `SaveCategory`). */
 function categoryFields(t: InputFields) {

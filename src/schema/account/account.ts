@@ -1,12 +1,12 @@
-import type { AccountRow } from '../replica/types.js';
-import { ACCOUNT_TYPES, type LoanAccountPeriodicValue } from '../upstream/types.js';
-import { amountFields } from './amounts.js';
-import { builder } from './builder.js';
-import { findPayee, inPlan } from './links.js';
-import { Node } from './node.js';
-import { orNotFound } from './not-found.js';
-import { Payee } from './payee.js';
-import { Plan } from './plan.js';
+import type { AccountRow } from '../../replica/types.js';
+import { ACCOUNT_TYPES, type LoanAccountPeriodicValue } from '../../upstream/types.js';
+import { amountFields } from '../amounts.js';
+import { builder } from '../builder.js';
+import { findPayee, inPlan } from '../links.js';
+import { Node } from '../node.js';
+import { orNotFound } from '../not-found.js';
+import { Payee } from '../payee/payee.js';
+import { Plan } from '../plan.js';
 
 export const AccountTypeEnum = builder.enumType('AccountType', {
   description: 'The kind of account, with the REST values.',

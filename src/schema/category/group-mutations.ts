@@ -2,8 +2,7 @@
 import type { WriteOutcome } from '../../server/writes/pipeline.js';
 import type { CategoryGroup as CategoryGroupAnswer } from '../../upstream/types.js';
 import { builder } from '../builder.js';
-import { CategoryGroup } from '../category.js';
-import { WRITE_ERRORS } from './errors.js';
+import { WRITE_ERRORS } from '../errors.js';
 import {
   type PayloadBase,
   payloadBase,
@@ -12,8 +11,9 @@ import {
   resultOf,
   scoped,
   serverKnowledgeField,
-} from './payload.js';
-import { checkCategoryGroup } from './rules/category-rules.js';
+} from '../payloads.js';
+import { CategoryGroup } from './category.js';
+import { checkCategoryGroup } from './rules.js';
 
 export const CreateCategoryGroupInput = builder.inputType('CreateCategoryGroupInput', {
   fields: (t) => ({ name: t.string({ required: true, description: 'At most 50 characters.' }) }),

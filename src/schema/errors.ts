@@ -10,10 +10,10 @@ import {
   ReadOnlyScopeError,
   ValidationError,
   type WriteRefusedError,
-} from '../../server/writes/errors.js';
-import type { UpstreamRestError } from '../../upstream/errors.js';
-import type { FieldBuilder } from '../amounts.js';
-import { builder } from '../builder.js';
+} from '../server/writes/errors.js';
+import type { UpstreamRestError } from '../upstream/errors.js';
+import type { FieldBuilder } from './amounts.js';
+import { builder } from './builder.js';
 
 export const ErrorInterface = builder.interfaceRef<Error>('Error').implement({
   description: 'A failure a client is expected to handle; select the concrete type for details.',

@@ -1,10 +1,10 @@
 /** Transaction payloads: the saved transactions as graph objects, plus what REST answered beside them. */
-import type { TransactionRow } from '../../../replica/types.js';
-import type { TransactionDetail } from '../../../upstream/types.js';
-import type { FieldBuilder } from '../../amounts.js';
-import { builder } from '../../builder.js';
-import { Transaction } from '../../transaction/transaction.js';
-import { current, type PayloadBase, planField, scoped, serverKnowledgeField } from '../payload.js';
+import type { TransactionRow } from '../../replica/types.js';
+import type { TransactionDetail } from '../../upstream/types.js';
+import type { FieldBuilder } from '../amounts.js';
+import { builder } from '../builder.js';
+import { current, type PayloadBase, planField, scoped, serverKnowledgeField } from '../payloads.js';
+import { Transaction } from './transaction.js';
 
 export interface TransactionsPayloadShape extends PayloadBase {
   /** The transactions the REST answer carried, in its order. */

@@ -4,10 +4,8 @@
  */
 import type { SaveScheduledTransaction, ScheduledTransactionDetail } from '../../upstream/types.js';
 import { builder } from '../builder.js';
-import { Milliunits } from '../scalars.js';
-import { FrequencyEnum, ScheduledTransaction } from '../scheduled-transaction.js';
-import { FlagColorEnum } from '../transaction/enums.js';
-import { WRITE_ERRORS } from './errors.js';
+import { WRITE_ERRORS } from '../errors.js';
+import { notNull } from '../input-checks.js';
 import {
   current,
   type InputFields,
@@ -17,9 +15,11 @@ import {
   planIdArg,
   resultOf,
   scoped,
-} from './payload.js';
-import { notNull } from './rules/checks.js';
-import { checkScheduled } from './rules/scheduled-rules.js';
+} from '../payloads.js';
+import { Milliunits } from '../scalars.js';
+import { FlagColorEnum } from '../transaction/enums.js';
+import { checkScheduled } from './rules.js';
+import { FrequencyEnum, ScheduledTransaction } from './scheduled-transaction.js';
 
 /** REST `SaveScheduledTransaction`; creating a split is not supported by the interface. */
 function scheduledFields(t: InputFields) {

@@ -1,18 +1,18 @@
-import type { ScheduledSubTransactionRow, ScheduledTransactionRow } from '../replica/types.js';
-import { FREQUENCIES } from '../upstream/types.js';
-import { Account } from './account.js';
-import { amountFields } from './amounts.js';
-import { builder } from './builder.js';
-import { Category } from './category.js';
-import { arrayConnection } from './connections.js';
-import { findAccount, findCategory, findPayee, inPlan, payeeName } from './links.js';
-import { Node } from './node.js';
-import { orNotFound } from './not-found.js';
-import { Payee } from './payee.js';
-import { Plan } from './plan.js';
-import { splitLineFields } from './split-line.js';
-import { FlagColorEnum } from './transaction/enums.js';
-import { flagColor } from './transaction/transaction.js';
+import type { ScheduledSubTransactionRow, ScheduledTransactionRow } from '../../replica/types.js';
+import { FREQUENCIES } from '../../upstream/types.js';
+import { Account } from '../account/account.js';
+import { amountFields } from '../amounts.js';
+import { builder } from '../builder.js';
+import { Category } from '../category/category.js';
+import { arrayConnection } from '../connections.js';
+import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
+import { Node } from '../node.js';
+import { orNotFound } from '../not-found.js';
+import { Payee } from '../payee/payee.js';
+import { Plan } from '../plan.js';
+import { splitLineFields } from '../split-line.js';
+import { FlagColorEnum } from '../transaction/enums.js';
+import { flagColor } from '../transaction/transaction.js';
 
 export const FrequencyEnum = builder.enumType('Frequency', { values: FREQUENCIES });
 
