@@ -6,7 +6,12 @@ import { Node } from './node.js';
 export const User = builder.objectRef<UserShape>('User').implement({
   interfaces: [Node],
   description: 'The user the access token belongs to.',
-  fields: (t) => ({ id: t.exposeID('id') }),
+  fields: (t) => ({
+    id: t.exposeID('id', {
+      description:
+        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+    }),
+  }),
 });
 
 export const RateLimit = builder.objectRef<RateLimitUsage>('RateLimit').implement({
@@ -14,9 +19,11 @@ export const RateLimit = builder.objectRef<RateLimitUsage>('RateLimit').implemen
     "This token's upstream requests in the rolling hour, as the gateway counted them (the " +
     'upstream does not report it). Requests other clients make with the same token are not seen.',
   fields: (t) => ({
-    used: t.exposeInt('used'),
-    limit: t.exposeInt('limit'),
-    remaining: t.exposeInt('remaining'),
+    used: t.exposeInt('used', { description: 'Upstream requests counted in the rolling hour.' }),
+    limit: t.exposeInt('limit', { description: 'Upstream requests allowed in the rolling hour.' }),
+    remaining: t.exposeInt('remaining', {
+      description: 'Upstream requests left in the rolling hour.',
+    }),
     resetsAt: t.field({
       type: 'DateTime',
       nullable: true,

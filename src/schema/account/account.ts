@@ -21,7 +21,7 @@ interface PeriodicValue {
 const LoanPeriodicValue = builder.objectRef<PeriodicValue>('LoanPeriodicValue').implement({
   description: 'One dated value of a loan account setting, effective from `date`.',
   fields: (t) => ({
-    date: t.field({ type: 'Date', resolve: (v) => v.date }),
+    date: t.field({ type: 'Date', description: 'The date it happened.', resolve: (v) => v.date }),
     value: t.field({
       type: 'SafeInt',
       description: 'As the REST interface sends it.',
@@ -43,12 +43,26 @@ Account.implement({
   interfaces: [Node],
   description: 'An account: on budget (its activity is categorized) or tracking (balance only).',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    type: t.field({ type: AccountTypeEnum, resolve: (a) => a.type }),
-    onBudget: t.exposeBoolean('on_budget'),
-    closed: t.exposeBoolean('closed'),
-    note: t.exposeString('note', { nullable: true }),
+    id: t.exposeID('id', {
+      description:
+        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+    }),
+    name: t.exposeString('name', { description: 'The name, as the user wrote it.' }),
+    type: t.field({
+      type: AccountTypeEnum,
+      description: 'The kind of account.',
+      resolve: (a) => a.type,
+    }),
+    onBudget: t.exposeBoolean('on_budget', {
+      description: 'On budget: its transactions are categorized and count in the budget.',
+    }),
+    closed: t.exposeBoolean('closed', {
+      description: 'Closed accounts keep their history but take no new transactions.',
+    }),
+    note: t.exposeString('note', {
+      nullable: true,
+      description: 'The note the user wrote; null when none.',
+    }),
     ...amountFields(t, 'balance', (a) => a.balance, 'The current balance.'),
     ...amountFields(
       t,
@@ -69,38 +83,54 @@ Account.implement({
     transferPayee: t.field({
       type: Payee,
       nullable: true,
+      description: 'The payee that stands for this account in transfers to it.',
       resolve: inPlan((a) => a.transfer_payee_id, findPayee),
     }),
-    directImportLinked: t.exposeBoolean('direct_import_linked'),
-    directImportInError: t.exposeBoolean('direct_import_in_error'),
+    directImportLinked: t.exposeBoolean('direct_import_linked', {
+      description: 'Linked to a bank for direct import.',
+    }),
+    directImportInError: t.exposeBoolean('direct_import_in_error', {
+      description: 'Its direct import link needs attention.',
+    }),
     lastReconciledAt: t.field({
       type: 'DateTime',
       nullable: true,
+      description: 'When it was last reconciled; null when never.',
       resolve: (a) => a.last_reconciled_at,
     }),
     debtOriginalBalance: t.field({
       type: 'Milliunits',
       nullable: true,
       deprecationReason: 'Always null upstream.',
+      description: 'The balance the debt started with.',
       resolve: (a) => a.debt_original_balance,
     }),
     debtInterestRates: t.field({
       type: [LoanPeriodicValue],
       nullable: true,
+      description: 'Interest rates by date, in thousandths of a percent.',
       resolve: (a) => periodicValues(a.debt_interest_rates),
     }),
     debtMinimumPayments: t.field({
       type: [LoanPeriodicValue],
       nullable: true,
+      description: 'Minimum payments by date, in milliunits.',
       resolve: (a) => periodicValues(a.debt_minimum_payments),
     }),
     debtEscrowAmounts: t.field({
       type: [LoanPeriodicValue],
       nullable: true,
+      description: 'Escrow amounts by date, in milliunits.',
       resolve: (a) => periodicValues(a.debt_escrow_amounts),
     }),
-    deleted: t.exposeBoolean('deleted'),
-    plan: t.field({ type: Plan, resolve: (a) => ({ id: a.plan_id, summary: null }) }),
+    deleted: t.exposeBoolean('deleted', {
+      description: 'Whether it was deleted upstream (lists leave deleted objects out).',
+    }),
+    plan: t.field({
+      type: Plan,
+      description: 'The plan it belongs to.',
+      resolve: (a) => ({ id: a.plan_id, summary: null }),
+    }),
   }),
 });
 
@@ -113,7 +143,8 @@ builder.objectFields(Plan, (t) => ({
   account: t.field({
     type: Account,
     nullable: true,
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    description: 'One account by REST id; null beside a NOT_FOUND error when unknown.',
+    args: { id: t.arg({ type: 'UUID', required: true, description: 'The REST id.' }) },
     resolve: async (plan, { id }, ctx) =>
       orNotFound((await ctx.loaders.plan(plan.id)).account(id), 'account', id),
   }),

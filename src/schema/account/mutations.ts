@@ -22,7 +22,7 @@ export const SaveAccountTypeEnum = builder.enumType('SaveAccountType', {
 export const CreateAccountInput = builder.inputType('CreateAccountInput', {
   description: 'A new account (REST `SaveAccount`).',
   fields: (t) => ({
-    name: t.string({ required: true }),
+    name: t.string({ required: true, description: 'The account name; at most 200 characters.' }),
     type: t.field({
       type: SaveAccountTypeEnum,
       required: true,
@@ -55,7 +55,14 @@ builder.mutationField('createAccount', (t) =>
     nullable: true,
     description: 'Creates an account with a starting balance.',
     errors: resultOf('CreateAccount', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateAccountInput, required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      input: t.arg({
+        type: CreateAccountInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
+    },
     resolve: async (_root, { planId, input }, ctx) => {
       const outcome = await ctx.writes.run('createAccount', { planId, body: { account: input } });
       return { ...payloadBase(outcome), saved: outcome.data.account };

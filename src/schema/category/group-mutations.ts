@@ -32,7 +32,11 @@ interface CategoryGroupPayloadShape extends PayloadBase {
 function categoryGroupPayload(name: string) {
   return builder.objectRef<CategoryGroupPayloadShape>(name).implement({
     fields: (t) => ({
-      categoryGroup: t.field({ type: CategoryGroup, resolve: (p) => scoped(p.saved, p.planId) }),
+      categoryGroup: t.field({
+        type: CategoryGroup,
+        description: 'The group as saved.',
+        resolve: (p) => scoped(p.saved, p.planId),
+      }),
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
     }),
@@ -57,7 +61,11 @@ builder.mutationField('createCategoryGroup', (t) =>
     errors: resultOf('CreateCategoryGroup', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      input: t.arg({ type: CreateCategoryGroupInput, required: true }),
+      input: t.arg({
+        type: CreateCategoryGroupInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, input }, ctx) => {
       checkCategoryGroup(input, 'input');
@@ -75,8 +83,16 @@ builder.mutationField('updateCategoryGroup', (t) =>
     errors: resultOf('UpdateCategoryGroup', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      categoryGroupId: t.arg({ type: 'UUID', required: true }),
-      input: t.arg({ type: UpdateCategoryGroupInput, required: true }),
+      categoryGroupId: t.arg({
+        type: 'UUID',
+        required: true,
+        description: 'The REST id of the category group.',
+      }),
+      input: t.arg({
+        type: UpdateCategoryGroupInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, categoryGroupId, input }, ctx) => {
       checkCategoryGroup(input, 'input');

@@ -26,7 +26,7 @@ import { checkCategory } from './rules.js';
 /** The goal and note fields of a category body (REST `SaveCategory`). */
 function categoryFields(t: InputFields) {
   return {
-    note: t.string(),
+    note: t.string({ description: 'The note the user wrote; null when none.' }),
     goalTarget: t.field({
       type: Milliunits,
       description:
@@ -43,7 +43,7 @@ function categoryFields(t: InputFields) {
 export const CreateCategoryInput = builder.inputType('CreateCategoryInput', {
   description: 'A new category (REST `NewCategory`).',
   fields: (t) => ({
-    name: t.string({ required: true }),
+    name: t.string({ required: true, description: 'The category name; at most 100 characters.' }),
     categoryGroupId: t.field({
       type: 'UUID',
       required: true,
@@ -56,7 +56,7 @@ export const CreateCategoryInput = builder.inputType('CreateCategoryInput', {
 export const UpdateCategoryInput = builder.inputType('UpdateCategoryInput', {
   description: 'Changes to a category (REST `ExistingCategory`); fields left out keep their value.',
   fields: (t) => ({
-    name: t.string(),
+    name: t.string({ description: 'The new name; at most 100 characters.' }),
     categoryGroupId: t.field({ type: 'UUID', description: 'Moves the category to this group.' }),
     ...categoryFields(t),
   }),
@@ -168,7 +168,14 @@ builder.mutationField('createCategory', (t) =>
     nullable: true,
     description: 'Creates a category in a group (REST `POST /plans/{plan_id}/categories`).',
     errors: resultOf('CreateCategory', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateCategoryInput, required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      input: t.arg({
+        type: CreateCategoryInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
+    },
     resolve: async (_root, { planId, input }, ctx) => {
       checkCategory(input, 'input');
       const body = {
@@ -191,8 +198,16 @@ builder.mutationField('updateCategory', (t) =>
     errors: resultOf('UpdateCategory', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      categoryId: t.arg({ type: 'UUID', required: true }),
-      input: t.arg({ type: UpdateCategoryInput, required: true }),
+      categoryId: t.arg({
+        type: 'UUID',
+        required: true,
+        description: 'The REST id of the category.',
+      }),
+      input: t.arg({
+        type: UpdateCategoryInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, categoryId, input }, ctx) => {
       checkCategory(input, 'input');
@@ -211,9 +226,21 @@ builder.mutationField('updateMonthCategory', (t) =>
     errors: resultOf('UpdateMonthCategory', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      month: t.arg({ type: MonthSelectorScalar, required: true }),
-      categoryId: t.arg({ type: 'UUID', required: true }),
-      input: t.arg({ type: UpdateMonthCategoryInput, required: true }),
+      month: t.arg({
+        type: MonthSelectorScalar,
+        required: true,
+        description: 'The month whose assignment changes.',
+      }),
+      categoryId: t.arg({
+        type: 'UUID',
+        required: true,
+        description: 'The REST id of the category.',
+      }),
+      input: t.arg({
+        type: UpdateMonthCategoryInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, month, categoryId, input }, ctx) => {
       const outcome = await ctx.writes.run('updateMonthCategory', {

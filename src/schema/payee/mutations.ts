@@ -31,7 +31,11 @@ interface PayeePayloadShape extends PayloadBase {
 function payeePayload(name: string) {
   return builder.objectRef<PayeePayloadShape>(name).implement({
     fields: (t) => ({
-      payee: t.field({ type: Payee, resolve: (p) => scoped(p.saved, p.planId) }),
+      payee: t.field({
+        type: Payee,
+        description: 'The payee as saved.',
+        resolve: (p) => scoped(p.saved, p.planId),
+      }),
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
     }),
@@ -47,7 +51,14 @@ builder.mutationField('createPayee', (t) =>
     nullable: true,
     description: 'Creates a payee (REST `POST /plans/{plan_id}/payees`).',
     errors: resultOf('CreatePayee', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreatePayeeInput, required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      input: t.arg({
+        type: CreatePayeeInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
+    },
     resolve: async (_root, { planId, input }, ctx) => {
       checkPayee(input, 'input');
       const outcome = await ctx.writes.run('createPayee', {
@@ -71,8 +82,12 @@ builder.mutationField('updatePayee', (t) =>
     errors: resultOf('UpdatePayee', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      payeeId: t.arg({ type: 'UUID', required: true }),
-      input: t.arg({ type: UpdatePayeeInput, required: true }),
+      payeeId: t.arg({ type: 'UUID', required: true, description: 'The REST id of the payee.' }),
+      input: t.arg({
+        type: UpdatePayeeInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, payeeId, input }, ctx) => {
       checkPayee(input, 'input');

@@ -24,7 +24,11 @@ import { FrequencyEnum, ScheduledTransaction } from './scheduled-transaction.js'
 /** REST `SaveScheduledTransaction`; creating a split is not supported by the interface. */
 function scheduledFields(t: InputFields) {
   return {
-    accountId: t.field({ type: 'UUID', required: true }),
+    accountId: t.field({
+      type: 'UUID',
+      required: true,
+      description: 'The REST id of the account.',
+    }),
     date: t.field({
       type: 'Date',
       required: true,
@@ -39,7 +43,7 @@ function scheduledFields(t: InputFields) {
     categoryId: t.field({ type: 'UUID', description: 'Not a credit card payment category.' }),
     memo: t.string({ description: 'At most 500 characters.' }),
     flagColor: t.field({ type: FlagColorEnum, description: 'Null removes the flag.' }),
-    frequency: t.field({ type: FrequencyEnum }),
+    frequency: t.field({ type: FrequencyEnum, description: 'How often it repeats.' }),
   };
 }
 
@@ -131,7 +135,11 @@ builder.mutationField('createScheduledTransaction', (t) =>
     errors: resultOf('CreateScheduledTransaction', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      input: t.arg({ type: CreateScheduledTransactionInput, required: true }),
+      input: t.arg({
+        type: CreateScheduledTransactionInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, input }, ctx) => {
       check(input, ctx.writes.today());
@@ -152,8 +160,16 @@ builder.mutationField('updateScheduledTransaction', (t) =>
     errors: resultOf('UpdateScheduledTransaction', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      scheduledTransactionId: t.arg({ type: 'UUID', required: true }),
-      input: t.arg({ type: UpdateScheduledTransactionInput, required: true }),
+      scheduledTransactionId: t.arg({
+        type: 'UUID',
+        required: true,
+        description: 'The REST id of the scheduled transaction.',
+      }),
+      input: t.arg({
+        type: UpdateScheduledTransactionInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, scheduledTransactionId, input }, ctx) => {
       // Keeping the date is fine even when it is today: only a new date must lie ahead.
@@ -177,7 +193,11 @@ builder.mutationField('deleteScheduledTransaction', (t) =>
     errors: resultOf('DeleteScheduledTransaction', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      scheduledTransactionId: t.arg({ type: 'UUID', required: true }),
+      scheduledTransactionId: t.arg({
+        type: 'UUID',
+        required: true,
+        description: 'The REST id of the scheduled transaction.',
+      }),
     },
     resolve: async (_root, { planId, scheduledTransactionId }, ctx) => {
       const outcome = await ctx.writes.run('deleteScheduledTransaction', {

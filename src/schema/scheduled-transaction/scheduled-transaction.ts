@@ -25,35 +25,72 @@ ScheduledTransaction.implement({
   interfaces: [Node],
   description: 'An upcoming or recurring transaction not yet entered in its account.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    dateFirst: t.field({ type: 'Date', resolve: (s) => s.date_first }),
-    dateNext: t.field({ type: 'Date', resolve: (s) => s.date_next }),
-    frequency: t.field({ type: FrequencyEnum, resolve: (s) => s.frequency }),
+    id: t.exposeID('id', {
+      description:
+        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+    }),
+    dateFirst: t.field({
+      type: 'Date',
+      description: 'The first occurrence.',
+      resolve: (s) => s.date_first,
+    }),
+    dateNext: t.field({
+      type: 'Date',
+      description: 'The next occurrence.',
+      resolve: (s) => s.date_next,
+    }),
+    frequency: t.field({
+      type: FrequencyEnum,
+      description: 'How often it repeats.',
+      resolve: (s) => s.frequency,
+    }),
     ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),
-    memo: t.exposeString('memo', { nullable: true }),
+    memo: t.exposeString('memo', { nullable: true, description: 'The memo; null when none.' }),
     flagColor: t.field({
       type: FlagColorEnum,
       nullable: true,
+      description: 'Its flag; null when none.',
       resolve: (s) => flagColor(s.flag_color),
     }),
-    flagName: t.exposeString('flag_name', { nullable: true }),
-    accountId: t.exposeID('account_id'),
+    flagName: t.exposeString('flag_name', {
+      nullable: true,
+      description: 'The name the user gave the flag; null when none.',
+    }),
+    accountId: t.exposeID('account_id', { description: 'The REST id of the account.' }),
     account: t.field({
       type: Account,
       nullable: true,
+      description: 'The account.',
       resolve: inPlan((s) => s.account_id, findAccount),
     }),
     accountName: t.string({
+      description: 'The name of the account.',
       resolve: async (s, _args, ctx) =>
         (await ctx.loaders.plan(s.plan_id)).account(s.account_id)?.name ?? '',
     }),
-    payeeId: t.exposeID('payee_id', { nullable: true }),
-    payee: t.field({ type: Payee, nullable: true, resolve: inPlan((s) => s.payee_id, findPayee) }),
-    payeeName: t.string({ nullable: true, resolve: inPlan((s) => s.payee_id, payeeName) }),
-    categoryId: t.exposeID('category_id', { nullable: true }),
+    payeeId: t.exposeID('payee_id', {
+      nullable: true,
+      description: 'The REST id of the payee; null when none.',
+    }),
+    payee: t.field({
+      type: Payee,
+      nullable: true,
+      description: 'The payee; null when none.',
+      resolve: inPlan((s) => s.payee_id, findPayee),
+    }),
+    payeeName: t.string({
+      nullable: true,
+      description: 'The name of the payee; null when none.',
+      resolve: inPlan((s) => s.payee_id, payeeName),
+    }),
+    categoryId: t.exposeID('category_id', {
+      nullable: true,
+      description: 'The REST id of the category; null when uncategorized.',
+    }),
     category: t.field({
       type: Category,
       nullable: true,
+      description: 'The category, with the amounts of the current month; null when uncategorized.',
       resolve: inPlan((s) => s.category_id, findCategory),
     }),
     categoryName: t.string({
@@ -65,15 +102,22 @@ ScheduledTransaction.implement({
         return s.category_id ? (plan.category(s.category_id)?.name ?? null) : null;
       },
     }),
-    transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
+    transferAccountId: t.exposeID('transfer_account_id', {
+      nullable: true,
+      description: 'For a transfer, the REST id of the other account; null otherwise.',
+    }),
     transferAccount: t.field({
       type: Account,
       nullable: true,
+      description: 'For a transfer, the other account; null otherwise.',
       resolve: inPlan((s) => s.transfer_account_id, findAccount),
     }),
-    deleted: t.exposeBoolean('deleted'),
+    deleted: t.exposeBoolean('deleted', {
+      description: 'Whether it was deleted upstream (lists leave deleted objects out).',
+    }),
     subtransactions: t.field({
       type: [ScheduledSubTransaction],
+      description: 'The lines of a split; empty when it is not a split.',
       resolve: async (s, _args, ctx) =>
         (await ctx.loaders.plan(s.plan_id)).scheduledSubtransactionsOf(s.id),
     }),
@@ -85,7 +129,9 @@ ScheduledSubTransaction.implement({
   description: 'One part of a split scheduled transaction.',
   fields: (t) => ({
     ...splitLineFields(t),
-    scheduledTransactionId: t.exposeID('scheduled_transaction_id'),
+    scheduledTransactionId: t.exposeID('scheduled_transaction_id', {
+      description: 'The REST id of the scheduled transaction.',
+    }),
   }),
 });
 
@@ -105,6 +151,7 @@ builder.objectFields(Plan, (t) => ({
       name: 'ScheduledTransactionConnection',
       fields: (tc) => ({
         totalCount: tc.int({
+          description: 'Items matching the filters, on every page.',
           resolve: (connection) => connection.totalCount,
         }),
       }),
@@ -113,7 +160,8 @@ builder.objectFields(Plan, (t) => ({
   scheduledTransaction: t.field({
     type: ScheduledTransaction,
     nullable: true,
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    description: 'One scheduled transaction by REST id.',
+    args: { id: t.arg({ type: 'UUID', required: true, description: 'The REST id.' }) },
     resolve: async (plan, { id }, ctx) =>
       orNotFound(
         (await ctx.loaders.plan(plan.id)).scheduledTransaction(id),

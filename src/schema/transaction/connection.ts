@@ -104,14 +104,30 @@ const DESCRIPTION =
 
 function filterArgs<Shape>(t: FieldBuilder<Shape>, omit: readonly ('accountId' | 'month')[] = []) {
   const args = {
-    accountId: t.arg({ type: 'UUID' }),
-    categoryId: t.arg({ type: 'UUID' }),
-    payeeId: t.arg({ type: 'UUID' }),
-    month: t.arg({ type: MonthSelectorScalar }),
+    accountId: t.arg({ type: 'UUID', description: 'Only transactions of this account.' }),
+    categoryId: t.arg({
+      type: 'UUID',
+      description: 'Only transactions of this category (split lines included).',
+    }),
+    payeeId: t.arg({
+      type: 'UUID',
+      description: 'Only transactions of this payee (split lines included).',
+    }),
+    month: t.arg({
+      type: MonthSelectorScalar,
+      description: 'A month: `current` or any day in it.',
+    }),
     sinceDate: t.arg({ type: 'Date', description: 'On or after this date.' }),
     untilDate: t.arg({ type: 'Date', description: 'On or before this date.' }),
-    type: t.arg({ type: TransactionTypeFilterEnum }),
-    order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
+    type: t.arg({
+      type: TransactionTypeFilterEnum,
+      description: 'Only `uncategorized` or `unapproved` transactions.',
+    }),
+    order: t.arg({
+      type: TransactionOrderEnum,
+      defaultValue: 'DATE_DESC',
+      description: 'Newest first (the default) or oldest first.',
+    }),
   };
   for (const name of omit) delete (args as Partial<typeof args>)[name];
   return args;

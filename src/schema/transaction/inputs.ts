@@ -23,10 +23,17 @@ const PAYEE_NAME_DESCRIPTION =
 export const SaveSubTransactionInput = builder.inputType('SaveSubTransactionInput', {
   description: "One part of a split. The parts' amounts must add up to the transaction amount.",
   fields: (t) => ({
-    amount: t.field({ type: Milliunits, required: true }),
-    payeeId: t.field({ type: 'UUID' }),
+    amount: t.field({
+      type: Milliunits,
+      required: true,
+      description: 'The amount of this line in milliunits; the lines add up.',
+    }),
+    payeeId: t.field({ type: 'UUID', description: 'The REST id of the payee; null when none.' }),
     payeeName: t.string({ description: PAYEE_NAME_DESCRIPTION }),
-    categoryId: t.field({ type: 'UUID' }),
+    categoryId: t.field({
+      type: 'UUID',
+      description: 'The REST id of the category; null when uncategorized.',
+    }),
     memo: t.string({ description: 'At most 500 characters.' }),
   }),
 });
@@ -42,7 +49,10 @@ function optionalFields(t: InputFields) {
     payeeName: t.string({ description: PAYEE_NAME_DESCRIPTION }),
     categoryId: t.field({ type: 'UUID', description: 'Null with `subtransactions` for a split.' }),
     memo: t.string({ description: 'At most 500 characters.' }),
-    cleared: t.field({ type: ClearedStatusEnum }),
+    cleared: t.field({
+      type: ClearedStatusEnum,
+      description: 'Whether the bank has confirmed it.',
+    }),
     approved: t.boolean({ description: 'New transactions are unapproved unless this is true.' }),
     flagColor: t.field({ type: FlagColorEnum, description: 'Null removes the flag.' }),
     subtransactions: t.field({
@@ -55,7 +65,7 @@ function optionalFields(t: InputFields) {
 /** Account, date and amount: required to create, optional to update. */
 function coreFields(t: InputFields, required: boolean) {
   return {
-    accountId: t.field({ type: 'UUID', required }),
+    accountId: t.field({ type: 'UUID', required, description: 'The REST id of the account.' }),
     date: t.field({
       type: 'Date',
       required,
@@ -103,7 +113,7 @@ export const UpdateTransactionsItemInput = builder.inputType('UpdateTransactions
     'Changes to one transaction of a bulk update (REST `SaveTransactionWithIdOrImportId`), found ' +
     'by `id` or else by `importId` (give one of the two).',
   fields: (t) => ({
-    id: t.id(),
+    id: t.id({ description: 'The REST id of the transaction to update (or give `importId`).' }),
     importId: t.string({
       description: 'Only finds the transaction; an import id cannot be changed.',
     }),

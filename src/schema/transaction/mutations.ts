@@ -71,7 +71,11 @@ builder.mutationField('createTransaction', (t) =>
     errors: resultOf('CreateTransaction', CREATE_TRANSACTION_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      input: t.arg({ type: CreateTransactionInput, required: true }),
+      input: t.arg({
+        type: CreateTransactionInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, input }, ctx) => {
       checkNewTransaction(input, 'input', ctx.writes.today());
@@ -97,7 +101,11 @@ builder.mutationField('createTransactions', (t) =>
     errors: resultOf('CreateTransactions', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      input: t.arg({ type: CreateTransactionsInput, required: true }),
+      input: t.arg({
+        type: CreateTransactionsInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, input }, ctx) => {
       checkNewTransactions(input.transactions, 'input.transactions', ctx.writes.today());
@@ -125,7 +133,11 @@ builder.mutationField('updateTransactions', (t) =>
     errors: resultOf('UpdateTransactions', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      input: t.arg({ type: UpdateTransactionsInput, required: true }),
+      input: t.arg({
+        type: UpdateTransactionsInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, input }, ctx) => {
       checkTransactionUpdates(input.transactions, 'input.transactions', ctx.writes.today());
@@ -147,8 +159,12 @@ builder.mutationField('updateTransaction', (t) =>
     errors: resultOf('UpdateTransaction', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      transactionId: t.arg.id({ required: true }),
-      input: t.arg({ type: UpdateTransactionInput, required: true }),
+      transactionId: t.arg.id({ required: true, description: 'The REST id of the transaction.' }),
+      input: t.arg({
+        type: UpdateTransactionInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, transactionId, input }, ctx) => {
       checkTransactionUpdate(input, 'input', ctx.writes.today());
@@ -169,7 +185,10 @@ builder.mutationField('deleteTransaction', (t) =>
     description:
       'Deletes one transaction (REST `DELETE /plans/{plan_id}/transactions/{transaction_id}`).',
     errors: resultOf('DeleteTransaction', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), transactionId: t.arg.id({ required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      transactionId: t.arg.id({ required: true, description: 'The REST id of the transaction.' }),
+    },
     resolve: async (_root, { planId, transactionId }, ctx) => {
       return oneTransactionPayload(
         await ctx.writes.run('deleteTransaction', {

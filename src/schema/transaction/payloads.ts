@@ -43,7 +43,11 @@ const payload = (name: string) => builder.objectRef<TransactionsPayloadShape>(na
 
 export const CreateTransactionPayload = payload('CreateTransactionPayload').implement({
   fields: (t) => ({
-    transaction: t.field({ type: Transaction, resolve: firstRow }),
+    transaction: t.field({
+      type: Transaction,
+      description: 'The transaction as saved, current after the write.',
+      resolve: firstRow,
+    }),
     transactionIds: idsField(t, 'The id of the created transaction.'),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
@@ -83,7 +87,11 @@ export const UpdateTransactionsPayload = payload('UpdateTransactionsPayload').im
 
 export const UpdateTransactionPayload = payload('UpdateTransactionPayload').implement({
   fields: (t) => ({
-    transaction: t.field({ type: Transaction, resolve: firstRow }),
+    transaction: t.field({
+      type: Transaction,
+      description: 'The transaction as saved, current after the write.',
+      resolve: firstRow,
+    }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
   }),
