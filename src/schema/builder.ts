@@ -41,9 +41,33 @@ export const builder = new SchemaBuilder<{
     // Ids are REST ids so they move freely between REST and GraphQL; no global Node ids.
     nodeQueryOptions: false,
     nodesQueryOptions: false,
-    nodesOnConnection: true,
-    edgesFieldOptions: { nullable: false },
-    nodeFieldOptions: { nullable: false },
+    nodesOnConnection: { description: 'The items of this page.' },
+    edgesFieldOptions: {
+      nullable: false,
+      description: 'The items of this page, each with its cursor.',
+    },
+    nodeFieldOptions: { nullable: false, description: 'The item.' },
+    cursorFieldOptions: {
+      description: 'Pass as `after` (or `before`) to get the items after (or before) this one.',
+    },
+    pageInfoFieldOptions: { description: 'Where this page sits in the list.' },
+    pageInfoTypeOptions: {
+      description: 'Where a page sits in its list, and the cursors to fetch the pages around it.',
+    },
+    hasNextPageFieldOptions: { description: 'More items follow this page.' },
+    hasPreviousPageFieldOptions: { description: 'Items come before this page.' },
+    startCursorFieldOptions: {
+      description: 'The cursor of the first item of the page; null when the page is empty.',
+    },
+    endCursorFieldOptions: {
+      description: 'The cursor of the last item of the page; null when the page is empty.',
+    },
+    firstArgOptions: {
+      description: 'Page forward: at most this many items (up to 500; default 50).',
+    },
+    afterArgOptions: { description: 'Page forward: the items after this cursor.' },
+    lastArgOptions: { description: 'Page backward: at most this many items (up to 500).' },
+    beforeArgOptions: { description: 'Page backward: the items before this cursor.' },
   },
   errors: {
     defaultTypes: [],

@@ -13,8 +13,17 @@ import './scheduled-transaction/index.js';
 import './user.js';
 import './subscriptions.js';
 
-builder.queryType({});
-builder.mutationType({});
-builder.subscriptionType({});
+builder.queryType({
+  description:
+    'Reads: the user, the plans and everything in them, the rate limit, any object by id.',
+});
+builder.mutationType({
+  description:
+    'One mutation per REST write. Each answers with a payload of the saved objects, or a typed ' +
+    'error (`... on Error { message }`).',
+});
+builder.subscriptionType({
+  description: "Live updates: a plan's changes as graph objects, pushed over SSE or WebSocket.",
+});
 
 export const schema = describeSchema(builder.toSchema({ sortSchema: false }));

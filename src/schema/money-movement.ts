@@ -121,6 +121,7 @@ const MoneyMovementConnection = builder.connectionObject(
   {
     type: MoneyMovement,
     name: 'MoneyMovementConnection',
+    description: 'A page of `MoneyMovement` items with its cursors (Relay connection).',
     fields: (t) => ({
       totalCount: t.int({
         description: 'Items matching the filters, on every page.',
@@ -128,7 +129,10 @@ const MoneyMovementConnection = builder.connectionObject(
       }),
     }),
   },
-  { name: 'MoneyMovementEdge' },
+  {
+    name: 'MoneyMovementEdge',
+    description: 'One item of a `MoneyMovement` page, with its cursor.',
+  },
 );
 
 async function movementsIn(

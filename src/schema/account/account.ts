@@ -1,16 +1,38 @@
 import type { AccountRow } from '../../replica/types.js';
-import { ACCOUNT_TYPES, type LoanAccountPeriodicValue } from '../../upstream/types.js';
+import {
+  ACCOUNT_TYPES,
+  type AccountType,
+  type LoanAccountPeriodicValue,
+} from '../../upstream/types.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
+import { describedValues } from '../enum-values.js';
 import { findPayee, inPlan } from '../links.js';
 import { Node } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Payee } from '../payee/payee.js';
 import { Plan } from '../plan.js';
 
+/** Shared with `SaveAccountType`, whose values are a subset. */
+export const ACCOUNT_TYPE_DESCRIPTIONS: Readonly<Record<AccountType, string>> = {
+  checking: 'A checking account.',
+  savings: 'A savings account.',
+  cash: 'Cash.',
+  creditCard: 'A credit card.',
+  lineOfCredit: 'A line of credit.',
+  otherAsset: 'A tracking account for another asset.',
+  otherLiability: 'A tracking account for another liability.',
+  mortgage: 'A mortgage.',
+  autoLoan: 'A car loan.',
+  studentLoan: 'A student loan.',
+  personalLoan: 'A personal loan.',
+  medicalDebt: 'Medical debt.',
+  otherDebt: 'Another debt.',
+};
+
 export const AccountTypeEnum = builder.enumType('AccountType', {
   description: 'The kind of account, with the REST values.',
-  values: ACCOUNT_TYPES,
+  values: describedValues(ACCOUNT_TYPES, ACCOUNT_TYPE_DESCRIPTIONS),
 });
 
 interface PeriodicValue {

@@ -1,6 +1,7 @@
 /** createAccount: REST `POST /plans/{plan_id}/accounts`. */
 import { type Account as AccountAnswer, SAVE_ACCOUNT_TYPES } from '../../upstream/types.js';
 import { builder } from '../builder.js';
+import { describedValues } from '../enum-values.js';
 import { WRITE_ERRORS } from '../errors.js';
 import {
   current,
@@ -12,11 +13,11 @@ import {
   scoped,
 } from '../payloads.js';
 import { Milliunits } from '../scalars.js';
-import { Account } from './account.js';
+import { ACCOUNT_TYPE_DESCRIPTIONS, Account } from './account.js';
 
 export const SaveAccountTypeEnum = builder.enumType('SaveAccountType', {
   description: 'The account types an account can be created with.',
-  values: SAVE_ACCOUNT_TYPES,
+  values: describedValues(SAVE_ACCOUNT_TYPES, ACCOUNT_TYPE_DESCRIPTIONS),
 });
 
 export const CreateAccountInput = builder.inputType('CreateAccountInput', {

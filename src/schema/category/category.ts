@@ -2,6 +2,7 @@ import type { CategoryGroupRow, CategoryRow } from '../../replica/types.js';
 import { GOAL_TYPES } from '../../upstream/types.js';
 import { amountFields, type FieldBuilder, nullableAmountFields } from '../amounts.js';
 import { builder } from '../builder.js';
+import { describedValues } from '../enum-values.js';
 import { findCategory, inPlan } from '../links.js';
 import { Node } from '../node.js';
 import { orNotFound } from '../not-found.js';
@@ -12,7 +13,13 @@ export const GoalTypeEnum = builder.enumType('GoalType', {
   description:
     'TB: target balance; TBD: target balance by date; MF: monthly funding; NEED: plan your ' +
     'spending; DEBT: debt payoff.',
-  values: GOAL_TYPES,
+  values: describedValues(GOAL_TYPES, {
+    TB: 'Target balance.',
+    TBD: 'Target balance by date.',
+    MF: 'Monthly funding.',
+    NEED: 'Plan your spending (a refill or set-aside target).',
+    DEBT: 'Debt payoff.',
+  }),
 });
 
 export const CategoryGroup = builder.objectRef<CategoryGroupRow>('CategoryGroup');

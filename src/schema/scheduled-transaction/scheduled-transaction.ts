@@ -5,6 +5,7 @@ import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category/category.js';
 import { arrayConnection } from '../connections.js';
+import { describedValues } from '../enum-values.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { Node } from '../node.js';
 import { orNotFound } from '../not-found.js';
@@ -14,7 +15,24 @@ import { splitLineFields } from '../split-line.js';
 import { FlagColorEnum } from '../transaction/enums.js';
 import { flagColor } from '../transaction/transaction.js';
 
-export const FrequencyEnum = builder.enumType('Frequency', { values: FREQUENCIES });
+export const FrequencyEnum = builder.enumType('Frequency', {
+  description: 'How often a scheduled transaction repeats.',
+  values: describedValues(FREQUENCIES, {
+    never: 'Once, on its date.',
+    daily: 'Every day.',
+    weekly: 'Every week.',
+    everyOtherWeek: 'Every two weeks.',
+    twiceAMonth: 'Twice a month.',
+    every4Weeks: 'Every four weeks.',
+    monthly: 'Every month.',
+    everyOtherMonth: 'Every two months.',
+    every3Months: 'Every three months.',
+    every4Months: 'Every four months.',
+    twiceAYear: 'Twice a year.',
+    yearly: 'Every year.',
+    everyOtherYear: 'Every two years.',
+  }),
+});
 
 export const ScheduledTransaction =
   builder.objectRef<ScheduledTransactionRow>('ScheduledTransaction');
@@ -149,6 +167,7 @@ builder.objectFields(Plan, (t) => ({
     },
     {
       name: 'ScheduledTransactionConnection',
+      description: 'A page of `ScheduledTransaction` items with its cursors (Relay connection).',
       fields: (tc) => ({
         totalCount: tc.int({
           description: 'Items matching the filters, on every page.',
@@ -156,6 +175,7 @@ builder.objectFields(Plan, (t) => ({
         }),
       }),
     },
+    { description: 'One item of a `ScheduledTransaction` page, with its cursor.' },
   ),
   scheduledTransaction: t.field({
     type: ScheduledTransaction,

@@ -56,6 +56,7 @@ export const TransactionConnection = builder.connectionObject(
   {
     type: Transaction,
     name: 'TransactionConnection',
+    description: 'A page of `Transaction` items with its cursors (Relay connection).',
     fields: (t) => ({
       totalCount: t.int({
         // May walk the whole filtered window, one row at a time.
@@ -65,7 +66,7 @@ export const TransactionConnection = builder.connectionObject(
       }),
     }),
   },
-  { name: 'TransactionEdge' },
+  { name: 'TransactionEdge', description: 'One item of a `Transaction` page, with its cursor.' },
 );
 
 async function resolveTransactions(

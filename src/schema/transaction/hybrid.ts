@@ -6,6 +6,7 @@ import { builder } from '../builder.js';
 import { Category } from '../category/category.js';
 import { encodeCursor, type PageArgs, pageWindow } from '../connections.js';
 import { COUNT_COST } from '../cost.js';
+import { describedValues } from '../enum-values.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { HYBRID_SUFFIX, Node } from '../node.js';
 import { Payee } from '../payee/payee.js';
@@ -22,7 +23,11 @@ import { type HybridMatch, type HybridRow, hybridPage } from './hybrid-page.js';
 import { categoryNameOf, flagColor, Transaction } from './transaction.js';
 
 export const HybridTransactionKind = builder.enumType('HybridTransactionType', {
-  values: ['transaction', 'subtransaction'] as const,
+  description: 'Whether a hybrid row is a whole transaction or one line of a split.',
+  values: describedValues(['transaction', 'subtransaction'], {
+    transaction: 'A whole transaction.',
+    subtransaction: 'One line of a split transaction.',
+  }),
 });
 
 export const HybridTransaction = builder.objectRef<HybridRow>('HybridTransaction');
@@ -203,6 +208,7 @@ export const HybridTransactionConnection = builder.connectionObject(
   {
     type: HybridTransaction,
     name: 'HybridTransactionConnection',
+    description: 'A page of `HybridTransaction` items with its cursors (Relay connection).',
     fields: (t) => ({
       totalCount: t.int({
         // May walk the whole filtered window, one row at a time.
@@ -212,7 +218,10 @@ export const HybridTransactionConnection = builder.connectionObject(
       }),
     }),
   },
-  { name: 'HybridTransactionEdge' },
+  {
+    name: 'HybridTransactionEdge',
+    description: 'One item of a `HybridTransaction` page, with its cursor.',
+  },
 );
 
 /** REST gives uncategorized hybrid rows this category name (the field is never null there). */
