@@ -1,5 +1,4 @@
 import { builder } from './builder.js';
-import { describeSchema } from './descriptions.js';
 import './scalars.js';
 import './node.js';
 import './plan.js';
@@ -26,4 +25,4 @@ builder.subscriptionType({
   description: "Live updates: a plan's changes as graph objects, pushed over SSE or WebSocket.",
 });
 
-export const schema = describeSchema(builder.toSchema({ sortSchema: false }));
+export const schema = builder.toSchema({ sortSchema: false });

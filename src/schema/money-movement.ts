@@ -189,6 +189,7 @@ builder.objectFields(Month, (t) => ({
   moneyMovements: t.connection(
     {
       type: MoneyMovement,
+      description: 'Money moved between categories in this month.',
       resolve: async (month, args, ctx) =>
         arrayConnection(
           args,

@@ -66,7 +66,15 @@ export function serverKnowledgeField<Shape extends PayloadBase & { serverKnowled
 
 /** Errors-plugin options: the payload itself joins the union (no wrapper object). */
 export function resultOf(name: string, types: (new (...args: never[]) => Error)[]) {
-  return { types, directResult: true as const, union: { name: `${name}Result` } };
+  const mutation = `${name.charAt(0).toLowerCase()}${name.slice(1)}`;
+  return {
+    types,
+    directResult: true as const,
+    union: {
+      name: `${name}Result`,
+      description: `What \`${mutation}\` answers: its payload, or a typed error.`,
+    },
+  };
 }
 
 /** `planId`: which plan to change. */

@@ -40,6 +40,7 @@ interface AccountPayloadShape extends PayloadBase {
 export const CreateAccountPayload = builder
   .objectRef<AccountPayloadShape>('CreateAccountPayload')
   .implement({
+    description: 'What `createAccount` saved, read after the write.',
     fields: (t) => ({
       account: t.field({
         type: Account,

@@ -16,10 +16,12 @@ import { CategoryGroup } from './category.js';
 import { checkCategoryGroup } from './rules.js';
 
 export const CreateCategoryGroupInput = builder.inputType('CreateCategoryGroupInput', {
+  description: 'The body of `createCategoryGroup`, as the REST body has it.',
   fields: (t) => ({ name: t.string({ required: true, description: 'At most 50 characters.' }) }),
 });
 
 export const UpdateCategoryGroupInput = builder.inputType('UpdateCategoryGroupInput', {
+  description: 'The body of `updateCategoryGroup`, as the REST body has it.',
   fields: (t) => ({ name: t.string({ required: true, description: 'At most 50 characters.' }) }),
 });
 
@@ -29,8 +31,9 @@ interface CategoryGroupPayloadShape extends PayloadBase {
 }
 
 /** A group write's answer is its whole effect (categories read their group's name from it). */
-function categoryGroupPayload(name: string) {
+function categoryGroupPayload(name: string, description: string) {
   return builder.objectRef<CategoryGroupPayloadShape>(name).implement({
+    description,
     fields: (t) => ({
       categoryGroup: t.field({
         type: CategoryGroup,
@@ -43,8 +46,14 @@ function categoryGroupPayload(name: string) {
   });
 }
 
-export const CreateCategoryGroupPayload = categoryGroupPayload('CreateCategoryGroupPayload');
-export const UpdateCategoryGroupPayload = categoryGroupPayload('UpdateCategoryGroupPayload');
+export const CreateCategoryGroupPayload = categoryGroupPayload(
+  'CreateCategoryGroupPayload',
+  'What `createCategoryGroup` saved, read after the write.',
+);
+export const UpdateCategoryGroupPayload = categoryGroupPayload(
+  'UpdateCategoryGroupPayload',
+  'What `updateCategoryGroup` saved, read after the write.',
+);
 
 function groupPayloadOf(
   outcome: WriteOutcome<'createCategoryGroup' | 'updateCategoryGroup'>,

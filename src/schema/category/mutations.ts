@@ -24,7 +24,7 @@ import { Category, MonthCategory } from './category.js';
 import { checkCategory } from './rules.js';
 
 /** The goal and note fields of a category body (REST `SaveCategory`). */
-function categoryFields(t: InputFields) {
+function categoryFields(t: InputFields, goalTargetDateDescription: string) {
   return {
     note: t.string({ description: 'The note the user wrote; null when none.' }),
     goalTarget: t.field({
@@ -32,7 +32,7 @@ function categoryFields(t: InputFields) {
       description:
         'Sets the goal target; on a category without a goal, creates a monthly goal. Null removes the goal.',
     }),
-    goalTargetDate: t.field({ type: 'Date' }),
+    goalTargetDate: t.field({ type: 'Date', description: goalTargetDateDescription }),
     goalNeedsWholeAmount: t.boolean({
       description:
         'NEED goals only: true asks for the whole target each month, false refills up to it.',
@@ -49,7 +49,7 @@ export const CreateCategoryInput = builder.inputType('CreateCategoryInput', {
       required: true,
       description: 'A group that is not internal.',
     }),
-    ...categoryFields(t),
+    ...categoryFields(t, 'The date a target balance is due by.'),
   }),
 });
 
@@ -58,11 +58,12 @@ export const UpdateCategoryInput = builder.inputType('UpdateCategoryInput', {
   fields: (t) => ({
     name: t.string({ description: 'The new name; at most 100 characters.' }),
     categoryGroupId: t.field({ type: 'UUID', description: 'Moves the category to this group.' }),
-    ...categoryFields(t),
+    ...categoryFields(t, 'The date a target balance is due by; null removes it.'),
   }),
 });
 
 export const UpdateMonthCategoryInput = builder.inputType('UpdateMonthCategoryInput', {
+  description: 'The body of `updateMonthCategory`, as the REST body has it.',
   fields: (t) => ({
     budgeted: t.field({
       type: Milliunits,
@@ -110,8 +111,9 @@ function categoryRow(p: CategoryPayloadShape): CategoryRow {
   );
 }
 
-function categoryPayload(name: string) {
+function categoryPayload(name: string, description: string) {
   return builder.objectRef<CategoryPayloadShape>(name).implement({
+    description,
     fields: (t) => ({
       category: t.field({
         type: Category,
@@ -124,12 +126,19 @@ function categoryPayload(name: string) {
   });
 }
 
-export const CreateCategoryPayload = categoryPayload('CreateCategoryPayload');
-export const UpdateCategoryPayload = categoryPayload('UpdateCategoryPayload');
+export const CreateCategoryPayload = categoryPayload(
+  'CreateCategoryPayload',
+  'What `createCategory` saved, read after the write.',
+);
+export const UpdateCategoryPayload = categoryPayload(
+  'UpdateCategoryPayload',
+  'What `updateCategory` saved, read after the write.',
+);
 
 const monthCategoryPayload = builder.objectRef<CategoryPayloadShape>('UpdateMonthCategoryPayload');
 
 export const UpdateMonthCategoryPayload = monthCategoryPayload.implement({
+  description: 'What `updateMonthCategory` saved, read after the write.',
   fields: (t) => ({
     category: t.field({
       type: MonthCategory,

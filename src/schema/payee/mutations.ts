@@ -15,10 +15,12 @@ import { Payee } from './payee.js';
 import { checkPayee } from './rules.js';
 
 export const CreatePayeeInput = builder.inputType('CreatePayeeInput', {
+  description: 'The body of `createPayee`, as the REST body has it.',
   fields: (t) => ({ name: t.string({ required: true, description: 'At most 500 characters.' }) }),
 });
 
 export const UpdatePayeeInput = builder.inputType('UpdatePayeeInput', {
+  description: 'The body of `updatePayee`, as the REST body has it.',
   fields: (t) => ({ name: t.string({ description: 'The new name; at most 500 characters.' }) }),
 });
 
@@ -28,8 +30,9 @@ interface PayeePayloadShape extends PayloadBase {
 }
 
 /** A payee write's answer is its whole effect (names elsewhere are read from the payee), so it is the row. */
-function payeePayload(name: string) {
+function payeePayload(name: string, description: string) {
   return builder.objectRef<PayeePayloadShape>(name).implement({
+    description,
     fields: (t) => ({
       payee: t.field({
         type: Payee,
@@ -42,8 +45,14 @@ function payeePayload(name: string) {
   });
 }
 
-export const CreatePayeePayload = payeePayload('CreatePayeePayload');
-export const UpdatePayeePayload = payeePayload('UpdatePayeePayload');
+export const CreatePayeePayload = payeePayload(
+  'CreatePayeePayload',
+  'What `createPayee` saved, read after the write.',
+);
+export const UpdatePayeePayload = payeePayload(
+  'UpdatePayeePayload',
+  'What `updatePayee` saved, read after the write.',
+);
 
 builder.mutationField('createPayee', (t) =>
   t.field({

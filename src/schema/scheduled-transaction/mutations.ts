@@ -50,6 +50,7 @@ function scheduledFields(t: InputFields) {
 export const CreateScheduledTransactionInput = builder.inputType(
   'CreateScheduledTransactionInput',
   {
+    description: 'The body of `createScheduledTransaction`, as the REST body has it.',
     fields: (t) => scheduledFields(t),
   },
 );
@@ -100,12 +101,13 @@ interface ScheduledPayloadShape extends PayloadBase {
   readonly saved: ScheduledTransactionDetail;
 }
 
-function scheduledPayload(name: string, description: string) {
+function scheduledPayload(name: string, description: string, savedDescription: string) {
   return builder.objectRef<ScheduledPayloadShape>(name).implement({
+    description,
     fields: (t) => ({
       scheduledTransaction: t.field({
         type: ScheduledTransaction,
-        description,
+        description: savedDescription,
         resolve: (p) =>
           current(p, (plan) => plan.scheduledTransaction(p.saved.id), scoped(p.saved, p.planId)),
       }),
@@ -116,14 +118,17 @@ function scheduledPayload(name: string, description: string) {
 
 export const CreateScheduledTransactionPayload = scheduledPayload(
   'CreateScheduledTransactionPayload',
+  'What `createScheduledTransaction` saved, read after the write.',
   'The new scheduled transaction.',
 );
 export const UpdateScheduledTransactionPayload = scheduledPayload(
   'UpdateScheduledTransactionPayload',
+  'What `updateScheduledTransaction` saved, read after the write.',
   'The scheduled transaction as saved.',
 );
 export const DeleteScheduledTransactionPayload = scheduledPayload(
   'DeleteScheduledTransactionPayload',
+  'What `deleteScheduledTransaction` saved, read after the write.',
   'The deleted scheduled transaction as it was, with `deleted: true`.',
 );
 

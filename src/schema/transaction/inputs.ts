@@ -93,6 +93,7 @@ export const CreateTransactionInput = builder.inputType('CreateTransactionInput'
 });
 
 export const CreateTransactionsInput = builder.inputType('CreateTransactionsInput', {
+  description: 'The body of `createTransactions`, as the REST body has it.',
   fields: (t) => ({
     transactions: t.field({
       type: [CreateTransactionInput],
@@ -123,6 +124,7 @@ export const UpdateTransactionsItemInput = builder.inputType('UpdateTransactions
 });
 
 export const UpdateTransactionsInput = builder.inputType('UpdateTransactionsInput', {
+  description: 'The body of `updateTransactions`, as the REST body has it.',
   fields: (t) => ({
     transactions: t.field({
       type: [UpdateTransactionsItemInput],

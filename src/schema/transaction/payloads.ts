@@ -42,6 +42,7 @@ function idsField<Shape extends { transactionIds: readonly string[] }>(
 const payload = (name: string) => builder.objectRef<TransactionsPayloadShape>(name);
 
 export const CreateTransactionPayload = payload('CreateTransactionPayload').implement({
+  description: 'What `createTransaction` saved, read after the write.',
   fields: (t) => ({
     transaction: t.field({
       type: Transaction,
@@ -55,6 +56,7 @@ export const CreateTransactionPayload = payload('CreateTransactionPayload').impl
 });
 
 export const CreateTransactionsPayload = payload('CreateTransactionsPayload').implement({
+  description: 'What `createTransactions` saved, read after the write.',
   fields: (t) => ({
     transactions: t.field({
       type: [Transaction],
@@ -73,6 +75,7 @@ export const CreateTransactionsPayload = payload('CreateTransactionsPayload').im
 });
 
 export const UpdateTransactionsPayload = payload('UpdateTransactionsPayload').implement({
+  description: 'What `updateTransactions` saved, read after the write.',
   fields: (t) => ({
     transactions: t.field({
       type: [Transaction],
@@ -86,6 +89,7 @@ export const UpdateTransactionsPayload = payload('UpdateTransactionsPayload').im
 });
 
 export const UpdateTransactionPayload = payload('UpdateTransactionPayload').implement({
+  description: 'What `updateTransaction` saved, read after the write.',
   fields: (t) => ({
     transaction: t.field({
       type: Transaction,
@@ -98,6 +102,7 @@ export const UpdateTransactionPayload = payload('UpdateTransactionPayload').impl
 });
 
 export const DeleteTransactionPayload = payload('DeleteTransactionPayload').implement({
+  description: 'What `deleteTransaction` saved, read after the write.',
   fields: (t) => ({
     transaction: t.field({
       type: Transaction,
@@ -112,6 +117,7 @@ export const DeleteTransactionPayload = payload('DeleteTransactionPayload').impl
 export const ImportTransactionsPayload = builder
   .objectRef<ImportTransactionsPayloadShape>('ImportTransactionsPayload')
   .implement({
+    description: 'What `importTransactions` saved, read after the write.',
     fields: (t) => ({
       transactionIds: idsField(
         t,
