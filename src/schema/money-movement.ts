@@ -5,7 +5,7 @@ import { Category } from './category/category.js';
 import { arrayConnection } from './connections.js';
 import { findCategory, inPlan } from './links.js';
 import { Month } from './month.js';
-import { Node } from './node.js';
+import { Node, REST_ID_DESCRIPTION } from './node.js';
 import { Plan } from './plan.js';
 import { MonthSelectorScalar } from './scalars.js';
 
@@ -19,8 +19,7 @@ MoneyMovement.implement({
     'category), within a plan month.',
   fields: (t) => ({
     id: t.exposeID('id', {
-      description:
-        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+      description: REST_ID_DESCRIPTION,
     }),
     month: t.field({
       type: 'Date',
@@ -85,8 +84,7 @@ MoneyMovementGroup.implement({
   description: 'Money movements performed together as one action.',
   fields: (t) => ({
     id: t.exposeID('id', {
-      description:
-        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+      description: REST_ID_DESCRIPTION,
     }),
     groupCreatedAt: t.field({
       type: 'DateTime',

@@ -3,6 +3,7 @@ import { Account } from './account/account.js';
 import { amountFields, type FieldBuilder } from './amounts.js';
 import { Category } from './category/category.js';
 import { categoryName, findAccount, findCategory, findPayee, inPlan, payeeName } from './links.js';
+import { REST_ID_DESCRIPTION } from './node.js';
 import { Payee } from './payee/payee.js';
 
 /** What a line of a split (scheduled or not) holds in REST. */
@@ -20,8 +21,7 @@ interface SplitLineRow extends PlanScoped {
 export function splitLineFields<Row extends SplitLineRow>(t: FieldBuilder<Row>) {
   return {
     id: t.id({
-      description:
-        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+      description: REST_ID_DESCRIPTION,
       resolve: (s) => s.id,
     }),
     ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),

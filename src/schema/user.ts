@@ -1,15 +1,14 @@
 import type { RateLimitUsage } from '../server/context.js';
 import type { User as UserShape } from '../upstream/types.js';
 import { builder } from './builder.js';
-import { Node } from './node.js';
+import { Node, REST_ID_DESCRIPTION } from './node.js';
 
 export const User = builder.objectRef<UserShape>('User').implement({
   interfaces: [Node],
   description: 'The user the access token belongs to.',
   fields: (t) => ({
     id: t.exposeID('id', {
-      description:
-        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+      description: REST_ID_DESCRIPTION,
     }),
   }),
 });

@@ -8,7 +8,7 @@ import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';
 import { findPayee, inPlan } from '../links.js';
-import { Node } from '../node.js';
+import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Payee } from '../payee/payee.js';
 import { Plan } from '../plan.js';
@@ -66,8 +66,7 @@ Account.implement({
   description: 'An account: on budget (its activity is categorized) or tracking (balance only).',
   fields: (t) => ({
     id: t.exposeID('id', {
-      description:
-        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+      description: REST_ID_DESCRIPTION,
     }),
     name: t.exposeString('name', { description: 'The name, as the user wrote it.' }),
     type: t.field({

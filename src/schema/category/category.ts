@@ -4,7 +4,7 @@ import { amountFields, type FieldBuilder, nullableAmountFields } from '../amount
 import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';
 import { findCategory, inPlan } from '../links.js';
-import { Node } from '../node.js';
+import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Plan } from '../plan.js';
 import { MonthSelectorScalar } from '../scalars.js';
@@ -161,8 +161,7 @@ Category.implement({
   description: 'A category, with the amounts of the current month (UTC), as REST lists them.',
   fields: (t) => ({
     id: t.exposeID('id', {
-      description:
-        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+      description: REST_ID_DESCRIPTION,
     }),
     ...budgetFields(t),
     inMonth: t.field({
@@ -212,8 +211,7 @@ CategoryGroup.implement({
   description: 'A group of categories.',
   fields: (t) => ({
     id: t.exposeID('id', {
-      description:
-        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+      description: REST_ID_DESCRIPTION,
     }),
     name: t.exposeString('name', { description: 'The name, as the user wrote it.' }),
     hidden: t.exposeBoolean('hidden', { description: 'Hidden from the budget screen.' }),

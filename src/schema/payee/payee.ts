@@ -2,7 +2,7 @@ import type { PayeeLocationRow, PayeeRow } from '../../replica/types.js';
 import { Account } from '../account/account.js';
 import { builder } from '../builder.js';
 import { findAccount, findPayee, inPlan } from '../links.js';
-import { Node } from '../node.js';
+import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Plan } from '../plan.js';
 
@@ -14,8 +14,7 @@ Payee.implement({
   description: 'Who money went to or came from. A transfer payee stands for another account.',
   fields: (t) => ({
     id: t.exposeID('id', {
-      description:
-        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+      description: REST_ID_DESCRIPTION,
     }),
     name: t.exposeString('name', { description: 'The name, as the user wrote it.' }),
     transferAccountId: t.exposeID('transfer_account_id', {
@@ -46,8 +45,7 @@ PayeeLocation.implement({
   description: 'Where a payee was used, as recorded by the mobile apps.',
   fields: (t) => ({
     id: t.exposeID('id', {
-      description:
-        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+      description: REST_ID_DESCRIPTION,
     }),
     payeeId: t.exposeID('payee_id', { description: 'The REST id of the payee; null when none.' }),
     payee: t.field({

@@ -7,7 +7,7 @@ import { Category } from '../category/category.js';
 import { arrayConnection } from '../connections.js';
 import { describedValues } from '../enum-values.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
-import { Node } from '../node.js';
+import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Payee } from '../payee/payee.js';
 import { Plan } from '../plan.js';
@@ -44,8 +44,7 @@ ScheduledTransaction.implement({
   description: 'An upcoming or recurring transaction not yet entered in its account.',
   fields: (t) => ({
     id: t.exposeID('id', {
-      description:
-        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+      description: REST_ID_DESCRIPTION,
     }),
     dateFirst: t.field({
       type: 'Date',

@@ -6,7 +6,7 @@ import { builder } from '../builder.js';
 import { Category } from '../category/category.js';
 import { checkId } from '../inputs.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
-import { Node } from '../node.js';
+import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Payee } from '../payee/payee.js';
 import { Plan } from '../plan.js';
@@ -31,8 +31,7 @@ Transaction.implement({
   description: 'A transaction in an account; a split carries its parts in `subtransactions`.',
   fields: (t) => ({
     id: t.exposeID('id', {
-      description:
-        'The REST id (a UUID): unique across every type of the graph, so it moves freely between REST and GraphQL.',
+      description: REST_ID_DESCRIPTION,
     }),
     date: t.field({ type: 'Date', description: 'The date it happened.', resolve: (tx) => tx.date }),
     ...amountFields(t, 'amount', (tx) => tx.amount, 'Negative for outflows.'),
