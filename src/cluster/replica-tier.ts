@@ -30,6 +30,7 @@
 import { LRUCache } from 'lru-cache';
 import type { AppliedChange } from '../replica/store.js';
 import type { RelayedSync, ReplicaStore } from '../replica/types.js';
+import { PLAN_ALIASES } from '../upstream/ids.js';
 import type { ResponseData } from '../upstream/types.js';
 import { planExportOf } from './plan-export.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
@@ -139,7 +140,6 @@ local deltas = redis.call('ZRANGEBYSCORE', ARGV[1] .. 'g:' .. rid, '(' .. snap[1
 return { rid, checked, snap[1], snap[2], snap[3], unpack(deltas) }
 `);
 
-const ALIASES = new Set(['last-used', 'default']);
 /** The newest relayed delta of each replica is kept up to this many JSON bytes in all. */
 const LATEST_RELAYS_BYTES = 32 * 1024 * 1024;
 /** Unsubscribes from replicas this instance no longer holds, this often. */
@@ -388,7 +388,7 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
 
     async load(seal, planId) {
       const { tokenKey } = seal;
-      const byAlias = ALIASES.has(planId);
+      const byAlias = PLAN_ALIASES.has(planId);
       const rid = byAlias ? '' : ridOf(tokenKey, planId);
       const reply = await link.script(
         LOAD,

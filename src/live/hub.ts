@@ -39,8 +39,6 @@ import { createLocalLeases, type PollLeases } from './leases.js';
 import { type FetchDelta, type ReplaySources, replay } from './replay.js';
 import type { Scheduler } from './scheduler.js';
 
-export type { FetchDeltaRequest } from './replay.js';
-
 /** @default 100 subscriptions per token on one instance */
 export const DEFAULT_SUBSCRIPTIONS_PER_TOKEN = 100;
 /** @default 1,000,000 entity ids across the change logs of all (token, plan) pairs */

@@ -5,6 +5,7 @@ import type { OperationMeter } from '../contracts/operation-meter.js';
 import type { Freshness, PlanSnapshot, ReplicaRead } from '../replica/types.js';
 import { assertRestAnswer } from '../replica/validate.js';
 import type { UpstreamClient } from '../upstream/client.js';
+import { PLAN_ALIASES } from '../upstream/ids.js';
 import type { User } from '../upstream/types.js';
 import type { Loaders, MoneyMovementGroupRow, MoneyMovementRow, PlanList } from './loaders.js';
 import type { RestCache, RestCacheRead } from './rest-cache.js';
@@ -42,9 +43,6 @@ function checked(key: Parameters<typeof assertRestAnswer>[1]) {
     return data;
   };
 }
-
-/** Plan ids the upstream resolves to a concrete plan of the caller. */
-const PLAN_ALIASES = new Set(['last-used', 'default']);
 
 /**
  * Per-operation loaders (never shared between requests): one replica read per plan and one

@@ -3,10 +3,9 @@
  * answered under another id) pointed to, per token key, and when that was last checked. Only ids
  * that differ from their plan's are kept; each is forgotten with the replica it points to.
  */
-import { type ReplicaCache, type ReplicaEntry, replicaKey } from './cache.js';
 
-/** Ids that never name a plan themselves: without a resolution they point nowhere yet. */
-const ALIASES = new Set(['last-used', 'default']);
+import { PLAN_ALIASES } from '../upstream/ids.js';
+import { type ReplicaCache, type ReplicaEntry, replicaKey } from './cache.js';
 
 export interface Resolution {
   readonly planId: string;
@@ -36,7 +35,7 @@ export class AliasTable {
   /** The plan id `requested` names: its resolution's, else itself unless it is an alias. */
   planIdOf(tokenKey: string, requested: string): string | undefined {
     const resolution = this.get(tokenKey, requested);
-    return resolution?.planId ?? (ALIASES.has(requested) ? undefined : requested);
+    return resolution?.planId ?? (PLAN_ALIASES.has(requested) ? undefined : requested);
   }
 
   remember(tokenKey: string, requested: string, planId: string, checkedAt: number): void {

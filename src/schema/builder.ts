@@ -2,7 +2,6 @@ import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
-import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import type { GatewayContext } from './context.js';
 import { fieldCost } from './cost.js';
 
@@ -13,6 +12,9 @@ export const builder = new SchemaBuilder<{
   DefaultFieldNullability: false;
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
+  // Every connection of the graph counts its matches; the relay plugin types each connection's
+  // shape with this, so a `totalCount` field reads it and every connection resolver returns it.
+  Connection: { totalCount: number };
   Scalars: {
     ID: { Input: string; Output: string };
     Date: { Input: string; Output: string };
@@ -27,7 +29,7 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin, SimpleObjectsPlugin],
+  plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin],
   complexity: {
     // Prices only: `useOperationLimits` (src/server/plugins) adds them up over the whole
     // operation, introspection included, and refuses it before execution. The plugin's own check
@@ -39,9 +41,33 @@ export const builder = new SchemaBuilder<{
     // Ids are REST ids so they move freely between REST and GraphQL; no global Node ids.
     nodeQueryOptions: false,
     nodesQueryOptions: false,
-    nodesOnConnection: true,
-    edgesFieldOptions: { nullable: false },
-    nodeFieldOptions: { nullable: false },
+    nodesOnConnection: { description: 'The items of this page.' },
+    edgesFieldOptions: {
+      nullable: false,
+      description: 'The items of this page, each with its cursor.',
+    },
+    nodeFieldOptions: { nullable: false, description: 'The item.' },
+    cursorFieldOptions: {
+      description: 'Pass as `after` (or `before`) to get the items after (or before) this one.',
+    },
+    pageInfoFieldOptions: { description: 'Where this page sits in the list.' },
+    pageInfoTypeOptions: {
+      description: 'Where a page sits in its list, and the cursors to fetch the pages around it.',
+    },
+    hasNextPageFieldOptions: { description: 'More items follow this page.' },
+    hasPreviousPageFieldOptions: { description: 'Items come before this page.' },
+    startCursorFieldOptions: {
+      description: 'The cursor of the first item of the page; null when the page is empty.',
+    },
+    endCursorFieldOptions: {
+      description: 'The cursor of the last item of the page; null when the page is empty.',
+    },
+    firstArgOptions: {
+      description: 'Page forward: at most this many items (up to 500; default 50).',
+    },
+    afterArgOptions: { description: 'Page forward: the items after this cursor.' },
+    lastArgOptions: { description: 'Page backward: at most this many items (up to 500).' },
+    beforeArgOptions: { description: 'Page backward: the items before this cursor.' },
   },
   errors: {
     defaultTypes: [],

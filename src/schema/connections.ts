@@ -14,10 +14,6 @@ export interface PageArgs {
   before?: string | null;
 }
 
-export interface WithTotalCount {
-  readonly totalCount: number;
-}
-
 /** Cursors are opaque to clients; inside they hold the row's sort key so paging is stable under inserts. */
 export function encodeCursor(key: TransactionSeekKey): string {
   return Buffer.from(JSON.stringify([key.date, key.id])).toString('base64url');

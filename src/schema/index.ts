@@ -1,21 +1,28 @@
 import { builder } from './builder.js';
-import { describeSchema } from './descriptions.js';
 import './scalars.js';
 import './node.js';
 import './plan.js';
-import './account.js';
-import './category.js';
-import './payee.js';
+import './account/index.js';
+import './category/index.js';
+import './payee/index.js';
 import './month.js';
 import './money-movement.js';
 import './transaction/index.js';
-import './scheduled-transaction.js';
+import './scheduled-transaction/index.js';
 import './user.js';
-import './mutations/index.js';
 import './subscriptions.js';
 
-builder.queryType({});
-builder.mutationType({});
-builder.subscriptionType({});
+builder.queryType({
+  description:
+    'Reads: the user, the plans and everything in them, the rate limit, any object by id.',
+});
+builder.mutationType({
+  description:
+    'One mutation per REST write. Each answers with a payload of the saved objects, or a typed ' +
+    'error (`... on Error { message }`).',
+});
+builder.subscriptionType({
+  description: "Live updates: a plan's changes as graph objects, pushed over SSE or WebSocket.",
+});
 
-export const schema = describeSchema(builder.toSchema({ sortSchema: false }));
+export const schema = builder.toSchema({ sortSchema: false });

@@ -18,6 +18,5 @@ export function inPlan<Row extends PlanScoped, Target>(
 export const findAccount = (plan: PlanSnapshot, id: string) => plan.account(id);
 export const findPayee = (plan: PlanSnapshot, id: string) => plan.payee(id);
 export const findCategory = (plan: PlanSnapshot, id: string) => plan.category(id);
-export const accountName = (plan: PlanSnapshot, id: string) => plan.account(id)?.name;
 export const payeeName = (plan: PlanSnapshot, id: string) => plan.payee(id)?.name;
 export const categoryName = (plan: PlanSnapshot, id: string) => plan.category(id)?.name;

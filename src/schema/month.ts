@@ -1,7 +1,7 @@
 import type { MonthRow } from '../replica/types.js';
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
-import { MonthCategory } from './category.js';
+import { MonthCategory } from './category/category.js';
 import { Node } from './node.js';
 import { orNotFound } from './not-found.js';
 import { Plan } from './plan.js';
@@ -22,7 +22,10 @@ Month.implement({
       description: 'The first day of the month.',
       resolve: (m) => m.month,
     }),
-    note: t.exposeString('note', { nullable: true }),
+    note: t.exposeString('note', {
+      nullable: true,
+      description: 'The note the user wrote; null when none.',
+    }),
     ...amountFields(t, 'income', (m) => m.income, 'Inflows to Ready to Assign in the month.'),
     ...amountFields(t, 'budgeted', (m) => m.budgeted, 'Assigned in the month.'),
     ...amountFields(
@@ -32,8 +35,13 @@ Month.implement({
       'Categorized activity in the month, excluding inflows to Ready to Assign.',
     ),
     ...amountFields(t, 'toBeBudgeted', (m) => m.to_be_budgeted, 'Ready to Assign.'),
-    ageOfMoney: t.exposeInt('age_of_money', { nullable: true }),
-    deleted: t.exposeBoolean('deleted'),
+    ageOfMoney: t.exposeInt('age_of_money', {
+      nullable: true,
+      description: 'Age of Money in days: how long money sat before it was spent.',
+    }),
+    deleted: t.exposeBoolean('deleted', {
+      description: 'Whether it was deleted upstream (lists leave deleted objects out).',
+    }),
     categories: t.field({
       type: [MonthCategory],
       description: "Every category with this month's amounts.",
@@ -42,11 +50,16 @@ Month.implement({
     category: t.field({
       type: MonthCategory,
       nullable: true,
-      args: { id: t.arg({ type: 'UUID', required: true }) },
+      description: "One category with this month's amounts, by REST id.",
+      args: { id: t.arg({ type: 'UUID', required: true, description: 'The REST id.' }) },
       resolve: async (m, { id }, ctx) =>
         orNotFound((await ctx.loaders.plan(m.plan_id)).category(id, m.month), 'category', id),
     }),
-    plan: t.field({ type: Plan, resolve: (m) => ({ id: m.plan_id, summary: null }) }),
+    plan: t.field({
+      type: Plan,
+      description: 'The plan it belongs to.',
+      resolve: (m) => ({ id: m.plan_id, summary: null }),
+    }),
   }),
 });
 
@@ -60,7 +73,13 @@ builder.objectFields(Plan, (t) => ({
     type: Month,
     nullable: true,
     description: 'One month, by date or `current`.',
-    args: { month: t.arg({ type: MonthSelectorScalar, required: true }) },
+    args: {
+      month: t.arg({
+        type: MonthSelectorScalar,
+        required: true,
+        description: 'A month: `current` or any day in it.',
+      }),
+    },
     resolve: async (plan, { month }, ctx) => {
       const snapshot = await ctx.loaders.plan(plan.id);
       const resolved = month === 'current' ? snapshot.currentMonth() : month;

@@ -11,7 +11,7 @@ import type { PlanSnapshot } from '../replica/types.js';
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
 import { badUserInput } from './inputs.js';
-import type { PlanShape } from './plan.js';
+import type { PlanShape } from './models.js';
 
 /** Every type implementing `Node`. */
 export type NodeTypeName =
@@ -40,6 +40,11 @@ type Found = object & { readonly [NODE_TYPE]: NodeTypeName };
 
 /** `nodes(ids:)` takes at most this many ids; each may cost a plan read when cold. */
 export const MAX_NODE_IDS = 100;
+
+/** The `id` description of every type whose id is its REST id. */
+export const REST_ID_DESCRIPTION =
+  'The REST id (a UUID): unique across every type of the graph, so it moves freely between ' +
+  'REST and GraphQL.';
 
 export const HYBRID_SUFFIX = ':hybrid';
 const MONTH_KEY = /^(.+):(\d{4}-\d{2}-01)$/;

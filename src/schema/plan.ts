@@ -2,17 +2,9 @@ import type { PlanInfo } from '../replica/types.js';
 import type { CurrencyFormat, DateFormat, PlanSummary } from '../upstream/types.js';
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
+import type { PlanShape } from './models.js';
 import { Node } from './node.js';
 import { PlanIdScalar } from './scalars.js';
-
-/**
- * A plan as the graph sees it. `summary` is set when the plan came from the plan list, which
- * already carries the plan-level fields; everything else reads the plan's replica.
- */
-export interface PlanShape {
-  readonly id: string;
-  readonly summary: PlanSummary | null;
-}
 
 export const Plan = builder.objectRef<PlanShape>('Plan');
 
@@ -22,20 +14,32 @@ async function infoOf(plan: PlanShape, ctx: GatewayContext): Promise<PlanInfo | 
 
 export const DateFormatType = builder.objectRef<DateFormat>('DateFormat').implement({
   description: 'How the plan writes dates.',
-  fields: (t) => ({ format: t.exposeString('format') }),
+  fields: (t) => ({
+    format: t.exposeString('format', { description: 'The date format, e.g. `DD.MM.YYYY`.' }),
+  }),
 });
 
 export const CurrencyFormatType = builder.objectRef<CurrencyFormat>('CurrencyFormat').implement({
   description: 'How the plan writes amounts; the `...Formatted` fields follow it.',
   fields: (t) => ({
-    isoCode: t.exposeString('iso_code'),
-    exampleFormat: t.exposeString('example_format'),
-    decimalDigits: t.exposeInt('decimal_digits'),
-    decimalSeparator: t.exposeString('decimal_separator'),
-    symbolFirst: t.exposeBoolean('symbol_first'),
-    groupSeparator: t.exposeString('group_separator'),
-    currencySymbol: t.exposeString('currency_symbol'),
-    displaySymbol: t.exposeBoolean('display_symbol'),
+    isoCode: t.exposeString('iso_code', { description: 'The ISO 4217 currency code.' }),
+    exampleFormat: t.exposeString('example_format', {
+      description: 'An amount written in this format.',
+    }),
+    decimalDigits: t.exposeInt('decimal_digits', {
+      description: 'Digits after the decimal separator.',
+    }),
+    decimalSeparator: t.exposeString('decimal_separator', {
+      description: 'The decimal separator.',
+    }),
+    symbolFirst: t.exposeBoolean('symbol_first', {
+      description: 'The currency symbol comes before the amount.',
+    }),
+    groupSeparator: t.exposeString('group_separator', { description: 'The thousands separator.' }),
+    currencySymbol: t.exposeString('currency_symbol', { description: 'The currency symbol.' }),
+    displaySymbol: t.exposeBoolean('display_symbol', {
+      description: 'Whether amounts show the currency symbol.',
+    }),
   }),
 });
 
@@ -47,8 +51,16 @@ interface PlanSettingsShape {
 export const PlanSettings = builder.objectRef<PlanSettingsShape>('PlanSettings').implement({
   description: 'The plan settings (REST `GET /plans/{plan_id}/settings`).',
   fields: (t) => ({
-    dateFormat: t.expose('date_format', { type: DateFormatType, nullable: true }),
-    currencyFormat: t.expose('currency_format', { type: CurrencyFormatType, nullable: true }),
+    dateFormat: t.expose('date_format', {
+      type: DateFormatType,
+      nullable: true,
+      description: 'How the plan writes dates; null when not set.',
+    }),
+    currencyFormat: t.expose('currency_format', {
+      type: CurrencyFormatType,
+      nullable: true,
+      description: 'How the plan writes amounts; null when not set.',
+    }),
   }),
 });
 
@@ -62,7 +74,10 @@ Plan.implement({
     id: t.exposeID('id', {
       description: 'The plan UUID, also when the plan was asked for by alias.',
     }),
-    name: t.string({ resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).name }),
+    name: t.string({
+      description: 'The name of the plan.',
+      resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).name,
+    }),
     lastModifiedOn: t.field({
       type: 'DateTime',
       nullable: true,
@@ -72,21 +87,25 @@ Plan.implement({
     firstMonth: t.field({
       type: 'Date',
       nullable: true,
+      description: 'The first month of the plan.',
       resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).first_month ?? null,
     }),
     lastMonth: t.field({
       type: 'Date',
       nullable: true,
+      description: 'The last month of the plan.',
       resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).last_month ?? null,
     }),
     dateFormat: t.field({
       type: DateFormatType,
       nullable: true,
+      description: 'How the plan writes dates; null when not set.',
       resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).date_format ?? null,
     }),
     currencyFormat: t.field({
       type: CurrencyFormatType,
       nullable: true,
+      description: 'How the plan writes amounts; null when not set.',
       resolve: async (plan, _args, ctx) => (await infoOf(plan, ctx)).currency_format ?? null,
     }),
     settings: t.field({
@@ -127,7 +146,13 @@ builder.queryFields((t) => ({
     description:
       'One plan by UUID, `last-used` or `default`. Null, beside a NOT_FOUND error, when the ' +
       'upstream does not know it.',
-    args: { id: t.arg({ type: PlanIdScalar, required: true }) },
+    args: {
+      id: t.arg({
+        type: PlanIdScalar,
+        required: true,
+        description: 'The plan UUID, `last-used` or `default`.',
+      }),
+    },
     resolve: async (_root, { id }, ctx) => {
       const snapshot = await ctx.loaders.plan(id);
       return { id: snapshot.planId, summary: null };

@@ -10,10 +10,12 @@ import { GraphQLError, GraphQLScalarType, Kind, print, type ValueNode } from 'gr
 import {
   DateTimeResolver,
   LatitudeResolver,
+  LocalDateResolver,
   LongitudeResolver,
   SafeIntResolver,
   UUIDResolver,
 } from 'graphql-scalars';
+import { PLAN_ALIASES, UUID_PATTERN } from '../upstream/ids.js';
 import { builder } from './builder.js';
 
 function inputError(message: string, node?: ValueNode): GraphQLError {
@@ -50,12 +52,16 @@ builder.addScalarType('SafeInt', withInputCode(SafeIntResolver), {});
 builder.addScalarType('Latitude', withInputCode(LatitudeResolver), {});
 builder.addScalarType('Longitude', withInputCode(LongitudeResolver), {});
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** graphql-scalars' LocalDate does the checking; the schema keeps the REST name `Date`. */
+const localDate = LocalDateResolver.toConfig();
 
 function isCalendarDate(value: string): boolean {
-  if (!ISO_DATE.test(value)) return false;
-  const parsed = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+  try {
+    localDate.parseValue?.(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function toDate(value: unknown, node?: ValueNode): string {
@@ -66,7 +72,7 @@ function toDate(value: unknown, node?: ValueNode): string {
   );
 }
 
-export const DateScalar = builder.scalarType('Date', {
+builder.scalarType('Date', {
   description: 'A calendar date in `YYYY-MM-DD` form (UTC), as the REST interface sends dates.',
   serialize: (value) => toDate(value),
   parseValue: (value) => toDate(value),
@@ -109,9 +115,6 @@ export const Milliunits = builder.scalarType('Milliunits', {
     ),
   extensions: { codegenScalarType: 'number' },
 });
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const PLAN_ALIASES = new Set(['last-used', 'default']);
 
 function toPlanId(value: unknown, node?: ValueNode): string {
   if (typeof value === 'string') {

@@ -6,16 +6,16 @@
 import { GraphQLError } from 'graphql';
 import type { ChangeOrigin, PlanChange, PlanDeletions, TransactionPlace } from '../live/changes.js';
 import type { AccountRow, TransactionRow } from '../replica/types.js';
-import { Account } from './account.js';
+import { Account } from './account/account.js';
 import type { FieldBuilder } from './amounts.js';
 import { builder } from './builder.js';
-import { Category, CategoryGroup, MonthCategory } from './category.js';
+import { Category, CategoryGroup, MonthCategory } from './category/category.js';
 import type { GatewayContext } from './context.js';
 import { Month } from './month.js';
-import { Payee } from './payee.js';
+import { Payee } from './payee/payee.js';
 import { Plan } from './plan.js';
 import { PlanIdScalar } from './scalars.js';
-import { ScheduledTransaction } from './scheduled-transaction.js';
+import { ScheduledTransaction } from './scheduled-transaction/scheduled-transaction.js';
 import { Transaction } from './transaction/transaction.js';
 
 const ORIGINS = ['SYNC', 'WRITE', 'REPLAY'] as const satisfies readonly ChangeOrigin[];
@@ -54,13 +54,29 @@ interface AccountBalancesChangeShape extends ChangeHeader {
 const PlanDeletionsType = builder.objectRef<PlanDeletions>('PlanDeletions').implement({
   description: 'Entities the change removed, by id (months by date).',
   fields: (t) => ({
-    accountIds: t.idList({ resolve: (d) => [...d.accountIds] }),
-    categoryGroupIds: t.idList({ resolve: (d) => [...d.categoryGroupIds] }),
-    categoryIds: t.idList({ resolve: (d) => [...d.categoryIds] }),
-    months: t.field({ type: ['Date'], resolve: (d) => [...d.months] }),
-    payeeIds: t.idList({ resolve: (d) => [...d.payeeIds] }),
-    transactionIds: t.idList({ resolve: (d) => [...d.transactionIds] }),
-    scheduledTransactionIds: t.idList({ resolve: (d) => [...d.scheduledTransactionIds] }),
+    accountIds: t.idList({ description: 'Accounts deleted.', resolve: (d) => [...d.accountIds] }),
+    categoryGroupIds: t.idList({
+      description: 'Category groups deleted.',
+      resolve: (d) => [...d.categoryGroupIds],
+    }),
+    categoryIds: t.idList({
+      description: 'Categories deleted.',
+      resolve: (d) => [...d.categoryIds],
+    }),
+    months: t.field({
+      type: ['Date'],
+      description: 'Months deleted (their first days).',
+      resolve: (d) => [...d.months],
+    }),
+    payeeIds: t.idList({ description: 'Payees deleted.', resolve: (d) => [...d.payeeIds] }),
+    transactionIds: t.idList({
+      description: 'Transactions deleted.',
+      resolve: (d) => [...d.transactionIds],
+    }),
+    scheduledTransactionIds: t.idList({
+      description: 'Scheduled transactions deleted.',
+      resolve: (d) => [...d.scheduledTransactionIds],
+    }),
   }),
 });
 
@@ -73,7 +89,11 @@ function headerFields<Shape extends ChangeHeader>(t: FieldBuilder<Shape>) {
       description: 'The plan as it is after the change.',
       resolve: (c) => ({ id: c.planId, summary: null }),
     }),
-    origin: t.field({ type: PlanChangeOriginEnum, resolve: (c) => c.origin }),
+    origin: t.field({
+      type: PlanChangeOriginEnum,
+      description: 'What brought the change: a poll, a write through the gateway, or a replay.',
+      resolve: (c) => c.origin,
+    }),
     serverKnowledge: t.field({
       type: 'SafeInt',
       description:
@@ -95,26 +115,51 @@ const PlanChangeType = builder.objectRef<PlanChange>('PlanChange').implement({
       description: 'The knowledge before the change, when known.',
       resolve: (c) => c.previousServerKnowledge,
     }),
-    accounts: t.field({ type: [Account], resolve: (c) => [...c.accounts] }),
-    categoryGroups: t.field({ type: [CategoryGroup], resolve: (c) => [...c.categoryGroups] }),
+    accounts: t.field({
+      type: [Account],
+      description: 'Accounts that changed, as they are now.',
+      resolve: (c) => [...c.accounts],
+    }),
+    categoryGroups: t.field({
+      type: [CategoryGroup],
+      description: 'Category groups that changed, with their changed categories.',
+      resolve: (c) => [...c.categoryGroups],
+    }),
     categories: t.field({
       type: [Category],
       description: 'With the amounts of the current month.',
       resolve: (c) => [...c.categories],
     }),
-    months: t.field({ type: [Month], resolve: (c) => [...c.months] }),
+    months: t.field({
+      type: [Month],
+      description: 'Months whose totals or category amounts changed.',
+      resolve: (c) => [...c.months],
+    }),
     monthCategories: t.field({
       type: [MonthCategory],
       description: 'Categories whose amounts changed in a month (assignments, activity, balances).',
       resolve: (c) => [...c.monthCategories],
     }),
-    payees: t.field({ type: [Payee], resolve: (c) => [...c.payees] }),
-    transactions: t.field({ type: [Transaction], resolve: (c) => [...c.transactions] }),
+    payees: t.field({
+      type: [Payee],
+      description: 'Payees that changed.',
+      resolve: (c) => [...c.payees],
+    }),
+    transactions: t.field({
+      type: [Transaction],
+      description: 'Transactions that changed, as they are now.',
+      resolve: (c) => [...c.transactions],
+    }),
     scheduledTransactions: t.field({
       type: [ScheduledTransaction],
+      description: 'Scheduled transactions that changed.',
       resolve: (c) => [...c.scheduledTransactions],
     }),
-    deleted: t.field({ type: PlanDeletionsType, resolve: (c) => c.deleted }),
+    deleted: t.field({
+      type: PlanDeletionsType,
+      description: 'Ids of what was deleted.',
+      resolve: (c) => c.deleted,
+    }),
   }),
 });
 
@@ -143,7 +188,11 @@ const AccountBalancesChangeType = builder
     description: 'Accounts whose balances (or other fields) changed.',
     fields: (t) => ({
       ...headerFields(t),
-      accounts: t.field({ type: [Account], resolve: (c) => [...c.accounts] }),
+      accounts: t.field({
+        type: [Account],
+        description: 'Accounts whose balances changed, as they are now.',
+        resolve: (c) => [...c.accounts],
+      }),
     }),
   });
 
@@ -244,8 +293,16 @@ builder.subscriptionFields((t) => {
         'Transactions created, changed or deleted, optionally only those of one account and/or one category (a split counts for the categories of its lines).',
       args: {
         planId: planIdArg(),
-        accountId: t.arg({ type: 'UUID', required: false }),
-        categoryId: t.arg({ type: 'UUID', required: false }),
+        accountId: t.arg({
+          type: 'UUID',
+          required: false,
+          description: 'Only transactions of this account.',
+        }),
+        categoryId: t.arg({
+          type: 'UUID',
+          required: false,
+          description: 'Only transactions of this category.',
+        }),
         since: sinceArg(),
       },
       subscribe: (_root, args, ctx) =>

@@ -1,12 +1,16 @@
 import type { User as UserShape } from '../upstream/types.js';
 import { builder } from './builder.js';
 import type { RateLimitUsage } from './context.js';
-import { Node } from './node.js';
+import { Node, REST_ID_DESCRIPTION } from './node.js';
 
 export const User = builder.objectRef<UserShape>('User').implement({
   interfaces: [Node],
   description: 'The user the access token belongs to.',
-  fields: (t) => ({ id: t.exposeID('id') }),
+  fields: (t) => ({
+    id: t.exposeID('id', {
+      description: REST_ID_DESCRIPTION,
+    }),
+  }),
 });
 
 export const RateLimit = builder.objectRef<RateLimitUsage>('RateLimit').implement({
@@ -14,9 +18,11 @@ export const RateLimit = builder.objectRef<RateLimitUsage>('RateLimit').implemen
     "This token's upstream requests in the rolling hour, as the gateway counted them (the " +
     'upstream does not report it). Requests other clients make with the same token are not seen.',
   fields: (t) => ({
-    used: t.exposeInt('used'),
-    limit: t.exposeInt('limit'),
-    remaining: t.exposeInt('remaining'),
+    used: t.exposeInt('used', { description: 'Upstream requests counted in the rolling hour.' }),
+    limit: t.exposeInt('limit', { description: 'Upstream requests allowed in the rolling hour.' }),
+    remaining: t.exposeInt('remaining', {
+      description: 'Upstream requests left in the rolling hour.',
+    }),
     resetsAt: t.field({
       type: 'DateTime',
       nullable: true,

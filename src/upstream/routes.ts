@@ -205,6 +205,7 @@ type OpsWithBody = {
 }[OperationId];
 type Equal<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Assert<T extends true> = T;
+/** @public A compile-time check only: exported so that it is not an unused local. */
 export type BodyRoutesMatchRequestBody = Assert<Equal<OpsWithBody, keyof RequestBody>>;
 
 // ---------------------------------------------------------------------------------------------

@@ -102,10 +102,6 @@ export interface ErrorDetail {
   detail: string;
 }
 
-export interface ErrorResponse {
-  error: ErrorDetail;
-}
-
 // ---------------------------------------------------------------------------------------------
 // User and plans
 
@@ -605,11 +601,6 @@ export interface SaveTransactionsResponseData {
 
 export type OperationId = keyof ResponseData;
 
-/** The `{ data: ... }` wrapper every successful response carries. */
-export interface DataResponse<Op extends OperationId> {
-  data: ResponseData[Op];
-}
-
 // ---------------------------------------------------------------------------------------------
 // Request bodies, keyed by operationId.
 
@@ -627,14 +618,6 @@ export interface RequestBody {
   updateTransaction: { transaction: ExistingTransaction };
   createScheduledTransaction: { scheduled_transaction: SaveScheduledTransaction };
   updateScheduledTransaction: { scheduled_transaction: SaveScheduledTransaction };
-}
-
-/** Query parameters shared by the five transaction lists. */
-export interface TransactionListQuery {
-  since_date?: IsoDate;
-  until_date?: IsoDate;
-  type?: TransactionListType;
-  last_knowledge_of_server?: number;
 }
 
 // ---------------------------------------------------------------------------------------------

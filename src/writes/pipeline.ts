@@ -33,6 +33,7 @@ import type { RestCache } from '../loaders/rest-cache.js';
 import type { PlanSnapshot, ReplicaStore } from '../replica/types.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { isUpstreamError } from '../upstream/errors.js';
+import { PLAN_ALIASES } from '../upstream/ids.js';
 import type { OperationResult, Params, ParamsArgs } from '../upstream/routes.js';
 import type { IsoDate } from '../upstream/types.js';
 import { WRITE_EFFECTS, type WriteOperationId } from './effects.js';
@@ -82,9 +83,6 @@ export interface Writes {
   /** The replica this token holds for the plan, whatever its age; never calls the upstream. */
   peek(planId: string): PlanSnapshot | undefined;
 }
-
-/** Plan ids the upstream resolves itself, at the time it takes the request. */
-const PLAN_ALIASES = new Set(['last-used', 'default']);
 
 export function createWritePipeline(deps: WritePipelineDeps): Writes {
   const {

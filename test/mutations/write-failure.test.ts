@@ -12,7 +12,7 @@ import {
   ValidationError,
   writeFailure,
 } from '../../src/contracts/write-refusals.js';
-import { addYears } from '../../src/schema/mutations/rules/checks.js';
+import { addYears } from '../../src/schema/input-checks.js';
 import {
   errorFromResponse,
   errorFromTransport,

@@ -4,16 +4,16 @@
  * names that path. `undefined` always means "absent"; `null` is only accepted where the
  * interface allows it.
  */
+
+import { UUID_PATTERN } from '../../upstream/ids.js';
 import type { IsoDate } from '../../upstream/types.js';
 import { calendarDateOf } from '../core/dates.js';
 import { badRequest } from '../core/errors.js';
 
 export type JsonObject = Record<string, unknown>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function isUuid(value: string): boolean {
-  return UUID.test(value);
+  return UUID_PATTERN.test(value);
 }
 
 export function isJsonObject(value: unknown): value is JsonObject {

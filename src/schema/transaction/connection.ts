@@ -1,9 +1,9 @@
 import type { TransactionOrder, TransactionQuery, TransactionRow } from '../../replica/types.js';
 import type { IsoDate, TransactionListType } from '../../upstream/types.js';
-import { Account } from '../account.js';
+import { Account } from '../account/account.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
-import { encodeCursor, type PageArgs, pageWindow, type WithTotalCount } from '../connections.js';
+import { encodeCursor, type PageArgs, pageWindow } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { COUNT_COST } from '../cost.js';
 import { lastDayOfMonth } from '../inputs.js';
@@ -56,16 +56,17 @@ export const TransactionConnection = builder.connectionObject(
   {
     type: Transaction,
     name: 'TransactionConnection',
+    description: 'A page of `Transaction` items with its cursors (Relay connection).',
     fields: (t) => ({
       totalCount: t.int({
         // May walk the whole filtered window, one row at a time.
         complexity: COUNT_COST,
         description: 'Transactions matching the filters, on every page.',
-        resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
+        resolve: (connection) => connection.totalCount,
       }),
     }),
   },
-  { name: 'TransactionEdge' },
+  { name: 'TransactionEdge', description: 'One item of a `Transaction` page, with its cursor.' },
 );
 
 async function resolveTransactions(
@@ -104,14 +105,30 @@ const DESCRIPTION =
 
 function filterArgs<Shape>(t: FieldBuilder<Shape>, omit: readonly ('accountId' | 'month')[] = []) {
   const args = {
-    accountId: t.arg({ type: 'UUID' }),
-    categoryId: t.arg({ type: 'UUID' }),
-    payeeId: t.arg({ type: 'UUID' }),
-    month: t.arg({ type: MonthSelectorScalar }),
+    accountId: t.arg({ type: 'UUID', description: 'Only transactions of this account.' }),
+    categoryId: t.arg({
+      type: 'UUID',
+      description: 'Only transactions of this category (split lines included).',
+    }),
+    payeeId: t.arg({
+      type: 'UUID',
+      description: 'Only transactions of this payee (split lines included).',
+    }),
+    month: t.arg({
+      type: MonthSelectorScalar,
+      description: 'A month: `current` or any day in it.',
+    }),
     sinceDate: t.arg({ type: 'Date', description: 'On or after this date.' }),
     untilDate: t.arg({ type: 'Date', description: 'On or before this date.' }),
-    type: t.arg({ type: TransactionTypeFilterEnum }),
-    order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
+    type: t.arg({
+      type: TransactionTypeFilterEnum,
+      description: 'Only `uncategorized` or `unapproved` transactions.',
+    }),
+    order: t.arg({
+      type: TransactionOrderEnum,
+      defaultValue: 'DATE_DESC',
+      description: 'Newest first (the default) or oldest first.',
+    }),
   };
   for (const name of omit) delete (args as Partial<typeof args>)[name];
   return args;

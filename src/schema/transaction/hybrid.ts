@@ -1,14 +1,15 @@
 import type { SubTransactionRow, TransactionRow } from '../../replica/types.js';
-import { Account } from '../account.js';
+import { Account } from '../account/account.js';
 import { amountFields, type FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
-import { Category } from '../category.js';
-import { encodeCursor, type PageArgs, pageWindow, type WithTotalCount } from '../connections.js';
+import { Category } from '../category/category.js';
+import { encodeCursor, type PageArgs, pageWindow } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { COUNT_COST } from '../cost.js';
+import { describedValues } from '../enum-values.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { HYBRID_SUFFIX, Node } from '../node.js';
-import { Payee } from '../payee.js';
+import { Payee } from '../payee/payee.js';
 import { MonthSelectorScalar } from '../scalars.js';
 import { filterQuery, type TransactionFilterArgs } from './connection.js';
 import {
@@ -22,7 +23,11 @@ import { type HybridMatch, type HybridRow, hybridPage } from './hybrid-page.js';
 import { categoryNameOf, flagColor, Transaction } from './transaction.js';
 
 export const HybridTransactionKind = builder.enumType('HybridTransactionType', {
-  values: ['transaction', 'subtransaction'] as const,
+  description: 'Whether a hybrid row is a whole transaction or one line of a split.',
+  values: describedValues(['transaction', 'subtransaction'], {
+    transaction: 'A whole transaction.',
+    subtransaction: 'One line of a split transaction.',
+  }),
 });
 
 export const HybridTransaction = builder.objectRef<HybridRow>('HybridTransaction');
@@ -55,46 +60,91 @@ HybridTransaction.implement({
     }),
     type: t.field({
       type: HybridTransactionKind,
+      description: 'A whole transaction, or one line of a split.',
       resolve: (h) => (h.sub ? 'subtransaction' : 'transaction'),
     }),
-    parentTransactionId: t.id({ nullable: true, resolve: (h) => (h.sub ? h.parent.id : null) }),
+    parentTransactionId: t.id({
+      nullable: true,
+      description: 'For a split line, the REST id of the split; null for a whole transaction.',
+      resolve: (h) => (h.sub ? h.parent.id : null),
+    }),
     parentTransaction: t.field({
       type: Transaction,
       nullable: true,
+      description: 'For a split line, the split; null for a whole transaction.',
       resolve: (h) => (h.sub ? h.parent : null),
     }),
-    date: t.field({ type: 'Date', resolve: (h) => h.parent.date }),
+    date: t.field({
+      type: 'Date',
+      description: 'The date it happened.',
+      resolve: (h) => h.parent.date,
+    }),
     ...amountFields(t, 'amount', (h) => own(h, 'amount'), 'Negative for outflows.'),
-    memo: t.string({ nullable: true, resolve: (h) => own(h, 'memo') }),
-    cleared: t.field({ type: ClearedStatusEnum, resolve: (h) => h.parent.cleared }),
-    approved: t.boolean({ resolve: (h) => h.parent.approved }),
+    memo: t.string({
+      nullable: true,
+      description: 'The memo; null when none.',
+      resolve: (h) => own(h, 'memo'),
+    }),
+    cleared: t.field({
+      type: ClearedStatusEnum,
+      description: 'Whether the bank has confirmed it.',
+      resolve: (h) => h.parent.cleared,
+    }),
+    approved: t.boolean({
+      description: 'Approved by the user (imported transactions wait for approval).',
+      resolve: (h) => h.parent.approved,
+    }),
     flagColor: t.field({
       type: FlagColorEnum,
       nullable: true,
+      description: 'Its flag; null when none.',
       resolve: (h) => flagColor(h.parent.flag_color),
     }),
-    flagName: t.string({ nullable: true, resolve: (h) => h.parent.flag_name }),
-    accountId: t.id({ resolve: (h) => h.parent.account_id }),
+    flagName: t.string({
+      nullable: true,
+      description: 'The name the user gave the flag; null when none.',
+      resolve: (h) => h.parent.flag_name,
+    }),
+    accountId: t.id({
+      description: 'The REST id of the account.',
+      resolve: (h) => h.parent.account_id,
+    }),
     account: t.field({
       type: Account,
       nullable: true,
+      description: 'The account.',
       resolve: inPlan((h) => h.parent.account_id, findAccount),
     }),
     accountName: t.string({
+      description: 'The name of the account.',
       resolve: async (h, _args, ctx) =>
         (await ctx.loaders.plan(h.plan_id)).account(h.parent.account_id)?.name ?? '',
     }),
-    payeeId: t.id({ nullable: true, resolve: (h) => own(h, 'payee_id') }),
+    payeeId: t.id({
+      nullable: true,
+      description: 'The REST id of the payee; null when none.',
+      resolve: (h) => own(h, 'payee_id'),
+    }),
     payee: t.field({
       type: Payee,
       nullable: true,
+      description: 'The payee; null when none.',
       resolve: inPlan((h) => own(h, 'payee_id'), findPayee),
     }),
-    payeeName: t.string({ nullable: true, resolve: inPlan((h) => own(h, 'payee_id'), payeeName) }),
-    categoryId: t.id({ nullable: true, resolve: (h) => own(h, 'category_id') }),
+    payeeName: t.string({
+      nullable: true,
+      description: 'The name of the payee; null when none.',
+      resolve: inPlan((h) => own(h, 'payee_id'), payeeName),
+    }),
+    categoryId: t.id({
+      nullable: true,
+      description: 'The REST id of the category; null when uncategorized.',
+      resolve: (h) => own(h, 'category_id'),
+    }),
     category: t.field({
       type: Category,
       nullable: true,
+      description: 'The category, with the amounts of the current month; null when uncategorized.',
       resolve: inPlan((h) => own(h, 'category_id'), findCategory),
     }),
     categoryName: t.string({
@@ -110,27 +160,47 @@ HybridTransaction.implement({
         return name ?? UNCATEGORIZED_NAME;
       },
     }),
-    transferAccountId: t.id({ nullable: true, resolve: (h) => own(h, 'transfer_account_id') }),
+    transferAccountId: t.id({
+      nullable: true,
+      description: 'For a transfer, the REST id of the other account; null otherwise.',
+      resolve: (h) => own(h, 'transfer_account_id'),
+    }),
     transferTransactionId: t.id({
       nullable: true,
+      description: 'For a transfer, the REST id of the transaction on the other side.',
       resolve: (h) => own(h, 'transfer_transaction_id'),
     }),
     matchedTransactionId: t.id({
       nullable: true,
+      description: 'The transaction an import was matched with; null when none.',
       resolve: (h) => (h.sub ? null : h.parent.matched_transaction_id),
     }),
-    importId: t.string({ nullable: true, resolve: (h) => h.parent.import_id }),
-    importPayeeName: t.string({ nullable: true, resolve: (h) => h.parent.import_payee_name }),
+    importId: t.string({
+      nullable: true,
+      description:
+        'The import id that identifies an imported transaction; null when entered by hand.',
+      resolve: (h) => h.parent.import_id,
+    }),
+    importPayeeName: t.string({
+      nullable: true,
+      description: 'The payee name an import brought, after the payee rules ran.',
+      resolve: (h) => h.parent.import_payee_name,
+    }),
     importPayeeNameOriginal: t.string({
       nullable: true,
+      description: 'The payee name an import brought, as the bank sent it.',
       resolve: (h) => h.parent.import_payee_name_original,
     }),
     debtTransactionType: t.field({
       type: DebtTransactionTypeEnum,
       nullable: true,
+      description: 'For a debt account: what the transaction does to the debt.',
       resolve: (h) => h.parent.debt_transaction_type,
     }),
-    deleted: t.boolean({ resolve: (h) => own(h, 'deleted') }),
+    deleted: t.boolean({
+      description: 'Whether it was deleted upstream (lists leave deleted objects out).',
+      resolve: (h) => own(h, 'deleted'),
+    }),
   }),
 });
 
@@ -138,16 +208,20 @@ export const HybridTransactionConnection = builder.connectionObject(
   {
     type: HybridTransaction,
     name: 'HybridTransactionConnection',
+    description: 'A page of `HybridTransaction` items with its cursors (Relay connection).',
     fields: (t) => ({
       totalCount: t.int({
         // May walk the whole filtered window, one row at a time.
         complexity: COUNT_COST,
         description: 'Rows matching the filters, on every page.',
-        resolve: (connection) => (connection as unknown as WithTotalCount).totalCount,
+        resolve: (connection) => connection.totalCount,
       }),
     }),
   },
-  { name: 'HybridTransactionEdge' },
+  {
+    name: 'HybridTransactionEdge',
+    description: 'One item of a `HybridTransaction` page, with its cursor.',
+  },
 );
 
 /** REST gives uncategorized hybrid rows this category name (the field is never null there). */
@@ -172,11 +246,21 @@ const DESCRIPTION =
 
 function hybridArgs<Shape>(t: FieldBuilder<Shape>) {
   return {
-    month: t.arg({ type: MonthSelectorScalar }),
-    sinceDate: t.arg({ type: 'Date' }),
-    untilDate: t.arg({ type: 'Date' }),
-    type: t.arg({ type: TransactionTypeFilterEnum }),
-    order: t.arg({ type: TransactionOrderEnum, defaultValue: 'DATE_DESC' }),
+    month: t.arg({
+      type: MonthSelectorScalar,
+      description: 'A month: `current` or any day in it.',
+    }),
+    sinceDate: t.arg({ type: 'Date', description: 'On or after this date.' }),
+    untilDate: t.arg({ type: 'Date', description: 'On or before this date.' }),
+    type: t.arg({
+      type: TransactionTypeFilterEnum,
+      description: 'Only `uncategorized` or `unapproved` transactions.',
+    }),
+    order: t.arg({
+      type: TransactionOrderEnum,
+      defaultValue: 'DATE_DESC',
+      description: 'Newest first (the default) or oldest first.',
+    }),
   };
 }
 

@@ -1,14 +1,14 @@
 import type { PlanSnapshot, SubTransactionRow, TransactionRow } from '../../replica/types.js';
 import type { FlagColor } from '../../upstream/types.js';
-import { Account } from '../account.js';
+import { Account } from '../account/account.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
-import { Category } from '../category.js';
+import { Category } from '../category/category.js';
 import { checkId } from '../inputs.js';
 import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
-import { Node } from '../node.js';
+import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
-import { Payee } from '../payee.js';
+import { Payee } from '../payee/payee.js';
 import { Plan } from '../plan.js';
 import { splitLineFields } from '../split-line.js';
 import { ClearedStatusEnum, DebtTransactionTypeEnum, FlagColorEnum } from './enums.js';
@@ -30,36 +30,61 @@ Transaction.implement({
   interfaces: [Node],
   description: 'A transaction in an account; a split carries its parts in `subtransactions`.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    date: t.field({ type: 'Date', resolve: (tx) => tx.date }),
+    id: t.exposeID('id', {
+      description: REST_ID_DESCRIPTION,
+    }),
+    date: t.field({ type: 'Date', description: 'The date it happened.', resolve: (tx) => tx.date }),
     ...amountFields(t, 'amount', (tx) => tx.amount, 'Negative for outflows.'),
-    memo: t.exposeString('memo', { nullable: true }),
-    cleared: t.field({ type: ClearedStatusEnum, resolve: (tx) => tx.cleared }),
-    approved: t.exposeBoolean('approved'),
+    memo: t.exposeString('memo', { nullable: true, description: 'The memo; null when none.' }),
+    cleared: t.field({
+      type: ClearedStatusEnum,
+      description: 'Whether the bank has confirmed it.',
+      resolve: (tx) => tx.cleared,
+    }),
+    approved: t.exposeBoolean('approved', {
+      description: 'Approved by the user (imported transactions wait for approval).',
+    }),
     flagColor: t.field({
       type: FlagColorEnum,
       nullable: true,
+      description: 'Its flag; null when none.',
       resolve: (tx) => flagColor(tx.flag_color),
     }),
-    flagName: t.exposeString('flag_name', { nullable: true }),
-    accountId: t.exposeID('account_id'),
+    flagName: t.exposeString('flag_name', {
+      nullable: true,
+      description: 'The name the user gave the flag; null when none.',
+    }),
+    accountId: t.exposeID('account_id', { description: 'The REST id of the account.' }),
     account: t.field({
       type: Account,
       nullable: true,
+      description: 'The account.',
       resolve: inPlan((tx) => tx.account_id, findAccount),
     }),
     accountName: t.string({
+      description: 'The name of the account.',
       resolve: async (tx, _args, ctx) =>
         (await ctx.loaders.plan(tx.plan_id)).account(tx.account_id)?.name ?? '',
     }),
-    payeeId: t.exposeID('payee_id', { nullable: true }),
+    payeeId: t.exposeID('payee_id', {
+      nullable: true,
+      description: 'The REST id of the payee; null when none.',
+    }),
     payee: t.field({
       type: Payee,
       nullable: true,
+      description: 'The payee; null when none.',
       resolve: inPlan((tx) => tx.payee_id, findPayee),
     }),
-    payeeName: t.string({ nullable: true, resolve: inPlan((tx) => tx.payee_id, payeeName) }),
-    categoryId: t.exposeID('category_id', { nullable: true }),
+    payeeName: t.string({
+      nullable: true,
+      description: 'The name of the payee; null when none.',
+      resolve: inPlan((tx) => tx.payee_id, payeeName),
+    }),
+    categoryId: t.exposeID('category_id', {
+      nullable: true,
+      description: 'The REST id of the category; null when uncategorized.',
+    }),
     category: t.field({
       type: Category,
       nullable: true,
@@ -71,13 +96,20 @@ Transaction.implement({
       description: '`Split` for a split transaction.',
       resolve: async (tx, _args, ctx) => categoryNameOf(await ctx.loaders.plan(tx.plan_id), tx),
     }),
-    transferAccountId: t.exposeID('transfer_account_id', { nullable: true }),
+    transferAccountId: t.exposeID('transfer_account_id', {
+      nullable: true,
+      description: 'For a transfer, the REST id of the other account; null otherwise.',
+    }),
     transferAccount: t.field({
       type: Account,
       nullable: true,
+      description: 'For a transfer, the other account; null otherwise.',
       resolve: inPlan((tx) => tx.transfer_account_id, findAccount),
     }),
-    transferTransactionId: t.exposeID('transfer_transaction_id', { nullable: true }),
+    transferTransactionId: t.exposeID('transfer_transaction_id', {
+      nullable: true,
+      description: 'For a transfer, the REST id of the transaction on the other side.',
+    }),
     transferTransaction: t.field({
       type: Transaction,
       nullable: true,
@@ -87,22 +119,43 @@ Transaction.implement({
         (plan, id) => plan.transaction(id),
       ),
     }),
-    matchedTransactionId: t.exposeID('matched_transaction_id', { nullable: true }),
-    importId: t.exposeString('import_id', { nullable: true }),
-    importPayeeName: t.exposeString('import_payee_name', { nullable: true }),
-    importPayeeNameOriginal: t.exposeString('import_payee_name_original', { nullable: true }),
+    matchedTransactionId: t.exposeID('matched_transaction_id', {
+      nullable: true,
+      description: 'The transaction an import was matched with; null when none.',
+    }),
+    importId: t.exposeString('import_id', {
+      nullable: true,
+      description:
+        'The import id that identifies an imported transaction; null when entered by hand.',
+    }),
+    importPayeeName: t.exposeString('import_payee_name', {
+      nullable: true,
+      description: 'The payee name an import brought, after the payee rules ran.',
+    }),
+    importPayeeNameOriginal: t.exposeString('import_payee_name_original', {
+      nullable: true,
+      description: 'The payee name an import brought, as the bank sent it.',
+    }),
     debtTransactionType: t.field({
       type: DebtTransactionTypeEnum,
       nullable: true,
+      description: 'For a debt account: what the transaction does to the debt.',
       resolve: (tx) => tx.debt_transaction_type,
     }),
-    deleted: t.exposeBoolean('deleted'),
+    deleted: t.exposeBoolean('deleted', {
+      description: 'Whether it was deleted upstream (lists leave deleted objects out).',
+    }),
     subtransactions: t.field({
       type: [SubTransaction],
+      description: 'The lines of a split; empty when it is not a split.',
       resolve: async (tx, _args, ctx) =>
         (await ctx.loaders.plan(tx.plan_id)).subtransactionsOf(tx.id),
     }),
-    plan: t.field({ type: Plan, resolve: (tx) => ({ id: tx.plan_id, summary: null }) }),
+    plan: t.field({
+      type: Plan,
+      description: 'The plan it belongs to.',
+      resolve: (tx) => ({ id: tx.plan_id, summary: null }),
+    }),
   }),
 });
 
@@ -111,16 +164,20 @@ SubTransaction.implement({
   description: 'One part of a split transaction.',
   fields: (t) => ({
     ...splitLineFields(t),
-    transactionId: t.exposeID('transaction_id'),
+    transactionId: t.exposeID('transaction_id', { description: 'The REST id of the transaction.' }),
     transaction: t.field({
       type: Transaction,
       nullable: true,
+      description: 'The transaction.',
       resolve: inPlan(
         (s) => s.transaction_id,
         (plan, id) => plan.transaction(id),
       ),
     }),
-    transferTransactionId: t.exposeID('transfer_transaction_id', { nullable: true }),
+    transferTransactionId: t.exposeID('transfer_transaction_id', {
+      nullable: true,
+      description: 'For a transfer, the REST id of the transaction on the other side.',
+    }),
   }),
 });
 
@@ -128,7 +185,8 @@ builder.objectFields(Plan, (t) => ({
   transaction: t.field({
     type: Transaction,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description: 'One transaction by REST id; null beside a NOT_FOUND error when unknown.',
+    args: { id: t.arg.id({ required: true, description: 'The REST id.' }) },
     resolve: async (plan, { id }, ctx) =>
       orNotFound(
         (await ctx.loaders.plan(plan.id)).transaction(checkId('id', id)),

@@ -14,8 +14,9 @@ export interface OperationReportOptions {
 
 /**
  * One report per GraphQL operation: when it finishes executing (also ending its trace span), or
- * when validation (the document limits included) refuses it. The operation is found with `getOperationAST`, so an
- * anonymous or unnamed-but-selected operation is reported as graphql-js would run it.
+ * when validation (the document limits included) refuses it. The operation is found with
+ * `getOperationAST`, so an anonymous or unnamed-but-selected operation is reported as graphql-js
+ * would run it.
  */
 export function useOperationReport({
   requestIdOf,

@@ -2,7 +2,7 @@
  * The checks mutation rules are written with. Each throws BAD_USER_INPUT naming the input field
  * (`input.transactions[2].memo`), before anything is sent upstream.
  */
-import { badUserInput } from '../../inputs.js';
+import { badUserInput } from './inputs.js';
 
 /** Lengths count characters (code points), as the REST limits do. */
 export function maxLength(value: string | null | undefined, limit: number, field: string): void {

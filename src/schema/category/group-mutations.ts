@@ -3,8 +3,7 @@
 import type { CategoryGroup as CategoryGroupAnswer } from '../../upstream/types.js';
 import type { WriteOutcome } from '../../writes/pipeline.js';
 import { builder } from '../builder.js';
-import { CategoryGroup } from '../category.js';
-import { WRITE_ERRORS } from './errors.js';
+import { WRITE_ERRORS } from '../errors.js';
 import {
   type PayloadBase,
   payloadBase,
@@ -13,14 +12,17 @@ import {
   resultOf,
   scoped,
   serverKnowledgeField,
-} from './payload.js';
-import { checkCategoryGroup } from './rules/category-rules.js';
+} from '../payloads.js';
+import { CategoryGroup } from './category.js';
+import { checkCategoryGroup } from './rules.js';
 
 export const CreateCategoryGroupInput = builder.inputType('CreateCategoryGroupInput', {
+  description: 'The body of `createCategoryGroup`, as the REST body has it.',
   fields: (t) => ({ name: t.string({ required: true, description: 'At most 50 characters.' }) }),
 });
 
 export const UpdateCategoryGroupInput = builder.inputType('UpdateCategoryGroupInput', {
+  description: 'The body of `updateCategoryGroup`, as the REST body has it.',
   fields: (t) => ({ name: t.string({ required: true, description: 'At most 50 characters.' }) }),
 });
 
@@ -30,18 +32,29 @@ interface CategoryGroupPayloadShape extends PayloadBase {
 }
 
 /** A group write's answer is its whole effect (categories read their group's name from it). */
-function categoryGroupPayload(name: string) {
+function categoryGroupPayload(name: string, description: string) {
   return builder.objectRef<CategoryGroupPayloadShape>(name).implement({
+    description,
     fields: (t) => ({
-      categoryGroup: t.field({ type: CategoryGroup, resolve: (p) => scoped(p.saved, p.planId) }),
+      categoryGroup: t.field({
+        type: CategoryGroup,
+        description: 'The group as saved.',
+        resolve: (p) => scoped(p.saved, p.planId),
+      }),
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
     }),
   });
 }
 
-export const CreateCategoryGroupPayload = categoryGroupPayload('CreateCategoryGroupPayload');
-export const UpdateCategoryGroupPayload = categoryGroupPayload('UpdateCategoryGroupPayload');
+export const CreateCategoryGroupPayload = categoryGroupPayload(
+  'CreateCategoryGroupPayload',
+  'What `createCategoryGroup` saved, read after the write.',
+);
+export const UpdateCategoryGroupPayload = categoryGroupPayload(
+  'UpdateCategoryGroupPayload',
+  'What `updateCategoryGroup` saved, read after the write.',
+);
 
 function groupPayloadOf(
   outcome: WriteOutcome<'createCategoryGroup' | 'updateCategoryGroup'>,
@@ -58,7 +71,11 @@ builder.mutationField('createCategoryGroup', (t) =>
     errors: resultOf('CreateCategoryGroup', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      input: t.arg({ type: CreateCategoryGroupInput, required: true }),
+      input: t.arg({
+        type: CreateCategoryGroupInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, input }, ctx) => {
       checkCategoryGroup(input, 'input');
@@ -76,8 +93,16 @@ builder.mutationField('updateCategoryGroup', (t) =>
     errors: resultOf('UpdateCategoryGroup', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      categoryGroupId: t.arg({ type: 'UUID', required: true }),
-      input: t.arg({ type: UpdateCategoryGroupInput, required: true }),
+      categoryGroupId: t.arg({
+        type: 'UUID',
+        required: true,
+        description: 'The REST id of the category group.',
+      }),
+      input: t.arg({
+        type: UpdateCategoryGroupInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, categoryGroupId, input }, ctx) => {
       checkCategoryGroup(input, 'input');

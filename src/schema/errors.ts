@@ -10,14 +10,16 @@ import {
   ReadOnlyScopeError,
   ValidationError,
   type WriteRefusedError,
-} from '../../contracts/write-refusals.js';
-import type { UpstreamRestError } from '../../upstream/errors.js';
-import type { FieldBuilder } from '../amounts.js';
-import { builder } from '../builder.js';
+} from '../contracts/write-refusals.js';
+import type { UpstreamRestError } from '../upstream/errors.js';
+import type { FieldBuilder } from './amounts.js';
+import { builder } from './builder.js';
 
 export const ErrorInterface = builder.interfaceRef<Error>('Error').implement({
   description: 'A failure a client is expected to handle; select the concrete type for details.',
-  fields: (t) => ({ message: t.exposeString('message') }),
+  fields: (t) => ({
+    message: t.exposeString('message', { description: 'What went wrong, for people.' }),
+  }),
 });
 
 export const RestError = builder.objectRef<UpstreamRestError>('RestError').implement({
@@ -33,7 +35,13 @@ export const RestError = builder.objectRef<UpstreamRestError>('RestError').imple
 });
 
 function refusalFields(t: FieldBuilder<WriteRefusedError>) {
-  return { restError: t.field({ type: RestError, resolve: (error) => error.restError }) };
+  return {
+    restError: t.field({
+      type: RestError,
+      description: 'The REST error, verbatim.',
+      resolve: (error) => error.restError,
+    }),
+  };
 }
 
 builder.objectType(ValidationError, {
@@ -64,7 +72,10 @@ builder.objectType(DuplicateImportIdError, {
   interfaces: [ErrorInterface],
   fields: (t) => ({
     ...refusalFields(t),
-    importId: t.exposeString('importId', { nullable: true }),
+    importId: t.exposeString('importId', {
+      nullable: true,
+      description: 'The import id a transaction of the account already has.',
+    }),
   }),
 });
 

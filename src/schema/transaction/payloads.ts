@@ -1,10 +1,10 @@
 /** Transaction payloads: the saved transactions as graph objects, plus what REST answered beside them. */
-import type { TransactionRow } from '../../../replica/types.js';
-import type { TransactionDetail } from '../../../upstream/types.js';
-import type { FieldBuilder } from '../../amounts.js';
-import { builder } from '../../builder.js';
-import { Transaction } from '../../transaction/transaction.js';
-import { current, type PayloadBase, planField, scoped, serverKnowledgeField } from '../payload.js';
+import type { TransactionRow } from '../../replica/types.js';
+import type { TransactionDetail } from '../../upstream/types.js';
+import type { FieldBuilder } from '../amounts.js';
+import { builder } from '../builder.js';
+import { current, type PayloadBase, planField, scoped, serverKnowledgeField } from '../payloads.js';
+import { Transaction } from './transaction.js';
 
 export interface TransactionsPayloadShape extends PayloadBase {
   /** The transactions the REST answer carried, in its order. */
@@ -42,8 +42,13 @@ function idsField<Shape extends { transactionIds: readonly string[] }>(
 const payload = (name: string) => builder.objectRef<TransactionsPayloadShape>(name);
 
 export const CreateTransactionPayload = payload('CreateTransactionPayload').implement({
+  description: 'What `createTransaction` saved, read after the write.',
   fields: (t) => ({
-    transaction: t.field({ type: Transaction, resolve: firstRow }),
+    transaction: t.field({
+      type: Transaction,
+      description: 'The transaction as saved, current after the write.',
+      resolve: firstRow,
+    }),
     transactionIds: idsField(t, 'The id of the created transaction.'),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
@@ -51,6 +56,7 @@ export const CreateTransactionPayload = payload('CreateTransactionPayload').impl
 });
 
 export const CreateTransactionsPayload = payload('CreateTransactionsPayload').implement({
+  description: 'What `createTransactions` saved, read after the write.',
   fields: (t) => ({
     transactions: t.field({
       type: [Transaction],
@@ -69,6 +75,7 @@ export const CreateTransactionsPayload = payload('CreateTransactionsPayload').im
 });
 
 export const UpdateTransactionsPayload = payload('UpdateTransactionsPayload').implement({
+  description: 'What `updateTransactions` saved, read after the write.',
   fields: (t) => ({
     transactions: t.field({
       type: [Transaction],
@@ -82,14 +89,20 @@ export const UpdateTransactionsPayload = payload('UpdateTransactionsPayload').im
 });
 
 export const UpdateTransactionPayload = payload('UpdateTransactionPayload').implement({
+  description: 'What `updateTransaction` saved, read after the write.',
   fields: (t) => ({
-    transaction: t.field({ type: Transaction, resolve: firstRow }),
+    transaction: t.field({
+      type: Transaction,
+      description: 'The transaction as saved, current after the write.',
+      resolve: firstRow,
+    }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
   }),
 });
 
 export const DeleteTransactionPayload = payload('DeleteTransactionPayload').implement({
+  description: 'What `deleteTransaction` saved, read after the write.',
   fields: (t) => ({
     transaction: t.field({
       type: Transaction,
@@ -104,6 +117,7 @@ export const DeleteTransactionPayload = payload('DeleteTransactionPayload').impl
 export const ImportTransactionsPayload = builder
   .objectRef<ImportTransactionsPayloadShape>('ImportTransactionsPayload')
   .implement({
+    description: 'What `importTransactions` saved, read after the write.',
     fields: (t) => ({
       transactionIds: idsField(
         t,

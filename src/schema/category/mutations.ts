@@ -6,10 +6,8 @@ import type { CategoryRow } from '../../replica/types.js';
 import type { Category as CategoryAnswer, SaveCategory } from '../../upstream/types.js';
 import type { WriteOutcome } from '../../writes/pipeline.js';
 import { builder } from '../builder.js';
-import { Category, MonthCategory } from '../category.js';
+import { WRITE_ERRORS } from '../errors.js';
 import { Month } from '../month.js';
-import { Milliunits, MonthSelectorScalar } from '../scalars.js';
-import { WRITE_ERRORS } from './errors.js';
 import {
   current,
   type InputFields,
@@ -20,19 +18,21 @@ import {
   resultOf,
   scoped,
   serverKnowledgeField,
-} from './payload.js';
-import { checkCategory } from './rules/category-rules.js';
+} from '../payloads.js';
+import { Milliunits, MonthSelectorScalar } from '../scalars.js';
+import { Category, MonthCategory } from './category.js';
+import { checkCategory } from './rules.js';
 
 /** The goal and note fields of a category body (REST `SaveCategory`). */
-function categoryFields(t: InputFields) {
+function categoryFields(t: InputFields, goalTargetDateDescription: string) {
   return {
-    note: t.string(),
+    note: t.string({ description: 'The note the user wrote; null when none.' }),
     goalTarget: t.field({
       type: Milliunits,
       description:
         'Sets the goal target; on a category without a goal, creates a monthly goal. Null removes the goal.',
     }),
-    goalTargetDate: t.field({ type: 'Date' }),
+    goalTargetDate: t.field({ type: 'Date', description: goalTargetDateDescription }),
     goalNeedsWholeAmount: t.boolean({
       description:
         'NEED goals only: true asks for the whole target each month, false refills up to it.',
@@ -43,26 +43,27 @@ function categoryFields(t: InputFields) {
 export const CreateCategoryInput = builder.inputType('CreateCategoryInput', {
   description: 'A new category (REST `NewCategory`).',
   fields: (t) => ({
-    name: t.string({ required: true }),
+    name: t.string({ required: true, description: 'The category name; at most 100 characters.' }),
     categoryGroupId: t.field({
       type: 'UUID',
       required: true,
       description: 'A group that is not internal.',
     }),
-    ...categoryFields(t),
+    ...categoryFields(t, 'The date a target balance is due by.'),
   }),
 });
 
 export const UpdateCategoryInput = builder.inputType('UpdateCategoryInput', {
   description: 'Changes to a category (REST `ExistingCategory`); fields left out keep their value.',
   fields: (t) => ({
-    name: t.string(),
+    name: t.string({ description: 'The new name; at most 100 characters.' }),
     categoryGroupId: t.field({ type: 'UUID', description: 'Moves the category to this group.' }),
-    ...categoryFields(t),
+    ...categoryFields(t, 'The date a target balance is due by; null removes it.'),
   }),
 });
 
 export const UpdateMonthCategoryInput = builder.inputType('UpdateMonthCategoryInput', {
+  description: 'The body of `updateMonthCategory`, as the REST body has it.',
   fields: (t) => ({
     budgeted: t.field({
       type: Milliunits,
@@ -110,8 +111,9 @@ function categoryRow(p: CategoryPayloadShape): CategoryRow {
   );
 }
 
-function categoryPayload(name: string) {
+function categoryPayload(name: string, description: string) {
   return builder.objectRef<CategoryPayloadShape>(name).implement({
+    description,
     fields: (t) => ({
       category: t.field({
         type: Category,
@@ -124,12 +126,19 @@ function categoryPayload(name: string) {
   });
 }
 
-export const CreateCategoryPayload = categoryPayload('CreateCategoryPayload');
-export const UpdateCategoryPayload = categoryPayload('UpdateCategoryPayload');
+export const CreateCategoryPayload = categoryPayload(
+  'CreateCategoryPayload',
+  'What `createCategory` saved, read after the write.',
+);
+export const UpdateCategoryPayload = categoryPayload(
+  'UpdateCategoryPayload',
+  'What `updateCategory` saved, read after the write.',
+);
 
 const monthCategoryPayload = builder.objectRef<CategoryPayloadShape>('UpdateMonthCategoryPayload');
 
 export const UpdateMonthCategoryPayload = monthCategoryPayload.implement({
+  description: 'What `updateMonthCategory` saved, read after the write.',
   fields: (t) => ({
     category: t.field({
       type: MonthCategory,
@@ -168,7 +177,14 @@ builder.mutationField('createCategory', (t) =>
     nullable: true,
     description: 'Creates a category in a group (REST `POST /plans/{plan_id}/categories`).',
     errors: resultOf('CreateCategory', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateCategoryInput, required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      input: t.arg({
+        type: CreateCategoryInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
+    },
     resolve: async (_root, { planId, input }, ctx) => {
       checkCategory(input, 'input');
       const body = {
@@ -191,8 +207,16 @@ builder.mutationField('updateCategory', (t) =>
     errors: resultOf('UpdateCategory', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      categoryId: t.arg({ type: 'UUID', required: true }),
-      input: t.arg({ type: UpdateCategoryInput, required: true }),
+      categoryId: t.arg({
+        type: 'UUID',
+        required: true,
+        description: 'The REST id of the category.',
+      }),
+      input: t.arg({
+        type: UpdateCategoryInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, categoryId, input }, ctx) => {
       checkCategory(input, 'input');
@@ -211,9 +235,21 @@ builder.mutationField('updateMonthCategory', (t) =>
     errors: resultOf('UpdateMonthCategory', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      month: t.arg({ type: MonthSelectorScalar, required: true }),
-      categoryId: t.arg({ type: 'UUID', required: true }),
-      input: t.arg({ type: UpdateMonthCategoryInput, required: true }),
+      month: t.arg({
+        type: MonthSelectorScalar,
+        required: true,
+        description: 'The month whose assignment changes.',
+      }),
+      categoryId: t.arg({
+        type: 'UUID',
+        required: true,
+        description: 'The REST id of the category.',
+      }),
+      input: t.arg({
+        type: UpdateMonthCategoryInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, month, categoryId, input }, ctx) => {
       const outcome = await ctx.writes.run('updateMonthCategory', {

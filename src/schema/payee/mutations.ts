@@ -1,8 +1,7 @@
 /** createPayee and updatePayee: REST `POST /plans/{plan_id}/payees`, `PATCH .../payees/{payee_id}`. */
 import type { Payee as PayeeAnswer } from '../../upstream/types.js';
 import { builder } from '../builder.js';
-import { Payee } from '../payee.js';
-import { WRITE_ERRORS } from './errors.js';
+import { WRITE_ERRORS } from '../errors.js';
 import {
   type PayloadBase,
   payloadBase,
@@ -11,14 +10,17 @@ import {
   resultOf,
   scoped,
   serverKnowledgeField,
-} from './payload.js';
-import { checkPayee } from './rules/payee-rules.js';
+} from '../payloads.js';
+import { Payee } from './payee.js';
+import { checkPayee } from './rules.js';
 
 export const CreatePayeeInput = builder.inputType('CreatePayeeInput', {
+  description: 'The body of `createPayee`, as the REST body has it.',
   fields: (t) => ({ name: t.string({ required: true, description: 'At most 500 characters.' }) }),
 });
 
 export const UpdatePayeeInput = builder.inputType('UpdatePayeeInput', {
+  description: 'The body of `updatePayee`, as the REST body has it.',
   fields: (t) => ({ name: t.string({ description: 'The new name; at most 500 characters.' }) }),
 });
 
@@ -28,18 +30,29 @@ interface PayeePayloadShape extends PayloadBase {
 }
 
 /** A payee write's answer is its whole effect (names elsewhere are read from the payee), so it is the row. */
-function payeePayload(name: string) {
+function payeePayload(name: string, description: string) {
   return builder.objectRef<PayeePayloadShape>(name).implement({
+    description,
     fields: (t) => ({
-      payee: t.field({ type: Payee, resolve: (p) => scoped(p.saved, p.planId) }),
+      payee: t.field({
+        type: Payee,
+        description: 'The payee as saved.',
+        resolve: (p) => scoped(p.saved, p.planId),
+      }),
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
     }),
   });
 }
 
-export const CreatePayeePayload = payeePayload('CreatePayeePayload');
-export const UpdatePayeePayload = payeePayload('UpdatePayeePayload');
+export const CreatePayeePayload = payeePayload(
+  'CreatePayeePayload',
+  'What `createPayee` saved, read after the write.',
+);
+export const UpdatePayeePayload = payeePayload(
+  'UpdatePayeePayload',
+  'What `updatePayee` saved, read after the write.',
+);
 
 builder.mutationField('createPayee', (t) =>
   t.field({
@@ -47,7 +60,14 @@ builder.mutationField('createPayee', (t) =>
     nullable: true,
     description: 'Creates a payee (REST `POST /plans/{plan_id}/payees`).',
     errors: resultOf('CreatePayee', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreatePayeeInput, required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      input: t.arg({
+        type: CreatePayeeInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
+    },
     resolve: async (_root, { planId, input }, ctx) => {
       checkPayee(input, 'input');
       const outcome = await ctx.writes.run('createPayee', {
@@ -71,8 +91,12 @@ builder.mutationField('updatePayee', (t) =>
     errors: resultOf('UpdatePayee', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      payeeId: t.arg({ type: 'UUID', required: true }),
-      input: t.arg({ type: UpdatePayeeInput, required: true }),
+      payeeId: t.arg({ type: 'UUID', required: true, description: 'The REST id of the payee.' }),
+      input: t.arg({
+        type: UpdatePayeeInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, payeeId, input }, ctx) => {
       checkPayee(input, 'input');

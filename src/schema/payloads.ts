@@ -5,13 +5,13 @@
  * ran, or the entity is gone (a delete), they come from the REST answer itself.
  */
 import type { ArgBuilder } from '@pothos/core';
-import type { PlanScoped, PlanSnapshot } from '../../replica/types.js';
-import type { WriteOperationId } from '../../writes/effects.js';
-import type { WriteOutcome } from '../../writes/pipeline.js';
-import type { FieldBuilder } from '../amounts.js';
-import type { builder } from '../builder.js';
-import { Plan } from '../plan.js';
-import { PlanIdScalar } from '../scalars.js';
+import type { PlanScoped, PlanSnapshot } from '../replica/types.js';
+import type { WriteOperationId } from '../writes/effects.js';
+import type { WriteOutcome } from '../writes/pipeline.js';
+import type { FieldBuilder } from './amounts.js';
+import type { builder } from './builder.js';
+import { Plan } from './plan.js';
+import { PlanIdScalar } from './scalars.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 /** What an input type's `fields` callback receives, for field lists shared by several inputs. */
@@ -66,7 +66,15 @@ export function serverKnowledgeField<Shape extends PayloadBase & { serverKnowled
 
 /** Errors-plugin options: the payload itself joins the union (no wrapper object). */
 export function resultOf(name: string, types: (new (...args: never[]) => Error)[]) {
-  return { types, directResult: true as const, union: { name: `${name}Result` } };
+  const mutation = `${name.charAt(0).toLowerCase()}${name.slice(1)}`;
+  return {
+    types,
+    directResult: true as const,
+    union: {
+      name: `${name}Result`,
+      description: `What \`${mutation}\` answers: its payload, or a typed error.`,
+    },
+  };
 }
 
 /** `planId`: which plan to change. */

@@ -4,10 +4,8 @@
  */
 import type { SaveScheduledTransaction, ScheduledTransactionDetail } from '../../upstream/types.js';
 import { builder } from '../builder.js';
-import { Milliunits } from '../scalars.js';
-import { FrequencyEnum, ScheduledTransaction } from '../scheduled-transaction.js';
-import { FlagColorEnum } from '../transaction/enums.js';
-import { WRITE_ERRORS } from './errors.js';
+import { WRITE_ERRORS } from '../errors.js';
+import { notNull } from '../input-checks.js';
 import {
   current,
   type InputFields,
@@ -17,14 +15,20 @@ import {
   planIdArg,
   resultOf,
   scoped,
-} from './payload.js';
-import { notNull } from './rules/checks.js';
-import { checkScheduled } from './rules/scheduled-rules.js';
+} from '../payloads.js';
+import { Milliunits } from '../scalars.js';
+import { FlagColorEnum } from '../transaction/enums.js';
+import { checkScheduled } from './rules.js';
+import { FrequencyEnum, ScheduledTransaction } from './scheduled-transaction.js';
 
 /** REST `SaveScheduledTransaction`; creating a split is not supported by the interface. */
 function scheduledFields(t: InputFields) {
   return {
-    accountId: t.field({ type: 'UUID', required: true }),
+    accountId: t.field({
+      type: 'UUID',
+      required: true,
+      description: 'The REST id of the account.',
+    }),
     date: t.field({
       type: 'Date',
       required: true,
@@ -39,13 +43,14 @@ function scheduledFields(t: InputFields) {
     categoryId: t.field({ type: 'UUID', description: 'Not a credit card payment category.' }),
     memo: t.string({ description: 'At most 500 characters.' }),
     flagColor: t.field({ type: FlagColorEnum, description: 'Null removes the flag.' }),
-    frequency: t.field({ type: FrequencyEnum }),
+    frequency: t.field({ type: FrequencyEnum, description: 'How often it repeats.' }),
   };
 }
 
 export const CreateScheduledTransactionInput = builder.inputType(
   'CreateScheduledTransactionInput',
   {
+    description: 'The body of `createScheduledTransaction`, as the REST body has it.',
     fields: (t) => scheduledFields(t),
   },
 );
@@ -96,12 +101,13 @@ interface ScheduledPayloadShape extends PayloadBase {
   readonly saved: ScheduledTransactionDetail;
 }
 
-function scheduledPayload(name: string, description: string) {
+function scheduledPayload(name: string, description: string, savedDescription: string) {
   return builder.objectRef<ScheduledPayloadShape>(name).implement({
+    description,
     fields: (t) => ({
       scheduledTransaction: t.field({
         type: ScheduledTransaction,
-        description,
+        description: savedDescription,
         resolve: (p) =>
           current(p, (plan) => plan.scheduledTransaction(p.saved.id), scoped(p.saved, p.planId)),
       }),
@@ -112,14 +118,17 @@ function scheduledPayload(name: string, description: string) {
 
 export const CreateScheduledTransactionPayload = scheduledPayload(
   'CreateScheduledTransactionPayload',
+  'What `createScheduledTransaction` saved, read after the write.',
   'The new scheduled transaction.',
 );
 export const UpdateScheduledTransactionPayload = scheduledPayload(
   'UpdateScheduledTransactionPayload',
+  'What `updateScheduledTransaction` saved, read after the write.',
   'The scheduled transaction as saved.',
 );
 export const DeleteScheduledTransactionPayload = scheduledPayload(
   'DeleteScheduledTransactionPayload',
+  'What `deleteScheduledTransaction` saved, read after the write.',
   'The deleted scheduled transaction as it was, with `deleted: true`.',
 );
 
@@ -131,7 +140,11 @@ builder.mutationField('createScheduledTransaction', (t) =>
     errors: resultOf('CreateScheduledTransaction', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      input: t.arg({ type: CreateScheduledTransactionInput, required: true }),
+      input: t.arg({
+        type: CreateScheduledTransactionInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, input }, ctx) => {
       check(input, ctx.writes.today());
@@ -152,8 +165,16 @@ builder.mutationField('updateScheduledTransaction', (t) =>
     errors: resultOf('UpdateScheduledTransaction', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      scheduledTransactionId: t.arg({ type: 'UUID', required: true }),
-      input: t.arg({ type: UpdateScheduledTransactionInput, required: true }),
+      scheduledTransactionId: t.arg({
+        type: 'UUID',
+        required: true,
+        description: 'The REST id of the scheduled transaction.',
+      }),
+      input: t.arg({
+        type: UpdateScheduledTransactionInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, scheduledTransactionId, input }, ctx) => {
       // Keeping the date is fine even when it is today: only a new date must lie ahead.
@@ -177,7 +198,11 @@ builder.mutationField('deleteScheduledTransaction', (t) =>
     errors: resultOf('DeleteScheduledTransaction', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      scheduledTransactionId: t.arg({ type: 'UUID', required: true }),
+      scheduledTransactionId: t.arg({
+        type: 'UUID',
+        required: true,
+        description: 'The REST id of the scheduled transaction.',
+      }),
     },
     resolve: async (_root, { planId, scheduledTransactionId }, ctx) => {
       const outcome = await ctx.writes.run('deleteScheduledTransaction', {

@@ -3,9 +3,10 @@
  * SaveScheduledTransaction). Splits cannot be created through the interface, so there is no
  * split rule.
  */
-import { badUserInput } from '../../inputs.js';
-import { addYears, maxLength } from './checks.js';
-import { MEMO_MAX, PAYEE_NAME_MAX } from './transaction-rules.js';
+
+import { addYears, maxLength } from '../input-checks.js';
+import { badUserInput } from '../inputs.js';
+import { MEMO_MAX, PAYEE_NAME_MAX } from '../transaction/rules.js';
 
 export const FUTURE_YEARS_MAX = 5;
 

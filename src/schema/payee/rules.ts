@@ -1,5 +1,5 @@
 /** Payee input rules (openapi-1.85.0: PostPayee, SavePayee). */
-import { maxLength, notNull } from './checks.js';
+import { maxLength, notNull } from '../input-checks.js';
 
 export const PAYEE_NAME_MAX = 500;
 

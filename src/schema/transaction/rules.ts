@@ -5,8 +5,9 @@
  * Rules that need the plan (does the account exist, is it a split already, may this category
  * be used) stay with the upstream, which answers a typed ValidationError.
  */
-import { badUserInput } from '../../inputs.js';
-import { maxLength, nonEmptyList, notNull, sumsTo } from './checks.js';
+
+import { maxLength, nonEmptyList, notNull, sumsTo } from '../input-checks.js';
+import { badUserInput } from '../inputs.js';
 
 /** REST field limits (openapi-1.85.0: SaveTransactionWithOptionalFields, SaveSubTransaction, NewTransaction). */
 export const MEMO_MAX = 500;

@@ -1,18 +1,25 @@
-import type { CategoryGroupRow, CategoryRow } from '../replica/types.js';
-import { GOAL_TYPES } from '../upstream/types.js';
-import { amountFields, type FieldBuilder, nullableAmountFields } from './amounts.js';
-import { builder } from './builder.js';
-import { findCategory, inPlan } from './links.js';
-import { Node } from './node.js';
-import { orNotFound } from './not-found.js';
-import { Plan } from './plan.js';
-import { MonthSelectorScalar } from './scalars.js';
+import type { CategoryGroupRow, CategoryRow } from '../../replica/types.js';
+import { GOAL_TYPES } from '../../upstream/types.js';
+import { amountFields, type FieldBuilder, nullableAmountFields } from '../amounts.js';
+import { builder } from '../builder.js';
+import { describedValues } from '../enum-values.js';
+import { findCategory, inPlan } from '../links.js';
+import { Node, REST_ID_DESCRIPTION } from '../node.js';
+import { orNotFound } from '../not-found.js';
+import { Plan } from '../plan.js';
+import { MonthSelectorScalar } from '../scalars.js';
 
 export const GoalTypeEnum = builder.enumType('GoalType', {
   description:
     'TB: target balance; TBD: target balance by date; MF: monthly funding; NEED: plan your ' +
     'spending; DEBT: debt payoff.',
-  values: GOAL_TYPES,
+  values: describedValues(GOAL_TYPES, {
+    TB: 'Target balance.',
+    TBD: 'Target balance by date.',
+    MF: 'Monthly funding.',
+    NEED: 'Plan your spending (a refill or set-aside target).',
+    DEBT: 'Debt payoff.',
+  }),
 });
 
 export const CategoryGroup = builder.objectRef<CategoryGroupRow>('CategoryGroup');
@@ -24,21 +31,29 @@ export const MonthCategory = builder.objectRef<CategoryRow>('MonthCategory');
 /** The fields a category has whichever month its amounts belong to. */
 function budgetFields(t: FieldBuilder<CategoryRow>) {
   return {
-    categoryGroupId: t.exposeID('category_group_id'),
+    categoryGroupId: t.exposeID('category_group_id', {
+      description: 'The REST id of the category group.',
+    }),
     categoryGroupName: t.string({
       description: 'Read from the group, so a renamed group shows its new name.',
       resolve: async (c, _args, ctx) =>
         (await ctx.loaders.plan(c.plan_id)).categoryGroup(c.category_group_id)?.name ??
         c.category_group_name,
     }),
-    name: t.exposeString('name'),
-    hidden: t.exposeBoolean('hidden'),
-    internal: t.exposeBoolean('internal'),
+    name: t.exposeString('name', { description: 'The name, as the user wrote it.' }),
+    hidden: t.exposeBoolean('hidden', { description: 'Hidden from the budget screen.' }),
+    internal: t.exposeBoolean('internal', {
+      description: "Part of the plan's own structure (Ready to Assign, credit card payments, ...).",
+    }),
     originalCategoryGroupId: t.exposeID('original_category_group_id', {
       nullable: true,
       deprecationReason: 'Always null upstream.',
+      description: 'The group a hidden category came from.',
     }),
-    note: t.exposeString('note', { nullable: true }),
+    note: t.exposeString('note', {
+      nullable: true,
+      description: 'The note the user wrote; null when none.',
+    }),
     month: t.field({
       type: 'Date',
       description: 'The month whose amounts `budgeted`, `activity` and `balance` are.',
@@ -52,17 +67,32 @@ function budgetFields(t: FieldBuilder<CategoryRow>) {
       'Spending and inflows categorized here in the month.',
     ),
     ...amountFields(t, 'balance', (c) => c.balance, 'Available at the end of the month.'),
-    goalType: t.field({ type: GoalTypeEnum, nullable: true, resolve: (c) => c.goal_type }),
+    goalType: t.field({
+      type: GoalTypeEnum,
+      nullable: true,
+      description: 'The kind of goal; null when the category has none.',
+      resolve: (c) => c.goal_type,
+    }),
     goalNeedsWholeAmount: t.exposeBoolean('goal_needs_whole_amount', {
       nullable: true,
       description: 'NEED goals only: whether each month asks for the whole target again.',
     }),
-    goalDay: t.exposeInt('goal_day', { nullable: true }),
-    goalCadence: t.exposeInt('goal_cadence', { nullable: true }),
-    goalCadenceFrequency: t.exposeInt('goal_cadence_frequency', { nullable: true }),
+    goalDay: t.exposeInt('goal_day', {
+      nullable: true,
+      description: 'The day of the goal cadence the target is due on.',
+    }),
+    goalCadence: t.exposeInt('goal_cadence', {
+      nullable: true,
+      description: 'How the goal repeats (REST `goal_cadence`: 0 none, 1 monthly, 2 weekly, ...).',
+    }),
+    goalCadenceFrequency: t.exposeInt('goal_cadence_frequency', {
+      nullable: true,
+      description: 'Every how many cadence units the goal repeats.',
+    }),
     goalCreationMonth: t.field({
       type: 'Date',
       nullable: true,
+      description: 'The month the goal was created.',
       resolve: (c) => c.goal_creation_month,
     }),
     ...nullableAmountFields(t, 'goalTarget', (c) => c.goal_target, 'The goal target.'),
@@ -70,11 +100,23 @@ function budgetFields(t: FieldBuilder<CategoryRow>) {
       type: 'Date',
       nullable: true,
       deprecationReason: 'Use goalTargetDate.',
+      description: 'The month a target balance by date is due.',
       resolve: (c) => c.goal_target_month,
     }),
-    goalTargetDate: t.field({ type: 'Date', nullable: true, resolve: (c) => c.goal_target_date }),
-    goalPercentageComplete: t.exposeInt('goal_percentage_complete', { nullable: true }),
-    goalMonthsToBudget: t.exposeInt('goal_months_to_budget', { nullable: true }),
+    goalTargetDate: t.field({
+      type: 'Date',
+      nullable: true,
+      description: 'The date a target balance by date is due.',
+      resolve: (c) => c.goal_target_date,
+    }),
+    goalPercentageComplete: t.exposeInt('goal_percentage_complete', {
+      nullable: true,
+      description: 'How much of the goal is funded, in percent.',
+    }),
+    goalMonthsToBudget: t.exposeInt('goal_months_to_budget', {
+      nullable: true,
+      description: 'Months left to fund the goal, this one included.',
+    }),
     ...nullableAmountFields(
       t,
       'goalUnderFunded',
@@ -93,11 +135,19 @@ function budgetFields(t: FieldBuilder<CategoryRow>) {
       (c) => c.goal_overall_left,
       'Still needed to complete the goal in the current period.',
     ),
-    goalSnoozedAt: t.field({ type: 'DateTime', nullable: true, resolve: (c) => c.goal_snoozed_at }),
-    deleted: t.exposeBoolean('deleted'),
+    goalSnoozedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the goal was snoozed for the month; null when not snoozed.',
+      resolve: (c) => c.goal_snoozed_at,
+    }),
+    deleted: t.exposeBoolean('deleted', {
+      description: 'Whether it was deleted upstream (lists leave deleted objects out).',
+    }),
     group: t.field({
       type: CategoryGroup,
       nullable: true,
+      description: 'The group it belongs to.',
       resolve: inPlan(
         (c) => c.category_group_id,
         (plan, id) => plan.categoryGroup(id),
@@ -110,13 +160,21 @@ Category.implement({
   interfaces: [Node],
   description: 'A category, with the amounts of the current month (UTC), as REST lists them.',
   fields: (t) => ({
-    id: t.exposeID('id'),
+    id: t.exposeID('id', {
+      description: REST_ID_DESCRIPTION,
+    }),
     ...budgetFields(t),
     inMonth: t.field({
       type: MonthCategory,
       nullable: true,
       description: 'This category with the amounts of another month.',
-      args: { month: t.arg({ type: MonthSelectorScalar, required: true }) },
+      args: {
+        month: t.arg({
+          type: MonthSelectorScalar,
+          required: true,
+          description: 'The month whose amounts to show: `current` or any day in it.',
+        }),
+      },
       resolve: async (c, { month }, ctx) => {
         const plan = await ctx.loaders.plan(c.plan_id);
         const resolved = month === 'current' ? plan.currentMonth() : month;
@@ -135,7 +193,9 @@ MonthCategory.implement({
       description: 'Stable across requests: `<category id>:<month>`.',
       resolve: (c) => `${c.id}:${c.month}`,
     }),
-    categoryId: t.exposeID('id'),
+    categoryId: t.exposeID('id', {
+      description: 'The REST id of the category; null when uncategorized.',
+    }),
     ...budgetFields(t),
     category: t.field({
       type: Category,
@@ -150,11 +210,17 @@ CategoryGroup.implement({
   interfaces: [Node],
   description: 'A group of categories.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    name: t.exposeString('name'),
-    hidden: t.exposeBoolean('hidden'),
-    internal: t.exposeBoolean('internal'),
-    deleted: t.exposeBoolean('deleted'),
+    id: t.exposeID('id', {
+      description: REST_ID_DESCRIPTION,
+    }),
+    name: t.exposeString('name', { description: 'The name, as the user wrote it.' }),
+    hidden: t.exposeBoolean('hidden', { description: 'Hidden from the budget screen.' }),
+    internal: t.exposeBoolean('internal', {
+      description: "Part of the plan's own structure (Ready to Assign, credit card payments, ...).",
+    }),
+    deleted: t.exposeBoolean('deleted', {
+      description: 'Whether it was deleted upstream (lists leave deleted objects out).',
+    }),
     categories: t.field({
       type: [Category],
       description: 'With the amounts of the current month.',
@@ -177,7 +243,8 @@ builder.objectFields(Plan, (t) => ({
   category: t.field({
     type: Category,
     nullable: true,
-    args: { id: t.arg({ type: 'UUID', required: true }) },
+    description: "One category by REST id, with the current month's amounts.",
+    args: { id: t.arg({ type: 'UUID', required: true, description: 'The REST id.' }) },
     resolve: async (plan, { id }, ctx) =>
       orNotFound((await ctx.loaders.plan(plan.id)).category(id), 'category', id),
   }),

@@ -4,18 +4,12 @@
  * importTransactions; one REST write each.
  */
 
-import type { SaveTransactionsResponseData } from '../../../upstream/types.js';
-import type { WriteOutcome } from '../../../writes/pipeline.js';
-import { builder } from '../../builder.js';
-import { checkId } from '../../inputs.js';
+import type { SaveTransactionsResponseData } from '../../upstream/types.js';
+import type { WriteOutcome } from '../../writes/pipeline.js';
+import { builder } from '../builder.js';
 import { CREATE_TRANSACTION_ERRORS, WRITE_ERRORS } from '../errors.js';
-import { payloadBase, planIdArg, resultOf } from '../payload.js';
-import {
-  checkNewTransaction,
-  checkNewTransactions,
-  checkTransactionUpdate,
-  checkTransactionUpdates,
-} from '../rules/transaction-rules.js';
+import { checkId } from '../inputs.js';
+import { payloadBase, planIdArg, resultOf } from '../payloads.js';
 import {
   CreateTransactionInput,
   CreateTransactionsInput,
@@ -34,6 +28,12 @@ import {
   UpdateTransactionPayload,
   UpdateTransactionsPayload,
 } from './payloads.js';
+import {
+  checkNewTransaction,
+  checkNewTransactions,
+  checkTransactionUpdate,
+  checkTransactionUpdates,
+} from './rules.js';
 
 type SaveTransactionsOutcome = WriteOutcome<'createTransaction' | 'updateTransactions'>;
 
@@ -72,7 +72,11 @@ builder.mutationField('createTransaction', (t) =>
     errors: resultOf('CreateTransaction', CREATE_TRANSACTION_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      input: t.arg({ type: CreateTransactionInput, required: true }),
+      input: t.arg({
+        type: CreateTransactionInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, input }, ctx) => {
       checkNewTransaction(input, 'input', ctx.writes.today());
@@ -98,7 +102,11 @@ builder.mutationField('createTransactions', (t) =>
     errors: resultOf('CreateTransactions', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      input: t.arg({ type: CreateTransactionsInput, required: true }),
+      input: t.arg({
+        type: CreateTransactionsInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, input }, ctx) => {
       checkNewTransactions(input.transactions, 'input.transactions', ctx.writes.today());
@@ -126,7 +134,11 @@ builder.mutationField('updateTransactions', (t) =>
     errors: resultOf('UpdateTransactions', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      input: t.arg({ type: UpdateTransactionsInput, required: true }),
+      input: t.arg({
+        type: UpdateTransactionsInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, input }, ctx) => {
       checkTransactionUpdates(input.transactions, 'input.transactions', ctx.writes.today());
@@ -148,8 +160,12 @@ builder.mutationField('updateTransaction', (t) =>
     errors: resultOf('UpdateTransaction', WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
-      transactionId: t.arg.id({ required: true }),
-      input: t.arg({ type: UpdateTransactionInput, required: true }),
+      transactionId: t.arg.id({ required: true, description: 'The REST id of the transaction.' }),
+      input: t.arg({
+        type: UpdateTransactionInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
     },
     resolve: async (_root, { planId, transactionId, input }, ctx) => {
       checkTransactionUpdate(input, 'input', ctx.writes.today());
@@ -170,7 +186,10 @@ builder.mutationField('deleteTransaction', (t) =>
     description:
       'Deletes one transaction (REST `DELETE /plans/{plan_id}/transactions/{transaction_id}`).',
     errors: resultOf('DeleteTransaction', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), transactionId: t.arg.id({ required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      transactionId: t.arg.id({ required: true, description: 'The REST id of the transaction.' }),
+    },
     resolve: async (_root, { planId, transactionId }, ctx) => {
       return oneTransactionPayload(
         await ctx.writes.run('deleteTransaction', {

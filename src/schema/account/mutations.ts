@@ -1,9 +1,8 @@
 /** createAccount: REST `POST /plans/{plan_id}/accounts`. */
 import { type Account as AccountAnswer, SAVE_ACCOUNT_TYPES } from '../../upstream/types.js';
-import { Account } from '../account.js';
 import { builder } from '../builder.js';
-import { Milliunits } from '../scalars.js';
-import { WRITE_ERRORS } from './errors.js';
+import { describedValues } from '../enum-values.js';
+import { WRITE_ERRORS } from '../errors.js';
 import {
   current,
   type PayloadBase,
@@ -12,17 +11,19 @@ import {
   planIdArg,
   resultOf,
   scoped,
-} from './payload.js';
+} from '../payloads.js';
+import { Milliunits } from '../scalars.js';
+import { ACCOUNT_TYPE_DESCRIPTIONS, Account } from './account.js';
 
 export const SaveAccountTypeEnum = builder.enumType('SaveAccountType', {
   description: 'The account types an account can be created with.',
-  values: SAVE_ACCOUNT_TYPES,
+  values: describedValues(SAVE_ACCOUNT_TYPES, ACCOUNT_TYPE_DESCRIPTIONS),
 });
 
 export const CreateAccountInput = builder.inputType('CreateAccountInput', {
   description: 'A new account (REST `SaveAccount`).',
   fields: (t) => ({
-    name: t.string({ required: true }),
+    name: t.string({ required: true, description: 'The account name; at most 200 characters.' }),
     type: t.field({
       type: SaveAccountTypeEnum,
       required: true,
@@ -39,6 +40,7 @@ interface AccountPayloadShape extends PayloadBase {
 export const CreateAccountPayload = builder
   .objectRef<AccountPayloadShape>('CreateAccountPayload')
   .implement({
+    description: 'What `createAccount` saved, read after the write.',
     fields: (t) => ({
       account: t.field({
         type: Account,
@@ -55,7 +57,14 @@ builder.mutationField('createAccount', (t) =>
     nullable: true,
     description: 'Creates an account with a starting balance.',
     errors: resultOf('CreateAccount', WRITE_ERRORS),
-    args: { planId: planIdArg(t.arg), input: t.arg({ type: CreateAccountInput, required: true }) },
+    args: {
+      planId: planIdArg(t.arg),
+      input: t.arg({
+        type: CreateAccountInput,
+        required: true,
+        description: 'The fields to save, as the REST body has them.',
+      }),
+    },
     resolve: async (_root, { planId, input }, ctx) => {
       const outcome = await ctx.writes.run('createAccount', { planId, body: { account: input } });
       return { ...payloadBase(outcome), saved: outcome.data.account };

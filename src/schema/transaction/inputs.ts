@@ -11,11 +11,11 @@ import type {
   SaveSubTransaction,
   SaveTransactionWithIdOrImportId,
   SaveTransactionWithOptionalFields,
-} from '../../../upstream/types.js';
-import { builder } from '../../builder.js';
-import { Milliunits } from '../../scalars.js';
-import { ClearedStatusEnum, FlagColorEnum } from '../../transaction/enums.js';
-import type { InputFields } from '../payload.js';
+} from '../../upstream/types.js';
+import { builder } from '../builder.js';
+import type { InputFields } from '../payloads.js';
+import { Milliunits } from '../scalars.js';
+import { ClearedStatusEnum, FlagColorEnum } from './enums.js';
 
 const PAYEE_NAME_DESCRIPTION =
   'Used when `payeeId` is null: an existing payee of that name, or a new one. At most 200 characters.';
@@ -23,10 +23,17 @@ const PAYEE_NAME_DESCRIPTION =
 export const SaveSubTransactionInput = builder.inputType('SaveSubTransactionInput', {
   description: "One part of a split. The parts' amounts must add up to the transaction amount.",
   fields: (t) => ({
-    amount: t.field({ type: Milliunits, required: true }),
-    payeeId: t.field({ type: 'UUID' }),
+    amount: t.field({
+      type: Milliunits,
+      required: true,
+      description: 'The amount of this line in milliunits; the lines add up.',
+    }),
+    payeeId: t.field({ type: 'UUID', description: 'The REST id of the payee; null when none.' }),
     payeeName: t.string({ description: PAYEE_NAME_DESCRIPTION }),
-    categoryId: t.field({ type: 'UUID' }),
+    categoryId: t.field({
+      type: 'UUID',
+      description: 'The REST id of the category; null when uncategorized.',
+    }),
     memo: t.string({ description: 'At most 500 characters.' }),
   }),
 });
@@ -42,7 +49,10 @@ function optionalFields(t: InputFields) {
     payeeName: t.string({ description: PAYEE_NAME_DESCRIPTION }),
     categoryId: t.field({ type: 'UUID', description: 'Null with `subtransactions` for a split.' }),
     memo: t.string({ description: 'At most 500 characters.' }),
-    cleared: t.field({ type: ClearedStatusEnum }),
+    cleared: t.field({
+      type: ClearedStatusEnum,
+      description: 'Whether the bank has confirmed it.',
+    }),
     approved: t.boolean({ description: 'New transactions are unapproved unless this is true.' }),
     flagColor: t.field({ type: FlagColorEnum, description: 'Null removes the flag.' }),
     subtransactions: t.field({
@@ -55,7 +65,7 @@ function optionalFields(t: InputFields) {
 /** Account, date and amount: required to create, optional to update. */
 function coreFields(t: InputFields, required: boolean) {
   return {
-    accountId: t.field({ type: 'UUID', required }),
+    accountId: t.field({ type: 'UUID', required, description: 'The REST id of the account.' }),
     date: t.field({
       type: 'Date',
       required,
@@ -83,6 +93,7 @@ export const CreateTransactionInput = builder.inputType('CreateTransactionInput'
 });
 
 export const CreateTransactionsInput = builder.inputType('CreateTransactionsInput', {
+  description: 'The body of `createTransactions`, as the REST body has it.',
   fields: (t) => ({
     transactions: t.field({
       type: [CreateTransactionInput],
@@ -103,7 +114,7 @@ export const UpdateTransactionsItemInput = builder.inputType('UpdateTransactions
     'Changes to one transaction of a bulk update (REST `SaveTransactionWithIdOrImportId`), found ' +
     'by `id` or else by `importId` (give one of the two).',
   fields: (t) => ({
-    id: t.id(),
+    id: t.id({ description: 'The REST id of the transaction to update (or give `importId`).' }),
     importId: t.string({
       description: 'Only finds the transaction; an import id cannot be changed.',
     }),
@@ -113,6 +124,7 @@ export const UpdateTransactionsItemInput = builder.inputType('UpdateTransactions
 });
 
 export const UpdateTransactionsInput = builder.inputType('UpdateTransactionsInput', {
+  description: 'The body of `updateTransactions`, as the REST body has it.',
   fields: (t) => ({
     transactions: t.field({
       type: [UpdateTransactionsItemInput],

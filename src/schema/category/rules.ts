@@ -2,7 +2,7 @@
  * Category and category group input rules (openapi-1.85.0: SaveCategory, SaveCategoryGroup).
  * The interface sets no length for category names or notes; the upstream judges those.
  */
-import { maxLength, notNull } from './checks.js';
+import { maxLength, notNull } from '../input-checks.js';
 
 export const CATEGORY_GROUP_NAME_MAX = 50;
 

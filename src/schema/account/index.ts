@@ -1,0 +1,2 @@
+import './account.js';
+import './mutations.js';

@@ -1,0 +1,3 @@
+import './category.js';
+import './mutations.js';
+import './group-mutations.js';

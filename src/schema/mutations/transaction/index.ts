@@ -1,3 +1,0 @@
-import './inputs.js';
-import './payloads.js';
-import './mutations.js';

@@ -1,0 +1,2 @@
+import './payee.js';
+import './mutations.js';

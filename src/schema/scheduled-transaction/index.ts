@@ -1,0 +1,2 @@
+import './scheduled-transaction.js';
+import './mutations.js';

@@ -1,0 +1,191 @@
+import type { ScheduledSubTransactionRow, ScheduledTransactionRow } from '../../replica/types.js';
+import { FREQUENCIES } from '../../upstream/types.js';
+import { Account } from '../account/account.js';
+import { amountFields } from '../amounts.js';
+import { builder } from '../builder.js';
+import { Category } from '../category/category.js';
+import { arrayConnection } from '../connections.js';
+import { describedValues } from '../enum-values.js';
+import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
+import { Node, REST_ID_DESCRIPTION } from '../node.js';
+import { orNotFound } from '../not-found.js';
+import { Payee } from '../payee/payee.js';
+import { Plan } from '../plan.js';
+import { splitLineFields } from '../split-line.js';
+import { FlagColorEnum } from '../transaction/enums.js';
+import { flagColor } from '../transaction/transaction.js';
+
+export const FrequencyEnum = builder.enumType('Frequency', {
+  description: 'How often a scheduled transaction repeats.',
+  values: describedValues(FREQUENCIES, {
+    never: 'Once, on its date.',
+    daily: 'Every day.',
+    weekly: 'Every week.',
+    everyOtherWeek: 'Every two weeks.',
+    twiceAMonth: 'Twice a month.',
+    every4Weeks: 'Every four weeks.',
+    monthly: 'Every month.',
+    everyOtherMonth: 'Every two months.',
+    every3Months: 'Every three months.',
+    every4Months: 'Every four months.',
+    twiceAYear: 'Twice a year.',
+    yearly: 'Every year.',
+    everyOtherYear: 'Every two years.',
+  }),
+});
+
+export const ScheduledTransaction =
+  builder.objectRef<ScheduledTransactionRow>('ScheduledTransaction');
+export const ScheduledSubTransaction =
+  builder.objectRef<ScheduledSubTransactionRow>('ScheduledSubTransaction');
+
+ScheduledTransaction.implement({
+  interfaces: [Node],
+  description: 'An upcoming or recurring transaction not yet entered in its account.',
+  fields: (t) => ({
+    id: t.exposeID('id', {
+      description: REST_ID_DESCRIPTION,
+    }),
+    dateFirst: t.field({
+      type: 'Date',
+      description: 'The first occurrence.',
+      resolve: (s) => s.date_first,
+    }),
+    dateNext: t.field({
+      type: 'Date',
+      description: 'The next occurrence.',
+      resolve: (s) => s.date_next,
+    }),
+    frequency: t.field({
+      type: FrequencyEnum,
+      description: 'How often it repeats.',
+      resolve: (s) => s.frequency,
+    }),
+    ...amountFields(t, 'amount', (s) => s.amount, 'Negative for outflows.'),
+    memo: t.exposeString('memo', { nullable: true, description: 'The memo; null when none.' }),
+    flagColor: t.field({
+      type: FlagColorEnum,
+      nullable: true,
+      description: 'Its flag; null when none.',
+      resolve: (s) => flagColor(s.flag_color),
+    }),
+    flagName: t.exposeString('flag_name', {
+      nullable: true,
+      description: 'The name the user gave the flag; null when none.',
+    }),
+    accountId: t.exposeID('account_id', { description: 'The REST id of the account.' }),
+    account: t.field({
+      type: Account,
+      nullable: true,
+      description: 'The account.',
+      resolve: inPlan((s) => s.account_id, findAccount),
+    }),
+    accountName: t.string({
+      description: 'The name of the account.',
+      resolve: async (s, _args, ctx) =>
+        (await ctx.loaders.plan(s.plan_id)).account(s.account_id)?.name ?? '',
+    }),
+    payeeId: t.exposeID('payee_id', {
+      nullable: true,
+      description: 'The REST id of the payee; null when none.',
+    }),
+    payee: t.field({
+      type: Payee,
+      nullable: true,
+      description: 'The payee; null when none.',
+      resolve: inPlan((s) => s.payee_id, findPayee),
+    }),
+    payeeName: t.string({
+      nullable: true,
+      description: 'The name of the payee; null when none.',
+      resolve: inPlan((s) => s.payee_id, payeeName),
+    }),
+    categoryId: t.exposeID('category_id', {
+      nullable: true,
+      description: 'The REST id of the category; null when uncategorized.',
+    }),
+    category: t.field({
+      type: Category,
+      nullable: true,
+      description: 'The category, with the amounts of the current month; null when uncategorized.',
+      resolve: inPlan((s) => s.category_id, findCategory),
+    }),
+    categoryName: t.string({
+      nullable: true,
+      description: '`Split` for a split scheduled transaction.',
+      resolve: async (s, _args, ctx) => {
+        const plan = await ctx.loaders.plan(s.plan_id);
+        if (plan.scheduledSubtransactionsOf(s.id).length > 0) return 'Split';
+        return s.category_id ? (plan.category(s.category_id)?.name ?? null) : null;
+      },
+    }),
+    transferAccountId: t.exposeID('transfer_account_id', {
+      nullable: true,
+      description: 'For a transfer, the REST id of the other account; null otherwise.',
+    }),
+    transferAccount: t.field({
+      type: Account,
+      nullable: true,
+      description: 'For a transfer, the other account; null otherwise.',
+      resolve: inPlan((s) => s.transfer_account_id, findAccount),
+    }),
+    deleted: t.exposeBoolean('deleted', {
+      description: 'Whether it was deleted upstream (lists leave deleted objects out).',
+    }),
+    subtransactions: t.field({
+      type: [ScheduledSubTransaction],
+      description: 'The lines of a split; empty when it is not a split.',
+      resolve: async (s, _args, ctx) =>
+        (await ctx.loaders.plan(s.plan_id)).scheduledSubtransactionsOf(s.id),
+    }),
+  }),
+});
+
+ScheduledSubTransaction.implement({
+  interfaces: [Node],
+  description: 'One part of a split scheduled transaction.',
+  fields: (t) => ({
+    ...splitLineFields(t),
+    scheduledTransactionId: t.exposeID('scheduled_transaction_id', {
+      description: 'The REST id of the scheduled transaction.',
+    }),
+  }),
+});
+
+builder.objectFields(Plan, (t) => ({
+  scheduledTransactions: t.connection(
+    {
+      type: ScheduledTransaction,
+      description: 'Scheduled transactions, soonest `dateNext` first.',
+      resolve: async (plan, args, ctx) => {
+        const rows = [...(await ctx.loaders.plan(plan.id)).scheduledTransactions()].sort(
+          (a, b) => a.date_next.localeCompare(b.date_next) || a.id.localeCompare(b.id),
+        );
+        return arrayConnection(args, rows);
+      },
+    },
+    {
+      name: 'ScheduledTransactionConnection',
+      description: 'A page of `ScheduledTransaction` items with its cursors (Relay connection).',
+      fields: (tc) => ({
+        totalCount: tc.int({
+          description: 'Items matching the filters, on every page.',
+          resolve: (connection) => connection.totalCount,
+        }),
+      }),
+    },
+    { description: 'One item of a `ScheduledTransaction` page, with its cursor.' },
+  ),
+  scheduledTransaction: t.field({
+    type: ScheduledTransaction,
+    nullable: true,
+    description: 'One scheduled transaction by REST id.',
+    args: { id: t.arg({ type: 'UUID', required: true, description: 'The REST id.' }) },
+    resolve: async (plan, { id }, ctx) =>
+      orNotFound(
+        (await ctx.loaders.plan(plan.id)).scheduledTransaction(id),
+        'scheduled transaction',
+        id,
+      ),
+  }),
+}));
