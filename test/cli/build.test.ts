@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { childrenOf, killAll, launch, ROOT, until } from './support/process.js';
+import { until } from '../support/wait.js';
+import { childrenOf, killAll, launch, ROOT } from './support/process.js';
 
 const RECORDER = new URL('./support/record-modules.mjs', import.meta.url).href;
 

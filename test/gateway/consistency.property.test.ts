@@ -6,10 +6,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gqlAt, startGateway } from '../harness.js';
-import { expectSame, QUERIES, variablesFor } from './consistency-queries.js';
-import { type ClockedStack, dataOf, startClockedStack, upstreamOf } from './support.js';
-import { applyWrite, type WriteCommand, writeCommand } from './writes.js';
+import { gqlAt } from '../support/graphql.js';
+import { startGateway } from '../support/stack.js';
+import { applyWrite } from './support/apply-write.js';
+import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';
+import { expectSame, QUERIES, variablesFor } from './support/consistency-queries.js';
+import { dataOf, upstreamOf } from './support/responses.js';
+import { type WriteCommand, writeCommand } from './support/write-commands.js';
 
 const TOKEN = 'consistency-token-000001';
 

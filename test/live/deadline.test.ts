@@ -9,11 +9,10 @@ import {
   type LiveStack,
   openAccount,
   outsideWrite,
-  sseClient,
   startLiveStack,
   subscribed,
-  type Transport,
-} from './support.js';
+} from './support/live-stack.js';
+import { sseClient, type Transport } from './support/subscribers.js';
 
 let stack: LiveStack | undefined;
 let client: Transport | undefined;

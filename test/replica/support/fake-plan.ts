@@ -28,7 +28,7 @@ import type {
   TransactionDetail,
   TransactionSummaryBase,
 } from '../../../src/upstream/types.js';
-import { planExport } from './plan-builder.js';
+import { planExport } from '../../support/plan-builder.js';
 
 /** Fields of a category that are the same in every month. */
 export const SHARED_FIELDS = [

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ynab from 'ynab';
 import { createManualClock, createSandbox, type Sandbox } from '../../../src/sandbox/index.js';
-import { NOW } from './support.js';
+import { NOW } from '../support/seeded-store.js';
 
 const TOKEN = 'unit-token';
 interface PlanBody {

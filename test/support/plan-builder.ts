@@ -15,7 +15,7 @@ import type {
   ScheduledTransactionSummaryBase,
   SubTransactionBase,
   TransactionSummaryBase,
-} from '../../../src/upstream/types.js';
+} from '../../src/upstream/types.js';
 
 /** A uuid-shaped id from a number, so tests can read which entity is which. */
 export function uuid(kind: number, n: number): string {
