@@ -34,12 +34,11 @@ describe('node dist/cli.js', () => {
   });
 
   it('prints its version and its help', async () => {
-    const [version, help] = await Promise.all(
-      [['--version'], ['--help']].map(async (args) => {
-        const { stdout } = await run('node', ['dist/cli.js', ...args], { cwd: ROOT });
-        return stdout;
-      }),
-    );
+    const cli = (flag: string) => run('node', ['dist/cli.js', flag], { cwd: ROOT });
+    const [{ stdout: version }, { stdout: help }] = await Promise.all([
+      cli('--version'),
+      cli('--help'),
+    ]);
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       version: string;
     };
