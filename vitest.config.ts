@@ -15,6 +15,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration suites start real HTTP servers; files in parallel, tests inside a file in order.
+    // Two workers for the two cores CI has: more only queue on the CPU and stretch the
+    // time-sensitive tests. Files run in a worker that is not reset between them, so the schema
+    // and the rest of src are loaded once per worker, not once per file; no suite keeps global
+    // state across files (each builds its own gateway, registry and clock).
     pool: 'forks',
+    maxWorkers: 2,
+    isolate: false,
   },
 });

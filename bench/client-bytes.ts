@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
-import { startStack } from '../test/harness.js';
+import { startStack } from '../test/support/stack.js';
 
 const DASHBOARD = readFileSync(new URL('dashboard.graphql', import.meta.url), 'utf8');
 const stack = await startStack({ config: { metrics: 'on-request' } });

@@ -3,15 +3,18 @@
  * sandbox in this process). One process, no TypeScript tooling, no sandbox or OpenTelemetry
  * module, and a write in flight when SIGTERM arrives still completes and reaches its client.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/core/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { childrenOf, killAll, launch, ROOT, until } from './support/process.js';
+import { until } from '../support/wait.js';
+import { childrenOf, killAll, launch, ROOT } from './support/process.js';
 
+const run = promisify(execFile);
 const RECORDER = new URL('./support/record-modules.mjs', import.meta.url).href;
 
 describe('node dist/cli.js', () => {
@@ -30,16 +33,16 @@ describe('node dist/cli.js', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('prints its version and its help', () => {
-    const version = execFileSync('node', ['dist/cli.js', '--version'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
+  it('prints its version and its help', async () => {
+    const cli = (flag: string) => run('node', ['dist/cli.js', flag], { cwd: ROOT });
+    const [{ stdout: version }, { stdout: help }] = await Promise.all([
+      cli('--version'),
+      cli('--help'),
+    ]);
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       version: string;
     };
     expect(version.trim()).toBe(manifest.version);
-    const help = execFileSync('node', ['dist/cli.js', '--help'], { cwd: ROOT, encoding: 'utf8' });
     expect(help).toContain('Usage:');
     expect(help).toContain('SHUTDOWN_GRACE_MS');
   });

@@ -5,7 +5,8 @@
  * rule is unit-tested in settings.test.ts; one bad setting is tried here as a process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killAll, type Launched, launch, until } from './support/process.js';
+import { until } from '../support/wait.js';
+import { killAll, type Launched, launch } from './support/process.js';
 
 describe('npm start on the embedded sandbox', () => {
   let app: Launched;
@@ -80,7 +81,10 @@ describe('npm start on the embedded sandbox', () => {
     expect(app.group().length).toBeGreaterThan(0);
     app.child.kill('SIGTERM');
     expect(await app.exited).toBe(0);
-    await until(() => app.group().length === 0, 'every process of the group to exit');
+    // Each check runs `ps`, so it looks less often.
+    await until(() => app.group().length === 0, 'every process of the group to exit', {
+      everyMs: 50,
+    });
     expect(app.logs().some((line) => line.msg === 'stopped')).toBe(true);
   });
 });

@@ -7,8 +7,8 @@ import {
   RenamePayeeDocument,
   TransactionsPageDocument,
 } from '../../examples/generated/graphql.js';
-import { type Stack, startStack } from '../harness.js';
-import { recordingFetch } from './support.js';
+import { type Stack, startStack } from '../support/stack.js';
+import { recordingFetch } from './support/recorders.js';
 
 const MISSING_PAYEE = '00000000-0000-4000-8000-000000000000';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CORS_ALLOWED_HEADERS } from '../../src/config/config.js';
-import { type Stack, startStack } from '../harness.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 const CLIENT_HEADERS = [
   'apollographql-client-name',

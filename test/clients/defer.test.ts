@@ -3,7 +3,7 @@ import { print } from 'graphql';
 import { meros } from 'meros';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeferredDashboardDocument } from '../../examples/generated/graphql.js';
-import { type Stack, startStack } from '../harness.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 const DEFERRED_DASHBOARD = print(DeferredDashboardDocument);
 

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/sandbox/index.js';
-import { type Stack, startStack } from '../harness.js';
-import { countResolvers, type ResolverCounter } from './support.js';
+import { type Stack, startStack } from '../support/stack.js';
+import { countResolvers, type ResolverCounter } from './support/recorders.js';
 
 const HEADER = '{ plan(id: "last-used") { id name accounts { id name balance } } }';
 

@@ -6,8 +6,8 @@ import {
   createDocumentStore,
   loadDocumentManifest,
 } from '../../src/server/plugins/use-persisted-documents.js';
-import { type Stack, startStack } from '../harness.js';
-import { countResolvers, type ResolverCounter } from './support.js';
+import { type Stack, startStack } from '../support/stack.js';
+import { countResolvers, type ResolverCounter } from './support/recorders.js';
 
 const MANIFEST = new URL('../../examples/generated/persisted-documents.json', import.meta.url)
   .pathname;

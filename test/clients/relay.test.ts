@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startStack } from '../harness.js';
+import { startStack } from '../support/stack.js';
 
 const require = createRequire(import.meta.url);
 const root = new URL('../../', import.meta.url).pathname;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlanHeaderDocument, TransactionsPageDocument } from '../../examples/generated/graphql.js';
 import { createUrqlClient } from '../../examples/urql-client.js';
-import { type Stack, startStack } from '../harness.js';
-import { recordingFetch } from './support.js';
+import { type Stack, startStack } from '../support/stack.js';
+import { recordingFetch } from './support/recorders.js';
 
 describe('urql with graphcache and default options', () => {
   let stack: Stack;

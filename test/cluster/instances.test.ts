@@ -7,16 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/core/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { gqlAt } from '../harness.js';
+import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
-import {
-  acceptedCallsOf,
-  callsOf,
-  exportsOf,
-  type GatewayProcess,
-  roundRobin,
-  startGatewayProcess,
-} from './support.js';
+import { acceptedCallsOf, callsOf, exportsOf } from './support/calls.js';
+import { type GatewayProcess, roundRobin, startGatewayProcess } from './support/gateway-process.js';
 
 const TOKENS = {
   single: 'cluster-suite-single-token',

@@ -9,18 +9,16 @@ import { DEFAULT_CLUSTER } from '../../src/config/config.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,
-  eventually,
   type LiveStack,
   openAccount,
   outsideWrite,
   type ServedGateway,
   serveGateway,
-  sseClient,
   startLiveStack,
-  type Transport,
-  wsClient,
-} from '../live/support.js';
+} from '../live/support/live-stack.js';
+import { sseClient, type Transport, wsClient } from '../live/support/subscribers.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { until } from '../support/wait.js';
 
 interface PlanChanged {
   planChanged: { serverKnowledge: number; transactions: { id: string; memo: string | null }[] };
@@ -68,7 +66,7 @@ describe('subscriptions on two instances sharing Redis', () => {
     clients.push(sse, ws);
     const onFirst = sse.subscribe<PlanChanged>(PLAN_CHANGED, { planId: s.planId });
     const onSecond = ws.subscribe<PlanChanged>(PLAN_CHANGED, { planId: s.planId });
-    await eventually(
+    await until(
       () =>
         s.gateway.live.stats().subscribers === 1 && second!.gateway.live.stats().subscribers === 1,
       'one subscriber on each instance',

@@ -6,16 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/core/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
-import { gqlAt } from '../harness.js';
+import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
-import {
-  acceptedCallsOf,
-  callsOf,
-  eventually,
-  type GatewayProcess,
-  roundRobin,
-  startGatewayProcess,
-} from './support.js';
+import { until } from '../support/wait.js';
+import { acceptedCallsOf, callsOf } from './support/calls.js';
+import { type GatewayProcess, roundRobin, startGatewayProcess } from './support/gateway-process.js';
 
 const TOKEN = 'cluster-outage-token';
 const READ = `query Read($planId: PlanId!) {
@@ -101,7 +96,7 @@ describe('Redis stopped and restarted under load', () => {
     await load(12);
     await redis.stop();
     await load(12);
-    await eventually(
+    await until(
       () => instances.every((each) => mentions(/redis unavailable: working alone/)(each) >= 1),
       'every instance warns that it works alone',
     );
@@ -109,7 +104,7 @@ describe('Redis stopped and restarted under load', () => {
     for (const each of instances)
       expect(await metricsOf(each)).toContain('gateway_cluster_degraded 1');
     await redis.start();
-    await eventually(
+    await until(
       () => instances.every((each) => mentions(/redis back: cooperating again/)(each) >= 1),
       'every instance says Redis is back',
     );

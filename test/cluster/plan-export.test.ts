@@ -11,8 +11,8 @@ import type { PlanState } from '../../src/replica/plan-state.js';
 import { applySavedEntities } from '../../src/replica/saved.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import { dumpIndexes, dumpSnapshot } from '../replica/support/inspect.js';
-import { TEST_MONTH, TEST_NOW } from '../replica/support/plan-builder.js';
 import { createRandomPlan, randomChange } from '../replica/support/random-plan.js';
+import { TEST_MONTH, TEST_NOW } from '../support/plan-builder.js';
 
 const options = { currentMonth: TEST_MONTH };
 const snapshotOf = (state: PlanState) => createPlanSnapshot(state, { now: () => TEST_NOW });

@@ -4,7 +4,7 @@
  * through the gateway with their typed `extensions.code` and the REST error kept verbatim.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from '../harness.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 const USERS = {
   lapsed: 'token-subscription-lapsed',

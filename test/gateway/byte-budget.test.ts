@@ -6,8 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/core/api.js';
 import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
-import { gqlAt, startGateway } from '../harness.js';
-import { dataOf, planSyncs, START } from './support.js';
+import { gqlAt } from '../support/graphql.js';
+import { startGateway } from '../support/stack.js';
+import { planSyncs } from './support/calls.js';
+import { START } from './support/clocked-stack.js';
+import { dataOf } from './support/responses.js';
 
 const ALICE = 'alice-token-0000000001';
 const BOB = 'bob-token-00000000002';

@@ -6,12 +6,17 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gqlAt, startGateway } from '../harness.js';
-import { expectSame, QUERIES, variablesFor } from './consistency-queries.js';
-import { type ClockedStack, dataOf, startClockedStack, upstreamOf } from './support.js';
-import { applyWrite, type WriteCommand, writeCommand } from './writes.js';
+import { gqlAt } from '../support/graphql.js';
+import { startGateway } from '../support/stack.js';
+import { applyWrite } from './support/apply-write.js';
+import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';
+import { expectSame, QUERIES, variablesFor } from './support/consistency-queries.js';
+import { dataOf, upstreamOf } from './support/responses.js';
+import { type WriteCommand, writeCommand } from './support/write-commands.js';
 
 const TOKEN = 'consistency-token-000001';
+/** Compressing each large answer only to inflate it again costs more than the rest of a check. */
+const UNCOMPRESSED = { compressionMinBytes: false } as const;
 
 type Step =
   | { kind: 'write'; command: WriteCommand }
@@ -27,7 +32,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 /** Forces a sync on the long-lived gateway, then compares every query with a fresh gateway. */
 async function check(s: ClockedStack, planId: string, pick: number): Promise<void> {
   const variables = await variablesFor(s.writer, TOKEN, planId, pick);
-  const fresh = await startGateway(s.sandbox, { deps: { now: () => s.clock.now() } });
+  const fresh = await startGateway(s.sandbox, {
+    config: UNCOMPRESSED,
+    deps: { now: () => s.clock.now() },
+  });
   try {
     const expected = new Map<string, unknown>();
     for (const [name, query] of Object.entries(QUERIES)) {
@@ -63,6 +71,7 @@ describe('the replica under outside writes', () => {
         fc.array(step, { minLength: 12, maxLength: 28 }),
         async (seed, steps) => {
           const s = await startClockedStack({
+            config: UNCOMPRESSED,
             sandbox: {
               rateLimit: false,
               users: [{ token: TOKEN, plans: [{ seed, transactions: 150 }] }],

@@ -5,15 +5,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FaultKind } from '../../src/sandbox/core/api.js';
-import type { GraphQLResponse } from '../harness.js';
-import {
-  type ClockedStack,
-  dataOf,
-  operationsOf,
-  staleOf,
-  startClockedStack,
-  upstreamOf,
-} from './support.js';
+import type { GraphQLResponse } from '../support/graphql.js';
+import { operationsOf } from './support/calls.js';
+import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';
+import { dataOf, staleOf, upstreamOf } from './support/responses.js';
 
 const ALICE = 'alice-token-0000000001';
 const BOB = 'bob-token-00000000002';

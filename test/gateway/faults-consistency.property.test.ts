@@ -9,12 +9,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/sandbox/index.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
-import { gqlAt, startGateway } from '../harness.js';
+import { gqlAt } from '../support/graphql.js';
 import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';
 import type { HostileAction, HostileRequest } from '../support/hostile-upstream.js';
-import { expectSame, QUERIES, variablesFor } from './consistency-queries.js';
-import { dataOf, START } from './support.js';
-import { applyWrite, type WriteCommand, writeCommand } from './writes.js';
+import { startGateway } from '../support/stack.js';
+import { applyWrite } from './support/apply-write.js';
+import { START } from './support/clocked-stack.js';
+import { expectSame, QUERIES, variablesFor } from './support/consistency-queries.js';
+import { dataOf } from './support/responses.js';
+import { type WriteCommand, writeCommand } from './support/write-commands.js';
 
 const TOKEN = 'faults-consistency-token-1';
 const EXPECTED_CODES = new Set([

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';
-import { dataOf } from './support.js';
+import { dataOf } from './support/responses.js';
 
 const TOKEN = 'hostile-answers-token-01';
 let stack: HostileStack | undefined;

@@ -9,9 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config/config.js';
 import { createGateway } from '../../src/server/gateway.js';
-import { gqlAt } from '../harness.js';
+import { gqlAt } from '../support/graphql.js';
 import { startHostileUpstream } from '../support/hostile-upstream.js';
-import { waitFor } from './support.js';
+import { until } from '../support/wait.js';
 
 const warnings: string[] = [];
 const onWarning = (warning: Error) => warnings.push(warning.name);
@@ -43,7 +43,7 @@ describe('hung syncs', () => {
         gqlAt(url, '{ plan(id: "last-used") { name } }', {}, token).catch((error: Error) => error),
       );
       // The pool holds 10 connections: 10 reads hang upstream, 15 wait for a connection.
-      await waitFor(() => hostile.openRequests() === 10, '10 hung plan reads upstream');
+      await until(() => hostile.openRequests() === 10, '10 hung plan reads upstream');
       await new Promise((resolve) => setTimeout(resolve, 50));
       await hostile.close();
       const answers = await Promise.all(reads);

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONNECTIONS_PER_TOKEN } from '../../src/upstream/client.js';
 import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';
-import { dataOf, waitFor } from './support.js';
+import { until } from '../support/wait.js';
+import { dataOf } from './support/responses.js';
 
 const HUNG = 'hung-tenant-token-00001';
 const OTHER = 'other-tenant-token-0002';
@@ -51,7 +52,7 @@ describe('a tenant hung upstream', () => {
         settled += 1;
       }),
     );
-    await waitFor(() => openOf(s, HUNG) === DEFAULT_CONNECTIONS_PER_TOKEN, 'the hung share');
+    await until(() => openOf(s, HUNG) === DEFAULT_CONNECTIONS_PER_TOKEN, 'the hung share');
 
     const read = await s.gql<{ plan: { name: string } }>(
       '{ plan(id: "last-used") { name accounts { balance } } }',

@@ -7,8 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
 import type { PlanDetail } from '../../src/upstream/types.js';
-import { type GraphQLResponse, gqlAt, startGateway } from '../harness.js';
-import { type ClockedStack, dataOf, startClockedStack } from './support.js';
+import { type GraphQLResponse, gqlAt } from '../support/graphql.js';
+import { startGateway } from '../support/stack.js';
+import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';
+import { dataOf } from './support/responses.js';
 
 const TOKEN = 'hybrid-pages-token-0001';
 const TRANSACTIONS = 5_000;

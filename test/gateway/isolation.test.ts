@@ -5,8 +5,9 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphQLResponse } from '../harness.js';
-import { type ClockedStack, dataOf, startClockedStack } from './support.js';
+import type { GraphQLResponse } from '../support/graphql.js';
+import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';
+import { dataOf } from './support/responses.js';
 
 const ALICE = 'alice-token-0000000001';
 const BOB = 'bob-token-00000000002';

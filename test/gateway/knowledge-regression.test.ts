@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';
-import { dataOf, upstreamOf } from './support.js';
+import { dataOf, upstreamOf } from './support/responses.js';
 
 const TOKEN = 'regression-token-000001';
 let stack: HostileStack | undefined;

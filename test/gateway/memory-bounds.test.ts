@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
 import { createGateway, type Gateway } from '../../src/server/gateway.js';
-import { gqlAt } from '../harness.js';
+import { gqlAt } from '../support/graphql.js';
 import { type HostileUpstream, startHostileUpstream } from '../support/hostile-upstream.js';
 
 let closers: (() => Promise<void>)[] = [];

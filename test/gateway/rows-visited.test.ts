@@ -6,8 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
 import type { PlanDetail } from '../../src/upstream/types.js';
-import { gqlAt, startGateway } from '../harness.js';
-import { type ClockedStack, dataOf, startClockedStack } from './support.js';
+import { gqlAt } from '../support/graphql.js';
+import { startGateway } from '../support/stack.js';
+import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';
+import { dataOf } from './support/responses.js';
 
 const TRANSACTIONS = 20_000;
 const meter: QueryMeter = { rowsVisited: 0 };

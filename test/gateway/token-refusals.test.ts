@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';
-import { dataOf } from './support.js';
+import { dataOf } from './support/responses.js';
 
 const ALICE = 'refusals-alice-token-01';
 const BOB = 'refusals-bob-token-0002';

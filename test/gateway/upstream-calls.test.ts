@@ -6,18 +6,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_AGE_MS } from '../../src/config/config.js';
-import { gqlAt, startGateway } from '../harness.js';
-import {
-  type ClockedStack,
-  DASHBOARD,
-  dataOf,
-  operationsOf,
-  planSyncs,
-  START,
-  startClockedStack,
-  upstreamOf,
-  waitFor,
-} from './support.js';
+import { gqlAt } from '../support/graphql.js';
+import { startGateway } from '../support/stack.js';
+import { until } from '../support/wait.js';
+import { operationsOf, planSyncs } from './support/calls.js';
+import { type ClockedStack, DASHBOARD, START, startClockedStack } from './support/clocked-stack.js';
+import { dataOf, upstreamOf } from './support/responses.js';
 
 interface DashboardData {
   plan: {
@@ -358,7 +352,7 @@ describe('single flight', () => {
     const noCache = { headers: { 'cache-control': 'no-cache' } };
     s.clock.advance(1);
     const first = s.gql(DASHBOARD, {}, noCache);
-    await waitFor(
+    await until(
       () => s.sandbox.calls().length === 1,
       'the first delta request to reach the sandbox',
     );

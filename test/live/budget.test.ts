@@ -13,13 +13,10 @@ import {
   type LiveStack,
   openAccount,
   outsideWrite,
-  type Received,
-  sseClient,
   startLiveStack,
   subscribed,
-  type Transport,
-  wsClient,
-} from './support.js';
+} from './support/live-stack.js';
+import { type Received, sseClient, type Transport, wsClient } from './support/subscribers.js';
 
 const HOUR = 3_600_000;
 const PLAN_CHANGED = `subscription($planId: PlanId!) {

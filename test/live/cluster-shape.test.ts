@@ -8,20 +8,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLiveBus } from '../../src/live/bus.js';
 import type { PollLeases } from '../../src/live/leases.js';
 import { createRequestLedger } from '../../src/upstream/ledger.js';
+import { until } from '../support/wait.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,
-  eventually,
   type LiveStack,
   openAccount,
   outsideWrite,
   type ServedGateway,
   serveGateway,
-  sseClient,
   startLiveStack,
-  type Transport,
-  wsClient,
-} from './support.js';
+} from './support/live-stack.js';
+import { sseClient, type Transport, wsClient } from './support/subscribers.js';
 
 /** Like a Redis event target: the detail is serialized on dispatch and parsed on delivery. */
 class JsonEventTarget extends EventTarget {
@@ -91,7 +89,7 @@ describe('two instances sharing a JSON bus, poll leases and the poll ledger', ()
     const onSecond = track(wsClient(second.wsUrl, s.token)).subscribe<PlanChanged>(PLAN_CHANGED, {
       planId: s.planId,
     });
-    await eventually(
+    await until(
       () =>
         s.gateway.live.stats().subscribers === 1 && second!.gateway.live.stats().subscribers === 1,
       'one subscriber on each instance',

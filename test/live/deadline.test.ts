@@ -4,16 +4,18 @@
  * upstream (here the plan's money movements, from the REST cache).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../support/wait.js';
 import {
   DEFAULT_POLL_INTERVAL_MS,
   type LiveStack,
   openAccount,
   outsideWrite,
-  sseClient,
   startLiveStack,
   subscribed,
-  type Transport,
-} from './support.js';
+} from './support/live-stack.js';
+import { sseClient, type Transport } from './support/subscribers.js';
+
+const DEADLINE_MS = 100;
 
 let stack: LiveStack | undefined;
 let client: Transport | undefined;
@@ -35,14 +37,16 @@ interface BalancesChanged {
 
 describe('a subscription', () => {
   it('has no operation deadline: an event past it still asks the upstream', async () => {
-    stack = await startLiveStack({ config: { operationDeadlineMs: 100 } });
+    stack = await startLiveStack({ config: { operationDeadlineMs: DEADLINE_MS } });
     const s = stack;
     const accountId = await openAccount(s);
     client = sseClient(s.url, s.token);
     const subscriber = client.subscribe<BalancesChanged>(BALANCES, { planId: s.planId });
     await subscribed(s, 1);
-    // Past the deadline, in real time (the deadline is not on the manual clock).
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The operation began before the hub held it; wait past its deadline from then, in real time
+    // (the deadline is not on the manual clock).
+    const held = Date.now();
+    await until(() => Date.now() - held > DEADLINE_MS, 'the operation deadline to pass');
     await outsideWrite(s, accountId, 'after the deadline');
     await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
     const event = await subscriber.until(

@@ -12,14 +12,16 @@ import {
   type LiveStack,
   openAccount,
   outsideWrite,
+  startLiveStack,
+  subscribed,
+} from './support/live-stack.js';
+import {
   type Received,
   type Subscriber,
   sseClient,
-  startLiveStack,
-  subscribed,
   type Transport,
   wsClient,
-} from './support.js';
+} from './support/subscribers.js';
 
 interface PlanChanged {
   planChanged: { origin: string; serverKnowledge: number; transactions: { id: string }[] };

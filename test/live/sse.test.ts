@@ -12,13 +12,15 @@ import {
   type LiveStack,
   openAccount,
   outsideWrite,
+  startLiveStack,
+  subscribed,
+} from './support/live-stack.js';
+import {
   type Received,
   type Subscriber,
   sseClient,
-  startLiveStack,
-  subscribed,
   type Transport,
-} from './support.js';
+} from './support/subscribers.js';
 
 const CHANGE_FIELDS = /* GraphQL */ `
   planId

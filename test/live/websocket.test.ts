@@ -8,18 +8,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DEFAULT_LIVE } from '../../src/config/config.js';
+import { until } from '../support/wait.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,
-  eventually,
   type LiveStack,
   openAccount,
   outsideWrite,
   startLiveStack,
   subscribed,
-  type Transport,
-  wsClient,
-} from './support.js';
+} from './support/live-stack.js';
+import { type Transport, wsClient } from './support/subscribers.js';
 
 interface TransactionsChanged {
   transactionsChanged: {
@@ -168,9 +167,6 @@ describe('transactionsChanged over WebSocket', () => {
     const silent = await rawConnection(s, { token: s.token }, { autoPong: false });
     const { code } = await silent.closed;
     expect(code).toBe(1006);
-    await eventually(
-      () => silent.socket.readyState === WebSocket.CLOSED,
-      'the silent socket closed',
-    );
+    await until(() => silent.socket.readyState === WebSocket.CLOSED, 'the silent socket closed');
   });
 });

@@ -5,7 +5,7 @@
  * gateway remembered, now or after later syncs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from '../harness.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 const TOKEN = 'alias-writes-token-0001';
 let stack: Stack;

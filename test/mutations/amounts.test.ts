@@ -4,7 +4,13 @@
  * upstream call, as literals and as variables.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MutationStack, onlyError, resultOf, startMutationStack, TODAY } from './support.js';
+import {
+  type MutationStack,
+  onlyError,
+  resultOf,
+  startMutationStack,
+  TODAY,
+} from './support/mutation-stack.js';
 
 let stack: MutationStack;
 

@@ -13,7 +13,7 @@ import {
   resultOf,
   startMutationStack,
   TODAY,
-} from './support.js';
+} from './support/mutation-stack.js';
 
 const CREATE = `mutation($p: PlanId!, $input: CreateTransactionInput!) {
   createTransaction(planId: $p, input: $input) {

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MonthDetail } from '../../src/upstream/types.js';
-import { type MutationStack, resultOf, startMutationStack } from './support.js';
+import { type MutationStack, resultOf, startMutationStack } from './support/mutation-stack.js';
 
 let stack: MutationStack;
 

@@ -6,7 +6,12 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_AGE_MS } from '../../src/config/config.js';
-import { type MutationStack, resultOf, startMutationStack, TODAY } from './support.js';
+import {
+  type MutationStack,
+  resultOf,
+  startMutationStack,
+  TODAY,
+} from './support/mutation-stack.js';
 
 let stack: MutationStack;
 

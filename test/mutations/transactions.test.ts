@@ -5,7 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TransactionDetail } from '../../src/upstream/types.js';
-import { type MutationStack, resultOf, startMutationStack, TODAY } from './support.js';
+import {
+  type MutationStack,
+  resultOf,
+  startMutationStack,
+  TODAY,
+} from './support/mutation-stack.js';
 
 let stack: MutationStack;
 

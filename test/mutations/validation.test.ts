@@ -3,7 +3,12 @@
  * is sent upstream (counted at the sandbox), and nothing changes at REST.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MutationStack, onlyError, startMutationStack, TODAY } from './support.js';
+import {
+  type MutationStack,
+  onlyError,
+  startMutationStack,
+  TODAY,
+} from './support/mutation-stack.js';
 
 let stack: MutationStack;
 let accountId: string;

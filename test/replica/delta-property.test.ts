@@ -9,8 +9,8 @@ import { buildPlanState, mergePlanDelta } from '../../src/replica/delta.js';
 import type { PlanState } from '../../src/replica/plan-state.js';
 import { applySavedEntities } from '../../src/replica/saved.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
+import { TEST_MONTH, TEST_NOW } from '../support/plan-builder.js';
 import { dumpIndexes, dumpSnapshot } from './support/inspect.js';
-import { TEST_MONTH, TEST_NOW } from './support/plan-builder.js';
 import { createRandomPlan, randomChange } from './support/random-plan.js';
 
 const options = { currentMonth: TEST_MONTH };

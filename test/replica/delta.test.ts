@@ -16,7 +16,7 @@ import {
   TEST_NOW,
   transaction,
   uuid,
-} from './support/plan-builder.js';
+} from '../support/plan-builder.js';
 
 const PLAN = uuid(1, 1);
 const A1 = uuid(2, 1);

@@ -7,13 +7,13 @@ import { buildPlanState } from '../../src/replica/delta.js';
 import { applySavedEntities } from '../../src/replica/saved.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import { createReplicaStore } from '../../src/replica/store.js';
+import { payee, TEST_MONTH, TEST_NOW, transaction } from '../support/plan-builder.js';
 import {
   classifyFailure,
   createFakeUpstream,
   createManualClock,
   settle,
 } from './support/fake-upstream.js';
-import { payee, TEST_MONTH, TEST_NOW, transaction } from './support/plan-builder.js';
 import { createRandomPlan } from './support/random-plan.js';
 
 const MINUTE = 60_000;

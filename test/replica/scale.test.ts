@@ -8,8 +8,8 @@ import type { PlanState } from '../../src/replica/plan-state.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
 import type { PlanSnapshot, TransactionQuery, TransactionRow } from '../../src/replica/types.js';
+import { planExport, TEST_MONTH, transaction, uuid } from '../support/plan-builder.js';
 import { createLargeExport, LARGE_PLAN_ID } from './support/large-plan.js';
-import { planExport, TEST_MONTH, transaction, uuid } from './support/plan-builder.js';
 import { referenceQuery } from './support/reference-query.js';
 
 const COUNT = 100_000;

@@ -13,7 +13,7 @@ import {
   TEST_MONTH,
   TEST_NOW,
   uuid,
-} from './support/plan-builder.js';
+} from '../support/plan-builder.js';
 
 const P1 = uuid(3, 1);
 const P2 = uuid(3, 2);

@@ -1,8 +1,8 @@
 /** Plan aliases and the isolation of tokens. */
 import { describe, expect, it } from 'vitest';
 import { createReplicaStore } from '../../src/replica/store.js';
+import { TEST_NOW } from '../support/plan-builder.js';
 import { classifyFailure, createFakeUpstream, createManualClock } from './support/fake-upstream.js';
-import { TEST_NOW } from './support/plan-builder.js';
 import { addTransaction, createRandomPlan } from './support/random-plan.js';
 
 const MINUTE = 60_000;

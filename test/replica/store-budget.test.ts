@@ -2,13 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { HEAP_BYTES_PER_JSON_BYTE } from '../../src/replica/cache.js';
 import { createReplicaStore } from '../../src/replica/store.js';
+import { TEST_NOW } from '../support/plan-builder.js';
 import {
   classifyFailure,
   createFakeUpstream,
   createManualClock,
   settle,
 } from './support/fake-upstream.js';
-import { TEST_NOW } from './support/plan-builder.js';
 import { addTransaction, createRandomPlan } from './support/random-plan.js';
 
 const MINUTE = 60_000;

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createReplicaStore } from '../../src/replica/store.js';
 import { ReplicaDataError } from '../../src/replica/validate.js';
+import { TEST_NOW } from '../support/plan-builder.js';
 import {
   classifyFailure,
   createFakeUpstream,
@@ -9,7 +10,6 @@ import {
   FakeUpstreamError,
   settle,
 } from './support/fake-upstream.js';
-import { TEST_NOW } from './support/plan-builder.js';
 import { createRandomPlan } from './support/random-plan.js';
 
 const MINUTE = 60_000;

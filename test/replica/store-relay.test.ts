@@ -8,8 +8,8 @@ import {
   createReplicaStore,
   type FetchPlanResult,
 } from '../../src/replica/store.js';
+import { TEST_NOW, transaction } from '../support/plan-builder.js';
 import { classifyFailure, createFakeUpstream, createManualClock } from './support/fake-upstream.js';
-import { TEST_NOW, transaction } from './support/plan-builder.js';
 import { createRandomPlan } from './support/random-plan.js';
 
 const MINUTE = 60_000;

@@ -12,7 +12,7 @@ import {
   TEST_NOW,
   transaction,
   uuid,
-} from './support/plan-builder.js';
+} from '../support/plan-builder.js';
 import { createRandomPlan, randomChange } from './support/random-plan.js';
 import { referenceQuery } from './support/reference-query.js';
 

@@ -4,6 +4,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PlanDetail } from '../../src/upstream/types.js';
+import {
+  account,
+  category,
+  categoryGroup,
+  month,
+  payee as payeeRow,
+  planExport,
+  transaction,
+} from '../support/plan-builder.js';
 import { budgetProblems } from './support/budget.js';
 import { formattedProblem, moneyProblems } from './support/check-money.js';
 import { errorProblems, responseProblems, shapeProblems } from './support/check-shape.js';
@@ -133,130 +142,67 @@ describe('money checker', () => {
 
 /** A tiny consistent plan: checking (on budget) pays 30 to savings and spends 10 on one category. */
 function tinyPlan(): PlanDetail {
-  const account = (n: number, name: string, balance: number, payeeId: number) => ({
-    id: ID(n),
-    name,
-    type: 'checking' as const,
-    on_budget: true,
-    closed: false,
-    note: null,
-    balance,
-    cleared_balance: balance,
-    uncleared_balance: 0,
-    transfer_payee_id: ID(payeeId),
-    direct_import_linked: false,
-    direct_import_in_error: false,
-    last_reconciled_at: null,
-    debt_original_balance: null,
-    debt_interest_rates: null,
-    debt_minimum_payments: null,
-    debt_escrow_amounts: null,
-    deleted: false,
-  });
-  const transaction = (
-    n: number,
-    accountId: number,
-    amount: number,
-    extra: Record<string, unknown> = {},
-  ) => ({
-    id: ID(n),
-    date: '2025-06-10',
-    amount,
-    memo: null,
-    cleared: 'cleared' as const,
-    approved: true,
-    flag_color: null,
-    flag_name: null,
-    account_id: ID(accountId),
-    payee_id: null,
-    category_id: null,
-    transfer_account_id: null,
-    transfer_transaction_id: null,
-    matched_transaction_id: null,
-    import_id: null,
-    import_payee_name: null,
-    import_payee_name_original: null,
-    debt_transaction_type: null,
-    deleted: false,
-    ...extra,
-  });
-  const category = {
+  const food = category({
     id: ID(50),
     category_group_id: ID(40),
     category_group_name: 'Everyday',
     name: 'Food',
-    hidden: false,
-    internal: false,
-    original_category_group_id: null,
-    note: null,
     budgeted: 100,
     activity: -10,
     balance: 90,
-    goal_type: null,
-    goal_needs_whole_amount: null,
-    goal_day: null,
-    goal_cadence: null,
-    goal_cadence_frequency: null,
-    goal_creation_month: null,
-    goal_target: null,
-    goal_target_month: null,
-    goal_target_date: null,
-    goal_percentage_complete: null,
-    goal_months_to_budget: null,
-    goal_under_funded: null,
-    goal_overall_funded: null,
-    goal_overall_left: null,
-    goal_snoozed_at: null,
-    deleted: false,
-  };
-  return {
-    id: ID(99),
-    name: 'Tiny',
-    last_modified_on: null,
-    first_month: '2025-06-01',
-    last_month: '2025-06-01',
-    date_format: null,
-    currency_format: null,
-    accounts: [account(1, 'Checking', -40, 11), account(2, 'Savings', 30, 12)],
-    payees: [
-      { id: ID(11), name: 'Transfer : Checking', transfer_account_id: ID(1), deleted: false },
-      { id: ID(12), name: 'Transfer : Savings', transfer_account_id: ID(2), deleted: false },
-    ],
-    payee_locations: [],
-    category_groups: [
-      { id: ID(40), name: 'Everyday', hidden: false, internal: false, deleted: false },
-    ],
-    categories: [category],
-    months: [
-      {
-        month: '2025-06-01',
-        note: null,
-        income: 0,
-        budgeted: 100,
-        activity: -10,
-        to_be_budgeted: 0,
-        age_of_money: null,
-        deleted: false,
-        categories: [category],
-      },
-    ],
-    transactions: [
-      transaction(21, 1, -30, {
-        payee_id: ID(12),
-        transfer_account_id: ID(2),
-        transfer_transaction_id: ID(22),
-      }),
-      transaction(22, 2, 30, {
-        payee_id: ID(11),
-        transfer_account_id: ID(1),
-        transfer_transaction_id: ID(21),
-      }),
-      transaction(23, 1, -10, { category_id: ID(50) }),
-    ],
-    subtransactions: [],
-    scheduled_transactions: [],
-    scheduled_subtransactions: [],
-  };
+  });
+  const spent = (n: number, accountId: number, amount: number) =>
+    transaction({ id: ID(n), account_id: ID(accountId), date: '2025-06-10', amount });
+  return planExport(
+    {
+      id: ID(99),
+      name: 'Tiny',
+      last_modified_on: null,
+      first_month: '2025-06-01',
+      last_month: '2025-06-01',
+      date_format: null,
+      currency_format: null,
+      accounts: [
+        account({
+          id: ID(1),
+          name: 'Checking',
+          balance: -40,
+          cleared_balance: -40,
+          transfer_payee_id: ID(11),
+        }),
+        account({
+          id: ID(2),
+          name: 'Savings',
+          balance: 30,
+          cleared_balance: 30,
+          transfer_payee_id: ID(12),
+        }),
+      ],
+      payees: [
+        payeeRow({ id: ID(11), name: 'Transfer : Checking', transfer_account_id: ID(1) }),
+        payeeRow({ id: ID(12), name: 'Transfer : Savings', transfer_account_id: ID(2) }),
+      ],
+      category_groups: [categoryGroup({ id: ID(40), name: 'Everyday' })],
+      categories: [food],
+      months: [month({ month: '2025-06-01', budgeted: 100, activity: -10, categories: [food] })],
+      transactions: [
+        {
+          ...spent(21, 1, -30),
+          payee_id: ID(12),
+          transfer_account_id: ID(2),
+          transfer_transaction_id: ID(22),
+        },
+        {
+          ...spent(22, 2, 30),
+          payee_id: ID(11),
+          transfer_account_id: ID(1),
+          transfer_transaction_id: ID(21),
+        },
+        { ...spent(23, 1, -10), category_id: ID(50) },
+      ],
+    },
+    0,
+  ).plan;
 }
 
 describe('budget invariants checker', () => {

@@ -31,7 +31,8 @@ describe('delta requests', () => {
       ),
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
-  });
+    // 25 sandboxes of ~100 requests each: seconds alone, more on a shared CI machine.
+  }, 120_000);
 
   it('carries a write in the deltas of every endpoint it touches', async () => {
     const box = await startTestSandbox(DELTA_PLAN);

@@ -11,6 +11,7 @@ import type {
   SandboxOptions,
 } from '../../src/sandbox/core/api.js';
 import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
+import { until } from '../support/wait.js';
 import { TEST_NOW } from './support/dates.js';
 import { expectError } from './support/expect-response.js';
 import { createRest } from './support/rest.js';
@@ -36,16 +37,17 @@ async function start(options: Partial<SandboxOptions> = {}) {
   return { sandbox, planId, rest: createRest(sandbox.url, TOKEN) };
 }
 
-/** Waits (bounded by the test timeout) until the sandbox has recorded a call that matches. */
+/** Waits until the sandbox has recorded a call that matches. */
 async function waitForCall(
   sandbox: Sandbox,
   match: (call: SandboxCall) => boolean,
 ): Promise<SandboxCall> {
-  for (;;) {
-    const call = sandbox.calls().find(match);
-    if (call !== undefined) return call;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  let found: SandboxCall | undefined;
+  await until(() => {
+    found = sandbox.calls().find(match);
+    return found !== undefined;
+  }, 'a matching call at the sandbox');
+  return found!;
 }
 
 describe('fault kinds', () => {

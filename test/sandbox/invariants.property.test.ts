@@ -99,5 +99,6 @@ describe('budget invariants', () => {
       }),
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
-  });
+    // 25 sandboxes and a full export after every write: seconds alone, more on a shared machine.
+  }, 120_000);
 });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardDocument } from '../generated/operations.js';
-import { type Stack, startStack } from '../harness.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 let stack: Stack;
 

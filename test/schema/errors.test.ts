@@ -3,7 +3,7 @@
  * DESIGN section 7; no error text leaks a token or a stack trace.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from '../harness.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 let stack: Stack | undefined;
 

@@ -2,7 +2,7 @@
  * Milliunits beyond the 32-bit range, and near 2^53, read back exactly through the graph.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from '../harness.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 let stack: Stack;
 let planId: string;

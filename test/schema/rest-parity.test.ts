@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResponseData } from '../../src/upstream/types.js';
-import { type Stack, startStack } from '../harness.js';
 import { expectListMirrors, expectMirrors } from '../support/mirror.js';
 import { allFields } from '../support/selection.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 type Data<Op extends keyof ResponseData> = { data: ResponseData[Op] };
 

@@ -8,7 +8,7 @@ import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useGraphiQL } from '../../src/server/graphiql/use-graphiql.js';
 import { preferredEncoding } from '../../src/server/plugins/use-compression.js';
-import { type Stack, startGateway, startStack } from '../harness.js';
+import { type Stack, startGateway, startStack } from '../support/stack.js';
 
 const PAGE = `{ plan(id: "last-used") { transactions(first: 500) { nodes {
   id date amount amountFormatted memo cleared payee { name } category { name } account { name } } } } }`;

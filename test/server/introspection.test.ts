@@ -7,7 +7,7 @@
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/config/config.js';
-import { type Stack, startGateway, startStack } from '../harness.js';
+import { type Stack, startGateway, startStack } from '../support/stack.js';
 
 const NESTED =
   '__schema { types { kind name description fields { name description args { name description defaultValue type { kind name ofType { kind name ofType { kind name } } } } type { kind name ofType { kind name ofType { kind name } } } } inputFields { name type { kind name } } enumValues { name description } possibleTypes { name } } }';

@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/config/config.js';
-import { type Stack, startStack } from '../harness.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 let stack: Stack;
 

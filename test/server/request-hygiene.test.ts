@@ -4,7 +4,7 @@
  * values in messages, unusable tokens, and transaction ids that cannot be REST path segments.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from '../harness.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 const TOKEN = 'hygiene-token-00000001';
 let stack: Stack;

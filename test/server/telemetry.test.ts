@@ -8,7 +8,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { createOtelTracing, type OtelTracing } from '../../src/telemetry/otel.js';
-import { type Stack, startStack } from '../harness.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 const QUERY = 'query Accounts { plan(id: "last-used") { name accounts { name } } }';
 

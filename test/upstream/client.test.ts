@@ -11,6 +11,7 @@ import {
 import { isUpstreamError, type UpstreamError } from '../../src/upstream/errors.js';
 import { createRequestLedger } from '../../src/upstream/ledger.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
+import { until } from '../support/wait.js';
 import {
   sendJson,
   sendRestError,
@@ -55,14 +56,6 @@ function everythingPrintable(error: unknown): string {
   return [String(e), e.message, e.stack ?? '', JSON.stringify(e), inspect(e, { depth: 6 })].join(
     '\n',
   );
-}
-
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('condition not reached');
 }
 
 beforeAll(async () => {
@@ -395,7 +388,7 @@ describe('retries', () => {
       { token: TOKEN, signal: controller.signal },
       { planId: PLAN },
     );
-    await eventually(async () => server.requests.length === 1);
+    await until(() => server.requests.length === 1, 'the first request');
     controller.abort(new Error('stop'));
     await expect(pending).rejects.toThrow('stop');
     expect(server.requests).toHaveLength(1);
@@ -405,7 +398,7 @@ describe('retries', () => {
     server.handle(() => {});
     const controller = new AbortController();
     const pending = makeClient().getUser({ token: TOKEN, signal: controller.signal });
-    await eventually(async () => server.requests.length === 1);
+    await until(() => server.requests.length === 1, 'the first request');
     const reason = new Error('cancelled');
     controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
@@ -624,10 +617,10 @@ describe('connections and lifecycle', () => {
     const release: Array<() => void> = [];
     server.handle((_request, res) => void release.push(() => sendJson(res, 200, { data: {} })));
     const calls = Array.from({ length: 5 }, () => client.getUser({ token: TOKEN }));
-    await eventually(async () => release.length === 2);
-    // Give a third connection every chance to show up before checking it did not.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => release.length === 2, 'two requests held upstream');
     expect(release).toHaveLength(2);
+    // No pause to let a third connection show: one would carry one of the five requests, and
+    // its port would make a third one in the count below.
     server.handle((_request, res) => sendJson(res, 200, { data: {} }));
     for (const answer of release.splice(0)) answer();
     await Promise.all(calls);
@@ -641,7 +634,10 @@ describe('connections and lifecycle', () => {
     const before = await server.connections();
     expect(before).toBeGreaterThan(0);
     await client.close();
-    await eventually(async () => (await server.connections()) === before - 1);
+    await until(
+      async () => (await server.connections()) === before - 1,
+      'the pool socket to close',
+    );
     await expect(client.getUser({ token: TOKEN })).rejects.toThrow(
       'getUser: the upstream client is closed',
     );

@@ -4,9 +4,15 @@
  * being sent for a while; a proven token sends freely.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
+import {
+  createUpstreamClient,
+  type UpstreamClient,
+  type UpstreamClientOptions,
+} from '../../src/upstream/client.js';
 import { isUpstreamError } from '../../src/upstream/errors.js';
+import { createRequestLedger } from '../../src/upstream/ledger.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
+import { until } from '../support/wait.js';
 import {
   sendJson,
   sendRestError,
@@ -29,13 +35,14 @@ afterEach(async () => {
 });
 afterAll(() => server.close());
 
-function client(): UpstreamClient {
+function client(options: Partial<UpstreamClientOptions> = {}): UpstreamClient {
   const created = createUpstreamClient({
     baseUrl: server.baseUrl,
     readBackoff: false,
     retry: { attempts: 1 },
     wallClock: () => clock,
     tokenGate: { rejectedMs: 60_000, onRejected: (key) => rejected.push(key) },
+    ...options,
   });
   clients.push(created);
   return created;
@@ -64,19 +71,27 @@ describe('an unproven token', () => {
   it('sends the others once the first answer proves the token', async () => {
     let inFlight = 0;
     let most = 0;
+    const held: (() => void)[] = [];
     server.handle((_r, res) => {
       inFlight += 1;
       most = Math.max(most, inFlight);
-      setTimeout(() => {
+      held.push(() => {
         inFlight -= 1;
         sendJson(res, 200, { data: { user: { id: 'u' } } });
-      }, 20);
+      });
     });
-    const c = client();
-    const results = await Promise.all(
+    const ledger = createRequestLedger();
+    const c = client({ ledger });
+    const results = Promise.all(
       Array.from({ length: 5 }, () => settle(c.getUser({ token: 'good-token-000001' }))),
     );
-    expect(results).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    await until(() => held.length === 1, 'the first request');
+    // Every call went through the gate before any socket event: an admitted one is counted.
+    expect(ledger.usage(tokenKey('good-token-000001')).used).toBe(1);
+    held.shift()?.();
+    await until(() => held.length === 4, 'the four others');
+    for (const answer of held.splice(0)) answer();
+    expect(await results).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
     expect(server.requests).toHaveLength(5);
     // The first went alone; the four others together, after its status.
     expect(most).toBe(4);

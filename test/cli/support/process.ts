@@ -113,16 +113,3 @@ export function childrenOf(pid: number): number[] {
     .filter(([, ppid]) => ppid === pid)
     .map(([child]) => child as number);
 }
-
-/** Polls `condition` every 50 ms until it holds, failing after `timeoutMs`. */
-export async function until(
-  condition: () => boolean,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -28,7 +28,7 @@ import type {
   TransactionDetail,
   TransactionSummaryBase,
 } from '../../../src/upstream/types.js';
-import { planExport } from './plan-builder.js';
+import { planExport, ZERO_AMOUNTS } from '../../support/plan-builder.js';
 
 /** Fields of a category that are the same in every month. */
 export const SHARED_FIELDS = [
@@ -50,27 +50,6 @@ interface Versioned<T> {
   row: T;
   changedAt: number;
 }
-
-export const ZERO_AMOUNTS: MonthAmounts = {
-  budgeted: 0,
-  activity: 0,
-  balance: 0,
-  goal_type: null,
-  goal_needs_whole_amount: null,
-  goal_day: null,
-  goal_cadence: null,
-  goal_cadence_frequency: null,
-  goal_creation_month: null,
-  goal_target: null,
-  goal_target_month: null,
-  goal_target_date: null,
-  goal_percentage_complete: null,
-  goal_months_to_budget: null,
-  goal_under_funded: null,
-  goal_overall_funded: null,
-  goal_overall_left: null,
-  goal_snoozed_at: null,
-};
 
 export class FakePlan {
   knowledge = 0;

@@ -18,7 +18,7 @@ import {
   subtransaction,
   transaction,
   uuid,
-} from './plan-builder.js';
+} from '../../support/plan-builder.js';
 import { createRng } from './random-plan.js';
 
 export interface LargePlanOptions {

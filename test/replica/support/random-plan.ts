@@ -4,7 +4,6 @@
  */
 import type { SavedEntities } from '../../../src/replica/types.js';
 import type { SubTransactionBase } from '../../../src/upstream/types.js';
-import { FakePlan } from './fake-plan.js';
 import {
   account,
   payee,
@@ -14,7 +13,8 @@ import {
   subtransaction,
   transaction,
   uuid,
-} from './plan-builder.js';
+} from '../../support/plan-builder.js';
+import { FakePlan } from './fake-plan.js';
 
 export interface Rng {
   next(): number;

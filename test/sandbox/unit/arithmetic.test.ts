@@ -15,7 +15,7 @@ import {
   TODAY,
   transferProblems,
   updateVia,
-} from './support.js';
+} from '../support/seeded-store.js';
 
 describe('budget arithmetic after writes', () => {
   it('is checked by a recomputation that notices a wrong number', () => {

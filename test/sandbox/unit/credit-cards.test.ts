@@ -19,7 +19,7 @@ import {
   NOW,
   seedTestPlan,
   TODAY,
-} from './support.js';
+} from '../support/seeded-store.js';
 
 const LAST_MONTH = addMonths(monthOf(TODAY), -1);
 const THIS_MONTH = monthOf(TODAY);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addDays } from '../../../src/sandbox/core/dates.js';
 import { createDueQueue } from '../../../src/sandbox/store/due-queue.js';
-import { randomFor } from './support.js';
+import { randomFor } from '../support/seeded-store.js';
 
 describe('due queue', () => {
   it('hands entries back by date, then id, whatever the order they came in', () => {

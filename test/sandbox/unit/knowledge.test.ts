@@ -9,7 +9,7 @@ import {
   resolveNewTransaction,
   resolveTransactionUpdate,
 } from '../../../src/sandbox/validate/transaction.js';
-import { NO_EXTRAS, NOW, seedTestPlan, TODAY } from './support.js';
+import { NO_EXTRAS, NOW, seedTestPlan, TODAY } from '../support/seeded-store.js';
 
 describe('server knowledge bookkeeping', () => {
   it('gives one new knowledge value per change, and none to a change that touches nothing', () => {

@@ -7,7 +7,7 @@ import {
   parseTransactionDraft,
   resolveNewTransaction,
 } from '../../../src/sandbox/validate/transaction.js';
-import { budgetProblems, NOW, seedTestPlan, TODAY } from './support.js';
+import { budgetProblems, NOW, seedTestPlan, TODAY } from '../support/seeded-store.js';
 
 const extras = (importId: string | null) => ({
   importId,

@@ -20,7 +20,7 @@ import {
   seedTestPlan,
   TODAY,
   transferProblems,
-} from './support.js';
+} from '../support/seeded-store.js';
 
 const DAY = 86_400_000;
 const at = (date: string) => Date.parse(`${date}T12:00:00Z`);

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { addMonths, monthOf } from '../../../src/sandbox/core/dates.js';
 import { READY_TO_ASSIGN_NAME, STARTING_BALANCE_PAYEE } from '../../../src/sandbox/seed/catalog.js';
 import { monthsOfHistory } from '../../../src/sandbox/seed/index.js';
-import { budgetProblems, NOW, seedTestPlan, TODAY, transferProblems } from './support.js';
+import {
+  budgetProblems,
+  NOW,
+  seedTestPlan,
+  TODAY,
+  transferProblems,
+} from '../support/seeded-store.js';
 
 function fingerprint(seed: number, transactions: number, now = NOW): string {
   const { store } = seedTestPlan({ seed, transactions, now });

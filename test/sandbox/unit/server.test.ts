@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as ynab from 'ynab';
 import { createManualClock, createSandbox, type Sandbox } from '../../../src/sandbox/index.js';
-import { NOW } from './support.js';
+import { until } from '../../support/wait.js';
+import { NOW } from '../support/seeded-store.js';
 
 const TOKEN = 'unit-token';
 interface PlanBody {
@@ -165,7 +166,7 @@ describe('closing the sandbox', () => {
       () => 'ended',
     );
     // Both requests must have arrived (one hanging, one waiting out its latency) before closing.
-    while (sandbox.calls().length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => sandbox.calls().length >= 2, 'both requests at the sandbox');
     await sandbox.close();
     expect(await hung).toBe('ended');
     expect(await delayed).toBe('ended');

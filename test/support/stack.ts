@@ -5,31 +5,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { print } from 'graphql';
-import { defaultConfig, type GatewayConfig } from '../src/config/config.js';
-import type { Sandbox, SandboxOptions } from '../src/sandbox/core/api.js';
-import { createSandbox } from '../src/sandbox/index.js';
-import { createGateway, type Gateway, type GatewayDeps } from '../src/server/gateway.js';
-
-export interface GraphQLResponse<Data = Record<string, unknown>> {
-  status: number;
-  body: {
-    data?: Data | null;
-    errors?: Array<{
-      message: string;
-      path?: (string | number)[];
-      extensions?: Record<string, unknown>;
-    }>;
-    extensions?: Record<string, unknown>;
-  };
-  headers: Headers;
-}
-
-export interface GqlOptions {
-  /** Token to send as a bearer header; `null` sends none. @default the first sandbox user's token */
-  token?: string | null;
-  headers?: Record<string, string>;
-}
+import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
+import type { Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
+import { createSandbox } from '../../src/sandbox/index.js';
+import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
+import { type GqlOptions, type GraphQLResponse, gqlAt } from './graphql.js';
 
 export interface Stack {
   sandbox: Sandbox;
@@ -76,33 +56,6 @@ export async function startGateway(sandbox: Sandbox, options: Omit<StackOptions,
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await gateway.close();
     },
-  };
-}
-
-export async function gqlAt<Data>(
-  url: string,
-  document: string | TypedDocumentNode<Data, never>,
-  variables: unknown,
-  token: string | null,
-  headers: Record<string, string> = {},
-): Promise<GraphQLResponse<Data>> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/graphql-response+json, application/json',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...headers,
-    },
-    body: JSON.stringify({
-      query: typeof document === 'string' ? document : print(document),
-      variables,
-    }),
-  });
-  return {
-    status: response.status,
-    body: (await response.json()) as GraphQLResponse<Data>['body'],
-    headers: response.headers,
   };
 }
 

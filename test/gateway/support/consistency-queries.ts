@@ -3,9 +3,9 @@
  * fresh gateway with no cache answers on the same upstream.
  */
 import { expect } from 'vitest';
-import type { UpstreamClient } from '../../src/upstream/client.js';
-import { allFields } from '../support/selection.js';
-import { liveParts } from './writes.js';
+import type { UpstreamClient } from '../../../src/upstream/client.js';
+import { allFields } from '../../support/selection.js';
+import { liveParts } from './apply-write.js';
 
 const TRANSACTION = allFields('Transaction', {
   subtransactions: allFields('SubTransaction', { payee: '{ id name }', category: '{ id name }' }),

@@ -1,15 +1,14 @@
 /**
- * Helpers of the cluster suites: gateway instances as real processes (`src/cli.ts`, as `npm
+ * Gateway instances as real processes (`src/cli.ts`, as `npm
  * start` runs it) on ephemeral ports, each in its own process group so a test can kill one
  * mid-load and never leaves one behind, and a round-robin client that moves on to the next
  * instance when one stops answering, as a balancer would.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Sandbox } from '../../src/sandbox/core/api.js';
-import { type GraphQLResponse, gqlAt } from '../harness.js';
+import { type GraphQLResponse, gqlAt } from '../../support/graphql.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 export interface GatewayProcess {
   readonly url: string;
@@ -144,39 +143,4 @@ export function roundRobin(urls: readonly string[], token: string): RoundRobin {
       throw new Error('no gateway instance answered');
     },
   };
-}
-
-/** The upstream requests a token made, as `operationId` with `(delta)` for delta requests. */
-export function callsOf(sandbox: Sandbox, token: string): string[] {
-  return sandbox
-    .calls()
-    .filter((call) => call.token === token)
-    .map(
-      (call) =>
-        `${call.operationId ?? `${call.method} ${call.path}`}${
-          call.query.last_knowledge_of_server === undefined ? '' : ' (delta)'
-        }`,
-    );
-}
-
-/** Full plan exports of a token: `getPlanById` without `last_knowledge_of_server`. */
-export function exportsOf(sandbox: Sandbox, token: string): number {
-  return callsOf(sandbox, token).filter((call) => call === 'getPlanById').length;
-}
-
-/** Requests the upstream accepted for a token (429s do not count, as the gateway does not). */
-export function acceptedCallsOf(sandbox: Sandbox, token: string): number {
-  return sandbox.calls().filter((call) => call.token === token && call.status !== 429).length;
-}
-
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -18,7 +18,7 @@ import {
   resolveNewTransaction,
   resolveTransactionUpdate,
 } from '../../../src/sandbox/validate/transaction.js';
-import { type BudgetFacts, type BudgetLine, referenceBudget } from '../support/reference-budget.js';
+import { type BudgetFacts, type BudgetLine, referenceBudget } from './reference-budget.js';
 
 /** 2025-06-15T12:00:00Z */
 export const NOW = Date.UTC(2025, 5, 15, 12);

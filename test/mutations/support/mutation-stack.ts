@@ -4,7 +4,7 @@
  * sandbox, and a reader for typed mutation results.
  */
 import { expect } from 'vitest';
-import type { ManualClock } from '../../src/sandbox/core/api.js';
+import type { ManualClock } from '../../../src/sandbox/core/api.js';
 import type {
   Account,
   Category,
@@ -12,8 +12,9 @@ import type {
   Payee,
   ScheduledTransactionDetail,
   TransactionDetail,
-} from '../../src/upstream/types.js';
-import { type GraphQLResponse, type Stack, type StackOptions, startStack } from '../harness.js';
+} from '../../../src/upstream/types.js';
+import type { GraphQLResponse } from '../../support/graphql.js';
+import { type Stack, type StackOptions, startStack } from '../../support/stack.js';
 
 /** 2025-06-15 12:00 UTC: mid-month, so "today", the current month and last month are all distinct. */
 export const NOW = Date.UTC(2025, 5, 15, 12, 0, 0);

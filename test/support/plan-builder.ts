@@ -1,6 +1,7 @@
 /**
- * Builders for plan export entities with plausible defaults, for tests of the replica.
- * Every builder takes overrides; ids come from a per-builder counter so fixtures are stable.
+ * Builders for plan export entities with plausible defaults, for every suite that needs a plan
+ * fixture (the replica, the scale tests, the sandbox's own checkers). Every builder takes
+ * overrides; ids come from a per-builder counter so fixtures are stable.
  */
 import type {
   AccountBase,
@@ -15,7 +16,7 @@ import type {
   ScheduledTransactionSummaryBase,
   SubTransactionBase,
   TransactionSummaryBase,
-} from '../../../src/upstream/types.js';
+} from '../../src/upstream/types.js';
 
 /** A uuid-shaped id from a number, so tests can read which entity is which. */
 export function uuid(kind: number, n: number): string {
@@ -95,6 +96,28 @@ export function categoryGroup(overrides: Partial<CategoryGroup> & { id: string }
   };
 }
 
+/** A category's amounts in a month, when nothing was assigned or spent and it has no goal. */
+export const ZERO_AMOUNTS = {
+  budgeted: 0,
+  activity: 0,
+  balance: 0,
+  goal_type: null,
+  goal_needs_whole_amount: null,
+  goal_day: null,
+  goal_cadence: null,
+  goal_cadence_frequency: null,
+  goal_creation_month: null,
+  goal_target: null,
+  goal_target_month: null,
+  goal_target_date: null,
+  goal_percentage_complete: null,
+  goal_months_to_budget: null,
+  goal_under_funded: null,
+  goal_overall_funded: null,
+  goal_overall_left: null,
+  goal_snoozed_at: null,
+} satisfies Partial<CategoryBase>;
+
 export function category(
   overrides: Partial<CategoryBase> & { id: string; category_group_id: string },
 ): CategoryBase {
@@ -105,24 +128,7 @@ export function category(
     internal: false,
     original_category_group_id: null,
     note: null,
-    budgeted: 0,
-    activity: 0,
-    balance: 0,
-    goal_type: null,
-    goal_needs_whole_amount: null,
-    goal_day: null,
-    goal_cadence: null,
-    goal_cadence_frequency: null,
-    goal_creation_month: null,
-    goal_target: null,
-    goal_target_month: null,
-    goal_target_date: null,
-    goal_percentage_complete: null,
-    goal_months_to_budget: null,
-    goal_under_funded: null,
-    goal_overall_funded: null,
-    goal_overall_left: null,
-    goal_snoozed_at: null,
+    ...ZERO_AMOUNTS,
     deleted: false,
     ...overrides,
   };

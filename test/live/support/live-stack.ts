@@ -1,23 +1,20 @@
 /**
- * Helpers of the live-update suites: the sandbox and a gateway over real HTTP and WebSocket on
- * ephemeral ports, sharing one manual clock that also drives the gateway's poll timers, a REST
- * writer that changes the plan behind the gateway's back, and subscribers over the real
- * `graphql-sse` and `graphql-ws` clients that collect what they receive.
+ * The stack of the live-update suites: the sandbox and a gateway over real HTTP and WebSocket on
+ * ephemeral ports, sharing one manual clock that also drives the gateway's poll timers, and a
+ * REST writer that changes the plan behind the gateway's back.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createClient as createSseClient } from 'graphql-sse';
-import { createClient as createWsClient } from 'graphql-ws';
-import WebSocket from 'ws';
-import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
-import { createManualScheduler, type ManualScheduler } from '../../src/live/scheduler.js';
-import type { ManualClock, Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
-import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
-import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
-import { attachWebSockets } from '../../src/server/websockets.js';
-import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
-import { tokenKey } from '../../src/upstream/token-key.js';
-import { type GraphQLResponse, gqlAt } from '../harness.js';
+import { defaultConfig, type GatewayConfig } from '../../../src/config/config.js';
+import { createManualScheduler, type ManualScheduler } from '../../../src/live/scheduler.js';
+import type { ManualClock, Sandbox, SandboxOptions } from '../../../src/sandbox/core/api.js';
+import { createManualClock, createSandbox } from '../../../src/sandbox/index.js';
+import { createGateway, type Gateway, type GatewayDeps } from '../../../src/server/gateway.js';
+import { attachWebSockets } from '../../../src/server/websockets.js';
+import { createUpstreamClient, type UpstreamClient } from '../../../src/upstream/client.js';
+import { tokenKey } from '../../../src/upstream/token-key.js';
+import { type GraphQLResponse, gqlAt } from '../../support/graphql.js';
+import { until } from '../../support/wait.js';
 
 /** Mid-month, far from month boundaries. */
 export const START = Date.parse('2025-06-15T12:00:00.000Z');
@@ -123,137 +120,9 @@ export async function startLiveStack(options: LiveStackOptions = {}): Promise<Li
   };
 }
 
-export interface Received<Data> {
-  readonly data?: Data | null;
-  readonly errors?: readonly { message: string; extensions?: Record<string, unknown> }[];
-}
-
-/** What one subscription received, in order, and ways to wait for more. */
-export interface Subscriber<Data> {
-  readonly received: Received<Data>[];
-  /** Resolves with the first received result (from the start) that satisfies `test`. */
-  until(test: (result: Received<Data>) => boolean, what?: string): Promise<Received<Data>>;
-  /** Resolves once the server completed the subscription (or it errored). */
-  readonly finished: Promise<{ error?: unknown }>;
-  stop(): void;
-}
-
-function collector<Data>(
-  start: (sink: {
-    next(value: Received<Data>): void;
-    error(error: unknown): void;
-    complete(): void;
-  }) => () => void,
-): Subscriber<Data> {
-  const received: Received<Data>[] = [];
-  const waiters: (() => void)[] = [];
-  let finish: (outcome: { error?: unknown }) => void = () => {};
-  const finished = new Promise<{ error?: unknown }>((resolve) => {
-    finish = resolve;
-  });
-  let over = false;
-  const wake = () => {
-    for (const waiter of waiters.splice(0)) waiter();
-  };
-  const dispose = start({
-    next(value) {
-      received.push(value);
-      wake();
-    },
-    error(error) {
-      over = true;
-      finish({ error });
-      wake();
-    },
-    complete() {
-      over = true;
-      finish({});
-      wake();
-    },
-  });
-  return {
-    received,
-    finished,
-    async until(test, what = 'a matching event') {
-      for (;;) {
-        const found = received.find(test);
-        if (found) return found;
-        if (over) {
-          throw new Error(
-            `the subscription ended before ${what}; received ${JSON.stringify(received)}`,
-          );
-        }
-        await new Promise<void>((resolve) => waiters.push(resolve));
-      }
-    },
-    stop: () => dispose(),
-  };
-}
-
-export interface Transport {
-  subscribe<Data>(query: string, variables?: Record<string, unknown>): Subscriber<Data>;
-  close(): Promise<void>;
-}
-
-/** GraphQL over SSE, `graphql-sse`'s distinct connections mode (yoga's built-in transport). */
-export function sseClient(url: string, token: string | null): Transport {
-  const client = createSseClient({
-    url,
-    headers: token ? { authorization: `Bearer ${token}` } : {},
-    retryAttempts: 0,
-  });
-  return {
-    subscribe: <Data>(query: string, variables: Record<string, unknown> = {}) =>
-      collector<Data>((sink) => client.subscribe<Data>({ query, variables }, sink)),
-    async close() {
-      client.dispose();
-    },
-  };
-}
-
-/** GraphQL over WebSocket with `graphql-ws`, the token in `connectionParams`. */
-export function wsClient(
-  url: string,
-  token: string | null,
-  options: { onClose?: (code: number, reason: string) => void } = {},
-): Transport {
-  const client = createWsClient({
-    url,
-    webSocketImpl: WebSocket,
-    connectionParams: token ? { authorization: `Bearer ${token}` } : {},
-    retryAttempts: 0,
-    lazy: true,
-    on: {
-      closed: (event) => {
-        const { code, reason } = event as { code: number; reason: string };
-        options.onClose?.(code, String(reason));
-      },
-    },
-  });
-  return {
-    subscribe: <Data>(query: string, variables: Record<string, unknown> = {}) =>
-      collector<Data>((sink) => client.subscribe<Data>({ query, variables }, sink)),
-    async close() {
-      await client.dispose();
-    },
-  };
-}
-
-/** Waits (on real time, for I/O to happen) until `condition` holds. */
-export async function eventually(
-  condition: () => boolean,
-  what: string | (() => string),
-): Promise<void> {
-  for (let attempt = 0; attempt < 2_000; attempt += 1) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-}
-
 /** Waits until the hub holds `count` subscribers. */
 export function subscribed(stack: LiveStack, count: number): Promise<void> {
-  return eventually(
+  return until(
     () => stack.gateway.live.stats().subscribers === count,
     () => `${count} subscribers (have ${stack.gateway.live.stats().subscribers})`,
   );
