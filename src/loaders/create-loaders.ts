@@ -79,10 +79,7 @@ export function createLoaders(deps: LoaderDeps): Loaders {
     return read.value;
   }
 
-  /** Alias (or other requested id) → the concrete plan id it resolved to in this operation. */
-  const resolvedIds = new Map<string, string>();
-
-  async function readPlan(planId: string): Promise<PlanSnapshot> {
+  const snapshots = planLoader(async (planId) => {
     const { token, tokenKey } = requireCredentials();
     let read: ReplicaRead;
     try {
@@ -96,41 +93,8 @@ export function createLoaders(deps: LoaderDeps): Loaders {
     if (read.sync === 'none') meter.cacheHit();
     meter.replicaRead(read.ageMs);
     noteRead(read.snapshot.planId, read);
-    // Rows carry the concrete id; without this an alias and its id would sync twice under no-cache.
-    if (read.snapshot.planId !== planId) {
-      resolvedIds.set(planId, read.snapshot.planId);
-      planLoader.prime(read.snapshot.planId, read.snapshot);
-    }
     return read.snapshot;
-  }
-
-  /**
-   * Private: the plans of one tick. When an alias and ids come together, the aliases are read
-   * first and an id one of them resolved to takes that snapshot: the replica store keys an alias
-   * and an id apart (refreshing an alias must ask the alias, in case it moved), so reading both
-   * at once would sync the same plan twice, cold or past max-age.
-   */
-  async function readPlans(planIds: readonly string[]): Promise<(PlanSnapshot | Error)[]> {
-    const settle = (planId: string) => readPlan(planId).catch(asError);
-    const aliases = planIds.filter((id) => PLAN_ALIASES.has(id));
-    if (aliases.length === 0 || aliases.length === planIds.length)
-      return Promise.all(planIds.map(settle));
-    const aliasReads = new Map(aliases.map((id) => [id, settle(id)] as const));
-    const byId = new Map<string, PlanSnapshot>();
-    for (const read of await Promise.all(aliasReads.values()))
-      if (!(read instanceof Error)) byId.set(read.planId, read);
-    return Promise.all(planIds.map((id) => aliasReads.get(id) ?? byId.get(id) ?? settle(id)));
-  }
-
-  const planLoader: DataLoader<string, PlanSnapshot> = new DataLoader(readPlans);
-
-  /** Every id this operation may have used for the plan `planId` names (itself, its id, its aliases). */
-  function namesOf(planId: string): Set<string> {
-    const concrete = resolvedIds.get(planId) ?? planId;
-    const names = new Set([planId, concrete]);
-    for (const [requested, id] of resolvedIds) if (id === concrete) names.add(requested);
-    return names;
-  }
+  });
 
   // One key each: a DataLoader with a constant key is the same memo as the keyed ones.
   const userLoader = eachKey<'user', User>(() =>
@@ -138,7 +102,7 @@ export function createLoaders(deps: LoaderDeps): Loaders {
       (data) => data.user,
     ),
   );
-  const plansLoader = eachKey<'plans', PlanList>(() =>
+  const planListLoader = eachKey<'plans', PlanList>(() =>
     cached('getPlans', () => upstream.getPlans(call()).then(checked('plans'))).then((data) => ({
       plans: data.plans,
       defaultPlan: data.default_plan ?? null,
@@ -160,24 +124,84 @@ export function createLoaders(deps: LoaderDeps): Loaders {
   );
 
   return {
-    plan: (planId) => planLoader.load(planId),
+    plan: (planId) => snapshots.loader.load(planId),
     user: () => userLoader.load('user'),
-    plans: () => plansLoader.load('plans'),
+    plans: () => planListLoader.load('plans'),
     moneyMovements: (planId) => movementsLoader.load(planId),
     moneyMovementGroups: (planId) => groupsLoader.load(planId),
     forget(planId) {
       // The plan list carries each plan's last_modified_on, which a write moves.
-      plansLoader.clearAll();
-      for (const name of namesOf(planId)) {
-        planLoader.clear(name);
+      planListLoader.clearAll();
+      for (const name of snapshots.namesOf(planId)) {
+        snapshots.loader.clear(name);
         movementsLoader.clear(name);
         groupsLoader.clear(name);
       }
     },
+    prime: (planId, snapshot) => snapshots.prime(planId, snapshot),
+  };
+}
+
+interface PlanLoader {
+  readonly loader: DataLoader<string, PlanSnapshot>;
+  /** Every id this operation may have used for the plan `planId` names (itself, its id, its aliases). */
+  namesOf(planId: string): Set<string>;
+  /** Answers later loads of the plan under every name it has in this operation with `snapshot`. */
+  prime(planId: string, snapshot: PlanSnapshot | Error): void;
+}
+
+/**
+ * Private: the plan loader over `read` (one replica read), keeping which concrete id each alias
+ * resolved to, so that forgetting or priming a plan reaches it under every name it was asked by.
+ */
+function planLoader(read: (planId: string) => Promise<PlanSnapshot>): PlanLoader {
+  /** Alias (or other requested id) → the concrete plan id it resolved to in this operation. */
+  const resolvedIds = new Map<string, string>();
+
+  async function readPlan(planId: string): Promise<PlanSnapshot> {
+    const snapshot = await read(planId);
+    // Rows carry the concrete id; without this an alias and its id would sync twice under no-cache.
+    if (snapshot.planId !== planId) {
+      resolvedIds.set(planId, snapshot.planId);
+      loader.prime(snapshot.planId, snapshot);
+    }
+    return snapshot;
+  }
+
+  /**
+   * The plans of one tick. When an alias and ids come together, the aliases are read first and
+   * an id one of them resolved to takes that snapshot: the replica store keys an alias and an id
+   * apart (refreshing an alias must ask the alias, in case it moved), so reading both at once
+   * would sync the same plan twice, cold or past max-age.
+   */
+  async function readPlans(planIds: readonly string[]): Promise<(PlanSnapshot | Error)[]> {
+    const settle = (planId: string) => readPlan(planId).catch(asError);
+    const aliases = planIds.filter((id) => PLAN_ALIASES.has(id));
+    if (aliases.length === 0 || aliases.length === planIds.length)
+      return Promise.all(planIds.map(settle));
+    const aliasReads = new Map(aliases.map((id) => [id, settle(id)] as const));
+    const byId = new Map<string, PlanSnapshot>();
+    for (const read of await Promise.all(aliasReads.values()))
+      if (!(read instanceof Error)) byId.set(read.planId, read);
+    return Promise.all(planIds.map((id) => aliasReads.get(id) ?? byId.get(id) ?? settle(id)));
+  }
+
+  const loader: DataLoader<string, PlanSnapshot> = new DataLoader(readPlans);
+
+  function namesOf(planId: string): Set<string> {
+    const concrete = resolvedIds.get(planId) ?? planId;
+    const names = new Set([planId, concrete]);
+    for (const [requested, id] of resolvedIds) if (id === concrete) names.add(requested);
+    return names;
+  }
+
+  return {
+    loader,
+    namesOf,
     prime(planId, snapshot) {
       if (!(snapshot instanceof Error) && snapshot.planId !== planId)
         resolvedIds.set(planId, snapshot.planId);
-      for (const name of namesOf(planId)) planLoader.clear(name).prime(name, snapshot);
+      for (const name of namesOf(planId)) loader.clear(name).prime(name, snapshot);
     },
   };
 }

@@ -23,7 +23,7 @@ import type { RequestLedger } from '../upstream/ledger.js';
 import { classifyFailure } from './failure-policy.js';
 import { ownCluster, requestLedger } from './gateway-cluster.js';
 import { createGatewayLive } from './gateway-live.js';
-import { gatewayPlugins } from './gateway-plugins.js';
+import { type GatewayPlugin, gatewayPlugins } from './gateway-plugins.js';
 import { createGatewayReplicas } from './gateway-replicas.js';
 import { logInternalError, maskAndLog } from './internal-errors.js';
 import { operationContext } from './operation-context.js';
@@ -154,18 +154,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const requestIds = createRequestIds();
   let draining = false;
 
-  const yoga = createYoga<Record<string, never>, GatewayContext>({
-    schema,
-    logging: false,
-    maskedErrors: { maskError: maskAndLog(logger) },
-    // Served by useGraphiQL: self-contained (yoga's default page loads its scripts from a CDN),
-    // and as shared immutable assets instead of a 9 MB page built per request.
-    graphiql: false,
-    landingPage: false,
-    healthCheckEndpoint: '/health',
-    batching: { limit: config.limits.batch },
-    maxRequestBodySize: config.limits.bodyBytes,
-    cors: corsOptions(config),
+  const yoga = createGatewayYoga(config, {
     plugins: gatewayPlugins(config, {
       metrics,
       replicas,
@@ -186,6 +175,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       cluster,
       tracer: deps.tracer,
     }),
+    logger,
   });
 
   return {
@@ -208,4 +198,30 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       if (cluster && !deps.cluster) await cluster.close();
     },
   };
+}
+
+/** The yoga server: its endpoints, body and batch limits, CORS and error masking. */
+function createGatewayYoga(
+  config: GatewayConfig,
+  parts: {
+    plugins: GatewayPlugin[];
+    context: (initial: { request: Request }) => GatewayContext;
+    logger: Logger | undefined;
+  },
+): Gateway['yoga'] {
+  return createYoga<Record<string, never>, GatewayContext>({
+    schema,
+    logging: false,
+    maskedErrors: { maskError: maskAndLog(parts.logger) },
+    // Served by useGraphiQL: self-contained (yoga's default page loads its scripts from a CDN),
+    // and as shared immutable assets instead of a 9 MB page built per request.
+    graphiql: false,
+    landingPage: false,
+    healthCheckEndpoint: '/health',
+    batching: { limit: config.limits.batch },
+    maxRequestBodySize: config.limits.bodyBytes,
+    cors: corsOptions(config),
+    plugins: parts.plugins,
+    context: parts.context,
+  });
 }
