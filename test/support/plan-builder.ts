@@ -37,17 +37,6 @@ export const KIND = {
   scheduledSub: 10,
 } as const;
 
-export function createIds(): { next(kind: keyof typeof KIND): string } {
-  const counters = new Map<string, number>();
-  return {
-    next(kind) {
-      const n = (counters.get(kind) ?? 0) + 1;
-      counters.set(kind, n);
-      return uuid(KIND[kind], n);
-    },
-  };
-}
-
 export function account(overrides: Partial<AccountBase> & { id: string }): AccountBase {
   return {
     name: `Account ${overrides.id.slice(-4)}`,

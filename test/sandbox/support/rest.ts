@@ -85,7 +85,7 @@ export function createRest(baseUrl: string, token: string | null): Rest {
   };
 }
 
-/** What `dataOf` / `errorOf` need: a REST response or an SDK exchange. */
+/** What `dataOf` needs: a REST response or an SDK exchange. */
 export interface StatusAndBody {
   status: number;
   body: unknown;
@@ -113,19 +113,3 @@ export function dataOf<Op extends OperationId>(
   return response.body.data as unknown as ResponseData[Op];
 }
 
-export interface ErrorBody {
-  id: string;
-  name: string;
-  detail: string;
-}
-
-/** The `error` of an error response (throws when the body is not the error wrapper). */
-export function errorOf(response: StatusAndBody): ErrorBody {
-  if (!isRecord(response.body) || !isRecord(response.body.error))
-    fail(response, 'an { error } body');
-  const { id, name, detail } = response.body.error;
-  if (typeof id !== 'string' || typeof name !== 'string' || typeof detail !== 'string') {
-    fail(response, 'error.id, error.name and error.detail strings');
-  }
-  return { id, name, detail };
-}
