@@ -24,19 +24,6 @@ export function uuid(kind: number, n: number): string {
   return `${hex(kind, 8)}-0000-4000-8000-${hex(n, 12)}`;
 }
 
-export const KIND = {
-  plan: 1,
-  account: 2,
-  payee: 3,
-  location: 4,
-  group: 5,
-  category: 6,
-  transaction: 7,
-  subtransaction: 8,
-  scheduled: 9,
-  scheduledSub: 10,
-} as const;
-
 export function account(overrides: Partial<AccountBase> & { id: string }): AccountBase {
   return {
     name: `Account ${overrides.id.slice(-4)}`,

@@ -112,4 +112,3 @@ export function dataOf<Op extends OperationId>(
   if (!isRecord(response.body) || !isRecord(response.body.data)) fail(response, 'a { data } body');
   return response.body.data as unknown as ResponseData[Op];
 }
-
