@@ -214,6 +214,8 @@ export interface UpstreamClient extends UpstreamOperations {
     call: CallOptions,
     ...params: ParamsArgs<Op>
   ): Promise<OperationResult<Op>>;
+  /** Connection slots in use and requests waiting for one (see `fair-share.ts`). */
+  connectionStats(): { inUse: number; waiting: number };
   /** Waits for in-flight requests, then closes the owned pool. Later calls reject. */
   close(): Promise<void>;
 }
@@ -249,6 +251,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       }
       return send(operationId, call, paramsObject(params));
     },
+    connectionStats: () => settings.share.stats(),
     async close() {
       if (closed) return;
       closed = true;

@@ -12,6 +12,7 @@ import {
 import { createTokenSeal, sealJson } from '../../src/cluster/seal.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 import type { ResponseData } from '../../src/upstream/types.js';
+import { until } from '../support/wait.js';
 
 const TOKEN = 'tier-parts-token-0123456789';
 const seal = createTokenSeal(TOKEN, tokenKey(TOKEN));
@@ -108,7 +109,7 @@ describe('ReplicaQueues', () => {
     await bRan;
     expect(ran).toEqual(['b1']); // another replica does not wait
     release();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => ran.length === 3, 'the queued relays of a to run');
     expect(ran).toEqual(['b1', 'a1', 'a3']);
     expect(errors).toEqual([new Error('unreadable relay')]);
   });
@@ -130,7 +131,7 @@ describe('RelayWaiters', () => {
     ];
     waiters.wake('a');
     controller.abort();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => settled.length === 4, 'the woken, aborted and timed-out waiters');
     expect(settled.sort()).toEqual(['a1', 'a2', 'aborted', 'timed out']);
     waiters.wakeAll();
     await Promise.all(all);

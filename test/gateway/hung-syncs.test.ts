@@ -44,7 +44,10 @@ describe('hung syncs', () => {
       );
       // The pool holds 10 connections: 10 reads hang upstream, 15 wait for a connection.
       await until(() => hostile.openRequests() === 10, '10 hung plan reads upstream');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(
+        () => gateway.upstream.connectionStats().waiting === 15,
+        '15 plan reads waiting for a connection',
+      );
       await hostile.close();
       const answers = await Promise.all(reads);
       for (const answer of answers) {
