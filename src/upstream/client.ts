@@ -34,6 +34,7 @@ import {
   type HttpMethod,
   OPERATION_IDS,
   type OperationResult,
+  type Params,
   type ParamsArgs,
   ROUTES,
 } from './routes.js';
@@ -214,6 +215,15 @@ export interface UpstreamClient extends UpstreamOperations {
     call: CallOptions,
     ...params: ParamsArgs<Op>
   ): Promise<OperationResult<Op>>;
+  /**
+   * An operation with its params as one object, for callers generic over operations whose
+   * params always exist (the writes): rest arguments cannot be spread from a generic there.
+   */
+  callWithParams<Op extends OperationId>(
+    operationId: Op,
+    call: CallOptions,
+    params: Params<Op>,
+  ): Promise<OperationResult<Op>>;
   /** Connection slots in use and requests waiting for one (see `fair-share.ts`). */
   connectionStats(): { inUse: number; waiting: number };
   /** Waits for in-flight requests, then closes the owned pool. Later calls reject. */
@@ -250,6 +260,14 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         return Promise.reject(new TypeError(`call: unknown operationId "${String(operationId)}"`));
       }
       return send(operationId, call, paramsObject(params));
+    },
+    callWithParams(operationId, call, params) {
+      if (!Object.hasOwn(ROUTES, operationId)) {
+        return Promise.reject(
+          new TypeError(`callWithParams: unknown operationId "${String(operationId)}"`),
+        );
+      }
+      return send(operationId, call, params);
     },
     connectionStats: () => settings.share.stats(),
     async close() {

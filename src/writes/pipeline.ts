@@ -34,7 +34,7 @@ import type { PlanSnapshot, ReplicaStore } from '../replica/types.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { isUpstreamError } from '../upstream/errors.js';
 import { PLAN_ALIASES } from '../upstream/ids.js';
-import type { OperationResult, Params, ParamsArgs } from '../upstream/routes.js';
+import type { OperationResult, Params } from '../upstream/routes.js';
 import type { IsoDate } from '../upstream/types.js';
 import { WRITE_EFFECTS, type WriteOperationId } from './effects.js';
 
@@ -155,11 +155,9 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     async run(operationId, params, options = {}) {
       const creds = requireCredentials();
       const call = { token: creds.token, meter };
-      // Every write takes exactly its params; the route types cannot see that through the generic.
-      const args = [params] as unknown as ParamsArgs<typeof operationId>;
       let data: OperationResult<typeof operationId>;
       try {
-        data = await meter.track(upstream.call(operationId, call, ...args));
+        data = await meter.track(upstream.callWithParams(operationId, call, params));
       } catch (error) {
         // The write may have happened: make the next read resync rather than trust the replica.
         if (isUpstreamError(error) && error.outcomeUnknown)

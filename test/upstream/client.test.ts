@@ -698,4 +698,22 @@ describe('options', () => {
       'call: unknown operationId "nope"',
     );
   });
+
+  it('callWithParams() takes the params as one object, as the method does, and refuses unknown ids', async () => {
+    const paths: string[] = [];
+    server.handle((request, res) => {
+      paths.push(request.url);
+      sendJson(res, 200, ACCOUNTS);
+    });
+    const client = makeClient();
+    expect(await client.callWithParams('getAccounts', { token: TOKEN }, { planId: PLAN })).toEqual(
+      ACCOUNTS.data,
+    );
+    await client.getAccounts({ token: TOKEN }, { planId: PLAN });
+    expect(paths).toHaveLength(2);
+    expect(paths[0]).toBe(paths[1]);
+    await expect(client.callWithParams('nope' as 'getUser', { token: TOKEN }, {})).rejects.toThrow(
+      'callWithParams: unknown operationId "nope"',
+    );
+  });
 });
