@@ -22,7 +22,9 @@ describe('node dist/cli.js', () => {
   let scratch: string;
 
   beforeAll(async () => {
-    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe' });
+    // The build script as users run it, minus its type check: `npm test` has type-checked these
+    // sources already (tsc --noEmit), and `--noCheck` emits the same JavaScript in half the time.
+    execFileSync('npm', ['run', 'build', '--', '--noCheck'], { cwd: ROOT, stdio: 'pipe' });
     sandbox = await createSandbox({ port: 0 });
     scratch = mkdtempSync(join(tmpdir(), 'gateway-build-'));
   }, 180_000);
