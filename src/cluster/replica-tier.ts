@@ -185,287 +185,381 @@ export interface ReplicaTier {
 }
 
 export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
-  const {
-    link,
-    seals,
-    instanceId,
-    store,
-    now = Date.now,
-    ttlMs = 86_400_000,
-    maxSnapshotBytes = 64 * 1024 * 1024,
-    compactAfter = 32,
-    maxLogEntries = 64,
-    onError = () => {},
-  } = options;
-  const key = (kind: string, name: string) => `${link.prefix}${kind}:${name}`;
-  const ridOf = (tokenKey: string, planId: string) => redisName('replica', tokenKey, planId);
-
-  const followed = new Map<string, { tokenKey: string; planId: string; stop: () => void }>();
-  const queues = new ReplicaQueues(onError);
-  // Kept for flights waiting on another instance; bounded by the bytes of the deltas held.
-  const latest = new LRUCache<string, DeltaRelay>({
-    maxSize: LATEST_RELAYS_BYTES,
-    sizeCalculation: (relay) => relay.bytes + 1,
-  });
-  const waiters = new RelayWaiters();
-  const compacting = new Set<string>();
-  const resyncing = new Set<string>();
-  const stats: TierStats = {
-    relaysPublished: 0,
-    relaysApplied: 0,
-    relayGaps: 0,
-    snapshotsWritten: 0,
-    snapshotsSkipped: 0,
-    warmed: 0,
-  };
-
-  const sweep = setInterval(() => {
-    for (const [rid, { tokenKey, planId, stop }] of followed) {
-      if (store().peek(tokenKey, planId) === undefined) {
-        stop();
-        followed.delete(rid);
-        latest.delete(rid);
-      }
-    }
-  }, SWEEP_MS);
+  const state = tierStateOf(options);
+  const sweep = setInterval(() => unfollowUnheld(state), SWEEP_MS);
   sweep.unref();
-
-  function follow(tokenKey: string, planId: string): void {
-    const rid = ridOf(tokenKey, planId);
-    if (followed.has(rid) || !seals.get(tokenKey)) return;
-    const stop = link.subscribe(key('r', rid), (message) => {
-      if (message.subarray(0, instanceId.length).equals(instanceId)) return;
-      queues.enqueue(rid, async () => {
-        const seal = seals.get(tokenKey);
-        if (!seal) return;
-        const relay = await openDelta(seal, rid, message.subarray(instanceId.length));
-        await applyDelta(seal, tokenKey, planId, rid, relay);
-      });
-    });
-    followed.set(rid, { tokenKey, planId, stop });
-  }
-
-  async function applyDelta(
-    seal: TokenSeal,
-    tokenKey: string,
-    planId: string,
-    rid: string,
-    relay: DeltaRelay,
-  ): Promise<void> {
-    const outcome = store().applyRelayed(tokenKey, relayedDelta(relay));
-    if (outcome !== 'gap') {
-      stats.relaysApplied += 1;
-      remember(rid, relay);
-      return;
-    }
-    stats.relayGaps += 1;
-    if (store().peek(tokenKey, planId) === undefined) return;
-    await catchUp(seal, tokenKey, planId, rid);
-    const held = store().peek(tokenKey, planId);
-    if (held && held.snapshot.serverKnowledge < relay.to) resyncAlone(tokenKey, planId, rid);
-  }
-
-  function remember(rid: string, relay: DeltaRelay): void {
-    const previous = latest.get(rid);
-    if (!previous || previous.sentAt <= relay.sentAt) latest.set(rid, relay);
-    waiters.wake(rid);
-  }
-
-  /** Private: the logged deltas after the replica's knowledge, applied in order. */
-  async function catchUp(
-    seal: TokenSeal,
-    tokenKey: string,
-    planId: string,
-    rid: string,
-  ): Promise<void> {
-    const held = store().peek(tokenKey, planId);
-    if (!held) return;
-    const blobs = await link.run((redis) =>
-      redis.zrangebyscoreBuffer(key('g', rid), `(${held.snapshot.serverKnowledge}`, '+inf'),
-    );
-    if (blobs === UNAVAILABLE) return;
-    for (const blob of blobs) {
-      const relay = await openDelta(seal, rid, blob).catch((error: unknown) => {
-        onError(error);
-        return undefined;
-      });
-      if (!relay) continue;
-      const outcome = store().applyRelayed(tokenKey, relayedDelta(relay));
-      if (outcome !== 'gap') remember(rid, relay);
-    }
-  }
-
-  /**
-   * Private: the replica fell behind and the log cannot bring it up (Redis was away): one delta
-   * of its own, relayed to the others like any.
-   */
-  function resyncAlone(tokenKey: string, planId: string, rid: string): void {
-    const token = seals.tokenOf(tokenKey);
-    if (!token || resyncing.has(rid)) return;
-    resyncing.add(rid);
-    store()
-      .read({ token, tokenKey, planId, freshness: { maxAgeMs: 0 } })
-      .catch(() => {})
-      .finally(() => resyncing.delete(rid));
-  }
-
-  /** Private: writes the replica held here as the snapshot, if the log asks for it. */
-  function compactSoon(seal: TokenSeal, tokenKey: string, planId: string, rid: string): void {
-    if (compacting.has(rid)) return;
-    compacting.add(rid);
-    // After the store has committed the answer being published.
-    setImmediate(() => {
-      const held = store().peek(tokenKey, planId);
-      const write = held
-        ? writeSnapshot(seal, rid, planExportOf(held.snapshot), now() - held.ageMs, [], undefined)
-        : Promise.resolve();
-      write.catch(onError).finally(() => compacting.delete(rid));
-    });
-  }
-
-  async function writeSnapshot(
-    seal: TokenSeal,
-    rid: string,
-    data: PlanExport,
-    sentAt: number,
-    aliasKeys: readonly string[],
-    flight: { key: string; owner: string } | undefined,
-  ): Promise<void> {
-    const blob = await sealJson(seal, { sentAt, data }, `snapshot:${rid}`);
-    const tooLarge = blob.length > maxSnapshotBytes;
-    if (tooLarge) stats.snapshotsSkipped += 1;
-    const reply = await link.script(
-      WRITE_SNAPSHOT,
-      [key('s', rid), key('g', rid), flight?.key ?? key('f', '-'), ...aliasKeys.slice(0, 1)],
-      [
-        // A snapshot too large to keep is still offered as the oldest possible, so the flight
-        // is released and nothing is stored.
-        tooLarge ? -2 : data.server_knowledge,
-        sentAt,
-        tooLarge ? '' : blob,
-        ttlMs,
-        flight?.owner ?? '',
-        `${rid} ${sentAt}`,
-      ],
-    );
-    if (reply === 1) stats.snapshotsWritten += 1;
-  }
-
   const tier: ReplicaTier = {
     rid: ridOf,
-
-    async warm({ token, tokenKey, planId }) {
-      if (!link.available) return false;
-      const seal = seals.remember(token, tokenKey);
-      const stored = await tier.load(seal, planId);
-      return stored !== undefined && tier.install(tokenKey, planId, stored);
-    },
-
-    install(tokenKey, requested, stored) {
-      try {
-        const outcome = store().applyRelayed(tokenKey, {
-          kind: 'full',
-          data: stored.data,
-          sentAt: stored.sentAt,
-          bytes: stored.bytes,
-          ...(stored.aliasCheckedAt === undefined
-            ? {}
-            : { aliases: [requested], aliasCheckedAt: stored.aliasCheckedAt }),
-        });
-        if (outcome === 'gap') return false;
-        const rid = ridOf(tokenKey, stored.data.plan.id);
-        for (const delta of stored.deltas) {
-          const applied = store().applyRelayed(tokenKey, relayedDelta(delta));
-          if (applied !== 'gap') remember(rid, delta);
-        }
-        stats.warmed += 1;
-        return true;
-      } catch (error) {
-        onError(error);
-        return false;
-      }
-    },
-
-    async load(seal, planId) {
-      const { tokenKey } = seal;
-      const byAlias = PLAN_ALIASES.has(planId);
-      const rid = byAlias ? '' : ridOf(tokenKey, planId);
-      const reply = await link.script(
-        LOAD,
-        [byAlias ? key('a', redisName('alias', tokenKey, planId)) : key('s', rid)],
-        [link.prefix, byAlias ? 'alias' : 'id', rid],
-        true,
-      );
-      if (reply === UNAVAILABLE || !Array.isArray(reply)) return undefined;
-      const [ridBuffer, checked, , , blob, ...deltaBlobs] = reply as (Buffer | null)[];
-      if (!ridBuffer || !blob) return undefined;
-      const foundRid = ridBuffer.toString('utf8');
-      try {
-        return await openSnapshot(seal, {
-          rid: foundRid,
-          blob,
-          deltaBlobs,
-          checked,
-          // Through an alias, the snapshot found names its replica; else it must be the one asked.
-          expected: byAlias ? (data) => ridOf(tokenKey, String(data.plan?.id)) : () => rid,
-        });
-      } catch (error) {
-        onError(error);
-        return undefined;
-      }
-    },
-
-    async publishDelta(seal, relay, flight) {
-      const { tokenKey } = seal;
-      const planId = relay.data.plan.id;
-      const rid = ridOf(tokenKey, planId);
-      const bodyText = JSON.stringify(relay);
-      const blob = await seal.seal(Buffer.from(bodyText, 'utf8'), `delta:${rid}`);
-      remember(rid, { ...relay, bytes: bodyText.length });
-      const aliasKeys = relay.aliases
-        .filter((alias) => alias !== planId)
-        .map((alias) => key('a', redisName('alias', tokenKey, alias)));
-      const reply = await link.script(
-        PUBLISH_DELTA,
-        [key('r', rid), key('g', rid), key('s', rid), flight.key, ...aliasKeys.slice(0, 1)],
-        [instanceId, relay.to, blob, ttlMs, maxLogEntries, flight.owner, `${rid} ${relay.sentAt}`],
-      );
-      if (reply === UNAVAILABLE || !Array.isArray(reply)) return;
-      stats.relaysPublished += 1;
-      const logged = Number(reply[0]);
-      const snapshotKnowledge = reply[1] === null ? undefined : Number(reply[1]);
-      if (snapshotKnowledge === undefined || logged >= compactAfter) {
-        compactSoon(seal, tokenKey, planId, rid);
-      }
-    },
-
-    async storeExport(seal, data, sentAt, aliases, flight) {
-      const planId = data.plan.id;
-      const rid = ridOf(seal.tokenKey, planId);
-      const aliasKeys = aliases
-        .filter((alias) => alias !== planId)
-        .map((alias) => key('a', redisName('alias', seal.tokenKey, alias)));
-      await writeSnapshot(seal, rid, data, sentAt, aliasKeys, flight);
-    },
-
-    latest: (tokenKey, planId) => latest.get(ridOf(tokenKey, planId)),
-
-    nextRelay: (tokenKey, planId, ms, signal) => waiters.next(ridOf(tokenKey, planId), ms, signal),
-
-    observe({ tokenKey, planId }) {
-      follow(tokenKey, planId);
-    },
-
-    stats: () => ({ ...stats }),
-
+    warm: (request) => warm(state, request),
+    install: (tokenKey, requested, stored) => install(state, tokenKey, requested, stored),
+    load: (seal, planId) => load(state, seal, planId),
+    publishDelta: (seal, relay, flight) => publishDelta(state, seal, relay, flight),
+    storeExport: (seal, data, sentAt, aliases, flight) =>
+      storeExport(state, seal, data, sentAt, aliases, flight),
+    latest: (tokenKey, planId) => state.latest.get(ridOf(tokenKey, planId)),
+    nextRelay: (tokenKey, planId, ms, signal) =>
+      state.waiters.next(ridOf(tokenKey, planId), ms, signal),
+    observe: ({ tokenKey, planId }) => follow(state, tokenKey, planId),
+    stats: () => ({ ...state.stats }),
     close() {
       clearInterval(sweep);
-      for (const { stop } of followed.values()) stop();
-      followed.clear();
-      waiters.wakeAll();
+      for (const { stop } of state.followed.values()) stop();
+      state.followed.clear();
+      state.waiters.wakeAll();
     },
   };
   return tier;
+}
+
+/** One instance's tier: its settings, the replicas it follows, and what it has counted. */
+interface TierState
+  extends Required<Omit<ReplicaTierOptions, 'link' | 'seals' | 'instanceId' | 'store'>> {
+  readonly link: RedisLink;
+  readonly seals: TokenSeals;
+  readonly instanceId: Buffer;
+  readonly store: () => ReplicaStore;
+  /** Relay subscriptions by replica, ended when the replica is no longer held here. */
+  readonly followed: Map<string, { tokenKey: string; planId: string; stop: () => void }>;
+  readonly queues: ReplicaQueues;
+  /** Kept for flights waiting on another instance; bounded by the bytes of the deltas held. */
+  readonly latest: LRUCache<string, DeltaRelay>;
+  readonly waiters: RelayWaiters;
+  readonly compacting: Set<string>;
+  readonly resyncing: Set<string>;
+  readonly stats: TierStats;
+}
+
+function tierStateOf(options: ReplicaTierOptions): TierState {
+  const onError = options.onError ?? (() => {});
+  return {
+    link: options.link,
+    seals: options.seals,
+    instanceId: options.instanceId,
+    store: options.store,
+    now: options.now ?? Date.now,
+    ttlMs: options.ttlMs ?? 86_400_000,
+    maxSnapshotBytes: options.maxSnapshotBytes ?? 64 * 1024 * 1024,
+    compactAfter: options.compactAfter ?? 32,
+    maxLogEntries: options.maxLogEntries ?? 64,
+    onError,
+    followed: new Map(),
+    queues: new ReplicaQueues(onError),
+    latest: new LRUCache<string, DeltaRelay>({
+      maxSize: LATEST_RELAYS_BYTES,
+      sizeCalculation: (relay) => relay.bytes + 1,
+    }),
+    waiters: new RelayWaiters(),
+    compacting: new Set(),
+    resyncing: new Set(),
+    stats: {
+      relaysPublished: 0,
+      relaysApplied: 0,
+      relayGaps: 0,
+      snapshotsWritten: 0,
+      snapshotsSkipped: 0,
+      warmed: 0,
+    },
+  };
+}
+
+/** A Redis key of the tier: `<prefix><kind>:<name>`. */
+function keyOf(state: TierState, kind: string, name: string): string {
+  return `${state.link.prefix}${kind}:${name}`;
+}
+
+function ridOf(tokenKey: string, planId: string): string {
+  return redisName('replica', tokenKey, planId);
+}
+
+/** Ends the relay subscriptions of replicas this instance no longer holds. */
+function unfollowUnheld(state: TierState): void {
+  for (const [rid, { tokenKey, planId, stop }] of state.followed) {
+    if (state.store().peek(tokenKey, planId) === undefined) {
+      stop();
+      state.followed.delete(rid);
+      state.latest.delete(rid);
+    }
+  }
+}
+
+/** Subscribes to another instance's relays of a replica held here (once per replica). */
+function follow(state: TierState, tokenKey: string, planId: string): void {
+  const rid = ridOf(tokenKey, planId);
+  if (state.followed.has(rid) || !state.seals.get(tokenKey)) return;
+  const { instanceId } = state;
+  const stop = state.link.subscribe(keyOf(state, 'r', rid), (message) => {
+    if (message.subarray(0, instanceId.length).equals(instanceId)) return;
+    state.queues.enqueue(rid, async () => {
+      const seal = state.seals.get(tokenKey);
+      if (!seal) return;
+      const relay = await openDelta(seal, rid, message.subarray(instanceId.length));
+      await applyDelta(state, seal, tokenKey, planId, rid, relay);
+    });
+  });
+  state.followed.set(rid, { tokenKey, planId, stop });
+}
+
+/** A relayed delta into the store; after a gap, the log's deltas, else a delta of its own. */
+async function applyDelta(
+  state: TierState,
+  seal: TokenSeal,
+  tokenKey: string,
+  planId: string,
+  rid: string,
+  relay: DeltaRelay,
+): Promise<void> {
+  const outcome = state.store().applyRelayed(tokenKey, relayedDelta(relay));
+  if (outcome !== 'gap') {
+    state.stats.relaysApplied += 1;
+    remember(state, rid, relay);
+    return;
+  }
+  state.stats.relayGaps += 1;
+  if (state.store().peek(tokenKey, planId) === undefined) return;
+  await catchUp(state, seal, tokenKey, planId, rid);
+  const held = state.store().peek(tokenKey, planId);
+  if (held && held.snapshot.serverKnowledge < relay.to) resyncAlone(state, tokenKey, planId, rid);
+}
+
+/** Keeps the newest relay of a replica and wakes the flights waiting for one. */
+function remember(state: TierState, rid: string, relay: DeltaRelay): void {
+  const previous = state.latest.get(rid);
+  if (!previous || previous.sentAt <= relay.sentAt) state.latest.set(rid, relay);
+  state.waiters.wake(rid);
+}
+
+/** The logged deltas after the replica's knowledge, applied in order. */
+async function catchUp(
+  state: TierState,
+  seal: TokenSeal,
+  tokenKey: string,
+  planId: string,
+  rid: string,
+): Promise<void> {
+  const held = state.store().peek(tokenKey, planId);
+  if (!held) return;
+  const blobs = await state.link.run((redis) =>
+    redis.zrangebyscoreBuffer(keyOf(state, 'g', rid), `(${held.snapshot.serverKnowledge}`, '+inf'),
+  );
+  if (blobs === UNAVAILABLE) return;
+  for (const blob of blobs) {
+    const relay = await openDelta(seal, rid, blob).catch((error: unknown) => {
+      state.onError(error);
+      return undefined;
+    });
+    if (!relay) continue;
+    const outcome = state.store().applyRelayed(tokenKey, relayedDelta(relay));
+    if (outcome !== 'gap') remember(state, rid, relay);
+  }
+}
+
+/**
+ * The replica fell behind and the log cannot bring it up (Redis was away): one delta of its own,
+ * relayed to the others like any.
+ */
+function resyncAlone(state: TierState, tokenKey: string, planId: string, rid: string): void {
+  const token = state.seals.tokenOf(tokenKey);
+  if (!token || state.resyncing.has(rid)) return;
+  state.resyncing.add(rid);
+  state
+    .store()
+    .read({ token, tokenKey, planId, freshness: { maxAgeMs: 0 } })
+    .catch(() => {})
+    .finally(() => state.resyncing.delete(rid));
+}
+
+/** Writes the replica held here as the snapshot, if the log asks for it. */
+function compactSoon(
+  state: TierState,
+  seal: TokenSeal,
+  tokenKey: string,
+  planId: string,
+  rid: string,
+): void {
+  if (state.compacting.has(rid)) return;
+  state.compacting.add(rid);
+  // After the store has committed the answer being published.
+  setImmediate(() => {
+    const held = state.store().peek(tokenKey, planId);
+    const write = held
+      ? writeSnapshot(
+          state,
+          seal,
+          rid,
+          planExportOf(held.snapshot),
+          state.now() - held.ageMs,
+          [],
+          undefined,
+        )
+      : Promise.resolve();
+    write.catch(state.onError).finally(() => state.compacting.delete(rid));
+  });
+}
+
+async function writeSnapshot(
+  state: TierState,
+  seal: TokenSeal,
+  rid: string,
+  data: PlanExport,
+  sentAt: number,
+  aliasKeys: readonly string[],
+  flight: { key: string; owner: string } | undefined,
+): Promise<void> {
+  const blob = await sealJson(seal, { sentAt, data }, `snapshot:${rid}`);
+  const tooLarge = blob.length > state.maxSnapshotBytes;
+  if (tooLarge) state.stats.snapshotsSkipped += 1;
+  const reply = await state.link.script(
+    WRITE_SNAPSHOT,
+    [
+      keyOf(state, 's', rid),
+      keyOf(state, 'g', rid),
+      flight?.key ?? keyOf(state, 'f', '-'),
+      ...aliasKeys.slice(0, 1),
+    ],
+    [
+      // A snapshot too large to keep is still offered as the oldest possible, so the flight
+      // is released and nothing is stored.
+      tooLarge ? -2 : data.server_knowledge,
+      sentAt,
+      tooLarge ? '' : blob,
+      state.ttlMs,
+      flight?.owner ?? '',
+      `${rid} ${sentAt}`,
+    ],
+  );
+  if (reply === 1) state.stats.snapshotsWritten += 1;
+}
+
+async function warm(
+  state: TierState,
+  { token, tokenKey, planId }: { token: string; tokenKey: string; planId: string },
+): Promise<boolean> {
+  if (!state.link.available) return false;
+  const seal = state.seals.remember(token, tokenKey);
+  const stored = await load(state, seal, planId);
+  return stored !== undefined && install(state, tokenKey, planId, stored);
+}
+
+function install(
+  state: TierState,
+  tokenKey: string,
+  requested: string,
+  stored: StoredSnapshot,
+): boolean {
+  try {
+    const outcome = state.store().applyRelayed(tokenKey, {
+      kind: 'full',
+      data: stored.data,
+      sentAt: stored.sentAt,
+      bytes: stored.bytes,
+      ...(stored.aliasCheckedAt === undefined
+        ? {}
+        : { aliases: [requested], aliasCheckedAt: stored.aliasCheckedAt }),
+    });
+    if (outcome === 'gap') return false;
+    const rid = ridOf(tokenKey, stored.data.plan.id);
+    for (const delta of stored.deltas) {
+      const applied = state.store().applyRelayed(tokenKey, relayedDelta(delta));
+      if (applied !== 'gap') remember(state, rid, delta);
+    }
+    state.stats.warmed += 1;
+    return true;
+  } catch (error) {
+    state.onError(error);
+    return false;
+  }
+}
+
+async function load(
+  state: TierState,
+  seal: TokenSeal,
+  planId: string,
+): Promise<StoredSnapshot | undefined> {
+  const { tokenKey } = seal;
+  const byAlias = PLAN_ALIASES.has(planId);
+  const rid = byAlias ? '' : ridOf(tokenKey, planId);
+  const reply = await state.link.script(
+    LOAD,
+    [byAlias ? keyOf(state, 'a', redisName('alias', tokenKey, planId)) : keyOf(state, 's', rid)],
+    [state.link.prefix, byAlias ? 'alias' : 'id', rid],
+    true,
+  );
+  if (reply === UNAVAILABLE || !Array.isArray(reply)) return undefined;
+  const [ridBuffer, checked, , , blob, ...deltaBlobs] = reply as (Buffer | null)[];
+  if (!ridBuffer || !blob) return undefined;
+  const foundRid = ridBuffer.toString('utf8');
+  try {
+    return await openSnapshot(seal, {
+      rid: foundRid,
+      blob,
+      deltaBlobs,
+      checked,
+      // Through an alias, the snapshot found names its replica; else it must be the one asked.
+      expected: byAlias ? (data) => ridOf(tokenKey, String(data.plan?.id)) : () => rid,
+    });
+  } catch (error) {
+    state.onError(error);
+    return undefined;
+  }
+}
+
+async function publishDelta(
+  state: TierState,
+  seal: TokenSeal,
+  relay: Omit<DeltaRelay, 'bytes'>,
+  flight: { key: string; owner: string },
+): Promise<void> {
+  const { tokenKey } = seal;
+  const planId = relay.data.plan.id;
+  const rid = ridOf(tokenKey, planId);
+  const bodyText = JSON.stringify(relay);
+  const blob = await seal.seal(Buffer.from(bodyText, 'utf8'), `delta:${rid}`);
+  remember(state, rid, { ...relay, bytes: bodyText.length });
+  const aliasKeys = relay.aliases
+    .filter((alias) => alias !== planId)
+    .map((alias) => keyOf(state, 'a', redisName('alias', tokenKey, alias)));
+  const reply = await state.link.script(
+    PUBLISH_DELTA,
+    [
+      keyOf(state, 'r', rid),
+      keyOf(state, 'g', rid),
+      keyOf(state, 's', rid),
+      flight.key,
+      ...aliasKeys.slice(0, 1),
+    ],
+    [
+      state.instanceId,
+      relay.to,
+      blob,
+      state.ttlMs,
+      state.maxLogEntries,
+      flight.owner,
+      `${rid} ${relay.sentAt}`,
+    ],
+  );
+  if (reply === UNAVAILABLE || !Array.isArray(reply)) return;
+  state.stats.relaysPublished += 1;
+  const logged = Number(reply[0]);
+  const snapshotKnowledge = reply[1] === null ? undefined : Number(reply[1]);
+  if (snapshotKnowledge === undefined || logged >= state.compactAfter) {
+    compactSoon(state, seal, tokenKey, planId, rid);
+  }
+}
+
+async function storeExport(
+  state: TierState,
+  seal: TokenSeal,
+  data: PlanExport,
+  sentAt: number,
+  aliases: readonly string[],
+  flight: { key: string; owner: string },
+): Promise<void> {
+  const planId = data.plan.id;
+  const rid = ridOf(seal.tokenKey, planId);
+  const aliasKeys = aliases
+    .filter((alias) => alias !== planId)
+    .map((alias) => keyOf(state, 'a', redisName('alias', seal.tokenKey, alias)));
+  await writeSnapshot(state, seal, rid, data, sentAt, aliasKeys, flight);
 }
 
 /** The replica store's form of a relayed delta. */
