@@ -1,16 +1,13 @@
 import type { ScheduledSubTransactionRow, ScheduledTransactionRow } from '../../replica/types.js';
 import { FREQUENCIES } from '../../upstream/types.js';
-import { Account } from '../account/account.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
-import { Category } from '../category/category.js';
 import { arrayConnection } from '../connections.js';
 import { describedValues } from '../enum-values.js';
-import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
-import { Payee } from '../payee/payee.js';
 import { Plan } from '../plan.js';
+import { accountFields, categoryFields, payeeFields, transferAccountFields } from '../row-links.js';
 import { splitLineFields } from '../split-line.js';
 import { FlagColorEnum } from '../transaction/enums.js';
 import { flagColor } from '../transaction/transaction.js';
@@ -73,43 +70,9 @@ ScheduledTransaction.implement({
       nullable: true,
       description: 'The name the user gave the flag; null when none.',
     }),
-    accountId: t.exposeID('account_id', { description: 'The REST id of the account.' }),
-    account: t.field({
-      type: Account,
-      nullable: true,
-      description: 'The account.',
-      resolve: inPlan((s) => s.account_id, findAccount),
-    }),
-    accountName: t.string({
-      description: 'The name of the account.',
-      resolve: async (s, _args, ctx) =>
-        (await ctx.loaders.plan(s.plan_id)).account(s.account_id)?.name ?? '',
-    }),
-    payeeId: t.exposeID('payee_id', {
-      nullable: true,
-      description: 'The REST id of the payee; null when none.',
-    }),
-    payee: t.field({
-      type: Payee,
-      nullable: true,
-      description: 'The payee; null when none.',
-      resolve: inPlan((s) => s.payee_id, findPayee),
-    }),
-    payeeName: t.string({
-      nullable: true,
-      description: 'The name of the payee; null when none.',
-      resolve: inPlan((s) => s.payee_id, payeeName),
-    }),
-    categoryId: t.exposeID('category_id', {
-      nullable: true,
-      description: 'The REST id of the category; null when uncategorized.',
-    }),
-    category: t.field({
-      type: Category,
-      nullable: true,
-      description: 'The category, with the amounts of the current month; null when uncategorized.',
-      resolve: inPlan((s) => s.category_id, findCategory),
-    }),
+    ...accountFields(t, (s) => s.account_id),
+    ...payeeFields(t, (s) => s.payee_id),
+    ...categoryFields(t, (s) => s.category_id),
     categoryName: t.string({
       nullable: true,
       description: '`Split` for a split scheduled transaction.',
@@ -119,16 +82,7 @@ ScheduledTransaction.implement({
         return s.category_id ? (plan.category(s.category_id)?.name ?? null) : null;
       },
     }),
-    transferAccountId: t.exposeID('transfer_account_id', {
-      nullable: true,
-      description: 'For a transfer, the REST id of the other account; null otherwise.',
-    }),
-    transferAccount: t.field({
-      type: Account,
-      nullable: true,
-      description: 'For a transfer, the other account; null otherwise.',
-      resolve: inPlan((s) => s.transfer_account_id, findAccount),
-    }),
+    ...transferAccountFields(t, (s) => s.transfer_account_id),
     deleted: t.exposeBoolean('deleted', {
       description: 'Whether it was deleted upstream (lists leave deleted objects out).',
     }),

@@ -1,5 +1,4 @@
 import type { SubTransactionRow, TransactionRow } from '../../replica/types.js';
-import { Account } from '../account/account.js';
 import { amountFields, type FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category/category.js';
@@ -7,9 +6,9 @@ import { encodeCursor, type PageArgs, pageWindow } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { COUNT_COST } from '../cost.js';
 import { describedValues } from '../enum-values.js';
-import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
 import { HYBRID_SUFFIX, Node } from '../node.js';
 import { Payee } from '../payee/payee.js';
+import { accountFields, categoryFields, payeeFields } from '../row-links.js';
 import { MonthSelectorScalar } from '../scalars.js';
 import { filterQuery, type TransactionFilterArgs } from './connection.js';
 import {
@@ -105,48 +104,9 @@ HybridTransaction.implement({
       description: 'The name the user gave the flag; null when none.',
       resolve: (h) => h.parent.flag_name,
     }),
-    accountId: t.id({
-      description: 'The REST id of the account.',
-      resolve: (h) => h.parent.account_id,
-    }),
-    account: t.field({
-      type: Account,
-      nullable: true,
-      description: 'The account.',
-      resolve: inPlan((h) => h.parent.account_id, findAccount),
-    }),
-    accountName: t.string({
-      description: 'The name of the account.',
-      resolve: async (h, _args, ctx) =>
-        (await ctx.loaders.plan(h.plan_id)).account(h.parent.account_id)?.name ?? '',
-    }),
-    payeeId: t.id({
-      nullable: true,
-      description: 'The REST id of the payee; null when none.',
-      resolve: (h) => own(h, 'payee_id'),
-    }),
-    payee: t.field({
-      type: Payee,
-      nullable: true,
-      description: 'The payee; null when none.',
-      resolve: inPlan((h) => own(h, 'payee_id'), findPayee),
-    }),
-    payeeName: t.string({
-      nullable: true,
-      description: 'The name of the payee; null when none.',
-      resolve: inPlan((h) => own(h, 'payee_id'), payeeName),
-    }),
-    categoryId: t.id({
-      nullable: true,
-      description: 'The REST id of the category; null when uncategorized.',
-      resolve: (h) => own(h, 'category_id'),
-    }),
-    category: t.field({
-      type: Category,
-      nullable: true,
-      description: 'The category, with the amounts of the current month; null when uncategorized.',
-      resolve: inPlan((h) => own(h, 'category_id'), findCategory),
-    }),
+    ...accountFields(t, (h) => h.parent.account_id),
+    ...payeeFields(t, (h) => own(h, 'payee_id')),
+    ...categoryFields(t, (h) => own(h, 'category_id')),
     categoryName: t.string({
       description:
         '`Split` for a whole split transaction, `Uncategorized` when there is no category.',

@@ -1,15 +1,13 @@
 import type { PlanSnapshot, SubTransactionRow, TransactionRow } from '../../replica/types.js';
 import type { FlagColor } from '../../upstream/types.js';
-import { Account } from '../account/account.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
-import { Category } from '../category/category.js';
 import { checkId } from '../inputs.js';
-import { findAccount, findCategory, findPayee, inPlan, payeeName } from '../links.js';
+import { inPlan } from '../links.js';
 import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
-import { Payee } from '../payee/payee.js';
 import { Plan } from '../plan.js';
+import { accountFields, categoryFields, payeeFields, transferAccountFields } from '../row-links.js';
 import { splitLineFields } from '../split-line.js';
 import { ClearedStatusEnum, DebtTransactionTypeEnum, FlagColorEnum } from './enums.js';
 
@@ -54,58 +52,15 @@ Transaction.implement({
       nullable: true,
       description: 'The name the user gave the flag; null when none.',
     }),
-    accountId: t.exposeID('account_id', { description: 'The REST id of the account.' }),
-    account: t.field({
-      type: Account,
-      nullable: true,
-      description: 'The account.',
-      resolve: inPlan((tx) => tx.account_id, findAccount),
-    }),
-    accountName: t.string({
-      description: 'The name of the account.',
-      resolve: async (tx, _args, ctx) =>
-        (await ctx.loaders.plan(tx.plan_id)).account(tx.account_id)?.name ?? '',
-    }),
-    payeeId: t.exposeID('payee_id', {
-      nullable: true,
-      description: 'The REST id of the payee; null when none.',
-    }),
-    payee: t.field({
-      type: Payee,
-      nullable: true,
-      description: 'The payee; null when none.',
-      resolve: inPlan((tx) => tx.payee_id, findPayee),
-    }),
-    payeeName: t.string({
-      nullable: true,
-      description: 'The name of the payee; null when none.',
-      resolve: inPlan((tx) => tx.payee_id, payeeName),
-    }),
-    categoryId: t.exposeID('category_id', {
-      nullable: true,
-      description: 'The REST id of the category; null when uncategorized.',
-    }),
-    category: t.field({
-      type: Category,
-      nullable: true,
-      description: 'With the amounts of the current month.',
-      resolve: inPlan((tx) => tx.category_id, findCategory),
-    }),
+    ...accountFields(t, (tx) => tx.account_id),
+    ...payeeFields(t, (tx) => tx.payee_id),
+    ...categoryFields(t, (tx) => tx.category_id),
     categoryName: t.string({
       nullable: true,
       description: '`Split` for a split transaction.',
       resolve: async (tx, _args, ctx) => categoryNameOf(await ctx.loaders.plan(tx.plan_id), tx),
     }),
-    transferAccountId: t.exposeID('transfer_account_id', {
-      nullable: true,
-      description: 'For a transfer, the REST id of the other account; null otherwise.',
-    }),
-    transferAccount: t.field({
-      type: Account,
-      nullable: true,
-      description: 'For a transfer, the other account; null otherwise.',
-      resolve: inPlan((tx) => tx.transfer_account_id, findAccount),
-    }),
+    ...transferAccountFields(t, (tx) => tx.transfer_account_id),
     transferTransactionId: t.exposeID('transfer_transaction_id', {
       nullable: true,
       description: 'For a transfer, the REST id of the transaction on the other side.',
