@@ -13,6 +13,7 @@ import {
 } from '../../src/live/changes.js';
 import type { TransactionRow } from '../../src/replica/types.js';
 import { transactionsView } from '../../src/schema/subscriptions.js';
+import { planChange } from './support/plan-change.js';
 
 function keys(transactions: string[]): ChangeKeys {
   const result = emptyKeys();
@@ -89,32 +90,7 @@ function row(id: string, accountId: string, memo = ''): TransactionRow {
 }
 
 function change(partial: Partial<PlanChange>): PlanChange {
-  return {
-    planId: 'p',
-    origin: 'SYNC',
-    serverKnowledge: 1,
-    previousServerKnowledge: 0,
-    accounts: [],
-    categoryGroups: [],
-    categories: [],
-    months: [],
-    monthCategories: [],
-    payees: [],
-    transactions: [],
-    subtransactions: [],
-    scheduledTransactions: [],
-    transactionsBefore: [],
-    deleted: {
-      accountIds: [],
-      categoryGroupIds: [],
-      categoryIds: [],
-      months: [],
-      payeeIds: [],
-      transactionIds: [],
-      scheduledTransactionIds: [],
-    },
-    ...partial,
-  };
+  return planChange(partial);
 }
 
 describe('merging changes (a slow subscriber receives one)', () => {

@@ -22,6 +22,7 @@ import { PlanFeed } from '../../src/live/feed.js';
 import { createLocalLeases } from '../../src/live/leases.js';
 import type { Scheduler } from '../../src/live/scheduler.js';
 import { errorFromResponse } from '../../src/upstream/errors.js';
+import { planChange } from './support/plan-change.js';
 
 function liveState(): LiveState & { timers: number[]; cancelled: number[] } {
   const timers: number[] = [];
@@ -61,31 +62,11 @@ function liveState(): LiveState & { timers: number[]; cancelled: number[] } {
 }
 
 function change(serverKnowledge: number): PlanChange {
-  return {
+  return planChange({
     planId: 'plan-1',
-    origin: 'SYNC',
     serverKnowledge,
     previousServerKnowledge: serverKnowledge - 1,
-    accounts: [],
-    categoryGroups: [],
-    categories: [],
-    months: [],
-    monthCategories: [],
-    payees: [],
-    transactions: [],
-    subtransactions: [],
-    scheduledTransactions: [],
-    transactionsBefore: [],
-    deleted: {
-      accountIds: [],
-      categoryGroupIds: [],
-      categoryIds: [],
-      months: [],
-      payeeIds: [],
-      transactionIds: [],
-      scheduledTransactionIds: [],
-    },
-  };
+  });
 }
 
 const knowledge = (item: IteratorResult<unknown>) =>

@@ -8,33 +8,15 @@ import type { PlanChange } from '../../src/live/changes.js';
 import { PlanFeed } from '../../src/live/feed.js';
 import { createManualScheduler } from '../../src/live/scheduler.js';
 import { createManualClock } from '../../src/sandbox/index.js';
+import { planChange } from './support/plan-change.js';
 
 function change(knowledge: number, accountIds: string[]): PlanChange {
-  return {
-    planId: 'p',
-    origin: 'SYNC',
+  const deleted = planChange().deleted;
+  return planChange({
     serverKnowledge: knowledge,
     previousServerKnowledge: knowledge - 1,
-    accounts: [],
-    categoryGroups: [],
-    categories: [],
-    months: [],
-    monthCategories: [],
-    payees: [],
-    transactions: [],
-    subtransactions: [],
-    scheduledTransactions: [],
-    transactionsBefore: [],
-    deleted: {
-      accountIds,
-      categoryGroupIds: [],
-      categoryIds: [],
-      months: [],
-      payeeIds: [],
-      transactionIds: [],
-      scheduledTransactionIds: [],
-    },
-  };
+    deleted: { ...deleted, accountIds },
+  });
 }
 
 describe('PlanFeed', () => {
