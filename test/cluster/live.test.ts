@@ -7,25 +7,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CLUSTER } from '../../src/config/config.js';
 import {
-  callsOf,
-  DEFAULT_POLL_INTERVAL_MS,
   type LiveStack,
-  openAccount,
-  outsideWrite,
   type ServedGateway,
   serveGateway,
   startLiveStack,
 } from '../live/support/live-stack.js';
-import { sseClient, type Transport, wsClient } from '../live/support/subscribers.js';
+import type { Transport } from '../live/support/subscribers.js';
+import { expectOnePollPerChangeOnBoth } from '../live/support/two-instances.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
-import { until } from '../support/wait.js';
-
-interface PlanChanged {
-  planChanged: { serverKnowledge: number; transactions: { id: string; memo: string | null }[] };
-}
-const PLAN_CHANGED = `subscription($planId: PlanId!) {
-  planChanged(planId: $planId) { serverKnowledge transactions { id memo } }
-}`;
 
 let redis: TestRedis;
 let stack: LiveStack | undefined;
@@ -60,30 +49,7 @@ describe('subscriptions on two instances sharing Redis', () => {
     for (const gateway of [s.gateway, second.gateway]) {
       expect(await gateway.cluster!.ready(5_000)).toBe(true);
     }
-    const accountId = await openAccount(s);
-    const sse = sseClient(s.url, s.token);
-    const ws = wsClient(second.wsUrl, s.token);
-    clients.push(sse, ws);
-    const onFirst = sse.subscribe<PlanChanged>(PLAN_CHANGED, { planId: s.planId });
-    const onSecond = ws.subscribe<PlanChanged>(PLAN_CHANGED, { planId: s.planId });
-    await until(
-      () =>
-        s.gateway.live.stats().subscribers === 1 && second!.gateway.live.stats().subscribers === 1,
-      'one subscriber on each instance',
-    );
-
-    for (let round = 1; round <= 2; round += 1) {
-      const written = await outsideWrite(s, accountId, `round ${round}`);
-      s.sandbox.resetCalls();
-      await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
-      for (const subscriber of [onFirst, onSecond]) {
-        const event = await subscriber.until((r) =>
-          r.data!.planChanged.transactions.some((tx) => tx.id === written.id),
-        );
-        expect(event.data!.planChanged.serverKnowledge).toBe(written.serverKnowledge);
-      }
-      expect(callsOf(s.sandbox, s.token)).toEqual([expect.stringMatching(/^getPlanById@\d+$/)]);
-    }
+    await expectOnePollPerChangeOnBoth(s, second, (client) => clients.push(client));
     // The instance that did not poll got the deltas from Redis.
     const relayed = [s.gateway, second.gateway].map(
       (gateway) => gateway.cluster!.stats().relaysApplied,

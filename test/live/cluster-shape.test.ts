@@ -4,22 +4,18 @@
  * `@graphql-yoga/redis-event-target` does), poll leases and the ledger of polls. One poll per
  * interval serves the subscribers of both instances.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, it } from 'vitest';
 import { createLiveBus } from '../../src/live/bus.js';
 import type { PollLeases } from '../../src/live/leases.js';
 import { createRequestLedger } from '../../src/upstream/ledger.js';
-import { until } from '../support/wait.js';
 import {
-  callsOf,
-  DEFAULT_POLL_INTERVAL_MS,
   type LiveStack,
-  openAccount,
-  outsideWrite,
   type ServedGateway,
   serveGateway,
   startLiveStack,
 } from './support/live-stack.js';
-import { sseClient, type Transport, wsClient } from './support/subscribers.js';
+import type { Transport } from './support/subscribers.js';
+import { expectOnePollPerChangeOnBoth } from './support/two-instances.js';
 
 /** Like a Redis event target: the detail is serialized on dispatch and parsed on delivery. */
 class JsonEventTarget extends EventTarget {
@@ -48,13 +44,6 @@ function leaseTable(now: () => number): (owner: string) => PollLeases {
   });
 }
 
-interface PlanChanged {
-  planChanged: { serverKnowledge: number; transactions: { id: string; memo: string | null }[] };
-}
-const PLAN_CHANGED = `subscription($planId: PlanId!) {
-  planChanged(planId: $planId) { serverKnowledge transactions { id memo } }
-}`;
-
 let stack: LiveStack | undefined;
 let second: ServedGateway | undefined;
 const clients: Transport[] = [];
@@ -82,30 +71,6 @@ describe('two instances sharing a JSON bus, poll leases and the poll ledger', ()
     second = await serveGateway(s.sandbox, s.clock, s.scheduler, {
       live: { bus, leases: leases('second'), pollLedger },
     });
-    const accountId = await openAccount(s);
-    const onFirst = track(sseClient(s.url, s.token)).subscribe<PlanChanged>(PLAN_CHANGED, {
-      planId: s.planId,
-    });
-    const onSecond = track(wsClient(second.wsUrl, s.token)).subscribe<PlanChanged>(PLAN_CHANGED, {
-      planId: s.planId,
-    });
-    await until(
-      () =>
-        s.gateway.live.stats().subscribers === 1 && second!.gateway.live.stats().subscribers === 1,
-      'one subscriber on each instance',
-    );
-
-    for (let round = 1; round <= 2; round += 1) {
-      const written = await outsideWrite(s, accountId, `round ${round}`);
-      s.sandbox.resetCalls();
-      await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
-      for (const subscriber of [onFirst, onSecond]) {
-        const event = await subscriber.until((r) =>
-          r.data!.planChanged.transactions.some((tx) => tx.id === written.id),
-        );
-        expect(event.data!.planChanged.serverKnowledge).toBe(written.serverKnowledge);
-      }
-      expect(callsOf(s.sandbox, s.token)).toEqual([expect.stringMatching(/^getPlanById@\d+$/)]);
-    }
+    await expectOnePollPerChangeOnBoth(s, second, track);
   });
 });
