@@ -19,6 +19,7 @@ import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
 import type { Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
 import { createSandbox } from '../../src/sandbox/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
+import { startHostileStack } from '../../test/support/hostile-stack.js';
 import { startHostileUpstream } from '../../test/support/hostile-upstream.js';
 
 setFlagsFromString('--expose-gc');
@@ -333,14 +334,13 @@ async function junkTokens(): Promise<void> {
 async function fairPool(): Promise<void> {
   const attacker = 'pool-attacker-000001';
   const bystander = 'pool-bystander-00001';
-  const sandbox = await sandboxWith({ users: [userWith(attacker), userWith(bystander)] });
-  const hostile = await startHostileUpstream({ target: sandbox.url });
   const timeouts = { headersTimeoutMs: 4_000, bodyTimeoutMs: 4_000 };
-  const front = await startFront(
-    hostile.url,
-    { operationDeadlineMs: 2_000 },
-    { upstreamTimeouts: timeouts },
-  );
+  const front = await startHostileStack({
+    sandbox: { users: [userWith(attacker), userWith(bystander)] },
+    config: { operationDeadlineMs: 2_000 },
+    deps: { upstreamTimeouts: timeouts },
+  });
+  const { hostile } = front;
   try {
     await gql(front.url, '{ user { id } }', attacker); // the attacker's token is known good
     hostile.setRule((r) =>
@@ -367,19 +367,19 @@ async function fairPool(): Promise<void> {
       "attacker's codes": [...new Set(done.map(codes))].join(' '),
     });
   } finally {
-    await hostile.close();
     await front.close();
-    await sandbox.close();
   }
 }
 
 /** 6. A revoked token and `Cache-Control: max-age=86400`. */
 async function revokedToken(): Promise<void> {
   const token = 'revoked-token-000001';
-  const sandbox = await sandboxWith({ users: [userWith(token)] });
-  const hostile = await startHostileUpstream({ target: sandbox.url });
   let offset = 0;
-  const front = await startFront(hostile.url, {}, { now: () => Date.now() + offset });
+  const front = await startHostileStack({
+    sandbox: { users: [userWith(token)] },
+    deps: { now: () => Date.now() + offset },
+  });
+  const { hostile } = front;
   try {
     const query = '{ user { id } plan(id: "last-used") { name accounts { balance } } }';
     await gql(front.url, query, token);
@@ -408,18 +408,15 @@ async function revokedToken(): Promise<void> {
       'replicas held for the token after the 401': front.gateway.replicas.stats().replicas,
     });
   } finally {
-    await hostile.close();
     await front.close();
-    await sandbox.close();
   }
 }
 
 /** 7. One answer with an inflated server_knowledge. */
 async function inflatedKnowledge(): Promise<void> {
   const token = 'inflated-token-00001';
-  const sandbox = await sandboxWith({ users: [userWith(token)] });
-  const hostile = await startHostileUpstream({ target: sandbox.url });
-  const front = await startFront(hostile.url);
+  const front = await startHostileStack({ sandbox: { users: [userWith(token)] } });
+  const { sandbox, hostile } = front;
   try {
     const planId = sandbox.users[0]!.planIds[0]!;
     let inflate = 1;
@@ -467,9 +464,7 @@ async function inflatedKnowledge(): Promise<void> {
       'three no-cache reads': seen.join(' / '),
     });
   } finally {
-    await hostile.close();
     await front.close();
-    await sandbox.close();
   }
 }
 
@@ -608,9 +603,8 @@ async function memoryBounds(): Promise<void> {
 /** 12. Bad ids and tokens, and a wrongly typed amount from upstream. */
 async function badInput(): Promise<void> {
   const token = 'input-token-00000001';
-  const sandbox = await sandboxWith({ users: [userWith(token)] });
-  const hostile = await startHostileUpstream({ target: sandbox.url });
-  const front = await startFront(hostile.url);
+  const front = await startHostileStack({ sandbox: { users: [userWith(token)] } });
+  const { sandbox, hostile } = front;
   try {
     const planId = sandbox.users[0]!.planIds[0]!;
     const del = (id: string) =>
@@ -679,9 +673,7 @@ async function badInput(): Promise<void> {
     figures['next read within max-age, fault gone'] = codes(afterFault);
     report('12 bad input and wrongly typed upstream answers', figures);
   } finally {
-    await hostile.close();
     await front.close();
-    await sandbox.close();
   }
 }
 
