@@ -147,7 +147,9 @@ describe('the replica under upstream faults', () => {
               clock,
               users: [{ token: TOKEN, plans: [{ seed, transactions: 120 }] }],
             },
-            config: { operationDeadlineMs: 300 },
+            // Short, so hangs end quickly; long enough that a fault-free read of this small plan
+            // never meets it on a loaded machine (0.3 s did, with three workers on two cores).
+            config: { operationDeadlineMs: 1_000 },
             deps: { now: () => clock.now() },
           });
           const writer = createUpstreamClient({

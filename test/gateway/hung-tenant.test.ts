@@ -78,7 +78,8 @@ describe('a tenant hung upstream', () => {
 
 describe('the operation deadline', () => {
   it('answers a cold read with UPSTREAM_UNAVAILABLE and a warm one stale once it passes', async () => {
-    const s = await started(300);
+    // Short, so the two hung reads end quickly; long enough for the warm-up on a loaded machine.
+    const s = await started(1_000);
     const planId = s.sandbox.users[0]!.planIds[0]!;
     const warm = dataOf(
       await s.gql<{ plan: { name: string } }>(
