@@ -10,20 +10,24 @@
  * Figures, not assertions: the tests in `test/` prove the bounds; this measures them.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
-import type { Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
-import { createSandbox } from '../../src/sandbox/index.js';
-import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
 import { startHostileStack } from '../../test/support/hostile-stack.js';
 import { startHostileUpstream } from '../../test/support/hostile-upstream.js';
-
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
+import {
+  codes,
+  collectGarbage,
+  cpu,
+  gql,
+  heapAfterGc,
+  mb,
+  ms,
+  post,
+  report,
+  sandboxWith,
+  sleep,
+  startFront,
+  userWith,
+} from './kit.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -35,132 +39,6 @@ const { values: flags } = parseArgs({
 const ONLY = flags.only ? new Set(flags.only.split(',').map((s) => s.trim())) : null;
 const LARGE_PLAN = Number(flags.transactions);
 const ENDLESS = Number(flags.endless);
-
-// ---------------------------------------------------------------------------------------------
-// Plumbing
-
-interface Front {
-  gateway: Gateway;
-  url: string;
-  close(): Promise<void>;
-}
-
-async function startFront(
-  upstreamUrl: string,
-  config: Partial<GatewayConfig> & Record<string, unknown> = {},
-  deps: GatewayDeps = {},
-): Promise<Front> {
-  const gateway = createGateway(
-    { ...defaultConfig(upstreamUrl), graphiql: false, ...config },
-    deps,
-  );
-  const server = createServer(gateway.yoga);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    gateway,
-    url: `http://127.0.0.1:${port}/graphql`,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await gateway.close();
-    },
-  };
-}
-
-interface Answer {
-  status: number;
-  bytes: number;
-  ms: number;
-  text: string;
-  json(): {
-    data?: Record<string, unknown> | null;
-    errors?: { message: string; extensions?: Record<string, unknown> }[];
-    extensions?: Record<string, unknown>;
-  };
-}
-
-async function post(
-  url: string,
-  body: string,
-  headers: Record<string, string> = {},
-  signal?: AbortSignal,
-): Promise<Answer> {
-  const started = performance.now();
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-    body,
-    ...(signal ? { signal } : {}),
-  });
-  const text = await response.text();
-  const ms = performance.now() - started;
-  return {
-    status: response.status,
-    bytes: Buffer.byteLength(text),
-    ms,
-    text,
-    json: () => JSON.parse(text),
-  };
-}
-
-function gql(
-  url: string,
-  query: string,
-  token: string | null,
-  headers: Record<string, string> = {},
-  variables: Record<string, unknown> = {},
-) {
-  return post(url, JSON.stringify({ query, variables }), {
-    ...(token ? { authorization: `Bearer ${token}` } : {}),
-    ...headers,
-  });
-}
-
-function codes(answer: Answer): string {
-  try {
-    const body = answer.json();
-    const list = Array.isArray(body) ? body.flatMap((b) => b.errors ?? []) : (body.errors ?? []);
-    const set = [
-      ...new Set(list.map((e: { extensions?: { code?: unknown } }) => e.extensions?.code)),
-    ];
-    return set.length === 0 ? 'none' : set.join(',');
-  } catch {
-    return 'unparsable';
-  }
-}
-
-function cpu<T>(work: () => Promise<T>): Promise<{ result: T; cpuMs: number }> {
-  const before = process.cpuUsage();
-  return work().then((result) => {
-    const used = process.cpuUsage(before);
-    return { result, cpuMs: (used.user + used.system) / 1000 };
-  });
-}
-
-function heapAfterGc(): number {
-  collectGarbage();
-  collectGarbage();
-  return process.memoryUsage().heapUsed;
-}
-
-const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-const ms = (value: number) => `${value.toFixed(0)} ms`;
-const sleep = (t: number) => new Promise((resolve) => setTimeout(resolve, t));
-
-function report(item: string, figures: Record<string, string | number | boolean>): void {
-  console.log(`\n[item ${item}]`);
-  for (const [name, value] of Object.entries(figures)) console.log(`  ${name}: ${value}`);
-}
-
-function sandboxWith(options: SandboxOptions): Promise<Sandbox> {
-  return createSandbox({ port: 0, rateLimit: false, ...options });
-}
-
-const userWith = (token: string, transactions = 200, plans = 1) => ({
-  token,
-  plans: Array.from({ length: plans }, (_, i) => ({ seed: 3 + i, transactions })),
-});
 
 // ---------------------------------------------------------------------------------------------
 // Probes

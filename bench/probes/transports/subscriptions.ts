@@ -1,0 +1,3 @@
+import type { Probes } from './probe.js';
+
+export const probes: Probes = {};
