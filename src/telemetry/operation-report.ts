@@ -9,6 +9,11 @@ export interface OperationReport {
   operationName: string | null;
   operationType: string | null;
   outcome: OperationOutcome;
+  /**
+   * Passed admission with a token the upstream has accepted: only such operations may name a
+   * metrics series, so callers without a good token cannot fill the name slots.
+   */
+  verified: boolean;
   /** Execution time; absent for operations refused before they ran. */
   durationMs?: number;
   upstreamCalls: number;

@@ -8,19 +8,22 @@ export interface OperationReportOptions {
   /** The request id of a request (see use-request-id.ts). */
   requestIdOf: (request: Request) => string;
   sinks: readonly OperationReportSink[];
+  /** Whether the upstream has accepted a token, by digest (the token gate). @default never */
+  isAccepted?: (tokenKey: string) => boolean;
   /** Monotonic clock in ms. @default performance.now */
   now?: () => number;
 }
 
 /**
  * One report per GraphQL operation: when it finishes executing (also ending its trace span), or
- * when validation (the document limits included) refuses it. The operation is found with
+ * when validation refuses it (the admission path reports its own refusals). The operation is found with
  * `getOperationAST`, so an anonymous or unnamed-but-selected operation is reported as graphql-js
  * would run it.
  */
 export function useOperationReport({
   requestIdOf,
   sinks,
+  isAccepted = () => false,
   now = () => performance.now(),
 }: OperationReportOptions): Plugin<GatewayContext> {
   const emit = (report: OperationReport) => {
@@ -43,6 +46,7 @@ export function useOperationReport({
           operationName: operation?.name?.value ?? null,
           operationType: operation?.operation ?? null,
           outcome: 'refused',
+          verified: false,
           upstreamCalls: 0,
           upstreamOperations: {},
           cacheHits: 0,
@@ -72,6 +76,7 @@ export function useOperationReport({
             operationName: described.name,
             operationType: described.type,
             outcome: outcomeOf(result, errorCodes),
+            verified: context.credentials !== null && isAccepted(context.credentials.tokenKey),
             durationMs: Math.round((now() - started) * 100) / 100,
             upstreamCalls: cost.calls,
             upstreamOperations: { ...cost.operations },
