@@ -15,11 +15,11 @@
  * with); it is reported like any operation (`outcome: refused`). A document is cached once it
  * passed every stage.
  */
-import { type DocumentNode, GraphQLError, type GraphQLSchema, getOperationAST } from 'graphql';
+import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { GatewayConfig, Limits } from '../../config/config.js';
 import { type Credentials, isUsableToken, unusableToken } from '../../contracts/credentials.js';
 import { gatewayError } from '../../contracts/error-codes.js';
-import type { OperationReportSink } from '../../telemetry/operation-report.js';
+import { type OperationReportSink, refusalReport } from '../../telemetry/operation-report.js';
 import { tokenKey } from '../../upstream/token-key.js';
 import { nestedTooDeep, parseWithin } from './bounded-parse.js';
 import { createDocumentCache, digestOf } from './document-cache.js';
@@ -228,22 +228,12 @@ function report(
   error: GraphQLError,
   document: DocumentNode | undefined,
 ): void {
-  const described = document ? getOperationAST(document, operation.operationName) : null;
+  const refusal = refusalReport(operation.requestId, document, operation.operationName, [
+    String(error.extensions.code ?? 'BAD_REQUEST'),
+  ]);
   for (const sink of sinks) {
     try {
-      sink({
-        requestId: operation.requestId,
-        traceId: null,
-        operationName: described?.name?.value ?? null,
-        operationType: described?.operation ?? null,
-        outcome: 'refused',
-        verified: false,
-        upstreamCalls: 0,
-        upstreamOperations: {},
-        cacheHits: 0,
-        stale: [],
-        errorCodes: [String(error.extensions.code ?? 'BAD_REQUEST')],
-      });
+      sink(refusal);
     } catch {
       // An observer's failure must never change a verdict.
     }

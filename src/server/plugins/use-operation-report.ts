@@ -2,7 +2,11 @@ import { type ExecutionResult, type GraphQLError, getOperationAST } from 'graphq
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../../schema/context.js';
 import type { OperationOutcome } from '../../telemetry/metrics.js';
-import type { OperationReport, OperationReportSink } from '../../telemetry/operation-report.js';
+import {
+  type OperationReport,
+  type OperationReportSink,
+  refusalReport,
+} from '../../telemetry/operation-report.js';
 
 export interface OperationReportOptions {
   /** The request id of a request (see use-request-id.ts). */
@@ -39,20 +43,14 @@ export function useOperationReport({
     onValidate({ params, context }) {
       return ({ valid, result }) => {
         if (valid) return;
-        const operation = getOperationAST(params.documentAST, params.options?.operationName);
-        emit({
-          requestId: requestIdOf(context.request),
-          traceId: null,
-          operationName: operation?.name?.value ?? null,
-          operationType: operation?.operation ?? null,
-          outcome: 'refused',
-          verified: false,
-          upstreamCalls: 0,
-          upstreamOperations: {},
-          cacheHits: 0,
-          stale: [],
-          errorCodes: codesOf(result),
-        });
+        emit(
+          refusalReport(
+            requestIdOf(context.request),
+            params.documentAST,
+            params.options?.operationName,
+            codesOf(result),
+          ),
+        );
       };
     },
     onExecute({ args }) {

@@ -111,42 +111,47 @@ export function getOperation(url: string, operation: Operation): Promise<Outcome
   }).then(fromHttp);
 }
 
+/** What a subscribing client sends: the operation without its credentials. */
+function requestOf(operation: Omit<Operation, 'token' | 'origin'>) {
+  return {
+    query: operation.query,
+    ...(operation.variables ? { variables: operation.variables } : {}),
+    ...(operation.extensions ? { extensions: operation.extensions } : {}),
+  };
+}
+
+/** Adds what one result of a subscribing client carries to `outcome`. */
+function collect(outcome: Outcome, result: { data?: unknown; errors?: Errors }): void {
+  outcome.codes.push(...codesOf(result.errors));
+  if (hasData(result.data)) outcome.data = true;
+}
+
 /** GraphQL over SSE with `graphql-sse` (distinct connections mode, yoga's built-in). */
 export function sseOperation(url: string, operation: Operation): Promise<Outcome> {
   const client = createSseClient({ url, headers: headersOf(operation), retryAttempts: 0 });
   const outcome: Outcome = { codes: [], data: false };
   return new Promise<Outcome>((resolve) => {
-    client.subscribe(
-      {
-        query: operation.query,
-        ...(operation.variables ? { variables: operation.variables } : {}),
-        ...(operation.extensions ? { extensions: operation.extensions } : {}),
+    client.subscribe(requestOf(operation), {
+      next: (result) => collect(outcome, result),
+      error(error: unknown) {
+        // A refusal answered with an error status: its event stream still names the code.
+        if (error instanceof NetworkError && error.response) {
+          const response = error.response;
+          outcome.status = response.status;
+          void response.text().then((text: string) => {
+            outcome.codes.push(...errorsIn(text));
+            resolve(outcome);
+          });
+          return;
+        }
+        outcome.codes.push(`client error: ${String(error)}`);
+        resolve(outcome);
       },
-      {
-        next(result) {
-          outcome.codes.push(...codesOf(result.errors));
-          if (hasData(result.data)) outcome.data = true;
-        },
-        error(error: unknown) {
-          // A refusal answered with an error status: its event stream still names the code.
-          if (error instanceof NetworkError && error.response) {
-            const response = error.response;
-            outcome.status = response.status;
-            void response.text().then((text: string) => {
-              outcome.codes.push(...errorsIn(text));
-              resolve(outcome);
-            });
-            return;
-          }
-          outcome.codes.push(`client error: ${String(error)}`);
-          resolve(outcome);
-        },
-        complete() {
-          outcome.status ??= 200;
-          resolve(outcome);
-        },
+      complete() {
+        outcome.status ??= 200;
+        resolve(outcome);
       },
-    );
+    });
   }).finally(() => client.dispose());
 }
 
@@ -188,27 +193,17 @@ export function wsConnection(
     send(operation) {
       const outcome: Outcome = { codes: [], data: false };
       return new Promise<Outcome>((resolve) => {
-        client.subscribe(
-          {
-            query: operation.query,
-            ...(operation.variables ? { variables: operation.variables } : {}),
-            ...(operation.extensions ? { extensions: operation.extensions } : {}),
+        client.subscribe(requestOf(operation), {
+          next: (result) => collect(outcome, result),
+          error(error: unknown) {
+            if (Array.isArray(error)) outcome.codes.push(...codesOf(error as Errors));
+            else if (typeof error === 'object' && error !== null && 'code' in error)
+              outcome.closed = Number((error as { code: unknown }).code);
+            else outcome.codes.push(`client error: ${String(error)}`);
+            resolve(outcome);
           },
-          {
-            next(result) {
-              outcome.codes.push(...codesOf(result.errors));
-              if (hasData(result.data)) outcome.data = true;
-            },
-            error(error: unknown) {
-              if (Array.isArray(error)) outcome.codes.push(...codesOf(error as Errors));
-              else if (typeof error === 'object' && error !== null && 'code' in error)
-                outcome.closed = Number((error as { code: unknown }).code);
-              else outcome.codes.push(`client error: ${String(error)}`);
-              resolve(outcome);
-            },
-            complete: () => resolve(outcome),
-          },
-        );
+          complete: () => resolve(outcome),
+        });
       });
     },
     async close() {
