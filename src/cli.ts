@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   DEFAULT_CORS_ALLOWED_HEADERS,
+  DEFAULT_DOCUMENT_CACHE,
   DEFAULT_HTTP_CACHING,
+  DEFAULT_LIMITS,
   DEFAULT_PERSISTED_QUERIES,
   defaultConfig,
   type GatewayConfig,
@@ -60,6 +62,8 @@ function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): 
     replicaMaxBytes: settings.replicaMaxBytes,
     restCacheMaxBytes: settings.restCacheMaxBytes,
     operationDeadlineMs: settings.operationDeadlineMs,
+    limits: { ...DEFAULT_LIMITS, documentBytes: settings.maxDocumentBytes },
+    documentCache: { ...DEFAULT_DOCUMENT_CACHE, maxBytes: settings.documentCacheMaxBytes },
     corsOrigins: settings.corsOrigins,
     corsAllowedHeaders: [...DEFAULT_CORS_ALLOWED_HEADERS, ...settings.corsExtraHeaders],
     persistedQueries: settings.persistedQueries ? { ...DEFAULT_PERSISTED_QUERIES } : false,

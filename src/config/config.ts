@@ -30,6 +30,17 @@ export interface Limits {
   batch: number;
   /** Request body bytes. @default 1 MiB */
   bodyBytes: number;
+  /**
+   * Bytes of one document's text, comments included (real operations are a few kilobytes).
+   * @default 100 KiB
+   */
+  documentBytes: number;
+  /**
+   * Brackets and braces open at once in a document, and levels of arrays and objects in its
+   * variables: a list literal nested thousands deep would overflow the parser's stack.
+   * @default 64
+   */
+  nesting: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -41,6 +52,24 @@ export const DEFAULT_LIMITS: Limits = {
   directives: 20,
   batch: 5,
   bodyBytes: 1024 * 1024,
+  documentBytes: 100 * 1024,
+  nesting: 64,
+};
+
+/**
+ * Parsed documents kept for reuse, by the SHA-256 of their text. Only documents that passed
+ * admission and validation are kept; a failed parse never is.
+ */
+export interface DocumentCacheConfig {
+  /** Estimated heap bytes of the documents kept (text, tokens and syntax tree). @default 32 MiB */
+  maxBytes: number;
+  /** Documents kept. @default 1_000 */
+  maxEntries: number;
+}
+
+export const DEFAULT_DOCUMENT_CACHE: DocumentCacheConfig = {
+  maxBytes: 32 * 1024 * 1024,
+  maxEntries: 1_000,
 };
 
 /** Live updates (GraphQL subscriptions); see src/live/README.md. */
@@ -178,6 +207,8 @@ export interface GatewayConfig {
   /** The upstream's per-token quota, for `Query.rateLimit`. @default { limit: 200, windowMs: 3_600_000 } */
   rateLimit: { limit: number; windowMs: number };
   limits: Limits;
+  /** The parsed-document cache of the admission path. @default DEFAULT_DOCUMENT_CACHE */
+  documentCache: DocumentCacheConfig;
   /** Origins allowed to call from browsers; `*` allows any (tokens are bearer, never cookies). @default '*' */
   corsOrigins: '*' | string[];
   /** Request headers allowed from other origins. @default DEFAULT_CORS_ALLOWED_HEADERS */
@@ -231,6 +262,7 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     operationDeadlineMs: DEFAULT_OPERATION_DEADLINE_MS,
     rateLimit: { limit: 200, windowMs: 3_600_000 },
     limits: { ...DEFAULT_LIMITS },
+    documentCache: { ...DEFAULT_DOCUMENT_CACHE },
     corsOrigins: '*',
     corsAllowedHeaders: [...DEFAULT_CORS_ALLOWED_HEADERS],
     persistedQueries: { ...DEFAULT_PERSISTED_QUERIES },

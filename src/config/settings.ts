@@ -6,6 +6,8 @@
 import {
   type ClusterConfig,
   DEFAULT_CLUSTER,
+  DEFAULT_DOCUMENT_CACHE,
+  DEFAULT_LIMITS,
   DEFAULT_LIVE,
   DEFAULT_MAX_AGE_MS,
   DEFAULT_OPERATION_DEADLINE_MS,
@@ -35,6 +37,10 @@ export interface Settings {
   restCacheMaxBytes: number;
   /** How long one operation may wait on the upstream before it answers stale or fails. */
   operationDeadlineMs: number;
+  /** Bytes of one document's text, comments included. */
+  maxDocumentBytes: number;
+  /** Byte budget of the parsed-document cache. */
+  documentCacheMaxBytes: number;
   corsOrigins: '*' | string[];
   /** Request headers allowed from other origins besides the defaults. */
   corsExtraHeaders: string[];
@@ -89,6 +95,8 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   REPLICA_MAX_MB                memory budget of all replicas (default ${DEFAULT_REPLICA_BYTES / 1024 / 1024})
   REST_CACHE_MAX_MB             memory budget of the per-token REST cache (default ${DEFAULT_REST_CACHE_BYTES / 1024 / 1024})
   OPERATION_DEADLINE_SECONDS    longest upstream wait of one operation before it answers stale (default ${DEFAULT_OPERATION_DEADLINE_MS / 1000})
+  MAX_DOCUMENT_BYTES            bytes of one GraphQL document, comments included (default ${DEFAULT_LIMITS.documentBytes})
+  DOCUMENT_CACHE_MAX_MB         memory budget of the parsed-document cache (default ${DEFAULT_DOCUMENT_CACHE.maxBytes / 1024 / 1024})
   CORS_ORIGINS                  comma-separated browser origins, or * (default *)
   CORS_ALLOWED_HEADERS          request headers to allow from browsers besides the defaults
   PERSISTED_QUERIES             automatic persisted queries (default on)
@@ -166,6 +174,15 @@ export function parseSettings(
         operationDeadlineMs:
           (optional(env, 'OPERATION_DEADLINE_SECONDS', (v, n) => integer(v, n, 1, 3_600)) ??
             DEFAULT_OPERATION_DEADLINE_MS / 1000) * 1000,
+        maxDocumentBytes:
+          optional(env, 'MAX_DOCUMENT_BYTES', (v, n) =>
+            integer(v, n, 1_024, DEFAULT_LIMITS.bodyBytes),
+          ) ?? DEFAULT_LIMITS.documentBytes,
+        documentCacheMaxBytes:
+          (optional(env, 'DOCUMENT_CACHE_MAX_MB', (v, n) => integer(v, n, 1, 4_096)) ??
+            DEFAULT_DOCUMENT_CACHE.maxBytes / 1024 / 1024) *
+          1024 *
+          1024,
         corsOrigins: optional(env, 'CORS_ORIGINS', corsOrigins) ?? '*',
         corsExtraHeaders: optional(env, 'CORS_ALLOWED_HEADERS', headerNames) ?? [],
         persistedQueries: optional(env, 'PERSISTED_QUERIES', boolean) ?? true,

@@ -41,8 +41,8 @@ export function isUsableToken(token: string): boolean {
  * The caller's token, from `Authorization: Bearer` or the `access_token` query parameter (the
  * two ways the REST interface accepts). Only its digest is kept beside it, for cache keys.
  * A token that could never be sent upstream (non-ASCII, control characters, over
- * MAX_TOKEN_LENGTH) throws UNAUTHENTICATED (HTTP 401); over HTTP `useTokenCheck` has answered
- * such a request before anything else reads it.
+ * MAX_TOKEN_LENGTH) throws UNAUTHENTICATED (HTTP 401); the admission path refuses such an
+ * operation before anything is built for it (src/server/admission).
  */
 export function credentialsFrom(request: Request): Credentials | null {
   const token = presentedToken(request);

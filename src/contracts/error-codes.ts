@@ -1,20 +1,24 @@
 /**
  * Every `extensions.code` the gateway itself answers with, as one union, so a refusal cannot be
  * written with a code that is not in the list (and the README's table has one place to follow).
- * Codes that graphql-yoga and graphql-armor add on their own (`GRAPHQL_VALIDATION_FAILED`,
- * `PERSISTED_QUERY_NOT_FOUND`, ...) are theirs and not repeated here.
+ * Codes that graphql-yoga adds on its own (`GRAPHQL_VALIDATION_FAILED`, ...) are its own and not
+ * repeated here; the ones the gateway's admission path answers with itself are.
  */
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
 import type { GatewayErrorCode } from '../upstream/errors.js';
 
 /** Codes of the gateway's own refusals, beside the ones that translate an upstream answer. */
 type RefusalCode =
+  /** The document is not GraphQL (a syntax error); the same code yoga and Apollo use. */
+  | 'GRAPHQL_PARSE_FAILED'
   /** An argument or variable the gateway refuses before any upstream call. */
   | 'BAD_USER_INPUT'
-  /** Over the depth, breadth or cost limit. */
+  /** Over a limit of the admission path: bytes, tokens, nesting, aliases, directives, depth, breadth, cost. */
   | 'OPERATION_TOO_COMPLEX'
   /** Introspection is off (`INTROSPECTION=off`, the production default). */
   | 'INTROSPECTION_DISABLED'
+  /** A hash-only request (automatic persisted queries) names a text not registered yet. */
+  | 'PERSISTED_QUERY_NOT_FOUND'
   /** A trusted-documents gateway got a document it does not hold. */
   | 'PERSISTED_QUERY_NOT_IN_LIST'
   /** A trusted-documents gateway got a document's text instead of its hash. */

@@ -9,6 +9,8 @@ import { schema } from '../schema/index.js';
 import { type Logger, logOperations } from '../telemetry/logger.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { OperationReportSink } from '../telemetry/operation-report.js';
+import type { Admission } from './admission/admission.js';
+import { useAdmission } from './admission/use-admission.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
@@ -17,14 +19,11 @@ import { useHttpCaching } from './plugins/use-http-caching.js';
 import { useHttpHygiene } from './plugins/use-http-hygiene.js';
 import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useIntrospection } from './plugins/use-introspection.js';
-import { useDocumentLimits } from './plugins/use-limits.js';
 import { useOperationDeadline } from './plugins/use-operation-deadline.js';
 import { useOperationReport } from './plugins/use-operation-report.js';
-import { loadDocumentManifest, usePersistedDocuments } from './plugins/use-persisted-documents.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import type { RequestIds } from './plugins/use-request-id.js';
 import { useResponseExtensions } from './plugins/use-response-extensions.js';
-import { useTokenCheck } from './plugins/use-token-check.js';
 
 /** What yoga takes as a plugin of the gateway's server (some read the gateway's context). */
 export type GatewayPlugin = NonNullable<
@@ -35,30 +34,35 @@ export interface GatewayPluginsOptions {
   metrics: GatewayMetrics;
   replicas: ReplicaStore;
   requestIds: RequestIds;
+  /** The admission path every operation passes (see src/server/admission). */
+  admission: Admission;
+  /** yoga plugins of persisted documents (automatic persisted queries), before admission. */
+  persisted: readonly Plugin[];
+  /** Whether the upstream has accepted a token (the token gate), for the operation report. */
+  isAccepted: (tokenKey: string) => boolean;
+  /** Where each operation's report goes (the metrics, the log). */
+  sinks: readonly OperationReportSink[];
   /** Whether `/ready` answers "shutting down". */
   draining: () => boolean;
-  logger?: Logger | undefined;
   /** The caller's plugins, after the gateway's own and before the operation report. */
   extra?: readonly Plugin[] | undefined;
 }
 
 /**
  * The gateway's yoga plugins in the order they must run: what applies to every answer first,
- * the persisted document before anything reads it, the operation report last.
+ * the persisted document before admission, admission before anything parses, the operation
+ * report last.
  */
 export function gatewayPlugins(
   config: GatewayConfig,
   options: GatewayPluginsOptions,
 ): GatewayPlugin[] {
-  const { metrics, replicas, requestIds, draining, logger, extra = [] } = options;
-  const manifest = config.trustedDocuments
-    ? loadDocumentManifest(config.trustedDocuments.manifestPath)
-    : undefined;
+  const { metrics, replicas, requestIds, admission, draining, extra = [] } = options;
   return [
-    // First: the request id, the headers and the origin check apply to every answer.
+    // First: the request id, the headers and the origin check (admission's, at the door) apply
+    // to every answer.
     requestIds.plugin,
-    useHttpHygiene({ corsOrigins: config.corsOrigins }),
-    useTokenCheck(),
+    useHttpHygiene({ admission }),
     ...(config.compressionMinBytes === false
       ? []
       : [useCompression({ minBytes: config.compressionMinBytes })]),
@@ -66,12 +70,9 @@ export function gatewayPlugins(
     ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),
     ...(config.graphiql ? [graphiql(config)] : []),
     useCsrfPrevention(),
-    // Before anything reads the document: a hash-only request gets its text here.
-    ...usePersistedDocuments({
-      apq: config.persistedQueries,
-      ...(manifest ? { manifest } : {}),
-      only: config.trustedDocuments?.only ?? false,
-    }),
+    // Automatic persisted queries register and name texts; then every operation is admitted.
+    ...options.persisted,
+    useAdmission(admission, { requestIdOf: requestIds.of }),
     ...(config.httpCaching
       ? [
           useHttpCaching({
@@ -83,7 +84,6 @@ export function gatewayPlugins(
         ]
       : []),
     useDeferStream(),
-    ...useDocumentLimits(config.limits),
     useIntrospection({ enabled: config.introspection }),
     useOperationDeadline(),
     useErrorHygiene(),
@@ -91,7 +91,11 @@ export function gatewayPlugins(
     useResponseExtensions({ metrics: config.metrics }),
     ...extra,
     // Last, so it reports each operation's final answer (and ends its span).
-    useOperationReport({ requestIdOf: requestIds.of, sinks: reportSinks(metrics, logger) }),
+    useOperationReport({
+      requestIdOf: requestIds.of,
+      sinks: options.sinks,
+      isAccepted: options.isAccepted,
+    }),
   ];
 }
 
@@ -107,12 +111,16 @@ function graphiql(config: GatewayConfig): Plugin {
   });
 }
 
-// Private: each operation's report goes to the metrics and, with a logger, to one log line.
-function reportSinks(metrics: GatewayMetrics, logger: Logger | undefined): OperationReportSink[] {
+/** Each operation's report goes to the metrics and, with a logger, to one log line. */
+export function reportSinks(
+  metrics: GatewayMetrics,
+  logger: Logger | undefined,
+): OperationReportSink[] {
   return [
     (report) =>
       metrics.operation({
         name: report.operationName,
+        verified: report.verified,
         type: report.operationType,
         outcome: report.outcome,
         ...(report.durationMs === undefined ? {} : { durationMs: report.durationMs }),

@@ -2,6 +2,7 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
+import { toGraphQLError } from '../contracts/errors.js';
 import type { OperationTracer } from '../contracts/tracer.js';
 import type { LiveBus } from '../live/bus.js';
 import type { LiveHub } from '../live/hub.js';
@@ -20,14 +21,16 @@ import {
   type UpstreamClientOptions,
 } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/ledger.js';
+import { type Admission, createAdmission } from './admission/admission.js';
 import { classifyFailure } from './failure-policy.js';
 import { ownCluster, requestLedger } from './gateway-cluster.js';
 import { createGatewayLive } from './gateway-live.js';
-import { type GatewayPlugin, gatewayPlugins } from './gateway-plugins.js';
+import { type GatewayPlugin, gatewayPlugins, reportSinks } from './gateway-plugins.js';
 import { createGatewayReplicas } from './gateway-replicas.js';
 import { logInternalError, maskAndLog } from './internal-errors.js';
 import { operationContext } from './operation-context.js';
 import { corsOptions } from './plugins/cors.js';
+import { persistedDocuments } from './plugins/use-persisted-documents.js';
 import { createRequestIds } from './plugins/use-request-id.js';
 
 export interface GatewayDeps {
@@ -77,6 +80,13 @@ export interface Gateway {
   /** Subscriptions: pollers, change logs, the event bus (see src/live/README.md). */
   readonly live: LiveHub;
   readonly metrics: GatewayMetrics;
+  /**
+   * The one admission path of every operation (src/server/admission): HTTP through yoga's
+   * plugins, WebSocket through `attachWebSockets`, and any transport added later.
+   */
+  readonly admission: Admission;
+  /** Where internal errors and each operation's line are logged, if anywhere. */
+  readonly logger?: Logger;
   /**
    * From now on `/ready` answers 503 "shutting down" (load balancers stop sending work) and
    * subscriptions end, so their clients reconnect elsewhere instead of holding the drain.
@@ -153,14 +163,29 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   });
   const requestIds = createRequestIds();
   let draining = false;
+  const sinks = reportSinks(metrics, logger);
+  const persisted = persistedDocuments(config);
+  const admission = createAdmission({
+    schema,
+    config,
+    documents: persisted.sources,
+    tokenRefusal: (tokenKey) => {
+      const refusal = upstream.tokenRefusal(tokenKey);
+      return refusal ? toGraphQLError(refusal) : null;
+    },
+    sinks,
+  });
 
   const yoga = createGatewayYoga(config, {
     plugins: gatewayPlugins(config, {
       metrics,
       replicas,
       requestIds,
+      admission,
+      persisted: persisted.plugins,
+      isAccepted: (tokenKey) => upstream.tokenStatus(tokenKey) === 'accepted',
+      sinks,
       draining: () => draining,
-      logger,
       extra: deps.plugins,
     }),
     context: operationContext({
@@ -187,6 +212,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     config,
     live,
     metrics,
+    admission,
+    ...(logger ? { logger } : {}),
     drain() {
       draining = true;
       void live.close();
@@ -220,6 +247,9 @@ function createGatewayYoga(
     healthCheckEndpoint: '/health',
     batching: { limit: config.limits.batch },
     maxRequestBodySize: config.limits.bodyBytes,
+    // The admission path parses, bounded, and keeps documents by digest within a byte budget;
+    // yoga's own caches keyed 1,024 whole texts each and kept failed parses.
+    parserAndValidationCache: false,
     cors: corsOptions(config),
     plugins: parts.plugins,
     context: parts.context,

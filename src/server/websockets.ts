@@ -1,25 +1,44 @@
 /**
  * GraphQL over WebSocket (the `graphql-transport-ws` protocol of `graphql-ws`) on the gateway's
- * HTTP server, at the GraphQL endpoint. Every operation runs through the gateway's yoga instance
- * (`getEnveloped`), so it gets the same context, limits and error masking as over HTTP.
+ * HTTP server, at the GraphQL endpoint. graphql-ws speaks the protocol; this file is its glue to
+ * `ws` (in place of `graphql-ws/use/ws`, which prints to stderr and closes the whole connection
+ * with 4500 when anything throws) and to the gateway: every operation passes the admission path
+ * (src/server/admission) and then runs through the gateway's yoga instance (`getEnveloped`), so
+ * it gets the same checks, context, error masking and report as over HTTP.
  *
+ * - Origin: an upgrade from an origin outside `CORS_ORIGINS` is refused with 403 before any
+ *   connection exists (WebSockets are not subject to CORS; browsers send `Origin` on upgrades).
  * - Authentication: the client's token in `connectionParams`, as `{ authorization: 'Bearer <t>' }`
- *   (or `{ token: '<t>' }`). A connection without one is refused (close code 4403); a wrong one
- *   fails each subscription with UNAUTHENTICATED, as over HTTP.
+ *   (or `{ token: '<t>' }`). It is checked per operation, as over HTTP: an operation with a token
+ *   that cannot be one, or one the upstream refused, fails alone (an `error` message); without a
+ *   token, what needs one fails with UNAUTHENTICATED.
+ * - Refusals of one operation never end the connection; a failure of the gateway's own is
+ *   logged (structured, through the gateway's logger) and fails that operation only.
  * - Limits: `live.maxSubscriptionsPerConnection` operations at once per connection (refused
- *   with TOO_MANY_SUBSCRIPTIONS beyond it); messages up to `limits.bodyBytes`.
+ *   with TOO_MANY_SUBSCRIPTIONS beyond it); messages up to `limits.bodyBytes` (a larger one
+ *   closes the connection with 1009, as HTTP answers 413: its operation was never read).
  * - Heartbeats: a ping every `live.heartbeatMs`; a connection that does not answer before the
- *   next one is terminated (graphql-ws's keep-alive).
+ *   next one is terminated.
  * - Idle: a connection with no operation for `live.idleTimeoutMs` is closed (1000, "idle").
  */
-import type { Server } from 'node:http';
-import { GraphQLError } from 'graphql';
-import type { Context } from 'graphql-ws';
-import { type Extra, useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
+import {
+  CloseCode,
+  type Context,
+  handleProtocols,
+  makeServer,
+  type OperationResult,
+} from 'graphql-ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { gatewayError } from '../contracts/error-codes.js';
 import type { TimerHandle } from '../live/scheduler.js';
+import { ownOriginsOf } from './admission/origin.js';
 import type { Gateway } from './gateway.js';
+import { logInternalError } from './internal-errors.js';
+import { cleanError } from './plugins/use-error-hygiene.js';
 
 export const IDLE_CLOSE_CODE = 1000;
 
@@ -34,7 +53,12 @@ export interface AttachWebSocketsOptions {
 }
 
 type ConnectionParams = Record<string, unknown>;
+interface Extra {
+  readonly socket: WebSocket;
+  readonly request: IncomingMessage;
+}
 type WsContext = Context<ConnectionParams, Extra>;
+type Enveloped = ReturnType<Gateway['yoga']['getEnveloped']>;
 
 /** The bearer token a client put in `connectionParams`, if any. */
 export function tokenFromConnectionParams(params: ConnectionParams | undefined): string | null {
@@ -54,9 +78,16 @@ export function attachWebSockets(
   { path = '/graphql' }: AttachWebSocketsOptions = {},
 ): WebSocketAttachment {
   const { live: settings, limits } = gateway.config;
+  const { admission, logger } = gateway;
   const scheduler = gateway.live.scheduler;
-  const wss = new WebSocketServer({ server, path, maxPayload: limits.bodyBytes });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.bodyBytes,
+    handleProtocols: (protocols) => handleProtocols(protocols),
+  });
   const idleTimers = new WeakMap<WsContext, TimerHandle>();
+  // The yoga instance each operation runs in, by its context (graphql-ws hands the args back).
+  const runners = new WeakMap<object, Enveloped>();
 
   const watchIdle = (ctx: WsContext) => {
     idleTimers.get(ctx)?.cancel();
@@ -69,70 +100,219 @@ export function attachWebSockets(
       }, settings.idleTimeoutMs),
     );
   };
+  const internal = (error: unknown, what: string): GraphQLError => {
+    // yoga's masking (context building, execution) has logged what it masked already.
+    if (error instanceof GraphQLError && error.extensions.code === 'INTERNAL_SERVER_ERROR')
+      return error;
+    logInternalError(logger, error, what);
+    return gatewayError('Unexpected error.', 'INTERNAL_SERVER_ERROR');
+  };
+  const run = (kind: 'execute' | 'subscribe', args: ExecutionArgs): OperationResult => {
+    const runner = runners.get(args.contextValue as object);
+    if (!runner) return { errors: [internal(new Error('no runner'), 'websocket operation lost')] };
+    try {
+      return Promise.resolve(runner[kind](args)).catch(
+        (error: unknown): ExecutionResult => ({
+          errors: [internal(error, 'websocket operation failed')],
+        }),
+      );
+    } catch (error) {
+      return { errors: [internal(error, 'websocket operation failed')] };
+    }
+  };
 
-  const disposable = useServer<ConnectionParams>(
-    {
-      onConnect(ctx) {
-        if (tokenFromConnectionParams(ctx.connectionParams) === null) return false;
-        watchIdle(ctx);
-        return true;
-      },
-      async onSubscribe(ctx, _id, payload) {
-        if (Object.keys(ctx.subscriptions).length > settings.maxSubscriptionsPerConnection) {
-          return [
-            gatewayError(
-              `Too many operations on this connection: at most ${settings.maxSubscriptionsPerConnection} at once.`,
-              'TOO_MANY_SUBSCRIPTIONS',
-              { extensions: { limit: settings.maxSubscriptionsPerConnection } },
-            ),
-          ];
-        }
-        idleTimers.get(ctx)?.cancel();
-        const token = tokenFromConnectionParams(ctx.connectionParams);
-        // The yoga context is built from a request, as over HTTP: the token travels as its header.
-        const request = new Request(`http://websocket.invalid${path}`, {
-          headers: token ? { authorization: `Bearer ${token}` } : {},
+  const protocol = makeServer<ConnectionParams, Extra>({
+    onConnect(ctx) {
+      watchIdle(ctx);
+      return true;
+    },
+    async onSubscribe(ctx, _id, payload) {
+      if (Object.keys(ctx.subscriptions).length > settings.maxSubscriptionsPerConnection) {
+        return [
+          gatewayError(
+            `Too many operations on this connection: at most ${settings.maxSubscriptionsPerConnection} at once.`,
+            'TOO_MANY_SUBSCRIPTIONS',
+            { extensions: { limit: settings.maxSubscriptionsPerConnection } },
+          ),
+        ];
+      }
+      try {
+        const token = tokenFromConnectionParams(ctx.connectionParams) ?? undefined;
+        const { headers } = ctx.extra.request;
+        const verdict = admission.admit({
+          query: payload.query,
+          variables: payload.variables,
+          operationName: payload.operationName,
+          extensions: payload.extensions,
+          token,
+          origin: headers.origin ?? null,
+          ownOrigins: ownOriginsOf(headers.host),
+          requestId: randomUUID(),
         });
-        const enveloped = gateway.yoga.getEnveloped({ request, params: payload });
-        let document: ReturnType<typeof enveloped.parse>;
-        try {
-          document = enveloped.parse(payload.query);
-        } catch (error) {
-          return [error instanceof GraphQLError ? error : new GraphQLError('Syntax error')];
-        }
-        const errors = enveloped.validate(enveloped.schema, document);
-        if (errors.length > 0) return errors;
+        if (!verdict.admitted) return [forSocket(verdict.error)];
+        // The yoga context is built from a request, as over HTTP: the token travels as its
+        // header (admission has checked it can be one).
+        const request = new Request(`http://websocket.invalid${path}`, {
+          headers: verdict.credentials
+            ? { authorization: `Bearer ${verdict.credentials.token}` }
+            : {},
+        });
+        const enveloped = gateway.yoga.getEnveloped({
+          request,
+          params: { ...payload, query: verdict.query },
+        });
+        const errors = enveloped.validate(enveloped.schema, verdict.document);
+        if (errors.length > 0) return errors.map(forSocket);
+        const contextValue = await enveloped.contextFactory();
+        runners.set(contextValue, enveloped);
+        // A refused operation leaves the idle timer running: only one that runs stops it.
+        idleTimers.get(ctx)?.cancel();
         return {
           schema: enveloped.schema,
-          document,
+          document: verdict.document,
           variableValues: payload.variables ?? undefined,
           operationName: payload.operationName ?? undefined,
-          contextValue: await enveloped.contextFactory(),
-          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+          contextValue,
         };
-      },
-      onComplete(ctx) {
-        // Whether any operation is left is checked when the timer fires.
-        watchIdle(ctx);
-      },
-      onClose(ctx) {
-        idleTimers.get(ctx)?.cancel();
-      },
-      execute: (args) => (args.rootValue as EnvelopedRoot).execute(args),
-      subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args),
+      } catch (error) {
+        return [forSocket(internal(error, 'websocket operation failed'))];
+      }
     },
-    wss,
-    settings.heartbeatMs,
-  );
+    onNext(_ctx, _id, _payload, _args, result) {
+      if (!result.errors?.length) return;
+      return { ...result, errors: result.errors.map((error) => forSocket(error).toJSON()) };
+    },
+    onComplete(ctx) {
+      // Whether any operation is left is checked when the timer fires.
+      watchIdle(ctx);
+    },
+    onClose(ctx) {
+      idleTimers.get(ctx)?.cancel();
+    },
+    execute: (args) => run('execute', args),
+    subscribe: (args) => run('subscribe', args),
+  });
+
+  wss.on('connection', (socket: WebSocket, request: IncomingMessage) => {
+    // `ws` closes the connection itself after such an error (1009 for a message over maxPayload).
+    socket.once('error', (error) => {
+      logger?.warn(
+        { transport: 'websocket', errorType: error.name, reason: error.message },
+        'websocket connection failed',
+      );
+    });
+    const heartbeat = keepAlive(socket, settings.heartbeatMs);
+    const closed = protocol.opened(
+      {
+        protocol: socket.protocol,
+        send: (data) =>
+          new Promise<void>((resolve, reject) => {
+            if (socket.readyState !== socket.OPEN) return resolve();
+            socket.send(data, (error) => (error ? reject(error) : resolve()));
+          }),
+        close: (code, reason) => socket.close(code, reason),
+        onMessage: (handle) =>
+          socket.on('message', async (data) => {
+            try {
+              await handle(String(data));
+            } catch (error) {
+              // A send to a socket closing meanwhile is no failure of the gateway's.
+              if (socket.readyState !== socket.OPEN) return;
+              logInternalError(logger, error, 'websocket message failed');
+              socket.close(CloseCode.InternalServerError, 'Internal server error');
+            }
+          }),
+      },
+      { socket, request },
+    );
+    socket.once('close', (code, reason) => {
+      heartbeat.stop();
+      void closed(code, String(reason));
+    });
+  });
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (new URL(request.url ?? '/', 'http://upgrade.invalid').pathname !== path) {
+      refuseUpgrade(socket, 400, { message: 'No WebSocket endpoint here.' });
+      return;
+    }
+    const refusal = admission.originRefusal(
+      request.headers.origin ?? null,
+      ownOriginsOf(request.headers.host),
+    );
+    if (refusal) {
+      refuseUpgrade(socket, 403, {
+        message: refusal.message,
+        extensions: { code: refusal.extensions.code },
+      });
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  };
+  server.on('upgrade', onUpgrade);
 
   return {
     async close() {
-      await disposable.dispose();
+      server.off('upgrade', onUpgrade);
+      for (const client of wss.clients) client.close(1001, 'Going away');
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
 }
 
-interface EnvelopedRoot {
-  execute: typeof import('graphql').execute;
-  subscribe: typeof import('graphql').subscribe;
+/**
+ * Private: pings every `intervalMs`; a connection whose pong has not come by the next ping is
+ * terminated (graphql-ws's keep-alive, on real time: it watches real sockets).
+ */
+function keepAlive(socket: WebSocket, intervalMs: number): { stop(): void } {
+  let awaitingPong = false;
+  const onPong = () => {
+    awaitingPong = false;
+  };
+  socket.on('pong', onPong);
+  const timer = setInterval(() => {
+    if (socket.readyState !== socket.OPEN) return;
+    if (awaitingPong) {
+      socket.terminate();
+      return;
+    }
+    awaitingPong = true;
+    socket.ping();
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      socket.off('pong', onPong);
+    },
+  };
+}
+
+/** Private: an error as it travels over the socket: cleaned, without the HTTP-only extension. */
+function forSocket(error: GraphQLError): GraphQLError {
+  const clean = cleanError(error);
+  if (clean.extensions.http === undefined) return clean;
+  const { http: _httpOnly, ...extensions } = clean.extensions;
+  return new GraphQLError(clean.message, {
+    ...(clean.nodes ? { nodes: clean.nodes } : {}),
+    ...(clean.source ? { source: clean.source } : {}),
+    ...(clean.positions ? { positions: clean.positions } : {}),
+    ...(clean.path ? { path: clean.path } : {}),
+    extensions,
+  });
+}
+
+/** Private: answers an upgrade request with a JSON error and closes its socket. */
+function refuseUpgrade(
+  socket: Duplex,
+  status: number,
+  error: { message: string; extensions?: Record<string, unknown> },
+): void {
+  const body = JSON.stringify({ errors: [error] });
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : 'Bad Request'}\r\n` +
+      'Connection: close\r\n' +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

@@ -2,7 +2,8 @@
  * The gateway's Prometheus metrics, in a registry of its own (never prom-client's global one),
  * so several gateways in one process keep separate counts. Labels never carry a token, its
  * digest, a plan id or anything else a client can multiply without bound: operation names are
- * capped (see `boundedNames`), rate-limit headroom is a count of tokens per range.
+ * those of verified callers only, and capped (see `boundedNames`); rate-limit headroom is a count
+ * of tokens per range.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ClusterStats } from '../cluster/cluster.js';
@@ -12,12 +13,19 @@ import type { RequestLedger } from '../upstream/ledger.js';
 
 /** Distinct operation names kept as label values; later ones count as `other`. */
 export const MAX_OPERATION_NAMES = 200;
+/** The operation label of operations refused at admission or sent without a proven token. */
+export const UNVERIFIED = 'unverified';
 const MAX_OPERATION_NAME_LENGTH = 64;
 
 export type OperationOutcome = 'ok' | 'partial' | 'error' | 'refused';
 
 export interface OperationSample {
   name: string | null;
+  /**
+   * Passed admission with a token the upstream accepted. Others count under `unverified`, never
+   * under their own name: made-up names from anyone cannot fill the name slots.
+   */
+  verified: boolean;
   type: string | null;
   outcome: OperationOutcome;
   /** Undefined for operations refused before they ran. */
@@ -156,7 +164,7 @@ export function createGatewayMetrics({
     },
     operation(sample) {
       const labels = {
-        operation: names(sample.name),
+        operation: sample.verified ? names(sample.name) : UNVERIFIED,
         type: sample.type ?? 'unknown',
         outcome: sample.outcome,
       };

@@ -1,3 +1,4 @@
+import { type DocumentNode, getOperationAST } from 'graphql';
 import type { StaleNotice } from '../contracts/operation-meter.js';
 import type { OperationId } from '../upstream/types.js';
 import type { OperationOutcome } from './metrics.js';
@@ -9,6 +10,11 @@ export interface OperationReport {
   operationName: string | null;
   operationType: string | null;
   outcome: OperationOutcome;
+  /**
+   * Passed admission with a token the upstream has accepted: only such operations may name a
+   * metrics series, so callers without a good token cannot fill the name slots.
+   */
+  verified: boolean;
   /** Execution time; absent for operations refused before they ran. */
   durationMs?: number;
   upstreamCalls: number;
@@ -19,3 +25,29 @@ export interface OperationReport {
 }
 
 export type OperationReportSink = (report: OperationReport) => void;
+
+/**
+ * The report of an operation refused before it ran (by admission or validation): named after
+ * the operation `document` would have run, if it was parsed; never verified.
+ */
+export function refusalReport(
+  requestId: string | null,
+  document: DocumentNode | undefined,
+  operationName: string | null | undefined,
+  errorCodes: string[],
+): OperationReport {
+  const operation = document ? getOperationAST(document, operationName) : null;
+  return {
+    requestId,
+    traceId: null,
+    operationName: operation?.name?.value ?? null,
+    operationType: operation?.operation ?? null,
+    outcome: 'refused',
+    verified: false,
+    upstreamCalls: 0,
+    upstreamOperations: {},
+    cacheHits: 0,
+    stale: [],
+    errorCodes,
+  };
+}

@@ -44,6 +44,7 @@ import {
   repeatRefusal,
   type TokenGate,
   type TokenGateOptions,
+  type TokenStatus,
 } from './token-gate.js';
 import type { OperationId } from './types.js';
 
@@ -226,6 +227,13 @@ export interface UpstreamClient extends UpstreamOperations {
   ): Promise<OperationResult<Op>>;
   /** Connection slots in use and requests waiting for one (see `fair-share.ts`). */
   connectionStats(): { inUse: number; waiting: number };
+  /**
+   * What the token gate knows of a token by its digest (see `token-gate.ts`); `unknown` when the
+   * gate is off.
+   */
+  tokenStatus(tokenKey: string): TokenStatus;
+  /** The remembered 401 of a token the upstream refused (see `token-gate.ts`), if any. */
+  tokenRefusal(tokenKey: string): UpstreamError | undefined;
   /** Waits for in-flight requests, then closes the owned pool. Later calls reject. */
   close(): Promise<void>;
 }
@@ -270,6 +278,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       return send(operationId, call, params);
     },
     connectionStats: () => settings.share.stats(),
+    tokenStatus: (tokenKey) => settings.gate?.status(tokenKey) ?? 'unknown',
+    tokenRefusal: (tokenKey) => settings.gate?.refusal(tokenKey),
     async close() {
       if (closed) return;
       closed = true;

@@ -41,8 +41,15 @@ export type Admission =
   | { readonly kind: 'wait'; readonly until: Promise<void> }
   | { readonly kind: 'refused'; readonly error: UpstreamError; readonly ageMs: number };
 
+/** What the gate knows of a token now: proven by an answer, refused by a 401, or neither yet. */
+export type TokenStatus = 'accepted' | 'refused' | 'unknown';
+
 export interface TokenGate {
   admit(tokenKey: string): Admission;
+  /** What is known of the token, without sending or waiting for anything. */
+  status(tokenKey: string): TokenStatus;
+  /** The remembered 401 of a refused token, as a request would be refused with it. */
+  refusal(tokenKey: string): UpstreamError | undefined;
   /** Any answer's status for the token (`null`: none arrived), from probes and others alike. */
   observe(tokenKey: string, status: number | null, error?: UpstreamError): void;
 }
@@ -101,6 +108,20 @@ export function createTokenGate(
       };
     },
     observe,
+    status(tokenKey) {
+      if (accepted.has(tokenKey)) return 'accepted';
+      return refused.has(tokenKey) ? 'refused' : 'unknown';
+    },
+    refusal(tokenKey) {
+      const refusal = refused.get(tokenKey);
+      if (!refusal) return undefined;
+      const { operationId, method } = refusal.error;
+      return repeatRefusal(
+        { kind: 'refused', error: refusal.error, ageMs: clock() - refusal.at },
+        operationId,
+        method,
+      );
+    },
   };
 }
 

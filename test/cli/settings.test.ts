@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_CLUSTER,
+  DEFAULT_DOCUMENT_CACHE,
+  DEFAULT_LIMITS,
   DEFAULT_LIVE,
   DEFAULT_OPERATION_DEADLINE_MS,
   DEFAULT_PORT,
@@ -50,6 +52,22 @@ describe('parseSettings', () => {
     });
     expect(error({ OPERATION_DEADLINE_SECONDS: '0' })).toContain('OPERATION_DEADLINE_SECONDS');
     expect(error({ REST_CACHE_MAX_MB: 'lots' })).toContain('REST_CACHE_MAX_MB');
+  });
+
+  it('reads the document bound in bytes and the document cache budget in MiB', () => {
+    expect(settings({})).toMatchObject({
+      maxDocumentBytes: DEFAULT_LIMITS.documentBytes,
+      documentCacheMaxBytes: DEFAULT_DOCUMENT_CACHE.maxBytes,
+    });
+    expect(settings({ MAX_DOCUMENT_BYTES: '20000', DOCUMENT_CACHE_MAX_MB: '8' })).toMatchObject({
+      maxDocumentBytes: 20_000,
+      documentCacheMaxBytes: 8 * 1024 * 1024,
+    });
+    // A document cannot be larger than the body that carries it.
+    expect(error({ MAX_DOCUMENT_BYTES: String(DEFAULT_LIMITS.bodyBytes + 1) })).toContain(
+      'MAX_DOCUMENT_BYTES must be an integer from 1024 to 1048576',
+    );
+    expect(error({ DOCUMENT_CACHE_MAX_MB: '0' })).toContain('DOCUMENT_CACHE_MAX_MB');
   });
 
   it('reads the subscription settings, in seconds where they are times', () => {

@@ -158,6 +158,9 @@ describe('GraphiQL', () => {
       useGraphiQL({
         defaultQuery: '{ hello } </script><script>alert(1)</script>',
         maxConcurrentReaders: 2,
+        // Slots here free only as the test says (stalls and eviction: graphiql-readers.test.ts).
+        stallMs: 3_600_000,
+        evictIdleMs: 3_600_000,
       }),
     ],
   });

@@ -10,6 +10,7 @@ const REPORT: OperationReport = {
   operationName: 'Dashboard',
   operationType: 'query',
   outcome: 'ok',
+  verified: true,
   durationMs: 3.5,
   upstreamCalls: 1,
   upstreamOperations: { getPlanById: 1 },

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/config/config.js';
 import { COUNT_COST, priceOf } from '../../src/schema/cost.js';
 import { schema } from '../../src/schema/index.js';
-import { introspectionSizes, operationCost } from '../../src/server/plugins/operation-cost.js';
+import { introspectionSizes, operationCost } from '../../src/server/admission/operation-cost.js';
 
 const sizes = introspectionSizes(schema);
 const cost = (query: string, variables: Record<string, unknown> = {}) =>

@@ -105,13 +105,45 @@ describe('logs and metrics', () => {
     expect(text).not.toContain(stack.token);
   });
 
-  it('counts refused operations and bounds operation names', async () => {
-    await stack.gql('query Broken { plan(id: "last-used") { noSuchField } }');
+  it('counts refused operations under "unverified", never under the name they carry', async () => {
+    await stack.gql('query Broken { plan(id: "last-used") { noSuchField } }', undefined, {
+      headers: { 'x-request-id': 'req-broken' },
+    });
+    const after = await metrics();
     expect(
-      (await metrics()).get(
-        'gateway_operations_total{operation="Broken",type="query",outcome="refused"}',
-      ),
+      after.get('gateway_operations_total{operation="unverified",type="query",outcome="refused"}'),
     ).toBe(1);
+    expect([...after.keys()].some((key) => key.includes('operation="Broken"'))).toBe(false);
+    // The log still names it: a log line adds no series.
+    expect(log.lines.find((entry) => entry.requestId === 'req-broken')).toMatchObject({
+      operationName: 'Broken',
+      outcome: 'refused',
+    });
+  });
+
+  it('gives no name slot to callers without a good token, however many names they invent', async () => {
+    const send = (query: string, token: string | null) =>
+      stack.gql(query, undefined, { token, headers: { 'x-graphql-yoga-csrf': 'test' } });
+    const aliases = Array.from({ length: 31 }, (_, i) => `a${i}: __typename`).join(' ');
+    const kinds = [
+      (i: number) => send(`query Junk${i} { __typename }`, null),
+      (i: number) => send(`query NoToken${i} { user { id } }`, null),
+      (i: number) => send(`query JunkToken${i} { user { id } }`, `junk-${i % 5}-0123456789`),
+      (i: number) => send(`query Refused${i} { ${aliases} }`, stack.token),
+    ];
+    for (let i = 0; i < 240; i += 8)
+      await Promise.all(Array.from({ length: 8 }, (_, j) => kinds[(i + j) % 4]!(i + j)));
+    await stack.gql('query Dashboard { plan(id: "last-used") { name } }');
+    const labels = new Set(
+      [...(await metrics()).keys()]
+        .filter((key) => key.startsWith('gateway_operations_total{'))
+        .map((key) => /operation="([^"]*)"/.exec(key)?.[1]),
+    );
+    expect(
+      [...labels].filter((name) => /^(Junk|NoToken|JunkToken|Refused)\d+$/.test(name ?? '')),
+    ).toEqual([]);
+    expect(labels).toContain('unverified');
+    expect(labels).toContain('Dashboard');
   });
 
   it('logs one JSON line per operation with time, level and the caller request id', async () => {

@@ -1,10 +1,15 @@
 import { createHash } from 'node:crypto';
+import { ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
 import { preferredEncoding } from '../plugins/use-compression.js';
 import { type Asset, buildGraphiQLAssets, type GraphiQLAssets } from './assets.js';
 
 /** Asset answers being sent at once; more wait for a free slot by getting 503 + Retry-After. */
 export const DEFAULT_MAX_ASSET_READERS = 64;
+/** A download that takes no chunk for this long is cut and its slot freed (a write timeout). */
+export const DEFAULT_STALL_MS = 10_000;
+/** With every slot taken, a download idle this long gives its slot to a new one. */
+export const DEFAULT_EVICT_IDLE_MS = 2_000;
 const CHUNK_BYTES = 64 * 1024;
 
 /**
@@ -35,12 +40,34 @@ export interface GraphiQLOptions {
   additionalHeaders?: Record<string, string>;
   /** @default 64 */
   maxConcurrentReaders?: number;
+  /** A download that takes no chunk for this long is cut. @default DEFAULT_STALL_MS */
+  stallMs?: number;
+  /**
+   * With every slot taken, the download idle the longest, if idle at least this long, is cut
+   * for a new one. @default DEFAULT_EVICT_IDLE_MS
+   */
+  evictIdleMs?: number;
+  /** Monotonic clock in ms. @default performance.now */
+  now?: () => number;
+}
+
+/** Private: one asset download in flight. */
+interface Reader {
+  /** When it last took a chunk (or started). */
+  lastProgress: number;
+  /** Ends the download now (the connection is closed) and frees its slot. */
+  cut(): void;
 }
 
 /**
  * Serves GraphiQL as a small HTML page (revalidated by ETag) over immutable, content-addressed
  * assets (cached for a year, precompressed once). A slow reader holds a slot, never a copy:
  * every answer streams slices of the same shared buffers.
+ *
+ * Clients that stop reading cannot keep the others out: a download that takes no chunk for
+ * `stallMs` is cut, and when every slot is taken, the download idle the longest (if idle for
+ * `evictIdleMs`) is cut to make room; a reader that keeps reading is never cut. A download whose
+ * client leaves frees its slot at once.
  */
 export function useGraphiQL({
   endpoint = '/graphql',
@@ -49,9 +76,22 @@ export function useGraphiQL({
   headers,
   additionalHeaders,
   maxConcurrentReaders = DEFAULT_MAX_ASSET_READERS,
+  stallMs = DEFAULT_STALL_MS,
+  evictIdleMs = DEFAULT_EVICT_IDLE_MS,
+  now = () => performance.now(),
 }: GraphiQLOptions = {}): Plugin {
   let built: Promise<{ assets: GraphiQLAssets; page: Asset }> | undefined;
-  let readers = 0;
+  const readers = new Set<Reader>();
+  /** Frees a slot for a new download if one is idle long enough; whether one is free now. */
+  const makeRoom = (): boolean => {
+    if (readers.size < maxConcurrentReaders) return true;
+    let stalest: Reader | undefined;
+    for (const reader of readers)
+      if (!stalest || reader.lastProgress < stalest.lastProgress) stalest = reader;
+    if (!stalest || now() - stalest.lastProgress < evictIdleMs) return false;
+    stalest.cut();
+    return readers.size < maxConcurrentReaders;
+  };
   const build = () => {
     built ??= buildGraphiQLAssets().then((assets) => ({
       assets,
@@ -68,7 +108,7 @@ export function useGraphiQL({
   };
 
   return {
-    async onRequest({ request, url, endResponse, fetchAPI }) {
+    async onRequest({ request, url, endResponse, fetchAPI, serverContext }) {
       const isPage =
         request.method === 'GET' &&
         (url.pathname === endpoint || url.pathname === `${endpoint}/`) &&
@@ -113,7 +153,7 @@ export function useGraphiQL({
         );
         return;
       }
-      if (readers >= maxConcurrentReaders) {
+      if (!makeRoom()) {
         endResponse(
           new fetchAPI.Response('Busy: too many GraphiQL downloads at once', {
             status: 503,
@@ -122,15 +162,32 @@ export function useGraphiQL({
         );
         return;
       }
-      readers += 1;
-      let released = false;
-      const release = () => {
-        if (!released) readers -= 1;
-        released = true;
-      };
+      const response = nodeResponseOf(serverContext);
       let offset = 0;
+      let stalled: NodeJS.Timeout | undefined;
+      let streamController: ReadableStreamDefaultController<Uint8Array> | undefined;
+      const reader: Reader = {
+        lastProgress: now(),
+        cut() {
+          release();
+          // The node response is stuck waiting for a drain that will not come: close it.
+          if (response) response.destroy();
+          else streamController?.error(new Error('GraphiQL download stalled'));
+        },
+      };
+      const release = () => {
+        clearTimeout(stalled);
+        readers.delete(reader);
+      };
+      readers.add(reader);
+      response?.once('close', release);
       const body = new fetchAPI.ReadableStream<Uint8Array>({
+        start(controller) {
+          streamController = controller;
+        },
         pull(controller) {
+          reader.lastProgress = now();
+          clearTimeout(stalled);
           if (offset >= bytes.length) {
             release();
             controller.close();
@@ -138,12 +195,21 @@ export function useGraphiQL({
           }
           controller.enqueue(bytes.subarray(offset, offset + CHUNK_BYTES));
           offset += CHUNK_BYTES;
+          stalled = setTimeout(() => reader.cut(), stallMs);
+          stalled.unref();
         },
         cancel: release,
       });
       endResponse(new fetchAPI.Response(body, { status: 200, headers: responseHeaders }));
     },
   };
+}
+
+/** Private: node's response under yoga's node adapter (absent under `yoga.fetch`). */
+function nodeResponseOf(serverContext: unknown): ServerResponse | undefined {
+  if (typeof serverContext !== 'object' || serverContext === null) return undefined;
+  const response: unknown = (serverContext as { res?: unknown }).res;
+  return response instanceof ServerResponse ? response : undefined;
 }
 
 function lookup(assets: GraphiQLAssets, pathname: string): Asset | undefined {

@@ -17,38 +17,48 @@ export function useErrorHygiene({
   /** @default MAX_ERROR_MESSAGE_LENGTH */
   maxMessageLength?: number;
 } = {}): Plugin {
-  const clean = (error: GraphQLError): GraphQLError => {
-    const { originalError, ...extensions } = error.extensions ?? {};
-    // Yoga answers such a request 400 only while the parser's error is attached (with
-    // `Accept: application/json` it would be 200 otherwise); keep the 400.
-    if (originalError !== undefined && typeof extensions.http === 'object' && extensions.http)
-      extensions.http = { ...extensions.http, spec: false };
-    const long = error.message.length > maxMessageLength;
-    if (!long && originalError === undefined) return error;
-    const message = long
-      ? `${error.message.slice(0, maxMessageLength)}… (${error.message.length - maxMessageLength} more characters)`
-      : error.message;
-    return new GraphQLError(message, {
-      ...(error.nodes ? { nodes: error.nodes } : {}),
-      ...(error.source ? { source: error.source } : {}),
-      ...(error.positions ? { positions: error.positions } : {}),
-      ...(error.path ? { path: error.path } : {}),
-      extensions,
-    });
-  };
-  const cleanResult = <R extends ExecutionResult>(result: R): R => {
-    if (
-      !result.errors?.some(
-        (e) => e.message.length > maxMessageLength || e.extensions?.originalError !== undefined,
-      )
-    )
-      return result;
-    return { ...result, errors: result.errors.map(clean) };
-  };
   return {
     onResultProcess({ result, setResult }) {
-      if (Array.isArray(result)) setResult(result.map(cleanResult));
-      else if (!(Symbol.asyncIterator in result)) setResult(cleanResult(result));
+      if (Array.isArray(result)) setResult(result.map((one) => cleanResult(one, maxMessageLength)));
+      else if (!(Symbol.asyncIterator in result)) setResult(cleanResult(result, maxMessageLength));
     },
   };
+}
+
+/** One error as every transport sends it: its message cut, no `originalError` extension. */
+export function cleanError(
+  error: GraphQLError,
+  maxMessageLength = MAX_ERROR_MESSAGE_LENGTH,
+): GraphQLError {
+  const { originalError, ...extensions } = error.extensions ?? {};
+  // Yoga answers such a request 400 only while the parser's error is attached (with
+  // `Accept: application/json` it would be 200 otherwise); keep the 400.
+  if (originalError !== undefined && typeof extensions.http === 'object' && extensions.http)
+    extensions.http = { ...extensions.http, spec: false };
+  const long = error.message.length > maxMessageLength;
+  if (!long && originalError === undefined) return error;
+  const message = long
+    ? `${error.message.slice(0, maxMessageLength)}… (${error.message.length - maxMessageLength} more characters)`
+    : error.message;
+  return new GraphQLError(message, {
+    ...(error.nodes ? { nodes: error.nodes } : {}),
+    ...(error.source ? { source: error.source } : {}),
+    ...(error.positions ? { positions: error.positions } : {}),
+    ...(error.path ? { path: error.path } : {}),
+    extensions,
+  });
+}
+
+/** A result whose errors are cleaned (`cleanError`); the same object when none needs it. */
+export function cleanResult<R extends ExecutionResult>(
+  result: R,
+  maxMessageLength = MAX_ERROR_MESSAGE_LENGTH,
+): R {
+  if (
+    !result.errors?.some(
+      (e) => e.message.length > maxMessageLength || e.extensions?.originalError !== undefined,
+    )
+  )
+    return result;
+  return { ...result, errors: result.errors.map((e) => cleanError(e, maxMessageLength)) };
 }

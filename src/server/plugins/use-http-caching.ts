@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type ExecutionResult, getOperationAST } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { credentialsFrom } from '../../contracts/credentials.js';
+import { credentialsFrom, isUsableToken, presentedToken } from '../../contracts/credentials.js';
 import type { Dependencies, ReplicaDependency } from '../../loaders/read-log.js';
 import type { ReplicaStore } from '../../replica/types.js';
 import type { GatewayContext } from '../../schema/context.js';
@@ -83,6 +83,9 @@ export function useHttpCaching({
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method !== 'GET') return;
+      // A token that cannot be one is refused by admission; it names no answer to revalidate.
+      const token = presentedToken(request);
+      if (token !== undefined && !isUsableToken(token)) return;
       const fingerprint = fingerprintOf(request, url, schemaDigest);
       if (fingerprint === null) return;
       fingerprints.set(request, fingerprint);

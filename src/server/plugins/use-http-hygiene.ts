@@ -1,9 +1,10 @@
 import type { Plugin } from 'graphql-yoga';
-import type { ErrorCode } from '../../contracts/error-codes.js';
+import type { Admission } from '../admission/admission.js';
+import { ownOriginsOf } from '../admission/origin.js';
 
 export interface HttpHygieneOptions {
-  /** Browser origins allowed, or `*`. With a list, any other `Origin` (`null` included) is refused. */
-  corsOrigins: '*' | readonly string[];
+  /** Its origin check (stage 6) runs here too, before the body is read. */
+  admission: Pick<Admission, 'originRefusal'>;
 }
 
 /**
@@ -11,24 +12,23 @@ export interface HttpHygieneOptions {
  * per token and must never sit in a shared cache (`no-store` unless a plugin said otherwise,
  * as the GraphiQL assets do); browsers must not guess content types. Yoga answers an unlisted
  * origin with `Access-Control-Allow-Origin: null`, which a sandboxed frame (whose origin is
- * `null`) takes as a grant; and CORS only hides answers, while a refused request never runs.
- * A page served by the gateway itself (GraphiQL) is same-origin and always allowed.
+ * `null`) takes as a grant; and CORS only hides answers, while a refused request never runs:
+ * the admission path's origin check refuses it at the door, before its body is read, on every
+ * path (GraphiQL's and `/metrics` too). A page served by the gateway itself (GraphiQL) is
+ * same-origin and always allowed.
  */
-export function useHttpHygiene({ corsOrigins }: HttpHygieneOptions): Plugin {
+export function useHttpHygiene({ admission }: HttpHygieneOptions): Plugin {
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
-      if (corsOrigins === '*') return;
-      const origin = request.headers.get('origin');
-      if (origin === null || origin === url.origin || corsOrigins.includes(origin)) return;
+      const refusal = admission.originRefusal(request.headers.get('origin'), [
+        url.origin,
+        ...ownOriginsOf(request.headers.get('host')),
+      ]);
+      if (!refusal) return;
       endResponse(
         new fetchAPI.Response(
           JSON.stringify({
-            errors: [
-              {
-                message: 'This origin is not allowed to call the gateway (see CORS_ORIGINS).',
-                extensions: { code: 'FORBIDDEN_ORIGIN' satisfies ErrorCode },
-              },
-            ],
+            errors: [{ message: refusal.message, extensions: { code: refusal.extensions.code } }],
           }),
           { status: 403, headers: { 'content-type': 'application/json; charset=utf-8' } },
         ),

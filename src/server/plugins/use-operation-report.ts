@@ -2,25 +2,32 @@ import { type ExecutionResult, type GraphQLError, getOperationAST } from 'graphq
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../../schema/context.js';
 import type { OperationOutcome } from '../../telemetry/metrics.js';
-import type { OperationReport, OperationReportSink } from '../../telemetry/operation-report.js';
+import {
+  type OperationReport,
+  type OperationReportSink,
+  refusalReport,
+} from '../../telemetry/operation-report.js';
 
 export interface OperationReportOptions {
   /** The request id of a request (see use-request-id.ts). */
   requestIdOf: (request: Request) => string;
   sinks: readonly OperationReportSink[];
+  /** Whether the upstream has accepted a token, by digest (the token gate). @default never */
+  isAccepted?: (tokenKey: string) => boolean;
   /** Monotonic clock in ms. @default performance.now */
   now?: () => number;
 }
 
 /**
  * One report per GraphQL operation: when it finishes executing (also ending its trace span), or
- * when validation (the document limits included) refuses it. The operation is found with
+ * when validation refuses it (the admission path reports its own refusals). The operation is found with
  * `getOperationAST`, so an anonymous or unnamed-but-selected operation is reported as graphql-js
  * would run it.
  */
 export function useOperationReport({
   requestIdOf,
   sinks,
+  isAccepted = () => false,
   now = () => performance.now(),
 }: OperationReportOptions): Plugin<GatewayContext> {
   const emit = (report: OperationReport) => {
@@ -36,19 +43,14 @@ export function useOperationReport({
     onValidate({ params, context }) {
       return ({ valid, result }) => {
         if (valid) return;
-        const operation = getOperationAST(params.documentAST, params.options?.operationName);
-        emit({
-          requestId: requestIdOf(context.request),
-          traceId: null,
-          operationName: operation?.name?.value ?? null,
-          operationType: operation?.operation ?? null,
-          outcome: 'refused',
-          upstreamCalls: 0,
-          upstreamOperations: {},
-          cacheHits: 0,
-          stale: [],
-          errorCodes: codesOf(result),
-        });
+        emit(
+          refusalReport(
+            requestIdOf(context.request),
+            params.documentAST,
+            params.options?.operationName,
+            codesOf(result),
+          ),
+        );
       };
     },
     onExecute({ args }) {
@@ -72,6 +74,7 @@ export function useOperationReport({
             operationName: described.name,
             operationType: described.type,
             outcome: outcomeOf(result, errorCodes),
+            verified: context.credentials !== null && isAccepted(context.credentials.tokenKey),
             durationMs: Math.round((now() - started) * 100) / 100,
             upstreamCalls: cost.calls,
             upstreamOperations: { ...cost.operations },

@@ -1,0 +1,241 @@
+/**
+ * The admission path: every operation, whatever carries it (HTTP POST and GET, SSE, GraphQL over
+ * WebSocket, and transports to come), is admitted here, by the same checks in the same order,
+ * before anything is built for it. See this folder's README for the order and why.
+ *
+ *  1. size: the document's bytes, the variables' nesting (the body's bytes are the carrier's);
+ *  2. parse: by the SHA-256 of the text from the document cache, else within the token and
+ *     nesting bounds; a failed parse is never kept;
+ *  3. trusted documents: with `only`, the manifest's operations alone;
+ *  4. limits: aliases, directives, depth, breadth, cost;
+ *  5. credentials: a token that cannot be one, or one the upstream refused (the token gate);
+ *  6. origin: `CORS_ORIGINS`, for HTTP requests and WebSocket upgrades alike.
+ *
+ * A refusal is one GraphQL error with a code (and the HTTP status an HTTP transport answers
+ * with); it is reported like any operation (`outcome: refused`). A document is cached once it
+ * passed every stage.
+ */
+import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GatewayConfig, Limits } from '../../config/config.js';
+import { type Credentials, isUsableToken, unusableToken } from '../../contracts/credentials.js';
+import { gatewayError } from '../../contracts/error-codes.js';
+import { type OperationReportSink, refusalReport } from '../../telemetry/operation-report.js';
+import { tokenKey } from '../../upstream/token-key.js';
+import { nestedTooDeep, parseWithin } from './bounded-parse.js';
+import { createDocumentCache, digestOf } from './document-cache.js';
+import { createOperationLimits } from './document-limits.js';
+import { forbiddenOrigin, isAllowedOrigin } from './origin.js';
+import { type DocumentSources, resolveText, untrusted } from './trusted-documents.js';
+
+/** One operation as a transport received it. */
+export interface OperationRequest {
+  /** The text sent, if any (a hash-only request names its text in `extensions`). */
+  readonly query: string | null | undefined;
+  readonly variables?: Readonly<Record<string, unknown>> | null | undefined;
+  readonly operationName?: string | null | undefined;
+  readonly extensions?: unknown;
+  /** The token as presented (header, `access_token`, `connectionParams`); undefined: none. */
+  readonly token: string | undefined;
+  /** `Origin` of the request or WebSocket upgrade; null when absent (not a browser). */
+  readonly origin: string | null;
+  /** The gateway's own origins as this client reached it (its pages are always allowed). */
+  readonly ownOrigins: readonly string[];
+  readonly requestId: string;
+}
+
+/** The stages, in the order they run. */
+export const STAGES = ['size', 'parse', 'trusted', 'limits', 'credentials', 'origin'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** The HTTP status of a stage's refusals, unless the refusal says otherwise. */
+const STATUS: Record<Stage, number> = {
+  size: 413,
+  parse: 400,
+  trusted: 400,
+  limits: 400,
+  credentials: 401,
+  origin: 403,
+};
+
+export type Verdict =
+  | {
+      readonly admitted: true;
+      readonly document: DocumentNode;
+      /** The text that runs (a hash-only request's from the manifest or the persisted store). */
+      readonly query: string;
+      readonly credentials: Credentials | null;
+    }
+  | { readonly admitted: false; readonly stage: Stage; readonly error: GraphQLError };
+
+export interface Admission {
+  /**
+   * The text a hash-only request names, for transports that need it before `admit` (yoga checks
+   * that a request has a query before handing it on); `admit` does the same itself.
+   */
+  resolve(
+    query: string | null | undefined,
+    extensions: unknown,
+  ): { query: string | null | undefined } | { refused: GraphQLError };
+  admit(operation: OperationRequest): Verdict;
+  /** Stage 6 alone, for a transport that can refuse at its door (an HTTP request, an upgrade). */
+  originRefusal(origin: string | null, ownOrigins: readonly string[]): GraphQLError | null;
+  /** Drops a cached document that validation refused: failures are never kept. */
+  forget(document: DocumentNode): void;
+  /** The document cache's entries and estimated bytes. */
+  stats(): { documents: number; documentBytes: number };
+}
+
+export interface AdmissionOptions {
+  schema: GraphQLSchema;
+  config: Pick<GatewayConfig, 'limits' | 'documentCache' | 'corsOrigins'>;
+  documents: DocumentSources;
+  /**
+   * The refusal of a token the upstream refused a moment ago, by digest (the token gate's
+   * memory), as execution would answer it. @default none known
+   */
+  tokenRefusal?: (tokenKey: string) => GraphQLError | null;
+  /** Where refusals are reported (the log line and metrics of every operation). @default none */
+  sinks?: readonly OperationReportSink[];
+}
+
+export function createAdmission({
+  schema,
+  config,
+  documents,
+  tokenRefusal = () => null,
+  sinks = [],
+}: AdmissionOptions): Admission {
+  const { limits } = config;
+  const cache = createDocumentCache(config.documentCache);
+  const operationLimits = createOperationLimits(schema, limits);
+  const originRefusal = (origin: string | null, ownOrigins: readonly string[]) =>
+    isAllowedOrigin(config.corsOrigins, origin, ownOrigins) ? null : forbiddenOrigin();
+
+  function admit(operation: OperationRequest): Verdict {
+    const refuse = (stage: Stage, refusal: GraphQLError, document?: DocumentNode): Verdict => {
+      const error = withStatus(refusal, STATUS[stage]);
+      report(sinks, operation, error, document);
+      return { admitted: false, stage, error };
+    };
+    const resolved = resolveText(documents, operation.query, operation.extensions);
+    if ('refused' in resolved) return refuse('trusted', resolved.refused);
+    const query = resolved.query;
+    if (typeof query !== 'string' || query === '')
+      return refuse('parse', gatewayError('Must provide query string.', 'BAD_REQUEST'));
+
+    const oversize = sizeRefusal(query, operation.variables, limits);
+    if (oversize) return refuse('size', oversize);
+
+    const digest = digestOf(query);
+    let document = cache.get(digest);
+    let parsed: { tokens: number } | undefined;
+    if (!document) {
+      const result = parseWithin(query, limits);
+      if (!result.ok) return refuse('parse', result.error);
+      document = result.document;
+      parsed = result;
+    }
+
+    const notTrusted = untrusted(documents, query, operation.extensions);
+    if (notTrusted) return refuse('trusted', notTrusted, document);
+
+    const overLimit = operationLimits.refusal(
+      document,
+      operation.operationName,
+      operation.variables,
+    );
+    if (overLimit) return refuse('limits', overLimit, document);
+
+    let credentials: Credentials | null = null;
+    if (operation.token !== undefined) {
+      if (!isUsableToken(operation.token)) return refuse('credentials', unusableToken(), document);
+      credentials = { token: operation.token, tokenKey: tokenKey(operation.token) };
+      const refused = tokenRefusal(credentials.tokenKey);
+      if (refused) return refuse('credentials', refused, document);
+    }
+
+    const foreign = originRefusal(operation.origin, operation.ownOrigins);
+    if (foreign) return refuse('origin', foreign, document);
+
+    if (parsed) cache.set(digest, document, { length: query.length, tokens: parsed.tokens });
+    return { admitted: true, document, query, credentials };
+  }
+
+  return {
+    resolve: (query, extensions) => resolveText(documents, query, extensions),
+    admit,
+    originRefusal,
+    forget: (document) => cache.forget(document),
+    stats() {
+      const { entries, bytes } = cache.stats();
+      return { documents: entries, documentBytes: bytes };
+    },
+  };
+}
+
+/**
+ * Private: stage 1. The text is measured without encoding it when its length alone decides (a
+ * character is 1 to 3 UTF-8 bytes); the variables are walked without recursion, so no depth of
+ * JSON can overflow a stack later (coercion and logging walk them recursively).
+ */
+function sizeRefusal(
+  query: string,
+  variables: unknown,
+  limits: Pick<Limits, 'documentBytes' | 'nesting'>,
+): GraphQLError | null {
+  const max = limits.documentBytes;
+  const atLeast = query.length > max;
+  const bytes = atLeast || query.length * 3 <= max ? query.length : Buffer.byteLength(query);
+  if (bytes > max)
+    return gatewayError(
+      `The document is ${atLeast ? 'at least ' : ''}${bytes} bytes, over the limit of ${max} (comments count too).`,
+      'OPERATION_TOO_COMPLEX',
+      { extensions: { limit: 'documentBytes', max } },
+    );
+  if (nestingOf(variables, limits.nesting) > limits.nesting)
+    return nestedTooDeep(limits.nesting, 'The variables nest arrays and objects');
+  return null;
+}
+
+/** Private: how deep `value` nests arrays and objects, counting no further than `max + 1`. */
+function nestingOf(value: unknown, max: number): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > max) return deepest;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Private: the HTTP status a refusal is answered with over HTTP, unless it has its own. */
+function withStatus(error: GraphQLError, status: number): GraphQLError {
+  if (error.extensions.http !== undefined) return error;
+  return new GraphQLError(error.message, {
+    ...(error.source ? { source: error.source } : {}),
+    ...(error.positions ? { positions: error.positions } : {}),
+    extensions: { ...error.extensions, http: { status } },
+  });
+}
+
+// Private: a refusal is reported like an operation that ran, with nothing it did not pass.
+function report(
+  sinks: readonly OperationReportSink[],
+  operation: OperationRequest,
+  error: GraphQLError,
+  document: DocumentNode | undefined,
+): void {
+  const refusal = refusalReport(operation.requestId, document, operation.operationName, [
+    String(error.extensions.code ?? 'BAD_REQUEST'),
+  ]);
+  for (const sink of sinks) {
+    try {
+      sink(refusal);
+    } catch {
+      // An observer's failure must never change a verdict.
+    }
+  }
+}

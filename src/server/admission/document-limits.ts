@@ -1,0 +1,116 @@
+/**
+ * Stage 4 of admission: what a document asks for. Aliases and directives per operation (counted
+ * by graphql-armor's rules, through fragments), then depth, breadth and cost of the operation to
+ * run (`operation-cost.ts`, which needs the variables for page sizes). The text's own bounds
+ * (bytes, tokens, nesting) were checked before parsing.
+ *
+ * What does not depend on the variables is remembered per parsed document, so a repeated query
+ * (the cache hands out the same document) does no walk at all.
+ */
+import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
+import {
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  type ValidationRule,
+  validate,
+} from 'graphql';
+import type { Limits } from '../../config/config.js';
+import { gatewayError } from '../../contracts/error-codes.js';
+import { priceOf } from '../../schema/cost.js';
+import {
+  type IntrospectionSizes,
+  introspectionSizes,
+  type OperationCost,
+  operationCost,
+  tooComplex,
+} from './operation-cost.js';
+
+export type DocumentLimits = Pick<
+  Limits,
+  'aliases' | 'directives' | 'depth' | 'breadth' | 'complexity'
+>;
+
+export interface OperationLimits {
+  /** The first limit the operation `operationName` of `document` passes over, if any. */
+  refusal(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: Readonly<Record<string, unknown>> | null | undefined,
+  ): GraphQLError | null;
+}
+
+export function createOperationLimits(
+  schema: GraphQLSchema,
+  limits: DocumentLimits,
+): OperationLimits {
+  const introspection: IntrospectionSizes = introspectionSizes(schema);
+  const counted = new WeakMap<DocumentNode, GraphQLError | null>();
+  const fixedCosts = new WeakMap<DocumentNode, Map<string, OperationCost | null>>();
+  const countRefusal = (document: DocumentNode): GraphQLError | null => {
+    let refusal = counted.get(document);
+    if (refusal === undefined) {
+      refusal = countLimits(schema, document, limits);
+      counted.set(document, refusal);
+    }
+    return refusal;
+  };
+  return {
+    refusal(document, operationName, variables) {
+      const counts = countRefusal(document);
+      if (counts) return counts;
+      const constant = !variables || Object.keys(variables).length === 0;
+      const key = operationName ?? '';
+      let cost = constant ? fixedCosts.get(document)?.get(key) : undefined;
+      if (cost === undefined) {
+        cost = operationCost(schema, document, operationName, variables, priceOf, introspection);
+        if (constant) {
+          const byName = fixedCosts.get(document) ?? new Map<string, OperationCost | null>();
+          byName.set(key, cost);
+          fixedCosts.set(document, byName);
+        }
+      }
+      if (!cost) return null;
+      if (cost.depth > limits.depth) return tooComplex('depth', cost.depth, limits.depth);
+      if (cost.breadth > limits.breadth) return tooComplex('breadth', cost.breadth, limits.breadth);
+      if (cost.complexity > limits.complexity)
+        return tooComplex('cost', cost.complexity, limits.complexity);
+      return null;
+    },
+  };
+}
+
+/**
+ * Private: aliases and directives of every operation, with graphql-armor's counting rules (aliases
+ * of `__typename` count like any other: the limit bounds how often one document asks for anything).
+ */
+function countLimits(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  limits: DocumentLimits,
+): GraphQLError | null {
+  let refusal: GraphQLError | null = null;
+  const refuse = (limit: 'aliases' | 'directives', max: number) => (_: unknown, error: Error) => {
+    refusal ??= gatewayError(
+      error.message.replace(/^Syntax Error: /, ''),
+      'OPERATION_TOO_COMPLEX',
+      { extensions: { limit, max } },
+    );
+  };
+  const rules: ValidationRule[] = [
+    maxAliasesRule({
+      n: limits.aliases,
+      allowList: [],
+      propagateOnRejection: false,
+      onReject: [refuse('aliases', limits.aliases)],
+    }),
+    maxDirectivesRule({
+      n: limits.directives,
+      propagateOnRejection: false,
+      onReject: [refuse('directives', limits.directives)],
+    }),
+  ];
+  validate(schema, document, rules);
+  return refusal;
+}

@@ -1,0 +1,80 @@
+import type { DocumentNode } from 'graphql';
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { presentedToken } from '../../contracts/credentials.js';
+import { gatewayError } from '../../contracts/error-codes.js';
+import type { Admission, OperationRequest } from './admission.js';
+import { ownOriginsOf } from './origin.js';
+
+export interface UseAdmissionOptions {
+  /** The request id of a request (see use-request-id.ts), for the report of a refusal. */
+  requestIdOf: (request: Request) => string;
+}
+
+/**
+ * yoga's side of the admission path (HTTP POST and GET, SSE): every operation of a request (each
+ * one of a batch) is admitted before yoga parses it, and runs with the document admission parsed.
+ * The hook runs last among the parameter hooks, so what it admits is what yoga checked and what
+ * automatic persisted queries resolved; a hash-only request gets its text first (yoga refuses a
+ * request without one).
+ *
+ * A document's passing validation is remembered with it: the documents come from the admission's
+ * bounded cache, so this keeps nothing the cache does not. A document that fails validation
+ * leaves the cache.
+ */
+export function useAdmission(admission: Admission, { requestIdOf }: UseAdmissionOptions): Plugin {
+  const admitted = new WeakMap<GraphQLParams, DocumentNode>();
+  const valid = new WeakSet<DocumentNode>();
+  return {
+    onParams({ params, request, setParams, paramsHandler, setParamsHandler }) {
+      const resolved = admission.resolve(params.query, params.extensions);
+      if ('refused' in resolved) {
+        // Refused as `admit` refuses it (status, report); thrown, since yoga's own check after
+        // this hook would refuse a request without text for the wrong reason.
+        const verdict = admission.admit(operationOf(request, params, requestIdOf));
+        throw verdict.admitted ? resolved.refused : verdict.error;
+      }
+      if (typeof resolved.query === 'string' && resolved.query !== params.query)
+        setParams({ ...params, query: resolved.query });
+      setParamsHandler((payload) => {
+        const verdict = admission.admit(operationOf(request, payload.params, requestIdOf));
+        if (!verdict.admitted) return { errors: [verdict.error] };
+        admitted.set(payload.params, verdict.document);
+        return paramsHandler(payload);
+      });
+    },
+    onParse({ context, setParsedDocument }) {
+      const params = (context as { params?: GraphQLParams }).params;
+      const document = params && admitted.get(params);
+      // Fail closed: nothing reaches execution without passing admission.
+      if (!document) throw gatewayError('The operation was not admitted.', 'INTERNAL_SERVER_ERROR');
+      setParsedDocument(document);
+    },
+    onValidate({ params: { documentAST }, setResult }) {
+      if (valid.has(documentAST)) {
+        setResult([]);
+        return;
+      }
+      return (validation) => {
+        if (validation.valid) valid.add(documentAST);
+        else admission.forget(documentAST);
+      };
+    },
+  };
+}
+
+function operationOf(
+  request: Request,
+  params: GraphQLParams,
+  requestIdOf: (request: Request) => string,
+): OperationRequest {
+  return {
+    query: params.query,
+    variables: params.variables,
+    operationName: params.operationName,
+    extensions: params.extensions,
+    token: presentedToken(request),
+    origin: request.headers.get('origin'),
+    ownOrigins: [new URL(request.url).origin, ...ownOriginsOf(request.headers.get('host'))],
+    requestId: requestIdOf(request),
+  };
+}

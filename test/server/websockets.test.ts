@@ -1,0 +1,116 @@
+/**
+ * Failures over GraphQL over WebSocket stay with the operation that met them (issue 18, item 8):
+ * the gateway's own failure fails that one operation with INTERNAL_SERVER_ERROR, logged as a
+ * JSON line through the gateway's logger (stack frames, never the message), and the connection
+ * carries on; a message over the body limit closes its connection with 1009, logged as a
+ * warning. Nothing is printed to stderr. Hostile documents and tokens: admission-matrix.test.ts.
+ */
+import type { Plugin } from 'graphql-yoga';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_LIMITS, DEFAULT_LIVE } from '../../src/config/config.js';
+import type { Sandbox } from '../../src/sandbox/core/api.js';
+import { createSandbox } from '../../src/sandbox/index.js';
+import { until } from '../support/wait.js';
+import { type Front, startFront } from './support/front.js';
+import { postOperation, wsConnection } from './support/transports.js';
+
+const SECRET = 'secret-in-a-message-0123456789';
+
+/** Fails building the context of an operation named Boom, as a bug of the gateway's would. */
+const boom: Plugin = {
+  onContextBuilding({ context }) {
+    const params = (context as { params?: { query?: string } }).params;
+    if (params?.query?.startsWith('query Boom'))
+      throw new Error(`boom at https://upstream/?t=${SECRET}`);
+  },
+};
+
+let sandbox: Sandbox;
+let front: Front;
+const printed: string[] = [];
+
+beforeAll(async () => {
+  vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+    printed.push(args.map(String).join(' '));
+  });
+  sandbox = await createSandbox({ port: 0 });
+  front = await startFront(sandbox.url, {
+    config: { limits: { ...DEFAULT_LIMITS, bodyBytes: 16 * 1024 } },
+    deps: { plugins: [boom] },
+  });
+});
+
+afterAll(async () => {
+  await front?.close();
+  await sandbox?.close();
+  vi.restoreAllMocks();
+});
+
+const token = () => sandbox.users[0]?.token ?? '';
+
+describe('GraphQL over WebSocket', () => {
+  it('fails only the operation the gateway failed, logs it as JSON, and keeps the connection', async () => {
+    const ws = wsConnection(front.wsUrl, { token: token() });
+    try {
+      const failed = await ws.send({ query: 'query Boom { __typename }' });
+      expect(failed.codes).toEqual(['INTERNAL_SERVER_ERROR']);
+      const next = await ws.send({ query: 'query Fine { user { id } }' });
+      expect(next).toMatchObject({ codes: [], data: true });
+      expect(ws.closes).toEqual([]);
+    } finally {
+      await ws.close();
+    }
+    // The same failure over HTTP, for comparison: masked alike.
+    const overHttp = await postOperation(front.url, {
+      query: 'query Boom { __typename }',
+      token: token(),
+    });
+    expect(overHttp.codes).toEqual(['INTERNAL_SERVER_ERROR']);
+
+    // One line for each failure, over WebSocket and over HTTP.
+    const internal = front.log.filter((line) => line.level === 'error');
+    expect(internal).toHaveLength(2);
+    for (const line of internal) {
+      expect(line).toMatchObject({ errorType: 'Error', stack: expect.stringContaining('at ') });
+    }
+    expect(JSON.stringify(front.log)).not.toContain(SECRET);
+    expect(printed).toEqual([]);
+  });
+
+  it('closes a connection whose message is over the body limit with 1009, logged as a warning', async () => {
+    const ws = wsConnection(front.wsUrl, { token: token() });
+    try {
+      const outcome = await ws.send({
+        query: '{ __typename }',
+        variables: { padding: 'x'.repeat(20 * 1024) },
+      });
+      expect(outcome.closed).toBe(1009);
+    } finally {
+      await ws.close();
+    }
+    expect(front.log).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'websocket connection failed',
+        transport: 'websocket',
+      }),
+    );
+    expect(printed).toEqual([]);
+  });
+
+  it('closes a connection that only ever had operations refused once it has been idle', async () => {
+    const idle = await startFront(sandbox.url, {
+      config: { live: { ...DEFAULT_LIVE, idleTimeoutMs: 300 } },
+    });
+    const ws = wsConnection(idle.wsUrl, { token: 'tøken' });
+    try {
+      for (let i = 0; i < 3; i++)
+        expect((await ws.send({ query: '{ user { id } }' })).codes).toEqual(['UNAUTHENTICATED']);
+      await until(() => ws.closes.length > 0, 'the idle connection closed');
+      expect(ws.closes).toEqual([1000]);
+    } finally {
+      await ws.close();
+      await idle.close();
+    }
+  });
+});
