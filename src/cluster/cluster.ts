@@ -10,12 +10,15 @@
  * - `leases` and `bus`: the live updates' poll leases and event target;
  * - `restEntries`: the REST cache's shared tier.
  *
- * Nothing here throws because Redis is away: each part falls back to this instance alone.
+ * Nothing here throws because Redis is away: each part falls back to this instance alone, and
+ * nothing waits on Redis longer than `commandTimeoutMs` per round trip (see README.md here,
+ * "Redis away").
  */
 import { randomBytes } from 'node:crypto';
 import { type ClusterConfig, DEFAULT_CLUSTER } from '../config/config.js';
 import { createLiveBus, type LiveBus } from '../live/bus.js';
 import type { PollLeases } from '../live/leases.js';
+import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { SharedRestEntries } from '../loaders/rest-cache.js';
 import type { AppliedChange, FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import type { ReplicaReadRequest, ReplicaStore } from '../replica/types.js';
@@ -35,6 +38,11 @@ export interface ClusterOptions extends Partial<ClusterConfig> {
   url: string;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * Timers of the command deadline, the link's probe and the waits for other instances' relays
+   * (tests use a manual one). @default real timers on `now`
+   */
+  scheduler?: Scheduler;
   /** The link went down (the instance works alone) or came back: log it, count it. */
   onChange?: (change: LinkChange) => void;
   /** Unexpected failures (unreadable relays, failed installs); the instance carries on. */
@@ -73,6 +81,7 @@ export function createCluster(options: ClusterOptions): Cluster {
   const {
     url,
     now = Date.now,
+    scheduler = createSystemScheduler(now),
     onChange,
     onError = () => {},
     keyPrefix = DEFAULT_CLUSTER.keyPrefix,
@@ -87,6 +96,7 @@ export function createCluster(options: ClusterOptions): Cluster {
     url,
     prefix: keyPrefix,
     commandTimeoutMs,
+    scheduler,
     ...(onChange ? { onChange } : {}),
   });
   const seals = new TokenSeals();
@@ -98,8 +108,10 @@ export function createCluster(options: ClusterOptions): Cluster {
     instanceId: id,
     store,
     now,
+    scheduler,
     ttlMs: snapshotTtlMs,
     maxSnapshotBytes,
+    commandTimeoutMs,
     onError,
   });
   const restEntries = createSharedRestEntries({
@@ -128,7 +140,9 @@ export function createCluster(options: ClusterOptions): Cluster {
         store,
         owner: instanceId,
         now,
+        scheduler,
         leaseMs: flightLeaseMs,
+        recheckMs: commandTimeoutMs,
       }),
     replicas: (inner) =>
       warmingReplicas(binding.bind(inner), { link, seals, warm: singleWarmUp(tier, onError) }),

@@ -10,12 +10,15 @@
  * 2. Holding the lease: use another instance's answer if one arrived meanwhile that satisfies
  *    the readers (sent at or after `notSentBefore`), else call the upstream; relay the delta
  *    (or store the export as the snapshot) and release the lease in the same round trip.
- * 3. Lease held elsewhere: wait for that instance's relay (woken by it) or for the lease to pass
- *    (a holder that died stops renewing), then go to 1. A cold replica instead looks for the
- *    snapshot the holder stores. After `maxWaitMs` the sync goes alone.
+ * 3. Lease held elsewhere: wait for that instance's relay (woken by it), at most `recheckMs`,
+ *    then go to 1 (a holder that died stops renewing and its lease passes). A cold replica
+ *    instead looks every `pollMs` for the snapshot the holder stores. After `maxWaitMs` the sync
+ *    goes alone. The re-check is what bounds a wait when Redis hangs meanwhile: it times out
+ *    (`commandTimeoutMs`) and takes the link down, which wakes every waiting flight.
  *
  * Without Redis (or when a command fails) every step falls back to calling the upstream.
  */
+import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { isUpstreamError, UpstreamError } from '../upstream/errors.js';
@@ -35,12 +38,19 @@ export interface ClusterFlightsOptions {
   owner: string;
   /** @default Date.now */
   now?: () => number;
+  /** Timers of the waits. @default real timers */
+  scheduler?: Scheduler;
   /** Lease of one sync, renewed every third of it while the sync runs. @default 5_000 */
   leaseMs?: number;
   /** Longest wait for another instance's sync before sending one's own. @default 30_000 */
   maxWaitMs?: number;
   /** How often a cold flight checks the lease while another instance loads the plan. @default 50 */
   pollMs?: number;
+  /**
+   * Longest wait for another instance's relay before the lease is checked again (the link's
+   * command timeout: a Redis that hangs meanwhile ends the wait within twice that). @default 1_000
+   */
+  recheckMs?: number;
 }
 
 /** ['paused', ms left, sealed failure] | ['ok'] | ['held', ms left] */
@@ -75,9 +85,11 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
     store,
     owner,
     now = Date.now,
+    scheduler = createSystemScheduler(now),
     leaseMs = 5_000,
     maxWaitMs = 30_000,
     pollMs = 50,
+    recheckMs = 1_000,
   } = options;
   let sequence = 0;
 
@@ -246,8 +258,9 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
       }
       if (verdict === 'ok') return lead(request, seal, planId, flight, pauseKey);
       if (now() >= deadline) return fetchPlan(request);
-      if (held) await tier.nextRelay(tokenKey, planId, Math.min(leftMs, leaseMs), signal);
-      else await sleep(Math.min(leftMs, pollMs), signal);
+      if (held)
+        await tier.nextRelay(tokenKey, planId, Math.min(leftMs, leaseMs, recheckMs), signal);
+      else await sleep(scheduler, Math.min(leftMs, pollMs), signal);
     }
   };
 }
@@ -263,14 +276,14 @@ function isRestError(value: unknown): value is NonNullable<UpstreamError['upstre
   );
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+function sleep(scheduler: Scheduler, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
-      clearTimeout(timer);
+      timer.cancel();
       signal?.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const timer = scheduler.setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
 }

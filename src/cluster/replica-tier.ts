@@ -28,6 +28,7 @@
  *   snapshot larger than `maxSnapshotBytes` sealed is not stored.
  */
 import { LRUCache } from 'lru-cache';
+import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { AppliedChange } from '../replica/store.js';
 import type { RelayedSync, ReplicaStore } from '../replica/types.js';
 import { PLAN_ALIASES } from '../upstream/ids.js';
@@ -70,10 +71,14 @@ export interface ReplicaTierOptions {
   store: () => ReplicaStore;
   /** @default Date.now */
   now?: () => number;
+  /** Timers of the flights waiting for a relay. @default real timers */
+  scheduler?: Scheduler;
   /** Every key expires this long after its last write. @default 86_400_000 (24 h) */
   ttlMs?: number;
   /** Sealed snapshots beyond this are not stored. @default 64 MiB */
   maxSnapshotBytes?: number;
+  /** The link's command timeout (a snapshot write gets more, by its size). @default 1_000 */
+  commandTimeoutMs?: number;
   /** A new snapshot is written once the log holds this many deltas. @default 32 */
   compactAfter?: number;
   /** Deltas the log keeps at most. @default 64 */
@@ -89,6 +94,8 @@ export interface TierStats {
   snapshotsWritten: number;
   snapshotsSkipped: number;
   warmed: number;
+  /** Flights waiting now for another instance's relay (not a counter). */
+  waitingForRelay: number;
 }
 
 /** Appends a delta, publishes it, releases the flight: [log size, snapshot knowledge or false]. */
@@ -140,6 +147,8 @@ local deltas = redis.call('ZRANGEBYSCORE', ARGV[1] .. 'g:' .. rid, '(' .. snap[1
 return { rid, checked, snap[1], snap[2], snap[3], unpack(deltas) }
 `);
 
+/** What a snapshot write may count on the link to carry, at least (a slow network). */
+const BULK_BYTES_PER_SECOND = 8 * 1024 * 1024;
 /** The newest relayed delta of each replica is kept up to this many JSON bytes in all. */
 const LATEST_RELAYS_BYTES = 32 * 1024 * 1024;
 /** Unsubscribes from replicas this instance no longer holds, this often. */
@@ -188,6 +197,8 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
   const state = tierStateOf(options);
   const sweep = setInterval(() => unfollowUnheld(state), SWEEP_MS);
   sweep.unref();
+  // Nothing waits for a relay through a Redis that went away (or hangs): each flight goes on alone.
+  const stopWaking = state.link.onUnavailable(() => state.waiters.wakeAll());
   const tier: ReplicaTier = {
     rid: ridOf,
     warm: (request) => warm(state, request),
@@ -200,9 +211,10 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
     nextRelay: (tokenKey, planId, ms, signal) =>
       state.waiters.next(ridOf(tokenKey, planId), ms, signal),
     observe: ({ tokenKey, planId }) => follow(state, tokenKey, planId),
-    stats: () => ({ ...state.stats }),
+    stats: () => ({ ...state.stats, waitingForRelay: state.waiters.size }),
     close() {
       clearInterval(sweep);
+      stopWaking();
       for (const { stop } of state.followed.values()) stop();
       state.followed.clear();
       state.waiters.wakeAll();
@@ -213,7 +225,9 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
 
 /** One instance's tier: its settings, the replicas it follows, and what it has counted. */
 interface TierState
-  extends Required<Omit<ReplicaTierOptions, 'link' | 'seals' | 'instanceId' | 'store'>> {
+  extends Required<
+    Omit<ReplicaTierOptions, 'link' | 'seals' | 'instanceId' | 'store' | 'scheduler'>
+  > {
   readonly link: RedisLink;
   readonly seals: TokenSeals;
   readonly instanceId: Buffer;
@@ -239,6 +253,7 @@ function tierStateOf(options: ReplicaTierOptions): TierState {
     now: options.now ?? Date.now,
     ttlMs: options.ttlMs ?? 86_400_000,
     maxSnapshotBytes: options.maxSnapshotBytes ?? 64 * 1024 * 1024,
+    commandTimeoutMs: options.commandTimeoutMs ?? 1_000,
     compactAfter: options.compactAfter ?? 32,
     maxLogEntries: options.maxLogEntries ?? 64,
     onError,
@@ -248,7 +263,7 @@ function tierStateOf(options: ReplicaTierOptions): TierState {
       maxSize: LATEST_RELAYS_BYTES,
       sizeCalculation: (relay) => relay.bytes + 1,
     }),
-    waiters: new RelayWaiters(),
+    waiters: new RelayWaiters(options.scheduler),
     compacting: new Set(),
     resyncing: new Set(),
     stats: {
@@ -258,6 +273,7 @@ function tierStateOf(options: ReplicaTierOptions): TierState {
       snapshotsWritten: 0,
       snapshotsSkipped: 0,
       warmed: 0,
+      waitingForRelay: 0,
     },
   };
 }
@@ -407,6 +423,9 @@ async function writeSnapshot(
 ): Promise<void> {
   const blob = await sealJson(seal, { sentAt, data }, `snapshot:${rid}`);
   const tooLarge = blob.length > state.maxSnapshotBytes;
+  // Off any request's path: a large snapshot gets the time its bytes take, not just a command's.
+  const sent = tooLarge ? 0 : blob.length;
+  const timeoutMs = state.commandTimeoutMs + Math.ceil((sent / BULK_BYTES_PER_SECOND) * 1000);
   if (tooLarge) state.stats.snapshotsSkipped += 1;
   const reply = await state.link.script(
     WRITE_SNAPSHOT,
@@ -426,6 +445,8 @@ async function writeSnapshot(
       flight?.owner ?? '',
       `${rid} ${sentAt}`,
     ],
+    false,
+    timeoutMs,
   );
   if (reply === 1) state.stats.snapshotsWritten += 1;
 }
@@ -655,16 +676,19 @@ export class ReplicaQueues {
 export class RelayWaiters {
   private readonly _waiting = new Map<string, Set<() => void>>();
 
+  /** @param _scheduler the timers of the waits. @default real timers */
+  constructor(private readonly _scheduler: Scheduler = createSystemScheduler()) {}
+
   /** Resolves when `wake(rid)` is called, after `ms`, or on `signal`'s abort. */
   next(rid: string, ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        timer.cancel();
         signal?.removeEventListener('abort', done);
         this._waiting.get(rid)?.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, Math.max(1, ms));
+      const timer = this._scheduler.setTimeout(done, Math.max(1, ms));
       signal?.addEventListener('abort', done, { once: true });
       let set = this._waiting.get(rid);
       if (!set) {
@@ -673,6 +697,13 @@ export class RelayWaiters {
       }
       set.add(done);
     });
+  }
+
+  /** Flights waiting. */
+  get size(): number {
+    let waiting = 0;
+    for (const set of this._waiting.values()) waiting += set.size;
+    return waiting;
   }
 
   /** A delta of `rid` arrived: every flight waiting for one goes on. */

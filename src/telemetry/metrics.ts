@@ -210,6 +210,11 @@ function registerClusterMetrics(registers: Registry[], cluster: { stats(): Clust
     (stats) => stats.fallbacks,
   );
   follow(
+    'gateway_cluster_timeouts_total',
+    'Redis round trips that ran out of the command timeout; the first took the link down.',
+    (stats) => stats.timeouts,
+  );
+  follow(
     'gateway_cluster_relays_applied_total',
     'Deltas fetched by other instances merged into replicas here, without an upstream call.',
     (stats) => stats.relaysApplied,
