@@ -12,7 +12,7 @@
  *
  * Nothing here throws because Redis is away: each part falls back to this instance alone, and
  * nothing waits on Redis longer than `commandTimeoutMs` per round trip (see README.md here,
- * "Redis away").
+ * "Redis away"). Nothing read from Redis is trusted unless the token's key sealed or signed it.
  */
 import { randomBytes } from 'node:crypto';
 import { type ClusterConfig, DEFAULT_CLUSTER } from '../config/config.js';
@@ -47,11 +47,18 @@ export interface ClusterOptions extends Partial<ClusterConfig> {
   onChange?: (change: LinkChange) => void;
   /** Unexpected failures (unreadable relays, failed installs); the instance carries on. */
   onError?: (error: unknown) => void;
+  /**
+   * An entry found in Redis failed authentication (or outlived its sealed end) and was ignored:
+   * someone with write access to Redis wrote it. Log it; the instance carries on.
+   */
+  onRejected?: (what: string) => void;
 }
 
 export interface ClusterStats extends RedisLinkStats, TierStats {
   /** Redis unavailable: this instance is working alone. */
   readonly degraded: boolean;
+  /** Leases, pauses, ledger entries and alias pointers ignored because they failed authentication. */
+  readonly rejected: number;
 }
 
 export interface Cluster {
@@ -100,6 +107,11 @@ export function createCluster(options: ClusterOptions): Cluster {
     ...(onChange ? { onChange } : {}),
   });
   const seals = new TokenSeals();
+  let rejected = 0;
+  const onRejected = (what: string) => {
+    rejected += 1;
+    options.onRejected?.(what);
+  };
   const binding = bindOnce<ReplicaStore>('replicas(store)');
   const store = binding.get;
   const tier: ReplicaTier = createReplicaTier({
@@ -113,6 +125,7 @@ export function createCluster(options: ClusterOptions): Cluster {
     maxSnapshotBytes,
     commandTimeoutMs,
     onError,
+    onRejected,
   });
   const restEntries = createSharedRestEntries({
     link,
@@ -127,8 +140,8 @@ export function createCluster(options: ClusterOptions): Cluster {
     link,
     ready: (timeoutMs) => link.ready(timeoutMs),
     ledger: (kind, { limit, windowMs }) =>
-      createSharedLedger({ link, kind, instanceId, limit, windowMs, now }),
-    leases: createRedisPollLeases(link, instanceId),
+      createSharedLedger({ link, seals, kind, instanceId, limit, windowMs, now, onRejected }),
+    leases: createRedisPollLeases({ link, owner: instanceId, seals, now, onRejected }),
     bus: createLiveBus(new ClusterEventTarget({ link, seals, instanceId: id, onError })),
     restEntries,
     remember: (token, tokenKey) => void seals.remember(token, tokenKey),
@@ -143,11 +156,12 @@ export function createCluster(options: ClusterOptions): Cluster {
         scheduler,
         leaseMs: flightLeaseMs,
         recheckMs: commandTimeoutMs,
+        onRejected,
       }),
     replicas: (inner) =>
       warmingReplicas(binding.bind(inner), { link, seals, warm: singleWarmUp(tier, onError) }),
     applied: (change) => tier.observe(change),
-    stats: () => ({ ...link.stats(), ...tier.stats(), degraded: !link.available }),
+    stats: () => ({ ...link.stats(), ...tier.stats(), degraded: !link.available, rejected }),
     async close() {
       tier.close();
       restEntries.close();

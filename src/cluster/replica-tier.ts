@@ -33,9 +33,10 @@ import type { AppliedChange } from '../replica/store.js';
 import type { RelayedSync, ReplicaStore } from '../replica/types.js';
 import { PLAN_ALIASES } from '../upstream/ids.js';
 import type { ResponseData } from '../upstream/types.js';
+import { OWNED } from './leases.js';
 import { planExportOf } from './plan-export.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
-import { redisName, sealJson, type TokenSeal, type TokenSeals } from './seal.js';
+import { redisName, sealJson, signed, type TokenSeal, type TokenSeals, verified } from './seal.js';
 
 type PlanExport = ResponseData['getPlanById'];
 
@@ -85,6 +86,8 @@ export interface ReplicaTierOptions {
   maxLogEntries?: number;
   /** Unexpected failures (unreadable messages, failed installs); logged by the caller. */
   onError?: (error: unknown) => void;
+  /** An entry that failed authentication was ignored (logged by the caller). */
+  onRejected?: (what: string) => void;
 }
 
 export interface TierStats {
@@ -99,19 +102,19 @@ export interface TierStats {
 }
 
 /** Appends a delta, publishes it, releases the flight: [log size, snapshot knowledge or false]. */
-const PUBLISH_DELTA = luaScript(`
+const PUBLISH_DELTA = luaScript(`${OWNED}
 redis.call('PUBLISH', KEYS[1], ARGV[1] .. ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[5]) + 1))
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[3], ARGV[4])
-if redis.call('GET', KEYS[4]) == ARGV[6] then redis.call('DEL', KEYS[4]) end
+if owned(redis.call('GET', KEYS[4]), ARGV[6]) then redis.call('DEL', KEYS[4]) end
 if KEYS[5] then redis.call('SET', KEYS[5], ARGV[7], 'PX', ARGV[4]) end
 return { redis.call('ZCARD', KEYS[2]), redis.call('HGET', KEYS[3], 'k') }
 `);
 
 /** Stores a snapshot unless a newer one is there; drops the deltas it covers; releases the flight. */
-const WRITE_SNAPSHOT = luaScript(`
+const WRITE_SNAPSHOT = luaScript(`${OWNED}
 local k = tonumber(redis.call('HGET', KEYS[1], 'k') or '-1')
 local t = tonumber(redis.call('HGET', KEYS[1], 't') or '-1')
 local nk, nt = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -122,29 +125,29 @@ if nk > k or (nk == k and nt > t) then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
   stored = 1
 end
-if redis.call('GET', KEYS[3]) == ARGV[5] then redis.call('DEL', KEYS[3]) end
+if owned(redis.call('GET', KEYS[3]), ARGV[5]) then redis.call('DEL', KEYS[3]) end
 if KEYS[4] then redis.call('SET', KEYS[4], ARGV[6], 'PX', ARGV[4]) end
 return stored
 `);
 
 /**
  * The snapshot and the deltas after it, by replica (ARGV[2] = 'id', ARGV[3] = rid) or through an
- * alias pointer (KEYS[1]): [rid, alias time or false, k, t, d, delta...] or false.
+ * alias pointer (KEYS[1], `<rid> <time> <tag>`): [rid, pointer or false, k, t, d, delta...] or
+ * false.
  */
 const LOAD = luaScript(`
-local rid, checked = ARGV[3], false
+local rid, pointer = ARGV[3], false
 if ARGV[2] == 'alias' then
-  local pointer = redis.call('GET', KEYS[1])
+  pointer = redis.call('GET', KEYS[1])
   if not pointer then return false end
   local space = string.find(pointer, ' ', 1, true)
   if not space then return false end
   rid = string.sub(pointer, 1, space - 1)
-  checked = string.sub(pointer, space + 1)
 end
 local snap = redis.call('HMGET', ARGV[1] .. 's:' .. rid, 'k', 't', 'd')
 if not snap[3] then return false end
 local deltas = redis.call('ZRANGEBYSCORE', ARGV[1] .. 'g:' .. rid, '(' .. snap[1], '+inf')
-return { rid, checked, snap[1], snap[2], snap[3], unpack(deltas) }
+return { rid, pointer, snap[1], snap[2], snap[3], unpack(deltas) }
 `);
 
 /** What a snapshot write may count on the link to carry, at least (a slow network). */
@@ -257,6 +260,7 @@ function tierStateOf(options: ReplicaTierOptions): TierState {
     compactAfter: options.compactAfter ?? 32,
     maxLogEntries: options.maxLogEntries ?? 64,
     onError,
+    onRejected: options.onRejected ?? (() => {}),
     followed: new Map(),
     queues: new ReplicaQueues(onError),
     latest: new LRUCache<string, DeltaRelay>({
@@ -443,7 +447,7 @@ async function writeSnapshot(
       tooLarge ? '' : blob,
       state.ttlMs,
       flight?.owner ?? '',
-      `${rid} ${sentAt}`,
+      aliasPointer(seal, aliasKeys, rid, sentAt),
     ],
     false,
     timeoutMs,
@@ -499,16 +503,22 @@ async function load(
   const { tokenKey } = seal;
   const byAlias = PLAN_ALIASES.has(planId);
   const rid = byAlias ? '' : ridOf(tokenKey, planId);
+  const aliasKey = keyOf(state, 'a', redisName('alias', tokenKey, planId));
   const reply = await state.link.script(
     LOAD,
-    [byAlias ? keyOf(state, 'a', redisName('alias', tokenKey, planId)) : keyOf(state, 's', rid)],
+    [byAlias ? aliasKey : keyOf(state, 's', rid)],
     [state.link.prefix, byAlias ? 'alias' : 'id', rid],
     true,
   );
   if (reply === UNAVAILABLE || !Array.isArray(reply)) return undefined;
-  const [ridBuffer, checked, , , blob, ...deltaBlobs] = reply as (Buffer | null)[];
+  const [ridBuffer, pointer, , , blob, ...deltaBlobs] = reply as (Buffer | null)[];
   if (!ridBuffer || !blob) return undefined;
   const foundRid = ridBuffer.toString('utf8');
+  const checked = pointer ? aliasTime(state, seal, aliasKey, foundRid, pointer) : null;
+  if (checked === undefined) {
+    state.onRejected('an alias pointer that failed authentication');
+    return undefined;
+  }
   try {
     return await openSnapshot(seal, {
       rid: foundRid,
@@ -555,7 +565,7 @@ async function publishDelta(
       state.ttlMs,
       state.maxLogEntries,
       flight.owner,
-      `${rid} ${relay.sentAt}`,
+      aliasPointer(seal, aliasKeys, rid, relay.sentAt),
     ],
   );
   if (reply === UNAVAILABLE || !Array.isArray(reply)) return;
@@ -581,6 +591,34 @@ async function storeExport(
     .filter((alias) => alias !== planId)
     .map((alias) => keyOf(state, 'a', redisName('alias', seal.tokenKey, alias)));
   await writeSnapshot(state, seal, rid, data, sentAt, aliasKeys, flight);
+}
+
+/** Where an alias resolved, and when: `<rid> <time> <tag>`, signed for the (first) alias key. */
+function aliasPointer(
+  seal: TokenSeal,
+  aliasKeys: readonly string[],
+  rid: string,
+  at: number,
+): string {
+  const [aliasKey] = aliasKeys;
+  return aliasKey === undefined ? '' : signed(seal, `${rid} ${at}`, aliasKey);
+}
+
+/**
+ * The time an alias pointer says it was resolved (never later than now), as `openSnapshot`
+ * takes it; undefined when the pointer is not this token's for that alias and replica.
+ */
+function aliasTime(
+  state: TierState,
+  seal: TokenSeal,
+  aliasKey: string,
+  rid: string,
+  pointer: Buffer,
+): Buffer | undefined {
+  const [pointed, at] = verified(seal, pointer.toString('utf8'), aliasKey)?.split(' ') ?? [];
+  const time = Number(at);
+  if (pointed !== rid || !Number.isSafeInteger(time)) return undefined;
+  return Buffer.from(String(Math.min(time, state.now())));
 }
 
 /** The replica store's form of a relayed delta. */

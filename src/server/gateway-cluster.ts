@@ -27,6 +27,9 @@ export function ownCluster(config: GatewayConfig, options: OwnClusterOptions): C
       onAvailability(change.available);
     },
     onError: (error) => logInternalError(logger, error, 'cluster message failed'),
+    // Someone with write access to Redis wrote it; the instance ignored it and carried on.
+    onRejected: (entry) =>
+      logger?.warn({ entry }, 'redis entry ignored: not written by this token'),
   });
 }
 

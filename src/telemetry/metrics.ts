@@ -215,6 +215,11 @@ function registerClusterMetrics(registers: Registry[], cluster: { stats(): Clust
     (stats) => stats.timeouts,
   );
   follow(
+    'gateway_cluster_rejected_entries_total',
+    'Leases, pauses, ledger entries and alias pointers found in Redis that failed authentication (or outlived their end), ignored.',
+    (stats) => stats.rejected,
+  );
+  follow(
     'gateway_cluster_relays_applied_total',
     'Deltas fetched by other instances merged into replicas here, without an upstream call.',
     (stats) => stats.relaysApplied,
