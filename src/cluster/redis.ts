@@ -6,9 +6,11 @@
  *   `script`, `publish`: a command, a pipeline, a script with its NOSCRIPT retry) gives up after
  *   `commandTimeoutMs`, and the first that does takes the link down as if the connection had
  *   dropped: a Redis that hangs (stopped, swapping, a script running away) costs one timeout,
- *   not one per command. A `PING` every `commandTimeoutMs` brings the link back once Redis
- *   answers in time again. Every caller falls back to what this instance knows alone (its own
- *   ledger, its own replicas, polling on its own). Clients see no error.
+ *   not one per command. A `PING` at once, then every `commandTimeoutMs` (one at a time),
+ *   brings the link back once Redis answers in time again. A deadline that fires waits for that
+ *   turn's I/O first: after a stall of this process the answer may already be there. Every
+ *   caller falls back to what this instance knows alone (its own ledger, its own replicas,
+ *   polling on its own). Clients see no error.
  * - ioredis reconnects by itself (back-off up to 2 s) and the pub/sub connection resubscribes;
  *   `onChange` tells the gateway when the link goes down and comes back, which it logs (a
  *   warning) and exposes as a metric. Whoever keeps state in Redis re-sends it on `available`
@@ -157,6 +159,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   ): Promise<T | typeof TIMED_OUT> {
     let timer: { cancel(): void } | undefined;
     let given = false;
+    let settled = false;
     let giveUp = () => {};
     const expired = new Promise<typeof TIMED_OUT>((resolve) => {
       giveUp = () => {
@@ -164,13 +167,24 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
         resolve(TIMED_OUT);
       };
       timer = scheduler.setTimeout(() => {
-        if (given) return;
-        onExpired();
-        giveUp();
+        // After this turn's I/O: when this process itself was stalled (GC, CPU), the answer may
+        // be waiting in the socket already, and Redis is not the one that hung.
+        setImmediate(() => {
+          if (given || settled) return;
+          onExpired();
+          giveUp();
+        });
       }, timeoutMs);
     });
     waiting.add(giveUp);
-    work.catch(() => {});
+    work.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
     return Promise.race([work, expired]).finally(() => {
       timer?.cancel();
       waiting.delete(giveUp);
@@ -186,7 +200,9 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
     if (hung || closed) return;
     hung = true;
     update(`redis did not answer within ${commandTimeoutMs} ms`);
-    probeSoon();
+    // At once: a Redis that was only slow for a moment (behind a large transfer) is back as
+    // soon as it answers; one that hangs lets this PING run out too, and the next waits.
+    void probe();
   }
 
   function probeSoon(): void {
