@@ -21,7 +21,8 @@ import type { PollLeases } from '../live/leases.js';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { SharedRestEntries } from '../loaders/rest-cache.js';
 import type { AppliedChange, FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
-import type { ReplicaReadRequest, ReplicaStore } from '../replica/types.js';
+import type { ReplicaReadRequest, ReplicaStore, SavedEntities } from '../replica/types.js';
+import { PLAN_ALIASES } from '../upstream/ids.js';
 import { ClusterEventTarget } from './bus.js';
 import { clusterFetchPlan } from './flights.js';
 import { createRedisPollLeases } from './leases.js';
@@ -159,7 +160,12 @@ export function createCluster(options: ClusterOptions): Cluster {
         onRejected,
       }),
     replicas: (inner) =>
-      warmingReplicas(binding.bind(inner), { link, seals, warm: singleWarmUp(tier, onError) }),
+      warmingReplicas(binding.bind(inner), {
+        link,
+        seals,
+        warm: singleWarmUp(tier, onError),
+        relayWrite: tier.relayWrite,
+      }),
     applied: (change) => tier.observe(change),
     stats: () => ({ ...link.stats(), ...tier.stats(), degraded: !link.available, rejected }),
     async close() {
@@ -227,16 +233,20 @@ export interface WarmingParts {
   readonly link: Pick<RedisLink, 'available'>;
   readonly seals: { remember(token: string, tokenKey: string): void };
   readonly warm: WarmUp;
+  /** Tells the other instances of a write applied through this one (`ReplicaTier.relayWrite`). */
+  readonly relayWrite: (tokenKey: string, planId: string, saved: SavedEntities) => void;
 }
 
 /**
- * The store as the gateway reads it: every read notes its token (to open what other instances
- * seal for it), and a read of a replica not held here waits for a warm-up first while Redis is
- * up. Within max-age nothing here is touched.
+ * The store as the gateway reads and writes it: every read notes its token (to open what other
+ * instances seal for it), and a read of a replica not held here waits for a warm-up first while
+ * Redis is up; every write the pipeline applies goes to the other instances too, whether or not
+ * a replica is held here (the pipeline then syncs no delta, so nothing else would carry it).
+ * Within max-age nothing here is touched.
  */
 export function warmingReplicas(
   inner: ReplicaStore,
-  { link, seals, warm }: WarmingParts,
+  { link, seals, warm, relayWrite }: WarmingParts,
 ): ReplicaStore {
   return {
     ...inner,
@@ -246,6 +256,12 @@ export function warmingReplicas(
         await warm(request);
       }
       return inner.read(request);
+    },
+    applySaved(tokenKey, planId, saved) {
+      const snapshot = inner.applySaved(tokenKey, planId, saved);
+      const concrete = snapshot?.planId ?? (PLAN_ALIASES.has(planId) ? undefined : planId);
+      if (concrete !== undefined) relayWrite(tokenKey, concrete, saved);
+      return snapshot;
     },
   };
 }

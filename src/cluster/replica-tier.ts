@@ -6,20 +6,27 @@
  *
  * | name         | what                                                                           |
  * | ------------ | ------------------------------------------------------------------------------ |
- * | `r:<rid>`    | channel: each delta an instance fetched, for the others holding the replica     |
- * | `g:<rid>`    | sorted set: the same deltas since the snapshot (score: knowledge they reach)    |
- * | `s:<rid>`    | hash: the snapshot: knowledge `k`, time `t` its data was asked for, sealed `d`  |
- * | `a:<aid>`    | `<rid> <time>`: what an alias (`last-used`, `default`) of the token resolved to |
+ * | `r:<rid>`    | channel: each delta an instance fetched, and each write it applied            |
+ * | `g:<rid>`    | sorted set: the deltas since the snapshot (score: knowledge they reach)       |
+ * | `s:<rid>`    | hash: the snapshot: knowledge `k`, time `t` its data was asked for, sealed `d` |
+ * | `a:<aid>`    | `<rid> <time> <tag>`: what an alias (`last-used`, `default`) resolved to      |
  *
- * Values are sealed with the token's key (`seal.ts`); deltas and snapshots are bound to their
- * replica by the additional data (`delta:<rid>`, `snapshot:<rid>`). Redis sees digests, sizes,
- * knowledge counters and times; never a token, an id, a name or an amount.
+ * Values are sealed with the token's key (`seal.ts`); deltas, writes and snapshots are bound to
+ * their replica by the additional data (`delta:<rid>`, `write:<rid>`, `snapshot:<rid>`), alias
+ * pointers signed for their key. Redis sees digests, sizes, knowledge counters and times; never
+ * a token, an id, a name or an amount.
  *
  * - Relay: the instance whose request a delta answered publishes it and appends it to the log
  *   (one script, one round trip) before its readers get their answer, so any later request to
  *   another instance finds that instance's replica already updated. An instance holding the
  *   replica at a knowledge the delta covers merges it (`applyRelayed`): no upstream call. One
  *   that missed some catches up from the log; one the log cannot help syncs itself once.
+ * - Writes: the entities a write through this instance saved (`relayWrite`) are published on the
+ *   same channel, not logged. Every instance holding the replica below the write's knowledge
+ *   applies them as the writer did (`applySaved`: pending until a delta confirms them), so its
+ *   subscribers see the write at once, even when no delta follows it (payees, category groups).
+ *   A write without knowledge of its own (accounts, scheduled transactions) is not relayed: the
+ *   delta that follows it brings it, as it must confirm it.
  * - Snapshot: written after a full export (by the instance that loaded it) and rewritten from a
  *   replica when the log grows past `compactAfter` deltas or the snapshot is missing (Redis
  *   restarted). An instance without the replica installs the snapshot and the log's deltas (one
@@ -30,7 +37,7 @@
 import { LRUCache } from 'lru-cache';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { AppliedChange } from '../replica/store.js';
-import type { RelayedSync, ReplicaStore } from '../replica/types.js';
+import type { RelayedSync, ReplicaStore, SavedEntities } from '../replica/types.js';
 import { PLAN_ALIASES } from '../upstream/ids.js';
 import type { ResponseData } from '../upstream/types.js';
 import { OWNED } from './leases.js';
@@ -93,6 +100,10 @@ export interface ReplicaTierOptions {
 export interface TierStats {
   relaysPublished: number;
   relaysApplied: number;
+  /** Writes through this instance published for the others. */
+  writesRelayed: number;
+  /** Writes through other instances applied here. */
+  writesApplied: number;
   relayGaps: number;
   snapshotsWritten: number;
   snapshotsSkipped: number;
@@ -150,6 +161,8 @@ local deltas = redis.call('ZRANGEBYSCORE', ARGV[1] .. 'g:' .. rid, '(' .. snap[1
 return { rid, pointer, snap[1], snap[2], snap[3], unpack(deltas) }
 `);
 
+/** First byte of a relayed write after the instance id (a sealed delta starts with its version, 1). */
+const WRITE_MARK = 0x77;
 /** What a snapshot write may count on the link to carry, at least (a slow network). */
 const BULK_BYTES_PER_SECOND = 8 * 1024 * 1024;
 /** The newest relayed delta of each replica is kept up to this many JSON bytes in all. */
@@ -186,6 +199,11 @@ export interface ReplicaTier {
     aliases: readonly string[],
     flight: { key: string; owner: string },
   ): Promise<void>;
+  /**
+   * After a write through this instance: its entities, for the other instances holding the
+   * replica (one publish, not waited for). Only a write that carries its knowledge.
+   */
+  relayWrite(tokenKey: string, planId: string, saved: SavedEntities): void;
   /** The newest delta applied here for a replica (relayed, or fetched here), if any. */
   latest(tokenKey: string, planId: string): DeltaRelay | undefined;
   /** Resolves when a delta of the replica arrives, or after `ms`. */
@@ -210,6 +228,8 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
     publishDelta: (seal, relay, flight) => publishDelta(state, seal, relay, flight),
     storeExport: (seal, data, sentAt, aliases, flight) =>
       storeExport(state, seal, data, sentAt, aliases, flight),
+    relayWrite: (tokenKey, planId, saved) =>
+      void relayWrite(state, tokenKey, planId, saved).catch(state.onError),
     latest: (tokenKey, planId) => state.latest.get(ridOf(tokenKey, planId)),
     nextRelay: (tokenKey, planId, ms, signal) =>
       state.waiters.next(ridOf(tokenKey, planId), ms, signal),
@@ -273,6 +293,8 @@ function tierStateOf(options: ReplicaTierOptions): TierState {
     stats: {
       relaysPublished: 0,
       relaysApplied: 0,
+      writesRelayed: 0,
+      writesApplied: 0,
       relayGaps: 0,
       snapshotsWritten: 0,
       snapshotsSkipped: 0,
@@ -309,10 +331,15 @@ function follow(state: TierState, tokenKey: string, planId: string): void {
   const { instanceId } = state;
   const stop = state.link.subscribe(keyOf(state, 'r', rid), (message) => {
     if (message.subarray(0, instanceId.length).equals(instanceId)) return;
+    const body = message.subarray(instanceId.length);
     state.queues.enqueue(rid, async () => {
       const seal = state.seals.get(tokenKey);
       if (!seal) return;
-      const relay = await openDelta(seal, rid, message.subarray(instanceId.length));
+      if (body[0] === WRITE_MARK) {
+        applyWrite(state, tokenKey, planId, await openWrite(seal, rid, body.subarray(1)));
+        return;
+      }
+      const relay = await openDelta(seal, rid, body);
       await applyDelta(state, seal, tokenKey, planId, rid, relay);
     });
   });
@@ -339,6 +366,37 @@ async function applyDelta(
   await catchUp(state, seal, tokenKey, planId, rid);
   const held = state.store().peek(tokenKey, planId);
   if (held && held.snapshot.serverKnowledge < relay.to) resyncAlone(state, tokenKey, planId, rid);
+}
+
+/** Publishes a write's entities on the replica's channel (marked, so they are not a delta). */
+async function relayWrite(
+  state: TierState,
+  tokenKey: string,
+  planId: string,
+  saved: SavedEntities,
+): Promise<void> {
+  const seal = state.seals.get(tokenKey);
+  if (saved.serverKnowledge === undefined || !seal || !state.link.available) return;
+  const rid = ridOf(tokenKey, planId);
+  const blob = await sealJson(seal, saved, `write:${rid}`);
+  const message = Buffer.concat([state.instanceId, Buffer.of(WRITE_MARK), blob]);
+  if (await state.link.publish(keyOf(state, 'r', rid), message)) state.stats.writesRelayed += 1;
+}
+
+/**
+ * Another instance's write into the replica held here, unless its knowledge shows the replica
+ * already has it (a delta brought it, or the message was sent again).
+ */
+function applyWrite(
+  state: TierState,
+  tokenKey: string,
+  planId: string,
+  saved: SavedEntities & { readonly serverKnowledge: number },
+): void {
+  const held = state.store().peek(tokenKey, planId);
+  if (!held || held.snapshot.serverKnowledge >= saved.serverKnowledge) return;
+  state.store().applySaved(tokenKey, planId, saved);
+  state.stats.writesApplied += 1;
 }
 
 /** Keeps the newest relay of a replica and wakes the flights waiting for one. */
@@ -651,6 +709,37 @@ export async function openDelta(seal: TokenSeal, rid: string, blob: Buffer): Pro
     data: value.data as PlanExport,
     bytes: opened.length,
   };
+}
+
+/** The entity lists a relayed write may carry. */
+const SAVED_LISTS = [
+  'accounts',
+  'categoryGroups',
+  'categories',
+  'monthCategories',
+  'payees',
+  'transactions',
+  'scheduledTransactions',
+] as const;
+
+/** Opens a relayed write of replica `rid`; throws when it is not one. */
+export async function openWrite(
+  seal: TokenSeal,
+  rid: string,
+  blob: Buffer,
+): Promise<SavedEntities & { readonly serverKnowledge: number }> {
+  const value: unknown = JSON.parse((await seal.open(blob, `write:${rid}`)).toString('utf8'));
+  if (
+    !isRecord(value) ||
+    !isCount(value.serverKnowledge) ||
+    SAVED_LISTS.some((list) => {
+      const rows = value[list];
+      return rows !== undefined && (!Array.isArray(rows) || !rows.every(isRecord));
+    })
+  ) {
+    throw new TypeError('a relayed write must hold its knowledge and lists of entities');
+  }
+  return { ...(value as SavedEntities), serverKnowledge: value.serverKnowledge };
 }
 
 /** A snapshot as `LOAD` found it, sealed, with the deltas logged after it. */

@@ -225,6 +225,11 @@ function registerClusterMetrics(registers: Registry[], cluster: { stats(): Clust
     (stats) => stats.relaysApplied,
   );
   follow(
+    'gateway_cluster_writes_applied_total',
+    'Writes through other instances applied to replicas here, without an upstream call.',
+    (stats) => stats.writesApplied,
+  );
+  follow(
     'gateway_cluster_snapshot_warmups_total',
     'Replicas installed from the snapshot tier instead of a plan export.',
     (stats) => stats.warmed,
