@@ -58,7 +58,7 @@ export interface ClusterOptions extends Partial<ClusterConfig> {
 export interface ClusterStats extends RedisLinkStats, TierStats {
   /** Redis unavailable: this instance is working alone. */
   readonly degraded: boolean;
-  /** Leases, pauses, ledger entries and alias pointers ignored because they failed authentication. */
+  /** Leases, pauses, ledger entries, alias pointers and end messages ignored: forged or sent again. */
   readonly rejected: number;
 }
 
@@ -143,7 +143,9 @@ export function createCluster(options: ClusterOptions): Cluster {
     ledger: (kind, { limit, windowMs }) =>
       createSharedLedger({ link, seals, kind, instanceId, limit, windowMs, now, onRejected }),
     leases: createRedisPollLeases({ link, owner: instanceId, seals, now, onRejected }),
-    bus: createLiveBus(new ClusterEventTarget({ link, seals, instanceId: id, onError })),
+    bus: createLiveBus(
+      new ClusterEventTarget({ link, seals, instanceId: id, onError, onRejected, now }),
+    ),
     restEntries,
     remember: (token, tokenKey) => void seals.remember(token, tokenKey),
     fetchPlan: (inner) =>

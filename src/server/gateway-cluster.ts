@@ -28,8 +28,7 @@ export function ownCluster(config: GatewayConfig, options: OwnClusterOptions): C
     },
     onError: (error) => logInternalError(logger, error, 'cluster message failed'),
     // Someone with write access to Redis wrote it; the instance ignored it and carried on.
-    onRejected: (entry) =>
-      logger?.warn({ entry }, 'redis entry ignored: not written by this token'),
+    onRejected: (entry) => logger?.warn({ entry }, 'redis entry ignored: forged or sent again'),
   });
 }
 

@@ -216,7 +216,7 @@ function registerClusterMetrics(registers: Registry[], cluster: { stats(): Clust
   );
   follow(
     'gateway_cluster_rejected_entries_total',
-    'Leases, pauses, ledger entries and alias pointers found in Redis that failed authentication (or outlived their end), ignored.',
+    'Entries found in Redis (leases, pauses, ledger entries, alias pointers, end messages) that were forged or sent again, ignored.',
     (stats) => stats.rejected,
   );
   follow(

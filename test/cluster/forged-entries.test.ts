@@ -4,13 +4,17 @@
  * held them. None of them was signed or sealed with the token's key, so none binds anybody: the
  * instances report them, take the leases over, drop the pause, count only their own entries, and
  * the token's subscribers on both instances keep receiving every change, one poll per change.
+ * Nor does a genuine `end` message, captured and sent again later, end anything.
  */
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { redisName } from '../../src/cluster/seal.js';
+import { ClusterEventTarget, MAX_END_AGE_MS } from '../../src/cluster/bus.js';
+import { createRedisLink, type RedisLink } from '../../src/cluster/redis.js';
+import { redisName, TokenSeals } from '../../src/cluster/seal.js';
 import { DEFAULT_CLUSTER } from '../../src/config/config.js';
 import { channelKey } from '../../src/live/bus.js';
 import { createLogger } from '../../src/telemetry/logger.js';
+import { tokenKey } from '../../src/upstream/token-key.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,
@@ -171,7 +175,7 @@ describe('entries written to Redis without the token', () => {
 
     // Reported: in the log of the instance that met them, and counted.
     const reported = log.lines
-      .filter((line) => line.msg === 'redis entry ignored: not written by this token')
+      .filter((line) => line.msg === 'redis entry ignored: forged or sent again')
       .map((line) => String(line.entry));
     for (const what of [
       /^a poll lease that failed authentication$/,
@@ -183,4 +187,56 @@ describe('entries written to Redis without the token', () => {
     }
     expect(b.cluster.stats().rejected).toBe(reported.length);
   }, 60_000);
+});
+
+describe('an end message captured and sent again', () => {
+  it('ends nothing once it is old, and is reported', async () => {
+    const token = 'forged-end-token-0123456789';
+    const topic = `token:${tokenKey(token)}`;
+    let now = 1_750_000_000_000;
+    const links: RedisLink[] = [];
+    const rejected: string[] = [];
+    const target = async (id: number) => {
+      const link = createRedisLink({ url: redis.url, prefix: `${redis.prefix}end:` });
+      links.push(link);
+      expect(await link.ready(5_000)).toBe(true);
+      const seals = new TokenSeals();
+      seals.remember(token, tokenKey(token));
+      return new ClusterEventTarget({
+        link,
+        seals,
+        instanceId: Buffer.alloc(8, id),
+        now: () => now,
+        onRejected: (what) => rejected.push(what),
+      });
+    };
+    const [sender, receiver] = [await target(1), await target(2)];
+    const ended: unknown[] = [];
+    receiver.addEventListener(topic, (event) => ended.push((event as CustomEvent).detail));
+    // Someone with access to Redis listens on the channel too.
+    const channel = `${redis.prefix}end:b:${redisName('bus', topic)}`;
+    const spy = redis.client.duplicate();
+    const captured: Buffer[] = [];
+    spy.on('messageBuffer', (_channel: Buffer, message: Buffer) => captured.push(message));
+    await spy.subscribe(channel);
+    try {
+      await until(
+        async () => (await redis.client.pubsub('NUMSUB', channel))[1] === 2,
+        'both listen',
+      );
+      const end = { type: 'end', error: { message: 'gone', extensions: { code: 'NOT_FOUND' } } };
+      sender.dispatchEvent(new CustomEvent(topic, { detail: end }));
+      await until(() => ended.length === 1 && captured.length === 1, 'the end delivered');
+      expect(ended).toEqual([end]);
+
+      now += MAX_END_AGE_MS + 1;
+      await redis.client.publish(channel, captured[0]!);
+      await until(() => rejected.length === 1, 'the copy reported');
+      expect(ended).toHaveLength(1);
+      expect(rejected).toEqual(['an end message sent again after it was first']);
+    } finally {
+      spy.disconnect();
+      await Promise.all(links.map((link) => link.close()));
+    }
+  });
 });
