@@ -24,9 +24,11 @@ import {
   startLiveStack,
 } from '../live/support/live-stack.js';
 import { sseClient, type Transport, wsClient } from '../live/support/subscribers.js';
+import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { until } from '../support/wait.js';
 import { type ServedInstance, serveInstance } from './support/served.js';
+import { within } from './support/within.js';
 
 interface PlanChanged {
   planChanged: { serverKnowledge: number; transactions: { id: string }[] };
@@ -72,15 +74,6 @@ function logLines() {
     },
   });
   return { stream, lines };
-}
-
-/** `promise`, or a failure naming `what` after 15 s (a liveness limit: it never waits that long). */
-function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} never arrived`)), 15_000);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 describe('entries written to Redis without the token', () => {
@@ -154,13 +147,8 @@ describe('entries written to Redis without the token', () => {
     // gateway's own requests (an export each way at most, two polls), nothing near 400.
     const used = await Promise.all(
       [s.url, b.url].map(async (url) => {
-        const answer = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${s.token}` },
-          body: JSON.stringify({ query: RATE_LIMIT }),
-        });
-        return ((await answer.json()) as { data: { rateLimit: { used: number } } }).data.rateLimit
-          .used;
+        const answer = await gqlAt<{ rateLimit: { used: number } }>(url, RATE_LIMIT, {}, s.token);
+        return answer.body.data!.rateLimit.used;
       }),
     );
     expect(used[0]).toBe(used[1]);

@@ -20,6 +20,7 @@ import { expectOnePollPerChangeOnBoth } from '../live/support/two-instances.js';
 import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { until } from '../support/wait.js';
+import { within } from './support/within.js';
 
 let redis: TestRedis;
 let stack: LiveStack | undefined;
@@ -142,12 +143,3 @@ describe('a write through one instance', () => {
     expect(callsOf(s.sandbox, s.token)).toEqual(['updatePayee']);
   }, 60_000);
 });
-
-/** `promise`, or a failure naming `what` after 15 s (a liveness limit: it never waits that long). */
-function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} never arrived`)), 15_000);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}

@@ -21,6 +21,7 @@ import { type GraphQLResponse, gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { until } from '../support/wait.js';
 import { type ServedInstance, serveInstance } from './support/served.js';
+import { within } from './support/within.js';
 
 const TOKENS = ['hang-token-first-0001', 'hang-token-second-002', 'hang-token-third-0003'];
 const COMMAND_TIMEOUT_MS = 1_000;
@@ -82,15 +83,6 @@ function read(at: ServedInstance, token: string, headers: Record<string, string>
   return gqlAt<{ plan: { id: string } }>(at.url, READ, { planId: planOf(token) }, token, headers);
 }
 
-/** `promise`, or a failure naming `what` after 15 s of real time (it answers in milliseconds). */
-function answered<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const stuck = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer`)), 15_000);
-  });
-  return Promise.race([promise, stuck]).finally(() => clearTimeout(timer));
-}
-
 function expectServed(answer: GraphQLResponse<unknown>): void {
   expect(answer.status).toBe(200);
   expect(answer.body.errors).toBeUndefined();
@@ -135,8 +127,8 @@ describe('a Redis that hangs', () => {
     // One command timeout later the re-check gives up, the link goes down, the warm-up gives up
     // with it, and both reads go to the upstream alone: 2 × commandTimeoutMs in all.
     await scheduler.advance(COMMAND_TIMEOUT_MS);
-    expectServed(await answered(waiting, 'the sync that waited for a relay'));
-    expectServed(await answered(cold, 'the cold read'));
+    expectServed(await within(waiting, 'the sync that waited for a relay'));
+    expectServed(await within(cold, 'the cold read'));
     expect(b.cluster.stats()).toMatchObject({ degraded: true, timeouts: timeouts + 1 });
 
     // The first instance finds out on its own first round trip: one command timeout.
@@ -145,7 +137,7 @@ describe('a Redis that hangs', () => {
     const rateLimit = gqlAt(a.url, RATE_LIMIT, {}, first);
     await until(() => a.cluster.stats().roundTrips > sent, 'the ledger asked');
     await scheduler.advance(COMMAND_TIMEOUT_MS);
-    expectServed(await answered(rateLimit, 'rateLimit on the first instance'));
+    expectServed(await within(rateLimit, 'rateLimit on the first instance'));
     expect(a.cluster.stats()).toMatchObject({ degraded: true, timeouts: aTimeouts + 1 });
 
     // From now on, with Redis still frozen and the clock still, everything answers at once:
@@ -158,7 +150,7 @@ describe('a Redis that hangs', () => {
       second,
     );
     const payeeId = body.data!.plan.payees[0]!.id;
-    const meanwhile = await answered(
+    const meanwhile = await within(
       Promise.all([
         read(a, first),
         read(a, second, NO_CACHE),
