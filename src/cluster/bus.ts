@@ -8,7 +8,9 @@
  *   change is never delivered twice (once relayed, once published by the instance that made it).
  * - `end` messages (a token refused, a plan gone) cross Redis, sealed with the token's key, on a
  *   channel named by a digest of the topic: every instance ends its own subscriptions. Without
- *   Redis each instance finds the refusal on its own next poll.
+ *   Redis each instance finds the refusal on its own next poll. Each carries the time it was
+ *   sent: one older than `MAX_END_AGE_MS` (someone with access to Redis sending a captured
+ *   message again) ends nothing and is reported.
  *
  * A message from this instance comes back from Redis too; the instance id in front of each
  * message lets it be skipped.
@@ -18,6 +20,8 @@ import type { RedisLink } from './redis.js';
 import { redisName, type TokenSeals } from './seal.js';
 
 const ID_BYTES = 8;
+/** An `end` message is delivered within milliseconds; one this old was sent again. */
+export const MAX_END_AGE_MS = 30_000;
 
 type Listener = EventListenerOrEventListenerObject;
 
@@ -28,6 +32,10 @@ export interface ClusterEventTargetOptions {
   instanceId: Buffer;
   /** A message that could not be opened or published (logged by the caller). @default ignored */
   onError?: (error: unknown) => void;
+  /** A message sent again long after it was first (logged by the caller). @default ignored */
+  onRejected?: (what: string) => void;
+  /** @default Date.now */
+  now?: () => number;
 }
 
 export class ClusterEventTarget extends EventTarget {
@@ -52,7 +60,14 @@ export class ClusterEventTarget extends EventTarget {
     }
     if (listeners.has(listener)) return;
     const channel = this._channel(type);
-    const { link, seals, instanceId, onError = () => {} } = this._options;
+    const {
+      link,
+      seals,
+      instanceId,
+      onError = () => {},
+      onRejected = () => {},
+      now = Date.now,
+    } = this._options;
     const stop = link.subscribe(channel, (message) => {
       if (message.subarray(0, ID_BYTES).equals(instanceId)) return;
       const seal = seals.get(tokenKey);
@@ -60,7 +75,14 @@ export class ClusterEventTarget extends EventTarget {
       seal
         .open(message.subarray(ID_BYTES), channel)
         .then((body) => {
-          const detail = JSON.parse(body.toString('utf8')) as LiveMessage;
+          const { detail, sentAt } = JSON.parse(body.toString('utf8')) as {
+            detail?: LiveMessage;
+            sentAt?: unknown;
+          };
+          if (typeof sentAt !== 'number' || Math.abs(now() - sentAt) > MAX_END_AGE_MS) {
+            onRejected('an end message sent again after it was first');
+            return;
+          }
           const event = new CustomEvent(type, { detail });
           if (typeof listener === 'function') listener(event);
           else listener.handleEvent(event);
@@ -86,12 +108,12 @@ export class ClusterEventTarget extends EventTarget {
     const detail: unknown = (event as CustomEvent<unknown>).detail;
     const tokenKey = tokenKeyOfTopic(event.type);
     if (!isEnd(detail) || tokenKey === undefined) return delivered;
-    const { link, seals, instanceId, onError = () => {} } = this._options;
+    const { link, seals, instanceId, onError = () => {}, now = Date.now } = this._options;
     const seal = seals.get(tokenKey);
     if (!seal) return delivered;
     const channel = this._channel(event.type);
     seal
-      .seal(Buffer.from(JSON.stringify(detail), 'utf8'), channel)
+      .seal(Buffer.from(JSON.stringify({ detail, sentAt: now() }), 'utf8'), channel)
       .then((sealed) => link.publish(channel, Buffer.concat([instanceId, sealed])))
       .catch(onError);
     return delivered;

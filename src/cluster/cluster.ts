@@ -10,15 +10,19 @@
  * - `leases` and `bus`: the live updates' poll leases and event target;
  * - `restEntries`: the REST cache's shared tier.
  *
- * Nothing here throws because Redis is away: each part falls back to this instance alone.
+ * Nothing here throws because Redis is away: each part falls back to this instance alone, and
+ * nothing waits on Redis longer than `commandTimeoutMs` per round trip (see README.md here,
+ * "Redis away"). Nothing read from Redis is trusted unless the token's key sealed or signed it.
  */
 import { randomBytes } from 'node:crypto';
 import { type ClusterConfig, DEFAULT_CLUSTER } from '../config/config.js';
 import { createLiveBus, type LiveBus } from '../live/bus.js';
 import type { PollLeases } from '../live/leases.js';
+import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { SharedRestEntries } from '../loaders/rest-cache.js';
 import type { AppliedChange, FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
-import type { ReplicaReadRequest, ReplicaStore } from '../replica/types.js';
+import type { ReplicaReadRequest, ReplicaStore, SavedEntities } from '../replica/types.js';
+import { PLAN_ALIASES } from '../upstream/ids.js';
 import { ClusterEventTarget } from './bus.js';
 import { clusterFetchPlan } from './flights.js';
 import { createRedisPollLeases } from './leases.js';
@@ -35,15 +39,27 @@ export interface ClusterOptions extends Partial<ClusterConfig> {
   url: string;
   /** @default Date.now */
   now?: () => number;
+  /**
+   * Timers of the command deadline, the link's probe and the waits for other instances' relays
+   * (tests use a manual one). @default real timers on `now`
+   */
+  scheduler?: Scheduler;
   /** The link went down (the instance works alone) or came back: log it, count it. */
   onChange?: (change: LinkChange) => void;
   /** Unexpected failures (unreadable relays, failed installs); the instance carries on. */
   onError?: (error: unknown) => void;
+  /**
+   * An entry found in Redis failed authentication (or outlived its sealed end) and was ignored:
+   * someone with write access to Redis wrote it. Log it; the instance carries on.
+   */
+  onRejected?: (what: string) => void;
 }
 
 export interface ClusterStats extends RedisLinkStats, TierStats {
   /** Redis unavailable: this instance is working alone. */
   readonly degraded: boolean;
+  /** Leases, pauses, ledger entries, alias pointers and end messages ignored: forged or sent again. */
+  readonly rejected: number;
 }
 
 export interface Cluster {
@@ -73,6 +89,7 @@ export function createCluster(options: ClusterOptions): Cluster {
   const {
     url,
     now = Date.now,
+    scheduler = createSystemScheduler(now),
     onChange,
     onError = () => {},
     keyPrefix = DEFAULT_CLUSTER.keyPrefix,
@@ -87,9 +104,15 @@ export function createCluster(options: ClusterOptions): Cluster {
     url,
     prefix: keyPrefix,
     commandTimeoutMs,
+    scheduler,
     ...(onChange ? { onChange } : {}),
   });
   const seals = new TokenSeals();
+  let rejected = 0;
+  const onRejected = (what: string) => {
+    rejected += 1;
+    options.onRejected?.(what);
+  };
   const binding = bindOnce<ReplicaStore>('replicas(store)');
   const store = binding.get;
   const tier: ReplicaTier = createReplicaTier({
@@ -98,9 +121,12 @@ export function createCluster(options: ClusterOptions): Cluster {
     instanceId: id,
     store,
     now,
+    scheduler,
     ttlMs: snapshotTtlMs,
     maxSnapshotBytes,
+    commandTimeoutMs,
     onError,
+    onRejected,
   });
   const restEntries = createSharedRestEntries({
     link,
@@ -115,9 +141,11 @@ export function createCluster(options: ClusterOptions): Cluster {
     link,
     ready: (timeoutMs) => link.ready(timeoutMs),
     ledger: (kind, { limit, windowMs }) =>
-      createSharedLedger({ link, kind, instanceId, limit, windowMs, now }),
-    leases: createRedisPollLeases(link, instanceId),
-    bus: createLiveBus(new ClusterEventTarget({ link, seals, instanceId: id, onError })),
+      createSharedLedger({ link, seals, kind, instanceId, limit, windowMs, now, onRejected }),
+    leases: createRedisPollLeases({ link, owner: instanceId, seals, now, onRejected }),
+    bus: createLiveBus(
+      new ClusterEventTarget({ link, seals, instanceId: id, onError, onRejected, now }),
+    ),
     restEntries,
     remember: (token, tokenKey) => void seals.remember(token, tokenKey),
     fetchPlan: (inner) =>
@@ -128,12 +156,20 @@ export function createCluster(options: ClusterOptions): Cluster {
         store,
         owner: instanceId,
         now,
+        scheduler,
         leaseMs: flightLeaseMs,
+        recheckMs: commandTimeoutMs,
+        onRejected,
       }),
     replicas: (inner) =>
-      warmingReplicas(binding.bind(inner), { link, seals, warm: singleWarmUp(tier, onError) }),
+      warmingReplicas(binding.bind(inner), {
+        link,
+        seals,
+        warm: singleWarmUp(tier, onError),
+        relayWrite: tier.relayWrite,
+      }),
     applied: (change) => tier.observe(change),
-    stats: () => ({ ...link.stats(), ...tier.stats(), degraded: !link.available }),
+    stats: () => ({ ...link.stats(), ...tier.stats(), degraded: !link.available, rejected }),
     async close() {
       tier.close();
       restEntries.close();
@@ -199,16 +235,20 @@ export interface WarmingParts {
   readonly link: Pick<RedisLink, 'available'>;
   readonly seals: { remember(token: string, tokenKey: string): void };
   readonly warm: WarmUp;
+  /** Tells the other instances of a write applied through this one (`ReplicaTier.relayWrite`). */
+  readonly relayWrite: (tokenKey: string, planId: string, saved: SavedEntities) => void;
 }
 
 /**
- * The store as the gateway reads it: every read notes its token (to open what other instances
- * seal for it), and a read of a replica not held here waits for a warm-up first while Redis is
- * up. Within max-age nothing here is touched.
+ * The store as the gateway reads and writes it: every read notes its token (to open what other
+ * instances seal for it), and a read of a replica not held here waits for a warm-up first while
+ * Redis is up; every write the pipeline applies goes to the other instances too, whether or not
+ * a replica is held here (the pipeline then syncs no delta, so nothing else would carry it).
+ * Within max-age nothing here is touched.
  */
 export function warmingReplicas(
   inner: ReplicaStore,
-  { link, seals, warm }: WarmingParts,
+  { link, seals, warm, relayWrite }: WarmingParts,
 ): ReplicaStore {
   return {
     ...inner,
@@ -218,6 +258,12 @@ export function warmingReplicas(
         await warm(request);
       }
       return inner.read(request);
+    },
+    applySaved(tokenKey, planId, saved) {
+      const snapshot = inner.applySaved(tokenKey, planId, saved);
+      const concrete = snapshot?.planId ?? (PLAN_ALIASES.has(planId) ? undefined : planId);
+      if (concrete !== undefined) relayWrite(tokenKey, concrete, saved);
+      return snapshot;
     },
   };
 }

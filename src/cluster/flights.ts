@@ -10,16 +10,32 @@
  * 2. Holding the lease: use another instance's answer if one arrived meanwhile that satisfies
  *    the readers (sent at or after `notSentBefore`), else call the upstream; relay the delta
  *    (or store the export as the snapshot) and release the lease in the same round trip.
- * 3. Lease held elsewhere: wait for that instance's relay (woken by it) or for the lease to pass
- *    (a holder that died stops renewing), then go to 1. A cold replica instead looks for the
- *    snapshot the holder stores. After `maxWaitMs` the sync goes alone.
+ * 3. Lease held elsewhere: wait for that instance's relay (woken by it), at most `recheckMs`,
+ *    then go to 1 (a holder that died stops renewing and its lease passes). A cold replica
+ *    instead looks every `pollMs` for the snapshot the holder stores. After `maxWaitMs` the sync
+ *    goes alone. The re-check is what bounds a wait when Redis hangs meanwhile: it times out
+ *    (`commandTimeoutMs`) and takes the link down, which wakes every waiting flight.
+ *
+ * Leases and pauses are authenticated with the token's key (`leases.ts`, `seal.ts`): a lease
+ * that fails authentication or outlived its end is taken over, a pause that does not open or
+ * outlived its end is deleted; both are reported and neither holds a sync back.
  *
  * Without Redis (or when a command fails) every step falls back to calling the upstream.
  */
+import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { isUpstreamError, UpstreamError } from '../upstream/errors.js';
-import { ACQUIRE, RELEASE } from './leases.js';
+import {
+  ACQUIRE,
+  CLOCK_SLACK_MS,
+  judgeLease,
+  leaseValue,
+  OWNED,
+  RELEASE,
+  replyText,
+  voidLease,
+} from './leases.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
 import type { ReplicaTier } from './replica-tier.js';
 import { openJson, redisName, sealJson, type TokenSeal, type TokenSeals } from './seal.js';
@@ -35,32 +51,48 @@ export interface ClusterFlightsOptions {
   owner: string;
   /** @default Date.now */
   now?: () => number;
+  /** Timers of the waits. @default real timers */
+  scheduler?: Scheduler;
   /** Lease of one sync, renewed every third of it while the sync runs. @default 5_000 */
   leaseMs?: number;
   /** Longest wait for another instance's sync before sending one's own. @default 30_000 */
   maxWaitMs?: number;
   /** How often a cold flight checks the lease while another instance loads the plan. @default 50 */
   pollMs?: number;
+  /**
+   * Longest wait for another instance's relay before the lease is checked again (the link's
+   * command timeout: a Redis that hangs meanwhile ends the wait within twice that). @default 1_000
+   */
+  recheckMs?: number;
+  /** A lease or pause that failed authentication or outlived its end (logged by the caller). */
+  onRejected?: (what: string) => void;
 }
 
-/** ['paused', ms left, sealed failure] | ['ok'] | ['held', ms left] */
-const TAKE_FLIGHT = luaScript(`
+/**
+ * ARGV: owner, lease value, TTL, a pause judged void, a lease judged void ('' for none).
+ * ['paused', ms left, sealed failure] | ['ok'] | ['held', ms left, lease value]
+ */
+const TAKE_FLIGHT = luaScript(`${OWNED}
 local pause = redis.call('GET', KEYS[2])
-if pause then return { 'paused', redis.call('PTTL', KEYS[2]), pause } end
-local owner = redis.call('GET', KEYS[1])
-if owner == false or owner == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if pause and pause ~= ARGV[4] then return { 'paused', redis.call('PTTL', KEYS[2]), pause } end
+if pause then redis.call('DEL', KEYS[2]) end
+local current = redis.call('GET', KEYS[1])
+if current == false or current == ARGV[5] or owned(current, ARGV[1]) then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
   return { 'ok' }
 end
-return { 'held', redis.call('PTTL', KEYS[1]) }
+return { 'held', redis.call('PTTL', KEYS[1]), current }
 `);
 
 /** Pauses the token's reads cluster-wide and releases the flight. */
-const FAIL_FLIGHT = luaScript(`
+const FAIL_FLIGHT = luaScript(`${OWNED}
 if tonumber(ARGV[3]) > 0 then redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3]) end
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+if owned(redis.call('GET', KEYS[1]), ARGV[1]) then redis.call('DEL', KEYS[1]) end
 return 1
 `);
+
+/** Void leases or pauses met by one flight before it stops taking them over and goes alone. */
+const MAX_VOID_ENTRIES = 2;
 
 /** The read pause after a failure, as `read-backoff.ts` has it: Retry-After, else 30 s / 5 s. */
 const PAUSE_RATE_LIMITED_MS = 30_000;
@@ -75,11 +107,16 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
     store,
     owner,
     now = Date.now,
+    scheduler = createSystemScheduler(now),
     leaseMs = 5_000,
     maxWaitMs = 30_000,
     pollMs = 50,
+    recheckMs = 1_000,
+    onRejected = () => {},
   } = options;
   let sequence = 0;
+  const leaseOf = (seal: TokenSeal, flight: { key: string; owner: string }) =>
+    leaseValue(seal, flight.key, flight.owner, now() + leaseMs);
 
   /** Private: another instance's answer that satisfies this sync, if one arrived. */
   function reusable(request: FetchPlanRequest, planId: string): FetchPlanResult | undefined {
@@ -119,8 +156,10 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
         return { data: stored.data, bytes: stored.bytes, sentAt: stored.sentAt, relayed: true };
       }
     }
+    // Real time, as Redis counts the lease's TTL.
     const renew = setInterval(
-      () => void link.script(ACQUIRE, [flight.key], [flight.owner, leaseMs]),
+      () =>
+        void link.script(ACQUIRE, [flight.key], [flight.owner, leaseOf(seal, flight), leaseMs, '']),
       Math.max(1, Math.floor(leaseMs / 3)),
     );
     let renewing = true;
@@ -178,6 +217,8 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
               status: error.status,
               kind: error.kind,
               upstream: error.upstream,
+              // Its own end: written again later, it pauses nothing.
+              until: now() + pause,
             },
             pauseKey,
           )
@@ -185,19 +226,24 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
     await link.script(FAIL_FLIGHT, [flight.key, pauseKey], [flight.owner, blob, pause]);
   }
 
-  /** Private: the failure another instance met, repeated here without a request. */
+  /**
+   * Private: the failure another instance met, repeated here without a request; undefined when
+   * the pause is void (it does not open with the token, or it outlived its end).
+   */
   async function pausedError(
     seal: TokenSeal,
     blob: Buffer,
-    leftMs: number,
+    pttl: number,
     pauseKey: string,
   ): Promise<UpstreamError | undefined> {
     const failure = await openJson(seal, blob, pauseKey).catch(() => undefined);
     if (typeof failure !== 'object' || failure === null) return undefined;
-    const { message, status, kind, upstream } = failure as Record<string, unknown>;
+    const { message, status, kind, upstream, until } = failure as Record<string, unknown>;
     if (kind !== 'http' && kind !== 'network' && kind !== 'timeout' && kind !== 'malformed') {
       return undefined;
     }
+    if (typeof until !== 'number' || until + CLOCK_SLACK_MS < now()) return undefined;
+    const leftMs = Math.max(1, Math.min(pttl, until - now()));
     return new UpstreamError({
       message: `${String(message)} (not sent: another gateway instance met this failure; reads of this token pause for ${Math.ceil(leftMs / 1000)} s more)`,
       operationId: 'getPlanById',
@@ -225,6 +271,12 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
     };
     const pauseKey = `${link.prefix}p:${redisName('pause', tokenKey)}`;
     const deadline = now() + maxWaitMs;
+    /** A pause and a lease judged void, replaced by the next attempt. */
+    const ignoring: { pause: Buffer; lease: string; count: number } = {
+      pause: Buffer.alloc(0),
+      lease: '',
+      count: 0,
+    };
     for (;;) {
       signal?.throwIfAborted();
       const reused = reusable(request, planId);
@@ -232,22 +284,39 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
       const reply = await link.script(
         TAKE_FLIGHT,
         [flight.key, pauseKey],
-        [flight.owner, leaseMs],
+        [flight.owner, leaseOf(seal, flight), leaseMs, ignoring.pause, ignoring.lease],
         true,
       );
       if (reply === UNAVAILABLE || !Array.isArray(reply)) return fetchPlan(request);
-      const [state, left, blob] = reply as unknown[];
-      const verdict = Buffer.isBuffer(state) ? state.toString('utf8') : String(state);
+      const [state, left, value] = reply as unknown[];
+      const verdict = replyText(state);
       const leftMs = Math.max(1, typeof left === 'number' ? left : Number(String(left ?? 0)));
-      if (verdict === 'paused' && Buffer.isBuffer(blob)) {
+      if (verdict === 'ok') return lead(request, seal, planId, flight, pauseKey);
+      if (verdict === 'paused') {
+        const blob = Buffer.isBuffer(value) ? value : Buffer.from(String(value));
         const error = await pausedError(seal, blob, leftMs, pauseKey);
         if (error) throw error;
-        return fetchPlan(request);
+        onRejected('a read pause that failed authentication or outlived its end');
+        ignoring.pause = blob;
+      } else {
+        const lease = judgeLease(seal, flight.key, replyText(value), now());
+        if (lease.kind !== 'held') {
+          onRejected(voidLease('a flight lease', lease));
+          ignoring.lease = replyText(value);
+        } else if (now() >= deadline) {
+          return fetchPlan(request);
+        } else if (held) {
+          await tier.nextRelay(tokenKey, planId, Math.min(leftMs, leaseMs, recheckMs), signal);
+          continue;
+        } else {
+          await sleep(scheduler, Math.min(leftMs, pollMs), signal);
+          continue;
+        }
       }
-      if (verdict === 'ok') return lead(request, seal, planId, flight, pauseKey);
-      if (now() >= deadline) return fetchPlan(request);
-      if (held) await tier.nextRelay(tokenKey, planId, Math.min(leftMs, leaseMs), signal);
-      else await sleep(Math.min(leftMs, pollMs), signal);
+      // Void entries are taken over once or twice; someone who keeps writing them gets nothing
+      // more than a sync sent alone.
+      ignoring.count += 1;
+      if (ignoring.count > MAX_VOID_ENTRIES) return fetchPlan(request);
     }
   };
 }
@@ -263,14 +332,14 @@ function isRestError(value: unknown): value is NonNullable<UpstreamError['upstre
   );
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+function sleep(scheduler: Scheduler, ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
-      clearTimeout(timer);
+      timer.cancel();
       signal?.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const timer = scheduler.setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
 }

@@ -12,6 +12,12 @@
  * - When the link comes back, every instance re-sends the entries it made within the window
  *   (members are unique, so nothing is counted twice), which also restores a Redis that lost
  *   its data when it restarted. Entries of an instance that died while Redis was away are lost.
+ * - Members are signed: `<instance>.<sequence>.<time> <tag>`, the tag made with the token's key
+ *   and bound to the key's name (`seal.ts`). Only entries whose tag verifies count, by the time
+ *   they carry (not their score, which anyone could move); the others are reported, removed and
+ *   not counted. So write access to Redis cannot exhaust a token's budget (which would stop its
+ *   polls) with made-up entries, nor keep real ones in the window. What it can still do is
+ *   delete entries: then this instance counts at least its own.
  *
  * Key: `<prefix>l:<redisName(kind, tokenKey)>`; values are instance ids and times, never a token.
  */
@@ -25,7 +31,7 @@ import {
   type RequestUsage,
 } from '../upstream/ledger.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
-import { redisName } from './seal.js';
+import { redisName, signed, type TokenSeals, verified } from './seal.js';
 
 export interface SharedLedger extends RequestLedger {
   /** The token's usage across every instance; this instance's own when Redis cannot answer. */
@@ -34,6 +40,8 @@ export interface SharedLedger extends RequestLedger {
 
 export interface SharedLedgerOptions {
   link: RedisLink;
+  /** The seals of the tokens seen here: entries are signed and checked with them. */
+  seals: TokenSeals;
   /** What is counted, part of the key name: `calls` (every request) or `polls`. */
   kind: string;
   /** Names this instance's entries. @default 8 random bytes */
@@ -46,29 +54,36 @@ export interface SharedLedgerOptions {
   now?: () => number;
   /** Tokens whose entries this instance keeps (to re-send them). @default 10_000 */
   maxTokens?: number;
+  /** Entries that failed authentication were found (logged by the caller). */
+  onRejected?: (what: string) => void;
 }
 
 interface Entry {
   readonly at: number;
-  readonly member: string;
+  /** Signed, or undefined when this instance had no seal of the token (then kept here only). */
+  readonly member: string | undefined;
 }
 
-/** Drops what left the window, then: [count, oldest score or false]. */
+/** Drops what left the window (by score), then: the oldest `ARGV[2]` members. */
 const USAGE = luaScript(`
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return { redis.call('ZCARD', KEYS[1]), oldest[2] or false }
+return redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)
 `);
+
+/** Members already verified here, and the time they carry; bounded in bytes. */
+const VERIFIED_BYTES = 1024 * 1024;
 
 export function createSharedLedger(options: SharedLedgerOptions): SharedLedger {
   const {
     link,
+    seals,
     kind,
     instanceId = randomBytes(8).toString('base64url'),
     limit = DEFAULT_REQUEST_LIMIT,
     windowMs = DEFAULT_WINDOW_MS,
     now = Date.now,
     maxTokens = DEFAULT_MAX_TOKENS,
+    onRejected = () => {},
   } = options;
   if (!Number.isSafeInteger(limit) || limit <= 0) {
     throw new RangeError(`createSharedLedger: limit must be a positive integer, got ${limit}`);
@@ -80,6 +95,10 @@ export function createSharedLedger(options: SharedLedgerOptions): SharedLedger {
   }
   const maxEntries = 2 * limit;
   const entries = new LRUCache<string, Entry[]>({ max: maxTokens });
+  const checked = new LRUCache<string, number>({
+    maxSize: VERIFIED_BYTES,
+    sizeCalculation: (_at, keyAndMember) => keyAndMember.length,
+  });
   let sequence = 0;
 
   const keyOf = (tokenKey: string) => `${link.prefix}l:${redisName(kind, tokenKey)}`;
@@ -97,12 +116,14 @@ export function createSharedLedger(options: SharedLedgerOptions): SharedLedger {
     return list;
   }
 
-  function send(tokenKey: string, added: readonly Entry[], removed?: string): void {
+  function send(tokenKey: string, made: readonly Entry[], removed?: string): void {
     const key = keyOf(tokenKey);
+    const added = made.flatMap(({ at, member }) => (member === undefined ? [] : [{ at, member }]));
+    if (added.length === 0 && removed === undefined) return;
     void link.run((redis) => {
       const pipeline = redis.pipeline();
       if (removed !== undefined) pipeline.zrem(key, removed);
-      for (const entry of added) pipeline.zadd(key, entry.at, entry.member);
+      for (const { at, member } of added) pipeline.zadd(key, at, member);
       // A little past the window, so the newest entry is never dropped before it counts.
       if (added.length > 0) pipeline.pexpire(key, windowMs + 60_000);
       return pipeline.exec();
@@ -124,6 +145,52 @@ export function createSharedLedger(options: SharedLedgerOptions): SharedLedger {
     return usageOf(list?.length ?? 0, list?.[0]?.at ?? null);
   }
 
+  /** The time a member carries, if its tag is this token's for `key`. */
+  function timeOf(member: string, key: string, tokenKey: string): number | undefined {
+    // Keyed by both: a member copied under another token's key must be checked (and fail) there.
+    const cached = `${key} ${member}`;
+    const known = checked.get(cached);
+    if (known !== undefined) return known;
+    const seal = seals.get(tokenKey);
+    const text = seal && verified(seal, member, key);
+    const at = Number(text?.split('.')[2]);
+    if (!Number.isSafeInteger(at)) return undefined;
+    checked.set(cached, at);
+    return at;
+  }
+
+  /** The cluster's usage from the members `USAGE` answered: only authentic ones, by their time. */
+  function countShared(
+    tokenKey: string,
+    key: string,
+    members: unknown[],
+    at: number,
+  ): RequestUsage {
+    let used = 0;
+    let oldest: number | null = null;
+    let forged = 0;
+    const dropped: string[] = [];
+    for (const each of members) {
+      const member = String(each);
+      const sentAt = timeOf(member, key, tokenKey);
+      if (sentAt === undefined) forged += 1;
+      if (sentAt === undefined || sentAt <= at - windowMs) {
+        dropped.push(member);
+        continue;
+      }
+      used += 1;
+      oldest = oldest === null ? sentAt : Math.min(oldest, sentAt);
+    }
+    if (forged > 0) onRejected(`${forged} ledger entries that failed authentication`);
+    if (dropped.length > 0) void link.run((redis) => redis.zrem(key, ...dropped));
+    // This instance's own entries count even if Redis lost them.
+    const own = local(tokenKey);
+    return usageOf(
+      Math.max(used, own.used),
+      oldest === null ? own.oldestAt : Math.min(oldest, own.oldestAt ?? oldest),
+    );
+  }
+
   link.onAvailable(() => {
     const at = now();
     for (const tokenKey of [...entries.keys()]) {
@@ -137,7 +204,10 @@ export function createSharedLedger(options: SharedLedgerOptions): SharedLedger {
     windowMs,
     record(tokenKey) {
       sequence += 1;
-      const entry: Entry = { at: now(), member: `${instanceId}.${sequence}` };
+      const at = now();
+      const seal = seals.get(tokenKey);
+      const text = `${instanceId}.${sequence}.${at}`;
+      const entry: Entry = { at, member: seal && signed(seal, text, keyOf(tokenKey)) };
       const list = prune(tokenKey, entry.at);
       if (list) {
         list.push(entry);
@@ -151,19 +221,19 @@ export function createSharedLedger(options: SharedLedgerOptions): SharedLedger {
       const list = entries.get(tokenKey);
       const last = list?.pop();
       if (list?.length === 0) entries.delete(tokenKey);
-      if (last) send(tokenKey, [], last.member);
+      if (last?.member !== undefined) send(tokenKey, [], last.member);
     },
     usage: local,
     // Metrics read synchronously: this instance's own view of the tokens it served.
     usages: () => [...entries.keys()].map(local),
     async shared(tokenKey) {
       const at = now();
-      const reply = await link.script(USAGE, [keyOf(tokenKey)], [at - windowMs]);
+      const key = keyOf(tokenKey);
+      if (!seals.get(tokenKey)) return local(tokenKey);
+      // Enough for every real entry (at most the limit, plus requests in flight).
+      const reply = await link.script(USAGE, [key], [at - windowMs, 4 * limit]);
       if (reply === UNAVAILABLE || !Array.isArray(reply)) return local(tokenKey);
-      const used = Number(reply[0]);
-      const oldest = reply[1] === null || reply[1] === false ? null : Number(reply[1]);
-      if (!Number.isSafeInteger(used)) return local(tokenKey);
-      return usageOf(used, oldest !== null && Number.isFinite(oldest) ? oldest : null);
+      return countShared(tokenKey, key, reply, at);
     },
   };
 }

@@ -6,20 +6,27 @@
  *
  * | name         | what                                                                           |
  * | ------------ | ------------------------------------------------------------------------------ |
- * | `r:<rid>`    | channel: each delta an instance fetched, for the others holding the replica     |
- * | `g:<rid>`    | sorted set: the same deltas since the snapshot (score: knowledge they reach)    |
- * | `s:<rid>`    | hash: the snapshot: knowledge `k`, time `t` its data was asked for, sealed `d`  |
- * | `a:<aid>`    | `<rid> <time>`: what an alias (`last-used`, `default`) of the token resolved to |
+ * | `r:<rid>`    | channel: each delta an instance fetched, and each write it applied            |
+ * | `g:<rid>`    | sorted set: the deltas since the snapshot (score: knowledge they reach)       |
+ * | `s:<rid>`    | hash: the snapshot: knowledge `k`, time `t` its data was asked for, sealed `d` |
+ * | `a:<aid>`    | `<rid> <time> <tag>`: what an alias (`last-used`, `default`) resolved to      |
  *
- * Values are sealed with the token's key (`seal.ts`); deltas and snapshots are bound to their
- * replica by the additional data (`delta:<rid>`, `snapshot:<rid>`). Redis sees digests, sizes,
- * knowledge counters and times; never a token, an id, a name or an amount.
+ * Values are sealed with the token's key (`seal.ts`); deltas, writes and snapshots are bound to
+ * their replica by the additional data (`delta:<rid>`, `write:<rid>`, `snapshot:<rid>`), alias
+ * pointers signed for their key. Redis sees digests, sizes, knowledge counters and times; never
+ * a token, an id, a name or an amount.
  *
  * - Relay: the instance whose request a delta answered publishes it and appends it to the log
  *   (one script, one round trip) before its readers get their answer, so any later request to
  *   another instance finds that instance's replica already updated. An instance holding the
  *   replica at a knowledge the delta covers merges it (`applyRelayed`): no upstream call. One
  *   that missed some catches up from the log; one the log cannot help syncs itself once.
+ * - Writes: the entities a write through this instance saved (`relayWrite`) are published on the
+ *   same channel, not logged. Every instance holding the replica below the write's knowledge
+ *   applies them as the writer did (`applySaved`: pending until a delta confirms them), so its
+ *   subscribers see the write at once, even when no delta follows it (payees, category groups).
+ *   A write without knowledge of its own (accounts, scheduled transactions) is not relayed: the
+ *   delta that follows it brings it, as it must confirm it.
  * - Snapshot: written after a full export (by the instance that loaded it) and rewritten from a
  *   replica when the log grows past `compactAfter` deltas or the snapshot is missing (Redis
  *   restarted). An instance without the replica installs the snapshot and the log's deltas (one
@@ -28,13 +35,15 @@
  *   snapshot larger than `maxSnapshotBytes` sealed is not stored.
  */
 import { LRUCache } from 'lru-cache';
+import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { AppliedChange } from '../replica/store.js';
-import type { RelayedSync, ReplicaStore } from '../replica/types.js';
+import type { RelayedSync, ReplicaStore, SavedEntities } from '../replica/types.js';
 import { PLAN_ALIASES } from '../upstream/ids.js';
 import type { ResponseData } from '../upstream/types.js';
+import { OWNED } from './leases.js';
 import { planExportOf } from './plan-export.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
-import { redisName, sealJson, type TokenSeal, type TokenSeals } from './seal.js';
+import { redisName, sealJson, signed, type TokenSeal, type TokenSeals, verified } from './seal.js';
 
 type PlanExport = ResponseData['getPlanById'];
 
@@ -70,41 +79,53 @@ export interface ReplicaTierOptions {
   store: () => ReplicaStore;
   /** @default Date.now */
   now?: () => number;
+  /** Timers of the flights waiting for a relay. @default real timers */
+  scheduler?: Scheduler;
   /** Every key expires this long after its last write. @default 86_400_000 (24 h) */
   ttlMs?: number;
   /** Sealed snapshots beyond this are not stored. @default 64 MiB */
   maxSnapshotBytes?: number;
+  /** The link's command timeout (a snapshot write gets more, by its size). @default 1_000 */
+  commandTimeoutMs?: number;
   /** A new snapshot is written once the log holds this many deltas. @default 32 */
   compactAfter?: number;
   /** Deltas the log keeps at most. @default 64 */
   maxLogEntries?: number;
   /** Unexpected failures (unreadable messages, failed installs); logged by the caller. */
   onError?: (error: unknown) => void;
+  /** An entry that failed authentication was ignored (logged by the caller). */
+  onRejected?: (what: string) => void;
 }
 
 export interface TierStats {
   relaysPublished: number;
   relaysApplied: number;
+  /** Writes through this instance published for the others. */
+  writesRelayed: number;
+  /** Writes through other instances applied here. */
+  writesApplied: number;
   relayGaps: number;
   snapshotsWritten: number;
   snapshotsSkipped: number;
   warmed: number;
+  /** Flights waiting now for another instance's relay (not a counter). */
+  waitingForRelay: number;
 }
 
 /** Appends a delta, publishes it, releases the flight: [log size, snapshot knowledge or false]. */
-const PUBLISH_DELTA = luaScript(`
+const PUBLISH_DELTA = luaScript(`${OWNED}
 redis.call('PUBLISH', KEYS[1], ARGV[1] .. ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
 redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -(tonumber(ARGV[5]) + 1))
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[3], ARGV[4])
-if redis.call('GET', KEYS[4]) == ARGV[6] then redis.call('DEL', KEYS[4]) end
+if owned(redis.call('GET', KEYS[4]), ARGV[6]) then redis.call('DEL', KEYS[4]) end
 if KEYS[5] then redis.call('SET', KEYS[5], ARGV[7], 'PX', ARGV[4]) end
 return { redis.call('ZCARD', KEYS[2]), redis.call('HGET', KEYS[3], 'k') }
 `);
 
 /** Stores a snapshot unless a newer one is there; drops the deltas it covers; releases the flight. */
-const WRITE_SNAPSHOT = luaScript(`
+const WRITE_SNAPSHOT = luaScript(`${OWNED}
 local k = tonumber(redis.call('HGET', KEYS[1], 'k') or '-1')
 local t = tonumber(redis.call('HGET', KEYS[1], 't') or '-1')
 local nk, nt = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -115,31 +136,35 @@ if nk > k or (nk == k and nt > t) then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
   stored = 1
 end
-if redis.call('GET', KEYS[3]) == ARGV[5] then redis.call('DEL', KEYS[3]) end
+if owned(redis.call('GET', KEYS[3]), ARGV[5]) then redis.call('DEL', KEYS[3]) end
 if KEYS[4] then redis.call('SET', KEYS[4], ARGV[6], 'PX', ARGV[4]) end
 return stored
 `);
 
 /**
  * The snapshot and the deltas after it, by replica (ARGV[2] = 'id', ARGV[3] = rid) or through an
- * alias pointer (KEYS[1]): [rid, alias time or false, k, t, d, delta...] or false.
+ * alias pointer (KEYS[1], `<rid> <time> <tag>`): [rid, pointer or false, k, t, d, delta...] or
+ * false.
  */
 const LOAD = luaScript(`
-local rid, checked = ARGV[3], false
+local rid, pointer = ARGV[3], false
 if ARGV[2] == 'alias' then
-  local pointer = redis.call('GET', KEYS[1])
+  pointer = redis.call('GET', KEYS[1])
   if not pointer then return false end
   local space = string.find(pointer, ' ', 1, true)
   if not space then return false end
   rid = string.sub(pointer, 1, space - 1)
-  checked = string.sub(pointer, space + 1)
 end
 local snap = redis.call('HMGET', ARGV[1] .. 's:' .. rid, 'k', 't', 'd')
 if not snap[3] then return false end
 local deltas = redis.call('ZRANGEBYSCORE', ARGV[1] .. 'g:' .. rid, '(' .. snap[1], '+inf')
-return { rid, checked, snap[1], snap[2], snap[3], unpack(deltas) }
+return { rid, pointer, snap[1], snap[2], snap[3], unpack(deltas) }
 `);
 
+/** First byte of a relayed write after the instance id (a sealed delta starts with its version, 1). */
+const WRITE_MARK = 0x77;
+/** What a snapshot write may count on the link to carry, at least (a slow network). */
+const BULK_BYTES_PER_SECOND = 8 * 1024 * 1024;
 /** The newest relayed delta of each replica is kept up to this many JSON bytes in all. */
 const LATEST_RELAYS_BYTES = 32 * 1024 * 1024;
 /** Unsubscribes from replicas this instance no longer holds, this often. */
@@ -174,6 +199,11 @@ export interface ReplicaTier {
     aliases: readonly string[],
     flight: { key: string; owner: string },
   ): Promise<void>;
+  /**
+   * After a write through this instance: its entities, for the other instances holding the
+   * replica (one publish, not waited for). Only a write that carries its knowledge.
+   */
+  relayWrite(tokenKey: string, planId: string, saved: SavedEntities): void;
   /** The newest delta applied here for a replica (relayed, or fetched here), if any. */
   latest(tokenKey: string, planId: string): DeltaRelay | undefined;
   /** Resolves when a delta of the replica arrives, or after `ms`. */
@@ -188,6 +218,8 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
   const state = tierStateOf(options);
   const sweep = setInterval(() => unfollowUnheld(state), SWEEP_MS);
   sweep.unref();
+  // Nothing waits for a relay through a Redis that went away (or hangs): each flight goes on alone.
+  const stopWaking = state.link.onUnavailable(() => state.waiters.wakeAll());
   const tier: ReplicaTier = {
     rid: ridOf,
     warm: (request) => warm(state, request),
@@ -196,13 +228,16 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
     publishDelta: (seal, relay, flight) => publishDelta(state, seal, relay, flight),
     storeExport: (seal, data, sentAt, aliases, flight) =>
       storeExport(state, seal, data, sentAt, aliases, flight),
+    relayWrite: (tokenKey, planId, saved) =>
+      void relayWrite(state, tokenKey, planId, saved).catch(state.onError),
     latest: (tokenKey, planId) => state.latest.get(ridOf(tokenKey, planId)),
     nextRelay: (tokenKey, planId, ms, signal) =>
       state.waiters.next(ridOf(tokenKey, planId), ms, signal),
     observe: ({ tokenKey, planId }) => follow(state, tokenKey, planId),
-    stats: () => ({ ...state.stats }),
+    stats: () => ({ ...state.stats, waitingForRelay: state.waiters.size }),
     close() {
       clearInterval(sweep);
+      stopWaking();
       for (const { stop } of state.followed.values()) stop();
       state.followed.clear();
       state.waiters.wakeAll();
@@ -213,7 +248,9 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
 
 /** One instance's tier: its settings, the replicas it follows, and what it has counted. */
 interface TierState
-  extends Required<Omit<ReplicaTierOptions, 'link' | 'seals' | 'instanceId' | 'store'>> {
+  extends Required<
+    Omit<ReplicaTierOptions, 'link' | 'seals' | 'instanceId' | 'store' | 'scheduler'>
+  > {
   readonly link: RedisLink;
   readonly seals: TokenSeals;
   readonly instanceId: Buffer;
@@ -239,25 +276,30 @@ function tierStateOf(options: ReplicaTierOptions): TierState {
     now: options.now ?? Date.now,
     ttlMs: options.ttlMs ?? 86_400_000,
     maxSnapshotBytes: options.maxSnapshotBytes ?? 64 * 1024 * 1024,
+    commandTimeoutMs: options.commandTimeoutMs ?? 1_000,
     compactAfter: options.compactAfter ?? 32,
     maxLogEntries: options.maxLogEntries ?? 64,
     onError,
+    onRejected: options.onRejected ?? (() => {}),
     followed: new Map(),
     queues: new ReplicaQueues(onError),
     latest: new LRUCache<string, DeltaRelay>({
       maxSize: LATEST_RELAYS_BYTES,
       sizeCalculation: (relay) => relay.bytes + 1,
     }),
-    waiters: new RelayWaiters(),
+    waiters: new RelayWaiters(options.scheduler),
     compacting: new Set(),
     resyncing: new Set(),
     stats: {
       relaysPublished: 0,
       relaysApplied: 0,
+      writesRelayed: 0,
+      writesApplied: 0,
       relayGaps: 0,
       snapshotsWritten: 0,
       snapshotsSkipped: 0,
       warmed: 0,
+      waitingForRelay: 0,
     },
   };
 }
@@ -289,10 +331,15 @@ function follow(state: TierState, tokenKey: string, planId: string): void {
   const { instanceId } = state;
   const stop = state.link.subscribe(keyOf(state, 'r', rid), (message) => {
     if (message.subarray(0, instanceId.length).equals(instanceId)) return;
+    const body = message.subarray(instanceId.length);
     state.queues.enqueue(rid, async () => {
       const seal = state.seals.get(tokenKey);
       if (!seal) return;
-      const relay = await openDelta(seal, rid, message.subarray(instanceId.length));
+      if (body[0] === WRITE_MARK) {
+        applyWrite(state, tokenKey, planId, await openWrite(seal, rid, body.subarray(1)));
+        return;
+      }
+      const relay = await openDelta(seal, rid, body);
       await applyDelta(state, seal, tokenKey, planId, rid, relay);
     });
   });
@@ -319,6 +366,37 @@ async function applyDelta(
   await catchUp(state, seal, tokenKey, planId, rid);
   const held = state.store().peek(tokenKey, planId);
   if (held && held.snapshot.serverKnowledge < relay.to) resyncAlone(state, tokenKey, planId, rid);
+}
+
+/** Publishes a write's entities on the replica's channel (marked, so they are not a delta). */
+async function relayWrite(
+  state: TierState,
+  tokenKey: string,
+  planId: string,
+  saved: SavedEntities,
+): Promise<void> {
+  const seal = state.seals.get(tokenKey);
+  if (saved.serverKnowledge === undefined || !seal || !state.link.available) return;
+  const rid = ridOf(tokenKey, planId);
+  const blob = await sealJson(seal, saved, `write:${rid}`);
+  const message = Buffer.concat([state.instanceId, Buffer.of(WRITE_MARK), blob]);
+  if (await state.link.publish(keyOf(state, 'r', rid), message)) state.stats.writesRelayed += 1;
+}
+
+/**
+ * Another instance's write into the replica held here, unless its knowledge shows the replica
+ * already has it (a delta brought it, or the message was sent again).
+ */
+function applyWrite(
+  state: TierState,
+  tokenKey: string,
+  planId: string,
+  saved: SavedEntities & { readonly serverKnowledge: number },
+): void {
+  const held = state.store().peek(tokenKey, planId);
+  if (!held || held.snapshot.serverKnowledge >= saved.serverKnowledge) return;
+  state.store().applySaved(tokenKey, planId, saved);
+  state.stats.writesApplied += 1;
 }
 
 /** Keeps the newest relay of a replica and wakes the flights waiting for one. */
@@ -407,6 +485,9 @@ async function writeSnapshot(
 ): Promise<void> {
   const blob = await sealJson(seal, { sentAt, data }, `snapshot:${rid}`);
   const tooLarge = blob.length > state.maxSnapshotBytes;
+  // Off any request's path: a large snapshot gets the time its bytes take, not just a command's.
+  const sent = tooLarge ? 0 : blob.length;
+  const timeoutMs = state.commandTimeoutMs + Math.ceil((sent / BULK_BYTES_PER_SECOND) * 1000);
   if (tooLarge) state.stats.snapshotsSkipped += 1;
   const reply = await state.link.script(
     WRITE_SNAPSHOT,
@@ -424,8 +505,10 @@ async function writeSnapshot(
       tooLarge ? '' : blob,
       state.ttlMs,
       flight?.owner ?? '',
-      `${rid} ${sentAt}`,
+      aliasPointer(seal, aliasKeys, rid, sentAt),
     ],
+    false,
+    timeoutMs,
   );
   if (reply === 1) state.stats.snapshotsWritten += 1;
 }
@@ -478,16 +561,22 @@ async function load(
   const { tokenKey } = seal;
   const byAlias = PLAN_ALIASES.has(planId);
   const rid = byAlias ? '' : ridOf(tokenKey, planId);
+  const aliasKey = keyOf(state, 'a', redisName('alias', tokenKey, planId));
   const reply = await state.link.script(
     LOAD,
-    [byAlias ? keyOf(state, 'a', redisName('alias', tokenKey, planId)) : keyOf(state, 's', rid)],
+    [byAlias ? aliasKey : keyOf(state, 's', rid)],
     [state.link.prefix, byAlias ? 'alias' : 'id', rid],
     true,
   );
   if (reply === UNAVAILABLE || !Array.isArray(reply)) return undefined;
-  const [ridBuffer, checked, , , blob, ...deltaBlobs] = reply as (Buffer | null)[];
+  const [ridBuffer, pointer, , , blob, ...deltaBlobs] = reply as (Buffer | null)[];
   if (!ridBuffer || !blob) return undefined;
   const foundRid = ridBuffer.toString('utf8');
+  const checked = pointer ? aliasTime(state, seal, aliasKey, foundRid, pointer) : null;
+  if (checked === undefined) {
+    state.onRejected('an alias pointer that failed authentication');
+    return undefined;
+  }
   try {
     return await openSnapshot(seal, {
       rid: foundRid,
@@ -534,7 +623,7 @@ async function publishDelta(
       state.ttlMs,
       state.maxLogEntries,
       flight.owner,
-      `${rid} ${relay.sentAt}`,
+      aliasPointer(seal, aliasKeys, rid, relay.sentAt),
     ],
   );
   if (reply === UNAVAILABLE || !Array.isArray(reply)) return;
@@ -560,6 +649,34 @@ async function storeExport(
     .filter((alias) => alias !== planId)
     .map((alias) => keyOf(state, 'a', redisName('alias', seal.tokenKey, alias)));
   await writeSnapshot(state, seal, rid, data, sentAt, aliasKeys, flight);
+}
+
+/** Where an alias resolved, and when: `<rid> <time> <tag>`, signed for the (first) alias key. */
+function aliasPointer(
+  seal: TokenSeal,
+  aliasKeys: readonly string[],
+  rid: string,
+  at: number,
+): string {
+  const [aliasKey] = aliasKeys;
+  return aliasKey === undefined ? '' : signed(seal, `${rid} ${at}`, aliasKey);
+}
+
+/**
+ * The time an alias pointer says it was resolved (never later than now), as `openSnapshot`
+ * takes it; undefined when the pointer is not this token's for that alias and replica.
+ */
+function aliasTime(
+  state: TierState,
+  seal: TokenSeal,
+  aliasKey: string,
+  rid: string,
+  pointer: Buffer,
+): Buffer | undefined {
+  const [pointed, at] = verified(seal, pointer.toString('utf8'), aliasKey)?.split(' ') ?? [];
+  const time = Number(at);
+  if (pointed !== rid || !Number.isSafeInteger(time)) return undefined;
+  return Buffer.from(String(Math.min(time, state.now())));
 }
 
 /** The replica store's form of a relayed delta. */
@@ -592,6 +709,37 @@ export async function openDelta(seal: TokenSeal, rid: string, blob: Buffer): Pro
     data: value.data as PlanExport,
     bytes: opened.length,
   };
+}
+
+/** The entity lists a relayed write may carry. */
+const SAVED_LISTS = [
+  'accounts',
+  'categoryGroups',
+  'categories',
+  'monthCategories',
+  'payees',
+  'transactions',
+  'scheduledTransactions',
+] as const;
+
+/** Opens a relayed write of replica `rid`; throws when it is not one. */
+export async function openWrite(
+  seal: TokenSeal,
+  rid: string,
+  blob: Buffer,
+): Promise<SavedEntities & { readonly serverKnowledge: number }> {
+  const value: unknown = JSON.parse((await seal.open(blob, `write:${rid}`)).toString('utf8'));
+  if (
+    !isRecord(value) ||
+    !isCount(value.serverKnowledge) ||
+    SAVED_LISTS.some((list) => {
+      const rows = value[list];
+      return rows !== undefined && (!Array.isArray(rows) || !rows.every(isRecord));
+    })
+  ) {
+    throw new TypeError('a relayed write must hold its knowledge and lists of entities');
+  }
+  return { ...(value as SavedEntities), serverKnowledge: value.serverKnowledge };
 }
 
 /** A snapshot as `LOAD` found it, sealed, with the deltas logged after it. */
@@ -655,16 +803,19 @@ export class ReplicaQueues {
 export class RelayWaiters {
   private readonly _waiting = new Map<string, Set<() => void>>();
 
+  /** @param _scheduler the timers of the waits. @default real timers */
+  constructor(private readonly _scheduler: Scheduler = createSystemScheduler()) {}
+
   /** Resolves when `wake(rid)` is called, after `ms`, or on `signal`'s abort. */
   next(rid: string, ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve) => {
       const done = () => {
-        clearTimeout(timer);
+        timer.cancel();
         signal?.removeEventListener('abort', done);
         this._waiting.get(rid)?.delete(done);
         resolve();
       };
-      const timer = setTimeout(done, Math.max(1, ms));
+      const timer = this._scheduler.setTimeout(done, Math.max(1, ms));
       signal?.addEventListener('abort', done, { once: true });
       let set = this._waiting.get(rid);
       if (!set) {
@@ -673,6 +824,13 @@ export class RelayWaiters {
       }
       set.add(done);
     });
+  }
+
+  /** Flights waiting. */
+  get size(): number {
+    let waiting = 0;
+    for (const set of this._waiting.values()) waiting += set.size;
+    return waiting;
   }
 
   /** A delta of `rid` arrived: every flight waiting for one goes on. */

@@ -11,11 +11,23 @@
  *   one cannot tell which token or plan a name stands for, nor confirm a guessed plan id.
  * - Compression: bodies over 1 KiB are compressed with brotli before sealing (a plan export
  *   shrinks about tenfold); compression runs on libuv's thread pool, off the event loop.
+ * - Signing: what Redis scripts must read in clear (lease owners, ledger entries, alias
+ *   pointers) carries a tag instead: HMAC-SHA256 under a second key from HKDF-SHA256 of the
+ *   token, over the name and the text, 128 bits (`signed`, `verified`). Without the token one
+ *   cannot make a tag that verifies; a tag made for one name does not verify under another.
  *
  * Layout of a sealed blob: version (1 byte), flags (1 byte: bit 0 = brotli), IV (12), ciphertext,
  * GCM tag (16).
  */
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from 'node:crypto';
 import { promisify } from 'node:util';
 import {
   brotliCompress,
@@ -43,6 +55,8 @@ const BROTLI_QUALITY = 4;
 const SALT = 'plans-graphql-gateway/cluster/v1';
 /** Largest body a sealed blob may unpack to (a plan export of a million transactions is ~600 MB). */
 const MAX_OPENED_BYTES = 1024 * 1024 * 1024;
+/** A signing tag: 128 bits of HMAC-SHA256, 22 base64url characters. */
+const TAG_OF_SIGNATURE_BYTES = 16;
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
@@ -53,12 +67,29 @@ export interface TokenSeal {
   seal(body: Buffer, name: string): Promise<Buffer>;
   /** Throws when the blob was not sealed under `name` with this token's key, or was altered. */
   open(blob: Buffer, name: string): Promise<Buffer>;
+  /** The tag of `text` under `name` (22 base64url characters). */
+  sign(text: string, name: string): string;
+  /** Whether `tag` is this token's tag of `text` under `name`. */
+  verify(text: string, tag: string, name: string): boolean;
 }
 
 export function createTokenSeal(token: string, tokenKey: string): TokenSeal {
   const key = Buffer.from(hkdfSync('sha256', token, SALT, 'seal', 32));
+  const signingKey = Buffer.from(hkdfSync('sha256', token, SALT, 'sign', 32));
+  const tagOf = (text: string, name: string) =>
+    createHmac('sha256', signingKey)
+      .update(name, 'utf8')
+      .update('\0')
+      .update(text, 'utf8')
+      .digest()
+      .subarray(0, TAG_OF_SIGNATURE_BYTES);
   return {
     tokenKey,
+    sign: (text, name) => tagOf(text, name).toString('base64url'),
+    verify(text, tag, name) {
+      const given = Buffer.from(tag, 'base64url');
+      return given.length === TAG_OF_SIGNATURE_BYTES && timingSafeEqual(given, tagOf(text, name));
+    },
     async seal(body, name) {
       const packed = body.length >= COMPRESS_FROM_BYTES;
       const options = {
@@ -112,6 +143,19 @@ export class SealError extends Error {
 /** Seals JSON. */
 export function sealJson(seal: TokenSeal, value: unknown, name: string): Promise<Buffer> {
   return seal.seal(Buffer.from(JSON.stringify(value), 'utf8'), name);
+}
+
+/** `text` and its tag under `name`, as stored: `<text> <tag>`. */
+export function signed(seal: TokenSeal, text: string, name: string): string {
+  return `${text} ${seal.sign(text, name)}`;
+}
+
+/** The text of a value `signed` under `name` with this token, or undefined (forged, altered). */
+export function verified(seal: TokenSeal, value: string, name: string): string | undefined {
+  const space = value.lastIndexOf(' ');
+  if (space <= 0) return undefined;
+  const text = value.slice(0, space);
+  return seal.verify(text, value.slice(space + 1), name) ? text : undefined;
 }
 
 /** Opens JSON sealed by `sealJson`; the caller checks the shape. */

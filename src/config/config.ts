@@ -111,7 +111,11 @@ export interface ClusterConfig {
    * instances wait when its holder dies mid-sync. @default 5_000
    */
   flightLeaseMs: number;
-  /** A Redis command slower than this counts as failed: the instance goes on alone. @default 1_000 */
+  /**
+   * A Redis round trip slower than this counts as failed, and takes Redis out (every instance
+   * goes on alone) until a `PING` answers within it again: the longest a request waits on a
+   * Redis that hangs, twice that for a sync waiting for another instance's. @default 1_000
+   */
   commandTimeoutMs: number;
 }
 

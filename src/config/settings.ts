@@ -123,6 +123,7 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   REDIS_KEY_PREFIX              prefix of every Redis key and channel (default ${DEFAULT_CLUSTER.keyPrefix})
   REDIS_SNAPSHOT_TTL_SECONDS    snapshots and delta logs expire this long after their last write (default ${DEFAULT_CLUSTER.snapshotTtlMs / 1000})
   REDIS_SNAPSHOT_MAX_MB         larger sealed snapshots are not stored (default ${DEFAULT_CLUSTER.maxSnapshotBytes / 1024 / 1024})
+  REDIS_COMMAND_TIMEOUT_MS      a Redis round trip slower than this takes Redis out until it answers again (default ${DEFAULT_CLUSTER.commandTimeoutMs})
 
   --help       show this help
   --version    print the version
@@ -241,6 +242,9 @@ function clusterSettings(env: Env): ClusterConfig {
         DEFAULT_CLUSTER.maxSnapshotBytes / 1024 / 1024) *
       1024 *
       1024,
+    commandTimeoutMs:
+      optional(env, 'REDIS_COMMAND_TIMEOUT_MS', (v, n) => integer(v, n, 50, 10_000)) ??
+      DEFAULT_CLUSTER.commandTimeoutMs,
   };
 }
 

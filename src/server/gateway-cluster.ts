@@ -27,6 +27,8 @@ export function ownCluster(config: GatewayConfig, options: OwnClusterOptions): C
       onAvailability(change.available);
     },
     onError: (error) => logInternalError(logger, error, 'cluster message failed'),
+    // Someone with write access to Redis wrote it; the instance ignored it and carried on.
+    onRejected: (entry) => logger?.warn({ entry }, 'redis entry ignored: forged or sent again'),
   });
 }
 

@@ -218,9 +218,24 @@ function registerClusterMetrics(registers: Registry[], cluster: { stats(): Clust
     (stats) => stats.fallbacks,
   );
   follow(
+    'gateway_cluster_timeouts_total',
+    'Redis round trips that ran out of the command timeout; the first took the link down.',
+    (stats) => stats.timeouts,
+  );
+  follow(
+    'gateway_cluster_rejected_entries_total',
+    'Entries found in Redis (leases, pauses, ledger entries, alias pointers, end messages) that were forged or sent again, ignored.',
+    (stats) => stats.rejected,
+  );
+  follow(
     'gateway_cluster_relays_applied_total',
     'Deltas fetched by other instances merged into replicas here, without an upstream call.',
     (stats) => stats.relaysApplied,
+  );
+  follow(
+    'gateway_cluster_writes_applied_total',
+    'Writes through other instances applied to replicas here, without an upstream call.',
+    (stats) => stats.writesApplied,
   );
   follow(
     'gateway_cluster_snapshot_warmups_total',

@@ -109,6 +109,7 @@ describe('parseSettings', () => {
         REDIS_KEY_PREFIX: 'gw-prod:',
         REDIS_SNAPSHOT_TTL_SECONDS: '3600',
         REDIS_SNAPSHOT_MAX_MB: '16',
+        REDIS_COMMAND_TIMEOUT_MS: '250',
       }),
     ).toMatchObject({
       redisUrl: 'redis://:secret@10.0.0.5:6380/2',
@@ -117,6 +118,7 @@ describe('parseSettings', () => {
         keyPrefix: 'gw-prod:',
         snapshotTtlMs: 3_600_000,
         maxSnapshotBytes: 16 * 1024 * 1024,
+        commandTimeoutMs: 250,
       },
     });
     const wrongScheme = error({ REDIS_URL: 'http://user:secret@cache:6379' });
@@ -127,6 +129,9 @@ describe('parseSettings', () => {
       /^REDIS_SNAPSHOT_TTL_SECONDS must be an integer from 60/,
     );
     expect(error({ REDIS_SNAPSHOT_MAX_MB: '0' })).toMatch(/^REDIS_SNAPSHOT_MAX_MB must be/);
+    expect(error({ REDIS_COMMAND_TIMEOUT_MS: '10' })).toMatch(
+      /^REDIS_COMMAND_TIMEOUT_MS must be an integer from 50/,
+    );
   });
 
   it('turns GraphiQL and introspection off in production unless asked for', () => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createTokenSeal, redisName, SealError, TokenSeals } from '../../src/cluster/seal.js';
+import { judgeLease, leaseValue } from '../../src/cluster/leases.js';
+import {
+  createTokenSeal,
+  redisName,
+  SealError,
+  signed,
+  TokenSeals,
+  verified,
+} from '../../src/cluster/seal.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 
 const TOKEN = 'seal-test-token-0123456789';
@@ -26,6 +34,41 @@ describe('token seals', () => {
     altered[20] = (altered[20] ?? 0) ^ 1;
     await expect(seal.open(altered, 'pgw:s:one')).rejects.toBeInstanceOf(SealError);
     await expect(seal.open(Buffer.from('plain'), 'pgw:s:one')).rejects.toBeInstanceOf(SealError);
+  });
+
+  it('sign what scripts read in clear, for one token and one name only', () => {
+    const value = signed(seal, 'instance.7.1750000000000', 'pgw:l:calls');
+    expect(value).toMatch(/^instance\.7\.1750000000000 [\w-]{22}$/);
+    expect(verified(seal, value, 'pgw:l:calls')).toBe('instance.7.1750000000000');
+    const other = createTokenSeal('another-token-0123456789', tokenKey('another-token-0123456789'));
+    for (const [by, text, name] of [
+      [other, value, 'pgw:l:calls'],
+      [seal, value, 'pgw:l:polls'],
+      [seal, value.replace('.7.', '.8.'), 'pgw:l:calls'],
+      [seal, 'instance.7.1750000000000 AAAAAAAAAAAAAAAAAAAAAA', 'pgw:l:calls'],
+      [seal, 'no-tag-at-all', 'pgw:l:calls'],
+    ] as const) {
+      expect(verified(by, text, name)).toBeUndefined();
+    }
+  });
+
+  it('judge a lease: held until its own end, void when forged or written again after it', () => {
+    const key = 'pgw:o:lease';
+    const now = 1_750_000_000_000;
+    const value = leaseValue(seal, key, 'instance.3', now + 5_000);
+    expect(judgeLease(seal, key, value, now)).toEqual({
+      kind: 'held',
+      owner: 'instance.3',
+      until: now + 5_000,
+    });
+    // Clocks may differ a little; a lease a second past its end is still someone's.
+    expect(judgeLease(seal, key, value, now + 5_500).kind).toBe('held');
+    // The same value set again later, with whatever TTL, holds nothing.
+    expect(judgeLease(seal, key, value, now + 60_000)).toEqual({ kind: 'expired' });
+    expect(judgeLease(seal, 'pgw:o:another', value, now)).toEqual({ kind: 'forged' });
+    expect(judgeLease(seal, key, 'instance.3 99999999999999 AAAA', now)).toEqual({
+      kind: 'forged',
+    });
   });
 
   it('name keys by digests that show neither token nor plan id', () => {

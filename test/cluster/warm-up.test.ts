@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { bindOnce, singleWarmUp, warmingReplicas } from '../../src/cluster/cluster.js';
-import type { ReplicaRead, ReplicaReadRequest, ReplicaStore } from '../../src/replica/types.js';
+import type {
+  PlanSnapshot,
+  ReplicaRead,
+  ReplicaReadRequest,
+  ReplicaStore,
+} from '../../src/replica/types.js';
 
 const request = (planId: string): ReplicaReadRequest => ({
   token: 'token',
@@ -71,6 +76,10 @@ describe('warmingReplicas', () => {
         log.push(`read ${planId}`);
         return { planId } as unknown as ReplicaRead;
       },
+      applySaved: (_tokenKey: string, planId: string) => {
+        log.push(`apply ${planId}`);
+        return options.held ? ({ planId: 'concrete' } as PlanSnapshot) : undefined;
+      },
     } as unknown as ReplicaStore;
     const view = warmingReplicas(inner, {
       link: { available: options.available },
@@ -79,9 +88,22 @@ describe('warmingReplicas', () => {
         log.push(`warm ${planId}`);
         return true;
       },
+      relayWrite: (tokenKey, planId, saved) =>
+        log.push(`relay ${tokenKey} ${planId} ${saved.serverKnowledge}`),
     });
     return { view, log };
   }
+
+  it('relays every write it applies, held here or not, to the plan it landed in', () => {
+    const held = setup({ available: true, held: true });
+    held.view.applySaved('key', 'last-used', { serverKnowledge: 7 });
+    expect(held.log).toEqual(['apply last-used', 'relay key concrete 7']);
+    const cold = setup({ available: true, held: false });
+    cold.view.applySaved('key', 'plan-1', { serverKnowledge: 8 });
+    // Through an alias with nothing held, the plan is the upstream's to say: nothing to relay.
+    cold.view.applySaved('key', 'last-used', { serverKnowledge: 9 });
+    expect(cold.log).toEqual(['apply plan-1', 'relay key plan-1 8', 'apply last-used']);
+  });
 
   it('warms a replica this instance does not hold before reading it', async () => {
     const { view, log } = setup({ available: true, held: false });

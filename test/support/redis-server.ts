@@ -22,6 +22,13 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
+  /**
+   * Freezes the server (SIGSTOP): connections stay open and nothing is answered, as when Redis
+   * hangs (swapping, a runaway script, a paused VM). Its own client (`client`) hangs too.
+   */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT); what was sent meanwhile is answered then. */
+  resume(): void;
   /** Every key under the prefix with its value(s) as buffers. */
   dump(): Promise<Map<string, Buffer[]>>;
   close(): Promise<void>;
@@ -81,6 +88,11 @@ function killGroup(child: ChildProcess): void {
   } catch {
     // Already gone.
   }
+}
+
+function signalServer(child: ChildProcess | undefined, signal: 'SIGSTOP' | 'SIGCONT'): void {
+  if (child?.pid === undefined) throw new Error('cannot signal a Redis this test did not start');
+  process.kill(child.pid, signal);
 }
 
 async function waitExit(child: ChildProcess): Promise<void> {
@@ -147,6 +159,12 @@ export async function startTestRedis(options: { own?: boolean } = {}): Promise<T
     async start() {
       if (!child) throw new Error('cannot start a Redis this test did not start');
       child = await spawnServer(port);
+    },
+    pause() {
+      signalServer(child, 'SIGSTOP');
+    },
+    resume() {
+      signalServer(child, 'SIGCONT');
     },
     dump,
     async close() {
