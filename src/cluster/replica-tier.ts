@@ -27,11 +27,10 @@
  * - Bounds: every key expires `ttlMs` after its last write; the log keeps `maxLogEntries`; a
  *   snapshot larger than `maxSnapshotBytes` sealed is not stored.
  */
+import { PLAN_ALIASES, type ResponseData } from '@plans-gateway/rest-contract';
 import { LRUCache } from 'lru-cache';
 import type { AppliedChange } from '../replica/store.js';
 import type { RelayedSync, ReplicaStore } from '../replica/types.js';
-import { PLAN_ALIASES } from '../upstream/ids.js';
-import type { ResponseData } from '../upstream/types.js';
 import { planExportOf } from './plan-export.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
 import { redisName, sealJson, type TokenSeal, type TokenSeals } from './seal.js';
