@@ -1,7 +1,9 @@
 /**
- * The import graph's rules, checked by `npm test` (`npm run deps`). Module cycles make load order
+ * The import graph's rules, checked by `npm test` (`npm run lint`). Module cycles make load order
  * matter; folder cycles mean two folders cannot be read, tested or replaced one without the other.
- * Shared contracts live in src/contracts, which depends on nothing but types from below it.
+ * Shared contracts live in src/contracts, which depends on nothing but types from below it. The
+ * workspace packages sit below the gateway: the REST contract imports nothing of ours, the
+ * sandbox only the contract. Each rule's name is what a failing run prints.
  */
 module.exports = {
   forbidden: [
@@ -26,6 +28,33 @@ module.exports = {
       comment: 'Shipped code must not load test or benchmark code.',
       from: { path: '^src/' },
       to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'rest-contract-stands-alone',
+      severity: 'error',
+      comment:
+        'The REST contract is the bottom layer that the gateway and the sandbox share: it imports nothing of theirs.',
+      from: { path: '^packages/rest-contract/' },
+      to: { pathNot: ['^packages/rest-contract/', '^node_modules/'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'sandbox-imports-only-the-rest-contract',
+      severity: 'error',
+      comment:
+        'The sandbox stands on its own (npx plans-sandbox) and imitates the upstream: besides itself it imports only the REST contract, never the gateway, its tests or its benchmarks, so it cannot drift toward the gateway view of the data.',
+      from: { path: '^packages/sandbox/' },
+      to: {
+        pathNot: ['^packages/(sandbox|rest-contract)/', '^node_modules/'],
+        dependencyTypesNot: ['core'],
+      },
+    },
+    {
+      name: 'upstream-never-reaches-graphql',
+      severity: 'error',
+      comment:
+        'The REST client knows HTTP, not GraphQL (DESIGN §2): nothing src/upstream imports, directly or through other modules, loads graphql.',
+      from: { path: '^src/upstream/' },
+      to: { path: '^node_modules/graphql/', reachable: true },
     },
   ],
   options: {

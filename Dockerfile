@@ -1,13 +1,22 @@
 # syntax=docker/dockerfile:1
 # The gateway as one non-root node process. The build and run steps are the npm scripts the
 # tests run outside Docker: `npm ci`, `npm run build`, then `node dist/cli.js` (= npm run start:prod).
+# The workspace packages (packages/*: the REST contract, the sandbox) are built beside the gateway
+# and installed as the links `npm ci` makes from their manifests, so each manifest is copied
+# before `npm ci` and each build after it.
 ARG NODE_VERSION=20.19
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/rest-contract/package.json ./packages/rest-contract/
+COPY packages/sandbox/package.json ./packages/sandbox/
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
+COPY packages/rest-contract/tsconfig.build.json ./packages/rest-contract/
+COPY packages/rest-contract/src ./packages/rest-contract/src
+COPY packages/sandbox/tsconfig.build.json ./packages/sandbox/
+COPY packages/sandbox/src ./packages/sandbox/src
 COPY src ./src
 RUN npm run build
 
@@ -16,8 +25,13 @@ ENV NODE_ENV=production \
     PORT=4000
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/rest-contract/package.json ./packages/rest-contract/
+COPY packages/sandbox/package.json ./packages/sandbox/
+COPY packages/sandbox/bin ./packages/sandbox/bin
 RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/packages/rest-contract/dist ./packages/rest-contract/dist
+COPY --from=build /app/packages/sandbox/dist ./packages/sandbox/dist
 USER node
 EXPOSE 4000
 # /health is liveness (the process answers); /ready also probes the upstream.

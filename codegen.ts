@@ -3,7 +3,9 @@
  * (`client-kit/`: possibleTypes and the scalar map), the example client app's typed documents and
  * manifest (`examples/generated/`), and typed documents for the operations the benchmark and the
  * tests share (`bench/*.graphql`). `npm run codegen` writes them; `npm test` fails when any is
- * stale (`--check`).
+ * stale (`--check`). graphql-codegen loads this file with jiti, which reads the workspace
+ * packages' sources through tsconfig `paths` only when told (`JITI_TSCONFIG_PATHS=true` in the
+ * npm scripts); without it, `@plans-gateway/rest-contract` would need a build.
  */
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { type GraphQLScalarType, isScalarType, isSpecifiedScalarType, printSchema } from 'graphql';

@@ -21,13 +21,16 @@ class HeavyFirst extends BaseSequencer {
 
 export default defineConfig({
   resolve: {
+    // The workspace packages resolve to their sources (tsconfig `paths`), as in tsx and tsc, so
+    // tests never run a stale build.
+    tsconfigPaths: true,
     // graphql 16 ships CJS (`main`) and ESM (`module`) builds. Node, and so Pothos and yoga,
     // load the CJS one; without this alias vite would give our sources the ESM one, and
     // `instanceof GraphQLError` would fail across the two copies.
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration suites start real HTTP servers; files in parallel, tests inside a file in order.

@@ -25,8 +25,7 @@
  * Redis: `redis-server` started on a free port (or `REDIS_URL`, under a fresh key prefix).
  */
 import { loadavg } from 'node:os';
-import type { Sandbox } from '../src/sandbox/core/api.js';
-import { createSandbox } from '../src/sandbox/index.js';
+import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { startTestRedis, type TestRedis } from '../test/support/redis-server.js';
 import { createGraphQLClient, type GraphQLClient, isGoodAnswer } from './clients.js';
 import { type GatewayProcess, startGatewayProcess } from './gateway-process.js';

@@ -7,9 +7,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import type { Sandbox } from '../src/sandbox/core/api.js';
-import { createSandbox } from '../src/sandbox/index.js';
-import type { PlanDetail } from '../src/upstream/types.js';
+import type { PlanDetail } from '@plans-gateway/rest-contract';
+import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import {
   createGraphQLClient,
   createRestClient,

@@ -1,5 +1,5 @@
 /**
- * Probe: the sandbox at a size, measured from outside. Starts `src/sandbox/cli.ts` as one node
+ * Probe: the sandbox at a size, measured from outside. Starts `packages/sandbox/src/cli.ts` as one node
  * process (its own process group), waits for it to listen, then downloads the big answers (plan
  * export, its delta from knowledge 0, the transaction list) without keeping them, and reports
  * seeding time, bytes, download times, a card purchase's round trip and the sandbox's peak RSS
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     [
       '--import',
       'tsx',
-      'src/sandbox/cli.ts',
+      'packages/sandbox/src/cli.ts',
       '--port',
       '0',
       '--rate-limit',

@@ -10,7 +10,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { createSandbox } from '../src/sandbox/index.js';
+import { createSandbox } from '@plans-gateway/sandbox';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const runsArg = process.argv.indexOf('--runs');

@@ -18,10 +18,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createManualClock, createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { defaultConfig, type GatewayConfig } from '../src/config/config.js';
 import { createManualScheduler, type Scheduler } from '../src/live/scheduler.js';
-import type { Sandbox } from '../src/sandbox/core/api.js';
-import { createManualClock, createSandbox } from '../src/sandbox/index.js';
 import { createGateway, type Gateway } from '../src/server/gateway.js';
 import { attachWebSockets, type WebSocketAttachment } from '../src/server/websockets.js';
 import { createUpstreamClient, type UpstreamClient } from '../src/upstream/client.js';

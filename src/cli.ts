@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Sandbox } from '@plans-gateway/sandbox';
 import {
   DEFAULT_CORS_ALLOWED_HEADERS,
   DEFAULT_DOCUMENT_CACHE,
@@ -16,7 +17,6 @@ import {
   type GatewayConfig,
 } from './config/config.js';
 import { parseSettings, type Settings, USAGE } from './config/settings.js';
-import type { Sandbox } from './sandbox/core/api.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
 import { createGateway, type Gateway } from './server/gateway.js';
 import { type HttpService, listen } from './server/http-server.js';
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   let sandbox: Sandbox | null = null;
   let upstreamUrl = settings.upstreamUrl;
   if (!upstreamUrl) {
-    const { createSandbox } = await import('./sandbox/index.js');
+    const { createSandbox } = await import('@plans-gateway/sandbox');
     sandbox = await createSandbox({ port: 0 });
     upstreamUrl = sandbox.url;
   }

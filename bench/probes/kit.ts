@@ -6,9 +6,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { createSandbox, type Sandbox, type SandboxOptions } from '@plans-gateway/sandbox';
 import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
-import type { Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
-import { createSandbox } from '../../src/sandbox/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
 
 setFlagsFromString('--expose-gc');

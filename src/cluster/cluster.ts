@@ -15,6 +15,7 @@
  * "Redis away"). Nothing read from Redis is trusted unless the token's key sealed or signed it.
  */
 import { randomBytes } from 'node:crypto';
+import { PLAN_ALIASES } from '@plans-gateway/rest-contract';
 import { type ClusterConfig, DEFAULT_CLUSTER } from '../config/config.js';
 import { createLiveBus, type LiveBus } from '../live/bus.js';
 import type { PollLeases } from '../live/leases.js';
@@ -22,7 +23,6 @@ import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { SharedRestEntries } from '../loaders/rest-cache.js';
 import type { AppliedChange, FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import type { ReplicaReadRequest, ReplicaStore, SavedEntities } from '../replica/types.js';
-import { PLAN_ALIASES } from '../upstream/ids.js';
 import { ClusterEventTarget } from './bus.js';
 import { clusterFetchPlan } from './flights.js';
 import { createRedisPollLeases } from './leases.js';

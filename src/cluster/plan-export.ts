@@ -8,14 +8,15 @@
  * (`plan_id`, and `month` on category rows); deleted entities are not in a replica, so none are
  * written (a full export never holds them either).
  */
-import type { PlanSnapshot } from '../replica/types.js';
+
 import type {
   CategoryBase,
   MonthDetailBase,
   ResponseData,
   SubTransactionBase,
   TransactionSummaryBase,
-} from '../upstream/types.js';
+} from '@plans-gateway/rest-contract';
+import type { PlanSnapshot } from '../replica/types.js';
 
 type PlanExport = ResponseData['getPlanById'];
 

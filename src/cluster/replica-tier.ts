@@ -34,12 +34,11 @@
  * - Bounds: every key expires `ttlMs` after its last write; the log keeps `maxLogEntries`; a
  *   snapshot larger than `maxSnapshotBytes` sealed is not stored.
  */
+import { PLAN_ALIASES, type ResponseData } from '@plans-gateway/rest-contract';
 import { LRUCache } from 'lru-cache';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { AppliedChange } from '../replica/store.js';
 import type { RelayedSync, ReplicaStore, SavedEntities } from '../replica/types.js';
-import { PLAN_ALIASES } from '../upstream/ids.js';
-import type { ResponseData } from '../upstream/types.js';
 import { OWNED } from './leases.js';
 import { planExportOf } from './plan-export.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';

@@ -1,6 +1,6 @@
+import type { OperationId } from '@plans-gateway/rest-contract';
 import type { StaleReason } from '../replica/types.js';
 import type { UpstreamCallRecord, UpstreamMeter } from '../upstream/client.js';
-import type { OperationId } from '../upstream/types.js';
 import type { OperationSpan } from './tracer.js';
 
 export interface StaleNotice {

@@ -5,9 +5,9 @@
  * plugin. Everything else (401, other 403s, 429, 5xx, network, timeout) stays a GraphQL error
  * with the DESIGN section 7 code, and says whether the write may have been applied.
  */
+import type { OperationId } from '@plans-gateway/rest-contract';
 import { GraphQLError } from 'graphql';
 import { isUpstreamError, type UpstreamError, type UpstreamRestError } from '../upstream/errors.js';
-import type { OperationId } from '../upstream/types.js';
 import { toGraphQLError } from './errors.js';
 
 /** A write the upstream refused for a reason the client can act on; keeps the REST error verbatim. */

@@ -8,6 +8,7 @@
  * a subscriber that reads slowly gets one change covering several, never a growing queue, since
  * a merged change holds at most one row per entity of the plan.
  */
+import type { IsoDate, ResponseData, SubTransactionBase } from '@plans-gateway/rest-contract';
 import type { ReplicaChangeSource } from '../replica/store.js';
 import type {
   AccountRow,
@@ -21,7 +22,6 @@ import type {
   SubTransactionRow,
   TransactionRow,
 } from '../replica/types.js';
-import type { IsoDate, ResponseData, SubTransactionBase } from '../upstream/types.js';
 
 /** Where a change came from. */
 export type ChangeOrigin =

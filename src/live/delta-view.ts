@@ -4,8 +4,8 @@
  * them (it is newer than the replica for what it carries; `deleted: true` means gone), the
  * replica's for everything else. Only used to resolve the delta's own keys.
  */
+import type { PlanDetail } from '@plans-gateway/rest-contract';
 import type { PlanSnapshot } from '../replica/types.js';
-import type { PlanDetail } from '../upstream/types.js';
 import type { RowSource } from './changes.js';
 
 export function deltaView(plan: PlanDetail, replica: PlanSnapshot): RowSource {

@@ -3,10 +3,9 @@
  * channel's change log when it reaches back that far (no upstream call), else from one delta
  * request sent from `since`.
  */
-
+import type { ResponseData } from '@plans-gateway/rest-contract';
 import { rethrowAsGraphQL } from '../contracts/errors.js';
 import type { PlanSnapshot, ReplicaStore } from '../replica/types.js';
-import type { ResponseData } from '../upstream/types.js';
 import type { ChangeLog } from './change-log.js';
 import {
   type ChangeMeta,

@@ -1,3 +1,4 @@
+import { PLAN_ALIASES, type User } from '@plans-gateway/rest-contract';
 import DataLoader from 'dataloader';
 import { type Credentials, unauthenticated } from '../contracts/credentials.js';
 import { rethrowAsGraphQL } from '../contracts/errors.js';
@@ -5,8 +6,6 @@ import type { OperationMeter } from '../contracts/operation-meter.js';
 import type { Freshness, PlanSnapshot, ReplicaRead } from '../replica/types.js';
 import { assertRestAnswer } from '../replica/validate.js';
 import type { UpstreamClient } from '../upstream/client.js';
-import { PLAN_ALIASES } from '../upstream/ids.js';
-import type { User } from '../upstream/types.js';
 import type { Loaders, MoneyMovementGroupRow, MoneyMovementRow, PlanList } from './loaders.js';
 import type { RestCache, RestCacheRead } from './rest-cache.js';
 

@@ -1,10 +1,10 @@
-import type { PlanScoped, PlanSnapshot } from '../replica/types.js';
 import type {
   MoneyMovementBase,
   MoneyMovementGroup,
   PlanSummary,
   User,
-} from '../upstream/types.js';
+} from '@plans-gateway/rest-contract';
+import type { PlanScoped, PlanSnapshot } from '../replica/types.js';
 
 export type MoneyMovementRow = MoneyMovementBase & PlanScoped;
 export type MoneyMovementGroupRow = MoneyMovementGroup & PlanScoped;

@@ -3,8 +3,7 @@
  * answered under another id) pointed to, per token key, and when that was last checked. Only ids
  * that differ from their plan's are kept; each is forgotten with the replica it points to.
  */
-
-import { PLAN_ALIASES } from '../upstream/ids.js';
+import { PLAN_ALIASES } from '@plans-gateway/rest-contract';
 import { type ReplicaCache, type ReplicaEntry, replicaKey } from './cache.js';
 
 export interface Resolution {

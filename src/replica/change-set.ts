@@ -36,7 +36,7 @@ import type {
   ScheduledTransactionSummaryBase,
   SubTransactionBase,
   TransactionSummaryBase,
-} from '../upstream/types.js';
+} from '@plans-gateway/rest-contract';
 import { OrderedTable, type TableChange } from './ordered-table.js';
 import type { PlanState } from './plan-state.js';
 import { categoryKeysOf, compareTransactions, payeeKeysOf } from './plan-state.js';

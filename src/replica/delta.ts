@@ -19,7 +19,7 @@
  * The rules of the merge itself live in change-set.ts. Both functions validate the body first
  * and never modify their arguments, so a bad response leaves the replica untouched.
  */
-import type { IsoDate, PlanDetail, ResponseData } from '../upstream/types.js';
+import type { IsoDate, PlanDetail, ResponseData } from '@plans-gateway/rest-contract';
 import { applyChangeSet, type ChangeSet } from './change-set.js';
 import { emptyPlanState, type PlanState } from './plan-state.js';
 import type { PlanInfo } from './types.js';

@@ -3,7 +3,7 @@
  * returns a new PlanState that shares everything it did not touch with the previous one, so a
  * snapshot handed to a reader never changes under it.
  */
-import type { IsoDate } from '../upstream/types.js';
+import type { IsoDate } from '@plans-gateway/rest-contract';
 import { OrderedTable } from './ordered-table.js';
 import { ShardedMap } from './sharded-map.js';
 import { SortedRows } from './sorted-rows.js';

@@ -20,7 +20,7 @@ import type {
   ScheduledTransactionSummaryBase,
   SubTransactionBase,
   TransactionSummaryBase,
-} from '../upstream/types.js';
+} from '@plans-gateway/rest-contract';
 import { applyChangeSet } from './change-set.js';
 import type { PlanState } from './plan-state.js';
 import type { SavedEntities } from './types.js';
@@ -176,7 +176,7 @@ function pick<T, K extends keyof T>(source: T, keys: readonly K[]): Pick<T, K> {
 
 /**
  * The base field lists. `fields<T>()` only accepts a list naming every key of T, so a field
- * added to a base shape in upstream/types.ts fails to compile here until it is listed.
+ * added to a base shape of the REST contract fails to compile here until it is listed.
  */
 function fields<T>() {
   return <const K extends readonly (keyof T)[]>(

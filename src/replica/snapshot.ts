@@ -5,7 +5,7 @@
  * first use and keep it for the life of the snapshot, which is safe because the state never
  * changes.
  */
-import type { IsoDate, TransactionListType } from '../upstream/types.js';
+import type { IsoDate, TransactionListType } from '@plans-gateway/rest-contract';
 import { isIsoDate, monthOf, type PlanState } from './plan-state.js';
 import { isUncategorized, type QueryMeter, queryTransactions } from './transaction-query.js';
 import type {

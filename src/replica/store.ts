@@ -59,8 +59,8 @@
  * syncs already in flight for it from storing their answers.
  */
 import { randomUUID } from 'node:crypto';
+import type { IsoDate, ResponseData } from '@plans-gateway/rest-contract';
 import { LRUCache } from 'lru-cache';
-import type { IsoDate, ResponseData } from '../upstream/types.js';
 import { AliasTable, type HeldReplica, lookupReplica } from './aliases.js';
 import {
   createReplicaCache,

@@ -17,7 +17,7 @@
  *   the next match. Those three are computed lazily, on first read, so a caller that does not
  *   ask for them does not pay for them.
  */
-import type { Uuid } from '../upstream/types.js';
+import type { Uuid } from '@plans-gateway/rest-contract';
 import type { PlanState } from './plan-state.js';
 import { compareTransactions, isIsoDate } from './plan-state.js';
 import { SortedRows } from './sorted-rows.js';

@@ -28,7 +28,7 @@ import type {
   TransactionListType,
   TransactionSummaryBase,
   Uuid,
-} from '../upstream/types.js';
+} from '@plans-gateway/rest-contract';
 
 export interface PlanScoped {
   readonly plan_id: Uuid;
@@ -49,9 +49,9 @@ export type ScheduledSubTransactionRow = ScheduledSubTransactionBase & PlanScope
 export interface PlanInfo {
   readonly id: Uuid;
   readonly name: string;
-  readonly last_modified_on: IsoDateTime | null;
-  readonly first_month: IsoDate | null;
-  readonly last_month: IsoDate | null;
+  readonly last_modified_on: IsoDateTime;
+  readonly first_month: IsoDate;
+  readonly last_month: IsoDate;
   readonly date_format: DateFormat | null;
   readonly currency_format: CurrencyFormat | null;
 }

@@ -5,7 +5,7 @@
  * names the field and leaves the replica as it was, instead of being stored and failing every
  * later read of the field until the next full load.
  */
-import type { ResponseData } from '../upstream/types.js';
+import type { ResponseData } from '@plans-gateway/rest-contract';
 import { isIsoDate } from './plan-state.js';
 
 /** Upstream data the replica cannot merge; `path` names the offending field. */

@@ -1,4 +1,4 @@
-import { formatMilliunits, toCurrencyAmount } from '../money/format.js';
+import { formatMilliunits, toCurrencyAmount } from '@plans-gateway/rest-contract';
 import type { PlanScoped } from '../replica/types.js';
 import type { builder } from './builder.js';
 import type { GatewayContext } from './context.js';

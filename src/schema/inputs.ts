@@ -1,5 +1,5 @@
+import type { IsoDate } from '@plans-gateway/rest-contract';
 import { GraphQLError } from 'graphql';
-import type { IsoDate } from '../upstream/types.js';
 
 /**
  * A gateway-side input problem found in a resolver (rules that span several fields, such as

@@ -1,5 +1,5 @@
+import type { CurrencyFormat, DateFormat, PlanSummary } from '@plans-gateway/rest-contract';
 import type { PlanInfo } from '../replica/types.js';
-import type { CurrencyFormat, DateFormat, PlanSummary } from '../upstream/types.js';
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
 import type { PlanShape } from './models.js';

@@ -6,6 +6,7 @@
  * Every input failure carries `extensions.code = 'BAD_USER_INPUT'`; graphql-js copies the
  * extensions of the error a scalar throws onto the error it reports.
  */
+import { PLAN_ALIASES, UUID_PATTERN } from '@plans-gateway/rest-contract';
 import { GraphQLError, GraphQLScalarType, Kind, print, type ValueNode } from 'graphql';
 import {
   DateTimeResolver,
@@ -15,7 +16,6 @@ import {
   SafeIntResolver,
   UUIDResolver,
 } from 'graphql-scalars';
-import { PLAN_ALIASES, UUID_PATTERN } from '../upstream/ids.js';
 import { builder } from './builder.js';
 
 function inputError(message: string, node?: ValueNode): GraphQLError {

@@ -1,4 +1,4 @@
-import type { User as UserShape } from '../upstream/types.js';
+import type { User as UserShape } from '@plans-gateway/rest-contract';
 import { builder } from './builder.js';
 import type { RateLimitUsage } from './context.js';
 import { Node, REST_ID_DESCRIPTION } from './node.js';

@@ -4,6 +4,15 @@
  * built in `outgoing-request.ts`, an answer read in `decode-response.ts`, errors made in
  * `errors.ts`; reads are retried here, writes never.
  */
+import {
+  type HttpMethod,
+  OPERATION_IDS,
+  type OperationId,
+  type OperationResult,
+  type Params,
+  type ParamsArgs,
+  ROUTES,
+} from '@plans-gateway/rest-contract';
 import { type Dispatcher, Pool } from 'undici';
 import { decodeResponse, type Received } from './decode-response.js';
 import {
@@ -31,14 +40,6 @@ import {
   responseKind,
 } from './response-limits.js';
 import {
-  type HttpMethod,
-  OPERATION_IDS,
-  type OperationResult,
-  type Params,
-  type ParamsArgs,
-  ROUTES,
-} from './routes.js';
-import {
   type Admission,
   createTokenGate,
   repeatRefusal,
@@ -46,7 +47,6 @@ import {
   type TokenGateOptions,
   type TokenStatus,
 } from './token-gate.js';
-import type { OperationId } from './types.js';
 
 export const DEFAULT_CONNECTIONS = 10;
 /** Four of the ten: a cold screen of one token (export, user, plan list, money movements) at once. */

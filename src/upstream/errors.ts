@@ -3,8 +3,7 @@
  * and `gatewayErrorCode` maps it to the stable code the GraphQL layer puts in
  * `extensions.code` (DESIGN section 7). Nothing in this file knows GraphQL.
  */
-import type { HttpMethod } from './routes.js';
-import type { OperationId } from './types.js';
+import type { HttpMethod, OperationId } from '@plans-gateway/rest-contract';
 
 export type UpstreamErrorKind =
   /** The upstream answered with a non-2xx status. */

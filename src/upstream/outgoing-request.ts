@@ -2,9 +2,12 @@
  * Request building: what one call sends, built once and reused by its retries. The token is
  * checked before anything else, and travels only in the `authorization` header.
  */
-import { buildRequestTarget, type RequestTarget } from './routes.js';
+import {
+  buildRequestTarget,
+  type OperationId,
+  type RequestTarget,
+} from '@plans-gateway/rest-contract';
 import { tokenKey as digestToken } from './token-key.js';
-import type { OperationId } from './types.js';
 
 /** Shorter tokens are not redacted from upstream text: replacing them would garble it. */
 const MIN_REDACTED_TOKEN_LENGTH = 8;

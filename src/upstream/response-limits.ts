@@ -8,7 +8,7 @@
  * 2 GB. Each operation now has the cap of its kind, and a byte budget shared by every answer
  * in flight bounds the sum, whatever the number of requests.
  */
-import type { OperationId } from './types.js';
+import type { OperationId } from '@plans-gateway/rest-contract';
 
 export type ResponseKind =
   /** The plan export and the transaction lists: as large as the plan. */

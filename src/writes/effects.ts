@@ -8,9 +8,8 @@
  * moves derived values the answer does not carry (balances, activity, month totals, transfer
  * sides, payees created by name, retired matches), so the pipeline follows it with one delta sync.
  */
+import type { IsoDate, OperationResult, Params } from '@plans-gateway/rest-contract';
 import type { SavedEntities } from '../replica/types.js';
-import type { OperationResult, Params } from '../upstream/routes.js';
-import type { IsoDate } from '../upstream/types.js';
 
 export type WriteOperationId =
   | 'createAccount'

@@ -23,6 +23,12 @@
  * advanced, so the delta carries the written entities again and nothing is duplicated or
  * reverted). See README.md.
  */
+import {
+  type IsoDate,
+  type OperationResult,
+  type Params,
+  PLAN_ALIASES,
+} from '@plans-gateway/rest-contract';
 import { type Credentials, unauthenticated } from '../contracts/credentials.js';
 import { toGraphQLError } from '../contracts/errors.js';
 import type { OperationMeter } from '../contracts/operation-meter.js';
@@ -33,9 +39,6 @@ import type { RestCache } from '../loaders/rest-cache.js';
 import type { PlanSnapshot, ReplicaStore } from '../replica/types.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { isUpstreamError } from '../upstream/errors.js';
-import { PLAN_ALIASES } from '../upstream/ids.js';
-import type { OperationResult, Params } from '../upstream/routes.js';
-import type { IsoDate } from '../upstream/types.js';
 import { WRITE_EFFECTS, type WriteOperationId } from './effects.js';
 
 export interface WritePipelineDeps {

@@ -1,16 +1,17 @@
 /**
- * The production start: `npm run build`, then `node dist/cli.js` against a real upstream (a
- * sandbox in this process). One process, no TypeScript tooling, no sandbox or OpenTelemetry
- * module, and a write in flight when SIGTERM arrives still completes and reaches its client.
+ * The production start: `npm run build` (the workspace packages, then the gateway), then
+ * `node dist/cli.js` against a real upstream (a sandbox in this process). One process, no
+ * TypeScript tooling, no sandbox or OpenTelemetry module, the REST contract from its build, and a
+ * write in flight when SIGTERM arrives still completes and reaches its client. The sandbox
+ * package's own command runs from its build too.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/core/api.js';
-import { createSandbox } from '../../src/sandbox/index.js';
 import { until } from '../support/wait.js';
 import { childrenOf, killAll, launch, ROOT } from './support/process.js';
 
@@ -85,12 +86,65 @@ describe('node dist/cli.js', () => {
     const modules = readFileSync(moduleLog, 'utf8').trim().split('\n');
     expect(modules).toContain(new URL('dist/cli.js', `file://${ROOT}`).href);
     expect(modules.some((m) => m.includes('/dist/server/gateway.js'))).toBe(true);
-    expect(modules.filter((m) => m.includes('/dist/sandbox/'))).toEqual([]);
+    expect(modules.filter((m) => m.includes('/packages/sandbox/'))).toEqual([]);
+    // The workspace packages load as built, never from their TypeScript sources.
+    expect(modules.some((m) => m.includes('/packages/rest-contract/dist/'))).toBe(true);
+    expect(modules.filter((m) => /\/packages\/[^/]+\/src\//.test(m))).toEqual([]);
     expect(modules.filter((m) => /\/tsx\/|typescript/.test(m))).toEqual([]);
     expect(modules.filter((m) => m.includes('@opentelemetry'))).toEqual([]);
     // Without REDIS_URL the Redis client is never loaded (src/cluster imports it on demand).
     expect(modules.filter((m) => m.includes('/ioredis/'))).toEqual([]);
     expect(modules.filter((m) => m.startsWith(`file://${ROOT}src/`))).toEqual([]);
+  });
+
+  it('without UPSTREAM_URL, embeds the sandbox from its built package', async () => {
+    const moduleLog = join(scratch, 'embedded-modules.txt');
+    const app = launch('node', ['--import', RECORDER, 'dist/cli.js'], {
+      UPSTREAM_URL: undefined,
+      PORT: '0',
+      MODULE_LOG: moduleLog,
+    });
+    const url = await app.listening;
+    await until(() => /Demo token: \S+\n/.test(app.output()), 'the demo token');
+    const token = /Demo token: (\S+)\n/.exec(app.output())?.[1];
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: '{ plan(id: "last-used") { name } }' }),
+    });
+    expect(await response.json()).toMatchObject({ data: { plan: { name: 'Demo Household' } } });
+    app.child.kill('SIGTERM');
+    expect(await app.exited).toBe(0);
+    const modules = readFileSync(moduleLog, 'utf8').trim().split('\n');
+    expect(modules.some((m) => m.includes('/packages/sandbox/dist/sandbox.js'))).toBe(true);
+    expect(modules.filter((m) => /\/packages\/[^/]+\/src\//.test(m))).toEqual([]);
+  });
+
+  it('runs the sandbox package alone from its build (npx plans-sandbox), and stops on SIGTERM', async () => {
+    const moduleLog = join(scratch, 'sandbox-modules.txt');
+    const bin = join(ROOT, 'node_modules/.bin/plans-sandbox');
+    const app = launch(
+      'node',
+      ['--import', RECORDER, bin, '--port', '0', '--token', 'bin-token', '--transactions', '40'],
+      { MODULE_LOG: moduleLog },
+    );
+    await until(
+      () => /listening on http:\/\/\S+\/v1\n/.test(app.output()),
+      'the sandbox to listen',
+    );
+    const url = /listening on (http:\/\/\S+\/v1)/.exec(app.output())?.[1];
+    const answer = await fetch(`${url}/user`, { headers: { authorization: 'Bearer bin-token' } });
+    expect(answer.status).toBe(200);
+    app.child.kill('SIGTERM');
+    expect(await app.exited).toBe(0);
+
+    const modules = readFileSync(moduleLog, 'utf8').trim().split('\n');
+    const ours = modules.filter((m) => m.startsWith(`file://${ROOT}`));
+    expect(ours.some((m) => m.includes('/packages/sandbox/dist/'))).toBe(true);
+    expect(ours.some((m) => m.includes('/packages/rest-contract/dist/'))).toBe(true);
+    expect(
+      ours.filter((m) => !/\/packages\/(sandbox|rest-contract)\/(bin|dist)\//.test(m)),
+    ).toEqual([]);
   });
 
   it('lets a write in flight finish on SIGTERM, answers its client, then exits 0', async () => {

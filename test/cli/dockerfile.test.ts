@@ -1,7 +1,8 @@
 /**
  * No Docker engine runs here, so the image is checked by its steps: the Dockerfile builds and
- * starts with the commands the other CLI suites run, as a non-root user with a health check, and
- * the production install (`npm ci --omit=dev`) holds every package the compiled code imports.
+ * starts with the commands the other CLI suites run, as a non-root user with a health check, the
+ * workspace packages are installed from their manifests and shipped as built, and the production
+ * install (`npm ci --omit=dev`) holds every package the compiled code imports.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -10,10 +11,15 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from './support/process.js';
 
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
-const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+interface Manifest {
   scripts: Record<string, string>;
-  dependencies: Record<string, string>;
-};
+  dependencies?: Record<string, string>;
+  workspaces?: string[];
+}
+const readManifest = (dir: string) =>
+  JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as Manifest;
+const manifest = readManifest('.');
+const workspaces = manifest.workspaces ?? [];
 
 function stages(): string[][] {
   const lines = dockerfile
@@ -39,6 +45,26 @@ describe('Dockerfile', () => {
     expect(runtime?.some((line) => line.startsWith('RUN npm ci --omit=dev'))).toBe(true);
   });
 
+  it('installs every workspace package from its manifest and ships it as built', () => {
+    const [build = [], runtime = []] = stages();
+    expect(workspaces).toEqual(['packages/rest-contract', 'packages/sandbox']);
+    for (const stage of [build, runtime]) {
+      const install = stage.findIndex((line) => line.startsWith('RUN npm ci'));
+      for (const workspace of workspaces) {
+        const copied = stage.indexOf(`COPY ${workspace}/package.json ./${workspace}/`);
+        expect(copied, `${workspace}/package.json before npm ci`).toBeGreaterThan(-1);
+        expect(copied).toBeLessThan(install);
+      }
+    }
+    const built = build.indexOf('RUN npm run build');
+    for (const workspace of workspaces) {
+      const sources = build.indexOf(`COPY ${workspace}/src ./${workspace}/src`);
+      expect(sources, `${workspace}/src before the build`).toBeGreaterThan(-1);
+      expect(sources).toBeLessThan(built);
+      expect(runtime).toContain(`COPY --from=build /app/${workspace}/dist ./${workspace}/dist`);
+    }
+  });
+
   it('runs node dist/cli.js (npm run start:prod) as a non-root user with a health check', () => {
     const runtime = stages()[1] ?? [];
     expect(runtime).toContain('CMD ["node", "dist/cli.js"]');
@@ -51,32 +77,38 @@ describe('Dockerfile', () => {
     expect(runtime).toContain('ENV NODE_ENV=production PORT=4000');
   });
 
-  it('ships every package the gateway imports at run time as a production dependency', () => {
-    const imported = new Set<string>();
-    const walk = (dir: string) => {
-      for (const entry of readdirSync(dir, { withFileTypes: true })) {
-        const path = join(dir, entry.name);
-        if (entry.isDirectory()) walk(path);
-        else if (entry.name.endsWith('.ts')) {
-          const text = readFileSync(path, 'utf8');
-          const statics = text.matchAll(
-            /^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+'([^']+)'/gms,
-          );
-          const dynamics = text.matchAll(/\bimport\('([^']+)'\)/g);
-          for (const [, specifier] of [...statics, ...dynamics])
-            if (specifier) imported.add(specifier);
+  it.each(['.', ...workspaces])(
+    'ships every package %s imports at run time as a production dependency',
+    (dir) => {
+      const imported = new Set<string>();
+      let files = 0;
+      const walk = (dir: string) => {
+        for (const entry of readdirSync(dir, { withFileTypes: true })) {
+          const path = join(dir, entry.name);
+          if (entry.isDirectory()) walk(path);
+          else if (entry.name.endsWith('.ts')) {
+            files += 1;
+            const text = readFileSync(path, 'utf8');
+            const statics = text.matchAll(
+              /^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+'([^']+)'/gms,
+            );
+            const dynamics = text.matchAll(/\bimport\('([^']+)'\)/g);
+            for (const [, specifier] of [...statics, ...dynamics])
+              if (specifier) imported.add(specifier);
+          }
         }
-      }
-    };
-    walk(join(ROOT, 'src'));
-    const packages = [...imported]
-      .filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !builtinModules.includes(s))
-      .map((s) =>
-        s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : (s.split('/')[0] as string),
-      );
-    expect(packages.length).toBeGreaterThan(5);
-    const missing = [...new Set(packages)].filter((name) => !(name in manifest.dependencies));
-    expect(missing).toEqual([]);
-    expect(manifest.dependencies).not.toHaveProperty('tsx');
-  });
+      };
+      walk(join(ROOT, dir, 'src'));
+      expect(files).toBeGreaterThan(5);
+      const packages = [...imported]
+        .filter((s) => !s.startsWith('.') && !s.startsWith('node:') && !builtinModules.includes(s))
+        .map((s) =>
+          s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : (s.split('/')[0] as string),
+        );
+      const dependencies = readManifest(dir).dependencies ?? {};
+      const missing = [...new Set(packages)].filter((name) => !(name in dependencies));
+      expect(missing).toEqual([]);
+      expect(dependencies).not.toHaveProperty('tsx');
+    },
+  );
 });

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createManualClock } from '@plans-gateway/sandbox';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createManualClock } from '../../src/sandbox/index.js';
 import { type Stack, startStack } from '../support/stack.js';
 import { countResolvers, type ResolverCounter } from './support/recorders.js';
 

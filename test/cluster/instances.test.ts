@@ -4,9 +4,8 @@
  * instance killed mid-load loses nothing and costs no export, a new one warms with at most one
  * delta, `rateLimit` agrees everywhere, and Redis holds nothing readable.
  */
+import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/core/api.js';
-import { createSandbox } from '../../src/sandbox/index.js';
 import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { acceptedCallsOf, callsOf, exportsOf } from './support/calls.js';

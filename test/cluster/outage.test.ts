@@ -3,9 +3,8 @@
  * without an error while it is away (each alone, saying so in a warning), and cooperate again
  * once it is back: relayed deltas, the snapshot tier and a ledger that agrees with the upstream.
  */
+import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/core/api.js';
-import { createSandbox } from '../../src/sandbox/index.js';
 import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { until } from '../support/wait.js';

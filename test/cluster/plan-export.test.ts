@@ -3,6 +3,7 @@
  * answers exactly as the replica did, indexes included, whatever deltas and writes it went
  * through first.
  */
+import { TEST_MONTH, TEST_NOW } from '@plans-gateway/rest-contract/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planExportOf } from '../../src/cluster/plan-export.js';
@@ -12,7 +13,6 @@ import { applySavedEntities } from '../../src/replica/saved.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import { dumpIndexes, dumpSnapshot } from '../replica/support/inspect.js';
 import { createRandomPlan, randomChange } from '../replica/support/random-plan.js';
-import { TEST_MONTH, TEST_NOW } from '../support/plan-builder.js';
 
 const options = { currentMonth: TEST_MONTH };
 const snapshotOf = (state: PlanState) => createPlanSnapshot(state, { now: () => TEST_NOW });

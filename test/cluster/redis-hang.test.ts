@@ -10,12 +10,17 @@
  * answered then, and that every request sent afterwards, while Redis is still frozen, answers
  * without the clock moving at all: after one timeout each instance works alone.
  */
+
+import {
+  createManualClock,
+  createSandbox,
+  type ManualClock,
+  type Sandbox,
+} from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisName } from '../../src/cluster/seal.js';
 import { DEFAULT_CLUSTER } from '../../src/config/config.js';
 import { createManualScheduler, type ManualScheduler } from '../../src/live/scheduler.js';
-import type { ManualClock, Sandbox } from '../../src/sandbox/core/api.js';
-import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 import { type GraphQLResponse, gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';

@@ -2,6 +2,7 @@
  * Parts of the replica tier that need no Redis: opening sealed relays and snapshots (and refusing
  * what is not theirs), the per-replica order relays apply in, and flights waiting for a relay.
  */
+import type { ResponseData } from '@plans-gateway/rest-contract';
 import { describe, expect, it } from 'vitest';
 import {
   openDelta,
@@ -11,7 +12,6 @@ import {
 } from '../../src/cluster/replica-tier.js';
 import { createTokenSeal, sealJson } from '../../src/cluster/seal.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
-import type { ResponseData } from '../../src/upstream/types.js';
 import { until } from '../support/wait.js';
 
 const TOKEN = 'tier-parts-token-0123456789';

@@ -3,9 +3,8 @@
  * fit evicts the least recently read: reading an evicted plan costs a full export again, a
  * recently read one costs nothing, and the budget holds after every step.
  */
+import { createManualClock, createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/core/api.js';
-import { createManualClock, createSandbox } from '../../src/sandbox/index.js';
 import { gqlAt } from '../support/graphql.js';
 import { startGateway } from '../support/stack.js';
 import { planSyncs } from './support/calls.js';

@@ -3,8 +3,8 @@
  * a token that holds a replica gets the data of its last good sync, marked in
  * `extensions.stale` with the reason and the age; a token without one gets the error.
  */
+import type { FaultKind } from '@plans-gateway/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FaultKind } from '../../src/sandbox/core/api.js';
 import type { GraphQLResponse } from '../support/graphql.js';
 import { operationsOf } from './support/calls.js';
 import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';

@@ -5,9 +5,9 @@
  * clear, a forced sync makes every query answer exactly what a fresh gateway with no cache
  * answers. While faults last, no answer is an unexpected (masked) error. Seeded and bounded.
  */
+import { createManualClock } from '@plans-gateway/sandbox';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createManualClock } from '../../src/sandbox/index.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
 import { gqlAt } from '../support/graphql.js';
 import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';

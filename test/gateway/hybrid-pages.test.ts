@@ -4,9 +4,9 @@
  * building every row and cursor of the category, pages walked forward and backward list the
  * same rows as one big page and as REST, and `first: 0` does not make what is below it free.
  */
+import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
-import type { PlanDetail } from '../../src/upstream/types.js';
 import { type GraphQLResponse, gqlAt } from '../support/graphql.js';
 import { startGateway } from '../support/stack.js';
 import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';

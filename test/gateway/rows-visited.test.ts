@@ -3,9 +3,9 @@
  * by the meter plumbed through `GatewayDeps.replicaMeter`) stay near the page size, not the plan
  * size, and the page is the one the REST interface lists.
  */
+import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
-import type { PlanDetail } from '../../src/upstream/types.js';
 import { gqlAt } from '../support/graphql.js';
 import { startGateway } from '../support/stack.js';
 import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';

@@ -4,10 +4,10 @@
  * share in every rolling hour, they leave the token's last requests to reads and writes, they
  * back off on 429 for as long as `Retry-After` says, and a 401 ends the token's subscriptions.
  */
+import type { SandboxCall } from '@plans-gateway/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
+import { codeGrant, stringField } from '../../packages/sandbox/test/support/oauth.js';
 import { DEFAULT_LIVE } from '../../src/config/config.js';
-import type { SandboxCall } from '../../src/sandbox/core/api.js';
-import { codeGrant, stringField } from '../sandbox/support/oauth.js';
 import {
   DEFAULT_POLL_INTERVAL_MS,
   type LiveStack,

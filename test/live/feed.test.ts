@@ -2,12 +2,12 @@
  * A subscriber's feed (coalescing, filtering, ending) and the manual scheduler the suites use to
  * run simulated hours.
  */
+import { createManualClock } from '@plans-gateway/sandbox';
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import type { PlanChange } from '../../src/live/changes.js';
 import { PlanFeed } from '../../src/live/feed.js';
 import { createManualScheduler } from '../../src/live/scheduler.js';
-import { createManualClock } from '../../src/sandbox/index.js';
 import { planChange } from './support/plan-change.js';
 
 function change(knowledge: number, accountIds: string[]): PlanChange {

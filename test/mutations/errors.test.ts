@@ -4,8 +4,8 @@
  * DESIGN section 7 codes for the rest. Writes are sent exactly once, even when the outcome is
  * unknown (503, timeout), and the error says whether resending is safe.
  */
+import type { TransactionDetail } from '@plans-gateway/rest-contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionDetail } from '../../src/upstream/types.js';
 import {
   FAILURES,
   type MutationStack,

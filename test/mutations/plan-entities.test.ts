@@ -2,8 +2,8 @@
  * Account, category, month category, category group, payee and scheduled transaction mutations:
  * each write checked at the sandbox through REST, and the payload's linked objects current.
  */
+import type { MonthDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MonthDetail } from '../../src/upstream/types.js';
 import { type MutationStack, resultOf, startMutationStack } from './support/mutation-stack.js';
 
 let stack: MutationStack;

@@ -3,8 +3,8 @@
  * payload's linked objects (account balance, category amounts, payee) current in the same
  * round-trip. Costs are counted at the sandbox.
  */
+import type { TransactionDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TransactionDetail } from '../../src/upstream/types.js';
 import {
   type MutationStack,
   resultOf,

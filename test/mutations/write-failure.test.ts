@@ -3,6 +3,7 @@
  * and what the sandbox cannot produce on demand (a 409 outside a single create, a refused
  * connection, an unreadable 2xx); and the date arithmetic of the rules.
  */
+import type { OperationId } from '@plans-gateway/rest-contract';
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
@@ -19,7 +20,6 @@ import {
   type FailedCall,
   malformedResponse,
 } from '../../src/upstream/errors.js';
-import type { OperationId } from '../../src/upstream/types.js';
 
 function call(operationId: OperationId, method: FailedCall['method'] = 'POST'): FailedCall {
   return { operationId, method, attempt: 1, redact: (text) => text };

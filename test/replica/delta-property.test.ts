@@ -3,13 +3,13 @@
  * gateway's own writes applied in between) ends equal to a replica built from the final full
  * export, indexes included.
  */
+import { TEST_MONTH, TEST_NOW } from '@plans-gateway/rest-contract/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildPlanState, mergePlanDelta } from '../../src/replica/delta.js';
 import type { PlanState } from '../../src/replica/plan-state.js';
 import { applySavedEntities } from '../../src/replica/saved.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
-import { TEST_MONTH, TEST_NOW } from '../support/plan-builder.js';
 import { dumpIndexes, dumpSnapshot } from './support/inspect.js';
 import { createRandomPlan, randomChange } from './support/random-plan.js';
 

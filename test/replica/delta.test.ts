@@ -1,7 +1,3 @@
-import { describe, expect, it } from 'vitest';
-import { buildPlanState, mergePlanDelta } from '../../src/replica/delta.js';
-import { createPlanSnapshot } from '../../src/replica/snapshot.js';
-import { ReplicaDataError } from '../../src/replica/validate.js';
 import {
   account,
   category,
@@ -16,7 +12,11 @@ import {
   TEST_NOW,
   transaction,
   uuid,
-} from '../support/plan-builder.js';
+} from '@plans-gateway/rest-contract/testing';
+import { describe, expect, it } from 'vitest';
+import { buildPlanState, mergePlanDelta } from '../../src/replica/delta.js';
+import { createPlanSnapshot } from '../../src/replica/snapshot.js';
+import { ReplicaDataError } from '../../src/replica/validate.js';
 
 const PLAN = uuid(1, 1);
 const A1 = uuid(2, 1);

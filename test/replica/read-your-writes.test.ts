@@ -2,12 +2,12 @@
  * Writes applied to the replica at once: the next delta confirms them and never duplicates or
  * reverts them.
  */
+import { payee, TEST_MONTH, TEST_NOW, transaction } from '@plans-gateway/rest-contract/testing';
 import { describe, expect, it } from 'vitest';
 import { buildPlanState } from '../../src/replica/delta.js';
 import { applySavedEntities } from '../../src/replica/saved.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import { createReplicaStore } from '../../src/replica/store.js';
-import { payee, TEST_MONTH, TEST_NOW, transaction } from '../support/plan-builder.js';
 import {
   classifyFailure,
   createFakeUpstream,

@@ -2,13 +2,13 @@
  * A 100,000-transaction replica: filtered pages must touch a small number of rows, counted by
  * the snapshot's meter (never by timing).
  */
+import { planExport, TEST_MONTH, transaction, uuid } from '@plans-gateway/rest-contract/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildPlanState, mergePlanDelta } from '../../src/replica/delta.js';
 import type { PlanState } from '../../src/replica/plan-state.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
 import type { PlanSnapshot, TransactionQuery, TransactionRow } from '../../src/replica/types.js';
-import { planExport, TEST_MONTH, transaction, uuid } from '../support/plan-builder.js';
 import { createLargeExport, LARGE_PLAN_ID } from './support/large-plan.js';
 import { referenceQuery } from './support/reference-query.js';
 

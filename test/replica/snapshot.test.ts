@@ -1,6 +1,3 @@
-import { describe, expect, it } from 'vitest';
-import { buildPlanState } from '../../src/replica/delta.js';
-import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import {
   category,
   categoryGroup,
@@ -13,7 +10,10 @@ import {
   TEST_MONTH,
   TEST_NOW,
   uuid,
-} from '../support/plan-builder.js';
+} from '@plans-gateway/rest-contract/testing';
+import { describe, expect, it } from 'vitest';
+import { buildPlanState } from '../../src/replica/delta.js';
+import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 
 const P1 = uuid(3, 1);
 const P2 = uuid(3, 2);

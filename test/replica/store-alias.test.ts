@@ -1,7 +1,8 @@
 /** Plan aliases and the isolation of tokens. */
+
+import { TEST_NOW } from '@plans-gateway/rest-contract/testing';
 import { describe, expect, it } from 'vitest';
 import { createReplicaStore } from '../../src/replica/store.js';
-import { TEST_NOW } from '../support/plan-builder.js';
 import { classifyFailure, createFakeUpstream, createManualClock } from './support/fake-upstream.js';
 import { addTransaction, createRandomPlan } from './support/random-plan.js';
 

@@ -1,8 +1,9 @@
 /** The byte budget: LRU eviction across replicas, reload after eviction, oversized replicas. */
+
+import { TEST_NOW } from '@plans-gateway/rest-contract/testing';
 import { describe, expect, it } from 'vitest';
 import { HEAP_BYTES_PER_JSON_BYTE } from '../../src/replica/cache.js';
 import { createReplicaStore } from '../../src/replica/store.js';
-import { TEST_NOW } from '../support/plan-builder.js';
 import {
   classifyFailure,
   createFakeUpstream,

@@ -1,8 +1,9 @@
 /** Stale answers when the upstream fails, and errors when it may not answer stale. */
+
+import { TEST_NOW } from '@plans-gateway/rest-contract/testing';
 import { describe, expect, it } from 'vitest';
 import { createReplicaStore } from '../../src/replica/store.js';
 import { ReplicaDataError } from '../../src/replica/validate.js';
-import { TEST_NOW } from '../support/plan-builder.js';
 import {
   classifyFailure,
   createFakeUpstream,

@@ -1,8 +1,9 @@
 /** What reads cost: the product's main metric is the number of upstream calls. */
+
+import { TEST_NOW, transaction } from '@plans-gateway/rest-contract/testing';
 import { describe, expect, it } from 'vitest';
 import { createReplicaStore } from '../../src/replica/store.js';
 import type { ReplicaReadRequest } from '../../src/replica/types.js';
-import { TEST_NOW, transaction } from '../support/plan-builder.js';
 import {
   classifyFailure,
   createFakeUpstream,

@@ -2,13 +2,13 @@
  * Syncs another gateway instance made, stored without the upstream (`applyRelayed`, rule 5 of
  * store.ts): two stores over one fake upstream stand for two instances.
  */
+import { TEST_NOW, transaction } from '@plans-gateway/rest-contract/testing';
 import { describe, expect, it } from 'vitest';
 import {
   type AppliedChange,
   createReplicaStore,
   type FetchPlanResult,
 } from '../../src/replica/store.js';
-import { TEST_NOW, transaction } from '../support/plan-builder.js';
 import { classifyFailure, createFakeUpstream, createManualClock } from './support/fake-upstream.js';
 import { createRandomPlan } from './support/random-plan.js';
 

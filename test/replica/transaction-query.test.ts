@@ -1,10 +1,3 @@
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { buildPlanState, mergePlanDelta } from '../../src/replica/delta.js';
-import type { PlanState } from '../../src/replica/plan-state.js';
-import { applySavedEntities } from '../../src/replica/saved.js';
-import { createPlanSnapshot } from '../../src/replica/snapshot.js';
-import type { TransactionQuery, TransactionRow } from '../../src/replica/types.js';
 import {
   account,
   planExport,
@@ -12,7 +5,14 @@ import {
   TEST_NOW,
   transaction,
   uuid,
-} from '../support/plan-builder.js';
+} from '@plans-gateway/rest-contract/testing';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildPlanState, mergePlanDelta } from '../../src/replica/delta.js';
+import type { PlanState } from '../../src/replica/plan-state.js';
+import { applySavedEntities } from '../../src/replica/saved.js';
+import { createPlanSnapshot } from '../../src/replica/snapshot.js';
+import type { TransactionQuery, TransactionRow } from '../../src/replica/types.js';
 import { createRandomPlan, randomChange } from './support/random-plan.js';
 import { referenceQuery } from './support/reference-query.js';
 

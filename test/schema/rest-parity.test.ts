@@ -2,8 +2,8 @@
  * For every read operation of the REST interface, the GraphQL answer equals the REST answer
  * field by field for the mirrored fields (camelCase names), over real HTTP against the sandbox.
  */
+import type { ResponseData } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResponseData } from '../../src/upstream/types.js';
 import { expectListMirrors, expectMirrors } from '../support/mirror.js';
 import { allFields } from '../support/selection.js';
 import { type Stack, startStack } from '../support/stack.js';

@@ -8,11 +8,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, defaultConfig } from '../../src/config/config.js';
-import type { Sandbox } from '../../src/sandbox/core/api.js';
-import { createSandbox } from '../../src/sandbox/index.js';
 import { parseWithin } from '../../src/server/admission/bounded-parse.js';
 import {
   createDocumentCache,

@@ -5,11 +5,11 @@
  * carries on; a message over the body limit closes its connection with 1009, logged as a
  * warning. Nothing is printed to stderr. Hostile documents and tokens: admission-matrix.test.ts.
  */
+
+import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_LIMITS, DEFAULT_LIVE } from '../../src/config/config.js';
-import type { Sandbox } from '../../src/sandbox/core/api.js';
-import { createSandbox } from '../../src/sandbox/index.js';
 import { until } from '../support/wait.js';
 import { type Front, startFront } from './support/front.js';
 import { postOperation, wsConnection } from './support/transports.js';

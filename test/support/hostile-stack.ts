@@ -4,9 +4,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createSandbox, type Sandbox, type SandboxOptions } from '@plans-gateway/sandbox';
 import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
-import type { Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
-import { createSandbox } from '../../src/sandbox/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
 import { type GraphQLResponse, gqlAt } from './graphql.js';
 import { type HostileUpstream, startHostileUpstream } from './hostile-upstream.js';

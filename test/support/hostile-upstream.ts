@@ -9,8 +9,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OPERATION_IDS, ROUTES } from '../../src/upstream/routes.js';
-import type { OperationId } from '../../src/upstream/types.js';
+import { OPERATION_IDS, type OperationId, ROUTES } from '@plans-gateway/rest-contract';
 
 export interface HostileRequest {
   /** The REST operation the path and method name, `null` for anything else. */

@@ -5,9 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { createSandbox, type Sandbox, type SandboxOptions } from '@plans-gateway/sandbox';
 import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
-import type { Sandbox, SandboxOptions } from '../../src/sandbox/core/api.js';
-import { createSandbox } from '../../src/sandbox/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
 import { type GqlOptions, type GraphQLResponse, gqlAt } from './graphql.js';
 

@@ -1,7 +1,6 @@
+import { OPERATION_IDS, type OperationId } from '@plans-gateway/rest-contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
-import { OPERATION_IDS } from '../../src/upstream/routes.js';
-import type { OperationId } from '../../src/upstream/types.js';
 import { sendJson, startTestServer, type TestServer } from './support/http-server.js';
 
 const TOKEN = 'route-test-token-0123456789';

@@ -1,9 +1,9 @@
-import type { AccountRow } from '../../replica/types.js';
 import {
   ACCOUNT_TYPES,
   type AccountType,
   type LoanAccountPeriodicValue,
-} from '../../upstream/types.js';
+} from '@plans-gateway/rest-contract';
+import type { AccountRow } from '../../replica/types.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';

@@ -1,5 +1,5 @@
 /** createAccount: REST `POST /plans/{plan_id}/accounts`. */
-import { type Account as AccountAnswer, SAVE_ACCOUNT_TYPES } from '../../upstream/types.js';
+import { type Account as AccountAnswer, SAVE_ACCOUNT_TYPES } from '@plans-gateway/rest-contract';
 import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';
 import { WRITE_ERRORS } from '../errors.js';

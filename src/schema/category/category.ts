@@ -1,5 +1,5 @@
+import { GOAL_TYPES } from '@plans-gateway/rest-contract';
 import type { CategoryGroupRow, CategoryRow } from '../../replica/types.js';
-import { GOAL_TYPES } from '../../upstream/types.js';
 import { amountFields, type FieldBuilder, nullableAmountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';

@@ -1,6 +1,6 @@
 /** createCategoryGroup and updateCategoryGroup (rename): REST `.../category_groups`. */
 
-import type { CategoryGroup as CategoryGroupAnswer } from '../../upstream/types.js';
+import type { CategoryGroup as CategoryGroupAnswer } from '@plans-gateway/rest-contract';
 import type { WriteOutcome } from '../../writes/pipeline.js';
 import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';

@@ -2,8 +2,8 @@
  * Category and month category mutations: createCategory, updateCategory and
  * updateMonthCategory (assign money to a category in a month).
  */
+import type { Category as CategoryAnswer, SaveCategory } from '@plans-gateway/rest-contract';
 import type { CategoryRow } from '../../replica/types.js';
-import type { Category as CategoryAnswer, SaveCategory } from '../../upstream/types.js';
 import type { WriteOutcome } from '../../writes/pipeline.js';
 import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';

@@ -1,5 +1,5 @@
 /** createPayee and updatePayee: REST `POST /plans/{plan_id}/payees`, `PATCH .../payees/{payee_id}`. */
-import type { Payee as PayeeAnswer } from '../../upstream/types.js';
+import type { Payee as PayeeAnswer } from '@plans-gateway/rest-contract';
 import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
 import {

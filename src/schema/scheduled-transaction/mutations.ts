@@ -2,7 +2,10 @@
  * Scheduled transaction mutations: createScheduledTransaction, updateScheduledTransaction (a
  * REST PUT: `accountId` and `date` are always sent), deleteScheduledTransaction.
  */
-import type { SaveScheduledTransaction, ScheduledTransactionDetail } from '../../upstream/types.js';
+import type {
+  SaveScheduledTransaction,
+  ScheduledTransactionDetail,
+} from '@plans-gateway/rest-contract';
 import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
 import { notNull } from '../input-checks.js';

@@ -1,5 +1,5 @@
+import { FREQUENCIES } from '@plans-gateway/rest-contract';
 import type { ScheduledSubTransactionRow, ScheduledTransactionRow } from '../../replica/types.js';
-import { FREQUENCIES } from '../../upstream/types.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { arrayConnection } from '../connections.js';

@@ -1,5 +1,5 @@
+import type { IsoDate, TransactionListType } from '@plans-gateway/rest-contract';
 import type { TransactionOrder, TransactionQuery, TransactionRow } from '../../replica/types.js';
-import type { IsoDate, TransactionListType } from '../../upstream/types.js';
 import { Account } from '../account/account.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';

@@ -3,7 +3,7 @@ import {
   DEBT_TRANSACTION_TYPES,
   FLAG_COLORS,
   TRANSACTION_LIST_TYPES,
-} from '../../upstream/types.js';
+} from '@plans-gateway/rest-contract';
 import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';
 

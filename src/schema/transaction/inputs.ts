@@ -11,7 +11,7 @@ import type {
   SaveSubTransaction,
   SaveTransactionWithIdOrImportId,
   SaveTransactionWithOptionalFields,
-} from '../../upstream/types.js';
+} from '@plans-gateway/rest-contract';
 import { builder } from '../builder.js';
 import type { InputFields } from '../payloads.js';
 import { Milliunits } from '../scalars.js';

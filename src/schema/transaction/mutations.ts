@@ -3,8 +3,7 @@
  * updateTransactions (bulk, by id or import id), updateTransaction, deleteTransaction and
  * importTransactions; one REST write each.
  */
-
-import type { SaveTransactionsResponseData } from '../../upstream/types.js';
+import type { SaveTransactionsResponseData } from '@plans-gateway/rest-contract';
 import type { WriteOutcome } from '../../writes/pipeline.js';
 import { builder } from '../builder.js';
 import { CREATE_TRANSACTION_ERRORS, WRITE_ERRORS } from '../errors.js';

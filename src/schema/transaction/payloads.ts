@@ -1,6 +1,7 @@
 /** Transaction payloads: the saved transactions as graph objects, plus what REST answered beside them. */
+
+import type { TransactionDetail } from '@plans-gateway/rest-contract';
 import type { TransactionRow } from '../../replica/types.js';
-import type { TransactionDetail } from '../../upstream/types.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import { current, type PayloadBase, planField, scoped, serverKnowledgeField } from '../payloads.js';

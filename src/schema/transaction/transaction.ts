@@ -1,5 +1,5 @@
+import type { FlagColor } from '@plans-gateway/rest-contract';
 import type { PlanSnapshot, SubTransactionRow, TransactionRow } from '../../replica/types.js';
-import type { FlagColor } from '../../upstream/types.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { checkId } from '../inputs.js';

@@ -1,5 +1,5 @@
 /** Readers of the upstream calls the sandbox recorded, per token, for the cluster suites. */
-import type { Sandbox } from '../../../src/sandbox/core/api.js';
+import type { Sandbox } from '@plans-gateway/sandbox';
 
 /** The upstream requests a token made, as `operationId` with `(delta)` for delta requests. */
 export function callsOf(sandbox: Sandbox, token: string): string[] {

@@ -2,9 +2,9 @@
  * Runs a write command at the sandbox: its small numbers pick targets from the plan as it is
  * now, so a command that finds nothing to act on, or that the interface refuses, changes nothing.
  */
+import type { FlagColor, PlanDetail } from '@plans-gateway/rest-contract';
 import type { UpstreamClient } from '../../../src/upstream/client.js';
 import { isUpstreamError } from '../../../src/upstream/errors.js';
-import type { FlagColor, PlanDetail } from '../../../src/upstream/types.js';
 import type { WriteCommand } from './write-commands.js';
 
 const FLAGS: readonly (FlagColor | null)[] = [

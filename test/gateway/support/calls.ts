@@ -1,5 +1,5 @@
 /** Readers of the calls the sandbox recorded. */
-import type { SandboxCall } from '../../../src/sandbox/core/api.js';
+import type { SandboxCall } from '@plans-gateway/sandbox';
 
 /** The operation ids the sandbox received, optionally only those presented with `token`. */
 export function operationsOf(calls: readonly SandboxCall[], token?: string): string[] {

@@ -3,9 +3,8 @@
  * and a second REST client that writes at the sandbox behind the gateway's back.
  */
 import { readFileSync } from 'node:fs';
+import { createManualClock, type ManualClock, type SandboxOptions } from '@plans-gateway/sandbox';
 import type { GatewayConfig } from '../../../src/config/config.js';
-import type { ManualClock, SandboxOptions } from '../../../src/sandbox/core/api.js';
-import { createManualClock } from '../../../src/sandbox/index.js';
 import { createUpstreamClient, type UpstreamClient } from '../../../src/upstream/client.js';
 import { type Stack, startStack } from '../../support/stack.js';
 

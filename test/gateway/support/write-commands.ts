@@ -5,8 +5,8 @@
  * transactions, category edits). Commands hold small numbers that pick their targets from the
  * plan as it is when they run (apply-write.ts), so any sequence is valid to generate and shrink.
  */
+import type { Frequency, SaveAccountType } from '@plans-gateway/rest-contract';
 import fc from 'fast-check';
-import type { Frequency, SaveAccountType } from '../../../src/upstream/types.js';
 
 export type WriteCommand =
   | {

@@ -5,10 +5,15 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  createManualClock,
+  createSandbox,
+  type ManualClock,
+  type Sandbox,
+  type SandboxOptions,
+} from '@plans-gateway/sandbox';
 import { defaultConfig, type GatewayConfig } from '../../../src/config/config.js';
 import { createManualScheduler, type ManualScheduler } from '../../../src/live/scheduler.js';
-import type { ManualClock, Sandbox, SandboxOptions } from '../../../src/sandbox/core/api.js';
-import { createManualClock, createSandbox } from '../../../src/sandbox/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../../src/server/gateway.js';
 import { attachWebSockets } from '../../../src/server/websockets.js';
 import { createUpstreamClient, type UpstreamClient } from '../../../src/upstream/client.js';

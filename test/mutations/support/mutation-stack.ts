@@ -3,8 +3,7 @@
  * "today", max-age and replica ages never depend on the wall clock), REST look-ups at the
  * sandbox, and a reader for typed mutation results.
  */
-import { expect } from 'vitest';
-import type { ManualClock } from '../../../src/sandbox/core/api.js';
+
 import type {
   Account,
   Category,
@@ -12,7 +11,9 @@ import type {
   Payee,
   ScheduledTransactionDetail,
   TransactionDetail,
-} from '../../../src/upstream/types.js';
+} from '@plans-gateway/rest-contract';
+import type { ManualClock } from '@plans-gateway/sandbox';
+import { expect } from 'vitest';
 import type { GraphQLResponse } from '../../support/graphql.js';
 import { type Stack, type StackOptions, startStack } from '../../support/stack.js';
 

@@ -27,8 +27,8 @@ import type {
   SubTransactionBase,
   TransactionDetail,
   TransactionSummaryBase,
-} from '../../../src/upstream/types.js';
-import { planExport, ZERO_AMOUNTS } from '../../support/plan-builder.js';
+} from '@plans-gateway/rest-contract';
+import { planExport, ZERO_AMOUNTS } from '@plans-gateway/rest-contract/testing';
 
 /** Fields of a category that are the same in every month. */
 export const SHARED_FIELDS = [

@@ -7,7 +7,7 @@ import type {
   ResponseData,
   SubTransactionBase,
   TransactionSummaryBase,
-} from '../../../src/upstream/types.js';
+} from '@plans-gateway/rest-contract';
 import {
   account,
   category,
@@ -18,7 +18,7 @@ import {
   subtransaction,
   transaction,
   uuid,
-} from '../../support/plan-builder.js';
+} from '@plans-gateway/rest-contract/testing';
 import { createRng } from './random-plan.js';
 
 export interface LargePlanOptions {

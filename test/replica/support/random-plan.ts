@@ -2,8 +2,7 @@
  * Seeded random plans and random upstream changes on a FakePlan. Everything is driven by a
  * small deterministic generator so a failing seed reproduces exactly.
  */
-import type { SavedEntities } from '../../../src/replica/types.js';
-import type { SubTransactionBase } from '../../../src/upstream/types.js';
+import type { SubTransactionBase } from '@plans-gateway/rest-contract';
 import {
   account,
   payee,
@@ -13,7 +12,8 @@ import {
   subtransaction,
   transaction,
   uuid,
-} from '../../support/plan-builder.js';
+} from '@plans-gateway/rest-contract/testing';
+import type { SavedEntities } from '../../../src/replica/types.js';
 import { FakePlan } from './fake-plan.js';
 
 export interface Rng {

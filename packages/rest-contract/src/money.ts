@@ -1,0 +1,78 @@
+/**
+ * Currency formatting of integer milliunits, shared by the sandbox (which fills the REST
+ * `..._formatted` / `..._currency` companions) and the gateway (which offers the same companions
+ * in the graph). Pure functions: no state, no locale lookups, only the plan's currency format.
+ */
+import type { CurrencyFormat, Milliunits } from './types.js';
+
+/**
+ * Used when a plan has no currency format (`currency_format: null`). We cannot know the
+ * currency, so the default shows no symbol rather than a possibly wrong one, and uses the most
+ * common layout: two decimals, `.` as the decimal separator and `,` between thousands.
+ * Example: -1234560 → `-1,234.56`.
+ */
+export const DEFAULT_CURRENCY_FORMAT: CurrencyFormat = {
+  iso_code: 'XXX',
+  example_format: '123,456.78',
+  decimal_digits: 2,
+  decimal_separator: '.',
+  symbol_first: true,
+  group_separator: ',',
+  currency_symbol: '',
+  display_symbol: false,
+};
+
+const MILLIUNIT_DIGITS = 3;
+
+/** Private: the format's decimal digits, limited to what milliunits can carry (0..3). */
+function decimalDigitsOf(format: CurrencyFormat | null): number {
+  const digits = (format ?? DEFAULT_CURRENCY_FORMAT).decimal_digits;
+  if (!Number.isInteger(digits) || digits < 0) return 0;
+  return Math.min(MILLIUNIT_DIGITS, digits);
+}
+
+/**
+ * Milliunits as a decimal amount of the currency, rounded to the format's decimal digits.
+ *
+ * Rounds exactly like the ynab SDK's `convertMilliUnitsToCurrencyAmount`: halves go towards
+ * positive infinity (`Math.round`), so 1235 → 1.24 but -1235 → -1.23 with two digits. Keeping
+ * that quirk means a client comparing our `_currency` values with the SDK's helper never sees a
+ * difference of one cent.
+ */
+export function toCurrencyAmount(milliunits: Milliunits, format: CurrencyFormat | null): number {
+  const digits = decimalDigitsOf(format);
+  const step = 10 ** (MILLIUNIT_DIGITS - digits);
+  const perStep = 1 / step;
+  const roundedMilliunits = Math.round(milliunits * perStep) / perStep;
+  const amount = Number((roundedMilliunits * 0.001).toFixed(digits));
+  // Normalise -0 so JSON and string forms never show a negative zero.
+  return amount === 0 ? 0 : amount;
+}
+
+/** Private: inserts the group separator every three digits from the right. */
+function groupDigits(integerDigits: string, separator: string): string {
+  if (separator === '' || integerDigits.length <= 3) return integerDigits;
+  const head = integerDigits.length % 3;
+  const groups: string[] = head > 0 ? [integerDigits.slice(0, head)] : [];
+  for (let i = head; i < integerDigits.length; i += 3) groups.push(integerDigits.slice(i, i + 3));
+  return groups.join(separator);
+}
+
+/**
+ * Milliunits as display text in the plan's currency format. The minus sign always comes first,
+ * before a leading symbol: USD gives `-$1,234.56`, EUR with the symbol last gives `-1.234,56€`.
+ * The digits shown are those of {@link toCurrencyAmount}, so both companions always agree.
+ * A `null` format uses {@link DEFAULT_CURRENCY_FORMAT}.
+ */
+export function formatMilliunits(milliunits: Milliunits, format: CurrencyFormat | null): string {
+  const fmt = format ?? DEFAULT_CURRENCY_FORMAT;
+  const digits = decimalDigitsOf(fmt);
+  const amount = toCurrencyAmount(milliunits, fmt);
+  const [integerPart = '0', fractionPart = ''] = Math.abs(amount).toFixed(digits).split('.');
+  const number =
+    groupDigits(integerPart, fmt.group_separator) +
+    (digits > 0 ? fmt.decimal_separator + fractionPart : '');
+  const symbol = fmt.display_symbol ? fmt.currency_symbol : '';
+  const body = fmt.symbol_first ? symbol + number : number + symbol;
+  return amount < 0 ? `-${body}` : body;
+}

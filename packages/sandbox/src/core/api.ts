@@ -1,0 +1,170 @@
+/**
+ * The sandbox's programmatic contract: what `createSandbox(options)` accepts and returns.
+ * Tests, the benchmark and `npm start` depend on exactly this surface.
+ */
+import type { CurrencyFormat, DateFormat, OperationId } from '@plans-gateway/rest-contract';
+
+/** Wall-clock source in epoch milliseconds. Injected so tests can move time. */
+export interface Clock {
+  now(): number;
+}
+
+/** A clock that only moves when told to. */
+export interface ManualClock extends Clock {
+  set(epochMs: number): void;
+  advance(ms: number): void;
+}
+
+export interface PlanSeedOptions {
+  /** @default 'Demo Household' for the first plan, then 'Plan 2', 'Plan 3'... */
+  name?: string;
+  /** Seed of the deterministic generator. Same seed + same `today` = same plan. @default 1 */
+  seed?: number;
+  /** How many transactions to generate. @default 1200 */
+  transactions?: number;
+  /** The plan's currency format; `null` for a plan without one. @default US dollars (`-$1,234.56`) */
+  currencyFormat?: CurrencyFormat | null;
+  /** The plan's date format; `null` for a plan without one. @default { format: 'MM/DD/YYYY' } */
+  dateFormat?: DateFormat | null;
+}
+
+/**
+ * Where the user's account stands with the product. Anything but `active` makes the sandbox refuse
+ * requests the way the product does: `subscription_lapsed` (403.1) and `trial_expired` (403.2)
+ * every request of the user, `data_limit_reached` (403.4) every request that adds data (POST).
+ */
+export type AccountState =
+  | 'active'
+  | 'subscription_lapsed'
+  | 'trial_expired'
+  | 'data_limit_reached';
+
+export interface SandboxUserOptions {
+  /** Personal access token with full access. */
+  token: string;
+  /** Optional personal access token limited to the read-only scope. */
+  readOnlyToken?: string;
+  /** Plans owned by the user. @default one demo plan */
+  plans?: PlanSeedOptions[];
+  /** Index into `plans` of the plan `default` resolves to; none when omitted (404 on `default`). */
+  defaultPlan?: number;
+  /** @default 'active' */
+  accountState?: AccountState;
+}
+
+export interface OAuthClientOptions {
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  /** Whether `default` may replace a plan id for tokens of this application. @default false */
+  defaultPlanSelection?: boolean;
+}
+
+export interface LatencyOptions {
+  /** Added to every response. @default 0 */
+  fixedMs?: number;
+  /** Uniform random extra delay in [0, jitterMs), from the seeded generator. @default 0 */
+  jitterMs?: number;
+}
+
+export type FaultKind =
+  /** 500 internal_server_error with the interface's error body. */
+  | 'status500'
+  /** 503 service_unavailable with the interface's error body. */
+  | 'status503'
+  /** Accept the request and never answer (until the client gives up or the sandbox closes). */
+  | 'hang'
+  /** Destroy the socket without a response. */
+  | 'drop'
+  /** 200 with a body that is not valid JSON. */
+  | 'malformed';
+
+export interface FaultRule {
+  kind: FaultKind;
+  /** Only requests for this operation; all when omitted. */
+  operationId?: OperationId;
+  /** Only this HTTP method; all when omitted. */
+  method?: string;
+  /** Probability in [0, 1] that a matching request gets the fault, from the seeded generator. @default 1 */
+  rate?: number;
+  /** Apply to at most this many matching requests, then the rule retires. @default unlimited */
+  times?: number;
+}
+
+export interface SandboxOptions {
+  /** 0 picks an ephemeral port. @default 0 */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** @default one user with token 'sandbox-demo-token' and read-only token 'sandbox-demo-read-only-token' */
+  users?: SandboxUserOptions[];
+  /** OAuth applications. @default one demo client (see README) */
+  oauthClients?: OAuthClientOptions[];
+  /** Rolling-window rate limit per token; `false` disables it. @default { limit: 200, windowMs: 3_600_000 } */
+  rateLimit?: { limit?: number; windowMs?: number } | false;
+  /** Source of "now" for dates, the current month, knowledge timestamps and the rate window. @default system clock */
+  clock?: Clock;
+  latency?: LatencyOptions;
+  faults?: FaultRule[];
+  /** Seed of the generator used for latency jitter and fault rates. @default 1 */
+  randomSeed?: number;
+}
+
+/** One HTTP request the sandbox received, in arrival order. */
+export interface SandboxCall {
+  /** `null` for paths that matched no operation (404.1) and for OAuth endpoints. */
+  operationId: OperationId | null;
+  method: string;
+  /** Path without the query string, e.g. `/v1/plans/…/accounts`. */
+  path: string;
+  query: Record<string, string>;
+  /** Final HTTP status, or `null` for a hung or dropped request. */
+  status: number | null;
+  /** The presented token, when one was presented (kept in memory only, never printed). */
+  token: string | null;
+  /** Epoch ms by the sandbox clock. */
+  at: number;
+}
+
+export interface SandboxUser {
+  readonly userId: string;
+  readonly token: string;
+  readonly readOnlyToken: string | null;
+  readonly planIds: readonly string[];
+}
+
+export interface Sandbox {
+  /** Base URL of the REST interface, including `/v1`, e.g. `http://127.0.0.1:43121/v1`. */
+  readonly url: string;
+  /** Scheme, host and port; the OAuth endpoints live at `${origin}/oauth/...`. */
+  readonly origin: string;
+  readonly users: readonly SandboxUser[];
+  /** Every request received since start or the last `resetCalls()`. */
+  calls(): readonly SandboxCall[];
+  resetCalls(): void;
+  setLatency(latency: LatencyOptions): void;
+  /** Replaces the active fault rules. */
+  setFaults(faults: FaultRule[]): void;
+  /** Puts a user's account in a state (by user id); takes effect with the next request. */
+  setAccountState(userId: string, state: AccountState): void;
+  /** Stops listening, ends hung requests and resolves when every socket is closed. */
+  close(): Promise<void>;
+}
+
+/** Who a request acts as: resolved from its token by the sandbox's token registry. */
+export type Scope = 'full' | 'read-only';
+
+export interface OAuthGrantInfo {
+  clientId: string;
+  /** Whether the application may use the `default` plan alias. */
+  defaultPlanSelection: boolean;
+  /** The plan the user picked as default when approving (only with default plan selection). */
+  defaultPlanId: string | null;
+}
+
+export interface Principal {
+  userId: string;
+  scope: Scope;
+  kind: 'personal' | 'oauth';
+  oauth: OAuthGrantInfo | null;
+}

@@ -1,0 +1,117 @@
+/**
+ * Goal progress of a category in a month, computed from the stored goal configuration and the
+ * month's amounts. Rules (kept simple and internally consistent, see README):
+ *
+ * - funded + left = target, 0 <= under_funded <= left, percentage = floor(100 * funded / target).
+ * - TB (target balance): funded = balance clamped to [0, target].
+ * - TBD (target balance by date): as TB; months_to_budget counts the months from this one to the
+ *   target date's month (inclusive); under_funded is this month's share of what is still
+ *   missing, minus what was already assigned this month.
+ * - MF (monthly funding) and DEBT: funded = this month's assigned amount, clamped.
+ * - NEED: "set aside" (goal_needs_whole_amount true) counts this month's assignment; "refill"
+ *   (false) counts the carried-in balance plus this month's assignment.
+ * - Months before the goal's creation month report no progress (nulls).
+ */
+import type { IsoDate } from '@plans-gateway/rest-contract';
+import { monthOf, monthsBetween } from '../core/dates.js';
+import type { GoalConfig, MonthCategoryRecord } from './records.js';
+
+/** The goal fields of a category without a goal. */
+export const NO_GOAL: GoalConfig = {
+  goal_type: null,
+  goal_needs_whole_amount: null,
+  goal_day: null,
+  goal_cadence: null,
+  goal_cadence_frequency: null,
+  goal_creation_month: null,
+  goal_target: null,
+  goal_target_date: null,
+  goal_snoozed_at: null,
+};
+
+export interface GoalProgress {
+  goal_percentage_complete: number | null;
+  goal_months_to_budget: number | null;
+  goal_under_funded: number | null;
+  goal_overall_funded: number | null;
+  goal_overall_left: number | null;
+}
+
+/** Only the goal fields of a category record. */
+export function goalOf(config: GoalConfig): GoalConfig {
+  return {
+    goal_type: config.goal_type,
+    goal_needs_whole_amount: config.goal_needs_whole_amount,
+    goal_day: config.goal_day,
+    goal_cadence: config.goal_cadence,
+    goal_cadence_frequency: config.goal_cadence_frequency,
+    goal_creation_month: config.goal_creation_month,
+    goal_target: config.goal_target,
+    goal_target_date: config.goal_target_date,
+    goal_snoozed_at: config.goal_snoozed_at,
+  };
+}
+
+const NO_PROGRESS: GoalProgress = {
+  goal_percentage_complete: null,
+  goal_months_to_budget: null,
+  goal_under_funded: null,
+  goal_overall_funded: null,
+  goal_overall_left: null,
+};
+
+function clamp(value: number, low: number, high: number): number {
+  return Math.min(high, Math.max(low, value));
+}
+
+export function goalProgress(
+  goal: GoalConfig,
+  amounts: Pick<MonthCategoryRecord, 'budgeted' | 'activity' | 'balance'>,
+  month: IsoDate,
+): GoalProgress {
+  const target = goal.goal_target;
+  if (goal.goal_type === null || target === null) return NO_PROGRESS;
+  if (goal.goal_creation_month !== null && month < goal.goal_creation_month) return NO_PROGRESS;
+  const carry = amounts.balance - amounts.budgeted - amounts.activity;
+  const monthsToDate =
+    goal.goal_target_date === null
+      ? null
+      : Math.max(0, monthsBetween(month, monthOf(goal.goal_target_date)) + 1);
+
+  let funded: number;
+  let monthsToBudget: number | null = 1;
+  let underFunded: number | null = null;
+  switch (goal.goal_type) {
+    case 'TB':
+      funded = clamp(amounts.balance, 0, target);
+      monthsToBudget = null;
+      break;
+    case 'TBD': {
+      funded = clamp(amounts.balance, 0, target);
+      monthsToBudget = monthsToDate ?? 1;
+      const missing = Math.max(0, target - carry);
+      const share = monthsToBudget > 0 ? Math.ceil(missing / monthsToBudget) : missing;
+      underFunded = Math.max(0, share - amounts.budgeted);
+      break;
+    }
+    case 'NEED':
+      funded =
+        goal.goal_needs_whole_amount === false
+          ? clamp(carry + amounts.budgeted, 0, target)
+          : clamp(amounts.budgeted, 0, target);
+      monthsToBudget = monthsToDate ?? 1;
+      break;
+    case 'MF':
+    case 'DEBT':
+      funded = clamp(amounts.budgeted, 0, target);
+      break;
+  }
+  const left = target - funded;
+  return {
+    goal_percentage_complete: target > 0 ? Math.floor((funded * 100) / target) : 100,
+    goal_months_to_budget: monthsToBudget,
+    goal_under_funded: underFunded === null ? left : Math.min(left, underFunded),
+    goal_overall_funded: funded,
+    goal_overall_left: left,
+  };
+}
