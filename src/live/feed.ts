@@ -19,9 +19,10 @@
  *   with `required` once an earlier one was delivered, so the client sees `continues: false`.
  *
  * `return()` ends the stream at once, also while a `next()` is waiting (graphql-ws and yoga's SSE
- * call it when the client goes away); `end(error)` delivers the error as the last value.
+ * call it when the client goes away); `end(error)` drops what waits and delivers the error as
+ * the last value.
  */
-import type { GraphQLError } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { gatewayError } from '../contracts/error-codes.js';
 import { mergeChanges, type PlanChange } from './changes.js';
 import { ChangeParts, type EventLimits, itemsOfChange, type RowSizes } from './parts.js';
@@ -104,11 +105,18 @@ export class PlanFeed<T> implements AsyncIterableIterator<T | GraphQLError> {
     this._notify();
   }
 
-  /** Ends the stream after what is pending; with an error, it is the last value delivered. */
+  /**
+   * Ends the stream: what waits for the subscriber (a replay, pending changes) is dropped, since
+   * it ends for a refusal or a shutdown (it resumes with `since`); with an error, that is the
+   * last value delivered.
+   */
   end(error?: GraphQLError): void {
     if (this.closed) return;
     this._ending = true;
     this._error = error;
+    this._current = undefined;
+    this._pending = undefined;
+    this._pendingBytes = 0;
     this._notify();
   }
 
@@ -156,7 +164,11 @@ export class PlanFeed<T> implements AsyncIterableIterator<T | GraphQLError> {
     try {
       this._options.attach(this);
     } catch (error) {
-      this.end(error as GraphQLError);
+      this.end(
+        error instanceof GraphQLError
+          ? error
+          : gatewayError('Unexpected error.', 'INTERNAL_SERVER_ERROR'),
+      );
     }
   }
 
@@ -199,9 +211,6 @@ export class PlanFeed<T> implements AsyncIterableIterator<T | GraphQLError> {
   // Private: the subscriber fell too far behind: what waited for it is dropped and its slot and
   // channel are released now; the error waits for it to read (or leave).
   private _tooSlow(): void {
-    this._pending = undefined;
-    this._pendingBytes = 0;
-    this._current = undefined;
     this._release();
     this.end(
       gatewayError(
