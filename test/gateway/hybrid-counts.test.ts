@@ -6,18 +6,17 @@
  * which is still checked row by row, is priced as a walk.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { QueryMeter } from '../../src/replica/transaction-query.js';
 import type { PlanDetail } from '../../src/upstream/types.js';
 import { gqlAt } from '../support/graphql.js';
-import { startGateway } from '../support/stack.js';
-import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';
+import { type MeteredStack, startMeteredStack } from './support/metered-stack.js';
 import { dataOf } from './support/responses.js';
 
 const TOKEN = 'hybrid-counts-token-001';
 const TRANSACTIONS = 5_000;
-const meter: QueryMeter = { rowsVisited: 0 };
-let stack: ClockedStack;
-let metered: Awaited<ReturnType<typeof startGateway>>;
+let running: MeteredStack;
+let stack: MeteredStack['stack'];
+let metered: MeteredStack['metered'];
+let meter: MeteredStack['meter'];
 let planId: string;
 
 const COUNTS = /* GraphQL */ `
@@ -88,22 +87,11 @@ function expectSameCounts(ours: Map<string, number>, rest: Map<string, number>):
 }
 
 beforeAll(async () => {
-  stack = await startClockedStack({
-    sandbox: {
-      rateLimit: false,
-      users: [{ token: TOKEN, plans: [{ seed: 4, transactions: TRANSACTIONS }] }],
-    },
-  });
-  metered = await startGateway(stack.sandbox, {
-    deps: { now: () => stack.clock.now(), replicaMeter: meter },
-  });
-  planId = stack.sandbox.users[0]!.planIds[0]!;
+  running = await startMeteredStack(TOKEN, { seed: 4, transactions: TRANSACTIONS });
+  ({ stack, metered, meter, planId } = running);
 }, 60_000);
 
-afterAll(async () => {
-  await metered?.close();
-  await stack?.close();
-});
+afterAll(() => running?.close());
 
 describe('hybrid totalCount', () => {
   it('counts every category and payee as REST lists them, without visiting a row', async () => {
