@@ -88,6 +88,18 @@ export interface LiveConfig {
   heartbeatMs: number;
   /** A WebSocket connection without any operation for this long is closed. @default 60_000 */
   idleTimeoutMs: number;
+  /**
+   * Rows per subscription event (1 to 500: subscriptions are priced for 500); a replay or a
+   * larger change is split into several events. @default 500
+   */
+  eventRows: number;
+  /** Bytes of row data (JSON) per subscription event. @default 262_144 (256 KiB) */
+  eventBytes: number;
+  /**
+   * Bytes of changes that may wait for a subscriber that is not reading; past them it is ended
+   * with `SUBSCRIBER_TOO_SLOW`. @default 2_097_152 (2 MiB)
+   */
+  pendingBytesPerSubscriber: number;
 }
 
 export const DEFAULT_LIVE: LiveConfig = {
@@ -96,6 +108,9 @@ export const DEFAULT_LIVE: LiveConfig = {
   maxSubscriptionsPerConnection: 20,
   heartbeatMs: 12_000,
   idleTimeoutMs: 60_000,
+  eventRows: 500,
+  eventBytes: 256 * 1024,
+  pendingBytesPerSubscriber: 2 * 1024 * 1024,
 };
 
 /** Several instances cooperating through Redis (`redisUrl`); see src/cluster/README.md. */

@@ -119,6 +119,9 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   SUBSCRIPTIONS_PER_CONNECTION  operations at once on one WebSocket (default ${DEFAULT_LIVE.maxSubscriptionsPerConnection})
   WS_HEARTBEAT_SECONDS          WebSocket ping interval (default ${DEFAULT_LIVE.heartbeatMs / 1000})
   WS_IDLE_SECONDS               close a WebSocket without operations after this long (default ${DEFAULT_LIVE.idleTimeoutMs / 1000})
+  SUBSCRIPTION_EVENT_ROWS       rows per subscription event, up to 500; a replay is split (default ${DEFAULT_LIVE.eventRows})
+  SUBSCRIPTION_EVENT_KB         KiB of row data per subscription event (default ${DEFAULT_LIVE.eventBytes / 1024})
+  SUBSCRIPTION_PENDING_KB       KiB of changes kept for a subscriber not reading, then it ends (default ${DEFAULT_LIVE.pendingBytesPerSubscriber / 1024})
   REDIS_URL                     redis:// or rediss:// URL: instances share quota, syncs and snapshots (default: alone)
   REDIS_KEY_PREFIX              prefix of every Redis key and channel (default ${DEFAULT_CLUSTER.keyPrefix})
   REDIS_SNAPSHOT_TTL_SECONDS    snapshots and delta logs expire this long after their last write (default ${DEFAULT_CLUSTER.snapshotTtlMs / 1000})
@@ -217,6 +220,8 @@ export function parseSettings(
 function liveSettings(env: Env): LiveConfig {
   const seconds = (name: string, fallbackMs: number) =>
     (optional(env, name, (v, n) => integer(v, n, 1, 86_400)) ?? fallbackMs / 1000) * 1000;
+  const kib = (name: string, fallbackBytes: number, max: number) =>
+    (optional(env, name, (v, n) => integer(v, n, 1, max)) ?? fallbackBytes / 1024) * 1024;
   return {
     budgetShare: optional(env, 'SUBSCRIPTION_BUDGET_SHARE', fraction) ?? DEFAULT_LIVE.budgetShare,
     maxSubscriptionsPerToken:
@@ -227,6 +232,15 @@ function liveSettings(env: Env): LiveConfig {
       DEFAULT_LIVE.maxSubscriptionsPerConnection,
     heartbeatMs: seconds('WS_HEARTBEAT_SECONDS', DEFAULT_LIVE.heartbeatMs),
     idleTimeoutMs: seconds('WS_IDLE_SECONDS', DEFAULT_LIVE.idleTimeoutMs),
+    eventRows:
+      optional(env, 'SUBSCRIPTION_EVENT_ROWS', (v, n) => integer(v, n, 1, 500)) ??
+      DEFAULT_LIVE.eventRows,
+    eventBytes: kib('SUBSCRIPTION_EVENT_KB', DEFAULT_LIVE.eventBytes, 16_384),
+    pendingBytesPerSubscriber: kib(
+      'SUBSCRIPTION_PENDING_KB',
+      DEFAULT_LIVE.pendingBytesPerSubscriber,
+      1_048_576,
+    ),
   };
 }
 

@@ -27,6 +27,11 @@ type RefusalCode =
   | 'FORBIDDEN_ORIGIN'
   /** Over the subscriptions allowed per token or per connection. */
   | 'TOO_MANY_SUBSCRIPTIONS'
+  /**
+   * A subscription's client stopped reading while changes kept coming: more than the gateway
+   * keeps for one subscriber waited for it. Subscribe again with `since`.
+   */
+  | 'SUBSCRIBER_TOO_SLOW'
   /** The gateway is stopping; a subscription ends with this. */
   | 'SHUTTING_DOWN'
   /** A failure the gateway did not expect, masked. */

@@ -15,7 +15,14 @@ export interface SerializedError {
 }
 
 export type LiveMessage =
-  | { readonly type: 'change'; readonly change: PlanChange }
+  | {
+      readonly type: 'change';
+      readonly change: PlanChange;
+      /** The hub's publish sequence: a subscriber's replay covers the changes up to some `seq`. */
+      readonly seq: number;
+      /** Bytes of the change's rows (what a subscriber not reading holds for it). */
+      readonly bytes: number;
+    }
   /** The subscriptions of the topic end with this error (a revoked token, a deleted plan). */
   | { readonly type: 'end'; readonly error: SerializedError };
 

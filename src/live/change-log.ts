@@ -7,18 +7,27 @@
  * replica's own), so the union of the entries newer than K covers everything after K, for any
  * K ≥ base. A full export (the replica was reloaded) or a delta asked from beyond the log's
  * knowledge leaves a gap: the log restarts at the new knowledge.
+ *
+ * Backfills: a replay from a knowledge K below `base` needs one delta from K (see replay.ts).
+ * Its keys cover (K, base] and more, so they become the oldest entry, reaching to `base`, and
+ * the log reaches back to K: the next replay from there costs nothing. When they are too many
+ * for the bounds, the entry says "everything" instead and keeps only the ids the delta deleted:
+ * a replay through it sends the whole plan (every row is then covered) and those deletions.
  */
-import { addKeys, type ChangeKeys, emptyKeys, keyCount } from './changes.js';
+import { type ChangeKeys, keyCount } from './changes.js';
 
 /** @default 256 deltas per (token, plan) */
 export const DEFAULT_LOG_ENTRIES = 256;
 /** @default 10_000 entity ids per (token, plan) */
 export const DEFAULT_LOG_KEYS = 10_000;
 
-interface Entry {
+/** The keys of the deltas up to knowledge `to` (since the entry before it). */
+export interface LogEntry {
   readonly to: number;
   readonly keys: ChangeKeys;
   readonly size: number;
+  /** Everything may have changed: `keys` holds only deleted ids (a large backfill). */
+  readonly everything?: true;
 }
 
 export interface ChangeLogLimits {
@@ -29,7 +38,7 @@ export interface ChangeLogLimits {
 export class ChangeLog {
   private _base: number;
   private _knowledge: number;
-  private _entries: Entry[] = [];
+  private _entries: LogEntry[] = [];
   private _size = 0;
   private readonly _maxEntries: number;
   private readonly _maxKeys: number;
@@ -90,11 +99,26 @@ export class ChangeLog {
     this._knowledge = knowledge;
   }
 
-  /** The keys of every change after `knowledge`, or undefined when the log does not reach back to it. */
-  since(knowledge: number): ChangeKeys | undefined {
+  /**
+   * A delta asked from `from`, below `base`, answered with `keys`: the oldest entry, and the log
+   * reaches back to `from`; with `everything`, `keys` are only the delta's deleted ids. Returns
+   * false (nothing kept) when the keys do not fit the log's bounds.
+   */
+  extendBack(from: number, keys: ChangeKeys, everything = false): boolean {
+    if (from >= this._base) return true;
+    const size = keyCount(keys) + (everything ? 1 : 0);
+    if (this._size + size > this._maxKeys || this._entries.length + 1 > this._maxEntries) {
+      return false;
+    }
+    this._entries.unshift({ to: this._base, keys, size, ...(everything ? { everything } : {}) });
+    this._size += size;
+    this._base = from;
+    return true;
+  }
+
+  /** The entries after `knowledge`, oldest first, or undefined when the log does not reach back to it. */
+  entriesAfter(knowledge: number): readonly LogEntry[] | undefined {
     if (knowledge < this._base) return undefined;
-    const keys = emptyKeys();
-    for (const entry of this._entries) if (entry.to > knowledge) addKeys(keys, entry.keys);
-    return keys;
+    return this._entries.filter((entry) => entry.to > knowledge);
   }
 }

@@ -72,6 +72,8 @@ export interface PlanChange {
   /** Where changed or deleted transactions were filed before, so a filtered view sees them leave. */
   readonly transactionsBefore: readonly TransactionPlace[];
   readonly deleted: PlanDeletions;
+  /** One event of a change split to keep events bounded, and not its last one (`feed.ts`). */
+  readonly continues?: boolean;
 }
 
 /** What a change touched, by collection. */
@@ -131,22 +133,6 @@ export function keyCount(keys: ChangeKeys): number {
     keys.scheduledTransactions.size;
   for (const ids of keys.monthCategories.values()) count += ids.size;
   return count;
-}
-
-/** Adds `more` into `into` (earlier `before` records win). */
-export function addKeys(into: ChangeKeys, more: ChangeKeys): ChangeKeys {
-  for (const id of more.accounts) into.accounts.add(id);
-  for (const id of more.categoryGroups) into.categoryGroups.add(id);
-  for (const id of more.categories) into.categories.add(id);
-  for (const month of more.months) into.months.add(month);
-  for (const [month, ids] of more.monthCategories) {
-    for (const id of ids) monthSet(into, month).add(id);
-  }
-  for (const id of more.payees) into.payees.add(id);
-  for (const id of more.transactions) into.transactions.add(id);
-  for (const id of more.scheduledTransactions) into.scheduledTransactions.add(id);
-  for (const [id, place] of more.before) if (!into.before.has(id)) into.before.set(id, place);
-  return into;
 }
 
 /**
@@ -244,6 +230,106 @@ export function resolveKeys(keys: ChangeKeys, source: RowSource, meta: ChangeMet
   });
 }
 
+/**
+ * The keys whose rows differ between two versions of a replica. A delta asked from a knowledge
+ * older than the replica's (a backfill for a replay) repeats rows the replica already held, and
+ * a full reload repeats the whole plan: only what really changed is news to live subscribers.
+ * A changed transaction's former place is the keys' record, else where `before` filed it.
+ */
+export function changedKeys(keys: ChangeKeys, before: RowSource, after: RowSource): ChangeKeys {
+  const changed = emptyKeys();
+  const keep = (
+    ids: Set<string>,
+    into: Set<string>,
+    find: (s: RowSource, id: string) => object | undefined,
+  ) => {
+    for (const id of ids) if (!sameRow(find(before, id), find(after, id))) into.add(id);
+  };
+  keep(keys.accounts, changed.accounts, (s, id) => s.account(id));
+  keep(keys.categoryGroups, changed.categoryGroups, (s, id) => s.categoryGroup(id));
+  keep(keys.categories, changed.categories, (s, id) => s.category(id));
+  keep(keys.months, changed.months, (s, month) => s.month(month));
+  for (const [month, ids] of keys.monthCategories) {
+    const into = new Set<string>();
+    keep(ids, into, (s, id) => s.category(id, month));
+    if (into.size > 0) changed.monthCategories.set(month, into);
+  }
+  keep(keys.payees, changed.payees, (s, id) => s.payee(id));
+  for (const id of keys.transactions) {
+    const lines = (s: RowSource) => s.subtransactionsOf(id);
+    const same =
+      sameRow(before.transaction(id), after.transaction(id)) &&
+      lines(before).length === lines(after).length &&
+      lines(before).every((line, i) => sameRow(line, lines(after)[i]));
+    if (same) continue;
+    changed.transactions.add(id);
+    const held = before.transaction(id);
+    const place = keys.before.get(id) ?? (held ? placeOf(held, lines(before)) : undefined);
+    if (place) changed.before.set(id, place);
+  }
+  keep(keys.scheduledTransactions, changed.scheduledTransactions, (s, id) =>
+    s.scheduledTransaction(id),
+  );
+  return changed;
+}
+
+/**
+ * The keys of every row either snapshot holds (what a full reload may have changed); where the
+ * changed transactions were filed comes from `changedKeys`.
+ */
+export function keysOfSnapshots(before: PlanSnapshot, after: PlanSnapshot): ChangeKeys {
+  const keys = emptyKeys();
+  for (const snapshot of [before, after]) {
+    for (const row of snapshot.accounts()) keys.accounts.add(row.id);
+    for (const row of snapshot.categoryGroups()) keys.categoryGroups.add(row.id);
+    for (const row of snapshot.categories()) keys.categories.add(row.id);
+    for (const { month } of snapshot.months()) {
+      keys.months.add(month);
+      const ids = monthSet(keys, month);
+      for (const row of snapshot.categories(month)) if (row.month === month) ids.add(row.id);
+    }
+    for (const row of snapshot.payees()) keys.payees.add(row.id);
+    for (const row of snapshot.scheduledTransactions()) keys.scheduledTransactions.add(row.id);
+    for (const row of allTransactions(snapshot)) keys.transactions.add(row.id);
+  }
+  return keys;
+}
+
+/** Every transaction of a snapshot, oldest first, read from its date index a chunk at a time. */
+export function* allTransactions(snapshot: PlanSnapshot): Generator<TransactionRow> {
+  let after: { date: IsoDate; id: string } | undefined;
+  for (;;) {
+    const { rows } = snapshot.transactions({
+      order: 'DATE_ASC',
+      first: TRANSACTION_CHUNK,
+      ...(after ? { after } : {}),
+    });
+    yield* rows;
+    const last = rows.at(-1);
+    if (rows.length < TRANSACTION_CHUNK || !last) return;
+    after = { date: last.date, id: last.id };
+  }
+}
+
+/** The ids a delta marks deleted, as keys (what a replay over the whole plan still needs). */
+export function deletedKeysOf(plan: DeltaPlan): ChangeKeys {
+  const keys = emptyKeys();
+  const gone = <Row extends { id: string; deleted: boolean }>(
+    rows: readonly Row[],
+    into: Set<string>,
+  ) => {
+    for (const row of rows) if (row.deleted) into.add(row.id);
+  };
+  gone(plan.accounts, keys.accounts);
+  gone(plan.category_groups, keys.categoryGroups);
+  gone(plan.categories, keys.categories);
+  gone(plan.payees, keys.payees);
+  gone(plan.transactions, keys.transactions);
+  gone(plan.scheduled_transactions, keys.scheduledTransactions);
+  for (const month of plan.months) if (month.deleted) keys.months.add(month.month);
+  return keys;
+}
+
 export function isEmptyChange(change: PlanChange): boolean {
   const { deleted } = change;
   return (
@@ -306,6 +392,28 @@ export function placeOf(
   if (row.category_id !== null) categoryIds.add(row.category_id);
   for (const sub of subtransactions) if (sub.category_id !== null) categoryIds.add(sub.category_id);
   return { id: row.id, accountId: row.account_id, categoryIds: [...categoryIds] };
+}
+
+/** Transactions read from the date index per step when walking a whole snapshot. */
+const TRANSACTION_CHUNK = 256;
+
+// Private: whether two versions of a row hold the same values (rows are flat REST shapes; the
+// few nested values, such as a debt account's rates, are compared as JSON).
+function sameRow(a: object | undefined, b: object | undefined): boolean {
+  if (a === b) return true;
+  if (a === undefined || b === undefined) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  for (const key of keys) {
+    const x = left[key];
+    const y = right[key];
+    if (x === y) continue;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (JSON.stringify(x) !== JSON.stringify(y)) return false;
+  }
+  return true;
 }
 
 // Private: a change's split lines by transaction id.

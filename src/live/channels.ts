@@ -16,9 +16,17 @@ import { LRUCache } from 'lru-cache';
 import { toGraphQLError } from '../contracts/errors.js';
 import { isUpstreamError } from '../upstream/errors.js';
 import { channelKey, type LiveBus, type LiveMessage } from './bus.js';
-import { ChangeLog, type ChangeLogLimits } from './change-log.js';
-import type { PlanFeed } from './feed.js';
+import { ChangeLog, type ChangeLogLimits, type LogEntry } from './change-log.js';
+import type { PlanChange } from './changes.js';
 import { type Poller, type PollerOptions, startPoller } from './poller.js';
+
+/** What a channel needs of a subscriber's feed (`PlanFeed`). */
+export interface ChannelFeed {
+  /** A change published with sequence number `seq`, `bytes` of rows. */
+  push(change: PlanChange, seq: number, bytes: number): void;
+  /** Ends the stream (with an error as its last value). */
+  end(error?: GraphQLError): void;
+}
 
 export interface Channel {
   readonly key: string;
@@ -26,10 +34,15 @@ export interface Channel {
   readonly planId: string;
   /** The newest subscriber's token (all share the token key). */
   token: string;
-  readonly feeds: Set<PlanFeed<unknown>>;
+  readonly feeds: Set<ChannelFeed>;
   readonly log: ChangeLog;
   readonly poller: Poller;
   readonly stopListening: () => void;
+  /**
+   * The last backfill when the log could not keep it (more deletions than its bounds): a
+   * whole-plan entry reaching back to `from`, for the replays waiting for it.
+   */
+  backfilled?: { readonly from: number; readonly entry: LogEntry };
 }
 
 export interface TokenState {
@@ -43,6 +56,11 @@ export interface TokenState {
 export type PollParts = Pick<PollerOptions, 'replicas' | 'budget' | 'leases' | 'scheduler'>;
 
 export interface LiveState {
+  /**
+   * One delta from `from` for the channel's replays, fetched within the poll budget and stored
+   * (see `backfill` in hub.ts); the channel's poller decides when.
+   */
+  readonly backfill: (channel: Channel, from: number) => Promise<void>;
   /** Channels by `channelKey(tokenKey, planId)`. */
   readonly channels: Map<string, Channel>;
   /** Tokens by token key, while they have subscribers or channels here. */
@@ -77,6 +95,11 @@ export function admitSubscriber(live: LiveState, tokenKey: string, limit: number
   const state = tokenState(live, tokenKey);
   if (state.subscribers >= limit) throw tooManySubscriptions(limit);
   state.subscribers += 1;
+}
+
+/** Refuses a subscription the token has no room for, without counting it (checked early). */
+export function refuseWhenFull(live: LiveState, tokenKey: string, limit: number): void {
+  if ((live.tokens.get(tokenKey)?.subscribers ?? 0) >= limit) throw tooManySubscriptions(limit);
 }
 
 /** A subscriber of the token is gone (its feed ended, or its open failed before it had one). */
@@ -118,7 +141,7 @@ export function joinChannel(
 }
 
 /** The feed left the channel; the last one to leave closes it. */
-export function leaveChannel(live: LiveState, channel: Channel, feed: PlanFeed<unknown>): void {
+export function leaveChannel(live: LiveState, channel: Channel, feed: ChannelFeed): void {
   if (!channel.feeds.delete(feed)) return;
   releaseSubscriber(live, channel.tokenKey);
   if (channel.feeds.size === 0) closeChannel(live, channel);
@@ -146,7 +169,7 @@ export function deliver(live: LiveState, key: string, message: LiveMessage): voi
     endChannel(live, channel, message);
     return;
   }
-  for (const feed of channel.feeds) feed.push(message.change);
+  for (const feed of channel.feeds) feed.push(message.change, message.seq, message.bytes);
 }
 
 /** Ends every feed of the channel with the message's error. */
@@ -260,6 +283,7 @@ function startChannelPoller(
     leaseKey: of.key,
     scheduler,
     intervalMs: () => budget.intervalMs(state.channels.size),
+    backfill: (from) => live.backfill(channel(), from),
     onRefused: (error) => endOnRefusal(live, channel(), error),
     onError: live.onError,
   });

@@ -7,23 +7,38 @@
  * - Publishing: the replica store calls `applied` for every change it stores, whoever caused it
  *   (a poll, a query's sync, a write through the gateway). The change is resolved into rows
  *   against the new replica version and published on the channel's topic.
- * - Resuming: a subscriber that gives `since` first receives what changed after it, from the
- *   change log when the log reaches back that far (no upstream call), else from one delta
- *   request sent from `since`. Without `since`, the same covers whatever landed between the
- *   subscriber's first read and its joining the channel.
+ * - Feeds: `open` checks and reads at subscribe time; the feed takes its slot and joins its
+ *   channel on its first `next()`, so a subscription that is never streamed holds nothing.
+ * - Resuming: a subscriber that gives `since` first receives what changed after it, in bounded
+ *   events (replay.ts, parts.ts): from the change log when it reaches back that far, the whole
+ *   plan for `since: 0` (neither costs an upstream call), else after a backfill: one delta from
+ *   `since`, a turn of the channel's poller within the polls' budget, which extends the log.
  * - Ending: a 401 ends every subscription of the token (`UNAUTHENTICATED`), a 403 or 404 those
  *   of the plan, through the bus so that every instance ends its own.
  */
+
+import type { ResponseData } from '@plans-gateway/rest-contract';
 import { GraphQLError } from 'graphql';
 import { type Credentials, unauthenticated } from '../contracts/credentials.js';
-import { rethrowAsGraphQL } from '../contracts/errors.js';
+import { rethrowAsGraphQL, toGraphQLError } from '../contracts/errors.js';
 import type { Loaders } from '../loaders/loaders.js';
 import type { AppliedChange } from '../replica/store.js';
 import type { Freshness, PlanSnapshot, ReplicaStore } from '../replica/types.js';
+import type { UpstreamMeter } from '../upstream/client.js';
+import { isUpstreamError } from '../upstream/errors.js';
 import type { PollBudget } from './budget.js';
 import { channelKey, createLiveBus, type LiveBus } from './bus.js';
-import type { ChangeLog, ChangeLogLimits } from './change-log.js';
-import { isEmptyChange, keysOfSource, type PlanChange, resolveKeys } from './changes.js';
+import type { ChangeLog, ChangeLogLimits, LogEntry } from './change-log.js';
+import {
+  changedKeys,
+  deletedKeysOf,
+  isEmptyChange,
+  keysOfDelta,
+  keysOfSnapshots,
+  keysOfSource,
+  type PlanChange,
+  resolveKeys,
+} from './changes.js';
 import {
   admitSubscriber,
   type Channel,
@@ -32,21 +47,42 @@ import {
   joinChannel,
   type LiveState,
   leaveChannel,
-  releaseSubscriber,
+  refuseWhenFull,
 } from './channels.js';
-import { PlanFeed } from './feed.js';
+import { type FeedLimits, PlanFeed } from './feed.js';
 import { createLocalLeases, type PollLeases } from './leases.js';
-import { type FetchDelta, type ReplaySources, replay } from './replay.js';
+import {
+  ChangeParts,
+  DEFAULT_EVENT_LIMITS,
+  type EventLimits,
+  MAX_EVENT_ROWS,
+  RowSizes,
+} from './parts.js';
+import { type ReplayPlan, replayItems, replayParts, replayPlan } from './replay.js';
 import type { Scheduler } from './scheduler.js';
 
 /** @default 100 subscriptions per token on one instance */
 export const DEFAULT_SUBSCRIPTIONS_PER_TOKEN = 100;
 /** @default 1,000,000 entity ids across the change logs of all (token, plan) pairs */
 export const DEFAULT_CHANGE_LOG_BUDGET = 1_000_000;
+/** @default 2 MiB of changes waiting for one subscriber that is not reading */
+export const DEFAULT_PENDING_BYTES = 2 * 1024 * 1024;
+
+export interface FetchDeltaRequest {
+  readonly token: string;
+  readonly planId: string;
+  readonly since: number;
+  /** Counts the call (the poll budget's meter: a backfill is charged to the polls' share). */
+  readonly meter?: UpstreamMeter;
+}
+
+/** `GET /plans/{planId}?last_knowledge_of_server=since`: the backfill of replays the log cannot serve. */
+export type FetchDelta = (request: FetchDeltaRequest) => Promise<ResponseData['getPlanById']>;
 
 export interface LiveHubOptions {
-  replicas: Pick<ReplicaStore, 'read' | 'peek'>;
-  /** `GET /plans/{planId}?last_knowledge_of_server=since`: replays the change log cannot serve. */
+  /** `applyRelayed` stores a backfill's delta like any delta fetched outside a read. */
+  replicas: Pick<ReplicaStore, 'read' | 'peek' | 'applyRelayed'>;
+  /** `GET /plans/{planId}?last_knowledge_of_server=since`: backfills of replays older than the log. */
   fetchDelta: FetchDelta;
   budget: PollBudget;
   scheduler: Scheduler;
@@ -60,6 +96,10 @@ export interface LiveHubOptions {
   changeLog?: ChangeLogLimits;
   /** Ids kept across all change logs; least recently used logs go first. @default 1,000,000 */
   changeLogBudget?: number;
+  /** Rows and bytes of row data per event. @default 500 rows, 256 KiB */
+  eventLimits?: EventLimits;
+  /** Bytes of changes that may wait for a subscriber that is not reading. @default 2 MiB */
+  pendingBytesPerSubscriber?: number;
   /** Unexpected poll failures (the poller backs off and carries on). @default ignored */
   onError?: (error: unknown) => void;
 }
@@ -72,8 +112,11 @@ export interface OpenRequest<T> {
   readonly since?: number;
   /** Freshness of the first read (the request's, as for any query). */
   readonly freshness: Freshness;
-  /** What the subscription field delivers for a change; null skips it. */
-  readonly select: (change: PlanChange) => T | null;
+  /**
+   * What the subscription field delivers for an event; null skips it. `required`: the last event
+   * of a change split in several, after earlier ones were delivered (deliver it, even empty).
+   */
+  readonly select: (change: PlanChange, required: boolean) => T | null;
 }
 
 /** What resolvers use: live updates bound to one operation's token and loaders. */
@@ -81,7 +124,7 @@ export interface LiveOperations {
   /** Opens a feed of the plan's changes for this operation's token. */
   open<T>(
     planId: string,
-    options: { since?: number; select: (change: PlanChange) => T | null },
+    options: { since?: number; select: (change: PlanChange, required: boolean) => T | null },
   ): Promise<AsyncIterableIterator<T | GraphQLError>>;
   /** Makes this operation's loaders read the plan as the replica holds it now (before an event resolves). */
   prime(planId: string): void;
@@ -98,6 +141,10 @@ export interface LiveHub {
   readonly scheduler: Scheduler;
   /** The replica store's `onApplied` observer. */
   applied(change: AppliedChange): void;
+  /**
+   * A feed of the plan's changes. It holds nothing (no slot, no channel) until its first
+   * `next()`: a subscription that is never streamed leaves nothing behind.
+   */
   open<T>(request: OpenRequest<T>): Promise<PlanFeed<T>>;
   /** `LiveOperations` for one GraphQL operation. */
   forOperation(deps: {
@@ -111,9 +158,15 @@ export interface LiveHub {
 }
 
 /** What the hub's parts share: the channels' state plus what opening and resuming need. */
-interface HubState extends LiveState, ReplaySources {
-  readonly replicas: LiveHubOptions['replicas'];
+interface HubState extends LiveState {
+  readonly replicas: Pick<ReplicaStore, 'read' | 'peek' | 'applyRelayed'>;
+  readonly fetchDelta: FetchDelta;
   readonly maxSubscriptionsPerToken: number;
+  readonly limits: FeedLimits;
+  /** Row sizes, measured once per row for every subscriber. */
+  readonly sizes: RowSizes;
+  /** Publish sequence: the number of the last change put on the bus. */
+  seq: number;
   /** Set by `close`: opens are refused from then on. */
   closed: boolean;
 }
@@ -146,14 +199,26 @@ function hubStateOf(options: LiveHubOptions): HubState {
     maxSubscriptionsPerToken = DEFAULT_SUBSCRIPTIONS_PER_TOKEN,
     changeLog = {},
     changeLogBudget = DEFAULT_CHANGE_LOG_BUDGET,
+    eventLimits = DEFAULT_EVENT_LIMITS,
+    pendingBytesPerSubscriber = DEFAULT_PENDING_BYTES,
     onError = () => {},
   } = options;
-  if (!Number.isSafeInteger(maxSubscriptionsPerToken) || maxSubscriptionsPerToken < 1) {
+  const positive = (name: string, value: number) => {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`createLiveHub: ${name} must be a positive integer, got ${value}`);
+    }
+  };
+  positive('maxSubscriptionsPerToken', maxSubscriptionsPerToken);
+  positive('eventLimits.rows', eventLimits.rows);
+  if (eventLimits.rows > MAX_EVENT_ROWS) {
     throw new RangeError(
-      `createLiveHub: maxSubscriptionsPerToken must be a positive integer, got ${maxSubscriptionsPerToken}`,
+      `createLiveHub: eventLimits.rows must be at most ${MAX_EVENT_ROWS} (what subscriptions are priced for), got ${eventLimits.rows}`,
     );
   }
-  return {
+  positive('eventLimits.bytes', eventLimits.bytes);
+  positive('pendingBytesPerSubscriber', pendingBytesPerSubscriber);
+  const live: HubState = {
+    backfill: (channel, from) => backfill(live, channel, from),
     channels: new Map(),
     tokens: new Map(),
     logs: createLogCache(changeLogBudget),
@@ -164,12 +229,17 @@ function hubStateOf(options: LiveHubOptions): HubState {
     replicas,
     fetchDelta,
     maxSubscriptionsPerToken,
+    limits: { event: eventLimits, pendingBytes: pendingBytesPerSubscriber },
+    sizes: new RowSizes(),
+    seq: 0,
     closed: false,
   };
+  return live;
 }
 
 // Private: a change the replica stored goes into the (token, plan)'s log, and out on its topic
-// when the plan has subscribers here.
+// when the plan has subscribers here. A delta asked from before the replica's knowledge (a
+// backfill) repeats rows the replica held: only those that differ are news.
 function publishApplied(live: HubState, applied: AppliedChange): void {
   const { tokenKey, planId, source, previous, snapshot } = applied;
   const key = channelKey(tokenKey, planId);
@@ -177,80 +247,230 @@ function publishApplied(live: HubState, applied: AppliedChange): void {
   const log = channel?.log ?? live.logs.get(key);
   if (log === undefined) return;
   if (source.kind === 'full') {
-    restartAfterReload(live, key, log, channel, snapshot);
+    restartAfterReload(live, key, log, channel, previous, snapshot);
     return;
   }
-  const keys = keysOfSource(source, previous, snapshot.currentMonth());
+  let keys = keysOfSource(source, previous, snapshot.currentMonth());
   if (source.kind === 'delta') {
-    log.record(source.fromKnowledge, source.data.server_knowledge, keys);
+    const from = source.fromKnowledge;
+    if (previous && from !== undefined && from < previous.serverKnowledge) {
+      keys = changedKeys(keys, previous, snapshot);
+    }
+    log.record(from, source.data.server_knowledge, keys);
     live.logs.set(key, log);
   }
   if (!channel) return;
-  const change = resolveKeys(keys, snapshot, {
-    planId,
-    origin: source.kind === 'write' ? 'WRITE' : 'SYNC',
-    serverKnowledge: snapshot.serverKnowledge,
-    previousServerKnowledge: previous?.serverKnowledge ?? null,
-  });
-  if (!isEmptyChange(change)) live.bus.publish('plan', key, { type: 'change', change });
+  publish(
+    live,
+    channel,
+    resolveKeys(keys, snapshot, {
+      planId,
+      origin: source.kind === 'write' ? 'WRITE' : 'SYNC',
+      serverKnowledge: snapshot.serverKnowledge,
+      previousServerKnowledge: previous?.serverKnowledge ?? null,
+    }),
+  );
 }
 
-// Private: the replica was reloaded in full. The log starts over from the reload, and live
-// subscribers get what it changed since the knowledge the log had reached.
+// Private: a change on the channel's topic, numbered and measured once for all its feeds.
+function publish(live: HubState, channel: Channel, change: PlanChange): void {
+  if (isEmptyChange(change)) return;
+  live.seq += 1;
+  live.bus.publish('plan', channel.key, {
+    type: 'change',
+    change,
+    seq: live.seq,
+    bytes: live.sizes.ofChange(change),
+  });
+}
+
+// Private: the replica was reloaded in full. The log starts over from the reload; live
+// subscribers get what differs from the replica they knew, or, when none was held (evicted),
+// what a backfill from the knowledge the log had reached brings.
 function restartAfterReload(
   live: HubState,
   key: string,
   log: ChangeLog,
   channel: Channel | undefined,
+  previous: PlanSnapshot | undefined,
   snapshot: PlanSnapshot,
 ): void {
   const since = log.knowledge;
   log.restart(snapshot.serverKnowledge);
   live.logs.set(key, log);
-  if (channel && since < snapshot.serverKnowledge) void fillGap(live, channel, since);
-}
-
-// Private: publishes what changed after `since` as a sync, unless the channel closed meanwhile.
-async function fillGap(live: HubState, channel: Channel, since: number): Promise<void> {
-  try {
-    const change = await replay(live, channel, channel.token, since);
-    if (change && live.channels.get(channel.key) === channel) {
-      live.bus.publish('plan', channel.key, {
-        type: 'change',
-        change: { ...change, origin: 'SYNC' },
-      });
-    }
-  } catch (error) {
-    live.onError(error);
+  if (!channel) return;
+  if (previous) {
+    const keys = changedKeys(keysOfSnapshots(previous, snapshot), previous, snapshot);
+    publish(
+      live,
+      channel,
+      resolveKeys(keys, snapshot, {
+        planId: snapshot.planId,
+        origin: 'SYNC',
+        serverKnowledge: snapshot.serverKnowledge,
+        previousServerKnowledge: previous.serverKnowledge,
+      }),
+    );
+  } else if (since < snapshot.serverKnowledge) {
+    void fillGap(live, channel, since);
   }
 }
 
-// Private: a subscriber admitted, joined to its channel, and handed what it missed first.
+// Private: publishes what changed after `since` as a sync, once a backfill brought it, unless
+// the channel closed meanwhile.
+async function fillGap(live: HubState, channel: Channel, since: number): Promise<void> {
+  try {
+    await channel.poller.backfill(since);
+    const plan = planFor(channel, since);
+    const at = live.replicas.peek(channel.tokenKey, channel.planId)?.snapshot;
+    if (!plan || !at || live.channels.get(channel.key) !== channel) return;
+    const whole = new ChangeParts(
+      replayItems(at, plan),
+      { planId: at.planId, origin: 'SYNC', from: since, to: at.serverKnowledge, previous: since },
+      live.sizes,
+    ).next({ rows: Number.POSITIVE_INFINITY, bytes: Number.POSITIVE_INFINITY });
+    if (whole) publish(live, channel, whole.change);
+  } catch (error) {
+    if (live.channels.get(channel.key) === channel) live.onError(error);
+  }
+}
+
+/**
+ * Private: one delta from `from` for the channel's replays, at the poller's call (within the
+ * poll budget, charged to it). Its keys become the oldest entry of the log, which then reaches
+ * back to `from` (or, too many, a whole-plan entry with the delta's deletions; more deletions
+ * than even that are kept on the channel for the replays waiting now). The delta is then stored
+ * like any delta fetched outside a read: it brings the replica up to date too.
+ */
+async function backfill(live: HubState, channel: Channel, from: number): Promise<void> {
+  const sentAt = live.poll.scheduler.now();
+  const data = await live.fetchDelta({
+    token: channel.token,
+    planId: channel.planId,
+    since: from,
+    meter: live.poll.budget.meter(channel.tokenKey),
+  });
+  const held = live.replicas.peek(channel.tokenKey, channel.planId)?.snapshot;
+  const { log } = channel;
+  delete channel.backfilled;
+  if (!log.extendBack(from, keysOfDelta(data.plan, held))) {
+    const deleted = deletedKeysOf(data.plan);
+    if (!log.extendBack(from, deleted, true)) {
+      const entry: LogEntry = { to: log.base, keys: deleted, size: 0, everything: true };
+      channel.backfilled = { from, entry };
+    }
+  }
+  live.logs.set(channel.key, log);
+  live.replicas.applyRelayed(channel.tokenKey, {
+    kind: 'delta',
+    data,
+    fromKnowledge: from,
+    sentAt,
+    bytes: 0,
+  });
+}
+
+// Private: how the channel replays from `from`: from its log, or its last backfill.
+function planFor(channel: Channel, from: number): ReplayPlan | undefined {
+  const logged = replayPlan(channel.log, from);
+  if (logged) return logged;
+  const kept = channel.backfilled;
+  if (!kept || kept.from > from || kept.entry.to !== channel.log.base) return undefined;
+  return {
+    everything: true,
+    entries: [kept.entry, ...(channel.log.entriesAfter(kept.entry.to) ?? [])],
+  };
+}
+
+/** Private: who a feed is for, and the knowledge it resumes from. */
+interface FeedTarget {
+  readonly token: string;
+  readonly tokenKey: string;
+  /** The concrete plan id. */
+  readonly planId: string;
+  /** The knowledge to replay from; none: from the replica's when the feed attaches. */
+  readonly since: number | undefined;
+  /** The knowledge of the subscribe-time read (should the replica be gone when attaching). */
+  readonly read: number;
+}
+
+// Private: checks and the first read at subscribe time; the feed takes its slot and channel
+// only on its first `next()` (`attach`).
 async function openFeed<T>(live: HubState, request: OpenRequest<T>): Promise<PlanFeed<T>> {
   const { credentials, planId, since, freshness, select } = request;
   if (live.closed) throw shuttingDown();
   if (!credentials) throw unauthenticated();
   const { token, tokenKey } = credentials;
+  refuseWhenFull(live, tokenKey, live.maxSubscriptionsPerToken);
+  const read = await live.replicas
+    .read({ token, tokenKey, planId, freshness })
+    .catch(rethrowAsGraphQL);
+  if (live.closed) throw shuttingDown();
+  const first = read.snapshot;
+  const target: FeedTarget = {
+    token,
+    tokenKey,
+    planId: first.planId,
+    since,
+    read: first.serverKnowledge,
+  };
+  return new PlanFeed<T>({
+    select,
+    limits: live.limits,
+    sizes: live.sizes,
+    attach: (feed) => attach(live, feed, target),
+  });
+}
+
+// Private: the feed's first `next()`: its slot, its channel, and what it missed (without
+// `since`, nothing: it starts at the replica's knowledge, which also covers its first read).
+function attach<T>(live: HubState, feed: PlanFeed<T>, target: FeedTarget): void {
+  if (live.closed) throw shuttingDown();
+  const { token, tokenKey, planId, since } = target;
   admitSubscriber(live, tokenKey, live.maxSubscriptionsPerToken);
-  let feed: PlanFeed<T> | undefined;
-  try {
-    const read = await live.replicas
-      .read({ token, tokenKey, planId, freshness })
-      .catch(rethrowAsGraphQL);
-    if (live.closed) throw shuttingDown();
-    const first = read.snapshot;
-    const channel = joinChannel(live, tokenKey, first.planId, token, first.serverKnowledge);
-    const opened: PlanFeed<T> = new PlanFeed(select, () => leaveChannel(live, channel, opened));
-    feed = opened;
-    channel.feeds.add(opened);
-    const missed = await replay(live, channel, token, since ?? first.serverKnowledge);
-    if (missed) opened.prepend(missed);
-    return opened;
-  } catch (error) {
-    if (feed) await feed.return();
-    else releaseSubscriber(live, tokenKey);
-    throw error;
+  const knowledge = live.replicas.peek(tokenKey, planId)?.snapshot.serverKnowledge ?? target.read;
+  const channel = joinChannel(live, tokenKey, planId, token, knowledge);
+  channel.feeds.add(feed);
+  feed.onClose(() => leaveChannel(live, channel, feed));
+  startFeed(live, channel, feed, since ?? knowledge, 0);
+}
+
+/** A replay older than the log waits for at most this many backfills before giving up. */
+const BACKFILL_ATTEMPTS = 2;
+
+// Private: hands the feed what it missed since `from`, over the replica as it is now, and the
+// publish sequence that covers; a backfill first when the log does not reach back that far.
+function startFeed<T>(
+  live: HubState,
+  channel: Channel,
+  feed: PlanFeed<T>,
+  from: number,
+  attempts: number,
+): void {
+  if (feed.closed) return;
+  const at = live.replicas.peek(channel.tokenKey, channel.planId)?.snapshot;
+  if (at === undefined || from >= at.serverKnowledge) {
+    feed.start(undefined, live.seq, at?.serverKnowledge ?? from);
+    return;
   }
+  const plan = planFor(channel, from);
+  if (plan) {
+    feed.start(replayParts(at, from, plan, live.sizes), live.seq, from);
+    return;
+  }
+  if (attempts >= BACKFILL_ATTEMPTS) {
+    feed.end(
+      new GraphQLError(
+        'What changed since `since` could not be replayed; subscribe again without it and reload.',
+        { extensions: { code: 'UPSTREAM_UNAVAILABLE' } },
+      ),
+    );
+    return;
+  }
+  channel.poller.backfill(from).then(
+    () => startFeed(live, channel, feed, from, attempts + 1),
+    (error: unknown) => feed.end(isUpstreamError(error) ? toGraphQLError(error) : undefined),
+  );
 }
 
 // Private: `open` and `prime` bound to one operation's token, freshness and loaders.

@@ -39,9 +39,9 @@ import type {
 } from '@plans-gateway/rest-contract';
 import { OrderedTable, type TableChange } from './ordered-table.js';
 import type { PlanState } from './plan-state.js';
-import { categoryKeysOf, compareTransactions, payeeKeysOf } from './plan-state.js';
+import { categoryKeysOf, compareTransactions, hybridRowCount, payeeKeysOf } from './plan-state.js';
 import type { ShardedMapDraft } from './sharded-map.js';
-import { SortedRows, type SortedRowsDraft } from './sorted-rows.js';
+import { SortedRows, type SortedRowsDraft, type Weigh } from './sorted-rows.js';
 import type {
   CategoryRow,
   MonthRow,
@@ -456,8 +456,16 @@ function reindexTouched(
 ): Omit<TransactionParts, keyof TransactionRows> {
   const byDate = state.transactionsByDate.edit(compareTransactions);
   const accountDrafts = new IndexDrafts(state.transactionsByAccount);
-  const categoryDrafts = new IndexDrafts(state.transactionsByCategory);
-  const payeeDrafts = new IndexDrafts(state.transactionsByPayee);
+  const subsOf = (row: TransactionRow) =>
+    next.subtransactionsByParent.get(row.id) ?? NO_SUBTRANSACTIONS;
+  const categoryDrafts = new IndexDrafts(
+    state.transactionsByCategory,
+    (key) => (row) => hybridRowCount(row, subsOf(row), 'category', key),
+  );
+  const payeeDrafts = new IndexDrafts(
+    state.transactionsByPayee,
+    (key) => (row) => hybridRowCount(row, subsOf(row), 'payee', key),
+  );
   for (const id of touched) {
     const before = state.transactions.get(id);
     const after = next.transactions.get(id);
@@ -471,17 +479,21 @@ function reindexTouched(
     const accountsOf = (row: TransactionRow | undefined): Set<string> =>
       new Set(row ? [row.account_id] : []);
     accountDrafts.move(before, accountsOf(before), after, accountsOf(after));
+    // Split lines that changed change the row's weight in the hybrid lists it stays in.
+    const reweigh = subsBefore !== subsAfter;
     categoryDrafts.move(
       before,
       before ? categoryKeysOf(before, subsBefore) : new Set(),
       after,
       after ? categoryKeysOf(after, subsAfter) : new Set(),
+      reweigh,
     );
     payeeDrafts.move(
       before,
       before ? payeeKeysOf(before, subsBefore) : new Set(),
       after,
       after ? payeeKeysOf(after, subsAfter) : new Set(),
+      reweigh,
     );
   }
   return {
@@ -492,20 +504,31 @@ function reindexTouched(
   };
 }
 
-/** Private: one family of keyed transaction lists (by account, category or payee) being edited. */
+/**
+ * Private: one family of keyed transaction lists (by account, category or payee) being edited,
+ * each list weighing its rows with `weighFor(key)` when given.
+ */
 class IndexDrafts {
   private readonly _drafts = new Map<string, SortedRowsDraft<TransactionRow>>();
 
-  constructor(private readonly _lists: ReadonlyMap<string, SortedRows<TransactionRow>>) {}
+  constructor(
+    private readonly _lists: ReadonlyMap<string, SortedRows<TransactionRow>>,
+    private readonly _weighFor?: (key: string) => Weigh<TransactionRow>,
+  ) {}
 
-  /** Moves a transaction from the lists of its old keys to the lists of its new keys. */
+  /**
+   * Moves a transaction from the lists of its old keys to the lists of its new keys; with
+   * `reweigh`, the same row is taken out and put back in the lists it stays in, so its weight
+   * there is taken again.
+   */
   move(
     before: TransactionRow | undefined,
     keysBefore: ReadonlySet<string>,
     after: TransactionRow | undefined,
     keysAfter: ReadonlySet<string>,
+    reweigh = false,
   ): void {
-    const same = before === after;
+    const same = before === after && !reweigh;
     if (before) {
       for (const key of keysBefore)
         if (!same || !keysAfter.has(key)) this._draft(key).remove(before);
@@ -532,6 +555,7 @@ class IndexDrafts {
     if (!draft) {
       draft = (this._lists.get(key) ?? SortedRows.empty<TransactionRow>()).edit(
         compareTransactions,
+        this._weighFor?.(key),
       );
       this._drafts.set(key, draft);
     }

@@ -44,9 +44,12 @@ export interface PlanState {
   readonly transactionsByDate: SortedRows<TransactionRow>;
   /** Keyed by account id; sorted by (date, id). */
   readonly transactionsByAccount: ReadonlyMap<string, SortedRows<TransactionRow>>;
-  /** Keyed by category id, own or of a subtransaction; sorted by (date, id). */
+  /**
+   * Keyed by category id, own or of a subtransaction; sorted by (date, id); each transaction
+   * weighs the rows it makes in the category's hybrid list (`hybridRowCount`).
+   */
   readonly transactionsByCategory: ReadonlyMap<string, SortedRows<TransactionRow>>;
-  /** Keyed by payee id, own or of a subtransaction; sorted by (date, id). */
+  /** Keyed by payee id, own or of a subtransaction; sorted by (date, id); weighed likewise. */
   readonly transactionsByPayee: ReadonlyMap<string, SortedRows<TransactionRow>>;
 
   readonly scheduledTransactions: OrderedTable<ScheduledTransactionRow>;
@@ -106,6 +109,28 @@ export function payeeKeysOf(
   if (row.payee_id !== null) keys.add(row.payee_id);
   for (const sub of subtransactions) if (sub.payee_id !== null) keys.add(sub.payee_id);
   return keys;
+}
+
+/**
+ * How many rows of the REST hybrid list of category or payee `id` (`by`) a transaction makes:
+ * its whole row when it matches itself (for a category, only when it is not a split), plus each
+ * of its split lines that matches. The indexes by category and payee keep these counts.
+ */
+export function hybridRowCount(
+  row: TransactionRow,
+  subtransactions: readonly SubTransactionRow[],
+  by: 'category' | 'payee',
+  id: string,
+): number {
+  let count = 0;
+  if (by === 'category') {
+    if (subtransactions.length === 0 && row.category_id === id) count += 1;
+    for (const sub of subtransactions) if (sub.category_id === id) count += 1;
+  } else {
+    if (row.payee_id === id) count += 1;
+    for (const sub of subtransactions) if (sub.payee_id === id) count += 1;
+  }
+  return count;
 }
 
 /** How many rows the state holds, across collections; feeds the memory estimate. */

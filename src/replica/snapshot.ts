@@ -7,11 +7,17 @@
  */
 import type { IsoDate, TransactionListType } from '@plans-gateway/rest-contract';
 import { isIsoDate, monthOf, type PlanState } from './plan-state.js';
-import { isUncategorized, type QueryMeter, queryTransactions } from './transaction-query.js';
+import {
+  countHybridRows,
+  isUncategorized,
+  type QueryMeter,
+  queryTransactions,
+} from './transaction-query.js';
 import type {
   AccountRow,
   CategoryGroupRow,
   CategoryRow,
+  HybridMatch,
   MonthRow,
   PayeeLocationRow,
   PayeeRow,
@@ -167,6 +173,13 @@ class StateSnapshot implements PlanSnapshot {
 
   transactions(query: TransactionQuery): TransactionPage {
     return queryTransactions(this._state, query, this._meter);
+  }
+
+  hybridCount(
+    match: HybridMatch,
+    dates: Pick<TransactionQuery, 'sinceDate' | 'untilDate'>,
+  ): number {
+    return countHybridRows(this._state, match, dates);
   }
 
   scheduledTransactions(): readonly ScheduledTransactionRow[] {

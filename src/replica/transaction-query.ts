@@ -22,6 +22,7 @@ import type { PlanState } from './plan-state.js';
 import { compareTransactions, isIsoDate } from './plan-state.js';
 import { SortedRows } from './sorted-rows.js';
 import type {
+  HybridMatch,
   SubTransactionRow,
   TransactionOrder,
   TransactionPage,
@@ -150,6 +151,26 @@ interface Found {
 }
 
 type Served = 'account' | 'category' | 'payee' | 'all';
+
+/**
+ * The rows of the hybrid list of `match` (REST's by-category or by-payee list) between the
+ * dates: the weights its index keeps over the date window, found by two binary searches.
+ */
+export function countHybridRows(
+  state: PlanState,
+  match: HybridMatch,
+  { sinceDate, untilDate }: Pick<TransactionQuery, 'sinceDate' | 'untilDate'>,
+): number {
+  const list =
+    'categoryId' in match
+      ? state.transactionsByCategory.get(match.categoryId)
+      : state.transactionsByPayee.get(match.payeeId);
+  if (!list) return 0;
+  const lo = sinceDate === undefined ? 0 : list.partitionPoint((row) => row.date < sinceDate);
+  const hi =
+    untilDate === undefined ? list.size : list.partitionPoint((row) => row.date <= untilDate);
+  return list.weightBetween(lo, hi);
+}
 
 /** Private: the candidate list with the smallest date window. */
 function chooseList(

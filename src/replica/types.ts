@@ -85,6 +85,9 @@ export interface TransactionQuery {
   last?: number;
 }
 
+/** The category or payee of a REST hybrid list (`category.transactions`, `payee.transactions`). */
+export type HybridMatch = { readonly categoryId: Uuid } | { readonly payeeId: Uuid };
+
 export interface TransactionPage {
   readonly rows: readonly TransactionRow[];
   /** Rows matching the filters, ignoring after/before/first/last. */
@@ -130,6 +133,11 @@ export interface PlanSnapshot {
   hasType(row: TransactionRow, type: TransactionListType): boolean;
   /** Uses the secondary indexes; never scans every transaction of the plan for a filtered page. */
   transactions(query: TransactionQuery): TransactionPage;
+  /**
+   * How many rows the hybrid list of `match` holds between the dates (whole transactions and
+   * split lines, as REST lists them), from the weights its index keeps: O(log n), no row visited.
+   */
+  hybridCount(match: HybridMatch, dates: Pick<TransactionQuery, 'sinceDate' | 'untilDate'>): number;
 
   scheduledTransactions(): readonly ScheduledTransactionRow[];
   scheduledTransaction(id: string): ScheduledTransactionRow | undefined;

@@ -5,8 +5,9 @@ import { DEFAULT_PAGE_SIZE } from './connections.js';
 export const LIST_COST_MULTIPLIER = 10;
 
 /**
- * The price of a `totalCount` that may walk a whole index window (a filtered or hybrid
- * transaction list counts its matches one by one): as much as a page of 500 rows of 2 fields.
+ * The price of a walk over a whole index window (a `totalCount` of a transaction list with a
+ * filter its index does not answer, checked row by row; a hybrid list with a `type` filter): as
+ * much as a page of 500 rows of 2 fields.
  */
 export const COUNT_COST = 1_000;
 
@@ -53,6 +54,21 @@ export function fieldCost(
     };
   }
   return { field: 1, multiplier: listMultiplier(field) };
+}
+
+/**
+ * The price of a hybrid list (`category.transactions`, `payee.transactions`): a page like any
+ * connection, plus a walk (`COUNT_COST`) when a `type` filter is checked row by row (its page,
+ * page flags and `totalCount` may then walk the whole window). Without one, its `totalCount`
+ * comes from the counts its index keeps and costs 1.
+ */
+export function hybridListCost(
+  args: Record<string, unknown>,
+  ctx: unknown,
+  field: GraphQLField<unknown, never>,
+): FieldPrice {
+  const price = fieldCost(args, ctx, field);
+  return args.type == null ? price : { ...price, field: price.field + COUNT_COST };
 }
 
 type ComplexityOption =

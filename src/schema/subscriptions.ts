@@ -5,12 +5,14 @@
  */
 import { GraphQLError } from 'graphql';
 import type { ChangeOrigin, PlanChange, PlanDeletions, TransactionPlace } from '../live/changes.js';
+import { MAX_EVENT_ROWS } from '../live/parts.js';
 import type { AccountRow, TransactionRow } from '../replica/types.js';
 import { Account } from './account/account.js';
 import type { FieldBuilder } from './amounts.js';
 import { builder } from './builder.js';
 import { Category, CategoryGroup, MonthCategory } from './category/category.js';
 import type { GatewayContext } from './context.js';
+import { type FieldPrice, LIST_COST_MULTIPLIER } from './cost.js';
 import { Month } from './month.js';
 import { Payee } from './payee/payee.js';
 import { Plan } from './plan.js';
@@ -40,6 +42,7 @@ interface ChangeHeader {
   readonly planId: string;
   readonly origin: ChangeOrigin;
   readonly serverKnowledge: number;
+  readonly continues?: boolean;
 }
 
 interface TransactionsChangeShape extends ChangeHeader {
@@ -101,8 +104,34 @@ function headerFields<Shape extends ChangeHeader>(t: FieldBuilder<Shape>) {
         'you subscribe again: what you missed comes first.',
       resolve: (c) => c.serverKnowledge,
     }),
+    continues: t.boolean({
+      description:
+        'More events of this change follow: a replay, or a change too large for one event, is ' +
+        'split into events of at most 500 rows and 256 KiB of data (the gateway may set less). ' +
+        'Apply each as upserts, in order; the last has `continues: false` and brings ' +
+        '`serverKnowledge` to the knowledge of the whole change. A split REPLAY raises ' +
+        '`serverKnowledge` as it goes, so a client that drops mid-replay resumes from the last ' +
+        'one it got.',
+      resolve: (c) => c.continues === true,
+    }),
   };
 }
+
+/**
+ * Private: the price of a subscription field: the lists of its events count like the rows of a
+ * page, 10 for live events (as any list) and `MAX_EVENT_ROWS` with `since`, since a replay is
+ * delivered in events of up to that many rows: each costs what a page of them costs in a query.
+ */
+function eventCost(lists: readonly string[]) {
+  return (args: { since?: number | null }): FieldPrice => ({
+    field: 1,
+    multiplier: 1,
+    page: { fields: lists, size: args.since == null ? LIST_COST_MULTIPLIER : MAX_EVENT_ROWS },
+  });
+}
+
+/** Private: a list of an event's rows; `eventCost` multiplies it. */
+const EVENT_LIST = { field: 1, multiplier: 1 } as const;
 
 const PlanChangeType = builder.objectRef<PlanChange>('PlanChange').implement({
   description:
@@ -116,41 +145,49 @@ const PlanChangeType = builder.objectRef<PlanChange>('PlanChange').implement({
       resolve: (c) => c.previousServerKnowledge,
     }),
     accounts: t.field({
+      complexity: EVENT_LIST,
       type: [Account],
       description: 'Accounts that changed, as they are now.',
       resolve: (c) => [...c.accounts],
     }),
     categoryGroups: t.field({
+      complexity: EVENT_LIST,
       type: [CategoryGroup],
       description: 'Category groups that changed, with their changed categories.',
       resolve: (c) => [...c.categoryGroups],
     }),
     categories: t.field({
+      complexity: EVENT_LIST,
       type: [Category],
       description: 'With the amounts of the current month.',
       resolve: (c) => [...c.categories],
     }),
     months: t.field({
+      complexity: EVENT_LIST,
       type: [Month],
       description: 'Months whose totals or category amounts changed.',
       resolve: (c) => [...c.months],
     }),
     monthCategories: t.field({
+      complexity: EVENT_LIST,
       type: [MonthCategory],
       description: 'Categories whose amounts changed in a month (assignments, activity, balances).',
       resolve: (c) => [...c.monthCategories],
     }),
     payees: t.field({
+      complexity: EVENT_LIST,
       type: [Payee],
       description: 'Payees that changed.',
       resolve: (c) => [...c.payees],
     }),
     transactions: t.field({
+      complexity: EVENT_LIST,
       type: [Transaction],
       description: 'Transactions that changed, as they are now.',
       resolve: (c) => [...c.transactions],
     }),
     scheduledTransactions: t.field({
+      complexity: EVENT_LIST,
       type: [ScheduledTransaction],
       description: 'Scheduled transactions that changed.',
       resolve: (c) => [...c.scheduledTransactions],
@@ -170,6 +207,7 @@ const TransactionsChangeType = builder
     fields: (t) => ({
       ...headerFields(t),
       transactions: t.field({
+        complexity: EVENT_LIST,
         type: [Transaction],
         description: 'Created or changed, and matching the filters.',
         resolve: (c) => [...c.transactions],
@@ -189,6 +227,7 @@ const AccountBalancesChangeType = builder
     fields: (t) => ({
       ...headerFields(t),
       accounts: t.field({
+        complexity: EVENT_LIST,
         type: [Account],
         description: 'Accounts whose balances changed, as they are now.',
         resolve: (c) => [...c.accounts],
@@ -218,11 +257,15 @@ function inView(
   );
 }
 
-/** The part of a change a `transactionsChanged(accountId, categoryId)` subscriber sees; null when none. */
+/**
+ * The part of a change a `transactionsChanged(accountId, categoryId)` subscriber sees; null when
+ * none, unless `required` (the last event of a split change: the client must see it end).
+ */
 export function transactionsView(
   change: PlanChange,
   accountId?: string | null,
   categoryId?: string | null,
+  required = false,
 ): TransactionsChangeShape | null {
   const before = new Map(change.transactionsBefore.map((place) => [place.id, place] as const));
   const wasInView = (id: string) => {
@@ -249,11 +292,12 @@ export function transactionsView(
     }
   }
   for (const id of change.deleted.transactionIds) if (wasInView(id)) removed.push(id);
-  if (transactions.length === 0 && removed.length === 0) return null;
+  if (transactions.length === 0 && removed.length === 0 && !required) return null;
   return {
     planId: change.planId,
     origin: change.origin,
     serverKnowledge: change.serverKnowledge,
+    ...(change.continues ? { continues: true } : {}),
     transactions,
     removedTransactionIds: removed,
   };
@@ -272,7 +316,8 @@ builder.subscriptionFields((t) => {
       required: false,
       description:
         'A `serverKnowledge` you hold (from a query or an earlier event): what changed after it ' +
-        'comes first, as one REPLAY event.',
+        'comes first, as REPLAY events (several for a large replay, see `continues`; 0 replays ' +
+        'the whole plan). Priced like reading those rows: each list of an event counts 500.',
     });
   return {
     planChanged: t.field({
@@ -280,6 +325,16 @@ builder.subscriptionFields((t) => {
       description:
         "Every change of the plan, as the gateway learns it: a poll of the upstream (one per token and plan, shared by all of the token's subscriptions, paced within the token's quota), the sync of any query, or a write through the gateway (at once).",
       args: { planId: planIdArg(), since: sinceArg() },
+      complexity: eventCost([
+        'accounts',
+        'categoryGroups',
+        'categories',
+        'months',
+        'monthCategories',
+        'payees',
+        'transactions',
+        'scheduledTransactions',
+      ]),
       subscribe: (_root, args, ctx) =>
         ctx.live.open(args.planId, {
           ...(args.since == null ? {} : { since: args.since }),
@@ -305,10 +360,12 @@ builder.subscriptionFields((t) => {
         }),
         since: sinceArg(),
       },
+      complexity: eventCost(['transactions']),
       subscribe: (_root, args, ctx) =>
         ctx.live.open(args.planId, {
           ...(args.since == null ? {} : { since: args.since }),
-          select: (change) => transactionsView(change, args.accountId, args.categoryId),
+          select: (change, required) =>
+            transactionsView(change, args.accountId, args.categoryId, required),
         }),
       resolve: (payload, _args, ctx) => delivered(payload, ctx),
     }),
@@ -317,16 +374,18 @@ builder.subscriptionFields((t) => {
       description:
         'Accounts whose balances changed (a new transaction, a cleared one, a transfer).',
       args: { planId: planIdArg(), since: sinceArg() },
+      complexity: eventCost(['accounts']),
       subscribe: (_root, args, ctx) =>
         ctx.live.open(args.planId, {
           ...(args.since == null ? {} : { since: args.since }),
-          select: (change): AccountBalancesChangeShape | null =>
-            change.accounts.length === 0
+          select: (change, required): AccountBalancesChangeShape | null =>
+            change.accounts.length === 0 && !required
               ? null
               : {
                   planId: change.planId,
                   origin: change.origin,
                   serverKnowledge: change.serverKnowledge,
+                  ...(change.continues ? { continues: true } : {}),
                   accounts: change.accounts,
                 },
         }),

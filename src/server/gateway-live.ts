@@ -38,8 +38,11 @@ export function createGatewayLive(options: GatewayLiveOptions): LiveHub {
   const leases = live?.leases ?? cluster?.leases;
   return createLiveHub({
     replicas,
-    fetchDelta: ({ token, planId, since }) =>
-      upstream.getPlanById({ token }, { planId, lastKnowledgeOfServer: since }),
+    fetchDelta: ({ token, planId, since, meter }) =>
+      upstream.getPlanById(
+        { token, ...(meter ? { meter } : {}) },
+        { planId, lastKnowledgeOfServer: since },
+      ),
     budget: createPollBudget({
       usage,
       ...config.rateLimit,
@@ -50,6 +53,8 @@ export function createGatewayLive(options: GatewayLiveOptions): LiveHub {
     }),
     scheduler: scheduler ?? createSystemScheduler(now),
     maxSubscriptionsPerToken: config.live.maxSubscriptionsPerToken,
+    eventLimits: { rows: config.live.eventRows, bytes: config.live.eventBytes },
+    pendingBytesPerSubscriber: config.live.pendingBytesPerSubscriber,
     onError,
     ...(bus ? { bus } : {}),
     ...(leases ? { leases } : {}),

@@ -79,6 +79,9 @@ describe('parseSettings', () => {
         SUBSCRIPTIONS_PER_CONNECTION: '3',
         WS_HEARTBEAT_SECONDS: '5',
         WS_IDLE_SECONDS: '120',
+        SUBSCRIPTION_EVENT_ROWS: '100',
+        SUBSCRIPTION_EVENT_KB: '64',
+        SUBSCRIPTION_PENDING_KB: '512',
       }).live,
     ).toEqual({
       budgetShare: 0.25,
@@ -86,6 +89,9 @@ describe('parseSettings', () => {
       maxSubscriptionsPerConnection: 3,
       heartbeatMs: 5_000,
       idleTimeoutMs: 120_000,
+      eventRows: 100,
+      eventBytes: 64 * 1024,
+      pendingBytesPerSubscriber: 512 * 1024,
     });
   });
 
@@ -95,6 +101,8 @@ describe('parseSettings', () => {
     ['SUBSCRIPTION_BUDGET_SHARE', 'half', 'a number above 0 and at most 1'],
     ['SUBSCRIPTIONS_PER_TOKEN', '0', 'an integer from 1'],
     ['WS_IDLE_SECONDS', '-1', 'an integer from 1'],
+    ['SUBSCRIPTION_EVENT_ROWS', '501', 'an integer from 1 to 500'],
+    ['SUBSCRIPTION_PENDING_KB', '0', 'an integer from 1'],
   ])('refuses %s=%s, naming it', (name, value, expected) => {
     const message = error({ [name]: value });
     expect(message).toContain(name);

@@ -21,7 +21,12 @@ function keys(transactions: string[]): ChangeKeys {
   return result;
 }
 
-const ids = (found: ChangeKeys | undefined) => (found ? [...found.transactions].sort() : found);
+/** The transaction ids of the log's entries after `knowledge`; undefined when it does not reach. */
+const ids = (log: ChangeLog, knowledge: number) =>
+  log
+    .entriesAfter(knowledge)
+    ?.flatMap((entry) => [...entry.keys.transactions])
+    .sort();
 
 describe('ChangeLog', () => {
   it('replays the union of the deltas after a knowledge it reaches back to', () => {
@@ -30,22 +35,39 @@ describe('ChangeLog', () => {
     log.record(12, 15, keys(['b']));
     log.record(15, 15, keys([])); // an empty delta moves nothing
     log.record(13, 18, keys(['c'])); // asked from older knowledge (a write's delta): contiguous
-    expect(ids(log.since(10))).toEqual(['a', 'b', 'c']);
-    expect(ids(log.since(12))).toEqual(['b', 'c']);
-    expect(ids(log.since(15))).toEqual(['c']);
-    expect(ids(log.since(18))).toEqual([]);
-    expect(log.since(9)).toBeUndefined();
+    expect(ids(log, 10)).toEqual(['a', 'b', 'c']);
+    expect(ids(log, 12)).toEqual(['b', 'c']);
+    expect(ids(log, 15)).toEqual(['c']);
+    expect(ids(log, 18)).toEqual([]);
+    expect(log.entriesAfter(9)).toBeUndefined();
   });
 
   it('restarts after a gap: a full export, or a delta from beyond what it saw', () => {
     const log = new ChangeLog(10);
     log.record(10, 12, keys(['a']));
     log.record(undefined, 20, keys([]));
-    expect(log.since(12)).toBeUndefined();
-    expect(ids(log.since(20))).toEqual([]);
+    expect(log.entriesAfter(12)).toBeUndefined();
+    expect(ids(log, 20)).toEqual([]);
     log.record(25, 30, keys(['b']));
     expect(log.base).toBe(30);
-    expect(log.since(25)).toBeUndefined();
+    expect(log.entriesAfter(25)).toBeUndefined();
+  });
+
+  it('reaches back to a backfill: its keys become the oldest entry, or a whole-plan one when too many', () => {
+    const log = new ChangeLog(10, { maxKeys: 6 });
+    log.record(10, 12, keys(['a']));
+    expect(log.extendBack(5, keys(['x', 'y']))).toBe(true);
+    expect(log.base).toBe(5);
+    expect(ids(log, 5)).toEqual(['a', 'x', 'y']);
+    expect(ids(log, 7)).toEqual(['a', 'x', 'y']); // the backfill's keys cover (5, 10] and more
+    expect(ids(log, 10)).toEqual(['a']);
+    expect(log.entriesAfter(4)).toBeUndefined();
+
+    expect(log.extendBack(1, keys(['p', 'q', 'r', 's']))).toBe(false); // 3 + 4 ids: over 6
+    expect(log.base).toBe(5);
+    expect(log.extendBack(1, keys(['gone']), true)).toBe(true);
+    expect(log.entriesAfter(1)?.[0]).toMatchObject({ to: 5, everything: true, size: 2 });
+    expect(log.size).toBe(5);
   });
 
   it('drops its oldest deltas beyond its bounds, and no longer reaches back to them', () => {
@@ -54,13 +76,13 @@ describe('ChangeLog', () => {
     log.record(1, 2, keys(['b']));
     log.record(2, 3, keys(['c']));
     expect(log.base).toBe(1);
-    expect(log.since(0)).toBeUndefined();
-    expect(ids(log.since(1))).toEqual(['b', 'c']);
+    expect(log.entriesAfter(0)).toBeUndefined();
+    expect(ids(log, 1)).toEqual(['b', 'c']);
     log.record(3, 4, keys(['d', 'e'])); // 4 ids: over the bound of 3
     expect(log.base).toBe(2);
     expect(log.size).toBe(3);
-    expect(log.since(1)).toBeUndefined();
-    expect(ids(log.since(2))).toEqual(['c', 'd', 'e']);
+    expect(log.entriesAfter(1)).toBeUndefined();
+    expect(ids(log, 2)).toEqual(['c', 'd', 'e']);
   });
 });
 

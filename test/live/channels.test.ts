@@ -9,6 +9,7 @@ import { channelKey, createLiveBus } from '../../src/live/bus.js';
 import { emptyKeys, type PlanChange } from '../../src/live/changes.js';
 import {
   admitSubscriber,
+  type Channel,
   closeChannels,
   createLogCache,
   deliver,
@@ -20,6 +21,7 @@ import {
 } from '../../src/live/channels.js';
 import { PlanFeed } from '../../src/live/feed.js';
 import { createLocalLeases } from '../../src/live/leases.js';
+import { RowSizes } from '../../src/live/parts.js';
 import type { Scheduler } from '../../src/live/scheduler.js';
 import { errorFromResponse } from '../../src/upstream/errors.js';
 import { planChange } from './support/plan-change.js';
@@ -35,6 +37,7 @@ function liveState(): LiveState & { timers: number[]; cancelled: number[] } {
     },
   };
   return {
+    backfill: () => Promise.reject(new Error('no backfill runs in these tests')),
     channels: new Map(),
     tokens: new Map(),
     logs: createLogCache(1_000),
@@ -66,7 +69,22 @@ function change(serverKnowledge: number): PlanChange {
     planId: 'plan-1',
     serverKnowledge,
     previousServerKnowledge: serverKnowledge - 1,
+    deleted: { ...planChange().deleted, accountIds: [`gone-at-${serverKnowledge}`] },
   });
+}
+
+/** A started feed of `channel`, leaving it when closed. */
+function joined(live: LiveState, channel: Channel): PlanFeed<PlanChange> {
+  const feed = new PlanFeed<PlanChange>({
+    select: (each) => each,
+    attach: () => {},
+    limits: { event: { rows: 500, bytes: 1 << 20 }, pendingBytes: 1 << 20 },
+    sizes: new RowSizes(),
+  });
+  feed.onClose(() => leaveChannel(live, channel, feed));
+  channel.feeds.add(feed);
+  feed.start(undefined, 0, channel.log.knowledge);
+  return feed;
 }
 
 const knowledge = (item: IteratorResult<unknown>) =>
@@ -106,16 +124,8 @@ describe('channel registry', () => {
     expect(channel.key).toBe(channelKey('key', 'plan-1'));
     expect(live.timers).toEqual([0]); // one poller, its first turn due at once
 
-    const first = new PlanFeed(
-      (each) => each,
-      () => leaveChannel(live, channel, first),
-    );
-    const second = new PlanFeed(
-      (each) => each,
-      () => leaveChannel(live, channel, second),
-    );
-    channel.feeds.add(first);
-    channel.feeds.add(second);
+    const first = joined(live, channel);
+    const second = joined(live, channel);
 
     leaveChannel(live, channel, first);
     expect(live.channels.get(channel.key)).toBe(channel);
@@ -134,12 +144,7 @@ describe('channel registry', () => {
     const closeAgain = (knowledge: number) => {
       admitSubscriber(live, 'key', 10);
       const channel = joinChannel(live, 'key', 'plan-1', 'token', knowledge);
-      const feed = new PlanFeed(
-        (each) => each,
-        () => {},
-      );
-      channel.feeds.add(feed);
-      leaveChannel(live, channel, feed);
+      leaveChannel(live, channel, joined(live, channel));
       return channel.log;
     };
     const log = closeAgain(5);
@@ -147,10 +152,10 @@ describe('channel registry', () => {
     touched.transactions.add('t1');
     log.record(5, 7, touched);
     expect(closeAgain(7)).toBe(log);
-    expect(log.since(5)).toBeDefined();
+    expect(log.entriesAfter(5)).toHaveLength(1);
     expect(closeAgain(9)).toBe(log);
     expect(log.knowledge).toBe(9);
-    expect(log.since(7)).toBeUndefined();
+    expect(log.entriesAfter(7)).toBeUndefined();
   });
 });
 
@@ -160,16 +165,10 @@ describe('fan-out and endings', () => {
     admitSubscriber(live, 'key', 10);
     admitSubscriber(live, 'key', 10);
     const channel = joinChannel(live, 'key', 'plan-1', 'token', 1);
-    const feeds = [0, 1].map(() => {
-      const feed: PlanFeed<PlanChange> = new PlanFeed(
-        (each) => each,
-        () => leaveChannel(live, channel, feed),
-      );
-      channel.feeds.add(feed);
-      return feed;
-    });
-    deliver(live, channel.key, { type: 'change', change: change(2) });
-    deliver(live, 'key:another-plan', { type: 'change', change: change(3) }); // no such channel
+    const feeds = [0, 1].map(() => joined(live, channel));
+    deliver(live, channel.key, { type: 'change', change: change(2), seq: 1, bytes: 10 });
+    // No such channel:
+    deliver(live, 'key:another-plan', { type: 'change', change: change(3), seq: 2, bytes: 10 });
     expect(await Promise.all(feeds.map(async (feed) => knowledge(await feed.next())))).toEqual([
       2, 2,
     ]);
@@ -207,12 +206,7 @@ describe('fan-out and endings', () => {
     for (const planId of ['plan-1', 'plan-2']) {
       admitSubscriber(live, 'key', 10);
       const channel = joinChannel(live, 'key', planId, 'token', 1);
-      const feed: PlanFeed<PlanChange> = new PlanFeed(
-        (each) => each,
-        () => leaveChannel(live, channel, feed),
-      );
-      channel.feeds.add(feed);
-      feeds.push(feed);
+      feeds.push(joined(live, channel));
     }
     closeChannels(live);
     expect(await Promise.all(feeds.map(async (feed) => knowledge(await feed.next())))).toEqual([

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,
+  knowledgeOf,
   type LiveStack,
   openAccount,
   outsideWrite,
@@ -92,14 +93,6 @@ function client(s: LiveStack, token: string | null = s.token): Transport {
 
 const withTransaction = (id: string) => (result: Received<PlanChanged>) =>
   result.data?.planChanged.transactions.some((tx) => tx.id === id) === true;
-
-async function knowledgeOf(s: LiveStack): Promise<number> {
-  const answer = await s.gql<{ plan: { serverKnowledge: number } }>(
-    'query($planId: PlanId!) { plan(id: $planId) { serverKnowledge } }',
-    { planId: s.planId },
-  );
-  return answer.body.data!.plan.serverKnowledge;
-}
 
 describe('planChanged over SSE', () => {
   it('delivers an outside REST write within one poll interval, as the objects a query then reads', async () => {

@@ -279,6 +279,32 @@ describe('mergePlanDelta', () => {
     expect(after.transactions({ payeeId: P1 }).rows.map((row) => row.id)).toEqual([T1]);
   });
 
+  it('recounts the hybrid rows of a split whose lines alone changed', () => {
+    const before = view(buildPlanState(baseExport(), options));
+    expect(before.hybridCount({ categoryId: C1 }, {})).toBe(2); // T1, and T2's line S1
+    expect(before.hybridCount({ categoryId: C2 }, {})).toBe(1);
+    expect(before.hybridCount({ payeeId: P1 }, {})).toBe(2); // T1, and S2
+    const delta = planExport(
+      {
+        id: PLAN,
+        subtransactions: [
+          subtransaction({ id: S1, transaction_id: T2, category_id: C2 }),
+          subtransaction({ id: S3, transaction_id: T2, category_id: C2, payee_id: P1 }),
+        ],
+      },
+      11,
+    );
+    const after = view(mergePlanDelta(buildPlanState(baseExport(), options), delta, options));
+    // T2 stays in C2's and P1's lists, with more lines there.
+    expect(after.hybridCount({ categoryId: C1 }, {})).toBe(1);
+    expect(after.hybridCount({ categoryId: C2 }, {})).toBe(3);
+    expect(after.hybridCount({ payeeId: P1 }, {})).toBe(3);
+    expect(after.hybridCount({ payeeId: P2 }, {})).toBe(1); // T2's whole row
+    expect(after.hybridCount({ categoryId: C2 }, { sinceDate: '2026-03-02' })).toBe(0);
+    expect(after.hybridCount({ categoryId: C1 }, { sinceDate: '2026-03-02' })).toBe(1);
+    expect(after.hybridCount({ categoryId: C3 }, {})).toBe(0);
+  });
+
   it('drops the subtransactions of a deleted transaction even when the delta omits them', () => {
     const before = buildPlanState(baseExport(), options);
     const delta = planExport(

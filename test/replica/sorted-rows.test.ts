@@ -84,6 +84,65 @@ describe('SortedRows', () => {
     },
   );
 
+  it.each([
+    ['from empty, large batches (rebuilds)', 0, 400],
+    ['from 4000 rows, small batches (chunk surgery)', 4000, 40],
+  ])(
+    'sums the weights of any range as the rows weigh when last put in: %s',
+    (_name, initial, batchSize) => {
+      fc.assert(
+        fc.property(batches(batchSize), fc.array(fc.nat(), { maxLength: 30 }), (plan, picks) => {
+          // Weights live outside the rows, as split lines do: a row put back weighs anew.
+          const weights = new Map<string, number>();
+          const weigh = (row: Row) => weights.get(row.id) ?? 1;
+          let serial = 0;
+          let model: Row[] = Array.from({ length: initial }, (_, i) => ({
+            key: (i * 7919) % 5000,
+            id: `r${serial++}`,
+          }));
+          model.sort(compare);
+          for (const row of model) weights.set(row.id, row.key % 3);
+          let list = SortedRows.fromSorted(model, weigh);
+          for (const [round, batch] of plan.entries()) {
+            const draft = list.edit(compare, weigh);
+            const live = new Set(model);
+            for (const change of batch) {
+              if ('insert' in change) {
+                const row = { key: change.insert, id: `r${serial++}` };
+                weights.set(row.id, change.insert % 4);
+                draft.insert(row);
+                live.add(row);
+              } else if (live.size > 0) {
+                const row = [...live][change.remove % live.size]!;
+                if (!model.includes(row)) continue;
+                draft.remove(row);
+                live.delete(row);
+              }
+            }
+            // Reweigh a row the batch left alone: out and back in, weighing one more.
+            const kept = model.filter((row) => live.has(row));
+            const pick = kept[(picks[round] ?? 0) % Math.max(1, kept.length)];
+            if (pick) {
+              weights.set(pick.id, (weights.get(pick.id) ?? 0) + 1);
+              draft.remove(pick);
+              draft.insert(pick);
+            }
+            list = draft.finish();
+            model = [...live].sort(compare);
+          }
+          const sum = (from: number, to: number) =>
+            model.slice(from, to).reduce((total, row) => total + weigh(row), 0);
+          const bounds = [0, 1, 255, 256, 257, 1000, model.length - 1, model.length];
+          for (const pick of picks) bounds.push(pick % (model.length + 1));
+          for (const from of bounds)
+            for (const to of bounds) expect(list.weightBetween(from, to)).toBe(sum(from, to));
+          expect(SortedRows.fromSorted(model).weightBetween(0, model.length)).toBe(model.length);
+        }),
+        { numRuns: 40, seed: 11 },
+      );
+    },
+  );
+
   it('shares untouched chunks between versions', () => {
     const rows = Array.from({ length: 10_000 }, (_, i) => ({ key: i, id: `r${i}` }));
     const list = SortedRows.fromSorted(rows);

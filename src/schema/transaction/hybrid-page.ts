@@ -6,10 +6,11 @@
  * Cost: a page reads its parents from the index in chunks, from the cursor on, and stops once
  * the page is full, so it costs O(log n + page) whatever the size of the category or payee
  * (with a `type` filter, the rows the filter skips on the way are read too). Nothing is built
- * for rows outside the page: no row object, no cursor. `totalCount`, `hasNextPage` and
- * `hasPreviousPage` walk on first read only, so a client that does not ask for them does not
- * pay for them; `totalCount` walks the whole window (it is priced accordingly, see
- * `src/schema/cost.ts`).
+ * for rows outside the page: no row object, no cursor. `totalCount` comes from the row counts
+ * the index keeps per transaction (`PlanSnapshot.hybridCount`): O(log n), no row visited.
+ * With a `type` filter it walks the whole window instead, which is why such a list is priced
+ * like a walk (`src/schema/cost.ts`). `hasNextPage` and `hasPreviousPage` walk to the next
+ * matching row. All three are computed on first read only.
  *
  * Order: parents in the requested order, and inside a parent its whole row first, then its
  * lines in their order, in either direction (as REST lists them). A row's place is its
@@ -19,6 +20,7 @@
  */
 import { compareTransactions } from '../../replica/plan-state.js';
 import type {
+  HybridMatch,
   PlanSnapshot,
   SubTransactionRow,
   TransactionQuery,
@@ -36,8 +38,6 @@ export interface HybridRow {
   readonly parent: TransactionRow;
   readonly sub: SubTransactionRow | null;
 }
-
-export type HybridMatch = { readonly categoryId: string } | { readonly payeeId: string };
 
 interface Position {
   readonly key: TransactionSeekKey;
@@ -226,9 +226,19 @@ class HybridList {
     return this.rowsOf(parent);
   }
 
-  /** Every row under the filters: the whole window, without building a row. */
+  /**
+   * Every row under the filters: from the index's row counts, or without them (a `type`
+   * filter) by walking the whole window, without building a row.
+   */
   count(): number {
     if (this._empty) return 0;
+    const { type, sinceDate, untilDate } = this._filters;
+    if (!type) {
+      return this._plan.hybridCount(this._match, {
+        ...(sinceDate ? { sinceDate } : {}),
+        ...(untilDate ? { untilDate } : {}),
+      });
+    }
     let total = 0;
     let after: TransactionSeekKey | undefined;
     for (;;) {

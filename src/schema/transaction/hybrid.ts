@@ -1,10 +1,10 @@
-import type { SubTransactionRow, TransactionRow } from '../../replica/types.js';
+import type { HybridMatch, SubTransactionRow, TransactionRow } from '../../replica/types.js';
 import { amountFields, type FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import { Category } from '../category/category.js';
 import { encodeCursor, type PageArgs, pageWindow } from '../connections.js';
 import type { GatewayContext } from '../context.js';
-import { COUNT_COST } from '../cost.js';
+import { hybridListCost } from '../cost.js';
 import { describedValues } from '../enum-values.js';
 import { HYBRID_SUFFIX, Node } from '../node.js';
 import { Payee } from '../payee/payee.js';
@@ -18,7 +18,7 @@ import {
   TransactionOrderEnum,
   TransactionTypeFilterEnum,
 } from './enums.js';
-import { type HybridMatch, type HybridRow, hybridPage } from './hybrid-page.js';
+import { type HybridRow, hybridPage } from './hybrid-page.js';
 import { categoryNameOf, flagColor, Transaction } from './transaction.js';
 
 export const HybridTransactionKind = builder.enumType('HybridTransactionType', {
@@ -171,8 +171,7 @@ export const HybridTransactionConnection = builder.connectionObject(
     description: 'A page of `HybridTransaction` items with its cursors (Relay connection).',
     fields: (t) => ({
       totalCount: t.int({
-        // May walk the whole filtered window, one row at a time.
-        complexity: COUNT_COST,
+        // Kept per index; a `type` filter's walk is priced on the list (`hybridListCost`).
         description: 'Rows matching the filters, on every page.',
         resolve: (connection) => connection.totalCount,
       }),
@@ -230,6 +229,7 @@ builder.objectFields(Category, (t) => ({
       type: HybridTransaction,
       description: DESCRIPTION,
       args: hybridArgs(t),
+      complexity: hybridListCost,
       resolve: (category, args, ctx) =>
         resolveHybrid(ctx, category.plan_id, { categoryId: category.id }, args),
     },
@@ -243,6 +243,7 @@ builder.objectFields(Payee, (t) => ({
       type: HybridTransaction,
       description: DESCRIPTION,
       args: hybridArgs(t),
+      complexity: hybridListCost,
       resolve: (payee, args, ctx) => resolveHybrid(ctx, payee.plan_id, { payeeId: payee.id }, args),
     },
     HybridTransactionConnection,

@@ -133,6 +133,15 @@ export function subscribed(stack: LiveStack, count: number): Promise<void> {
   );
 }
 
+/** The knowledge of the stack's plan as a query reads it (loading or syncing the replica). */
+export async function knowledgeOf(stack: LiveStack): Promise<number> {
+  const answer = await stack.gql<{ plan: { serverKnowledge: number } }>(
+    'query($planId: PlanId!) { plan(id: $planId) { serverKnowledge } }',
+    { planId: stack.planId },
+  );
+  return answer.body.data!.plan.serverKnowledge;
+}
+
 /** Operation ids of the sandbox calls presented with `token` (all when omitted), deltas marked. */
 export function callsOf(sandbox: Sandbox, token?: string): string[] {
   return sandbox

@@ -1,0 +1,132 @@
+/**
+ * Subscribers that never read (issue 18, item 1): a `since: 0` replay is produced one event at a
+ * time, as the socket drains, so 4 tokens x 100 subscribers that never read hold a few events
+ * each (heap growth bounded by the event bytes, not the plan), and one that falls too far
+ * behind while changes keep coming is ended with `SUBSCRIBER_TOO_SLOW` instead of buffering.
+ */
+import type { Socket } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_LIVE } from '../../src/config/config.js';
+import {
+  DEFAULT_POLL_INTERVAL_MS,
+  type LiveStack,
+  openAccount,
+  outsideWrite,
+  startLiveStack,
+  subscribed,
+} from './support/live-stack.js';
+import { neverReading, readToEnd } from './support/raw-subscriber.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+const EVENT_BYTES = 32 * 1024;
+const REPLAY = `subscription($since: SafeInt) {
+  planChanged(planId: "last-used", since: $since) {
+    origin serverKnowledge
+    transactions { id date amount memo }
+    categories { id name }
+  }
+}`;
+/** A fat selection: a replay of several MB on the wire, more than the sockets absorb unread. */
+const FAT_REPLAY = `subscription($since: SafeInt) {
+  planChanged(planId: "last-used", since: $since) {
+    origin serverKnowledge
+    transactions {
+      id date amount amountFormatted amountCurrency memo cleared approved flagColor flagName
+      importId importPayeeName importPayeeNameOriginal debtTransactionType deleted
+      account { id name type onBudget closed note balance balanceFormatted clearedBalance clearedBalanceFormatted unclearedBalance unclearedBalanceFormatted }
+      payee { id name transferAccountId }
+      category { id name hidden note budgeted budgetedFormatted activity activityFormatted balance balanceFormatted }
+    }
+  }
+}`;
+
+let stack: LiveStack | undefined;
+const sockets: Socket[] = [];
+
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await stack?.close();
+  stack = undefined;
+});
+
+/** A subscription with `since` on a raw socket that is then never read from. */
+async function stalled(url: string, token: string, since: number, query = REPLAY) {
+  const socket = await neverReading(url, token, JSON.stringify({ query, variables: { since } }));
+  sockets.push(socket);
+  return socket;
+}
+
+function heap(): number {
+  gc();
+  gc();
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
+}
+
+describe('subscribers that never read', () => {
+  it('4 tokens x 100 of them hold a few events each, not the replay', async () => {
+    const tokens = Array.from({ length: 4 }, (_, i) => `stalled-token-00000000${i}`);
+    const s = await startLiveStack({
+      sandbox: {
+        rateLimit: false,
+        users: tokens.map((token, i) => ({
+          token,
+          plans: [{ seed: 20 + i, transactions: 1_200 }],
+        })),
+      },
+      config: { live: { ...DEFAULT_LIVE, eventBytes: EVENT_BYTES } },
+    });
+    stack = s;
+    for (const token of tokens) {
+      await s.gql('{ plan(id: "last-used") { serverKnowledge } }', {}, token);
+    }
+    const before = heap();
+    for (const token of tokens) {
+      for (let i = 0; i < 100; i++) await stalled(s.url, token, 0);
+    }
+    await subscribed(s, 400);
+    // Each replay runs until its socket stops draining.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const growth = heap() - before;
+    // Before: every subscriber held its whole replay (about 1.7 MB each on this plan).
+    expect(growth).toBeLessThan(400 * (2 * EVENT_BYTES + 64 * 1024));
+  }, 60_000);
+
+  it('one that falls too far behind is ended with SUBSCRIBER_TOO_SLOW, the rest still served', async () => {
+    const s = await startLiveStack({
+      sandbox: {
+        rateLimit: false,
+        users: [{ token: 'stalled-token-000000009', plans: [{ seed: 8, transactions: 6_000 }] }],
+      },
+      config: {
+        live: { ...DEFAULT_LIVE, eventBytes: EVENT_BYTES, pendingBytesPerSubscriber: 8 * 1024 },
+      },
+    });
+    stack = s;
+    const accountId = await openAccount(s);
+    const stalledSocket = await stalled(s.url, s.token, 0, FAT_REPLAY);
+    await subscribed(s, 1);
+    // Each write reaches it as a change of a few KB; it reads nothing.
+    for (let i = 0; i < 20 && s.gateway.live.stats().subscribers > 0; i++) {
+      await outsideWrite(s, accountId, `change ${i}`);
+      await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Its slot, channel and poller are released at once, before it reads the error.
+    expect(s.gateway.live.stats()).toMatchObject({ subscribers: 0, channels: 0 });
+    const received = await readToEnd(stalledSocket);
+    expect(received).toContain('"origin":"REPLAY"');
+    expect(received).toContain('SUBSCRIBER_TOO_SLOW');
+    expect(received).toContain('event: complete');
+
+    // The token can subscribe again.
+    const next = await stalled(s.url, s.token, 1_000_000);
+    await subscribed(s, 1);
+    next.destroy();
+    await subscribed(s, 0);
+  });
+});
