@@ -13,11 +13,11 @@
  */
 import { GraphQLError } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { toGraphQLError } from '../contracts/errors.js';
-import { isUpstreamError } from '../upstream/errors.js';
-import { channelKey, type LiveBus, type LiveMessage } from './bus.js';
+import { toGraphQLError } from '../errors/to-graphql.js';
+import { isUpstreamError } from '../errors/upstream-error.js';
 import { ChangeLog, type ChangeLogLimits, type LogEntry } from './change-log.js';
 import type { PlanChange } from './changes.js';
+import { channelKey, type LiveBus, type LiveMessage } from './live-bus.js';
 import { type Poller, type PollerOptions, startPoller } from './poller.js';
 
 /** What a channel needs of a subscriber's feed (`PlanFeed`). */

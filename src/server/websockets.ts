@@ -33,12 +33,12 @@ import {
   type OperationResult,
 } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { gatewayError } from '../contracts/error-codes.js';
+import { gatewayError } from '../errors/codes.js';
+import { logInternalError } from '../errors/internal-errors.js';
+import { cleanError } from '../errors/use-error-hygiene.js';
 import type { TimerHandle } from '../live/scheduler.js';
 import { ownOriginsOf } from './admission/origin.js';
 import type { Gateway } from './gateway.js';
-import { logInternalError } from './internal-errors.js';
-import { cleanError } from './plugins/use-error-hygiene.js';
 
 export const IDLE_CLOSE_CODE = 1000;
 

@@ -2,7 +2,7 @@
  * The gateway's REST client: the only code that knows the upstream's URLs, headers and undici.
  * One typed method per operationId, all driven by the route table in `routes.ts`; a request is
  * built in `outgoing-request.ts`, an answer read in `decode-response.ts`, errors made in
- * `errors.ts`; reads are retried here, writes never.
+ * `src/errors/upstream-error.ts`; reads are retried here, writes never.
  */
 import {
   type HttpMethod,
@@ -14,16 +14,15 @@ import {
   ROUTES,
 } from '@plans-gateway/rest-contract';
 import { type Dispatcher, Pool } from 'undici';
-import { decodeResponse, type Received } from './decode-response.js';
 import {
   errorFromTransport,
   type FailedCall,
   isUpstreamError,
   type UpstreamError,
   type UpstreamErrorKind,
-} from './errors.js';
+} from '../errors/upstream-error.js';
+import { decodeResponse, type Received } from './decode-response.js';
 import { createFairShare, type FairShare, type Release } from './fair-share.js';
-import type { RequestLedger } from './ledger.js';
 import {
   type BuiltRequest,
   buildOutgoingRequest,
@@ -31,6 +30,7 @@ import {
   type OutgoingRequest,
 } from './outgoing-request.js';
 import { createReadBackoff, type ReadBackoff, type ReadBackoffOptions } from './read-backoff.js';
+import type { RequestLedger } from './request-ledger.js';
 import {
   type ByteBudget,
   createByteBudget,

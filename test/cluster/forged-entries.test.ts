@@ -8,11 +8,11 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterEventTarget, MAX_END_AGE_MS } from '../../src/cluster/bus.js';
+import { ClusterEventTarget, MAX_END_AGE_MS } from '../../src/cluster/event-target.js';
 import { createRedisLink, type RedisLink } from '../../src/cluster/redis.js';
 import { redisName, TokenSeals } from '../../src/cluster/seal.js';
 import { DEFAULT_CLUSTER } from '../../src/config/config.js';
-import { channelKey } from '../../src/live/bus.js';
+import { channelKey } from '../../src/live/live-bus.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 import {

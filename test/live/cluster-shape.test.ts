@@ -5,9 +5,9 @@
  * interval serves the subscribers of both instances.
  */
 import { afterEach, describe, it } from 'vitest';
-import { createLiveBus } from '../../src/live/bus.js';
-import type { PollLeases } from '../../src/live/leases.js';
-import { createRequestLedger } from '../../src/upstream/ledger.js';
+import { createLiveBus } from '../../src/live/live-bus.js';
+import type { PollLeases } from '../../src/live/poll-leases.js';
+import { createRequestLedger } from '../../src/upstream/request-ledger.js';
 import {
   type LiveStack,
   type ServedGateway,

@@ -12,7 +12,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIVE } from '../../src/config/config.js';
-import { createRequestLedger, type RequestLedger } from '../../src/upstream/ledger.js';
+import { createRequestLedger, type RequestLedger } from '../../src/upstream/request-ledger.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,

@@ -17,13 +17,13 @@
  */
 import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
 import type { GatewayConfig, Limits } from '../../config/config.js';
-import { type Credentials, isUsableToken, unusableToken } from '../../contracts/credentials.js';
-import { gatewayError } from '../../contracts/error-codes.js';
+import { gatewayError } from '../../errors/codes.js';
+import { type Credentials, isUsableToken, unusableToken } from '../../operation/credentials.js';
 import { type OperationReportSink, refusalReport } from '../../telemetry/operation-report.js';
 import { tokenKey } from '../../upstream/token-key.js';
 import { nestedTooDeep, parseWithin } from './bounded-parse.js';
 import { createDocumentCache, digestOf } from './document-cache.js';
-import { createOperationLimits } from './document-limits.js';
+import { createOperationLimits } from './operation-limits.js';
 import { forbiddenOrigin, isAllowedOrigin } from './origin.js';
 import { type DocumentSources, resolveText, untrusted } from './trusted-documents.js';
 

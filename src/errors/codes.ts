@@ -5,7 +5,7 @@
  * repeated here; the ones the gateway's admission path answers with itself are.
  */
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
-import type { GatewayErrorCode } from '../upstream/errors.js';
+import type { GatewayErrorCode } from './upstream-error.js';
 
 /** Codes of the gateway's own refusals, beside the ones that translate an upstream answer. */
 type RefusalCode =

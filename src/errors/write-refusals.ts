@@ -7,8 +7,8 @@
  */
 import type { OperationId } from '@plans-gateway/rest-contract';
 import { GraphQLError } from 'graphql';
-import { isUpstreamError, type UpstreamError, type UpstreamRestError } from '../upstream/errors.js';
-import { toGraphQLError } from './errors.js';
+import { toGraphQLError } from './to-graphql.js';
+import { isUpstreamError, type UpstreamError, type UpstreamRestError } from './upstream-error.js';
 
 /** A write the upstream refused for a reason the client can act on; keeps the REST error verbatim. */
 export abstract class WriteRefusedError extends Error {

@@ -17,7 +17,7 @@ import {
   validate,
 } from 'graphql';
 import type { Limits } from '../../config/config.js';
-import { gatewayError } from '../../contracts/error-codes.js';
+import { gatewayError } from '../../errors/codes.js';
 import { priceOf } from '../../schema/cost.js';
 import {
   type IntrospectionSizes,

@@ -4,8 +4,8 @@
  * impossible token. Shared by the HTTP plugins, the loaders, writes and live updates.
  */
 import { GraphQLError } from 'graphql';
+import type { ErrorCode } from '../errors/codes.js';
 import { tokenKey } from '../upstream/token-key.js';
-import type { ErrorCode } from './error-codes.js';
 
 export interface Credentials {
   readonly token: string;
