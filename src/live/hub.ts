@@ -18,7 +18,8 @@
  */
 
 import type { ResponseData } from '@plans-gateway/rest-contract';
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
+import { gatewayError } from '../errors/codes.js';
 import { rethrowAsGraphQL, toGraphQLError } from '../errors/to-graphql.js';
 import { isUpstreamError } from '../errors/upstream-error.js';
 import type { Loaders } from '../loaders/loaders.js';
@@ -460,9 +461,9 @@ function startFeed<T>(
   }
   if (attempts >= BACKFILL_ATTEMPTS) {
     feed.end(
-      new GraphQLError(
+      gatewayError(
         'What changed since `since` could not be replayed; subscribe again without it and reload.',
-        { extensions: { code: 'UPSTREAM_UNAVAILABLE' } },
+        'UPSTREAM_UNAVAILABLE',
       ),
     );
     return;
@@ -505,7 +506,5 @@ function statsOf(live: LiveState): LiveHubStats {
 }
 
 function shuttingDown(): GraphQLError {
-  return new GraphQLError('The gateway is shutting down; subscribe again shortly.', {
-    extensions: { code: 'SHUTTING_DOWN' },
-  });
+  return gatewayError('The gateway is shutting down; subscribe again shortly.', 'SHUTTING_DOWN');
 }

@@ -195,7 +195,10 @@ describe('fan-out and endings', () => {
       scope: 'plan',
       message: {
         type: 'end',
-        error: { message: 'The plan can no longer be read.', extensions: {} },
+        error: {
+          message: 'The plan can no longer be read.',
+          extensions: { code: 'INTERNAL_SERVER_ERROR' },
+        },
       },
     });
   });

@@ -3,7 +3,7 @@ import type { PlanSnapshot, SubTransactionRow, TransactionRow } from '../../repl
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { inPlan } from '../in-plan.js';
-import { checkId } from '../inputs.js';
+import { checkId } from '../input-checks.js';
 import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Plan } from '../plan.js';
