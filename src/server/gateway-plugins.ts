@@ -44,6 +44,8 @@ export interface GatewayPluginsOptions {
   sinks: readonly OperationReportSink[];
   /** Whether `/ready` answers "shutting down". */
   draining: () => boolean;
+  /** `/ready`'s question to the upstream, through the gateway's own client. */
+  probeUpstream: (signal: AbortSignal) => Promise<number>;
   /** The caller's plugins, after the gateway's own and before the operation report. */
   extra?: readonly Plugin[] | undefined;
 }
@@ -57,7 +59,7 @@ export function gatewayPlugins(
   config: GatewayConfig,
   options: GatewayPluginsOptions,
 ): GatewayPlugin[] {
-  const { metrics, replicas, requestIds, admission, draining, extra = [] } = options;
+  const { metrics, replicas, requestIds, admission, draining, probeUpstream, extra = [] } = options;
   return [
     // First: the request id, the headers and the origin check (admission's, at the door) apply
     // to every answer.
@@ -66,7 +68,7 @@ export function gatewayPlugins(
     ...(config.compressionMinBytes === false
       ? []
       : [useCompression({ minBytes: config.compressionMinBytes })]),
-    useReadiness({ upstreamUrl: config.upstreamUrl, draining }),
+    useReadiness({ probe: probeUpstream, draining }),
     ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),
     ...(config.graphiql ? [graphiql(config)] : []),
     useCsrfPrevention(),

@@ -186,6 +186,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       isAccepted: (tokenKey) => upstream.tokenStatus(tokenKey) === 'accepted',
       sinks,
       draining: () => draining,
+      probeUpstream: (signal) => upstream.probe(signal),
       extra: deps.plugins,
     }),
     context: operationContext({
