@@ -137,7 +137,7 @@ describe('/ready', () => {
       await stack.close();
     }
     // The sandbox is closed now: nothing listens at the upstream URL.
-    const orphan = await startGateway(stack.sandbox);
+    const orphan = await startGateway(stack.sandbox.url);
     try {
       const unreachable = await fetch(orphan.url.replace('/graphql', '/ready'));
       expect(unreachable.status).toBe(503);
