@@ -10,8 +10,9 @@ import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
 import { gqlAt } from '../support/graphql.js';
-import { type ClockedStack, type ServedGateway, startStack } from '../support/stack.js';
+import type { ClockedStack, ServedGateway } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
+import { startMeteredStack } from './support/row-meter.js';
 
 const TOKEN = 'hybrid-counts-token-001';
 const TRANSACTIONS = 5_000;
@@ -89,15 +90,10 @@ function expectSameCounts(ours: Map<string, number>, rest: Map<string, number>):
 }
 
 beforeAll(async () => {
-  stack = await startStack({
-    clock: 'manual',
-    sandbox: {
-      rateLimit: false,
-      users: [{ token: TOKEN, plans: [{ seed: 4, transactions: TRANSACTIONS }] }],
-    },
-  });
-  meter = { rowsVisited: 0 };
-  metered = await stack.addGateway({ deps: { replicaMeter: meter } });
+  ({ stack, metered, meter } = await startMeteredStack(TOKEN, {
+    seed: 4,
+    transactions: TRANSACTIONS,
+  }));
   planId = stack.planId;
 }, 60_000);
 

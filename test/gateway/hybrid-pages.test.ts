@@ -8,8 +8,9 @@ import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
 import { type GraphQLResponse, gqlAt } from '../support/graphql.js';
-import { type ClockedStack, type ServedGateway, startStack } from '../support/stack.js';
+import type { ClockedStack, ServedGateway } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
+import { startMeteredStack } from './support/row-meter.js';
 
 const TOKEN = 'hybrid-pages-token-0001';
 const TRANSACTIONS = 5_000;
@@ -37,15 +38,10 @@ interface HybridPage {
 }
 
 beforeAll(async () => {
-  stack = await startStack({
-    clock: 'manual',
-    sandbox: {
-      rateLimit: false,
-      users: [{ token: TOKEN, plans: [{ seed: 4, transactions: TRANSACTIONS }] }],
-    },
-  });
-  meter = { rowsVisited: 0 };
-  metered = await stack.addGateway({ deps: { replicaMeter: meter } });
+  ({ stack, metered, meter } = await startMeteredStack(TOKEN, {
+    seed: 4,
+    transactions: TRANSACTIONS,
+  }));
   planId = stack.planId;
   const { body } = await stack.rest<{ data: { plan: PlanDetail } }>(`/plans/${planId}`, TOKEN);
   const { plan } = body.data;
