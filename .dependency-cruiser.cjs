@@ -1,12 +1,47 @@
 /**
  * The import graph's rules, checked by `npm test` (`npm run lint`). Module cycles make load order
  * matter; folder cycles mean two folders cannot be read, tested or replaced one without the other.
- * Shared contracts live in src/contracts, which depends on nothing but types from below it. The
- * workspace packages sit below the gateway: the REST contract imports nothing of ours, the
- * sandbox only the contract. Each rule's name is what a failing run prints.
+ * Each rule's name is what a failing run prints.
  */
+
+/**
+ * The layers, lowest first: each imports only from the layers listed before it (the README's
+ * "Layout" lists the same order and says what each holds). A folder and the ones below it can be
+ * read, tested and replaced without anything above. The sandbox sits below the server so that
+ * only `src/cli.ts` (and tests, benchmarks) load it; its own rule narrows it further.
+ */
+const LAYERS = [
+  'packages/rest-contract',
+  'src/config',
+  'src/replica',
+  'src/errors',
+  'src/upstream',
+  'src/operation',
+  'src/loaders',
+  'src/live',
+  'src/cluster',
+  'src/writes',
+  'src/telemetry',
+  'src/schema',
+  'src/server',
+  'packages/sandbox',
+  'src/cli.ts',
+];
+
+const pathOf = (layer) => `^${layer.replaceAll('.', '\\.')}(/|$)`;
+
+/** One rule per layer: nothing in it imports from a layer listed after it. */
+const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
+  name: `layer-order:${layer}`,
+  severity: 'error',
+  comment: `${layer} imports only from the layers above it (${LAYERS.slice(0, index).join(', ') || 'none'}); see LAYERS.`,
+  from: { path: pathOf(layer) },
+  to: { path: LAYERS.slice(index + 1).map(pathOf) },
+}));
+
 module.exports = {
   forbidden: [
+    ...layerRules,
     {
       name: 'no-module-cycles',
       severity: 'error',

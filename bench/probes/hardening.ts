@@ -11,8 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { startHostileStack } from '../../test/support/hostile-stack.js';
 import { startHostileUpstream } from '../../test/support/hostile-upstream.js';
+import { startStack } from '../../test/support/stack.js';
 import {
   codes,
   collectGarbage,
@@ -213,8 +213,9 @@ async function fairPool(): Promise<void> {
   const attacker = 'pool-attacker-000001';
   const bystander = 'pool-bystander-00001';
   const timeouts = { headersTimeoutMs: 4_000, bodyTimeoutMs: 4_000 };
-  const front = await startHostileStack({
-    sandbox: { users: [userWith(attacker), userWith(bystander)] },
+  const front = await startStack({
+    hostile: true,
+    sandbox: { rateLimit: false, users: [userWith(attacker), userWith(bystander)] },
     config: { operationDeadlineMs: 2_000 },
     deps: { upstreamTimeouts: timeouts },
   });
@@ -253,8 +254,9 @@ async function fairPool(): Promise<void> {
 async function revokedToken(): Promise<void> {
   const token = 'revoked-token-000001';
   let offset = 0;
-  const front = await startHostileStack({
-    sandbox: { users: [userWith(token)] },
+  const front = await startStack({
+    hostile: true,
+    sandbox: { rateLimit: false, users: [userWith(token)] },
     deps: { now: () => Date.now() + offset },
   });
   const { hostile } = front;
@@ -293,7 +295,10 @@ async function revokedToken(): Promise<void> {
 /** 7. One answer with an inflated server_knowledge. */
 async function inflatedKnowledge(): Promise<void> {
   const token = 'inflated-token-00001';
-  const front = await startHostileStack({ sandbox: { users: [userWith(token)] } });
+  const front = await startStack({
+    hostile: true,
+    sandbox: { rateLimit: false, users: [userWith(token)] },
+  });
   const { sandbox, hostile } = front;
   try {
     const planId = sandbox.users[0]!.planIds[0]!;
@@ -481,7 +486,10 @@ async function memoryBounds(): Promise<void> {
 /** 12. Bad ids and tokens, and a wrongly typed amount from upstream. */
 async function badInput(): Promise<void> {
   const token = 'input-token-00000001';
-  const front = await startHostileStack({ sandbox: { users: [userWith(token)] } });
+  const front = await startStack({
+    hostile: true,
+    sandbox: { rateLimit: false, users: [userWith(token)] },
+  });
   const { sandbox, hostile } = front;
   try {
     const planId = sandbox.users[0]!.planIds[0]!;

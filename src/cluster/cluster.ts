@@ -17,20 +17,20 @@
 import { randomBytes } from 'node:crypto';
 import { PLAN_ALIASES } from '@plans-gateway/rest-contract';
 import { type ClusterConfig, DEFAULT_CLUSTER } from '../config/config.js';
-import { createLiveBus, type LiveBus } from '../live/bus.js';
-import type { PollLeases } from '../live/leases.js';
+import { createLiveBus, type LiveBus } from '../live/live-bus.js';
+import type { PollLeases } from '../live/poll-leases.js';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { SharedRestEntries } from '../loaders/rest-cache.js';
 import type { AppliedChange, FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import type { ReplicaReadRequest, ReplicaStore, SavedEntities } from '../replica/types.js';
-import { ClusterEventTarget } from './bus.js';
+import { ClusterEventTarget } from './event-target.js';
 import { clusterFetchPlan } from './flights.js';
-import { createRedisPollLeases } from './leases.js';
-import { createSharedLedger, type SharedLedger } from './ledger.js';
 import { createRedisLink, type LinkChange, type RedisLink, type RedisLinkStats } from './redis.js';
+import { createRedisPollLeases } from './redis-leases.js';
 import { createReplicaTier, type ReplicaTier, type TierStats } from './replica-tier.js';
 import { createSharedRestEntries } from './rest-entries.js';
 import { TokenSeals } from './seal.js';
+import { createSharedLedger, type SharedLedger } from './shared-ledger.js';
 
 type FetchPlan = (request: FetchPlanRequest) => Promise<FetchPlanResult>;
 

@@ -16,16 +16,18 @@
  *    goes alone. The re-check is what bounds a wait when Redis hangs meanwhile: it times out
  *    (`commandTimeoutMs`) and takes the link down, which wakes every waiting flight.
  *
- * Leases and pauses are authenticated with the token's key (`leases.ts`, `seal.ts`): a lease
+ * Leases and pauses are authenticated with the token's key (`redis-leases.ts`, `seal.ts`): a lease
  * that fails authentication or outlived its end is taken over, a pause that does not open or
  * outlived its end is deleted; both are reported and neither holds a sync back.
  *
  * Without Redis (or when a command fails) every step falls back to calling the upstream.
  */
+
+import { isUpstreamError, UpstreamError } from '../errors/upstream-error.js';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import type { ReplicaStore } from '../replica/types.js';
-import { isUpstreamError, UpstreamError } from '../upstream/errors.js';
+import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
 import {
   ACQUIRE,
   CLOCK_SLACK_MS,
@@ -35,8 +37,7 @@ import {
   RELEASE,
   replyText,
   voidLease,
-} from './leases.js';
-import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
+} from './redis-leases.js';
 import type { ReplicaTier } from './replica-tier.js';
 import { openJson, redisName, sealJson, type TokenSeal, type TokenSeals } from './seal.js';
 

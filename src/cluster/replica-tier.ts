@@ -39,9 +39,9 @@ import { LRUCache } from 'lru-cache';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { AppliedChange } from '../replica/store.js';
 import type { RelayedSync, ReplicaStore, SavedEntities } from '../replica/types.js';
-import { OWNED } from './leases.js';
 import { planExportOf } from './plan-export.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
+import { OWNED } from './redis-leases.js';
 import { redisName, sealJson, signed, type TokenSeal, type TokenSeals, verified } from './seal.js';
 
 type PlanExport = ResponseData['getPlanById'];

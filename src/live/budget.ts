@@ -19,7 +19,7 @@
  * requests an hour, leaving 100 for reads and writes.
  */
 import type { UpstreamMeter } from '../upstream/client.js';
-import { createRequestLedger, type RequestUsage } from '../upstream/ledger.js';
+import { createRequestLedger, type RequestUsage } from '../upstream/request-ledger.js';
 
 /** Polls never take the last 5% of a token's requests (see 3. above). */
 export const HEADROOM_SHARE = 0.05;

@@ -11,13 +11,14 @@
  *
  * Every function takes the state it works on (`LiveState`); `hub.ts` only wires them together.
  */
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { toGraphQLError } from '../contracts/errors.js';
-import { isUpstreamError } from '../upstream/errors.js';
-import { channelKey, type LiveBus, type LiveMessage } from './bus.js';
+import { gatewayError, revivedError, serializedError } from '../errors/codes.js';
+import { toGraphQLError } from '../errors/to-graphql.js';
+import { isUpstreamError } from '../errors/upstream-error.js';
 import { ChangeLog, type ChangeLogLimits, type LogEntry } from './change-log.js';
 import type { PlanChange } from './changes.js';
+import { channelKey, type LiveBus, type LiveMessage } from './live-bus.js';
 import { type Poller, type PollerOptions, startPoller } from './poller.js';
 
 /** What a channel needs of a subscriber's feed (`PlanFeed`). */
@@ -174,9 +175,7 @@ export function deliver(live: LiveState, key: string, message: LiveMessage): voi
 
 /** Ends every feed of the channel with the message's error. */
 export function endChannel(live: LiveState, channel: Channel, message: EndMessage): void {
-  const error = new GraphQLError(message.error.message, {
-    extensions: { ...message.error.extensions },
-  });
+  const error = revivedError(message.error);
   for (const feed of [...channel.feeds]) {
     feed.end(error);
     leaveChannel(live, channel, feed);
@@ -200,15 +199,13 @@ export function endOnRefusal(live: LiveState, channel: Channel, error: unknown):
 
 /** What a poller's refusal ends: a 401 the token's subscriptions, anything else the plan's. */
 export function endingOf(error: unknown): Ending {
+  // The poller stops only on an upstream refusal; anything else is a fault of ours.
   const graphQLError = isUpstreamError(error)
     ? toGraphQLError(error)
-    : new GraphQLError('The plan can no longer be read.');
+    : gatewayError('The plan can no longer be read.', 'INTERNAL_SERVER_ERROR');
   return {
     scope: isUpstreamError(error) && error.status === 401 ? 'token' : 'plan',
-    message: {
-      type: 'end',
-      error: { message: graphQLError.message, extensions: { ...graphQLError.extensions } },
-    },
+    message: { type: 'end', error: serializedError(graphQLError) },
   };
 }
 
@@ -304,8 +301,9 @@ function listen(
 }
 
 function tooManySubscriptions(limit: number): GraphQLError {
-  return new GraphQLError(
+  return gatewayError(
     `Too many subscriptions for this token: at most ${limit} at once on one gateway instance.`,
-    { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS', limit } },
+    'TOO_MANY_SUBSCRIPTIONS',
+    { extensions: { limit } },
   );
 }

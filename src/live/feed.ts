@@ -23,7 +23,7 @@
  * the last value.
  */
 import { GraphQLError } from 'graphql';
-import { gatewayError } from '../contracts/error-codes.js';
+import { gatewayError } from '../errors/codes.js';
 import { mergeChanges, type PlanChange } from './changes.js';
 import { ChangeParts, type EventLimits, itemsOfChange, type RowSizes } from './parts.js';
 

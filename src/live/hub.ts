@@ -18,16 +18,16 @@
  */
 
 import type { ResponseData } from '@plans-gateway/rest-contract';
-import { GraphQLError } from 'graphql';
-import { type Credentials, unauthenticated } from '../contracts/credentials.js';
-import { rethrowAsGraphQL, toGraphQLError } from '../contracts/errors.js';
+import type { GraphQLError } from 'graphql';
+import { gatewayError } from '../errors/codes.js';
+import { rethrowAsGraphQL, toGraphQLError } from '../errors/to-graphql.js';
+import { isUpstreamError } from '../errors/upstream-error.js';
 import type { Loaders } from '../loaders/loaders.js';
+import { type Credentials, unauthenticated } from '../operation/credentials.js';
 import type { AppliedChange } from '../replica/store.js';
 import type { Freshness, PlanSnapshot, ReplicaStore } from '../replica/types.js';
 import type { UpstreamMeter } from '../upstream/client.js';
-import { isUpstreamError } from '../upstream/errors.js';
 import type { PollBudget } from './budget.js';
-import { channelKey, createLiveBus, type LiveBus } from './bus.js';
 import type { ChangeLog, ChangeLogLimits, LogEntry } from './change-log.js';
 import {
   changedKeys,
@@ -50,7 +50,7 @@ import {
   refuseWhenFull,
 } from './channels.js';
 import { type FeedLimits, PlanFeed } from './feed.js';
-import { createLocalLeases, type PollLeases } from './leases.js';
+import { channelKey, createLiveBus, type LiveBus } from './live-bus.js';
 import {
   ChangeParts,
   DEFAULT_EVENT_LIMITS,
@@ -58,6 +58,7 @@ import {
   MAX_EVENT_ROWS,
   RowSizes,
 } from './parts.js';
+import { createLocalLeases, type PollLeases } from './poll-leases.js';
 import { type ReplayPlan, replayItems, replayParts, replayPlan } from './replay.js';
 import type { Scheduler } from './scheduler.js';
 
@@ -460,9 +461,9 @@ function startFeed<T>(
   }
   if (attempts >= BACKFILL_ATTEMPTS) {
     feed.end(
-      new GraphQLError(
+      gatewayError(
         'What changed since `since` could not be replayed; subscribe again without it and reload.',
-        { extensions: { code: 'UPSTREAM_UNAVAILABLE' } },
+        'UPSTREAM_UNAVAILABLE',
       ),
     );
     return;
@@ -505,7 +506,5 @@ function statsOf(live: LiveState): LiveHubStats {
 }
 
 function shuttingDown(): GraphQLError {
-  return new GraphQLError('The gateway is shutting down; subscribe again shortly.', {
-    extensions: { code: 'SHUTTING_DOWN' },
-  });
+  return gatewayError('The gateway is shutting down; subscribe again shortly.', 'SHUTTING_DOWN');
 }

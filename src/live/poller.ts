@@ -20,10 +20,11 @@
  * knowledge waiting; its answer also syncs the replica, so the next ordinary poll is pushed back
  * like after any sync. It is charged to the poll budget and backs off like a poll.
  */
+
+import { isUpstreamError } from '../errors/upstream-error.js';
 import type { ReplicaStore } from '../replica/types.js';
-import { isUpstreamError } from '../upstream/errors.js';
 import type { PollBudget } from './budget.js';
-import type { PollLeases } from './leases.js';
+import type { PollLeases } from './poll-leases.js';
 import type { Scheduler, TimerHandle } from './scheduler.js';
 
 /** Longest back-off after repeated failures. */

@@ -1,8 +1,8 @@
 import { PLAN_ALIASES, type User } from '@plans-gateway/rest-contract';
 import DataLoader from 'dataloader';
-import { type Credentials, unauthenticated } from '../contracts/credentials.js';
-import { rethrowAsGraphQL } from '../contracts/errors.js';
-import type { OperationMeter } from '../contracts/operation-meter.js';
+import { rethrowAsGraphQL } from '../errors/to-graphql.js';
+import { type Credentials, unauthenticated } from '../operation/credentials.js';
+import type { OperationMeter } from '../operation/meter.js';
 import type { Freshness, PlanSnapshot, ReplicaRead } from '../replica/types.js';
 import { assertRestAnswer } from '../replica/validate.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -29,7 +29,7 @@ export interface LoaderDeps {
   restCache: RestCache;
   meter: OperationMeter;
   /**
-   * The operation's deadline (see `src/contracts/deadline.ts`), made on first use: upstream reads
+   * The operation's deadline (see `src/operation/deadline.ts`), made on first use: upstream reads
    * and replica waits give up when it aborts. @default none
    */
   deadline?: () => AbortSignal | undefined;

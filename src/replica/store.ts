@@ -438,7 +438,7 @@ async function runSync(
     const entry = commitAnswer(
       store,
       tokenKey,
-      { ...fetched, ...vouchedFor(fetched.result, sentAt, epochAtSend) },
+      { ...fetched, ...sendStampOf(fetched.result, sentAt, epochAtSend) },
       mayStore,
     );
     const resolved = fetched.result.data.plan.id;
@@ -527,10 +527,11 @@ function assertAnsweredFor(result: FetchPlanResult, planId: string): void {
 }
 
 /**
- * Private: rule 6: an answer sent before this flight (another instance's) vouches for no write
- * applied since, and its age counts from its own sending.
+ * Private: when and at which write epoch the answer was sent (rule 6): an answer sent before
+ * this flight (another instance's) vouches for no write applied since (epoch -1), and its age
+ * counts from its own sending.
  */
-function vouchedFor(
+function sendStampOf(
   result: FetchPlanResult,
   sentAt: number,
   epochAtSend: number,

@@ -31,9 +31,10 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin],
   complexity: {
-    // Prices only: `useOperationLimits` (src/server/plugins) adds them up over the whole
-    // operation, introspection included, and refuses it before execution. The plugin's own check
-    // runs in root resolvers, which an introspection-only operation never reaches.
+    // Prices only: the admission path (`src/server/admission/operation-limits.ts`) adds them
+    // up over the whole operation, introspection included, and refuses it before execution.
+    // The plugin's own check runs in root resolvers, which an introspection-only operation
+    // never reaches.
     fieldComplexity: fieldCost,
     disabled: true,
   },

@@ -1,6 +1,6 @@
 import { resolveArrayConnection } from '@pothos/plugin-relay';
 import type { TransactionQuery, TransactionSeekKey } from '../replica/types.js';
-import { badUserInput } from './inputs.js';
+import { badUserInput } from './input-checks.js';
 
 /** @default page size when neither `first` nor `last` is given. */
 export const DEFAULT_PAGE_SIZE = 50;

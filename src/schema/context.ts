@@ -1,10 +1,10 @@
-import type { Credentials } from '../contracts/credentials.js';
-import type { OperationDeadline } from '../contracts/deadline.js';
-import type { OperationMeter } from '../contracts/operation-meter.js';
-import type { OperationSpan } from '../contracts/tracer.js';
 import type { LiveOperations } from '../live/hub.js';
 import type { Loaders } from '../loaders/loaders.js';
 import type { ReadLog } from '../loaders/read-log.js';
+import type { Credentials } from '../operation/credentials.js';
+import type { OperationDeadline } from '../operation/deadline.js';
+import type { OperationMeter } from '../operation/meter.js';
+import type { OperationSpan } from '../operation/tracer.js';
 import type { Writes } from '../writes/pipeline.js';
 
 export interface RateLimitUsage {

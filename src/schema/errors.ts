@@ -4,14 +4,14 @@
  * `restError`. Failures outside this list (401, 429, 5xx, timeouts) are GraphQL errors.
  */
 
+import type { UpstreamRestError } from '../errors/upstream-error.js';
 import {
   DuplicateImportIdError,
   NotFoundError,
   ReadOnlyScopeError,
   ValidationError,
   type WriteRefusedError,
-} from '../contracts/write-refusals.js';
-import type { UpstreamRestError } from '../upstream/errors.js';
+} from '../errors/write-refusals.js';
 import type { FieldBuilder } from './amounts.js';
 import { builder } from './builder.js';
 

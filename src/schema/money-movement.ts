@@ -3,7 +3,7 @@ import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { Category } from './category/category.js';
 import { arrayConnection } from './connections.js';
-import { findCategory, inPlan } from './links.js';
+import { findCategory, inPlan } from './in-plan.js';
 import { Month } from './month.js';
 import { Node, REST_ID_DESCRIPTION } from './node.js';
 import { Plan } from './plan.js';

@@ -10,7 +10,7 @@
 import type { PlanSnapshot } from '../replica/types.js';
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
-import { badUserInput } from './inputs.js';
+import { badUserInput } from './input-checks.js';
 import type { PlanShape } from './models.js';
 
 /** Every type implementing `Node`. */

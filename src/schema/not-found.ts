@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { gatewayError } from '../errors/codes.js';
 
 /**
  * A lookup by id that the replica cannot answer. REST would say 404.2 for the same request, so
@@ -6,7 +6,5 @@ import { GraphQLError } from 'graphql';
  */
 export function orNotFound<T>(value: T | undefined, what: string, id: string): T {
   if (value !== undefined) return value;
-  throw new GraphQLError(`No ${what} with id ${JSON.stringify(id)} in this plan`, {
-    extensions: { code: 'NOT_FOUND' },
-  });
+  throw gatewayError(`No ${what} with id ${JSON.stringify(id)} in this plan`, 'NOT_FOUND');
 }

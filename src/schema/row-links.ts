@@ -7,7 +7,7 @@ import type { PlanScoped } from '../replica/types.js';
 import { Account } from './account/account.js';
 import type { FieldBuilder } from './amounts.js';
 import { Category } from './category/category.js';
-import { findAccount, findCategory, findPayee, inPlan, payeeName } from './links.js';
+import { findAccount, findCategory, findPayee, inPlan, payeeName } from './in-plan.js';
 import { Payee } from './payee/payee.js';
 
 /** `accountId`, `account` and `accountName`, for rows that always belong to an account. */

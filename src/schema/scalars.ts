@@ -7,7 +7,7 @@
  * extensions of the error a scalar throws onto the error it reports.
  */
 import { PLAN_ALIASES, UUID_PATTERN } from '@plans-gateway/rest-contract';
-import { GraphQLError, GraphQLScalarType, Kind, print, type ValueNode } from 'graphql';
+import { type GraphQLError, GraphQLScalarType, Kind, print, type ValueNode } from 'graphql';
 import {
   DateTimeResolver,
   LatitudeResolver,
@@ -16,10 +16,11 @@ import {
   SafeIntResolver,
   UUIDResolver,
 } from 'graphql-scalars';
+import { gatewayError } from '../errors/codes.js';
 import { builder } from './builder.js';
 
 function inputError(message: string, node?: ValueNode): GraphQLError {
-  return new GraphQLError(message, { nodes: node, extensions: { code: 'BAD_USER_INPUT' } });
+  return gatewayError(message, 'BAD_USER_INPUT', { nodes: node });
 }
 
 function shown(value: unknown, node?: ValueNode): string {

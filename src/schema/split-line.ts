@@ -1,6 +1,6 @@
 import type { PlanScoped } from '../replica/types.js';
 import { amountFields, type FieldBuilder } from './amounts.js';
-import { categoryName, inPlan } from './links.js';
+import { categoryName, inPlan } from './in-plan.js';
 import { REST_ID_DESCRIPTION } from './node.js';
 import { categoryFields, payeeFields, transferAccountFields } from './row-links.js';
 

@@ -1,11 +1,15 @@
 import { type Cluster, createCluster } from '../cluster/cluster.js';
-import type { SharedLedger } from '../cluster/ledger.js';
 import type { LinkChange } from '../cluster/redis.js';
+import type { SharedLedger } from '../cluster/shared-ledger.js';
 import type { GatewayConfig } from '../config/config.js';
+import { logInternalError } from '../errors/internal-errors.js';
 import type { ReplicaStoreOptions } from '../replica/store.js';
 import type { Logger } from '../telemetry/logger.js';
-import { createRequestLedger, type RequestLedger, type RequestUsage } from '../upstream/ledger.js';
-import { logInternalError } from './internal-errors.js';
+import {
+  createRequestLedger,
+  type RequestLedger,
+  type RequestUsage,
+} from '../upstream/request-ledger.js';
 
 export interface OwnClusterOptions {
   now: () => number;

@@ -1,13 +1,13 @@
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
 import { createPollBudget } from '../live/budget.js';
-import type { LiveBus } from '../live/bus.js';
 import { createLiveHub, type LiveHub } from '../live/hub.js';
-import type { PollLeases } from '../live/leases.js';
+import type { LiveBus } from '../live/live-bus.js';
+import type { PollLeases } from '../live/poll-leases.js';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { UpstreamClient } from '../upstream/client.js';
-import type { RequestLedger } from '../upstream/ledger.js';
+import type { RequestLedger } from '../upstream/request-ledger.js';
 import type { GatewayLedger } from './gateway-cluster.js';
 
 export interface GatewayLiveOptions {

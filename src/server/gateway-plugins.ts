@@ -3,6 +3,8 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { printSchema } from 'graphql';
 import type { Plugin, YogaServerOptions } from 'graphql-yoga';
 import type { GatewayConfig } from '../config/config.js';
+import { useErrorHygiene } from '../errors/use-error-hygiene.js';
+import { useInputErrorNames } from '../errors/use-input-error-names.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import { schema } from '../schema/index.js';
@@ -14,10 +16,8 @@ import { useAdmission } from './admission/use-admission.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
-import { useErrorHygiene } from './plugins/use-error-hygiene.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
 import { useHttpHygiene } from './plugins/use-http-hygiene.js';
-import { useInputErrorNames } from './plugins/use-input-error-names.js';
 import { useIntrospection } from './plugins/use-introspection.js';
 import { useOperationDeadline } from './plugins/use-operation-deadline.js';
 import { useOperationReport } from './plugins/use-operation-report.js';
@@ -44,6 +44,8 @@ export interface GatewayPluginsOptions {
   sinks: readonly OperationReportSink[];
   /** Whether `/ready` answers "shutting down". */
   draining: () => boolean;
+  /** `/ready`'s question to the upstream, through the gateway's own client. */
+  probeUpstream: (signal: AbortSignal) => Promise<number>;
   /** The caller's plugins, after the gateway's own and before the operation report. */
   extra?: readonly Plugin[] | undefined;
 }
@@ -57,7 +59,7 @@ export function gatewayPlugins(
   config: GatewayConfig,
   options: GatewayPluginsOptions,
 ): GatewayPlugin[] {
-  const { metrics, replicas, requestIds, admission, draining, extra = [] } = options;
+  const { metrics, replicas, requestIds, admission, draining, probeUpstream, extra = [] } = options;
   return [
     // First: the request id, the headers and the origin check (admission's, at the door) apply
     // to every answer.
@@ -66,7 +68,7 @@ export function gatewayPlugins(
     ...(config.compressionMinBytes === false
       ? []
       : [useCompression({ minBytes: config.compressionMinBytes })]),
-    useReadiness({ upstreamUrl: config.upstreamUrl, draining }),
+    useReadiness({ probe: probeUpstream, draining }),
     ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),
     ...(config.graphiql ? [graphiql(config)] : []),
     useCsrfPrevention(),

@@ -2,13 +2,14 @@ import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
-import { toGraphQLError } from '../contracts/errors.js';
-import type { OperationTracer } from '../contracts/tracer.js';
-import type { LiveBus } from '../live/bus.js';
+import { logInternalError, maskAndLog } from '../errors/internal-errors.js';
+import { toGraphQLError } from '../errors/to-graphql.js';
 import type { LiveHub } from '../live/hub.js';
-import type { PollLeases } from '../live/leases.js';
+import type { LiveBus } from '../live/live-bus.js';
+import type { PollLeases } from '../live/poll-leases.js';
 import type { Scheduler } from '../live/scheduler.js';
 import { createRestCache, type RestCache } from '../loaders/rest-cache.js';
+import type { OperationTracer } from '../operation/tracer.js';
 import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
@@ -20,16 +21,15 @@ import {
   type UpstreamClient,
   type UpstreamClientOptions,
 } from '../upstream/client.js';
-import type { RequestLedger } from '../upstream/ledger.js';
+import type { RequestLedger } from '../upstream/request-ledger.js';
 import { type Admission, createAdmission } from './admission/admission.js';
+import { corsOptions } from './cors-options.js';
 import { classifyFailure } from './failure-policy.js';
 import { ownCluster, requestLedger } from './gateway-cluster.js';
 import { createGatewayLive } from './gateway-live.js';
 import { type GatewayPlugin, gatewayPlugins, reportSinks } from './gateway-plugins.js';
 import { createGatewayReplicas } from './gateway-replicas.js';
-import { logInternalError, maskAndLog } from './internal-errors.js';
 import { operationContext } from './operation-context.js';
-import { corsOptions } from './plugins/cors.js';
 import { persistedDocuments } from './plugins/use-persisted-documents.js';
 import { createRequestIds } from './plugins/use-request-id.js';
 
@@ -186,6 +186,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       isAccepted: (tokenKey) => upstream.tokenStatus(tokenKey) === 'accepted',
       sinks,
       draining: () => draining,
+      probeUpstream: (signal) => upstream.probe(signal),
       extra: deps.plugins,
     }),
     context: operationContext({

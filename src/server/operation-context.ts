@@ -1,13 +1,13 @@
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
-import { credentialsFrom, unauthenticated } from '../contracts/credentials.js';
-import { createDeadline } from '../contracts/deadline.js';
-import { createOperationMeter } from '../contracts/operation-meter.js';
-import type { OperationTracer } from '../contracts/tracer.js';
 import type { LiveHub } from '../live/hub.js';
 import { createLoaders } from '../loaders/create-loaders.js';
 import { createReadLog, type ReadLog } from '../loaders/read-log.js';
 import type { RestCache } from '../loaders/rest-cache.js';
+import { credentialsFrom, unauthenticated } from '../operation/credentials.js';
+import { createDeadline } from '../operation/deadline.js';
+import { createOperationMeter } from '../operation/meter.js';
+import type { OperationTracer } from '../operation/tracer.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import type { UpstreamClient } from '../upstream/client.js';

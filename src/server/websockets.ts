@@ -33,12 +33,12 @@ import {
   type OperationResult,
 } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { gatewayError } from '../contracts/error-codes.js';
+import { copyError, gatewayError } from '../errors/codes.js';
+import { logInternalError } from '../errors/internal-errors.js';
+import { cleanError } from '../errors/use-error-hygiene.js';
 import type { TimerHandle } from '../live/scheduler.js';
 import { ownOriginsOf } from './admission/origin.js';
 import type { Gateway } from './gateway.js';
-import { logInternalError } from './internal-errors.js';
-import { cleanError } from './plugins/use-error-hygiene.js';
 
 export const IDLE_CLOSE_CODE = 1000;
 
@@ -292,13 +292,7 @@ function forSocket(error: GraphQLError): GraphQLError {
   const clean = cleanError(error);
   if (clean.extensions.http === undefined) return clean;
   const { http: _httpOnly, ...extensions } = clean.extensions;
-  return new GraphQLError(clean.message, {
-    ...(clean.nodes ? { nodes: clean.nodes } : {}),
-    ...(clean.source ? { source: clean.source } : {}),
-    ...(clean.positions ? { positions: clean.positions } : {}),
-    ...(clean.path ? { path: clean.path } : {}),
-    extensions,
-  });
+  return copyError(clean, { extensions });
 }
 
 /** Private: answers an upgrade request with a JSON error and closes its socket. */

@@ -9,7 +9,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { ClusterStats } from '../cluster/cluster.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { UpstreamCallRecord, UpstreamMeter } from '../upstream/client.js';
-import type { RequestLedger } from '../upstream/ledger.js';
+import type { RequestLedger } from '../upstream/request-ledger.js';
 
 /** Distinct operation names kept as label values; later ones count as `other`. */
 export const MAX_OPERATION_NAMES = 200;

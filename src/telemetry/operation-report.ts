@@ -1,6 +1,6 @@
 import type { OperationId } from '@plans-gateway/rest-contract';
 import { type DocumentNode, getOperationAST } from 'graphql';
-import type { StaleNotice } from '../contracts/operation-meter.js';
+import type { StaleNotice } from '../operation/meter.js';
 import type { OperationOutcome } from './metrics.js';
 
 /** What one operation did, handed to the log, the metrics and the trace. Never what it carried. */

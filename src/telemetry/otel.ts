@@ -23,7 +23,7 @@ import {
   type SpanExporter,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
-import type { OperationSpan, OperationTracer } from '../contracts/tracer.js';
+import type { OperationSpan, OperationTracer } from '../operation/tracer.js';
 import type { UpstreamCallRecord, UpstreamCallStart } from '../upstream/client.js';
 
 export interface OtelTracingOptions {

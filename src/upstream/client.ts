@@ -2,7 +2,7 @@
  * The gateway's REST client: the only code that knows the upstream's URLs, headers and undici.
  * One typed method per operationId, all driven by the route table in `routes.ts`; a request is
  * built in `outgoing-request.ts`, an answer read in `decode-response.ts`, errors made in
- * `errors.ts`; reads are retried here, writes never.
+ * `src/errors/upstream-error.ts`; reads are retried here, writes never.
  */
 import {
   type HttpMethod,
@@ -14,16 +14,15 @@ import {
   ROUTES,
 } from '@plans-gateway/rest-contract';
 import { type Dispatcher, Pool } from 'undici';
-import { decodeResponse, type Received } from './decode-response.js';
 import {
   errorFromTransport,
   type FailedCall,
   isUpstreamError,
   type UpstreamError,
   type UpstreamErrorKind,
-} from './errors.js';
+} from '../errors/upstream-error.js';
+import { decodeResponse, type Received } from './decode-response.js';
 import { createFairShare, type FairShare, type Release } from './fair-share.js';
-import type { RequestLedger } from './ledger.js';
 import {
   type BuiltRequest,
   buildOutgoingRequest,
@@ -31,6 +30,7 @@ import {
   type OutgoingRequest,
 } from './outgoing-request.js';
 import { createReadBackoff, type ReadBackoff, type ReadBackoffOptions } from './read-backoff.js';
+import type { RequestLedger } from './request-ledger.js';
 import {
   type ByteBudget,
   createByteBudget,
@@ -234,6 +234,13 @@ export interface UpstreamClient extends UpstreamOperations {
   tokenStatus(tokenKey: string): TokenStatus;
   /** The remembered 401 of a token the upstream refused (see `token-gate.ts`), if any. */
   tokenRefusal(tokenKey: string): UpstreamError | undefined;
+  /**
+   * Asks the upstream whether it is up: `GET /user` without a token, through the client's own
+   * dispatcher (not the global `fetch`), outside the ledger and the token's fair share. Resolves
+   * with the HTTP status (a 401 costs no quota and proves the upstream answers); rejects when no
+   * answer came, or when `signal` aborts first.
+   */
+  probe(signal: AbortSignal): Promise<number>;
   /** Waits for in-flight requests, then closes the owned pool. Later calls reject. */
   close(): Promise<void>;
 }
@@ -280,6 +287,20 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     connectionStats: () => settings.share.stats(),
     tokenStatus: (tokenKey) => settings.gate?.status(tokenKey) ?? 'unknown',
     tokenRefusal: (tokenKey) => settings.gate?.refusal(tokenKey),
+    async probe(signal) {
+      if (closed) throw new Error('probe: the upstream client is closed');
+      const response = await dispatcher.request({
+        origin,
+        path: `${basePath}/user`,
+        method: 'GET',
+        headers: { 'user-agent': settings.headerSettings.userAgent, accept: 'application/json' },
+        signal,
+        headersTimeout: settings.headersTimeoutMs,
+        bodyTimeout: settings.bodyTimeoutMs,
+      });
+      await response.body.dump();
+      return response.statusCode;
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -493,8 +514,11 @@ interface CallContext extends ClientSettings {
   readonly isClosed: () => boolean;
 }
 
-/** Called with what each answer told about the token (see `token-gate.ts`). */
-type Heard = (status: number | null, error?: UpstreamError) => void;
+/**
+ * Reports what one answer told about the token: its status (null when none came) to the token
+ * gate (see `token-gate.ts`), and that the token's probe may let the next request go.
+ */
+type ReportAnswer = (status: number | null, error?: UpstreamError) => void;
 
 async function sendCall(
   context: CallContext,
@@ -519,12 +543,12 @@ async function sendCall(
   const probe = admission?.kind === 'probe' ? admission : undefined;
   // Each answer tells the gate about the token; the probe lets the token's next request go
   // as soon as its status is known, not after its body.
-  const heard: Heard = (status, error) => {
+  const reportAnswer: ReportAnswer = (status, error) => {
     gate?.observe(key, status, error);
     probe?.settle();
   };
   try {
-    return await sendWithRetries(context, operationId, request, call, heard);
+    return await sendWithRetries(context, operationId, request, call, reportAnswer);
   } finally {
     probe?.settle();
   }
@@ -552,7 +576,7 @@ async function sendWithRetries(
   operationId: OperationId,
   { outgoing, redact }: BuiltRequest,
   call: CallOptions,
-  heard: Heard,
+  reportAnswer: ReportAnswer,
 ): Promise<unknown> {
   const isRead = outgoing.method === 'GET';
   const maxAttempts = isRead ? context.retry.attempts : 1;
@@ -561,7 +585,7 @@ async function sendWithRetries(
     call.signal?.throwIfAborted();
     const failed: FailedCall = { operationId, method: outgoing.method, attempt, redact };
     try {
-      const result = await sendOnce(context.transport, failed, outgoing, call, heard);
+      const result = await sendOnce(context.transport, failed, outgoing, call, reportAnswer);
       if (isRead) context.backoff?.succeeded(outgoing.tokenKey);
       return result;
     } catch (error) {
@@ -614,9 +638,9 @@ async function sendOnce(
   failed: FailedCall,
   outgoing: OutgoingRequest,
   call: CallOptions,
-  heard: Heard,
+  reportAnswer: ReportAnswer,
 ): Promise<unknown> {
-  const release = await acquireSlot(transport.share, outgoing.tokenKey, call.signal, heard);
+  const release = await acquireSlot(transport.share, outgoing.tokenKey, call.signal, reportAnswer);
   const started = transport.now();
   let status: number | null = null;
   let errorKind: UpstreamErrorKind | null = null;
@@ -628,14 +652,14 @@ async function sendOnce(
     const response = await dispatch(transport, outgoing, call.signal, trace);
     status = response.statusCode;
     if (status === 429) transport.ledger?.release(outgoing.tokenKey);
-    if (status !== 401) heard(status);
+    if (status !== 401) reportAnswer(status);
     return await decodeResponse(failed, response, received, {
       limit: transport.limitOf(operationId),
       buffered: transport.buffered,
       wallClock: transport.wallClock,
     });
   } catch (error) {
-    const upstreamError = attemptFailure(failed, error, status, call.signal, heard);
+    const upstreamError = attemptFailure(failed, error, status, call.signal, reportAnswer);
     errorKind = upstreamError.kind;
     throw upstreamError;
   } finally {
@@ -687,12 +711,12 @@ async function acquireSlot(
   share: FairShare,
   key: string,
   signal: AbortSignal | undefined,
-  heard: Heard,
+  reportAnswer: ReportAnswer,
 ): Promise<Release> {
   try {
     return await share.acquire(key, signal);
   } catch (error) {
-    heard(null);
+    reportAnswer(null);
     throw error;
   }
 }
@@ -707,14 +731,14 @@ function attemptFailure(
   error: unknown,
   status: number | null,
   signal: AbortSignal | undefined,
-  heard: Heard,
+  reportAnswer: ReportAnswer,
 ): UpstreamError {
   if (signal?.aborted) {
-    heard(null);
+    reportAnswer(null);
     throw signal.reason;
   }
   const upstreamError = isUpstreamError(error) ? error : errorFromTransport(failed, error, status);
-  heard(upstreamError?.status === 401 ? 401 : null, upstreamError);
+  reportAnswer(upstreamError?.status === 401 ? 401 : null, upstreamError);
   if (upstreamError === undefined) throw error;
   return upstreamError;
 }

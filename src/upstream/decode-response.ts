@@ -10,7 +10,7 @@ import {
   type FailedCall,
   malformedResponse,
   responseTooLarge,
-} from './errors.js';
+} from '../errors/upstream-error.js';
 import { parseRetryAfter } from './read-backoff.js';
 import { readBody } from './read-body.js';
 import type { ByteBudget } from './response-limits.js';

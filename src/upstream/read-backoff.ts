@@ -9,7 +9,7 @@
  * Writes are never held back: they are explicit user actions and report their own errors.
  */
 import { LRUCache } from 'lru-cache';
-import { UpstreamError } from './errors.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 
 export interface ReadBackoffOptions {
   /** Pause after a failure without `Retry-After`. @default 5_000 */

@@ -19,7 +19,7 @@
  * (least recently used tokens are forgotten first).
  */
 import { LRUCache } from 'lru-cache';
-import { UpstreamError } from './errors.js';
+import { UpstreamError } from '../errors/upstream-error.js';
 
 export interface TokenGateOptions {
   /** How long a refused token is refused without asking again. @default 60_000 */

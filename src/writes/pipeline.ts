@@ -3,7 +3,7 @@
  *
  * 1. Send the write once (the client never retries writes). A refusal the client must handle
  *    becomes a typed result; any other failure a GraphQL error that says whether the write may
- *    have been applied (see `errors.ts`).
+ *    have been applied (see `src/errors/write-refusals.ts`).
  * 2. Apply the entities the answer carries to the token's replica, without advancing its
  *    knowledge (`ReplicaStore.applySaved`), drop the REST-cache answers the write changed, and
  *    make this operation's loaders forget the pre-write snapshot. A write addressed through an
@@ -29,16 +29,16 @@ import {
   type Params,
   PLAN_ALIASES,
 } from '@plans-gateway/rest-contract';
-import { type Credentials, unauthenticated } from '../contracts/credentials.js';
-import { toGraphQLError } from '../contracts/errors.js';
-import type { OperationMeter } from '../contracts/operation-meter.js';
-import { type WriteFailureOptions, writeFailure } from '../contracts/write-refusals.js';
+import { toGraphQLError } from '../errors/to-graphql.js';
+import { isUpstreamError } from '../errors/upstream-error.js';
+import { type WriteFailureOptions, writeFailure } from '../errors/write-refusals.js';
 import type { PlanReplicas } from '../loaders/create-loaders.js';
 import type { Loaders } from '../loaders/loaders.js';
 import type { RestCache } from '../loaders/rest-cache.js';
+import { type Credentials, unauthenticated } from '../operation/credentials.js';
+import type { OperationMeter } from '../operation/meter.js';
 import type { PlanSnapshot, ReplicaStore } from '../replica/types.js';
 import type { UpstreamClient } from '../upstream/client.js';
-import { isUpstreamError } from '../upstream/errors.js';
 import { WRITE_EFFECTS, type WriteOperationId } from './effects.js';
 
 export interface WritePipelineDeps {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createManualClock } from '@plans-gateway/sandbox';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../support/stack.js';
@@ -16,8 +15,10 @@ describe('HTTP caching of GET queries', () => {
 
   beforeAll(async () => {
     resolvers = countResolvers();
+    // The sandbox's clock stands at `start`; the gateway's (`now`) is the test's to move.
     stack = await startStack({
-      sandbox: { clock: createManualClock(start) },
+      clock: 'manual',
+      start,
       deps: { now: () => now, plugins: [resolvers.plugin] },
     });
   });

@@ -8,26 +8,26 @@
  */
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ClusterEventTarget, MAX_END_AGE_MS } from '../../src/cluster/bus.js';
+import { ClusterEventTarget, MAX_END_AGE_MS } from '../../src/cluster/event-target.js';
 import { createRedisLink, type RedisLink } from '../../src/cluster/redis.js';
 import { redisName, TokenSeals } from '../../src/cluster/seal.js';
 import { DEFAULT_CLUSTER } from '../../src/config/config.js';
-import { channelKey } from '../../src/live/bus.js';
+import { channelKey } from '../../src/live/live-bus.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,
+  LIVE,
   type LiveStack,
   openAccount,
   outsideWrite,
-  startLiveStack,
-} from '../live/support/live-stack.js';
+} from '../live/support/live.js';
 import { sseClient, type Transport, wsClient } from '../live/support/subscribers.js';
 import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { type ServedGateway, startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
-import { type ServedInstance, serveInstance } from './support/served.js';
 import { within } from './support/within.js';
 
 interface PlanChanged {
@@ -43,7 +43,7 @@ const FOREVER_MS = 1_000_000_000;
 
 let redis: TestRedis;
 let stack: LiveStack | undefined;
-let second: ServedInstance | undefined;
+let second: ServedGateway | undefined;
 const clients: Transport[] = [];
 
 beforeAll(async () => {
@@ -80,18 +80,16 @@ describe('entries written to Redis without the token', () => {
   it('bind nobody: they are reported, and events keep flowing with one poll per change', async () => {
     const prefix = `${redis.prefix}forged:`;
     const config = { redisUrl: redis.url, cluster: { ...DEFAULT_CLUSTER, keyPrefix: prefix } };
-    stack = await startLiveStack({ config });
+    stack = await startStack({ ...LIVE, config });
     const s = stack;
     const log = logLines();
-    second = await serveInstance({
-      upstreamUrl: s.sandbox.url,
-      now: () => s.clock.now(),
-      scheduler: s.scheduler,
+    second = await s.addGateway({
+      serve: 'websocket',
       config,
-      logger: await createLogger({ level: 'warn', destination: log.stream }),
+      deps: { logger: await createLogger({ level: 'warn', destination: log.stream }) },
     });
     const b = second;
-    for (const cluster of [s.gateway.cluster!, b.cluster]) {
+    for (const cluster of [s.gateway.cluster!, b.gateway.cluster!]) {
       expect(await cluster.ready(5_000)).toBe(true);
     }
 
@@ -173,7 +171,7 @@ describe('entries written to Redis without the token', () => {
     ]) {
       expect(reported.some((entry) => what.test(entry))).toBe(true);
     }
-    expect(b.cluster.stats().rejected).toBe(reported.length);
+    expect(b.gateway.cluster!.stats().rejected).toBe(reported.length);
   }, 60_000);
 });
 

@@ -8,17 +8,12 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CLUSTER } from '../../src/config/config.js';
-import {
-  callsOf,
-  type LiveStack,
-  type ServedGateway,
-  serveGateway,
-  startLiveStack,
-} from '../live/support/live-stack.js';
+import { callsOf, LIVE, type LiveStack } from '../live/support/live.js';
 import { sseClient, type Transport, wsClient } from '../live/support/subscribers.js';
 import { expectOnePollPerChangeOnBoth } from '../live/support/two-instances.js';
 import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { type ServedGateway, startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import { within } from './support/within.js';
 
@@ -52,8 +47,8 @@ async function startTwo(space: string): Promise<{ s: LiveStack; b: ServedGateway
     redisUrl: redis.url,
     cluster: { ...DEFAULT_CLUSTER, keyPrefix: `${redis.prefix}${space}:` },
   };
-  stack = await startLiveStack({ config });
-  second = await serveGateway(stack.sandbox, stack.clock, stack.scheduler, { config });
+  stack = await startStack({ ...LIVE, config });
+  second = await stack.addGateway({ serve: 'websocket', config });
   for (const gateway of [stack.gateway, second.gateway]) {
     expect(await gateway.cluster!.ready(5_000)).toBe(true);
   }

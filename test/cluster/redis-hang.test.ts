@@ -11,21 +11,16 @@
  * without the clock moving at all: after one timeout each instance works alone.
  */
 
-import {
-  createManualClock,
-  createSandbox,
-  type ManualClock,
-  type Sandbox,
-} from '@plans-gateway/sandbox';
+import type { Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisName } from '../../src/cluster/seal.js';
 import { DEFAULT_CLUSTER } from '../../src/config/config.js';
-import { createManualScheduler, type ManualScheduler } from '../../src/live/scheduler.js';
+import type { ManualScheduler } from '../../src/live/scheduler.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 import { type GraphQLResponse, gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import { type ServedGateway, startStack, type TimedStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
-import { type ServedInstance, serveInstance } from './support/served.js';
 import { within } from './support/within.js';
 
 const TOKENS = ['hang-token-first-0001', 'hang-token-second-002', 'hang-token-third-0003'];
@@ -42,49 +37,45 @@ const RENAME = `mutation($planId: PlanId!, $payeeId: UUID!) {
 const NO_CACHE = { 'cache-control': 'no-cache' };
 
 let redis: TestRedis;
+let stack: TimedStack;
 let sandbox: Sandbox;
-let clock: ManualClock;
 let scheduler: ManualScheduler;
-let a: ServedInstance;
-let b: ServedInstance;
+let a: ServedGateway;
+let b: ServedGateway;
 
 beforeAll(async () => {
   redis = await startTestRedis({ own: true });
-  clock = createManualClock(Date.parse('2025-06-15T12:00:00.000Z'));
-  scheduler = createManualScheduler(clock);
-  sandbox = await createSandbox({
-    port: 0,
-    clock,
-    users: TOKENS.map((token, seed) => ({ token, plans: [{ seed, transactions: 50 }] })),
+  const cluster = {
+    url: redis.url,
+    ...DEFAULT_CLUSTER,
+    keyPrefix: redis.prefix,
+    commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    flightLeaseMs: FLIGHT_LEASE_MS,
+  };
+  stack = await startStack({
+    clock: 'manual',
+    timers: 'manual',
+    sandbox: {
+      users: TOKENS.map((token, seed) => ({ token, plans: [{ seed, transactions: 50 }] })),
+    },
+    cluster,
   });
-  const instance = () =>
-    serveInstance({
-      upstreamUrl: sandbox.url,
-      now: () => clock.now(),
-      scheduler,
-      cluster: {
-        url: redis.url,
-        ...DEFAULT_CLUSTER,
-        keyPrefix: redis.prefix,
-        commandTimeoutMs: COMMAND_TIMEOUT_MS,
-        flightLeaseMs: FLIGHT_LEASE_MS,
-      },
-    });
-  [a, b] = await Promise.all([instance(), instance()]);
-  for (const each of [a, b]) expect(await each.cluster.ready(5_000)).toBe(true);
+  ({ sandbox, scheduler } = stack);
+  a = stack;
+  b = await stack.addGateway({ cluster });
+  for (const each of [a, b]) expect(await each.gateway.cluster!.ready(5_000)).toBe(true);
 }, 60_000);
 
 afterAll(async () => {
   redis?.resume();
-  // The sandbox first: closing it ends the request it holds hanging.
-  await sandbox?.close();
-  await Promise.all([a?.close(), b?.close()]);
+  // The stack closes its sandbox first, which ends the request it holds hanging.
+  await stack?.close();
   await redis?.close();
 });
 
 const planOf = (token: string) => sandbox.users.find((user) => user.token === token)!.planIds[0]!;
 
-function read(at: ServedInstance, token: string, headers: Record<string, string> = {}) {
+function read(at: ServedGateway, token: string, headers: Record<string, string> = {}) {
   return gqlAt<{ plan: { id: string } }>(at.url, READ, { planId: planOf(token) }, token, headers);
 }
 
@@ -100,7 +91,7 @@ describe('a Redis that hangs', () => {
     // (One after the other: a cold read that finds another instance loading the plan polls for
     // its snapshot on the suite's clock, which stands still.)
     expectServed(await read(a, first));
-    await until(() => a.cluster.stats().snapshotsWritten === 1, 'the snapshot stored');
+    await until(() => a.gateway.cluster!.stats().snapshotsWritten === 1, 'the snapshot stored');
     expectServed(await read(b, first));
     expectServed(await read(b, second));
     // The clock stands still unless moved: a second makes every replica older than `no-cache`.
@@ -115,39 +106,42 @@ describe('a Redis that hangs', () => {
     await until(async () => (await redis.client.exists(lease)) === 1, 'the flight lease taken');
     // ...so the second instance's sync of it waits for that relay.
     const waiting = read(b, first, NO_CACHE);
-    await until(() => b.cluster.stats().waitingForRelay === 1, 'a sync waiting for the relay');
+    await until(
+      () => b.gateway.cluster!.stats().waitingForRelay === 1,
+      'a sync waiting for the relay',
+    );
     await until(() => scheduler.pending() === 1, 'nothing else waiting on Redis');
 
     redis.pause();
-    const timeouts = b.cluster.stats().timeouts;
+    const timeouts = b.gateway.cluster!.stats().timeouts;
     // The wait ends at its re-check interval; the re-check goes out and gets no answer...
-    let sent = b.cluster.stats().roundTrips;
+    let sent = b.gateway.cluster!.stats().roundTrips;
     await scheduler.advance(COMMAND_TIMEOUT_MS);
-    await until(() => b.cluster.stats().roundTrips > sent, 'the lease checked again');
+    await until(() => b.gateway.cluster!.stats().roundTrips > sent, 'the lease checked again');
     // ...and a cold read of another token starts its warm-up meanwhile (its round trip hangs).
-    sent = b.cluster.stats().roundTrips;
+    sent = b.gateway.cluster!.stats().roundTrips;
     const cold = read(b, third);
-    await until(() => b.cluster.stats().roundTrips > sent, 'the warm-up sent');
-    expect(b.cluster.stats().degraded).toBe(false);
+    await until(() => b.gateway.cluster!.stats().roundTrips > sent, 'the warm-up sent');
+    expect(b.gateway.cluster!.stats().degraded).toBe(false);
     // One command timeout later the re-check gives up, the link goes down, the warm-up gives up
     // with it, and both reads go to the upstream alone: 2 × commandTimeoutMs in all.
     await scheduler.advance(COMMAND_TIMEOUT_MS);
     expectServed(await within(waiting, 'the sync that waited for a relay'));
     expectServed(await within(cold, 'the cold read'));
-    expect(b.cluster.stats()).toMatchObject({ degraded: true, timeouts: timeouts + 1 });
+    expect(b.gateway.cluster!.stats()).toMatchObject({ degraded: true, timeouts: timeouts + 1 });
 
     // The first instance finds out on its own first round trip: one command timeout.
-    const aTimeouts = a.cluster.stats().timeouts;
-    sent = a.cluster.stats().roundTrips;
+    const aTimeouts = a.gateway.cluster!.stats().timeouts;
+    sent = a.gateway.cluster!.stats().roundTrips;
     const rateLimit = gqlAt(a.url, RATE_LIMIT, {}, first);
-    await until(() => a.cluster.stats().roundTrips > sent, 'the ledger asked');
+    await until(() => a.gateway.cluster!.stats().roundTrips > sent, 'the ledger asked');
     await scheduler.advance(COMMAND_TIMEOUT_MS);
     expectServed(await within(rateLimit, 'rateLimit on the first instance'));
-    expect(a.cluster.stats()).toMatchObject({ degraded: true, timeouts: aTimeouts + 1 });
+    expect(a.gateway.cluster!.stats()).toMatchObject({ degraded: true, timeouts: aTimeouts + 1 });
 
     // From now on, with Redis still frozen and the clock still, everything answers at once:
     // reads within max-age, syncs, warm-ups, writes, rateLimit, on either instance.
-    const fallbacks = [a, b].map((at) => at.cluster.stats().fallbacks);
+    const fallbacks = [a, b].map((at) => at.gateway.cluster!.stats().fallbacks);
     const { body } = await gqlAt<{ plan: { payees: { id: string }[] } }>(
       b.url,
       'query($planId: PlanId!) { plan(id: $planId) { payees { id } } }',
@@ -170,20 +164,20 @@ describe('a Redis that hangs', () => {
     );
     for (const answer of meanwhile) expectServed(answer);
     // None of them reached Redis: each went on alone at once.
-    expect(b.cluster.stats().timeouts).toBe(timeouts + 1);
-    expect(a.cluster.stats().timeouts).toBe(aTimeouts + 1);
-    expect(a.cluster.stats().fallbacks).toBeGreaterThan(fallbacks[0]!);
-    expect(b.cluster.stats().fallbacks).toBeGreaterThan(fallbacks[1]!);
+    expect(b.gateway.cluster!.stats().timeouts).toBe(timeouts + 1);
+    expect(a.gateway.cluster!.stats().timeouts).toBe(aTimeouts + 1);
+    expect(a.gateway.cluster!.stats().fallbacks).toBeGreaterThan(fallbacks[0]!);
+    expect(b.gateway.cluster!.stats().fallbacks).toBeGreaterThan(fallbacks[1]!);
 
     // Redis answers again: the probes bring both links back.
     redis.resume();
-    for (let probe = 0; [a, b].some((at) => at.cluster.stats().degraded); probe += 1) {
+    for (let probe = 0; [a, b].some((at) => at.gateway.cluster!.stats().degraded); probe += 1) {
       expect(probe).toBeLessThan(20);
       await scheduler.advance(COMMAND_TIMEOUT_MS);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expectServed(await read(b, second, NO_CACHE));
-    expect(b.cluster.stats().outages).toBe(1);
-    expect(a.cluster.stats().outages).toBe(1);
+    expect(b.gateway.cluster!.stats().outages).toBe(1);
+    expect(a.gateway.cluster!.stats().outages).toBe(1);
   }, 90_000);
 });

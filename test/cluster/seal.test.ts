@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeLease, leaseValue } from '../../src/cluster/leases.js';
+import { judgeLease, leaseValue } from '../../src/cluster/redis-leases.js';
 import {
   createTokenSeal,
   redisName,

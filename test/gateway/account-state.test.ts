@@ -16,6 +16,7 @@ let stack: Stack;
 
 beforeAll(async () => {
   stack = await startStack({
+    serve: 'fetch',
     sandbox: {
       rateLimit: false,
       users: [

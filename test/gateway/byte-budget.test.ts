@@ -6,9 +6,8 @@
 import { createManualClock, createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gqlAt } from '../support/graphql.js';
-import { startGateway } from '../support/stack.js';
+import { START, startGateway } from '../support/stack.js';
 import { planSyncs } from './support/calls.js';
-import { START } from './support/clocked-stack.js';
 import { dataOf } from './support/responses.js';
 
 const ALICE = 'alice-token-0000000001';
@@ -48,7 +47,7 @@ beforeAll(async () => {
   plans.set('B', { token: BOB, id: bob!.planIds[0]! });
   plans.set('C', { token: CAROL, id: carol!.planIds[0]! });
 
-  const probe = await startGateway(sandbox, { deps: { now: () => clock.now() } });
+  const probe = await startGateway(sandbox.url, { deps: { now: () => clock.now() } });
   try {
     for (const [name, plan] of plans) {
       const before = probe.gateway.replicas.stats().bytes;
@@ -71,7 +70,7 @@ describe('the replica byte budget at the gateway', () => {
     expect(2 * largest).toBeLessThanOrEqual(budget);
     expect(3 * smallest).toBeGreaterThan(budget);
 
-    const front = await startGateway(sandbox, {
+    const front = await startGateway(sandbox.url, {
       config: { replicaMaxBytes: budget },
       deps: { now: () => clock.now() },
     });
@@ -122,7 +121,7 @@ describe('the replica byte budget at the gateway', () => {
   });
 
   it('a plan larger than the whole budget is answered but not kept', async () => {
-    const front = await startGateway(sandbox, {
+    const front = await startGateway(sandbox.url, {
       config: { replicaMaxBytes: Math.floor(Math.min(...sizes.values()) / 2) },
       deps: { now: () => clock.now() },
     });

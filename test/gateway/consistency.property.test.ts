@@ -7,9 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { gqlAt } from '../support/graphql.js';
-import { startGateway } from '../support/stack.js';
+import { type ClockedStack, startStack } from '../support/stack.js';
 import { applyWrite } from './support/apply-write.js';
-import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';
 import { expectSame, QUERIES, variablesFor } from './support/consistency-queries.js';
 import { dataOf, upstreamOf } from './support/responses.js';
 import { type WriteCommand, writeCommand } from './support/write-commands.js';
@@ -32,10 +31,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 /** Forces a sync on the long-lived gateway, then compares every query with a fresh gateway. */
 async function check(s: ClockedStack, planId: string, pick: number): Promise<void> {
   const variables = await variablesFor(s.writer, TOKEN, planId, pick);
-  const fresh = await startGateway(s.sandbox, {
-    config: UNCOMPRESSED,
-    deps: { now: () => s.clock.now() },
-  });
+  const fresh = await s.addGateway({ config: UNCOMPRESSED });
   try {
     const expected = new Map<string, unknown>();
     for (const [name, query] of Object.entries(QUERIES)) {
@@ -70,7 +66,8 @@ describe('the replica under outside writes', () => {
         fc.integer({ min: 1, max: 50 }),
         fc.array(step, { minLength: 12, maxLength: 28 }),
         async (seed, steps) => {
-          const s = await startClockedStack({
+          const s = await startStack({
+            clock: 'manual',
             config: UNCOMPRESSED,
             sandbox: {
               rateLimit: false,

@@ -6,8 +6,8 @@
 import type { FaultKind } from '@plans-gateway/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GraphQLResponse } from '../support/graphql.js';
+import { type ClockedStack, startStack } from '../support/stack.js';
 import { operationsOf } from './support/calls.js';
-import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';
 import { dataOf, staleOf, upstreamOf } from './support/responses.js';
 
 const ALICE = 'alice-token-0000000001';
@@ -67,7 +67,9 @@ afterEach(async () => {
 });
 
 async function started(rateLimit: { limit: number } | false = false): Promise<ClockedStack> {
-  stack = await startClockedStack({
+  stack = await startStack({
+    serve: 'fetch',
+    clock: 'manual',
     sandbox: {
       rateLimit,
       users: [

@@ -5,16 +5,13 @@
  * clear, a forced sync makes every query answer exactly what a fresh gateway with no cache
  * answers. While faults last, no answer is an unexpected (masked) error. Seeded and bounded.
  */
-import { createManualClock } from '@plans-gateway/sandbox';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
 import { gqlAt } from '../support/graphql.js';
-import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';
 import type { HostileAction, HostileRequest } from '../support/hostile-upstream.js';
-import { startGateway } from '../support/stack.js';
+import { type HostileStack, startGateway, startStack } from '../support/stack.js';
 import { applyWrite } from './support/apply-write.js';
-import { START } from './support/clocked-stack.js';
 import { expectSame, QUERIES, variablesFor } from './support/consistency-queries.js';
 import { dataOf } from './support/responses.js';
 import { type WriteCommand, writeCommand } from './support/write-commands.js';
@@ -141,17 +138,18 @@ describe('the replica under upstream faults', () => {
         fc.integer({ min: 1, max: 50 }),
         fc.array(step, { minLength: 8, maxLength: 18 }),
         async (seed, steps) => {
-          const clock = createManualClock(START);
-          const s = await startHostileStack({
+          const s = await startStack({
+            hostile: true,
+            clock: 'manual',
             sandbox: {
-              clock,
+              rateLimit: false,
               users: [{ token: TOKEN, plans: [{ seed, transactions: 120 }] }],
             },
             // Short, so hangs end quickly; long enough that a fault-free read of this small plan
             // never meets it on a loaded machine (0.3 s did, with three workers on two cores).
             config: { operationDeadlineMs: 1_000 },
-            deps: { now: () => clock.now() },
           });
+          const { clock } = s;
           const writer = createUpstreamClient({
             baseUrl: s.sandbox.url,
             retry: { attempts: 1 },
@@ -197,7 +195,7 @@ describe('the replica under upstream faults', () => {
             s.hostile.dropOpen();
             clock.advance(61_000);
             const variables = await variablesFor(writer, TOKEN, planId, seed);
-            const fresh = await startGateway(s.sandbox, { deps: { now: () => clock.now() } });
+            const fresh = await startGateway(s.sandbox.url, { deps: { now: () => clock.now() } });
             try {
               for (const [name, query] of Object.entries(QUERIES)) {
                 clock.advance(1);

@@ -5,7 +5,7 @@
  * upstream answers properly again, the next sync brings everything.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';
+import { type HostileStack, startStack } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
 
 const TOKEN = 'hostile-answers-token-01';
@@ -17,8 +17,12 @@ afterEach(async () => {
 });
 
 async function started(): Promise<HostileStack> {
-  stack = await startHostileStack({
-    sandbox: { users: [{ token: TOKEN, plans: [{ seed: 3, transactions: 60 }] }] },
+  stack = await startStack({
+    hostile: true,
+    sandbox: {
+      rateLimit: false,
+      users: [{ token: TOKEN, plans: [{ seed: 3, transactions: 60 }] }],
+    },
   });
   return stack;
 }

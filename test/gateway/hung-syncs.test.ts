@@ -4,13 +4,10 @@
  * MaxListenersExceededWarning, and all end once the upstream goes away.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config/config.js';
-import { createGateway } from '../../src/server/gateway.js';
 import { gqlAt } from '../support/graphql.js';
 import { startHostileUpstream } from '../support/hostile-upstream.js';
+import { startGateway } from '../support/stack.js';
 import { until } from '../support/wait.js';
 
 const warnings: string[] = [];
@@ -29,13 +26,9 @@ describe('hung syncs', () => {
         ? { kind: 'reply', status: 200, body: { data: { user: { id: randomUUID() } } } }
         : { kind: 'hang' },
     );
-    const gateway = createGateway(
-      { ...defaultConfig(hostile.url), graphiql: false },
-      { upstreamTimeouts: { headersTimeoutMs: 20_000, bodyTimeoutMs: 20_000 } },
-    );
-    const server = createServer(gateway.yoga);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+    const { gateway, url, close } = await startGateway(hostile.url, {
+      deps: { upstreamTimeouts: { headersTimeoutMs: 20_000, bodyTimeoutMs: 20_000 } },
+    });
     try {
       const tokens = Array.from({ length: 25 }, (_, i) => `hung-token-${i}-${randomUUID()}`);
       for (const token of tokens) await gqlAt(url, '{ user { id } }', {}, token);
@@ -58,9 +51,7 @@ describe('hung syncs', () => {
       expect(warnings).not.toContain('MaxListenersExceededWarning');
     } finally {
       await hostile.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await gateway.close();
+      await close();
     }
   });
 });

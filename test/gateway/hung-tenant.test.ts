@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONNECTIONS_PER_TOKEN } from '../../src/upstream/client.js';
-import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';
+import { type HostileStack, startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import { dataOf } from './support/responses.js';
 
@@ -21,8 +21,11 @@ afterEach(async () => {
 });
 
 async function started(operationDeadlineMs: number): Promise<HostileStack> {
-  stack = await startHostileStack({
+  stack = await startStack({
+    serve: 'fetch',
+    hostile: true,
     sandbox: {
+      rateLimit: false,
       users: [
         { token: HUNG, plans: [{ seed: 8, transactions: 40 }] },
         { token: OTHER, plans: [{ seed: 9, transactions: 40 }] },

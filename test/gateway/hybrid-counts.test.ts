@@ -8,16 +8,18 @@
 
 import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { QueryMeter } from '../../src/replica/transaction-query.js';
 import { gqlAt } from '../support/graphql.js';
-import { type MeteredStack, startMeteredStack } from './support/metered-stack.js';
+import type { ClockedStack, ServedGateway } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
+import { startMeteredStack } from './support/row-meter.js';
 
 const TOKEN = 'hybrid-counts-token-001';
 const TRANSACTIONS = 5_000;
-let running: MeteredStack;
-let stack: MeteredStack['stack'];
-let metered: MeteredStack['metered'];
-let meter: MeteredStack['meter'];
+let stack: ClockedStack;
+/** A second gateway on the stack's sandbox whose replicas count the rows they visit. */
+let metered: ServedGateway;
+let meter: QueryMeter;
 let planId: string;
 
 const COUNTS = /* GraphQL */ `
@@ -88,11 +90,14 @@ function expectSameCounts(ours: Map<string, number>, rest: Map<string, number>):
 }
 
 beforeAll(async () => {
-  running = await startMeteredStack(TOKEN, { seed: 4, transactions: TRANSACTIONS });
-  ({ stack, metered, meter, planId } = running);
+  ({ stack, metered, meter } = await startMeteredStack(TOKEN, {
+    seed: 4,
+    transactions: TRANSACTIONS,
+  }));
+  planId = stack.planId;
 }, 60_000);
 
-afterAll(() => running?.close());
+afterAll(() => stack?.close());
 
 describe('hybrid totalCount', () => {
   it('counts every category and payee as REST lists them, without visiting a row', async () => {

@@ -6,16 +6,18 @@
  */
 import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { QueryMeter } from '../../src/replica/transaction-query.js';
 import { type GraphQLResponse, gqlAt } from '../support/graphql.js';
-import { type MeteredStack, startMeteredStack } from './support/metered-stack.js';
+import type { ClockedStack, ServedGateway } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
+import { startMeteredStack } from './support/row-meter.js';
 
 const TOKEN = 'hybrid-pages-token-0001';
 const TRANSACTIONS = 5_000;
-let running: MeteredStack;
-let stack: MeteredStack['stack'];
-let metered: MeteredStack['metered'];
-let meter: MeteredStack['meter'];
+let stack: ClockedStack;
+/** A second gateway on the stack's sandbox whose replicas count the rows they visit. */
+let metered: ServedGateway;
+let meter: QueryMeter;
 let planId: string;
 let busiest: { id: string; rows: number };
 let splitCategory: string;
@@ -36,8 +38,11 @@ interface HybridPage {
 }
 
 beforeAll(async () => {
-  running = await startMeteredStack(TOKEN, { seed: 4, transactions: TRANSACTIONS });
-  ({ stack, metered, meter, planId } = running);
+  ({ stack, metered, meter } = await startMeteredStack(TOKEN, {
+    seed: 4,
+    transactions: TRANSACTIONS,
+  }));
+  planId = stack.planId;
   const { body } = await stack.rest<{ data: { plan: PlanDetail } }>(`/plans/${planId}`, TOKEN);
   const { plan } = body.data;
   const byCategory = new Map<string, number>();
@@ -68,7 +73,7 @@ beforeAll(async () => {
   expect(busiest.rows).toBeGreaterThan(300);
 }, 60_000);
 
-afterAll(() => running?.close());
+afterAll(() => stack?.close());
 
 const PAGE = /* GraphQL */ `
   query (

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphQLResponse } from '../support/graphql.js';
-import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';
+import { type ClockedStack, startStack } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
 
 const ALICE = 'alice-token-0000000001';
@@ -59,7 +59,8 @@ let stack: ClockedStack;
 const owned = new Map<string, Owned>();
 
 beforeAll(async () => {
-  stack = await startClockedStack({
+  stack = await startStack({
+    clock: 'manual',
     sandbox: {
       rateLimit: false,
       users: [

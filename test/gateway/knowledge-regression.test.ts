@@ -5,7 +5,7 @@
  * while that full load fails, the replica answers only as stale.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';
+import { type HostileStack, startStack } from '../support/stack.js';
 import { dataOf, upstreamOf } from './support/responses.js';
 
 const TOKEN = 'regression-token-000001';
@@ -18,8 +18,10 @@ afterEach(async () => {
 });
 
 async function started(): Promise<{ s: HostileStack; planId: string }> {
-  stack = await startHostileStack({
+  stack = await startStack({
+    hostile: true,
     sandbox: {
+      rateLimit: false,
       clock: { now: () => now },
       users: [{ token: TOKEN, plans: [{ seed: 6, transactions: 60 }] }],
     },

@@ -4,13 +4,12 @@
  * is read only up to the cap of its kind (1 MiB for a user) before the read fails.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
-import { createGateway, type Gateway } from '../../src/server/gateway.js';
+import type { GatewayConfig } from '../../src/config/config.js';
+import type { Gateway } from '../../src/server/gateway.js';
 import { gqlAt } from '../support/graphql.js';
 import { type HostileUpstream, startHostileUpstream } from '../support/hostile-upstream.js';
+import { startGateway } from '../support/stack.js';
 
 let closers: (() => Promise<void>)[] = [];
 
@@ -23,20 +22,12 @@ async function start(
   config: Partial<GatewayConfig> = {},
 ): Promise<{ hostile: HostileUpstream; gateway: Gateway; url: string }> {
   const hostile = await startHostileUpstream();
-  const gateway = createGateway({ ...defaultConfig(hostile.url), graphiql: false, ...config });
-  const server = createServer(gateway.yoga);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const front = await startGateway(hostile.url, { config });
   closers.push(async () => {
     await hostile.close();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await gateway.close();
+    await front.close();
   });
-  return {
-    hostile,
-    gateway,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`,
-  };
+  return { hostile, gateway: front.gateway, url: front.url };
 }
 
 describe('the REST cache', () => {

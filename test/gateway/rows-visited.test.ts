@@ -7,8 +7,7 @@ import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
 import { gqlAt } from '../support/graphql.js';
-import { startGateway } from '../support/stack.js';
-import { type ClockedStack, startClockedStack } from './support/clocked-stack.js';
+import { type ClockedStack, startStack } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
 
 const TRANSACTIONS = 20_000;
@@ -52,7 +51,8 @@ interface Page {
 }
 
 beforeAll(async () => {
-  stack = await startClockedStack({
+  stack = await startStack({
+    clock: 'manual',
     sandbox: {
       users: [
         { token: 'large-plan-token-00001', plans: [{ seed: 9, transactions: TRANSACTIONS }] },
@@ -79,9 +79,7 @@ describe('rows visited for a filtered page', () => {
   it(`visits about a page of rows out of ${TRANSACTIONS}, and lists what REST lists`, async () => {
     const token = 'large-plan-token-00001';
     // A gateway with the meter, on the same sandbox as the stack's own.
-    const front = await startGateway(stack.sandbox, {
-      deps: { now: () => stack.clock.now(), replicaMeter: meter },
-    });
+    const front = await stack.addGateway({ deps: { replicaMeter: meter } });
     try {
       const variables = { planId, accountId };
       dataOf(await gqlAt<Page>(front.url, PAGE, variables, token)); // load the replica

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type HostileStack, startHostileStack } from '../support/hostile-stack.js';
+import { type HostileStack, startStack } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
 
 const ALICE = 'refusals-alice-token-01';
@@ -20,8 +20,10 @@ afterEach(async () => {
 });
 
 async function started(): Promise<HostileStack> {
-  stack = await startHostileStack({
+  stack = await startStack({
+    hostile: true,
     sandbox: {
+      rateLimit: false,
       users: [
         { token: ALICE, plans: [{ seed: 1, transactions: 40 }] },
         { token: BOB, plans: [{ seed: 2, transactions: 40 }] },

@@ -4,14 +4,22 @@
  * per distinct REST collection when cold, one sync for a burst of operations, and the gateway's
  * own count of a token's calls in `Query.rateLimit`.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_AGE_MS } from '../../src/config/config.js';
 import { gqlAt } from '../support/graphql.js';
-import { startGateway } from '../support/stack.js';
+import {
+  type ClockedStack,
+  START,
+  type StackOptions,
+  startGateway,
+  startStack,
+} from '../support/stack.js';
 import { until } from '../support/wait.js';
 import { operationsOf, planSyncs } from './support/calls.js';
-import { type ClockedStack, DASHBOARD, START, startClockedStack } from './support/clocked-stack.js';
 import { dataOf, upstreamOf } from './support/responses.js';
+
+const DASHBOARD = readFileSync(new URL('../../bench/dashboard.graphql', import.meta.url), 'utf8');
 
 interface DashboardData {
   plan: {
@@ -31,8 +39,10 @@ afterEach(async () => {
   stack = undefined;
 });
 
-async function started(options?: Parameters<typeof startClockedStack>[0]): Promise<ClockedStack> {
-  stack = await startClockedStack(options);
+async function started(
+  options: Pick<StackOptions, 'sandbox' | 'config'> = {},
+): Promise<ClockedStack> {
+  stack = await startStack({ clock: 'manual', ...options });
   return stack;
 }
 
@@ -456,7 +466,7 @@ describe('Query.rateLimit', () => {
   it('is per gateway: a second gateway on the same upstream starts from zero', async () => {
     const s = await started();
     await s.gql(DASHBOARD);
-    const second = await startGateway(s.sandbox);
+    const second = await startGateway(s.sandbox.url);
     try {
       const rate = await gqlAt<Rate>(second.url, RATE, undefined, s.token);
       expect(dataOf(rate).rateLimit.used).toBe(0);

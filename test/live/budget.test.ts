@@ -8,14 +8,15 @@ import type { SandboxCall } from '@plans-gateway/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeGrant, stringField } from '../../packages/sandbox/test/support/oauth.js';
 import { DEFAULT_LIVE } from '../../src/config/config.js';
+import { startStack } from '../support/stack.js';
 import {
   DEFAULT_POLL_INTERVAL_MS,
+  LIVE,
   type LiveStack,
   openAccount,
   outsideWrite,
-  startLiveStack,
   subscribed,
-} from './support/live-stack.js';
+} from './support/live.js';
 import { type Received, sseClient, type Transport, wsClient } from './support/subscribers.js';
 
 const HOUR = 3_600_000;
@@ -60,7 +61,8 @@ const carries = (id: string) => (result: Received<PlanChanged>) =>
 
 describe('the poll budget over simulated hours', () => {
   it('keeps the pollers of a token within its share in every rolling hour, across its plans', async () => {
-    stack = await startLiveStack({
+    stack = await startStack({
+      ...LIVE,
       sandbox: {
         users: [{ token: 'budget-token', plans: [{ seed: 1, transactions: 100 }, { seed: 2 }] }],
       },
@@ -96,7 +98,8 @@ describe('the poll budget over simulated hours', () => {
 
   it("never takes a token's last requests: polls wait while reads and writes have spent the rest", async () => {
     const limit = 40; // allowance 20 (one poll every 180 s), headroom 2
-    stack = await startLiveStack({
+    stack = await startStack({
+      ...LIVE,
       sandbox: { rateLimit: { limit, windowMs: HOUR } },
       config: { rateLimit: { limit, windowMs: HOUR } },
     });
@@ -122,7 +125,7 @@ describe('the poll budget over simulated hours', () => {
   });
 
   it('backs off on 429 for as long as Retry-After says, then catches up', async () => {
-    stack = await startLiveStack({ sandbox: { rateLimit: { limit: 40, windowMs: HOUR } } });
+    stack = await startStack({ ...LIVE, sandbox: { rateLimit: { limit: 40, windowMs: HOUR } } });
     const s = stack;
     const accountId = await openAccount(s);
     const subscriber = track(sseClient(s.url, s.token)).subscribe<PlanChanged>(PLAN_CHANGED, {
@@ -153,7 +156,7 @@ describe('the poll budget over simulated hours', () => {
   });
 
   it('backs off, doubling the interval, while the upstream answers 503, then catches up', async () => {
-    stack = await startLiveStack();
+    stack = await startStack(LIVE);
     const s = stack;
     const accountId = await openAccount(s);
     const subscriber = track(sseClient(s.url, s.token)).subscribe<PlanChanged>(PLAN_CHANGED, {
@@ -185,7 +188,7 @@ describe('the poll budget over simulated hours', () => {
 
   it("ends a token's subscriptions with UNAUTHENTICATED when the upstream stops accepting it", async () => {
     // Polls every 10 minutes: a 2-hour OAuth token expires after 12 of them.
-    stack = await startLiveStack({ config: { maxAgeMs: 600_000 } });
+    stack = await startStack({ ...LIVE, config: { maxAgeMs: 600_000 } });
     const s = stack;
     const grant = await codeGrant(s.sandbox.origin, {
       clientId: 'sandbox-demo-client',

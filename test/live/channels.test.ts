@@ -4,8 +4,8 @@
  * what a poller's refusal ends, and shutting down. No poll runs: the scheduler never fires.
  */
 import { describe, expect, it } from 'vitest';
+import { errorFromResponse } from '../../src/errors/upstream-error.js';
 import { createPollBudget } from '../../src/live/budget.js';
-import { channelKey, createLiveBus } from '../../src/live/bus.js';
 import { emptyKeys, type PlanChange } from '../../src/live/changes.js';
 import {
   admitSubscriber,
@@ -20,10 +20,10 @@ import {
   releaseSubscriber,
 } from '../../src/live/channels.js';
 import { PlanFeed } from '../../src/live/feed.js';
-import { createLocalLeases } from '../../src/live/leases.js';
+import { channelKey, createLiveBus } from '../../src/live/live-bus.js';
 import { RowSizes } from '../../src/live/parts.js';
+import { createLocalLeases } from '../../src/live/poll-leases.js';
 import type { Scheduler } from '../../src/live/scheduler.js';
-import { errorFromResponse } from '../../src/upstream/errors.js';
 import { planChange } from './support/plan-change.js';
 
 function liveState(): LiveState & { timers: number[]; cancelled: number[] } {
@@ -195,7 +195,10 @@ describe('fan-out and endings', () => {
       scope: 'plan',
       message: {
         type: 'end',
-        error: { message: 'The plan can no longer be read.', extensions: {} },
+        error: {
+          message: 'The plan can no longer be read.',
+          extensions: { code: 'INTERNAL_SERVER_ERROR' },
+        },
       },
     });
   });

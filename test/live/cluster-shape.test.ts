@@ -5,15 +5,11 @@
  * interval serves the subscribers of both instances.
  */
 import { afterEach, describe, it } from 'vitest';
-import { createLiveBus } from '../../src/live/bus.js';
-import type { PollLeases } from '../../src/live/leases.js';
-import { createRequestLedger } from '../../src/upstream/ledger.js';
-import {
-  type LiveStack,
-  type ServedGateway,
-  serveGateway,
-  startLiveStack,
-} from './support/live-stack.js';
+import { createLiveBus } from '../../src/live/live-bus.js';
+import type { PollLeases } from '../../src/live/poll-leases.js';
+import { createRequestLedger } from '../../src/upstream/request-ledger.js';
+import { type ServedGateway, startStack } from '../support/stack.js';
+import { LIVE, type LiveStack } from './support/live.js';
 import type { Transport } from './support/subscribers.js';
 import { expectOnePollPerChangeOnBoth } from './support/two-instances.js';
 
@@ -66,10 +62,14 @@ describe('two instances sharing a JSON bus, poll leases and the poll ledger', ()
     const bus = createLiveBus(new JsonEventTarget());
     const pollLedger = createRequestLedger({ limit: 100 });
     const leases = leaseTable(() => stack!.clock.now());
-    stack = await startLiveStack({ live: { bus, leases: leases('first'), pollLedger } });
+    stack = await startStack({
+      ...LIVE,
+      deps: { live: { bus, leases: leases('first'), pollLedger } },
+    });
     const s = stack;
-    second = await serveGateway(s.sandbox, s.clock, s.scheduler, {
-      live: { bus, leases: leases('second'), pollLedger },
+    second = await s.addGateway({
+      serve: 'websocket',
+      deps: { live: { bus, leases: leases('second'), pollLedger } },
     });
     await expectOnePollPerChangeOnBoth(s, second, track);
   });

@@ -4,15 +4,16 @@
  * upstream (here the plan's money movements, from the REST cache).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import {
   DEFAULT_POLL_INTERVAL_MS,
+  LIVE,
   type LiveStack,
   openAccount,
   outsideWrite,
-  startLiveStack,
   subscribed,
-} from './support/live-stack.js';
+} from './support/live.js';
 import { sseClient, type Transport } from './support/subscribers.js';
 
 const DEADLINE_MS = 100;
@@ -37,7 +38,7 @@ interface BalancesChanged {
 
 describe('a subscription', () => {
   it('has no operation deadline: an event past it still asks the upstream', async () => {
-    stack = await startLiveStack({ config: { operationDeadlineMs: DEADLINE_MS } });
+    stack = await startStack({ ...LIVE, config: { operationDeadlineMs: DEADLINE_MS } });
     const s = stack;
     const accountId = await openAccount(s);
     client = sseClient(s.url, s.token);

@@ -6,15 +6,16 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIVE } from '../../src/config/config.js';
+import { startStack } from '../support/stack.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,
+  LIVE,
   type LiveStack,
   openAccount,
   outsideWrite,
-  startLiveStack,
   subscribed,
-} from './support/live-stack.js';
+} from './support/live.js';
 import {
   type Received,
   type Subscriber,
@@ -49,7 +50,7 @@ const carries = (id: string) => (result: Received<PlanChanged>) =>
 
 describe('one poller per token and plan', () => {
   it('50 subscribers of one token cost one poll per interval, and each receives every change', async () => {
-    stack = await startLiveStack();
+    stack = await startStack(LIVE);
     const s = stack;
     const accountId = await openAccount(s);
     // Half over SSE (a connection each), half over two WebSocket connections.
@@ -83,7 +84,7 @@ describe('one poller per token and plan', () => {
   });
 
   it("never delivers one token's changes to another token's subscriber, even on the same plan", async () => {
-    stack = await startLiveStack();
+    stack = await startStack(LIVE);
     const s = stack;
     const readOnly = s.sandbox.users[0]!.readOnlyToken!;
     const accountId = await openAccount(s);
@@ -118,7 +119,8 @@ describe('one poller per token and plan', () => {
   });
 
   it('bounds the subscriptions of a token, and stops polling when the last one leaves', async () => {
-    stack = await startLiveStack({
+    stack = await startStack({
+      ...LIVE,
       config: { live: { ...DEFAULT_LIVE, maxSubscriptionsPerToken: 3 } },
     });
     const s = stack;

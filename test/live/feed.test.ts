@@ -5,6 +5,7 @@
 import { createManualClock } from '@plans-gateway/sandbox';
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { gatewayError } from '../../src/errors/codes.js';
 import type { PlanChange } from '../../src/live/changes.js';
 import { type FeedLimits, PlanFeed } from '../../src/live/feed.js';
 import { RowSizes } from '../../src/live/parts.js';
@@ -59,7 +60,7 @@ describe('PlanFeed', () => {
     expect(merged.continues).toBeUndefined();
 
     feed.push(change(101, ['skip']), 101, 10);
-    feed.end(new GraphQLError('gone', { extensions: { code: 'UNAUTHENTICATED' } }));
+    feed.end(gatewayError('gone', 'UNAUTHENTICATED'));
     const last = await feed.next();
     expect(last.value).toBeInstanceOf(GraphQLError);
     expect(await feed.next()).toEqual({ done: true, value: undefined });
@@ -77,7 +78,7 @@ describe('PlanFeed', () => {
   it('ends with the refusal its attach throws', async () => {
     const { feed } = feedOf({
       attach: () => {
-        throw new GraphQLError('full', { extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' } });
+        throw gatewayError('full', 'TOO_MANY_SUBSCRIPTIONS');
       },
     });
     const refused = await feed.next();

@@ -12,19 +12,18 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIVE } from '../../src/config/config.js';
-import { createRequestLedger, type RequestLedger } from '../../src/upstream/ledger.js';
+import { createRequestLedger, type RequestLedger } from '../../src/upstream/request-ledger.js';
+import { START, type StackOptions, startStack } from '../support/stack.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,
   knowledgeOf,
+  LIVE,
   type LiveStack,
-  type LiveStackOptions,
   openAccount,
   outsideWrite,
-  START,
-  startLiveStack,
   subscribed,
-} from './support/live-stack.js';
+} from './support/live.js';
 import { type Received, sseClient, type Transport, wsClient } from './support/subscribers.js';
 
 const EVENT_ROWS = 100;
@@ -66,8 +65,9 @@ afterEach(async () => {
   stack = undefined;
 });
 
-async function started(options: LiveStackOptions = {}): Promise<LiveStack> {
-  stack = await startLiveStack({
+async function started(options: Pick<StackOptions, 'config' | 'deps'> = {}): Promise<LiveStack> {
+  stack = await startStack({
+    ...LIVE,
     sandbox: {
       rateLimit: false,
       users: [
@@ -241,7 +241,7 @@ describe('a replay older than the change log', () => {
   ): Promise<{ s: LiveStack; polls: RequestLedger; held: number; missed: { id: string } }> {
     let clock: (() => number) | undefined;
     const polls = createRequestLedger({ limit: 100, now: () => clock?.() ?? START });
-    const s = await started({ live: { pollLedger: polls } });
+    const s = await started({ deps: { live: { pollLedger: polls } } });
     clock = () => s.clock.now();
     for (let i = 0; i < (options.pollsSpent ?? 0); i++) polls.record(s.tokenKey);
     const held = await knowledgeOf(s); // the replica is loaded; nobody subscribed: no log

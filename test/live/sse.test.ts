@@ -6,16 +6,17 @@
  * subscriber that resumes from a `serverKnowledge` first receives what it missed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { type StackOptions, startStack } from '../support/stack.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,
   knowledgeOf,
+  LIVE,
   type LiveStack,
   openAccount,
   outsideWrite,
-  startLiveStack,
   subscribed,
-} from './support/live-stack.js';
+} from './support/live.js';
 import {
   type Received,
   type Subscriber,
@@ -80,8 +81,8 @@ afterEach(async () => {
   stack = undefined;
 });
 
-async function started(options: Parameters<typeof startLiveStack>[0] = {}): Promise<LiveStack> {
-  stack = await startLiveStack(options);
+async function started(options: Pick<StackOptions, 'config' | 'sandbox'> = {}): Promise<LiveStack> {
+  stack = await startStack({ ...LIVE, ...options });
   return stack;
 }
 

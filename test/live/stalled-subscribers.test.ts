@@ -9,14 +9,15 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIVE } from '../../src/config/config.js';
+import { startStack } from '../support/stack.js';
 import {
   DEFAULT_POLL_INTERVAL_MS,
+  LIVE,
   type LiveStack,
   openAccount,
   outsideWrite,
-  startLiveStack,
   subscribed,
-} from './support/live-stack.js';
+} from './support/live.js';
 import { neverReading, readToEnd } from './support/raw-subscriber.js';
 
 setFlagsFromString('--expose-gc');
@@ -70,7 +71,8 @@ function heap(): number {
 describe('subscribers that never read', () => {
   it('4 tokens x 100 of them hold a few events each, not the replay', async () => {
     const tokens = Array.from({ length: 4 }, (_, i) => `stalled-token-00000000${i}`);
-    const s = await startLiveStack({
+    const s = await startStack({
+      ...LIVE,
       sandbox: {
         rateLimit: false,
         users: tokens.map((token, i) => ({
@@ -82,7 +84,7 @@ describe('subscribers that never read', () => {
     });
     stack = s;
     for (const token of tokens) {
-      await s.gql('{ plan(id: "last-used") { serverKnowledge } }', {}, token);
+      await s.gql('{ plan(id: "last-used") { serverKnowledge } }', {}, { token });
     }
     const before = heap();
     for (const token of tokens) {
@@ -97,7 +99,8 @@ describe('subscribers that never read', () => {
   }, 60_000);
 
   it('one that falls too far behind is ended with SUBSCRIBER_TOO_SLOW, the rest still served', async () => {
-    const s = await startLiveStack({
+    const s = await startStack({
+      ...LIVE,
       sandbox: {
         rateLimit: false,
         users: [{ token: 'stalled-token-000000009', plans: [{ seed: 8, transactions: 6_000 }] }],

@@ -5,15 +5,16 @@
  * still subscribes, and no orphaned poller polls the upstream.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { startStack } from '../support/stack.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,
+  LIVE,
   type LiveStack,
   openAccount,
   outsideWrite,
-  startLiveStack,
   subscribed,
-} from './support/live-stack.js';
+} from './support/live.js';
 import { sseClient, type Transport } from './support/subscribers.js';
 
 const SUBSCRIPTION = `subscription($planId: PlanId!) {
@@ -58,7 +59,7 @@ describe('subscriptions never streamed', () => {
     ['POSTed in a batch', 'batch', 200],
     ['sent with Accept: application/json', 'accept-json', 406],
   ] as const)('hold no slot, channel or poller: %s', async (_name, way, status) => {
-    const s = await startLiveStack();
+    const s = await startStack(LIVE);
     stack = s;
     const accountId = await openAccount(s);
     const statuses = await unstreamed(s, way);

@@ -9,16 +9,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { DEFAULT_LIVE } from '../../src/config/config.js';
+import { startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import {
   callsOf,
   DEFAULT_POLL_INTERVAL_MS,
+  LIVE,
   type LiveStack,
   openAccount,
   outsideWrite,
-  startLiveStack,
   subscribed,
-} from './support/live-stack.js';
+} from './support/live.js';
 import { type Transport, wsClient } from './support/subscribers.js';
 
 interface TransactionsChanged {
@@ -55,7 +56,7 @@ afterEach(async () => {
 });
 
 async function started(live: Partial<typeof DEFAULT_LIVE> = {}): Promise<LiveStack> {
-  stack = await startLiveStack({ config: { live: { ...DEFAULT_LIVE, ...live } } });
+  stack = await startStack({ ...LIVE, config: { live: { ...DEFAULT_LIVE, ...live } } });
   return stack;
 }
 

@@ -14,6 +14,7 @@ let second: string;
 
 beforeAll(async () => {
   stack = await startStack({
+    serve: 'fetch',
     sandbox: {
       rateLimit: false,
       users: [

@@ -4,18 +4,20 @@
  * upstream call, as literals and as variables.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack } from '../support/stack.js';
 import {
+  MUTATIONS,
   type MutationStack,
   onlyError,
   resultOf,
-  startMutationStack,
   TODAY,
-} from './support/mutation-stack.js';
+  withLookups,
+} from './support/plan-lookups.js';
 
 let stack: MutationStack;
 
 beforeAll(async () => {
-  stack = await startMutationStack();
+  stack = withLookups(await startStack(MUTATIONS));
   await stack.gql('{ plan(id: "last-used") { id } }');
 });
 

@@ -6,14 +6,16 @@
  */
 import type { TransactionDetail } from '@plans-gateway/rest-contract';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startStack } from '../support/stack.js';
 import {
   FAILURES,
+  MUTATIONS,
   type MutationStack,
   onlyError,
   resultOf,
-  startMutationStack,
   TODAY,
-} from './support/mutation-stack.js';
+  withLookups,
+} from './support/plan-lookups.js';
 
 const CREATE = `mutation($p: PlanId!, $input: CreateTransactionInput!) {
   createTransaction(planId: $p, input: $input) {
@@ -47,7 +49,7 @@ describe('typed refusals', () => {
   let accountId: string;
 
   beforeAll(async () => {
-    stack = await startMutationStack();
+    stack = withLookups(await startStack(MUTATIONS));
     accountId = (await stack.accountOfType('checking')).id;
     await stack.gql('{ plan(id: "last-used") { id } }');
   });
@@ -204,7 +206,9 @@ describe('failures with an unknown outcome are never resent', () => {
   let accountId: string;
 
   beforeAll(async () => {
-    stack = await startMutationStack({ deps: { upstreamTimeouts: { headersTimeoutMs: 1_000 } } });
+    stack = withLookups(
+      await startStack({ ...MUTATIONS, deps: { upstreamTimeouts: { headersTimeoutMs: 1_000 } } }),
+    );
     accountId = (await stack.accountOfType('checking')).id;
     await stack.gql('{ plan(id: "last-used") { id } }');
   });
@@ -324,7 +328,12 @@ describe('failures with an unknown outcome are never resent', () => {
 
 describe('429 on a write', () => {
   it('is a RATE_LIMITED GraphQL error; the write was not applied and is not resent', async () => {
-    const stack = await startMutationStack({ sandbox: { rateLimit: { limit: 2 } } });
+    const stack = withLookups(
+      await startStack({
+        ...MUTATIONS,
+        sandbox: { ...MUTATIONS.sandbox, rateLimit: { limit: 2 } },
+      }),
+    );
     try {
       const accountId = (await stack.accountOfType('checking')).id; // 1 of 2
       await stack.gql('{ plan(id: "last-used") { id } }'); // 2 of 2

@@ -4,12 +4,13 @@
  */
 import type { MonthDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MutationStack, resultOf, startMutationStack } from './support/mutation-stack.js';
+import { startStack } from '../support/stack.js';
+import { MUTATIONS, type MutationStack, resultOf, withLookups } from './support/plan-lookups.js';
 
 let stack: MutationStack;
 
 beforeAll(async () => {
-  stack = await startMutationStack();
+  stack = withLookups(await startStack(MUTATIONS));
   await stack.gql('{ plan(id: "last-used") { id } }');
 });
 

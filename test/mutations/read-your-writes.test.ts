@@ -6,17 +6,19 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_AGE_MS } from '../../src/config/config.js';
+import { startStack } from '../support/stack.js';
 import {
+  MUTATIONS,
   type MutationStack,
   resultOf,
-  startMutationStack,
   TODAY,
-} from './support/mutation-stack.js';
+  withLookups,
+} from './support/plan-lookups.js';
 
 let stack: MutationStack;
 
 beforeAll(async () => {
-  stack = await startMutationStack();
+  stack = withLookups(await startStack(MUTATIONS));
 });
 
 afterEach(() => stack.sandbox.setFaults([]));
@@ -333,7 +335,7 @@ describe('after a mutation', () => {
 
 describe('with no replica held yet', () => {
   it('the mutation costs the write alone; the first read loads the plan with the write in it', async () => {
-    const cold = await startMutationStack();
+    const cold = withLookups(await startStack(MUTATIONS));
     try {
       const savings = await cold.accountOfType('savings');
       cold.resetUpstreamCalls();

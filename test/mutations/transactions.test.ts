@@ -5,17 +5,19 @@
  */
 import type { TransactionDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack } from '../support/stack.js';
 import {
+  MUTATIONS,
   type MutationStack,
   resultOf,
-  startMutationStack,
   TODAY,
-} from './support/mutation-stack.js';
+  withLookups,
+} from './support/plan-lookups.js';
 
 let stack: MutationStack;
 
 beforeAll(async () => {
-  stack = await startMutationStack();
+  stack = withLookups(await startStack(MUTATIONS));
   // Warm the replica, as a client that has shown a screen has.
   await stack.gql('{ plan(id: "last-used") { id } }');
 });

@@ -3,19 +3,21 @@
  * is sent upstream (counted at the sandbox), and nothing changes at REST.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack } from '../support/stack.js';
 import {
+  MUTATIONS,
   type MutationStack,
   onlyError,
-  startMutationStack,
   TODAY,
-} from './support/mutation-stack.js';
+  withLookups,
+} from './support/plan-lookups.js';
 
 let stack: MutationStack;
 let accountId: string;
 let transferPayeeId: string;
 
 beforeAll(async () => {
-  stack = await startMutationStack();
+  stack = withLookups(await startStack(MUTATIONS));
   const checking = await stack.accountOfType('checking');
   accountId = checking.id;
   transferPayeeId = (await stack.accountOfType('savings')).transfer_payee_id!;

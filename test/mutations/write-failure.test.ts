@@ -7,19 +7,19 @@ import type { OperationId } from '@plans-gateway/rest-contract';
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
+  errorFromResponse,
+  errorFromTransport,
+  type FailedCall,
+  malformedResponse,
+} from '../../src/errors/upstream-error.js';
+import {
   DuplicateImportIdError,
   NotFoundError,
   ReadOnlyScopeError,
   ValidationError,
   writeFailure,
-} from '../../src/contracts/write-refusals.js';
+} from '../../src/errors/write-refusals.js';
 import { addYears } from '../../src/schema/input-checks.js';
-import {
-  errorFromResponse,
-  errorFromTransport,
-  type FailedCall,
-  malformedResponse,
-} from '../../src/upstream/errors.js';
 
 function call(operationId: OperationId, method: FailedCall['method'] = 'POST'): FailedCall {
   return { operationId, method, attempt: 1, redact: (text) => text };

@@ -10,7 +10,7 @@ import { type Stack, startStack } from '../support/stack.js';
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ serve: 'fetch' });
 });
 
 afterAll(() => stack.close());

@@ -21,7 +21,7 @@ function expectNoLeak(body: unknown, token: string): void {
 
 describe('upstream errors', () => {
   it('401: an unknown token gets UNAUTHENTICATED and HTTP 401 with the REST error', async () => {
-    stack = await startStack();
+    stack = await startStack({ serve: 'fetch' });
     const token = 'not-a-real-token-0123456789';
     const response = await stack.gql('{ user { id } }', {}, { token });
     expect(response.status).toBe(401);
@@ -37,7 +37,7 @@ describe('upstream errors', () => {
   });
 
   it('401: no token at all is refused before any upstream call', async () => {
-    stack = await startStack();
+    stack = await startStack({ serve: 'fetch' });
     stack.resetUpstreamCalls();
     const response = await stack.gql('{ plan(id: "last-used") { name } }', {}, { token: null });
     expect(response.status).toBe(401);
@@ -46,7 +46,7 @@ describe('upstream errors', () => {
   });
 
   it('404: an unknown plan is null beside NOT_FOUND while its siblings resolve', async () => {
-    stack = await startStack();
+    stack = await startStack({ serve: 'fetch' });
     const response = await stack.gql<{ missing: null; user: { id: string } }>(
       '{ missing: plan(id: "00000000-0000-4000-8000-000000000000") { name } user { id } }',
     );
@@ -65,7 +65,7 @@ describe('upstream errors', () => {
   });
 
   it('404: an unknown entity inside a known plan is null beside NOT_FOUND', async () => {
-    stack = await startStack();
+    stack = await startStack({ serve: 'fetch' });
     const response = await stack.gql<{ plan: { name: string; account: null } }>(
       '{ plan(id: "last-used") { name account(id: "00000000-0000-4000-8000-000000000000") { name } } }',
     );
@@ -78,7 +78,7 @@ describe('upstream errors', () => {
   });
 
   it('429: the upstream rate limit gives RATE_LIMITED with the REST error when nothing is cached', async () => {
-    stack = await startStack({ sandbox: { rateLimit: { limit: 1 } } });
+    stack = await startStack({ serve: 'fetch', sandbox: { rateLimit: { limit: 1 } } });
     await stack.gql('{ user { id } }');
     const response = await stack.gql('{ plan(id: "last-used") { name } }');
     expect(response.body.errors?.[0]?.extensions).toMatchObject({
@@ -89,7 +89,7 @@ describe('upstream errors', () => {
   });
 
   it('an unexpected upstream body is masked to a stable code without internals', async () => {
-    stack = await startStack();
+    stack = await startStack({ serve: 'fetch' });
     stack.sandbox.setFaults([{ kind: 'malformed', operationId: 'getUser' }]);
     const response = await stack.gql('{ user { id } }');
     expect(response.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
@@ -112,7 +112,7 @@ describe('input validation before any upstream call', () => {
     ['a malformed plan id', '{ plan(id: "my-budget") { name } }', 'id'],
     ['a malformed account id', '{ plan(id: "last-used") { account(id: "42") { name } } }', 'id'],
   ])('rejects %s with BAD_USER_INPUT naming the field', async (_what, query, field) => {
-    stack = await startStack();
+    stack = await startStack({ serve: 'fetch' });
     stack.resetUpstreamCalls();
     const response = await stack.gql(query);
     expect(response.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
@@ -121,7 +121,7 @@ describe('input validation before any upstream call', () => {
   });
 
   it('names the variable when the bad value came in a variable', async () => {
-    stack = await startStack();
+    stack = await startStack({ serve: 'fetch' });
     stack.resetUpstreamCalls();
     const response = await stack.gql(
       'query($since: Date) { plan(id: "last-used") { transactions(sinceDate: $since) { totalCount } } }',

@@ -36,7 +36,7 @@ interface PlanData<T> {
 }
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ serve: 'fetch' });
   planId = stack.sandbox.users[0]!.planIds[0]!;
 });
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_LIMITS, type GatewayConfig } from '../../src/config/config.js';
-import { type Front, startFront } from './support/front.js';
+import { type ServedGateway, startGateway } from '../support/stack.js';
 import {
   getOperation,
   type Operation,
@@ -31,13 +31,18 @@ const REGISTERED = 'query Registered { user { id } }';
 
 const log = () => [...open.log, ...trusted.log];
 let sandbox: Sandbox;
-let open: Front;
-let trusted: Front;
+let open: ServedGateway;
+let trusted: ServedGateway;
 let manifestDir: string;
 
 // Room for a GET that carries an over-size document (node's default is 16 KiB of headers).
 const serve = (config: Partial<GatewayConfig>) =>
-  startFront(sandbox.url, { config: { limits: LIMITS, ...config }, maxHeaderSize: 128 * 1024 });
+  startGateway(sandbox.url, {
+    serve: 'websocket',
+    log: true,
+    config: { limits: LIMITS, ...config },
+    maxHeaderSize: 128 * 1024,
+  });
 
 const stderr: string[] = [];
 beforeAll(async () => {
@@ -65,7 +70,7 @@ const token = () => sandbox.users[0]?.token ?? '';
 
 /** Sends `operation` over every transport; one graphql-ws connection per operation. */
 async function overEveryTransport(
-  front: Front,
+  front: ServedGateway,
   operation: Operation,
 ): Promise<Record<TransportName, Outcome> & { wsCloses: number[] }> {
   const ws = wsConnection(front.wsUrl, operation);
@@ -88,7 +93,7 @@ interface Row {
   /** The code, with the limit of an OPERATION_TOO_COMPLEX (`OPERATION_TOO_COMPLEX:depth`). */
   code: string;
   /** The gateway to send it to. @default the one with a CORS list */
-  front?: () => Front;
+  front?: () => ServedGateway;
 }
 
 const aliases = (n: number) => Array.from({ length: n }, (_, i) => `a${i}: __typename`).join(' ');

@@ -4,21 +4,19 @@
  * estimate of its heap bytes; a text that fails to parse or validate is never kept. Over real
  * HTTP: padded and failing documents by the hundred leave the heap where the budget says.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS, defaultConfig } from '../../src/config/config.js';
+import { DEFAULT_LIMITS } from '../../src/config/config.js';
 import { parseWithin } from '../../src/server/admission/bounded-parse.js';
 import {
   createDocumentCache,
   digestOf,
   estimatedBytes,
 } from '../../src/server/admission/document-cache.js';
-import { createGateway, type Gateway } from '../../src/server/gateway.js';
+import type { Gateway } from '../../src/server/gateway.js';
+import { startStack } from '../support/stack.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -90,27 +88,15 @@ describe('the document cache', () => {
 
 describe('over HTTP', () => {
   const CACHE_BYTES = 4 * 1024 * 1024;
-  let sandbox: Sandbox;
   let gateway: Gateway;
   let url: string;
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    sandbox = await createSandbox({ port: 0 });
-    gateway = createGateway({
-      ...defaultConfig(sandbox.url),
-      graphiql: false,
-      documentCache: { maxBytes: CACHE_BYTES, maxEntries: 1_000 },
+    const stack = await startStack({
+      config: { documentCache: { maxBytes: CACHE_BYTES, maxEntries: 1_000 } },
     });
-    const server = createServer(gateway.yoga);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
-    close = async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await gateway.close();
-      await sandbox.close();
-    };
+    ({ gateway, url, close } = stack);
   });
   afterAll(() => close());
 

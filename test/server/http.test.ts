@@ -5,7 +5,10 @@
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createSchema, createYoga } from 'graphql-yoga';
+import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultConfig } from '../../src/config/config.js';
+import { createGateway } from '../../src/server/gateway.js';
 import { useGraphiQL } from '../../src/server/graphiql/use-graphiql.js';
 import { preferredEncoding } from '../../src/server/plugins/use-compression.js';
 import { type Stack, startGateway, startStack } from '../support/stack.js';
@@ -134,7 +137,7 @@ describe('/ready', () => {
       await stack.close();
     }
     // The sandbox is closed now: nothing listens at the upstream URL.
-    const orphan = await startGateway(stack.sandbox);
+    const orphan = await startGateway(stack.sandbox.url);
     try {
       const unreachable = await fetch(orphan.url.replace('/graphql', '/ready'));
       expect(unreachable.status).toBe(503);
@@ -145,6 +148,41 @@ describe('/ready', () => {
       });
     } finally {
       await orphan.close();
+    }
+  });
+
+  it("probes the upstream through the gateway's own undici client, not the global fetch", async () => {
+    // An upstream only the injected dispatcher knows: the global fetch could not reach it.
+    for (const [answer, ready] of [
+      [401, { ready: true, upstream: { reachable: true, status: 401 } }],
+      [
+        503,
+        {
+          ready: false,
+          reason: 'upstream answers 503',
+          upstream: { reachable: true, status: 503 },
+        },
+      ],
+    ] as const) {
+      const agent = new MockAgent();
+      agent.disableNetConnect();
+      agent
+        .get('http://upstream.invalid')
+        .intercept({ path: '/v1/user', method: 'GET' })
+        .reply(answer, { error: { id: String(answer), name: 'refused', detail: 'Refused' } });
+      const gateway = createGateway(
+        { ...defaultConfig('http://upstream.invalid/v1'), graphiql: false },
+        { dispatcher: agent },
+      );
+      try {
+        const response = await gateway.yoga.fetch('http://gateway.test/ready');
+        expect(response.status).toBe(ready.ready ? 200 : 503);
+        expect(await response.json()).toEqual(ready);
+        agent.assertNoPendingInterceptors();
+      } finally {
+        await gateway.close();
+        await agent.close();
+      }
     }
   });
 });

@@ -7,7 +7,7 @@
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/config/config.js';
-import { type Stack, startGateway, startStack } from '../support/stack.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 const NESTED =
   '__schema { types { kind name description fields { name description args { name description defaultValue type { kind name ofType { kind name ofType { kind name } } } } type { kind name ofType { kind name ofType { kind name } } } } inputFields { name type { kind name } } enumValues { name description } possibleTypes { name } } }';
@@ -52,7 +52,7 @@ describe('introspection within the limits', () => {
   });
 
   it('counts introspection toward the depth, breadth and cost limits', async () => {
-    const strict = await startGateway(stack.sandbox, {
+    const strict = await stack.addGateway({
       config: { limits: { ...DEFAULT_LIMITS, depth: 4, breadth: 40, complexity: 1_000 } },
     });
     try {
@@ -97,7 +97,7 @@ describe('introspection within the limits', () => {
 
 describe('introspection turned off', () => {
   it('refuses __schema and __type before execution and keeps __typename', async () => {
-    const off = await startGateway(stack.sandbox, { config: { introspection: false } });
+    const off = await stack.addGateway({ config: { introspection: false } });
     try {
       stack.resetUpstreamCalls();
       for (const query of [

@@ -1,5 +1,5 @@
 /**
- * The prices `useOperationLimits` adds up (issue 8, items 1 and 3), on the real schema: what a
+ * The prices the admission path (`createOperationLimits`) adds up (issue 8, items 1 and 3), on the real schema: what a
  * selection costs, introspection included, and what no argument can make free.
  */
 import { getIntrospectionQuery, parse } from 'graphql';

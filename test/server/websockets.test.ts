@@ -10,8 +10,8 @@ import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_LIMITS, DEFAULT_LIVE } from '../../src/config/config.js';
+import { type ServedGateway, startGateway } from '../support/stack.js';
 import { until } from '../support/wait.js';
-import { type Front, startFront } from './support/front.js';
 import { postOperation, wsConnection } from './support/transports.js';
 
 const SECRET = 'secret-in-a-message-0123456789';
@@ -26,7 +26,7 @@ const boom: Plugin = {
 };
 
 let sandbox: Sandbox;
-let front: Front;
+let front: ServedGateway;
 const printed: string[] = [];
 
 beforeAll(async () => {
@@ -34,7 +34,9 @@ beforeAll(async () => {
     printed.push(args.map(String).join(' '));
   });
   sandbox = await createSandbox({ port: 0 });
-  front = await startFront(sandbox.url, {
+  front = await startGateway(sandbox.url, {
+    serve: 'websocket',
+    log: true,
     config: { limits: { ...DEFAULT_LIMITS, bodyBytes: 16 * 1024 } },
     deps: { plugins: [boom] },
   });
@@ -99,7 +101,9 @@ describe('GraphQL over WebSocket', () => {
   });
 
   it('closes a connection that only ever had operations refused once it has been idle', async () => {
-    const idle = await startFront(sandbox.url, {
+    const idle = await startGateway(sandbox.url, {
+      serve: 'websocket',
+      log: true,
       config: { live: { ...DEFAULT_LIVE, idleTimeoutMs: 300 } },
     });
     const ws = wsConnection(idle.wsUrl, { token: 'tøken' });

@@ -1,5 +1,6 @@
 /**
- * A GraphQL client over real HTTP, for suites that talk to a gateway on a loopback port.
+ * A GraphQL client over HTTP: the global `fetch` for a gateway on a loopback port, or a gateway's
+ * `yoga.fetch` when no socket is needed.
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
@@ -30,8 +31,9 @@ export async function gqlAt<Data>(
   variables: unknown,
   token: string | null,
   headers: Record<string, string> = {},
+  fetchImpl: (url: string, init: RequestInit) => Promise<Response> = fetch,
 ): Promise<GraphQLResponse<Data>> {
-  const response = await fetch(url, {
+  const response = await fetchImpl(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',

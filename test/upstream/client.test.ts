@@ -2,14 +2,14 @@ import { inspect } from 'node:util';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isUpstreamError, type UpstreamError } from '../../src/errors/upstream-error.js';
 import {
   createUpstreamClient,
   type UpstreamCallRecord,
   type UpstreamClient,
   type UpstreamClientOptions,
 } from '../../src/upstream/client.js';
-import { isUpstreamError, type UpstreamError } from '../../src/upstream/errors.js';
-import { createRequestLedger } from '../../src/upstream/ledger.js';
+import { createRequestLedger } from '../../src/upstream/request-ledger.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 import { until } from '../support/wait.js';
 import {

@@ -2,8 +2,12 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import type { OperationId } from '@plans-gateway/rest-contract';
 import { describe, expect, it } from 'vitest';
+import {
+  type FailedCall,
+  isUpstreamError,
+  type UpstreamError,
+} from '../../src/errors/upstream-error.js';
 import { decodeResponse, type Received } from '../../src/upstream/decode-response.js';
-import { type FailedCall, isUpstreamError, type UpstreamError } from '../../src/upstream/errors.js';
 import { createByteBudget } from '../../src/upstream/response-limits.js';
 
 const NOW = Date.UTC(2024, 0, 1);

@@ -1,7 +1,7 @@
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isUpstreamError } from '../../src/errors/upstream-error.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
-import { isUpstreamError } from '../../src/upstream/errors.js';
 
 // A narrow unit check through undici's MockAgent (no sockets): the client addresses the
 // configured origin only, and undici-level failures it cannot produce on a loopback server.

@@ -1,7 +1,7 @@
 /** The pause of a token's reads after a transient failure, seen on the wire. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UpstreamError } from '../../src/errors/upstream-error.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
-import { UpstreamError } from '../../src/upstream/errors.js';
 import { parseRetryAfter } from '../../src/upstream/read-backoff.js';
 import {
   sendJson,

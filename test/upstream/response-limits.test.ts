@@ -4,8 +4,8 @@
  */
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isUpstreamError } from '../../src/errors/upstream-error.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
-import { isUpstreamError } from '../../src/upstream/errors.js';
 import { readBody } from '../../src/upstream/read-body.js';
 import { createByteBudget } from '../../src/upstream/response-limits.js';
 import { sendJson, startTestServer, type TestServer } from './support/http-server.js';

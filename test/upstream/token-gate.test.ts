@@ -4,13 +4,13 @@
  * being sent for a while; a proven token sends freely.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isUpstreamError } from '../../src/errors/upstream-error.js';
 import {
   createUpstreamClient,
   type UpstreamClient,
   type UpstreamClientOptions,
 } from '../../src/upstream/client.js';
-import { isUpstreamError } from '../../src/upstream/errors.js';
-import { createRequestLedger } from '../../src/upstream/ledger.js';
+import { createRequestLedger } from '../../src/upstream/request-ledger.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 import { until } from '../support/wait.js';
 import {

@@ -8,7 +8,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { startFront as startLoggedFront } from '../../../test/server/support/front.js';
+import { type GatewayOptions, startGateway } from '../../../test/support/stack.js';
 import {
   type Answer,
   codes,
@@ -24,6 +24,10 @@ import {
   userWith,
 } from '../kit.js';
 import type { Probes } from './probe.js';
+
+/** A gateway whose JSON log lines the probe reads, with WebSocket beside HTTP. */
+const startLoggedFront = (url: string, options: GatewayOptions = {}) =>
+  startGateway(url, { serve: 'websocket', log: true, ...options });
 
 const TOKEN = 'admission-token-0001';
 

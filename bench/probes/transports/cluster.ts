@@ -8,7 +8,7 @@
 import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { redisName } from '../../../src/cluster/seal.js';
 import { DEFAULT_CLUSTER, type GatewayConfig } from '../../../src/config/config.js';
-import { channelKey } from '../../../src/live/bus.js';
+import { channelKey } from '../../../src/live/live-bus.js';
 import { createUpstreamClient } from '../../../src/upstream/client.js';
 import { tokenKey } from '../../../src/upstream/token-key.js';
 import { type Subscriber, sseClient } from '../../../test/live/support/subscribers.js';

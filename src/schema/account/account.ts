@@ -7,7 +7,7 @@ import type { AccountRow } from '../../replica/types.js';
 import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';
-import { findAccount, findPayee, inPlan } from '../links.js';
+import { findAccount, findPayee, inPlan } from '../in-plan.js';
 import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Payee } from '../payee/payee.js';

@@ -3,7 +3,7 @@ import type { CategoryGroupRow, CategoryRow } from '../../replica/types.js';
 import { amountFields, type FieldBuilder, nullableAmountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';
-import { findCategory, inPlan } from '../links.js';
+import { findCategory, inPlan } from '../in-plan.js';
 import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Plan } from '../plan.js';

@@ -1,6 +1,6 @@
 import type { PayeeLocationRow, PayeeRow } from '../../replica/types.js';
 import { builder } from '../builder.js';
-import { findPayee, inPlan } from '../links.js';
+import { findPayee, inPlan } from '../in-plan.js';
 import { Node, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Plan } from '../plan.js';

@@ -4,8 +4,7 @@
  * split rule.
  */
 
-import { addYears, maxLength } from '../input-checks.js';
-import { badUserInput } from '../inputs.js';
+import { addYears, badUserInput, maxLength } from '../input-checks.js';
 import { MEMO_MAX, PAYEE_NAME_MAX } from '../transaction/rules.js';
 
 export const FUTURE_YEARS_MAX = 5;

@@ -6,7 +6,6 @@ import { builder } from '../builder.js';
 import { encodeCursor, type PageArgs, pageWindow } from '../connections.js';
 import type { GatewayContext } from '../context.js';
 import { COUNT_COST } from '../cost.js';
-import { lastDayOfMonth } from '../inputs.js';
 import { Month } from '../month.js';
 import { Plan } from '../plan.js';
 import { MonthSelectorScalar } from '../scalars.js';
@@ -171,3 +170,11 @@ builder.objectFields(Month, (t) => ({
     TransactionConnection,
   ),
 }));
+
+/** The last day of the month that starts on `month` (`YYYY-MM-01`). */
+function lastDayOfMonth(month: IsoDate): IsoDate {
+  const year = Number(month.slice(0, 4));
+  const mon = Number(month.slice(5, 7));
+  const last = new Date(Date.UTC(year, mon, 0)).getUTCDate();
+  return `${month.slice(0, 7)}-${String(last).padStart(2, '0')}`;
+}

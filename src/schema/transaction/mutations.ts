@@ -7,7 +7,7 @@ import type { SaveTransactionsResponseData } from '@plans-gateway/rest-contract'
 import type { WriteOutcome } from '../../writes/pipeline.js';
 import { builder } from '../builder.js';
 import { CREATE_TRANSACTION_ERRORS, WRITE_ERRORS } from '../errors.js';
-import { checkId } from '../inputs.js';
+import { checkId } from '../input-checks.js';
 import { payloadBase, planIdArg, resultOf } from '../payloads.js';
 import {
   CreateTransactionInput,

@@ -6,8 +6,7 @@
  * be used) stay with the upstream, which answers a typed ValidationError.
  */
 
-import { maxLength, nonEmptyList, notNull, sumsTo } from '../input-checks.js';
-import { badUserInput } from '../inputs.js';
+import { badUserInput, maxLength, nonEmptyList, notNull, sumsTo } from '../input-checks.js';
 
 /** REST field limits (openapi-1.85.0: SaveTransactionWithOptionalFields, SaveSubTransaction, NewTransaction). */
 export const MEMO_MAX = 500;

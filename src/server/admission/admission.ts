@@ -15,15 +15,15 @@
  * with); it is reported like any operation (`outcome: refused`). A document is cached once it
  * passed every stage.
  */
-import { type DocumentNode, GraphQLError, type GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GatewayConfig, Limits } from '../../config/config.js';
-import { type Credentials, isUsableToken, unusableToken } from '../../contracts/credentials.js';
-import { gatewayError } from '../../contracts/error-codes.js';
+import { copyError, gatewayError } from '../../errors/codes.js';
+import { type Credentials, isUsableToken, unusableToken } from '../../operation/credentials.js';
 import { type OperationReportSink, refusalReport } from '../../telemetry/operation-report.js';
 import { tokenKey } from '../../upstream/token-key.js';
 import { nestedTooDeep, parseWithin } from './bounded-parse.js';
 import { createDocumentCache, digestOf } from './document-cache.js';
-import { createOperationLimits } from './document-limits.js';
+import { createOperationLimits } from './operation-limits.js';
 import { forbiddenOrigin, isAllowedOrigin } from './origin.js';
 import { type DocumentSources, resolveText, untrusted } from './trusted-documents.js';
 
@@ -214,11 +214,7 @@ function nestingOf(value: unknown, max: number): number {
 /** Private: the HTTP status a refusal is answered with over HTTP, unless it has its own. */
 function withStatus(error: GraphQLError, status: number): GraphQLError {
   if (error.extensions.http !== undefined) return error;
-  return new GraphQLError(error.message, {
-    ...(error.source ? { source: error.source } : {}),
-    ...(error.positions ? { positions: error.positions } : {}),
-    extensions: { ...error.extensions, http: { status } },
-  });
+  return copyError(error, { extensions: { ...error.extensions, http: { status } } });
 }
 
 // Private: a refusal is reported like an operation that ran, with nothing it did not pass.

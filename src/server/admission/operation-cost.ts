@@ -46,7 +46,7 @@ import {
   TypeMetaFieldDef,
   TypeNameMetaFieldDef,
 } from 'graphql';
-import { gatewayError } from '../../contracts/error-codes.js';
+import { gatewayError } from '../../errors/codes.js';
 import type { FieldPrice } from '../../schema/cost.js';
 
 export interface OperationCost {

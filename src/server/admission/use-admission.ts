@@ -1,7 +1,7 @@
 import type { DocumentNode } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
-import { presentedToken } from '../../contracts/credentials.js';
-import { gatewayError } from '../../contracts/error-codes.js';
+import { gatewayError } from '../../errors/codes.js';
+import { presentedToken } from '../../operation/credentials.js';
 import type { Admission, OperationRequest } from './admission.js';
 import { ownOriginsOf } from './origin.js';
 

@@ -1,6 +1,6 @@
 import type { ASTVisitor, ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from '../../contracts/error-codes.js';
+import { gatewayError } from '../../errors/codes.js';
 
 /**
  * With introspection off, a document selecting `__schema` or `__type` is refused at validation,

@@ -2,7 +2,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../../schema/context.js';
 
 /**
- * The operation deadline (`src/contracts/deadline.ts`) bounds queries and mutations; a
+ * The operation deadline (`src/operation/deadline.ts`) bounds queries and mutations; a
  * subscription has none: it lives as long as its client keeps it, and each event is answered
  * from the replica the poller just brought up to date.
  */

@@ -1,11 +1,15 @@
-import type { Plugin } from 'graphql-yoga';
+import { type Plugin, useReadinessCheck } from 'graphql-yoga';
 
 /** A probe result is reused this long, so a flood of `/ready` requests costs one upstream probe. */
 export const DEFAULT_READY_CACHE_MS = 2_000;
 const PROBE_TIMEOUT_MS = 2_000;
 
 export interface ReadinessOptions {
-  upstreamUrl: string;
+  /**
+   * Asks the upstream for an HTTP status (`UpstreamClient.probe`: the gateway's own undici pool,
+   * so the probe goes where and how its requests go); rejects when it cannot be reached.
+   */
+  probe: (signal: AbortSignal) => Promise<number>;
   /** True once the gateway is shutting down: load balancers must stop sending work. */
   draining: () => boolean;
   /** @default '/ready' */
@@ -25,57 +29,51 @@ export interface Readiness {
 }
 
 /**
- * `/ready` answers 200 or 503 with a JSON body saying why. Ready means: not shutting down, and
- * the upstream answers HTTP below 500 to a request without a token (the 401 it gets costs no
- * quota and proves the upstream is up).
+ * `/ready`, through yoga's own readiness check (`useReadinessCheck`), answers 200 or 503 with a
+ * JSON body saying why. Ready means: not shutting down, and the upstream answers HTTP below 500
+ * to a request without a token (the 401 it gets costs no quota and proves the upstream is up).
  */
 export function useReadiness({
-  upstreamUrl,
+  probe,
   draining,
   endpoint = '/ready',
   cacheMs = DEFAULT_READY_CACHE_MS,
   now = () => performance.now(),
 }: ReadinessOptions): Plugin {
   let cached: { at: number; result: Promise<Readiness> } | undefined;
-  const probe = async (): Promise<Readiness> => {
+  const probeUpstream = async (): Promise<Readiness> => {
+    const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
     try {
-      const response = await fetch(`${upstreamUrl}/user`, {
-        signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-      });
-      await response.body?.cancel();
-      const ok = response.status < 500;
+      const status = await probe(signal);
+      const ok = status < 500;
       return {
         ready: ok,
-        ...(ok ? {} : { reason: `upstream answers ${response.status}` }),
-        upstream: { reachable: true, status: response.status },
+        ...(ok ? {} : { reason: `upstream answers ${status}` }),
+        upstream: { reachable: true, status },
       };
-    } catch (error) {
-      const cause =
-        error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : 'unreachable';
+    } catch {
       return {
         ready: false,
-        reason: `upstream ${cause}`,
+        reason: `upstream ${signal.aborted ? 'timed out' : 'unreachable'}`,
         upstream: { reachable: false, status: null },
       };
     }
   };
-  return {
-    async onRequest({ url, endResponse, fetchAPI }) {
-      if (url.pathname !== endpoint) return;
+  return useReadinessCheck({
+    endpoint,
+    async check({ fetchAPI }) {
       let result: Readiness;
       if (draining()) {
         result = { ready: false, reason: 'shutting down' };
       } else {
         if (cached === undefined || now() - cached.at > cacheMs)
-          cached = { at: now(), result: probe() };
+          cached = { at: now(), result: probeUpstream() };
         result = await cached.result;
       }
-      endResponse(
-        new fetchAPI.Response(JSON.stringify(result), {
-          status: result.ready ? 200 : 503,
-          headers: { 'content-type': 'application/json; charset=utf-8' },
-        }),
-      );
+      return new fetchAPI.Response(JSON.stringify(result), {
+        status: result.ready ? 200 : 503,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      });
     },
-  };
+  });
 }

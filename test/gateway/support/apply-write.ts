@@ -3,8 +3,8 @@
  * now, so a command that finds nothing to act on, or that the interface refuses, changes nothing.
  */
 import type { FlagColor, PlanDetail } from '@plans-gateway/rest-contract';
+import { isUpstreamError } from '../../../src/errors/upstream-error.js';
 import type { UpstreamClient } from '../../../src/upstream/client.js';
-import { isUpstreamError } from '../../../src/upstream/errors.js';
 import type { WriteCommand } from './write-commands.js';
 
 const FLAGS: readonly (FlagColor | null)[] = [

@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import type { ServedGateway } from '../../support/stack.js';
 import { until } from '../../support/wait.js';
 import {
   callsOf,
@@ -6,8 +7,7 @@ import {
   type LiveStack,
   openAccount,
   outsideWrite,
-  type ServedGateway,
-} from './live-stack.js';
+} from './live.js';
 import { sseClient, type Transport, wsClient } from './subscribers.js';
 
 interface PlanChanged {

@@ -1,6 +1,6 @@
 import type { CORSOptions } from 'graphql-yoga';
-import type { GatewayConfig } from '../../config/config.js';
-import { REQUEST_ID_HEADER } from './use-request-id.js';
+import type { GatewayConfig } from '../config/config.js';
+import { REQUEST_ID_HEADER } from './plugins/use-request-id.js';
 
 /** Browsers cache a preflight this long, so a page pays for one per endpoint every 10 minutes. */
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;

@@ -15,7 +15,7 @@
  * A message from this instance comes back from Redis too; the instance id in front of each
  * message lets it be skipped.
  */
-import type { LiveMessage } from '../live/bus.js';
+import type { LiveMessage } from '../live/live-bus.js';
 import type { RedisLink } from './redis.js';
 import { redisName, type TokenSeals } from './seal.js';
 

@@ -3,9 +3,9 @@
  * digest (the only form that keys caches, ledgers and logs), and the refusals of a missing or
  * impossible token. Shared by the HTTP plugins, the loaders, writes and live updates.
  */
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
+import { gatewayError } from '../errors/codes.js';
 import { tokenKey } from '../upstream/token-key.js';
-import type { ErrorCode } from './error-codes.js';
 
 export interface Credentials {
   readonly token: string;
@@ -14,9 +14,9 @@ export interface Credentials {
 }
 
 export function unauthenticated(): GraphQLError {
-  return new GraphQLError(
+  return gatewayError(
     'No access token: send `Authorization: Bearer <token>` (or the `access_token` query parameter).',
-    { extensions: { code: 'UNAUTHENTICATED' satisfies ErrorCode } },
+    'UNAUTHENTICATED',
   );
 }
 
@@ -53,11 +53,11 @@ export function credentialsFrom(request: Request): Credentials | null {
 
 /** The refusal of a token that cannot be one; its message never quotes the token. */
 export function unusableToken(): GraphQLError {
-  return new GraphQLError(
+  return gatewayError(
     `The access token cannot be a token: it must be at most ${MAX_TOKEN_LENGTH} visible ASCII characters without spaces.`,
+    'UNAUTHENTICATED',
     {
       extensions: {
-        code: 'UNAUTHENTICATED' satisfies ErrorCode,
         http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } },
       },
     },

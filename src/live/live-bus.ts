@@ -6,13 +6,8 @@
  * snapshot or a class instance.
  */
 import { createPubSub, type PubSub } from 'graphql-yoga';
+import type { SerializedError } from '../errors/codes.js';
 import type { PlanChange } from './changes.js';
-
-/** A GraphQL error as data, so it can cross the bus and be rebuilt on the other side. */
-export interface SerializedError {
-  readonly message: string;
-  readonly extensions: Readonly<Record<string, unknown>>;
-}
 
 export type LiveMessage =
   | {

@@ -1,12 +1,5 @@
 import { setMaxListeners } from 'node:events';
-
-/** The operation's deadline passed before the upstream answered what it waited for. */
-export class OperationDeadlineError extends Error {
-  override readonly name = 'OperationDeadlineError';
-  constructor(readonly deadlineMs: number) {
-    super(`The upstream did not answer within the operation's deadline of ${deadlineMs / 1000} s.`);
-  }
-}
+import { OperationDeadlineError } from '../errors/deadline-error.js';
 
 export interface OperationDeadline {
   /**

@@ -1,5 +1,6 @@
-import { type ASTNode, type DocumentNode, GraphQLError, Kind, visit } from 'graphql';
+import { type ASTNode, type DocumentNode, Kind, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { copyError } from './codes.js';
 
 /** The argument or input field a literal value belongs to, as a path such as `input.amount`. */
 function argumentPath(document: DocumentNode, target: ASTNode): string | null {
@@ -38,10 +39,8 @@ export function useInputErrorNames(): Plugin {
             if (error.extensions?.code !== 'BAD_USER_INPUT' || !error.nodes?.[0]) return error;
             const path = argumentPath(params.documentAST, error.nodes[0]);
             if (!path) return error;
-            return new GraphQLError(`Argument "${path}": ${error.message}`, {
-              nodes: error.nodes,
-              source: error.source,
-              positions: error.positions,
+            return copyError(error, {
+              message: `Argument "${path}": ${error.message}`,
               originalError: error.originalError,
               extensions: { ...error.extensions, field: path },
             });

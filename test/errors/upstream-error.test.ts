@@ -1,19 +1,19 @@
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
 import {
   type GatewayErrorCode,
   gatewayErrorCode,
   isUpstreamError,
   UpstreamError,
   type UpstreamErrorInit,
-} from '../../src/upstream/errors.js';
+} from '../../src/errors/upstream-error.js';
+import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
 import {
   sendJson,
   sendRestError,
   startTestServer,
   type TestServer,
-} from './support/http-server.js';
+} from '../upstream/support/http-server.js';
 
 const TOKEN = 'errors-test-token-abcdefghijklmnop';
 const PLAN = 'plan-1';

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
-import type { Logger } from '../telemetry/logger.js';
-import { maskError } from './plugins/mask-error.js';
+import type { Logger } from 'pino';
+import { maskError } from './mask-error.js';
 
 /**
  * The client sees "Unexpected error."; the log gets the error's class and stack frames, not its

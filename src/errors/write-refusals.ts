@@ -6,9 +6,9 @@
  * with the DESIGN section 7 code, and says whether the write may have been applied.
  */
 import type { OperationId } from '@plans-gateway/rest-contract';
-import { GraphQLError } from 'graphql';
-import { isUpstreamError, type UpstreamError, type UpstreamRestError } from '../upstream/errors.js';
-import { toGraphQLError } from './errors.js';
+import { copyError } from './codes.js';
+import { toGraphQLError } from './to-graphql.js';
+import { isUpstreamError, type UpstreamError, type UpstreamRestError } from './upstream-error.js';
 
 /** A write the upstream refused for a reason the client can act on; keeps the REST error verbatim. */
 export abstract class WriteRefusedError extends Error {
@@ -125,7 +125,8 @@ export function writeFailure(error: unknown, options: WriteFailureOptions = {}):
       'transaction with an importId already on the account.'
     : ' Do not resend it blindly: read the plan again (Cache-Control: no-cache) to see whether ' +
       'it was applied.';
-  return new GraphQLError(`${base.message}${advice}`, {
+  return copyError(base, {
+    message: `${base.message}${advice}`,
     extensions: { ...base.extensions, outcomeUnknown: true, safeToRetryWithSameImportId: safe },
   });
 }

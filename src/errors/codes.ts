@@ -5,7 +5,7 @@
  * repeated here; the ones the gateway's admission path answers with itself are.
  */
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
-import type { GatewayErrorCode } from '../upstream/errors.js';
+import type { GatewayErrorCode } from './upstream-error.js';
 
 /** Codes of the gateway's own refusals, beside the ones that translate an upstream answer. */
 type RefusalCode =
@@ -46,4 +46,43 @@ export function gatewayError(
   options: Omit<GraphQLErrorOptions, 'extensions'> & { extensions?: Record<string, unknown> } = {},
 ): GraphQLError {
   return new GraphQLError(message, { ...options, extensions: { code, ...options.extensions } });
+}
+
+/**
+ * `error` with another message or other extensions, still pointing where it pointed (nodes,
+ * source, positions, path): how the transports and the hygiene pass reshape an error they did
+ * not make. `originalError` is kept only when asked for.
+ */
+export function copyError(
+  error: GraphQLError,
+  changes: {
+    message?: string;
+    extensions?: Record<string, unknown>;
+    originalError?: Error | undefined;
+  },
+): GraphQLError {
+  return new GraphQLError(changes.message ?? error.message, {
+    ...(error.nodes ? { nodes: error.nodes } : {}),
+    ...(error.source ? { source: error.source } : {}),
+    ...(error.positions ? { positions: error.positions } : {}),
+    ...(error.path ? { path: error.path } : {}),
+    ...(changes.originalError ? { originalError: changes.originalError } : {}),
+    extensions: changes.extensions ?? error.extensions,
+  });
+}
+
+/** An error as data, so it can cross the event bus (JSON) and be rebuilt on the other side. */
+export interface SerializedError {
+  readonly message: string;
+  readonly extensions: Readonly<Record<string, unknown>>;
+}
+
+/** What `revivedError` rebuilds: the message and extensions, code included, as they were. */
+export function serializedError(error: GraphQLError): SerializedError {
+  return { message: error.message, extensions: { ...error.extensions } };
+}
+
+/** An error that crossed the bus, made a GraphQL error again with the code it was sent with. */
+export function revivedError(error: SerializedError): GraphQLError {
+  return new GraphQLError(error.message, { extensions: { ...error.extensions } });
 }

@@ -1,8 +1,8 @@
 import type { GraphQLError } from 'graphql';
 import { ReplicaDataError } from '../replica/validate.js';
-import { gatewayErrorCode, isUpstreamError, type UpstreamError } from '../upstream/errors.js';
-import { OperationDeadlineError } from './deadline.js';
-import { gatewayError } from './error-codes.js';
+import { gatewayError } from './codes.js';
+import { OperationDeadlineError } from './deadline-error.js';
+import { gatewayErrorCode, isUpstreamError, type UpstreamError } from './upstream-error.js';
 
 function messageOf(error: UpstreamError): string {
   switch (error.kind) {

@@ -15,7 +15,7 @@
  * cluster. Without Redis, or without the token's seal here, every instance is granted its own
  * lease, so each polls alone (the poll budget still bounds what it spends).
  */
-import type { PollLeases } from '../live/leases.js';
+import type { PollLeases } from '../live/poll-leases.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
 import { redisName, signed, type TokenSeal, type TokenSeals, verified } from './seal.js';
 

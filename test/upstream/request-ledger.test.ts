@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRequestLedger } from '../../src/upstream/ledger.js';
+import { createRequestLedger } from '../../src/upstream/request-ledger.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 
 const MINUTE = 60_000;

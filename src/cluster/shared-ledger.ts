@@ -29,7 +29,7 @@ import {
   DEFAULT_WINDOW_MS,
   type RequestLedger,
   type RequestUsage,
-} from '../upstream/ledger.js';
+} from '../upstream/request-ledger.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
 import { redisName, signed, type TokenSeals, verified } from './seal.js';
 

@@ -1,5 +1,6 @@
-import { type ExecutionResult, GraphQLError } from 'graphql';
+import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { copyError } from './codes.js';
 
 /** @default 1,000 characters: every message the gateway writes is far shorter. */
 export const MAX_ERROR_MESSAGE_LENGTH = 1_000;
@@ -40,13 +41,7 @@ export function cleanError(
   const message = long
     ? `${error.message.slice(0, maxMessageLength)}… (${error.message.length - maxMessageLength} more characters)`
     : error.message;
-  return new GraphQLError(message, {
-    ...(error.nodes ? { nodes: error.nodes } : {}),
-    ...(error.source ? { source: error.source } : {}),
-    ...(error.positions ? { positions: error.positions } : {}),
-    ...(error.path ? { path: error.path } : {}),
-    extensions,
-  });
+  return copyError(error, { message, extensions });
 }
 
 /** A result whose errors are cleaned (`cleanError`); the same object when none needs it. */

@@ -17,7 +17,7 @@ import {
   validate,
 } from 'graphql';
 import type { Limits } from '../../config/config.js';
-import { gatewayError } from '../../contracts/error-codes.js';
+import { gatewayError } from '../../errors/codes.js';
 import { priceOf } from '../../schema/cost.js';
 import {
   type IntrospectionSizes,
@@ -27,7 +27,7 @@ import {
   tooComplex,
 } from './operation-cost.js';
 
-export type DocumentLimits = Pick<
+export type OperationLimitSettings = Pick<
   Limits,
   'aliases' | 'directives' | 'depth' | 'breadth' | 'complexity'
 >;
@@ -43,7 +43,7 @@ export interface OperationLimits {
 
 export function createOperationLimits(
   schema: GraphQLSchema,
-  limits: DocumentLimits,
+  limits: OperationLimitSettings,
 ): OperationLimits {
   const introspection: IntrospectionSizes = introspectionSizes(schema);
   const counted = new WeakMap<DocumentNode, GraphQLError | null>();
@@ -88,7 +88,7 @@ export function createOperationLimits(
 function countLimits(
   schema: GraphQLSchema,
   document: DocumentNode,
-  limits: DocumentLimits,
+  limits: OperationLimitSettings,
 ): GraphQLError | null {
   let refusal: GraphQLError | null = null;
   const refuse = (limit: 'aliases' | 'directives', max: number) => (_: unknown, error: Error) => {

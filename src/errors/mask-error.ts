@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { gatewayError } from '../../contracts/error-codes.js';
+import { gatewayError } from './codes.js';
 
 /**
  * Errors raised on purpose (by resolvers as GraphQLError, by graphql-js validation and

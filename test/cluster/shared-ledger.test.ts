@@ -5,9 +5,9 @@
  * their score, are not counted and are removed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSharedLedger } from '../../src/cluster/ledger.js';
 import { createRedisLink, type RedisLink } from '../../src/cluster/redis.js';
 import { redisName, TokenSeals } from '../../src/cluster/seal.js';
+import { createSharedLedger } from '../../src/cluster/shared-ledger.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { until } from '../support/wait.js';

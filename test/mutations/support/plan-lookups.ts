@@ -1,7 +1,7 @@
 /**
- * Shared by the mutation suites: a stack whose sandbox and gateway share one manual clock (so
- * "today", max-age and replica ages never depend on the wall clock), REST look-ups at the
- * sandbox, and a reader for typed mutation results.
+ * Shared by the mutation suites: the stack they run on (`MUTATIONS`: sandbox and gateway share one
+ * ticking clock, so "today", max-age and replica ages never depend on the wall clock; no socket),
+ * REST look-ups at the sandbox (`withLookups`), and readers of typed mutation results.
  */
 
 import type {
@@ -12,35 +12,33 @@ import type {
   ScheduledTransactionDetail,
   TransactionDetail,
 } from '@plans-gateway/rest-contract';
-import type { ManualClock } from '@plans-gateway/sandbox';
 import { expect } from 'vitest';
 import type { GraphQLResponse } from '../../support/graphql.js';
-import { type Stack, type StackOptions, startStack } from '../../support/stack.js';
-
-/** 2025-06-15 12:00 UTC: mid-month, so "today", the current month and last month are all distinct. */
-export const NOW = Date.UTC(2025, 5, 15, 12, 0, 0);
-export const TODAY = '2025-06-15';
+import type { ClockedStack, StackOptions } from '../../support/stack.js';
 
 /**
- * A manual clock that also moves 1 ms each time it is read, as a real one would between two
- * events: a frozen clock would make a sync "no older than 0 ms" look already done.
+ * The day the stack's clock starts on (`START`): mid-month, so "today", the current month and
+ * last month are all distinct.
  */
-export function createTickingClock(start: number): ManualClock {
-  let current = start;
-  return {
-    now: () => current++,
-    set(epochMs) {
-      current = epochMs;
-    },
-    advance(ms) {
-      current += ms;
-    },
-  };
-}
+export const TODAY = '2025-06-15';
 
-export interface MutationStack extends Stack {
-  clock: ManualClock;
-  planId: string;
+/** `startStack(MUTATIONS)`: a ticking clock, a rate-limit-free sandbox with one plan of 300. */
+export const MUTATIONS = {
+  clock: 'ticking' as const,
+  serve: 'fetch' as const,
+  sandbox: {
+    rateLimit: false,
+    users: [
+      {
+        token: 'mutations-token-0123456789',
+        readOnlyToken: 'mutations-read-only-0123456789',
+        plans: [{ transactions: 300 }],
+      },
+    ],
+  },
+} satisfies StackOptions;
+
+export interface PlanLookups {
   readOnlyToken: string;
   /** GET at the sandbox, asserting 200, returning `data`. */
   restData<T>(path: string): Promise<T>;
@@ -58,24 +56,10 @@ export interface MutationStack extends Stack {
   spendingCategory(index?: number): Promise<Category>;
 }
 
-export async function startMutationStack(options: StackOptions = {}): Promise<MutationStack> {
-  const clock = createTickingClock(NOW);
-  const stack = await startStack({
-    ...options,
-    sandbox: {
-      rateLimit: false,
-      clock,
-      users: [
-        {
-          token: 'mutations-token-0123456789',
-          readOnlyToken: 'mutations-read-only-0123456789',
-          plans: [{ transactions: 300 }],
-        },
-      ],
-      ...options.sandbox,
-    },
-    deps: { now: () => clock.now(), ...options.deps },
-  });
+export type MutationStack = ClockedStack & PlanLookups;
+
+/** The stack with look-ups of its first user's first plan at the sandbox (the same object). */
+export function withLookups(stack: ClockedStack): MutationStack {
   const user = stack.sandbox.users[0]!;
   const planId = user.planIds[0]!;
   const base = `/plans/${planId}`;
@@ -92,10 +76,7 @@ export async function startMutationStack(options: StackOptions = {}): Promise<Mu
     (await restData<{ category_groups: CategoryGroupWithCategories[] }>(`${base}/categories`))
       .category_groups;
 
-  return {
-    ...stack,
-    clock,
-    planId,
+  const lookups: PlanLookups = {
     readOnlyToken: user.readOnlyToken!,
     restData,
     accounts,
@@ -130,6 +111,7 @@ export async function startMutationStack(options: StackOptions = {}): Promise<Mu
       return category;
     },
   };
+  return Object.assign(stack, lookups);
 }
 
 /** The typed result of mutation `field`: asserts no GraphQL errors and the expected typename. */

@@ -1,0 +1,27 @@
+/**
+ * For the suites that prove a read does not scan: a stack of one user with one large plan, and a
+ * second gateway on its sandbox whose replicas count the transaction rows they visit.
+ */
+import type { QueryMeter } from '../../../src/replica/transaction-query.js';
+import { type ClockedStack, type ServedGateway, startStack } from '../../support/stack.js';
+
+export interface MeteredStack {
+  stack: ClockedStack;
+  /** The gateway whose reads `meter` counts. */
+  metered: ServedGateway;
+  meter: QueryMeter;
+}
+
+/** One user (`token`) with one plan of `transactions` from `seed`; no rate limit; manual clock. */
+export async function startMeteredStack(
+  token: string,
+  plan: { seed: number; transactions: number },
+): Promise<MeteredStack> {
+  const stack = await startStack({
+    clock: 'manual',
+    sandbox: { rateLimit: false, users: [{ token, plans: [plan] }] },
+  });
+  const meter: QueryMeter = { rowsVisited: 0 };
+  const metered = await stack.addGateway({ deps: { replicaMeter: meter } });
+  return { stack, metered, meter };
+}
