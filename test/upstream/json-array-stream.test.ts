@@ -16,7 +16,7 @@ function split(text: string, cuts: readonly number[] = [], batchBytes?: number) 
       at: ['data', 'plan'],
       onElements(key, batch) {
         batches.push(batch.length);
-        (elements[key] ??= []).push(...batch);
+        elements[key] = [...(elements[key] ?? []), ...batch];
       },
     },
     batchBytes === undefined ? {} : { batchBytes },
@@ -54,9 +54,12 @@ const row = fc.record({
   id: fc.uuid(),
   memo: fc.option(tricky),
   amount: fc.integer(),
-  nested: fc.array(fc.record({ k: tricky, v: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null)) }), {
-    maxLength: 3,
-  }),
+  nested: fc.array(
+    fc.record({ k: tricky, v: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null)) }),
+    {
+      maxLength: 3,
+    },
+  ),
 });
 const documents = fc.record({
   data: fc.record({
