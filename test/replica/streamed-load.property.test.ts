@@ -15,6 +15,7 @@ import { emptyPlanState, type PlanState } from '../../src/replica/plan-state.js'
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import { ReplicaDataError } from '../../src/replica/validate.js';
 import { JsonArraySplitter } from '../../src/upstream/json-array-stream.js';
+import { cutAt } from '../support/chunks.js';
 import { dumpIndexes, dumpSnapshot } from './support/inspect.js';
 import { createRandomPlan, randomChange } from './support/random-plan.js';
 
@@ -29,13 +30,7 @@ function streamedLoad(body: string, cuts: readonly number[], batchBytes: number)
     { at: ['data', 'plan'], onElements: (key, rows) => builder.add(key, rows) },
     { batchBytes },
   );
-  let from = 0;
-  for (const cut of [...new Set(cuts)].sort((a, b) => a - b)) {
-    if (cut <= from || cut >= bytes.length) continue;
-    splitter.write(bytes.subarray(from, cut));
-    from = cut;
-  }
-  splitter.write(bytes.subarray(from));
+  for (const piece of cutAt(bytes, cuts)) splitter.write(piece);
   return builder.finish((splitter.end() as { data: unknown }).data);
 }
 

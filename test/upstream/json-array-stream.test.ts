@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JsonArraySplitter, JsonStreamError } from '../../src/upstream/json-array-stream.js';
+import { cutAt } from '../support/chunks.js';
 
 /** Feeds `text` cut at `cuts` (byte offsets) and returns the elements by key and the skeleton. */
 function split(text: string, cuts: readonly number[] = [], batchBytes?: number) {
@@ -21,13 +22,7 @@ function split(text: string, cuts: readonly number[] = [], batchBytes?: number) 
     },
     batchBytes === undefined ? {} : { batchBytes },
   );
-  let from = 0;
-  for (const cut of [...new Set(cuts)].sort((a, b) => a - b)) {
-    if (cut <= from || cut >= bytes.length) continue;
-    splitter.write(bytes.subarray(from, cut));
-    from = cut;
-  }
-  splitter.write(bytes.subarray(from));
+  for (const piece of cutAt(bytes, cuts)) splitter.write(piece);
   return { elements, skeleton: splitter.end(), batches };
 }
 
