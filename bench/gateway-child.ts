@@ -26,6 +26,9 @@ const gateway = createGateway(
     graphiql: false,
     metrics: 'always',
     maxAgeMs: Number(maxAgeArg ?? DEFAULT_MAX_AGE_MS),
+    ...(process.env.BENCH_REPLICA_MAX_BYTES
+      ? { replicaMaxBytes: Number(process.env.BENCH_REPLICA_MAX_BYTES) }
+      : {}),
     ...(redisUrl
       ? {
           redisUrl,

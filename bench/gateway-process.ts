@@ -50,6 +50,8 @@ export async function startGatewayProcess(options: {
   maxAgeMs: number;
   /** Cooperate with other instances through this Redis, under this key prefix. */
   redis?: { url: string; prefix: string };
+  /** The replica budget (`REPLICA_MAX_MB` in bytes). @default the gateway's default */
+  replicaMaxBytes?: number;
 }): Promise<GatewayProcess> {
   const entry = fileURLToPath(new URL('./gateway-child.ts', import.meta.url));
   const redisArgs = options.redis ? [options.redis.url, options.redis.prefix] : [];
@@ -59,6 +61,12 @@ export async function startGatewayProcess(options: {
     {
       execArgv: ['--import', 'tsx', '--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: {
+        ...process.env,
+        ...(options.replicaMaxBytes === undefined
+          ? {}
+          : { BENCH_REPLICA_MAX_BYTES: String(options.replicaMaxBytes) }),
+      },
     },
   );
   const pending = new Map<

@@ -24,6 +24,12 @@ export interface BenchOptions {
   subscriptions: boolean;
   /** Run only the scale-out benchmark with this many instances (bench/instances.ts); 0: off. @default 0 */
   instances: number;
+  /** Run only the large-plan benchmark (bench/large-plans.ts). @default false */
+  large: boolean;
+  /** With `large`: plan sizes in transactions. @default 100000,300000 (`--huge` adds 1000000) */
+  largeSizes: number[];
+  /** With `large`: runs of each measurement (medians reported). @default 3 */
+  repeats: number;
 }
 
 /** With --instances: replicas go past max-age several times in a phase of a few seconds. */
@@ -44,6 +50,11 @@ const HELP = `Usage: npm run bench -- [options]
                             for 1, 10 and 100 subscribers (uses --latency, --plan-transactions, --quick)
   --instances <n>           only the scale-out benchmark: n instances sharing one Redis against one
                             instance (needs redis-server, or REDIS_URL; max-age defaults to 5000 here)
+  --large                   only the large-plan benchmark: cold load against curl, peak RSS, at
+                            100000 and 300000 transactions (about 3 min)
+  --huge                    with --large: also 1000000 transactions (about 5 min more, 3 GB of RAM)
+  --sizes <n,n,...>         with --large: the plan sizes instead
+  --repeats <n>             with --large: runs of each measurement, medians reported (default 3)
   --help
 `;
 
@@ -78,6 +89,10 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
       quick: { type: 'boolean', default: false },
       subscriptions: { type: 'boolean', default: false },
       instances: { type: 'string' },
+      large: { type: 'boolean', default: false },
+      huge: { type: 'boolean', default: false },
+      sizes: { type: 'string' },
+      repeats: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -103,10 +118,18 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
         ? 'bench/results/instances.json'
         : values.subscriptions
           ? 'bench/results/subscriptions.json'
-          : 'bench/results/latest.json'),
+          : values.large
+            ? 'bench/results/large-plans.json'
+            : 'bench/results/latest.json'),
     quick,
     subscriptions: values.subscriptions === true,
     instances,
+    large: values.large === true,
+    largeSizes:
+      values.sizes === undefined
+        ? [100_000, 300_000, ...(values.huge ? [1_000_000] : [])]
+        : values.sizes.split(',').map((size) => positiveInteger('sizes', size.trim(), 0)),
+    repeats: positiveInteger('repeats', values.repeats, 3),
   };
 }
 

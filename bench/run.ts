@@ -18,6 +18,7 @@ import {
 } from './clients.js';
 import { type GatewayProcess, startGatewayProcess } from './gateway-process.js';
 import { formatInstancesResults, runInstancesBench } from './instances.js';
+import { formatLargePlans, runLargePlans } from './large-plans.js';
 import { type LoadOptions, type Outcome, runLoad } from './load.js';
 import { type BenchOptions, HELP, parseBenchOptions } from './options.js';
 import {
@@ -248,6 +249,19 @@ async function main(): Promise<void> {
     const file = resolve(options.out);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(`results written to ${file}`);
+    return;
+  }
+  if (options.large) {
+    console.log(
+      `Large plans (${options.largeSizes.join(', ')} transactions, ${options.repeats} runs each)...`,
+    );
+    const rows = await runLargePlans({ sizes: options.largeSizes, repeats: options.repeats });
+    console.log('');
+    console.log(formatLargePlans(rows));
+    const file = resolve(options.out);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify({ options, rows }, null, 2)}\n`);
     console.log(`results written to ${file}`);
     return;
   }

@@ -160,6 +160,7 @@ export function createCluster(options: ClusterOptions): Cluster {
         leaseMs: flightLeaseMs,
         recheckMs: commandTimeoutMs,
         onRejected,
+        onError,
       }),
     replicas: (inner) =>
       warmingReplicas(binding.bind(inner), {

@@ -25,8 +25,10 @@
 
 import { isUpstreamError, UpstreamError } from '../errors/upstream-error.js';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
+import { createPlanSnapshot } from '../replica/snapshot.js';
 import type { FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import type { ReplicaStore } from '../replica/types.js';
+import { planExportOf } from './plan-export.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
 import {
   ACQUIRE,
@@ -65,6 +67,8 @@ export interface ClusterFlightsOptions {
    * command timeout: a Redis that hangs meanwhile ends the wait within twice that). @default 1_000
    */
   recheckMs?: number;
+  /** Told of a failure off any request's path (writing a snapshot). @default nothing */
+  onError?: (error: unknown) => void;
   /** A lease or pause that failed authentication or outlived its end (logged by the caller). */
   onRejected?: (what: string) => void;
 }
@@ -114,6 +118,7 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
     pollMs = 50,
     recheckMs = 1_000,
     onRejected = () => {},
+    onError = () => {},
   } = options;
   let sequence = 0;
   const leaseOf = (seal: TokenSeal, flight: { key: string; owner: string }) =>
@@ -173,8 +178,21 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
       if (from === undefined) {
         // Stored in the background (the lease held meanwhile): the readers need not wait for it.
         renewing = false;
+        const { built, data, bytes } = result;
         void tier
-          .storeExport(seal, result.data, sentAt, aliases, flight)
+          .storeExport(
+            seal,
+            {
+              planId: resolved,
+              bytes,
+              // A streamed export is written back from the replica it built.
+              data: built ? () => planExportOf(createPlanSnapshot(built, { now })) : () => data,
+            },
+            sentAt,
+            aliases,
+            flight,
+          )
+          .catch(onError)
           .finally(() => clearInterval(renew));
       } else if (resolved === planId) {
         await tier.publishDelta(

@@ -190,10 +190,13 @@ export interface ReplicaTier {
     relay: Omit<DeltaRelay, 'bytes'>,
     flight: { key: string; owner: string },
   ): Promise<void>;
-  /** After this instance loaded a full export: store it as the snapshot, then release the flight. */
+  /**
+   * After this instance loaded a full export: store it as the snapshot, then release the flight.
+   * An export too large for a snapshot is not written out at all (the flight is released).
+   */
   storeExport(
     seal: TokenSeal,
-    data: PlanExport,
+    exported: LoadedExport,
     sentAt: number,
     aliases: readonly string[],
     flight: { key: string; owner: string },
@@ -213,6 +216,22 @@ export interface ReplicaTier {
   close(): void;
 }
 
+/** A full export this instance loaded, as the snapshot tier stores it. */
+export interface LoadedExport {
+  readonly planId: string;
+  /** Its JSON size: past what a snapshot can hold compressed, it is not written out. */
+  readonly bytes: number;
+  /** The export, made when it is written (a streamed export is written back from its replica). */
+  readonly data: () => PlanExport;
+}
+
+/**
+ * JSON bytes per sealed byte a snapshot is assumed to shrink to at most (brotli at quality 4
+ * measured 15 on a 100,000-transaction export): an export larger than this many times
+ * `maxSnapshotBytes` is not even serialized.
+ */
+const SNAPSHOT_COMPRESSION = 8;
+
 export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
   const state = tierStateOf(options);
   const sweep = setInterval(() => unfollowUnheld(state), SWEEP_MS);
@@ -225,8 +244,8 @@ export function createReplicaTier(options: ReplicaTierOptions): ReplicaTier {
     install: (tokenKey, requested, stored) => install(state, tokenKey, requested, stored),
     load: (seal, planId) => load(state, seal, planId),
     publishDelta: (seal, relay, flight) => publishDelta(state, seal, relay, flight),
-    storeExport: (seal, data, sentAt, aliases, flight) =>
-      storeExport(state, seal, data, sentAt, aliases, flight),
+    storeExport: (seal, exported, sentAt, aliases, flight) =>
+      storeExport(state, seal, exported, sentAt, aliases, flight),
     relayWrite: (tokenKey, planId, saved) =>
       void relayWrite(state, tokenKey, planId, saved).catch(state.onError),
     latest: (tokenKey, planId) => state.latest.get(ridOf(tokenKey, planId)),
@@ -477,13 +496,14 @@ async function writeSnapshot(
   state: TierState,
   seal: TokenSeal,
   rid: string,
-  data: PlanExport,
+  data: PlanExport | undefined,
   sentAt: number,
   aliasKeys: readonly string[],
   flight: { key: string; owner: string } | undefined,
 ): Promise<void> {
-  const blob = await sealJson(seal, { sentAt, data }, `snapshot:${rid}`);
-  const tooLarge = blob.length > state.maxSnapshotBytes;
+  // Without data (too large to serialize), only the flight is released.
+  const blob = data ? await sealJson(seal, { sentAt, data }, `snapshot:${rid}`) : Buffer.alloc(0);
+  const tooLarge = data === undefined || blob.length > state.maxSnapshotBytes;
   // Off any request's path: a large snapshot gets the time its bytes take, not just a command's.
   const sent = tooLarge ? 0 : blob.length;
   const timeoutMs = state.commandTimeoutMs + Math.ceil((sent / BULK_BYTES_PER_SECOND) * 1000);
@@ -637,17 +657,28 @@ async function publishDelta(
 async function storeExport(
   state: TierState,
   seal: TokenSeal,
-  data: PlanExport,
+  exported: LoadedExport,
   sentAt: number,
   aliases: readonly string[],
   flight: { key: string; owner: string },
 ): Promise<void> {
-  const planId = data.plan.id;
+  const { planId } = exported;
   const rid = ridOf(seal.tokenKey, planId);
   const aliasKeys = aliases
     .filter((alias) => alias !== planId)
     .map((alias) => keyOf(state, 'a', redisName('alias', seal.tokenKey, alias)));
-  await writeSnapshot(state, seal, rid, data, sentAt, aliasKeys, flight);
+  // Off the readers' path: they get their answer before the export is written out.
+  await new Promise((resolve) => setImmediate(resolve));
+  const fits = exported.bytes <= state.maxSnapshotBytes * SNAPSHOT_COMPRESSION;
+  await writeSnapshot(
+    state,
+    seal,
+    rid,
+    fits ? exported.data() : undefined,
+    sentAt,
+    aliasKeys,
+    flight,
+  );
 }
 
 /** Where an alias resolved, and when: `<rid> <time> <tag>`, signed for the (first) alias key. */

@@ -92,7 +92,7 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   HOST                          interface (default 127.0.0.1 embedded, 0.0.0.0 with UPSTREAM_URL)
   UPSTREAM_URL                  REST base URL including /v1 (default: embedded sandbox)
   MAX_AGE_SECONDS               replica max-age (default ${DEFAULT_MAX_AGE_MS / 1000})
-  REPLICA_MAX_MB                memory budget of all replicas (default ${DEFAULT_REPLICA_BYTES / 1024 / 1024})
+  REPLICA_MAX_MB                memory budget of all replicas, and the largest plan export read (default ${DEFAULT_REPLICA_BYTES / 1024 / 1024})
   REST_CACHE_MAX_MB             memory budget of the per-token REST cache (default ${DEFAULT_REST_CACHE_BYTES / 1024 / 1024})
   OPERATION_DEADLINE_SECONDS    longest upstream wait of one operation before it answers stale (default ${DEFAULT_OPERATION_DEADLINE_MS / 1000})
   MAX_DOCUMENT_BYTES            bytes of one GraphQL document, comments included (default ${DEFAULT_LIMITS.documentBytes})

@@ -23,8 +23,11 @@ function messageOf(error: UpstreamError): string {
         : `The upstream did not answer ${error.operationId} in time.`;
     case 'malformed':
       return `The upstream sent an unreadable answer to ${error.operationId}.`;
-    case 'too_large':
-      return `The upstream's answer to ${error.operationId} was too large to read.`;
+    case 'too_large': {
+      const setting = error.sizeLimit?.setting;
+      const raise = setting === undefined ? '' : ` (the gateway's ${setting} setting bounds it)`;
+      return `The upstream's answer to ${error.operationId} was too large to read${raise}.`;
+    }
   }
 }
 

@@ -43,7 +43,16 @@ export interface UpstreamErrorInit {
   attempts: number;
   /** From the upstream's `Retry-After`, or how long the client holds back this token's reads. */
   retryAfterMs?: number | null;
+  /** Kind `too_large`: the limit passed, and the setting that raises it, if one does. */
+  sizeLimit?: SizeLimit | null;
   cause?: unknown;
+}
+
+/** The size limit an answer passed (kind `too_large`). */
+export interface SizeLimit {
+  readonly bytes: number;
+  /** The setting that raises it (e.g. `REPLICA_MAX_MB`), for the person who can. */
+  readonly setting?: string;
 }
 
 export class UpstreamError extends Error {
@@ -74,6 +83,8 @@ export class UpstreamError extends Error {
   readonly attempts: number;
   /** When to try again, in ms from the failure, if the upstream (or the client's back-off) said. */
   readonly retryAfterMs: number | null;
+  /** Kind `too_large`: the limit the answer passed, and what raises it. */
+  readonly sizeLimit: SizeLimit | null;
 
   constructor(init: UpstreamErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -86,6 +97,7 @@ export class UpstreamError extends Error {
     this.outcomeUnknown = init.outcomeUnknown;
     this.attempts = init.attempts;
     this.retryAfterMs = init.retryAfterMs ?? null;
+    this.sizeLimit = init.sizeLimit ?? null;
   }
 }
 
@@ -233,10 +245,20 @@ export function malformedResponse(call: FailedCall, status: number, reason: stri
   });
 }
 
-export function responseTooLarge(call: FailedCall, status: number, limit: number): UpstreamError {
+/**
+ * A body over its size limit. Deterministic (the same answer is as large again): never retried.
+ * `setting` names what raises the limit, for the operator reading the message.
+ */
+export function responseTooLarge(
+  call: FailedCall,
+  status: number,
+  limit: number,
+  setting?: string,
+): UpstreamError {
   const isWrite = call.method !== 'GET';
+  const raise = setting === undefined ? '' : ` (raise ${setting} to read it)`;
   return new UpstreamError({
-    message: `${prefix(call)} the upstream answered ${status} with a body over the ${limit}-byte limit`,
+    message: `${prefix(call)} the upstream answered ${status} with a body over the ${limit}-byte limit${raise}`,
     operationId: call.operationId,
     method: call.method,
     status,
@@ -245,6 +267,7 @@ export function responseTooLarge(call: FailedCall, status: number, limit: number
     retryable: false,
     outcomeUnknown: isWrite && status >= 200 && status < 300,
     attempts: call.attempt,
+    sizeLimit: setting === undefined ? { bytes: limit } : { bytes: limit, setting },
   });
 }
 

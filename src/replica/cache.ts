@@ -101,6 +101,14 @@ export function replicaKey(tokenKey: string, planId: string): string {
   return `${tokenKey.length}:${tokenKey}/${planId}`;
 }
 
+/**
+ * The largest plan export (JSON bytes) whose replica a budget of `maxBytes` can hold: an export
+ * read is capped here, since a larger one could not be kept anyway.
+ */
+export function largestExportBytes(maxBytes: number): number {
+  return Math.max(1, Math.floor(maxBytes / HEAP_BYTES_PER_JSON_BYTE));
+}
+
 export function estimateHeapBytes(entry: Pick<ReplicaEntry, 'jsonBytes'>): number {
   return Math.max(MIN_ENTRY_BYTES, Math.ceil(entry.jsonBytes * HEAP_BYTES_PER_JSON_BYTE));
 }

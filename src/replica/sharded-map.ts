@@ -24,6 +24,24 @@ export class ShardedMap<V> {
     return new ShardedMap<V>([new Map()], 0);
   }
 
+  /** A map holding `map`'s entries, sharded as a draft that set them one by one would be. */
+  static fromMap<V>(map: ReadonlyMap<string, V>): ShardedMap<V> {
+    const wanted = shardCountFor(map.size);
+    return new ShardedMap(wanted >= 4 ? reshard([map], wanted) : [new Map(map)], map.size);
+  }
+
+  /**
+   * An empty map already split for about `expected` entries, so a draft filling it (a bulk
+   * load) writes each entry once instead of re-sharding them all when it finishes.
+   */
+  static sized<V>(expected: number): ShardedMap<V> {
+    const count = shardCountFor(expected);
+    return new ShardedMap<V>(
+      Array.from({ length: count }, () => new Map<string, V>()),
+      0,
+    );
+  }
+
   get(key: string): V | undefined {
     return this._shards[shardIndex(key, this._shards.length)]!.get(key);
   }
@@ -70,6 +88,10 @@ export class ShardedMapDraft<V> {
   ) {
     this._shards = [...shards];
     this._size = size;
+  }
+
+  get size(): number {
+    return this._size;
   }
 
   get(key: string): V | undefined {
@@ -127,13 +149,28 @@ function reshard<V>(shards: readonly ReadonlyMap<string, V>[], count: number): M
   return next;
 }
 
-/** Private: FNV-1a over the key, masked to the (power of two) shard count. */
+/** Characters hashed from each end of a long key. */
+const HASHED_ENDS = 8;
+
+/**
+ * Private: FNV-1a over the key, masked to the (power of two) shard count. A long key is hashed
+ * by its first and last `HASHED_ENDS` characters and its length: ids vary at both ends (UUIDs
+ * throughout, `<uuid>_<date>` ids at the start), and a bulk load hashes a million of them.
+ */
 function shardIndex(key: string, count: number): number {
   if (count === 1) return 0;
   let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i += 1) {
-    hash ^= key.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
+  const length = key.length;
+  if (length <= 2 * HASHED_ENDS) {
+    for (let i = 0; i < length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  } else {
+    for (let i = 0; i < HASHED_ENDS; i += 1) {
+      hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+    }
+    for (let i = length - HASHED_ENDS; i < length; i += 1) {
+      hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+    }
+    hash = Math.imul(hash ^ length, 0x01000193);
   }
   return (hash >>> 0) & (count - 1);
 }

@@ -107,7 +107,13 @@ export interface FetchPlanRequest {
 }
 
 export interface FetchPlanResult {
+  /**
+   * The answer's `data`. With `built`, only its plan-level fields and knowledge: its collections
+   * are empty, their rows being in `built`.
+   */
   readonly data: ResponseData['getPlanById'];
+  /** A full export already built into a replica as it streamed in (`PlanBuilder`). */
+  readonly built?: PlanState;
   /** Size of the response body in bytes; feeds the memory estimate. */
   readonly bytes: number;
   /** When the request that produced `data` was sent, if before this sync (another instance's). */
@@ -656,7 +662,7 @@ function entryFromAnswer(
   const { sentAt, replace } = answer;
   const rebuilt = answer.kind === 'full' || !current;
   let state = rebuilt
-    ? buildPlanState(data, { currentMonth })
+    ? (answer.result.built ?? buildPlanState(data, { currentMonth }))
     : mergePlanDelta(current.state, data, { currentMonth });
   const survivors = writesNotIn(pending, answer.epochAtSend, data.server_knowledge);
   for (const write of survivors) state = applySavedEntities(state, write.saved, { currentMonth });

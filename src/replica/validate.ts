@@ -5,7 +5,7 @@
  * names the field and leaves the replica as it was, instead of being stored and failing every
  * later read of the field until the next full load.
  */
-import type { ResponseData } from '@plans-gateway/rest-contract';
+import type { PlanDetail, ResponseData } from '@plans-gateway/rest-contract';
 import { isIsoDate } from './plan-state.js';
 
 /** Upstream data the replica cannot merge; `path` names the offending field. */
@@ -90,8 +90,34 @@ const MONTH_RULES = {
   to_be_budgeted: 'amount',
 } as const satisfies FieldRules;
 
+/** A plan export's `data` without regard to its collections' rows (see `assertExportHead`). */
+export interface ExportHead {
+  readonly server_knowledge: number;
+  readonly plan: PlanDetail;
+}
+
 /** Throws ReplicaDataError unless `data` has the shape of a `getPlanById` response body. */
 export function assertPlanExport(data: unknown): asserts data is ResponseData['getPlanById'] {
+  assertExportHead(data);
+  const plan: Record<string, unknown> = { ...data.plan };
+  for (const collection of Object.keys(RULES)) {
+    const path = `data.plan.${collection}`;
+    const list = plan[collection] as unknown[];
+    for (const [index, entity] of list.entries()) {
+      assertEntity(collection as CheckedCollection, entity, `${path}[${index}]`);
+    }
+  }
+  for (const [index, month] of (plan.months as unknown[]).entries()) {
+    assertMonth(month, `data.plan.months[${index}]`);
+  }
+}
+
+/**
+ * Throws ReplicaDataError unless `data` has the plan-level shape of a `getPlanById` body: the
+ * knowledge, the plan's id and name, and every collection an array (their rows unchecked: a
+ * streamed export checks them batch by batch with `assertEntity` and `assertMonth`).
+ */
+export function assertExportHead(data: unknown): asserts data is ExportHead {
   if (!isRecord(data)) throw new ReplicaDataError('data', 'an object', data);
   const knowledge = data.server_knowledge;
   if (typeof knowledge !== 'number' || !Number.isSafeInteger(knowledge) || knowledge < 0) {
@@ -101,29 +127,27 @@ export function assertPlanExport(data: unknown): asserts data is ResponseData['g
   if (!isRecord(plan)) throw new ReplicaDataError('data.plan', 'an object', plan);
   checkField(plan, 'id', 'data.plan', 'string');
   checkField(plan, 'name', 'data.plan', 'string');
-  for (const [collection, rules] of Object.entries(RULES)) {
-    const path = `data.plan.${collection}`;
+  for (const collection of [...Object.keys(RULES), 'months']) {
     const list = plan[collection];
-    if (!Array.isArray(list)) throw new ReplicaDataError(path, 'an array', list);
-    for (const [index, entity] of list.entries()) checkEntity(entity, `${path}[${index}]`, rules);
+    if (!Array.isArray(list))
+      throw new ReplicaDataError(`data.plan.${collection}`, 'an array', list);
   }
-  const months = plan.months;
-  if (!Array.isArray(months)) throw new ReplicaDataError('data.plan.months', 'an array', months);
-  months.forEach((month, index) => {
-    const path = `data.plan.months[${index}]`;
-    if (!isRecord(month)) throw new ReplicaDataError(path, 'an object', month);
-    checkField(month, 'month', path, 'date');
-    checkField(month, 'deleted', path, 'boolean');
-    if (month.deleted === true) return;
-    for (const [field, rule] of Object.entries(MONTH_RULES)) checkField(month, field, path, rule);
-    const categories = month.categories;
-    if (!Array.isArray(categories)) {
-      throw new ReplicaDataError(`${path}.categories`, 'an array', categories);
-    }
-    for (const [i, category] of categories.entries()) {
-      checkEntity(category, `${path}.categories[${i}]`, RULES.categories);
-    }
-  });
+}
+
+/** Throws ReplicaDataError unless `month` is a usable month of an export, its categories too. */
+export function assertMonth(month: unknown, path: string): void {
+  if (!isRecord(month)) throw new ReplicaDataError(path, 'an object', month);
+  checkField(month, 'month', path, 'date');
+  checkField(month, 'deleted', path, 'boolean');
+  if (month.deleted === true) return;
+  for (const [field, rule] of Object.entries(MONTH_RULES)) checkField(month, field, path, rule);
+  const categories = month.categories;
+  if (!Array.isArray(categories)) {
+    throw new ReplicaDataError(`${path}.categories`, 'an array', categories);
+  }
+  for (const [i, category] of categories.entries()) {
+    checkEntity(category, `${path}.categories[${i}]`, RULES.categories);
+  }
 }
 
 const REST_RULES = {
@@ -160,8 +184,15 @@ function checkRecord(entity: unknown, path: string, rules: FieldRules): void {
 
 export type CheckedCollection = keyof typeof RULES;
 
-/** Throws ReplicaDataError unless `entity` is a usable entity of `collection`. */
-export function assertEntity(collection: CheckedCollection, entity: unknown, path: string): void {
+/**
+ * Throws ReplicaDataError unless `entity` is a usable entity of `collection`; `path` names it
+ * (a function: called only when it fails).
+ */
+export function assertEntity(
+  collection: CheckedCollection,
+  entity: unknown,
+  path: string | (() => string),
+): void {
   checkEntity(entity, path, RULES[collection]);
 }
 
@@ -170,13 +201,31 @@ export function assertDate(value: unknown, path: string): void {
   if (!isDate(value)) throw new ReplicaDataError(path, CHECKS.date[1], value);
 }
 
-/** Private: checks `id`, `deleted` and, on a live entity, the collection's rules. */
-function checkEntity(entity: unknown, path: string, rules: FieldRules): void {
-  if (!isRecord(entity)) throw new ReplicaDataError(path, 'an object', entity);
-  checkField(entity, 'id', path, 'string');
-  checkField(entity, 'deleted', path, 'boolean');
+/** Private: each rule set as a list, made once (entity checks run for every row of an export). */
+const RULE_LISTS = new Map<FieldRules, readonly (readonly [string, keyof typeof CHECKS])[]>();
+
+function ruleList(rules: FieldRules): readonly (readonly [string, keyof typeof CHECKS])[] {
+  let list = RULE_LISTS.get(rules);
+  if (!list) {
+    list = Object.entries(rules);
+    RULE_LISTS.set(rules, list);
+  }
+  return list;
+}
+
+/**
+ * Private: checks `id`, `deleted` and, on a live entity, the collection's rules. `path` may be
+ * a function, called only to name a failure (building a path per row costs on large exports).
+ */
+function checkEntity(entity: unknown, path: string | (() => string), rules: FieldRules): void {
+  const at = typeof path === 'string' ? () => path : path;
+  if (!isRecord(entity)) throw new ReplicaDataError(at(), 'an object', entity);
+  if (!isString(entity.id)) checkField(entity, 'id', at(), 'string');
+  if (typeof entity.deleted !== 'boolean') checkField(entity, 'deleted', at(), 'boolean');
   if (entity.deleted === true) return;
-  for (const [field, rule] of Object.entries(rules)) checkField(entity, field, path, rule);
+  for (const [field, rule] of ruleList(rules)) {
+    if (!CHECKS[rule][0](entity[field])) checkField(entity, field, at(), rule);
+  }
 }
 
 /** Private: throws unless `record[field]` passes `rule`. */

@@ -21,7 +21,7 @@ import {
   type UpstreamError,
   type UpstreamErrorKind,
 } from '../errors/upstream-error.js';
-import { decodeResponse, type Received } from './decode-response.js';
+import { decodeResponse, type Received, type StreamReading } from './decode-response.js';
 import { createFairShare, type FairShare, type Release } from './fair-share.js';
 import {
   type BuiltRequest,
@@ -225,6 +225,19 @@ export interface UpstreamClient extends UpstreamOperations {
     call: CallOptions,
     params: Params<Op>,
   ): Promise<OperationResult<Op>>;
+  /**
+   * A read whose answer is parsed as it streams (see `StreamReading`): the array members of the
+   * object at `reading.at` below `data` go to the taker `reading.open()` returns for each attempt,
+   * in batches, and are never held; resolves to the rest of `data`, those arrays left empty.
+   * Retried like any read; a body over `reading.maxBytes` fails with kind `too_large`, never
+   * retried.
+   */
+  stream<Op extends OperationId>(
+    operationId: Op,
+    call: CallOptions,
+    reading: StreamReading,
+    ...params: ParamsArgs<Op>
+  ): Promise<unknown>;
   /** Connection slots in use and requests waiting for one (see `fair-share.ts`). */
   connectionStats(): { inUse: number; waiting: number };
   /**
@@ -262,6 +275,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     call: CallOptions,
     params: Readonly<Record<string, unknown>> | undefined,
   ) => sendCall(calls, operationId, call, params) as Promise<OperationResult<Op>>;
+  const known = (operationId: OperationId, method: string) => {
+    if (!Object.hasOwn(ROUTES, operationId)) {
+      throw new TypeError(`${method}: unknown operationId "${String(operationId)}"`);
+    }
+  };
 
   return {
     ...buildOperations(
@@ -283,6 +301,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         );
       }
       return send(operationId, call, params);
+    },
+    async stream(operationId, call, reading, ...params) {
+      known(operationId, 'stream');
+      requirePositiveInteger('stream maxBytes', reading.maxBytes);
+      return sendCall(calls, operationId, call, paramsObject(params), reading);
     },
     connectionStats: () => settings.share.stats(),
     tokenStatus: (tokenKey) => settings.gate?.status(tokenKey) ?? 'unknown',
@@ -525,6 +548,7 @@ async function sendCall(
   operationId: OperationId,
   call: CallOptions,
   params: Readonly<Record<string, unknown>> | undefined,
+  stream?: StreamReading,
 ): Promise<unknown> {
   const request = buildOutgoingRequest(
     operationId,
@@ -548,7 +572,7 @@ async function sendCall(
     probe?.settle();
   };
   try {
-    return await sendWithRetries(context, operationId, request, call, reportAnswer);
+    return await sendWithRetries(context, operationId, request, call, reportAnswer, stream);
   } finally {
     probe?.settle();
   }
@@ -577,6 +601,7 @@ async function sendWithRetries(
   { outgoing, redact }: BuiltRequest,
   call: CallOptions,
   reportAnswer: ReportAnswer,
+  stream: StreamReading | undefined,
 ): Promise<unknown> {
   const isRead = outgoing.method === 'GET';
   const maxAttempts = isRead ? context.retry.attempts : 1;
@@ -585,7 +610,14 @@ async function sendWithRetries(
     call.signal?.throwIfAborted();
     const failed: FailedCall = { operationId, method: outgoing.method, attempt, redact };
     try {
-      const result = await sendOnce(context.transport, failed, outgoing, call, reportAnswer);
+      const result = await sendOnce(
+        context.transport,
+        failed,
+        outgoing,
+        call,
+        reportAnswer,
+        stream,
+      );
       if (isRead) context.backoff?.succeeded(outgoing.tokenKey);
       return result;
     } catch (error) {
@@ -639,6 +671,7 @@ async function sendOnce(
   outgoing: OutgoingRequest,
   call: CallOptions,
   reportAnswer: ReportAnswer,
+  stream: StreamReading | undefined,
 ): Promise<unknown> {
   const release = await acquireSlot(transport.share, outgoing.tokenKey, call.signal, reportAnswer);
   const started = transport.now();
@@ -657,6 +690,7 @@ async function sendOnce(
       limit: transport.limitOf(operationId),
       buffered: transport.buffered,
       wallClock: transport.wallClock,
+      ...(stream ? { stream } : {}),
     });
   } catch (error) {
     const upstreamError = attemptFailure(failed, error, status, call.signal, reportAnswer);

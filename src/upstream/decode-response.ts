@@ -11,8 +11,9 @@ import {
   malformedResponse,
   responseTooLarge,
 } from '../errors/upstream-error.js';
+import { JsonArraySplitter, JsonStreamError } from './json-array-stream.js';
 import { parseRetryAfter } from './read-backoff.js';
-import { readBody } from './read-body.js';
+import { readBody, readBodyInto } from './read-body.js';
 import type { ByteBudget } from './response-limits.js';
 
 /** Error bodies are small; a larger one is treated as "not a REST error" without reading it all. */
@@ -25,6 +26,27 @@ export interface ResponseReading {
   readonly buffered?: ByteBudget;
   /** Wall clock in epoch ms, for `Retry-After` dates. */
   readonly wallClock: () => number;
+  /** Read a 2xx body as it streams instead of whole (see `StreamReading`). */
+  readonly stream?: StreamReading;
+}
+
+/**
+ * A 2xx answer read as it streams: the array members of the object at `at` (keys below the
+ * answer's `data`) are handed out in parsed batches and never held; the rest of `data` is
+ * returned with those arrays empty.
+ */
+export interface StreamReading {
+  /** Keys below `data` to the object whose array members stream, e.g. `['plan']`. */
+  readonly at: readonly string[];
+  /**
+   * Called as each attempt's body starts (a retried read starts over): returns who takes that
+   * body's elements, batch by batch, in order. It may throw to stop the read.
+   */
+  open(): (key: string, elements: unknown[]) => void;
+  /** Largest body after decompression; replaces the operation's cap. */
+  readonly maxBytes: number;
+  /** The setting that raises `maxBytes`, named in the too-large error. */
+  readonly setting?: string;
 }
 
 /** The parts of an undici response read here. */
@@ -60,6 +82,7 @@ export async function decodeResponse(
       parseRetryAfter(response.headers['retry-after'], reading.wallClock()),
     );
   }
+  if (reading.stream) return streamDataObject(failed, response, received, reading.stream);
   const read = await readBody(response.body, response.headers, reading.limit, reading.buffered);
   if (read.kind === 'too_large') throw responseTooLarge(failed, status, reading.limit);
   if (read.kind === 'undecodable') throw malformedResponse(failed, status, read.reason);
@@ -71,6 +94,35 @@ export async function decodeResponse(
   return data;
 }
 
+/** Private: a 2xx body read as it streams; resolves to its `data` without the streamed rows. */
+async function streamDataObject(
+  failed: FailedCall,
+  response: UpstreamResponse,
+  received: Received,
+  stream: StreamReading,
+): Promise<object> {
+  const status = response.statusCode;
+  const take = stream.open();
+  const splitter = new JsonArraySplitter({ at: ['data', ...stream.at], onElements: take });
+  let parsed: unknown;
+  try {
+    const read = await readBodyInto(response.body, response.headers, stream.maxBytes, (chunk) => {
+      splitter.write(chunk);
+      return true;
+    });
+    if (read.kind === 'too_large') {
+      throw responseTooLarge(failed, status, stream.maxBytes, stream.setting);
+    }
+    if (read.kind === 'undecodable') throw malformedResponse(failed, status, read.reason);
+    received.bytes = read.size;
+    parsed = splitter.end();
+  } catch (error) {
+    if (error instanceof JsonStreamError) throw malformedResponse(failed, status, error.message);
+    throw error;
+  }
+  return dataOf(failed, status, parsed);
+}
+
 /** Private: the `data` object of a REST answer, or a malformed-response error. */
 function dataObjectOf(failed: FailedCall, status: number, bytes: Buffer): object {
   let parsed: unknown;
@@ -79,6 +131,11 @@ function dataObjectOf(failed: FailedCall, status: number, bytes: Buffer): object
   } catch {
     throw malformedResponse(failed, status, 'not JSON');
   }
+  return dataOf(failed, status, parsed);
+}
+
+/** Private: the `data` object of a parsed REST answer, or a malformed-response error. */
+function dataOf(failed: FailedCall, status: number, parsed: unknown): object {
   const data =
     typeof parsed === 'object' && parsed !== null ? (parsed as { data?: unknown }).data : undefined;
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {

@@ -27,24 +27,35 @@ export async function readBody(
   budget?: ByteBudget,
 ): Promise<BodyRead> {
   let taken = 0;
+  const chunks: Buffer[] = [];
   try {
-    return await readWithin(body, headers, limit, (bytes) => {
-      if (budget && !budget.take(bytes)) return false;
-      taken += bytes;
+    const read = await readBodyInto(body, headers, limit, (chunk) => {
+      if (budget && !budget.take(chunk.length)) return false;
+      taken += chunk.length;
+      chunks.push(chunk);
       return true;
     });
+    return read.kind === 'ok' ? { kind: 'ok', bytes: Buffer.concat(chunks, read.size) } : read;
   } finally {
     budget?.give(taken);
   }
 }
 
-// Private: the read itself; `take` says whether `bytes` more may be held.
-async function readWithin(
+export type StreamRead =
+  | { readonly kind: 'ok'; readonly size: number }
+  | Exclude<BodyRead, { readonly kind: 'ok' }>;
+
+/**
+ * Reads a body as `readBody` does, handing each decoded chunk to `consume` instead of keeping
+ * it: `consume` returns false to stop as `too_large`, and may throw to stop the read (the body
+ * is discarded and the error propagates). Nothing is held here, so no shared budget is taken.
+ */
+export async function readBodyInto(
   body: Readable,
   headers: IncomingHttpHeaders,
   limit: number,
-  take: (bytes: number) => boolean,
-): Promise<BodyRead> {
+  consume: (chunk: Buffer) => boolean,
+): Promise<StreamRead> {
   const encoding = headerValue(headers['content-encoding'])?.trim().toLowerCase() || 'identity';
   const declaredLength = Number(headerValue(headers['content-length']) ?? Number.NaN);
   if (encoding === 'identity' && declaredLength > limit) {
@@ -64,23 +75,23 @@ async function readWithin(
     source = pipeline(body, decoder, () => {});
   }
 
-  const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of source as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > limit || !take(chunk.length)) {
+      if (size > limit || !consume(chunk)) {
         discard(source);
         discard(body);
         return { kind: 'too_large' };
       }
-      chunks.push(chunk);
     }
   } catch (error) {
+    discard(source);
+    discard(body);
     if (isZlibError(error)) return { kind: 'undecodable', reason: `corrupt ${encoding} stream` };
     throw error;
   }
-  return { kind: 'ok', bytes: Buffer.concat(chunks, size) };
+  return { kind: 'ok', size };
 }
 
 // Private: stops reading and closes the connection. Destroying undici's body emits an abort

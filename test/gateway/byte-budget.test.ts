@@ -120,25 +120,26 @@ describe('the replica byte budget at the gateway', () => {
     }
   });
 
-  it('a plan larger than the whole budget is answered but not kept', async () => {
+  it('refuses a plan larger than the whole budget once, naming the setting, and not again', async () => {
     const front = await startGateway(sandbox.url, {
       config: { replicaMaxBytes: Math.floor(Math.min(...sizes.values()) / 2) },
       deps: { now: () => clock.now() },
     });
     try {
       const plan = plans.get('B')!;
+      // The export read stops at what the budget can hold: one call, not retried.
+      const calls: (number | null)[][] = [];
       for (let i = 0; i < 2; i += 1) {
         sandbox.resetCalls();
-        const response = await gqlAt<{ plan: { id: string } }>(
-          front.url,
-          READ,
-          { planId: plan.id },
-          plan.token,
-        );
-        expect(dataOf(response).plan.id).toBe(plan.id);
-        expect(planSyncs(sandbox.calls())).toEqual([null]);
+        const response = await gqlAt(front.url, READ, { planId: plan.id }, plan.token);
+        const [error] = response.body.errors ?? [];
+        expect(error?.extensions?.code).toBe('UPSTREAM_ERROR');
+        expect(error?.message).toMatch(/REPLICA_MAX_MB setting bounds it/);
+        calls.push(planSyncs(sandbox.calls()));
         expect(front.gateway.replicas.stats()).toEqual({ replicas: 0, bytes: 0 });
       }
+      // The second operation does not download it again: too large is deterministic.
+      expect(calls).toEqual([[null], []]);
     } finally {
       await front.close();
     }

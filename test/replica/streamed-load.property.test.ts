@@ -1,0 +1,137 @@
+/**
+ * Property: a replica loaded as its export streams in (the body cut at random points, parsed in
+ * batches of any size, rows built as they arrive by `PlanBuilder`) equals the replica an
+ * ordinary parse builds: `JSON.parse` of the whole body merged into an empty replica by the
+ * delta rules (`applyChangeSet`). Indexes and hybrid weights included, with split lines, rows
+ * repeated or deleted inside the export, and text that needs escaping.
+ */
+import type { ResponseData } from '@plans-gateway/rest-contract';
+import { TEST_MONTH, TEST_NOW } from '@plans-gateway/rest-contract/testing';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { mergePlanDelta, planInfoOf } from '../../src/replica/delta.js';
+import { PlanBuilder } from '../../src/replica/plan-builder.js';
+import { emptyPlanState, type PlanState } from '../../src/replica/plan-state.js';
+import { createPlanSnapshot } from '../../src/replica/snapshot.js';
+import { ReplicaDataError } from '../../src/replica/validate.js';
+import { JsonArraySplitter } from '../../src/upstream/json-array-stream.js';
+import { cutAt } from '../support/chunks.js';
+import { dumpIndexes, dumpSnapshot } from './support/inspect.js';
+import { createRandomPlan, randomChange } from './support/random-plan.js';
+
+type PlanExport = ResponseData['getPlanById'];
+const options = { currentMonth: TEST_MONTH };
+
+/** The streamed load: `body` cut at `cuts`, batches of about `batchBytes`. */
+function streamedLoad(body: string, cuts: readonly number[], batchBytes: number): PlanState {
+  const bytes = Buffer.from(body, 'utf8');
+  const builder = new PlanBuilder(options);
+  const splitter = new JsonArraySplitter(
+    { at: ['data', 'plan'], onElements: (key, rows) => builder.add(key, rows) },
+    { batchBytes },
+  );
+  for (const piece of cutAt(bytes, cuts)) splitter.write(piece);
+  return builder.finish((splitter.end() as { data: unknown }).data);
+}
+
+/** The ordinary parse: the whole body, merged into an empty replica by the delta rules. */
+function ordinaryLoad(body: string): PlanState {
+  const { data } = JSON.parse(body) as { data: PlanExport };
+  return mergePlanDelta(emptyPlanState(planInfoOf(data.plan)), data, options);
+}
+
+/** Everything a replica holds, as plain data: rows, indexes, and each hybrid list's weight. */
+function dump(state: PlanState) {
+  const weights = (lists: PlanState['transactionsByCategory']) =>
+    Object.fromEntries(
+      [...lists].map(([key, list]) => [key, list.weightBetween(0, list.size)]).sort(),
+    );
+  return {
+    snapshot: dumpSnapshot(createPlanSnapshot(state, { now: () => TEST_NOW })),
+    indexes: dumpIndexes(state),
+    byCategoryWeights: weights(state.transactionsByCategory),
+    byPayeeWeights: weights(state.transactionsByPayee),
+  };
+}
+
+/**
+ * An export with what a real one rarely has but a load must survive: text needing escapes and
+ * several bytes per character, rows given twice (the later wins, a split line in its place),
+ * deleted rows, a split line moved to another parent, and lines of a parent that is not there.
+ */
+function roughen(data: PlanExport, seed: number): PlanExport {
+  const plan = structuredClone(data.plan);
+  const transactions = plan.transactions;
+  const subs = plan.subtransactions;
+  const first = transactions[seed % Math.max(1, transactions.length)];
+  if (first) {
+    first.memo = 'naïve "quoted" \\ back\\slash ☕ 𝄞\n';
+    transactions.push({ ...first, amount: first.amount + 1, date: '2026-01-02' });
+  }
+  const second = transactions[(seed >> 3) % Math.max(1, transactions.length)];
+  if (second && second !== first) transactions.push({ ...second, deleted: true });
+  const again = subs[(seed >> 2) % Math.max(1, subs.length)];
+  if (again) subs.push({ ...again, memo: 'given again' });
+  const line = subs[seed % Math.max(1, subs.length)];
+  if (line && first) subs.push({ ...line, transaction_id: first.id, memo: 'moved' });
+  if (line) subs.push({ ...line, id: `${line.id}-orphan`, transaction_id: 'no-such-parent' });
+  const account = plan.accounts[0];
+  if (account) plan.accounts.push({ ...account, name: 'Renamed ☕' });
+  return { ...data, plan };
+}
+
+describe('streamed load (property)', () => {
+  it('equals an ordinary parse, cut anywhere, in batches of any size', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.boolean(),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 24 }),
+        fc.integer({ min: 1, max: 8192 }),
+        (seed, changes, rough, cutPoints, batchBytes) => {
+          const { fake, ids, rng } = createRandomPlan(seed, {
+            accounts: 4,
+            payees: 8,
+            groups: 3,
+            categories: 8,
+            transactions: 120,
+            splitShare: 0.25,
+          });
+          for (let i = 0; i < changes; i++) randomChange(fake, ids, rng);
+          const data = rough ? roughen(fake.exportPlan(), seed) : fake.exportPlan();
+          const body = JSON.stringify({ data });
+          const length = Buffer.byteLength(body);
+          const cuts = cutPoints.map((point) => Math.floor(point * length));
+          expect(dump(streamedLoad(body, cuts, batchBytes))).toEqual(dump(ordinaryLoad(body)));
+        },
+      ),
+      { numRuns: 60, seed: 20261126 },
+    );
+  });
+
+  it('refuses a bad row with the path the ordinary parse names', () => {
+    const { fake } = createRandomPlan(7, {
+      accounts: 2,
+      payees: 3,
+      groups: 1,
+      categories: 2,
+      transactions: 20,
+    });
+    const data = fake.exportPlan();
+    const rows = data.plan.transactions as unknown as Record<string, unknown>[];
+    rows[13]!.amount = '12.5';
+    const body = JSON.stringify({ data });
+    const failure = (load: () => unknown) => {
+      try {
+        load();
+      } catch (error) {
+        return error instanceof ReplicaDataError ? error.message : String(error);
+      }
+      return 'loaded';
+    };
+    const streamed = failure(() => streamedLoad(body, [100, 2000], 300));
+    expect(streamed).toMatch(/^data\.plan\.transactions\[13\]\.amount must be an integer/);
+    expect(streamed).toBe(failure(() => ordinaryLoad(body)));
+  });
+});

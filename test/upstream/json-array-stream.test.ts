@@ -1,0 +1,164 @@
+/**
+ * The streaming splitter hands out exactly the elements `JSON.parse` finds, whatever the chunk
+ * boundaries and batch size, and refuses what `JSON.parse` would refuse.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { JsonArraySplitter, JsonStreamError } from '../../src/upstream/json-array-stream.js';
+import { cutAt } from '../support/chunks.js';
+
+/** Feeds `text` cut at `cuts` (byte offsets) and returns the elements by key and the skeleton. */
+function split(text: string, cuts: readonly number[] = [], batchBytes?: number) {
+  const bytes = Buffer.from(text, 'utf8');
+  const elements: Record<string, unknown[]> = {};
+  const batches: number[] = [];
+  const splitter = new JsonArraySplitter(
+    {
+      at: ['data', 'plan'],
+      onElements(key, batch) {
+        batches.push(batch.length);
+        elements[key] = [...(elements[key] ?? []), ...batch];
+      },
+    },
+    batchBytes === undefined ? {} : { batchBytes },
+  );
+  for (const piece of cutAt(bytes, cuts)) splitter.write(piece);
+  return { elements, skeleton: splitter.end(), batches };
+}
+
+/** What the splitter should produce for a document: the arrays of data.plan, and the rest. */
+function expected(document: { data: { plan: Record<string, unknown> } }) {
+  const elements: Record<string, unknown[]> = {};
+  const plan: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(document.data.plan)) {
+    if (Array.isArray(value)) {
+      if (value.length > 0) elements[key] = value;
+      plan[key] = [];
+    } else {
+      plan[key] = value;
+    }
+  }
+  return { elements, skeleton: { ...document, data: { ...document.data, plan } } };
+}
+
+const tricky = fc.oneof(
+  fc.string({ unit: 'grapheme' }),
+  fc.constantFrom('"', '\\', '\\"', '"\\', '[', ']', '{', '}', ',', '☕', '𝄞', 'naïve', '\u0000'),
+);
+const row = fc.record({
+  id: fc.uuid(),
+  memo: fc.option(tricky),
+  amount: fc.integer(),
+  nested: fc.array(
+    fc.record({ k: tricky, v: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null)) }),
+    {
+      maxLength: 3,
+    },
+  ),
+});
+const documents = fc.record({
+  data: fc.record({
+    plan: fc.record({
+      id: fc.uuid(),
+      name: tricky,
+      transactions: fc.array(row, { maxLength: 30 }),
+      subtransactions: fc.array(row, { maxLength: 10 }),
+      currency_format: fc.record({ symbol: tricky, digits: fc.integer({ min: 0, max: 3 }) }),
+      empty: fc.constant([]),
+      numbers: fc.array(fc.integer(), { maxLength: 5 }),
+    }),
+    server_knowledge: fc.nat(),
+  }),
+});
+
+describe('the streaming splitter', () => {
+  it('finds what JSON.parse finds, cut anywhere, in batches of any size (property)', () => {
+    fc.assert(
+      fc.property(
+        documents,
+        fc.array(fc.nat(), { maxLength: 40 }),
+        fc.integer({ min: 1, max: 4096 }),
+        fc.boolean(),
+        (document, cuts, batchBytes, pretty) => {
+          const text = JSON.stringify(document, null, pretty ? 2 : undefined);
+          const length = Buffer.byteLength(text);
+          const result = split(
+            text,
+            cuts.map((cut) => cut % length),
+            batchBytes,
+          );
+          const want = expected(document);
+          expect(result.elements).toEqual(want.elements);
+          expect(result.skeleton).toEqual(want.skeleton);
+        },
+      ),
+      { numRuns: 300, seed: 20261126 },
+    );
+  });
+
+  it('splits a multi-byte character across chunks without harm', () => {
+    const text = JSON.stringify({ data: { plan: { rows: [{ memo: 'a☕b𝄞c' }] } } });
+    const at = Buffer.from(text).indexOf(Buffer.from('☕')) + 1;
+    expect(split(text, [at, at + 1]).elements).toEqual({ rows: [{ memo: 'a☕b𝄞c' }] });
+  });
+
+  it('parses in batches, not the whole array at once', () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => ({ id: i, pad: 'x'.repeat(100) }));
+    const { batches } = split(JSON.stringify({ data: { plan: { rows } } }), [], 4096);
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(1000);
+    // About 4 KiB of text per batch: a row is about 120 bytes.
+    expect(Math.max(...batches)).toBeLessThanOrEqual(36);
+    expect(batches.length).toBeGreaterThanOrEqual(28);
+  });
+
+  const refused: [string, string][] = [
+    ['a trailing comma', '{"data":{"plan":{"rows":[1,2,]}}}'],
+    ['two commas', '{"data":{"plan":{"rows":[1,,2]}}}'],
+    ['a leading comma', '{"data":{"plan":{"rows":[,1]}}}'],
+    ['a missing comma', '{"data":{"plan":{"rows":[{"a":1}{"b":2}]}}}'],
+    ['an array closed by a brace', '{"data":{"plan":{"rows":[1,2}}}}'],
+    ['a cut-short document', '{"data":{"plan":{"rows":[1,2]}}'],
+    ['bytes after the end', '{"data":{"plan":{"rows":[1]}}} x'],
+    ['a bracket closing nothing', ']'],
+    ['an unterminated string', '{"data":{"plan":{"rows":["abc]}}}'],
+  ];
+  for (const [what, text] of refused) {
+    it(`refuses ${what}, cut anywhere, in any batch size`, () => {
+      expect(() => JSON.parse(text)).toThrow();
+      for (let cut = 0; cut <= text.length; cut++) {
+        for (const batchBytes of [1, 3, 1024]) {
+          expect(() => split(text, [cut], batchBytes), `cut at ${cut}`).toThrow(JsonStreamError);
+        }
+      }
+    });
+  }
+
+  it('refuses an array given twice (JSON.parse would silently keep the last)', () => {
+    expect(() => split('{"data":{"plan":{"rows":[1],"rows":[2]}}}')).toThrow(/appears twice/);
+  });
+
+  it('holds no more than its cap outside the streamed arrays', () => {
+    const text = JSON.stringify({ data: { plan: { name: 'x'.repeat(5000), rows: [] } } });
+    const splitter = new JsonArraySplitter(
+      { at: ['data', 'plan'], onElements: () => {} },
+      { maxSkeletonBytes: 4096 },
+    );
+    expect(() => splitter.write(Buffer.from(text))).toThrow(/more than 4096 bytes outside/);
+  });
+
+  it('stops when the taker throws, with its error', () => {
+    const failure = new Error('row 3 is wrong');
+    const splitter = new JsonArraySplitter(
+      {
+        at: ['data', 'plan'],
+        onElements() {
+          throw failure;
+        },
+      },
+      { batchBytes: 1 },
+    );
+    expect(() => splitter.write(Buffer.from('{"data":{"plan":{"rows":[1,2,3]}}}'))).toThrow(
+      failure,
+    );
+  });
+});
