@@ -71,6 +71,20 @@ export function hybridListCost(
   return args.type == null ? price : { ...price, field: price.field + COUNT_COST };
 }
 
+/**
+ * The price of a transaction list (`plan`, `account` and `month` `transactions`): a page like any
+ * connection, plus a walk (`COUNT_COST`) with a text `search`, which no index answers: its page
+ * may walk the whole date window before it is full.
+ */
+export function transactionListCost(
+  args: Record<string, unknown>,
+  ctx: unknown,
+  field: GraphQLField<unknown, never>,
+): FieldPrice {
+  const price = fieldCost(args, ctx, field);
+  return args.search == null ? price : { ...price, field: price.field + COUNT_COST };
+}
+
 type ComplexityOption =
   | number
   | { field?: number; multiplier?: number }
