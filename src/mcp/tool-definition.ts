@@ -139,11 +139,13 @@ function leadingComment(text: string): LeadingComment {
     const content = line.replace(/^#\s?/, '');
     const hint = /^mcp:\s*(.*)$/.exec(content);
     const variable = /^\$(\w+):\s*(.*)$/.exec(content);
-    if (hint)
-      for (const word of (hint[1] ?? '').split(/\s+/))
-        if (word) hints.add(word);
-        else if (variable?.[1]) variables.set(variable[1], variable[2] ?? '');
-        else lines.push(content);
+    if (hint) {
+      for (const word of (hint[1] ?? '').split(/\s+/)) if (word) hints.add(word);
+    } else if (variable?.[1]) {
+      variables.set(variable[1], variable[2] ?? '');
+    } else {
+      lines.push(content);
+    }
   }
   return { description: lines.join(' ').trim(), hints, variables };
 }
