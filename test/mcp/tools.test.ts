@@ -67,7 +67,7 @@ describe('tools/list', () => {
 
   it('gives amounts in results an object schema with their three forms', () => {
     const overview = tools.find((tool) => tool.name === 'plan_overview')!;
-    const plan = (overview.outputSchema?.properties as Record<string, Record<string, unknown>>)
+    const plan = (overview.outputSchema!.properties as Record<string, Record<string, unknown>>)
       .plan!;
     expect(plan.type).toEqual(['object', 'null']);
     const account = (plan.properties as Record<string, Record<string, unknown>>).accounts!
