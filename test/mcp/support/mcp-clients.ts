@@ -50,8 +50,11 @@ export async function launchStdio(env: Record<string, string>): Promise<StdioSer
     stderr += chunk.toString('utf8');
   });
   const client = new Client({ name: 'gateway-tests', version: '1.0.0' });
-  const group = () => transport.pid ?? -1;
+  // The transport forgets its process once closed: the group is remembered here.
+  let pid: number | null = null;
+  const group = () => pid ?? transport.pid ?? 0;
   const killGroup = () => {
+    if (group() <= 1) return;
     try {
       process.kill(-group(), 'SIGKILL');
     } catch {
@@ -60,6 +63,7 @@ export async function launchStdio(env: Record<string, string>): Promise<StdioSer
   };
   try {
     await client.connect(transport);
+    pid = transport.pid;
   } catch (error) {
     killGroup();
     throw new Error(`the stdio server did not start: ${String(error)}\n${stderr}`);
@@ -69,6 +73,7 @@ export async function launchStdio(env: Record<string, string>): Promise<StdioSer
     stderr: () => stderr,
     killGroup,
     alive() {
+      if (group() <= 1) return false;
       try {
         process.kill(-group(), 0);
         return true;
