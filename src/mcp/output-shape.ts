@@ -41,9 +41,17 @@ export interface Shape {
   readonly byType: ReadonlyMap<string, ObjectShape>;
 }
 
+interface Companions {
+  readonly formatted: string;
+  readonly currency: string;
+  /** The companions the document did not ask for itself. */
+  readonly drop: readonly string[];
+}
+
 interface ObjectShape {
   /** Response keys holding amounts, each with its companions' response keys. */
-  readonly amounts: ReadonlyMap<string, { formatted: string; currency: string; drop: boolean }>;
+  /** Response keys holding amounts, with their companions' keys and those added to drop. */
+  readonly amounts: ReadonlyMap<string, Companions>;
   readonly children: ReadonlyMap<string, Shape>;
 }
 
@@ -83,15 +91,26 @@ function companionsOf(
   if (isAbstractType(parent)) add('__typename', '__typename');
   if (!isObjectType(parent) && !isInterfaceType(parent)) return added;
   const fields = parent.getFields();
+  const amounts: { name: string; key: string }[] = [];
   for (const selection of selections) {
     if (selection.kind !== Kind.FIELD) continue;
-    const field = fields[selection.name.value];
-    if (!field || !isAmount(field.type)) continue;
-    for (const suffix of COMPANIONS) {
-      if (fields[`${field.name}${suffix}`])
-        add(`${field.name}${suffix}`, `${responseKey(selection)}${suffix}`);
+    const name = selection.name.value;
+    const field = fields[name];
+    if (field && isAmount(field.type)) amounts.push({ name, key: responseKey(selection) });
+    // A companion alone (`balanceFormatted`): the amount itself is added beside it.
+    const base = COMPANIONS.reduce(
+      (n, suffix) => (n.endsWith(suffix) ? n.slice(0, -suffix.length) : n),
+      name,
+    );
+    const baseField = base !== name && !selection.alias ? fields[base] : undefined;
+    if (baseField && isAmount(baseField.type) && !keys.has(base)) {
+      add(base, base);
+      amounts.push({ name: base, key: base });
     }
   }
+  for (const { name, key } of amounts)
+    for (const suffix of COMPANIONS)
+      if (fields[`${name}${suffix}`]) add(`${name}${suffix}`, `${key}${suffix}`);
   return added;
 }
 
@@ -133,10 +152,7 @@ export function foldAnswer(value: unknown, shape: Shape): unknown {
       typeof currency === 'number'
     )
       folded[key] = amountOf(milliunits, currency, formatted);
-    if (companions.drop) {
-      delete folded[companions.formatted];
-      delete folded[companions.currency];
-    }
+    for (const key of companions.drop) delete folded[key];
   }
   for (const [key, child] of own.children) folded[key] = foldAnswer(object[key], child);
   return folded;
@@ -179,7 +195,7 @@ class SelectionWalker {
     const collected = this._collect(type, sets);
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
-    const amounts = new Map<string, { formatted: string; currency: string; drop: boolean }>();
+    const amounts = new Map<string, Companions>();
     const children = new Map<string, Shape>();
     const fields = type.getFields();
     // Companions of an amount are folded into it, unless the document asked for them itself.
@@ -204,9 +220,10 @@ class SelectionWalker {
         amounts.set(key, {
           formatted: `${key}Formatted`,
           currency: `${key}Currency`,
-          drop: ![`${key}Formatted`, `${key}Currency`].some(
-            (k) => collected.has(k) && !isAddedCompanion(collected.get(k)!),
-          ),
+          drop: [`${key}Formatted`, `${key}Currency`].filter((k) => {
+            const companion = collected.get(k);
+            return companion !== undefined && isAddedCompanion(companion);
+          }),
         });
       }
       const { schema, shape } = this._field(field, nodes);

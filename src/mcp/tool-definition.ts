@@ -68,6 +68,8 @@ export function toolFromDocument(
     throw new Error(`${source}: a tool is one named operation; found ${operations.length}`);
   if (operation.operation === 'subscription')
     throw new Error(`${source}: a subscription cannot be a tool`);
+  if (/@(defer|stream)\b/.test(print(document)))
+    throw new Error(`${source}: a tool answers once; @defer and @stream cannot be a tool`);
   const errors = validate(schema, document);
   if (errors.length > 0) throw new Error(`${source}: ${errors[0]?.message}`);
 

@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import { gatewayError } from '../errors/codes.js';
 import type { Credentials } from '../operation/credentials.js';
 import type { Gateway } from './gateway.js';
 
@@ -36,6 +37,7 @@ export interface PreparedOperation {
   readonly document: DocumentNode;
   readonly credentials: Credentials | null;
   readonly args: ExecutionArgs;
+  /** Its one result (an incremental answer, `@defer` or `@stream`, is refused: see below). */
   execute(): Promise<ExecutionResult>;
   /** A subscription's events (or one result, when it failed before its first event). */
   subscribe(): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
@@ -100,7 +102,17 @@ export async function prepareOperation(
     document: verdict.document,
     credentials: verdict.credentials,
     args,
-    execute: async () => (await enveloped.execute(args)) as ExecutionResult,
+    async execute() {
+      const result = (await enveloped.execute(args)) as ExecutionResult | AsyncIterable<unknown>;
+      if (!(Symbol.asyncIterator in result)) return result;
+      // These transports answer once: an incremental answer is ended, not streamed.
+      await (result as AsyncIterableIterator<unknown>).return?.();
+      return {
+        errors: [
+          gatewayError('@defer and @stream need a streaming transport (HTTP or WebSocket).', 'BAD_REQUEST'),
+        ],
+      };
+    },
     subscribe: async () =>
       (await enveloped.subscribe(args)) as AsyncIterableIterator<ExecutionResult> | ExecutionResult,
   };

@@ -35,7 +35,7 @@ afterAll(async () => {
 const structured = async (name: string, args: Record<string, unknown> = {}) => {
   const result = await call(client, name, args);
   expect(result.isError, textOf(result)).toBeFalsy();
-  return result.structuredContent as Record<string, never>;
+  return result.structuredContent as Record<string, unknown>;
 };
 
 describe('tools/list', () => {
