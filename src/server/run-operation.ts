@@ -109,7 +109,10 @@ export async function prepareOperation(
       await (result as AsyncIterableIterator<unknown>).return?.();
       return {
         errors: [
-          gatewayError('@defer and @stream need a streaming transport (HTTP or WebSocket).', 'BAD_REQUEST'),
+          gatewayError(
+            '@defer and @stream need a streaming transport (HTTP or WebSocket).',
+            'BAD_REQUEST',
+          ),
         ],
       };
     },
