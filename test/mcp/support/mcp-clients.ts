@@ -35,12 +35,18 @@ export interface StdioServer {
   alive(): boolean;
 }
 
-/** `node --import tsx src/cli.ts mcp` with `env`, and a client connected over its stdio. */
-export async function launchStdio(env: Record<string, string>): Promise<StdioServer> {
+/** The sources through tsx, as `npm run mcp` runs them. */
+const FROM_SOURCES = ['--import', 'tsx', 'src/cli.ts', 'mcp'];
+
+/** `node <args>` (`src/cli.ts mcp` by default) with `env`, and a client over its stdio. */
+export async function launchStdio(
+  env: Record<string, string>,
+  args: readonly string[] = FROM_SOURCES,
+): Promise<StdioServer> {
   const transport = new StdioClientTransport({
     // setsid: the server leads a process group of its own (the same pid: setsid execs).
     command: 'setsid',
-    args: [process.execPath, '--import', 'tsx', 'src/cli.ts', 'mcp'],
+    args: [process.execPath, ...args],
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_FORMAT: 'json', ...env },
     stderr: 'pipe',
