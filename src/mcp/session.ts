@@ -93,6 +93,11 @@ export function createMcpSession(
     now: () => gateway.live.scheduler.now(),
     onError: (error) => logInternalError(gateway.logger, error, 'mcp resource updates failed'),
   });
+  // McpServer announces list changes once resources are registered; these lists never change.
+  mcp.server.registerCapabilities({
+    tools: { listChanged: false },
+    resources: { subscribe: true, listChanged: false },
+  });
   return {
     server: mcp,
     async close() {
