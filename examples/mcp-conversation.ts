@@ -21,7 +21,9 @@ const SHOWN = 2;
 async function main(): Promise<void> {
   const sandbox = await createSandbox({ port: 0 });
   const gateway = createGateway(defaultConfig(sandbox.url));
-  const mcp = createMcpHttp(createMcpParts(gateway, schema, { ...DEFAULT_MCP, writes: true }, 'example'));
+  const mcp = createMcpHttp(
+    createMcpParts(gateway, schema, { ...DEFAULT_MCP, writes: true }, 'example'),
+  );
   const http = await listen(withMcp(gateway, mcp), { port: 0, host: '127.0.0.1' });
   const client = new Client({ name: 'example-assistant', version: '1.0.0' });
   await client.connect(
@@ -45,7 +47,7 @@ async function main(): Promise<void> {
       '```',
       '',
     );
-    return result.structuredContent as Record<string, never>;
+    return result.structuredContent as Record<string, unknown>;
   };
 
   const { plans } = (await step('list_plans', {})) as { plans: { id: string }[] };
@@ -90,7 +92,10 @@ function onlyGroceries(data: unknown): unknown {
   return {
     plan: {
       ...plan,
-      month: { ...plan.month, categories: [...kept, `... ${categories.length - kept.length} more`] },
+      month: {
+        ...plan.month,
+        categories: [...kept, `... ${categories.length - kept.length} more`],
+      },
     },
   };
 }

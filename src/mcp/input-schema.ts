@@ -11,6 +11,7 @@ import {
   type GraphQLArgument,
   type GraphQLInputField,
   type GraphQLInputType,
+  type GraphQLScalarType,
   type GraphQLSchema,
   getNamedType,
   getNullableType,
@@ -20,6 +21,7 @@ import {
   isListType,
   isNonNullType,
   isScalarType,
+  isSpecifiedScalarType,
   type OperationDefinitionNode,
   TypeInfo,
   typeFromAST,
@@ -178,10 +180,20 @@ function namedSchema(type: GraphQLInputType): JsonSchema {
 
 /** Private: JSON types of the built-in and custom scalars; amounts take two forms. */
 function scalarSchema(type: GraphQLInputType): JsonSchema {
-  const scalar = getNamedType(type);
+  const scalar = getNamedType(type) as GraphQLScalarType;
+  if (scalar.name === MILLIUNITS) return { ...AMOUNT_INPUT_SCHEMA };
+  const own = scalarJsonSchema(scalar);
+  return scalar.description && !isSpecifiedScalarType(scalar)
+    ? { ...own, description: scalar.description }
+    : own;
+}
+
+/**
+ * A scalar's JSON Schema as it travels in JSON: the built-in ones', `Date` as a date string, the
+ * one graphql-scalars declares (`extensions.jsonSchema`), else the JSON type codegen is told.
+ */
+export function scalarJsonSchema(scalar: GraphQLScalarType): JsonSchema {
   switch (scalar.name) {
-    case MILLIUNITS:
-      return { ...AMOUNT_INPUT_SCHEMA };
     case 'Int':
       return { type: 'integer', minimum: -2_147_483_648, maximum: 2_147_483_647 };
     case 'Float':
@@ -192,14 +204,21 @@ function scalarSchema(type: GraphQLInputType): JsonSchema {
     case 'ID':
       return { type: 'string' };
     case 'Date':
-      return { type: 'string', format: 'date', description: scalar.description ?? undefined };
+      return { type: 'string', format: 'date' };
   }
-  const { jsonSchema } = scalar.extensions as { jsonSchema?: JsonSchema };
-  const { title: _title, ...declared } = jsonSchema ?? { type: 'string' };
-  return { ...declared, ...(scalar.description ? { description: scalar.description } : {}) };
+  const { jsonSchema, codegenScalarType } = scalar.extensions as {
+    jsonSchema?: JsonSchema;
+    codegenScalarType?: string;
+  };
+  if (jsonSchema) {
+    const { title: _title, ...declared } = jsonSchema;
+    return declared;
+  }
+  return { type: codegenScalarType === 'number' ? 'number' : 'string' };
 }
 
-function orNull(schema: JsonSchema): JsonSchema {
+/** `schema` or null: a simple type gains `null` (and its enum too); anything else an `anyOf`. */
+export function orNull(schema: JsonSchema): JsonSchema {
   if (typeof schema.type === 'string') {
     const { enum: values, ...rest } = schema;
     return {

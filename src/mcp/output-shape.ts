@@ -31,7 +31,7 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import type { JsonSchema } from './input-schema.js';
+import { type JsonSchema, orNull, scalarJsonSchema } from './input-schema.js';
 import { amountOf, amountOutputSchema, MILLIUNITS } from './money.js';
 
 const COMPANIONS = ['Formatted', 'Currency'] as const;
@@ -280,7 +280,7 @@ class SelectionWalker {
       const { description: _description, ...amount } = amountOutputSchema(undefined);
       return { schema: amount };
     }
-    return { schema: scalarOutputSchema(type.name, type.extensions) };
+    return { schema: isScalarType(type) ? scalarJsonSchema(type) : {} };
   }
 
   // Private: the fields of `sets` that apply to `type`, by response key, in document order.
@@ -343,41 +343,4 @@ function isAddedCompanion(nodes: readonly FieldNode[]): boolean {
 
 function isConditional(node: FieldNode): boolean {
   return (node.directives ?? []).some((d) => d.name.value === 'include' || d.name.value === 'skip');
-}
-
-function orNull(schema: JsonSchema): JsonSchema {
-  if (typeof schema.type !== 'string') return { anyOf: [schema, { type: 'null' }] };
-  const { enum: values } = schema;
-  return {
-    ...schema,
-    type: [schema.type, 'null'],
-    ...(Array.isArray(values) ? { enum: [...values, null] } : {}),
-  };
-}
-
-/** Private: JSON types of the scalars as they travel in answers. */
-function scalarOutputSchema(
-  name: string,
-  extensions: Readonly<Record<string, unknown>>,
-): JsonSchema {
-  switch (name) {
-    case 'Int':
-      return { type: 'integer' };
-    case 'Float':
-      return { type: 'number' };
-    case 'Boolean':
-      return { type: 'boolean' };
-    case 'String':
-    case 'ID':
-      return { type: 'string' };
-  }
-  const { jsonSchema, codegenScalarType } = extensions as {
-    jsonSchema?: JsonSchema;
-    codegenScalarType?: string;
-  };
-  if (jsonSchema) {
-    const { title: _title, ...declared } = jsonSchema;
-    return declared;
-  }
-  return { type: codegenScalarType === 'number' ? 'number' : 'string' };
 }
