@@ -6,6 +6,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../support/stack.js';
+import { until } from '../support/wait.js';
 import { call, connectHttp } from './support/mcp-clients.js';
 
 const OTHER = 'mcp-other-token-0123456789';
@@ -38,8 +39,10 @@ const connect = async (token: string) => {
   return client;
 };
 
-const initialize = (headers: Record<string, string>) =>
-  fetch(stack.mcpUrl, {
+const initialize = (headers: Record<string, string>) => initializeAt(stack.mcpUrl, headers);
+
+const initializeAt = (url: string, headers: Record<string, string>) =>
+  fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -106,6 +109,19 @@ describe('sessions', () => {
     expect((await call(second, 'list_plans')).isError).toBeFalsy();
     expect((await call(third, 'list_plans')).isError).toBeFalsy();
     await expect(call(first, 'list_plans')).rejects.toThrow(/404|Session not found/);
+  });
+
+  it('refuses a session past maxSessions with 503, and closes one left idle', async () => {
+    const small = await stack.addGateway({ mcp: { maxSessions: 1, sessionIdleMs: 50 } });
+    const open = (headers: Record<string, string>) =>
+      initializeAt(small.mcpUrl, { authorization: `Bearer ${stack.token}`, ...headers });
+    // A client that initializes and goes away (no stream open, no DELETE).
+    expect((await open({})).status).toBe(200);
+    const full = await open({});
+    expect(full.status).toBe(503);
+    expect(full.headers.get('retry-after')).toBe('60');
+    await until(() => small.mcp?.sessions() === 0, 'the idle session to close');
+    expect((await open({})).status).toBe(200);
   });
 });
 
