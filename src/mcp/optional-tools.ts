@@ -6,7 +6,9 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import {
+  type GraphQLError,
   type GraphQLField,
+  type GraphQLFormattedError,
   type GraphQLSchema,
   getOperationAST,
   isInputObjectType,
@@ -14,6 +16,7 @@ import {
   isObjectType,
 } from 'graphql';
 import type { McpConfig } from '../config/config.js';
+import { cleanError } from '../errors/use-error-hygiene.js';
 import type { Gateway } from '../server/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import type { Caller } from './tool-runner.js';
@@ -83,7 +86,7 @@ function graphqlTool(gateway: Gateway, writes: boolean): OptionalTool {
         ownOrigins: caller.ownOrigins ?? [],
         path: '/mcp',
       });
-      if (!prepared.ok) return error(JSON.stringify({ errors: prepared.errors }));
+      if (!prepared.ok) return error(JSON.stringify({ errors: prepared.errors.map(forTool) }));
       const kind = getOperationAST(prepared.document, operationName)?.operation;
       if (kind === 'subscription')
         return error('Subscriptions do not run as a tool call: subscribe to a resource instead.');
@@ -94,7 +97,7 @@ function graphqlTool(gateway: Gateway, writes: boolean): OptionalTool {
       const result = await prepared.execute();
       const text = JSON.stringify({
         data: result.data ?? null,
-        ...(result.errors ? { errors: result.errors } : {}),
+        ...(result.errors ? { errors: result.errors.map(forTool) } : {}),
       });
       return { content: [{ type: 'text', text }], ...(result.data ? {} : { isError: true }) };
     },
@@ -161,6 +164,13 @@ function searchSchema(schema: GraphQLSchema, words: readonly string[]): string[]
     }
   }
   return lines;
+}
+
+/** Private: an error as a tool answers it: cleaned as over HTTP, without the HTTP-only extension. */
+function forTool(graphQLError: GraphQLError): GraphQLFormattedError {
+  const clean = cleanError(graphQLError).toJSON();
+  const { http: _httpOnly, ...extensions } = clean.extensions ?? {};
+  return { ...clean, extensions };
 }
 
 function error(text: string): CallToolResult {
