@@ -32,7 +32,7 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-const INSTRUCTIONS = `Tools and resources over a budgeting app's plans (budgets). Call list_plans first: every other tool takes a planId (or "last-used"). Amounts in results carry milliunits (integer thousandths), an exact decimal string in the plan's currency and the formatted text: quote the decimal or formatted form to people. Amount arguments take a decimal string ("-12.34", at most 3 decimals) or integer milliunits (-12340); negative amounts are outflows. Answers come from the gateway's copy of the plan, at most a few seconds old, and repeated reads cost nothing upstream.`;
+const INSTRUCTIONS = `Tools and resources over a budgeting app's plans (budgets). Call list_plans first: every other tool takes a planId (or "last-used"). Amounts in results carry milliunits (integer thousandths), an exact decimal string in the plan's currency and the formatted text: quote the decimal or formatted form to people. Amount arguments take a decimal string ("-12.34", at most 3 decimals) or integer milliunits (-12340); negative amounts are outflows. Answers come from the gateway's copy of the plan, no older than its max-age (30 s by default), so repeated reads cost nothing upstream.`;
 
 /** The parts of a gateway's MCP server, built once (the tool documents are parsed here). */
 export function createMcpParts(
