@@ -24,6 +24,7 @@ const LAYERS = [
   'src/telemetry',
   'src/schema',
   'src/server',
+  'src/mcp',
   'packages/sandbox',
   'src/cli.ts',
 ];

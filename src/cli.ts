@@ -1,8 +1,10 @@
 /**
  * `npm start` / `node dist/cli.js`: the gateway on PORT against UPSTREAM_URL, or, without
- * UPSTREAM_URL, against an embedded REST sandbox seeded with a demo plan. Settings come from the
- * environment (`settings.ts`); the logic lives in createGateway. The sandbox and OpenTelemetry
- * are imported only when used, so a production process loads neither.
+ * UPSTREAM_URL, against an embedded REST sandbox seeded with a demo plan; MCP at `/mcp` beside
+ * GraphQL. `npm run mcp` / `node dist/cli.js mcp`: the same gateway as an MCP server over stdio
+ * (no port), for desktop assistants. Settings come from the environment (`settings.ts`); the
+ * logic lives in createGateway and src/mcp. The sandbox and OpenTelemetry are imported only when
+ * used, so a production process loads neither.
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,6 +19,10 @@ import {
   type GatewayConfig,
 } from './config/config.js';
 import { parseSettings, type Settings, USAGE } from './config/settings.js';
+import { createMcpHttp, type McpHttp, withMcp } from './mcp/http.js';
+import { createMcpParts } from './mcp/session.js';
+import { serveStdio } from './mcp/stdio.js';
+import { schema } from './schema/index.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
 import { createGateway, type Gateway } from './server/gateway.js';
 import { type HttpService, listen } from './server/http-server.js';
@@ -121,8 +127,13 @@ async function main(): Promise<void> {
   if (parsed.kind === 'help') return void process.stdout.write(USAGE);
   if (parsed.kind === 'version') return void process.stdout.write(`${version()}\n`);
   if (parsed.kind === 'error') fail(`${parsed.message}\n\n${USAGE}`);
-  const { settings } = parsed;
-  const logger = await createLogger({ level: settings.logLevel, pretty: settings.prettyLogs });
+  const { settings, command } = parsed;
+  const logger = await createLogger({
+    level: settings.logLevel,
+    pretty: settings.prettyLogs,
+    // Over stdio, stdout carries the protocol: the log goes to stderr.
+    ...(command === 'mcp' ? { destination: process.stderr } : {}),
+  });
 
   let sandbox: Sandbox | null = null;
   let upstreamUrl = settings.upstreamUrl;
@@ -148,8 +159,29 @@ async function main(): Promise<void> {
 
   // Briefly: an instance that cannot reach Redis starts alone (warned) and joins once it can.
   await gateway.cluster?.ready(REDIS_STARTUP_WAIT_MS);
+  if (command === 'mcp') {
+    const token = settings.mcpToken ?? demoUser?.token;
+    if (!token) fail('mcp needs the upstream token in PLANS_TOKEN (or YNAB_TOKEN)');
+    const parts = createMcpParts(gateway, schema, settings.mcp, version());
+    logger.info(
+      { upstream: sandbox ? 'embedded sandbox' : upstreamUrl, writes: settings.mcp.writes },
+      'mcp over stdio',
+    );
+    const signalled = new Promise((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await Promise.race([serveStdio(parts, token), signalled]);
+    await within(CLOSE_STEP_MS, gateway.close());
+    await within(CLOSE_STEP_MS, sandbox?.close());
+    await within(CLOSE_STEP_MS, tracing?.shutdown());
+    process.exit(0);
+  }
   const host = settings.host ?? (sandbox ? '127.0.0.1' : '0.0.0.0');
-  const http = await listenOrFail(gateway.yoga, settings.port, host, 'PORT');
+  const mcpHttp = settings.mcp.path
+    ? createMcpHttp(createMcpParts(gateway, schema, settings.mcp, version()))
+    : undefined;
+  const http = await listenOrFail(withMcp(gateway, mcpHttp), settings.port, host, 'PORT');
   const sockets = attachWebSockets(http.server, gateway);
   const metricsHttp =
     settings.metrics && settings.metricsPort !== undefined
@@ -160,6 +192,7 @@ async function main(): Promise<void> {
   logger.info(
     {
       url,
+      mcp: settings.mcp.path ? `http://${shownHost}:${http.port}${settings.mcp.path}` : 'off',
       upstream: sandbox ? 'embedded sandbox' : upstreamUrl,
       ...(metricsHttp ? { metrics: `http://${shownHost}:${metricsHttp.port}/metrics` } : {}),
       tracing: tracing ? settings.otlpEndpoint : 'off',
@@ -180,6 +213,7 @@ async function main(): Promise<void> {
       gateway,
       http,
       sockets,
+      mcpHttp,
       metricsHttp,
       sandbox,
       tracing,
@@ -197,13 +231,15 @@ async function shutdown(
     gateway: Gateway;
     http: HttpService;
     sockets: WebSocketAttachment;
+    mcpHttp: McpHttp | undefined;
     metricsHttp: HttpService | undefined;
     sandbox: Sandbox | null;
     tracing: OtelTracing | undefined;
     settings: Settings;
   },
 ): Promise<void> {
-  const { logger, gateway, http, sockets, metricsHttp, sandbox, tracing, settings } = parts;
+  const { logger, gateway, http, sockets, mcpHttp, metricsHttp, sandbox, tracing, settings } =
+    parts;
   logger.info(
     { signal, inFlight: http.inFlight(), graceMs: settings.shutdownGraceMs },
     'shutting down: draining requests in flight',
@@ -213,6 +249,8 @@ async function shutdown(
     // WebSocket connections are upgrades the HTTP drain does not see: close them first (1001,
     // going away) so their clients reconnect to another instance.
     await within(CLOSE_STEP_MS, sockets.close());
+    // MCP sessions hold streams open (notifications): they end like WebSockets do.
+    await within(CLOSE_STEP_MS, mcpHttp?.close());
     const { abandoned } = await http.shutdown(settings.shutdownGraceMs);
     if (abandoned > 0)
       logger.warn({ abandoned }, 'grace period over: closed connections with answers unsent');

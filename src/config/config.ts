@@ -295,3 +295,34 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     cluster: { ...DEFAULT_CLUSTER },
   };
 }
+
+/** The Model Context Protocol server (src/mcp): tools and resources for AI agents. */
+export interface McpConfig {
+  /** Serve Streamable HTTP at this path of the GraphQL port; `false`: not at all. @default '/mcp' */
+  path: string | false;
+  /** List and run the write tools (create, update, assign). @default false: read-only */
+  writes: boolean;
+  /** The raw `graphql` tool: any operation within the limits (mutations only with `writes`). @default false */
+  graphqlTool: boolean;
+  /** The `search_schema` tool: types and fields by name or description. @default false */
+  schemaSearch: boolean;
+  /** The named operations of the trusted-documents manifest as tools too. @default false */
+  trustedDocumentTools: boolean;
+  /** Streamable HTTP sessions one token may hold at once; a new one closes its oldest. @default 8 */
+  sessionsPerToken: number;
+  /** Streamable HTTP sessions in all; past it a new session gets 503. @default 1_000 */
+  maxSessions: number;
+  /** A session without a request (or an open stream) this long is closed. @default 1_800_000 (30 min) */
+  sessionIdleMs: number;
+}
+
+export const DEFAULT_MCP: McpConfig = {
+  path: '/mcp',
+  writes: false,
+  graphqlTool: false,
+  schemaSearch: false,
+  trustedDocumentTools: false,
+  sessionsPerToken: 8,
+  maxSessions: 1_000,
+  sessionIdleMs: 30 * 60_000,
+};

@@ -10,11 +10,13 @@ import {
   DEFAULT_LIMITS,
   DEFAULT_LIVE,
   DEFAULT_MAX_AGE_MS,
+  DEFAULT_MCP,
   DEFAULT_OPERATION_DEADLINE_MS,
   DEFAULT_PORT,
   DEFAULT_REPLICA_BYTES,
   DEFAULT_REST_CACHE_BYTES,
   type LiveConfig,
+  type McpConfig,
 } from './config.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -71,10 +73,17 @@ export interface Settings {
   redisUrl: string | undefined;
   /** Key prefix, snapshot TTL and size bound of the Redis tier. */
   cluster: ClusterConfig;
+  /** The MCP server: `/mcp` on the GraphQL port, its tools and sessions. */
+  mcp: McpConfig;
+  /** `mcp` (stdio): the upstream token, from PLANS_TOKEN or else YNAB_TOKEN. */
+  mcpToken: string | undefined;
 }
 
+/** `serve`: the HTTP gateway (`npm start`); `mcp`: the MCP server over stdio (`npm run mcp`). */
+export type Command = 'serve' | 'mcp';
+
 export type SettingsParse =
-  | { kind: 'run'; settings: Settings }
+  | { kind: 'run'; command: Command; settings: Settings }
   | { kind: 'help' }
   | { kind: 'version' }
   | { kind: 'error'; message: string };
@@ -84,6 +93,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 class SettingError extends Error {}
 
 export const USAGE = `Usage: npm start            (or: node dist/cli.js after npm run build)
+       npm run mcp          (or: node dist/cli.js mcp): the MCP server over stdio
 
 The Plans GraphQL gateway. Without UPSTREAM_URL it embeds a REST sandbox with a demo plan.
 Every setting is an environment variable; booleans accept on/off, true/false, 1/0.
@@ -127,6 +137,13 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   REDIS_SNAPSHOT_TTL_SECONDS    snapshots and delta logs expire this long after their last write (default ${DEFAULT_CLUSTER.snapshotTtlMs / 1000})
   REDIS_SNAPSHOT_MAX_MB         larger sealed snapshots are not stored (default ${DEFAULT_CLUSTER.maxSnapshotBytes / 1024 / 1024})
   REDIS_COMMAND_TIMEOUT_MS      a Redis round trip slower than this takes Redis out until it answers again (default ${DEFAULT_CLUSTER.commandTimeoutMs})
+  MCP                           the MCP server at /mcp on the GraphQL port (default on)
+  MCP_WRITES                    MCP write tools: create, update, assign (default off: read-only)
+  MCP_GRAPHQL_TOOL              the MCP graphql tool: any operation within the limits (default off)
+  MCP_SCHEMA_SEARCH             the MCP search_schema tool (default off)
+  MCP_TRUSTED_DOCUMENT_TOOLS    the TRUSTED_DOCUMENTS manifest's named operations as MCP tools (default off)
+  MCP_SESSION_IDLE_SECONDS      close an MCP session idle this long (default ${DEFAULT_MCP.sessionIdleMs / 1000})
+  PLANS_TOKEN                   mcp over stdio: the upstream token (else YNAB_TOKEN; embedded: the demo token)
 
   --help       show this help
   --version    print the version
@@ -138,7 +155,12 @@ export function parseSettings(
   env: Env,
   { stdoutIsTTY = false }: { stdoutIsTTY?: boolean } = {},
 ): SettingsParse {
-  for (const arg of argv) {
+  let command: Command = 'serve';
+  for (const [index, arg] of argv.entries()) {
+    if (arg === 'mcp' && index === 0) {
+      command = 'mcp';
+      continue;
+    }
     if (arg === '--help' || arg === '-h') return { kind: 'help' };
     if (arg === '--version' || arg === '-v') return { kind: 'version' };
     return {
@@ -153,11 +175,19 @@ export function parseSettings(
     const trustedOnly = optional(env, 'TRUSTED_DOCUMENTS_ONLY', boolean) ?? false;
     if (trustedOnly && manifestPath === undefined)
       throw new SettingError('TRUSTED_DOCUMENTS_ONLY needs TRUSTED_DOCUMENTS (the manifest path)');
+    if (
+      (optional(env, 'MCP_TRUSTED_DOCUMENT_TOOLS', boolean) ?? false) &&
+      manifestPath === undefined
+    )
+      throw new SettingError(
+        'MCP_TRUSTED_DOCUMENT_TOOLS needs TRUSTED_DOCUMENTS (the manifest path)',
+      );
     const compression = optional(env, 'COMPRESSION_MIN_BYTES', (v, n) =>
       isOff(v) ? false : integer(v, n, 0, 1024 * 1024 * 1024),
     );
     return {
       kind: 'run',
+      command,
       settings: {
         port: optional(env, 'PORT', (v, n) => integer(v, n, 0, 65_535)) ?? DEFAULT_PORT,
         host: optional(env, 'HOST', nonEmpty),
@@ -209,6 +239,8 @@ export function parseSettings(
         live: liveSettings(env),
         redisUrl: optional(env, 'REDIS_URL', redisUrl),
         cluster: clusterSettings(env),
+        mcp: mcpSettings(env),
+        mcpToken: optional(env, 'PLANS_TOKEN', nonEmpty) ?? optional(env, 'YNAB_TOKEN', nonEmpty),
       },
     };
   } catch (error) {
@@ -241,6 +273,21 @@ function liveSettings(env: Env): LiveConfig {
       DEFAULT_LIVE.pendingBytesPerSubscriber,
       1_048_576,
     ),
+  };
+}
+
+function mcpSettings(env: Env): McpConfig {
+  return {
+    ...DEFAULT_MCP,
+    path: (optional(env, 'MCP', boolean) ?? true) ? DEFAULT_MCP.path : false,
+    writes: optional(env, 'MCP_WRITES', boolean) ?? DEFAULT_MCP.writes,
+    graphqlTool: optional(env, 'MCP_GRAPHQL_TOOL', boolean) ?? DEFAULT_MCP.graphqlTool,
+    schemaSearch: optional(env, 'MCP_SCHEMA_SEARCH', boolean) ?? DEFAULT_MCP.schemaSearch,
+    trustedDocumentTools:
+      optional(env, 'MCP_TRUSTED_DOCUMENT_TOOLS', boolean) ?? DEFAULT_MCP.trustedDocumentTools,
+    sessionIdleMs:
+      (optional(env, 'MCP_SESSION_IDLE_SECONDS', (v, n) => integer(v, n, 10, 86_400)) ??
+        DEFAULT_MCP.sessionIdleMs / 1000) * 1000,
   };
 }
 

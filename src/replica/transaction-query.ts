@@ -4,8 +4,10 @@
  * 1. Candidate lists: the by-account, by-category and by-payee list of each id filter given,
  *    or the by-date list of every transaction when there is none. All are sorted by (date, id).
  * 2. Each candidate's date window [lo, hi) comes from two binary searches on the date bounds;
- *    the smallest window wins. Filters the chosen list does not answer (the other ids, `type`)
- *    become a residual predicate checked row by row inside that window only.
+ *    the smallest window wins. Filters the chosen list does not answer (the other ids, `type`,
+ *    `search`) become a residual predicate checked row by row inside that window only. A text
+ *    search finds the payees and categories whose names match once per query (a scan of those
+ *    tables, not of the transactions), so each row costs a set look-up and a memo comparison.
  * 3. Seek keys narrow the window by binary search; the page is read by walking from the start
  *    (`first`) or the end (`last`) of the window in the requested order.
  *
@@ -238,6 +240,7 @@ function residualPredicate(
   if (query.type === 'unapproved') checks.push((row) => !row.approved);
   if (query.type === 'uncategorized')
     checks.push((row) => isUncategorized(state, row, subsOf(row)));
+  if (query.search !== undefined) checks.push(searchPredicate(state, query.search, subsOf));
   if (checks.length === 0) return null;
   if (checks.length === 1) return checks[0]!;
   return (row) => checks.every((check) => check(row));
@@ -258,6 +261,34 @@ export function isUncategorized(
   const onBudget = (accountId: string): boolean => state.accounts.get(accountId)?.on_budget ?? true;
   if (!onBudget(row.account_id)) return false;
   return row.transfer_account_id === null || !onBudget(row.transfer_account_id);
+}
+
+/**
+ * Private: whether a transaction or one of its split lines mentions `text` in its memo, payee
+ * name or category name, ignoring case. The matching payees and categories are found once.
+ */
+function searchPredicate(
+  state: PlanState,
+  text: string,
+  subsOf: (row: TransactionRow) => readonly SubTransactionRow[],
+): Predicate {
+  const needle = text.toLowerCase();
+  const mentions = (value: string | null | undefined) =>
+    (value ?? '').toLowerCase().includes(needle);
+  const payees = new Set<string>();
+  for (const payee of state.payees.rows) if (mentions(payee.name)) payees.add(payee.id);
+  const categories = new Set<string>();
+  for (const category of state.categories.rows)
+    if (mentions(category.name)) categories.add(category.id);
+  const matches = (line: {
+    memo: string | null;
+    payee_id: string | null;
+    category_id: string | null;
+  }) =>
+    mentions(line.memo) ||
+    (line.payee_id !== null && payees.has(line.payee_id)) ||
+    (line.category_id !== null && categories.has(line.category_id));
+  return (row) => matches(row) || subsOf(row).some(matches);
 }
 
 /** Private: the position of the n-th (0-based) match walking from `from` by `step`. */
@@ -365,4 +396,6 @@ function assertQuery(query: TransactionQuery): void {
   if (query.type !== undefined && !(TYPES as readonly string[]).includes(query.type)) {
     fail('type', TYPES.join(' or '), query.type);
   }
+  if (query.search !== undefined && (typeof query.search !== 'string' || query.search === ''))
+    fail('search', 'a non-empty string', query.search);
 }

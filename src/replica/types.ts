@@ -74,6 +74,11 @@ export interface TransactionQuery {
   sinceDate?: IsoDate;
   untilDate?: IsoDate;
   type?: TransactionListType;
+  /**
+   * Text, matched case-insensitively within the memo, payee name or category name of the
+   * transaction or of one of its split lines. Checked row by row within the chosen window.
+   */
+  search?: string;
   order?: TransactionOrder;
   /** Rows strictly after this key in the chosen order. */
   after?: TransactionSeekKey;

@@ -62,13 +62,25 @@ export function fieldCost(
  * page flags and `totalCount` may then walk the whole window). Without one, its `totalCount`
  * comes from the counts its index keeps and costs 1.
  */
-export function hybridListCost(
-  args: Record<string, unknown>,
-  ctx: unknown,
-  field: GraphQLField<unknown, never>,
-): FieldPrice {
-  const price = fieldCost(args, ctx, field);
-  return args.type == null ? price : { ...price, field: price.field + COUNT_COST };
+export const hybridListCost = walkedWith('type');
+
+/**
+ * The price of a transaction list (`plan`, `account` and `month` `transactions`): a page like any
+ * connection, plus a walk (`COUNT_COST`) with a text `search`, which no index answers: its page
+ * may walk the whole date window before it is full.
+ */
+export const transactionListCost = walkedWith('search');
+
+/** Private: a list's price, plus a walk (`COUNT_COST`) when the argument `filter` is given. */
+function walkedWith(filter: string) {
+  return (
+    args: Record<string, unknown>,
+    ctx: unknown,
+    field: GraphQLField<unknown, never>,
+  ): FieldPrice => {
+    const price = fieldCost(args, ctx, field);
+    return args[filter] == null ? price : { ...price, field: price.field + COUNT_COST };
+  };
 }
 
 type ComplexityOption =

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, launchStdio } from '../mcp/support/mcp-clients.js';
 import { until } from '../support/wait.js';
 import { childrenOf, killAll, launch, ROOT } from './support/process.js';
 
@@ -95,6 +96,22 @@ describe('node dist/cli.js', () => {
     // Without REDIS_URL the Redis client is never loaded (src/cluster imports it on demand).
     expect(modules.filter((m) => m.includes('/ioredis/'))).toEqual([]);
     expect(modules.filter((m) => m.startsWith(`file://${ROOT}src/`))).toEqual([]);
+  });
+
+  it('serves MCP over stdio from the build, its tool documents copied beside it', async () => {
+    const server = await launchStdio(
+      { UPSTREAM_URL: sandbox.url, PLANS_TOKEN: sandbox.users[0]?.token ?? '' },
+      ['dist/cli.js', 'mcp'],
+    );
+    try {
+      const { tools } = await server.client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('plan_overview');
+      const overview = await call(server.client, 'plan_overview');
+      expect(overview.structuredContent).toMatchObject({ plan: { name: 'Demo Household' } });
+    } finally {
+      await server.client.close().catch(() => {});
+      server.killGroup();
+    }
   });
 
   it('without UPSTREAM_URL, embeds the sandbox from its built package', async () => {

@@ -20,8 +20,16 @@ import {
   type SandboxOptions,
 } from '@plans-gateway/sandbox';
 import { type ClusterOptions, createCluster } from '../../src/cluster/cluster.js';
-import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
+import {
+  DEFAULT_MCP,
+  defaultConfig,
+  type GatewayConfig,
+  type McpConfig,
+} from '../../src/config/config.js';
 import { createManualScheduler, type ManualScheduler } from '../../src/live/scheduler.js';
+import { createMcpHttp, type McpHttp, withMcp } from '../../src/mcp/http.js';
+import { createMcpParts } from '../../src/mcp/session.js';
+import { schema } from '../../src/schema/index.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
 import { attachWebSockets } from '../../src/server/websockets.js';
 import { createLogger } from '../../src/telemetry/logger.js';
@@ -55,6 +63,8 @@ export interface GatewayOptions {
    * timers and closed with the gateway. Without it, `config.redisUrl` makes the gateway's own.
    */
   cluster?: ClusterOptions;
+  /** MCP at `mcpUrl` on the same port (`http` or `websocket`), these settings over DEFAULT_MCP. */
+  mcp?: Partial<McpConfig>;
 }
 
 export interface ServedGateway {
@@ -63,6 +73,10 @@ export interface ServedGateway {
   readonly url: string;
   /** `ws://127.0.0.1:PORT/graphql`: it answers only with `serve: 'websocket'`. */
   readonly wsUrl: string;
+  /** `http://127.0.0.1:PORT/mcp`: it answers only with the `mcp` option. */
+  readonly mcpUrl: string;
+  /** The MCP server's sessions, with the `mcp` option. */
+  readonly mcp?: McpHttp;
   /** The JSON lines logged so far (with `log: true`). */
   readonly log: Record<string, unknown>[];
   /** The global `fetch`, or `yoga.fetch` with `serve: 'fetch'`. */
@@ -131,6 +145,8 @@ async function serve(
     gateway,
     url,
     wsUrl: url.replace('http:', 'ws:'),
+    mcpUrl: url.replace(/\/graphql$/, '/mcp'),
+    ...(listening?.mcp ? { mcp: listening.mcp } : {}),
     log,
     fetch: fetchImpl,
     gql: <Data, Variables>(
@@ -148,6 +164,7 @@ async function serve(
       ),
     close() {
       closing ??= (async () => {
+        await listening?.mcp?.close();
         if (listening?.closeSockets) {
           // Subscriptions end first, so their sockets close cleanly.
           await gateway.live.close();
@@ -166,13 +183,21 @@ async function serve(
 async function listen(
   gateway: Gateway,
   mode: 'http' | 'websocket',
-  { maxHeaderSize }: GatewayOptions,
-): Promise<{ server: Server; port: number; closeSockets?: () => Promise<void> }> {
-  const server = createServer(maxHeaderSize ? { maxHeaderSize } : {}, gateway.yoga);
+  { maxHeaderSize, mcp: mcpConfig }: GatewayOptions,
+): Promise<{ server: Server; port: number; closeSockets?: () => Promise<void>; mcp?: McpHttp }> {
+  const mcp = mcpConfig
+    ? createMcpHttp(createMcpParts(gateway, schema, { ...DEFAULT_MCP, ...mcpConfig }, 'test'))
+    : undefined;
+  const server = createServer(maxHeaderSize ? { maxHeaderSize } : {}, withMcp(gateway, mcp));
   const sockets = mode === 'websocket' ? attachWebSockets(server, gateway) : undefined;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { server, port, ...(sockets ? { closeSockets: () => sockets.close() } : {}) };
+  return {
+    server,
+    port,
+    ...(sockets ? { closeSockets: () => sockets.close() } : {}),
+    ...(mcp ? { mcp } : {}),
+  };
 }
 
 async function closeServer(server: Server): Promise<void> {

@@ -5,7 +5,8 @@ import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import { encodeCursor, type PageArgs, pageWindow } from '../connections.js';
 import type { GatewayContext } from '../context.js';
-import { COUNT_COST } from '../cost.js';
+import { COUNT_COST, transactionListCost } from '../cost.js';
+import { badUserInput, maxLength } from '../input-checks.js';
 import { Month } from '../month.js';
 import { Plan } from '../plan.js';
 import { MonthSelectorScalar } from '../scalars.js';
@@ -20,8 +21,12 @@ export interface TransactionFilterArgs {
   sinceDate?: string | null;
   untilDate?: string | null;
   type?: TransactionListType | null;
+  search?: string | null;
   order?: TransactionOrder | null;
 }
+
+/** Longest text a `search` argument takes. */
+export const MAX_SEARCH_LENGTH = 200;
 
 function later(a: IsoDate | undefined, b: IsoDate): IsoDate {
   return a === undefined || b > a ? b : a;
@@ -41,6 +46,7 @@ export function filterQuery(
   if (args.categoryId) query.categoryId = args.categoryId;
   if (args.payeeId) query.payeeId = args.payeeId;
   if (args.type) query.type = args.type;
+  if (args.search != null) query.search = args.search;
   if (args.sinceDate) query.sinceDate = args.sinceDate;
   if (args.untilDate) query.untilDate = args.untilDate;
   if (args.month) {
@@ -74,6 +80,8 @@ async function resolveTransactions(
   args: TransactionFilterArgs & PageArgs,
 ) {
   const window = pageWindow(args);
+  // Before the plan is read: a refused argument costs no upstream call.
+  if (args.search != null) checkSearch(args.search);
   const plan = await ctx.loaders.plan(planId);
   const page = plan.transactions({ ...filterQuery(args, () => plan.currentMonth()), ...window });
   const edges = page.rows.map((row: TransactionRow) => ({ cursor: encodeCursor(row), node: row }));
@@ -123,6 +131,9 @@ function filterArgs<Shape>(t: FieldBuilder<Shape>, omit: readonly ('accountId' |
       type: TransactionTypeFilterEnum,
       description: 'Only `uncategorized` or `unapproved` transactions.',
     }),
+    search: t.arg.string({
+      description: `Only transactions whose memo, payee name or category name (or a split line's) contains this text, ignoring case; at most ${MAX_SEARCH_LENGTH} characters. Checked row by row within the other filters' window, so it costs ${COUNT_COST} more.`,
+    }),
     order: t.arg({
       type: TransactionOrderEnum,
       defaultValue: 'DATE_DESC',
@@ -139,6 +150,7 @@ builder.objectFields(Plan, (t) => ({
       type: Transaction,
       description: DESCRIPTION,
       args: filterArgs(t),
+      complexity: transactionListCost,
       resolve: (plan, args, ctx) => resolveTransactions(ctx, plan.id, args),
     },
     TransactionConnection,
@@ -151,6 +163,7 @@ builder.objectFields(Account, (t) => ({
       type: Transaction,
       description: DESCRIPTION,
       args: filterArgs(t, ['accountId']),
+      complexity: transactionListCost,
       resolve: (account, args, ctx) =>
         resolveTransactions(ctx, account.plan_id, { ...args, accountId: account.id }),
     },
@@ -164,12 +177,19 @@ builder.objectFields(Month, (t) => ({
       type: Transaction,
       description: DESCRIPTION,
       args: filterArgs(t, ['month']),
+      complexity: transactionListCost,
       resolve: (month, args, ctx) =>
         resolveTransactions(ctx, month.plan_id, { ...args, month: month.month }),
     },
     TransactionConnection,
   ),
 }));
+
+/** Private: a `search` argument checked (BAD_USER_INPUT naming it) before anything runs. */
+function checkSearch(text: string): void {
+  maxLength(text, MAX_SEARCH_LENGTH, 'search');
+  if (text.trim() === '') throw badUserInput('search', 'must hold some text to look for');
+}
 
 /** The last day of the month that starts on `month` (`YYYY-MM-01`). */
 function lastDayOfMonth(month: IsoDate): IsoDate {

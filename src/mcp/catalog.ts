@@ -1,0 +1,59 @@
+/**
+ * The tools a gateway offers: the curated operations of `operations/*.graphql` (shipped beside
+ * this module; `npm run build` copies them into `dist/`), and, when configured, the named
+ * queries and mutations of the trusted-documents manifest. Built once per gateway; every session
+ * lists the same tools.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { GraphQLSchema } from 'graphql';
+import type { McpConfig } from '../config/config.js';
+import { loadDocumentManifest } from '../server/admission/trusted-documents.js';
+import { type ToolDefinition, toolFromDocument } from './tool-definition.js';
+
+const OPERATIONS = new URL('./operations/', import.meta.url);
+
+export interface ToolCatalog {
+  /** Every tool, writes included, by name. */
+  readonly tools: ReadonlyMap<string, ToolDefinition>;
+  /** Manifest operations left out, and why (a name taken, a subscription...). */
+  readonly skipped: readonly string[];
+}
+
+/** The curated operations, as `{ file, text }`, in file name order. */
+export function curatedDocuments(): { file: string; text: string }[] {
+  return readdirSync(OPERATIONS)
+    .filter((file) => file.endsWith('.graphql'))
+    .sort()
+    .map((file) => ({ file, text: readFileSync(new URL(file, OPERATIONS), 'utf8') }));
+}
+
+export function buildCatalog(
+  schema: GraphQLSchema,
+  config: Pick<McpConfig, 'trustedDocumentTools'>,
+  manifestPath: string | undefined,
+): ToolCatalog {
+  const tools = new Map<string, ToolDefinition>();
+  for (const { file, text } of curatedDocuments()) {
+    const tool = toolFromDocument(schema, text, `src/mcp/operations/${file}`);
+    if (tools.has(tool.name)) throw new Error(`${file}: a second tool named ${tool.name}`);
+    tools.set(tool.name, tool);
+  }
+  const skipped: string[] = [];
+  if (config.trustedDocumentTools && manifestPath) {
+    for (const [hash, text] of loadDocumentManifest(manifestPath)) {
+      let tool: ToolDefinition;
+      try {
+        tool = toolFromDocument(schema, text, `manifest entry ${hash.slice(0, 12)}`);
+      } catch (error) {
+        skipped.push(error instanceof Error ? error.message : String(error));
+        continue;
+      }
+      if (tools.has(tool.name)) {
+        skipped.push(`manifest operation ${tool.operationName}: the tool ${tool.name} exists`);
+        continue;
+      }
+      tools.set(tool.name, tool);
+    }
+  }
+  return { tools, skipped };
+}

@@ -1,0 +1,300 @@
+/**
+ * MCP over Streamable HTTP at `/mcp` on the gateway's port: the SDK's
+ * `StreamableHTTPServerTransport`, one per session, behind the gateway's own door.
+ *
+ * - Origin: a browser origin outside `CORS_ORIGINS` gets 403 before anything is read (the same
+ *   check as GraphQL, which also protects a local server from DNS rebinding); allowed origins get
+ *   CORS headers, preflights included, with the MCP headers allowed and exposed.
+ * - Credentials: the bearer token (`Authorization: Bearer`, or `access_token`, as for GraphQL) is
+ *   the upstream token. None: 401 with `WWW-Authenticate: Bearer realm="plans-gateway"`; one that
+ *   cannot be a token, or that the upstream refused: 401 with `error="invalid_token"`. A new
+ *   session proves its token first (one upstream call for a token not yet accepted, shared by the
+ *   token gate), so made-up tokens cannot fill the session table.
+ * - Sessions: bound to the token that opened them (another token gets 404, as for an unknown
+ *   session); at most `sessionsPerToken` per token (a new one closes that token's oldest) and
+ *   `maxSessions` in all (past it: 503); closed after `sessionIdleMs` without a request or an
+ *   open stream, on `DELETE`, and when the gateway stops.
+ * - Bodies: at most `limits.bodyBytes` (413), JSON (else a JSON-RPC parse error, 400).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { logInternalError } from '../errors/internal-errors.js';
+import { isUsableToken } from '../operation/credentials.js';
+import { ownOriginsOf } from '../server/admission/origin.js';
+import type { Gateway } from '../server/gateway.js';
+import { prepareOperation } from '../server/run-operation.js';
+import { tokenKey as digestOf } from '../upstream/token-key.js';
+import { createMcpSession, type McpParts, type McpSession } from './session.js';
+
+const REALM = 'Bearer realm="plans-gateway"';
+const ALLOWED_HEADERS =
+  'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id';
+const EXPOSED_HEADERS = 'mcp-session-id, mcp-protocol-version, www-authenticate';
+
+interface HttpSession {
+  readonly id: string;
+  readonly tokenKey: string;
+  readonly mcp: McpSession;
+  readonly transport: StreamableHTTPServerTransport;
+  /** Requests and streams open now: the session is idle only without any. */
+  open: number;
+  lastSeen: number;
+  idleTimer?: NodeJS.Timeout | undefined;
+}
+
+export interface McpHttp {
+  /** Whether a request is for MCP (its path). */
+  matches(request: IncomingMessage): boolean;
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** Sessions open now. */
+  sessions(): number;
+  /** Closes every session (their streams end). */
+  close(): Promise<void>;
+}
+
+export function createMcpHttp(parts: McpParts): McpHttp {
+  const { gateway, config } = parts;
+  const path = config.path || '/mcp';
+  const sessions = new Map<string, HttpSession>();
+
+  const closeSession = async (session: HttpSession) => {
+    if (sessions.get(session.id) !== session) return;
+    sessions.delete(session.id);
+    clearTimeout(session.idleTimer);
+    await session.mcp.close().catch(() => {});
+  };
+  const watchIdle = (session: HttpSession) => {
+    clearTimeout(session.idleTimer);
+    if (session.open > 0) return;
+    session.idleTimer = setTimeout(() => void closeSession(session), config.sessionIdleMs);
+    session.idleTimer.unref();
+  };
+
+  // Private: room for a new session of `tokenKey`: its oldest goes past the per-token bound.
+  const makeRoom = async (tokenKey: string): Promise<boolean> => {
+    const own = [...sessions.values()].filter((s) => s.tokenKey === tokenKey);
+    if (own.length >= config.sessionsPerToken) {
+      const oldest = own.reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
+      await closeSession(oldest);
+    }
+    return sessions.size < config.maxSessions;
+  };
+
+  // Private: whether a token not yet accepted upstream is accepted now (one call, gated).
+  const proven = async (token: string): Promise<boolean> => {
+    if (gateway.upstream.tokenStatus(digestOf(token)) === 'accepted') return true;
+    const prepared = await prepareOperation(gateway, {
+      query: 'query McpSessionUser { user { id } }',
+      operationName: 'McpSessionUser',
+      token,
+      path,
+    });
+    const result = prepared.ok ? await prepared.execute() : { errors: prepared.errors };
+    return !(result.errors ?? []).some((error) => error.extensions.code === 'UNAUTHENTICATED');
+  };
+
+  const openSession = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: unknown,
+    token: string,
+    tokenKey: string,
+  ) => {
+    if (!(await proven(token)))
+      return unauthorized(response, 'The upstream refused this access token.', true);
+    if (!(await makeRoom(tokenKey))) {
+      response.setHeader('retry-after', '60');
+      return rpcError(
+        response,
+        503,
+        -32000,
+        'Too many MCP sessions on this gateway; try again shortly.',
+      );
+    }
+    let session: HttpSession | undefined;
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      // Answers as JSON (notifications go over the session's GET stream).
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => {
+        session = { id, tokenKey, mcp, transport, open: 1, lastSeen: Date.now() };
+        sessions.set(id, session);
+      },
+      onsessionclosed: (id) => {
+        const closing = sessions.get(id);
+        if (closing) void closeSession(closing);
+      },
+    });
+    const mcp = createMcpSession(parts, callerOf);
+    await mcp.server.connect(transport);
+    try {
+      await transport.handleRequest(request, response, body);
+    } finally {
+      if (session) {
+        session.open -= 1;
+        watchIdle(session);
+      } else {
+        await mcp.close().catch(() => {});
+      }
+    }
+  };
+
+  return {
+    matches: (request) => pathOf(request) === path,
+    sessions: () => sessions.size,
+    async handle(request, response) {
+      const origin = request.headers.origin ?? null;
+      const ownOrigins = ownOriginsOf(request.headers.host);
+      const refusal = gateway.admission.originRefusal(origin, ownOrigins);
+      if (refusal) return rpcError(response, 403, -32000, refusal.message);
+      if (origin) {
+        response.setHeader('access-control-allow-origin', origin);
+        response.setHeader('vary', 'origin');
+        response.setHeader('access-control-expose-headers', EXPOSED_HEADERS);
+      }
+      if (request.method === 'OPTIONS') {
+        response.writeHead(204, {
+          'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+          'access-control-allow-headers': ALLOWED_HEADERS,
+          'access-control-max-age': '600',
+        });
+        response.end();
+        return;
+      }
+
+      const token = tokenOf(request);
+      if (token === undefined)
+        return unauthorized(
+          response,
+          'No access token: send Authorization: Bearer <token>.',
+          false,
+        );
+      if (!isUsableToken(token))
+        return unauthorized(response, 'The access token cannot be a token.', true);
+      const tokenKey = digestOf(token);
+      if (gateway.upstream.tokenRefusal(tokenKey))
+        return unauthorized(response, 'The upstream refused this access token.', true);
+      (request as IncomingMessage & { auth?: AuthInfo }).auth = {
+        token,
+        clientId: 'bearer',
+        scopes: [],
+        extra: { origin, ownOrigins },
+      };
+
+      let body: unknown;
+      if (request.method === 'POST') {
+        const read = await readJson(request, gateway.config.limits.bodyBytes);
+        if ('code' in read) return rpcError(response, read.status, read.code, read.message);
+        body = read.body;
+      }
+
+      const sessionId = request.headers['mcp-session-id'];
+      if (typeof sessionId !== 'string') {
+        if (request.method === 'POST' && isInitializeRequest(body))
+          return openSession(request, response, body, token, tokenKey);
+        return rpcError(
+          response,
+          400,
+          -32000,
+          'No mcp-session-id: start with an initialize request.',
+        );
+      }
+      const session = sessions.get(sessionId);
+      // Another token's session is as unknown as one that never existed.
+      if (!session || session.tokenKey !== tokenKey)
+        return rpcError(response, 404, -32001, 'Session not found: initialize a new one.');
+      session.open += 1;
+      session.lastSeen = Date.now();
+      clearTimeout(session.idleTimer);
+      response.once('close', () => {
+        session.open -= 1;
+        watchIdle(session);
+      });
+      await session.transport.handleRequest(request, response, body);
+    },
+    async close() {
+      await Promise.all([...sessions.values()].map(closeSession));
+    },
+  };
+}
+
+/**
+ * The gateway's request listener with MCP at its path; every other request goes to yoga
+ * (GraphQL, GraphiQL, `/health`, `/ready`, `/metrics`), whose plugins are unchanged.
+ */
+export function withMcp(gateway: Gateway, mcp: McpHttp | undefined): RequestListener {
+  if (!mcp) return gateway.yoga;
+  return (request, response) => {
+    if (!mcp.matches(request)) return void gateway.yoga(request, response);
+    mcp.handle(request, response).catch((error: unknown) => {
+      logInternalError(gateway.logger, error, 'mcp request failed');
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  };
+}
+
+/** Private: who sends a request, from what `handle` put in its AuthInfo. */
+function callerOf(extra: { authInfo?: AuthInfo | undefined }) {
+  const info = extra.authInfo;
+  const { origin, ownOrigins } = (info?.extra ?? {}) as {
+    origin?: string | null;
+    ownOrigins?: string[];
+  };
+  return { token: info?.token, origin: origin ?? null, ownOrigins: ownOrigins ?? [] };
+}
+
+function pathOf(request: IncomingMessage): string {
+  return new URL(request.url ?? '/', 'http://mcp.invalid').pathname;
+}
+
+function tokenOf(request: IncomingMessage): string | undefined {
+  const header = request.headers.authorization;
+  const fromHeader = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+  if (fromHeader) return fromHeader;
+  const param = new URL(request.url ?? '/', 'http://mcp.invalid').searchParams.get('access_token');
+  return param ?? undefined;
+}
+
+function unauthorized(response: ServerResponse, message: string, invalid: boolean): void {
+  response.setHeader('www-authenticate', invalid ? `${REALM}, error="invalid_token"` : REALM);
+  rpcError(response, 401, -32001, message);
+}
+
+function rpcError(response: ServerResponse, status: number, code: number, message: string): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-content-type-options': 'nosniff',
+  });
+  response.end(body);
+}
+
+/** Private: a JSON body of at most `max` bytes, or the status and JSON-RPC error to answer. */
+async function readJson(
+  request: IncomingMessage,
+  max: number,
+): Promise<{ body: unknown } | { status: number; code: number; message: string }> {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > max)
+    return { status: 413, code: -32000, message: `The body is over ${max} bytes.` };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      request.resume();
+      return { status: 413, code: -32000, message: `The body is over ${max} bytes.` };
+    }
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown };
+  } catch {
+    return { status: 400, code: -32700, message: 'Parse error: the body is not JSON.' };
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Money as a model reads and writes it. Results: every amount becomes `{ milliunits, decimal,
+ * formatted }` (the integer the graph holds, an exact decimal string in the plan's currency, and
+ * the text the plan shows). Arguments: an amount is an integer of milliunits or a decimal string
+ * of currency units (`"12.34"` is 12,340), exact to the thousandth; anything else is refused with
+ * a message naming the argument, never rounded.
+ */
+
+/** The scalar that holds amounts. */
+export const MILLIUNITS = 'Milliunits';
+
+/** An amount in a tool result. */
+export interface Amount {
+  readonly milliunits: number;
+  /** Exact, with the currency's decimal digits: `"-1234.56"`. */
+  readonly decimal: string;
+  /** As the plan formats it: `"-$1,234.56"`. */
+  readonly formatted: string;
+}
+
+/** The JSON Schema of an argument that takes an amount. */
+export const AMOUNT_INPUT_SCHEMA = {
+  anyOf: [
+    {
+      type: 'string',
+      pattern: '^[+-]?\\d+(\\.\\d+)?$',
+      description:
+        'A decimal amount of the plan currency, exact to at most 3 decimals: "-12.34" is an outflow of 12.34.',
+    },
+    {
+      type: 'integer',
+      description: 'Milliunits: thousandths of the currency, -12340 is an outflow of 12.34.',
+    },
+  ],
+} as const;
+
+/** The JSON Schema of an amount in a result. */
+export function amountOutputSchema(description: string | undefined): Record<string, unknown> {
+  return {
+    type: 'object',
+    description: `${description ? `${description} ` : ''}Three forms of one amount: \`milliunits\` (integer thousandths of the currency; negative = outflow), \`decimal\` (exact, in the plan's currency) and \`formatted\` (as the plan shows it).`,
+    properties: {
+      milliunits: { type: 'integer' },
+      decimal: { type: 'string', pattern: '^-?\\d+(\\.\\d+)?$' },
+      formatted: { type: 'string' },
+    },
+    required: ['milliunits', 'decimal', 'formatted'],
+  };
+}
+
+/** An argument a tool refuses: which one (its path, such as `transactions[1].amount`) and why. */
+export class ArgumentError extends Error {
+  constructor(
+    readonly argument: string,
+    reason: string,
+  ) {
+    super(`Argument "${argument}": ${reason}`);
+    this.name = 'ArgumentError';
+  }
+}
+
+const DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?$/;
+
+/**
+ * An amount argument as milliunits: an integer is milliunits already; a string is a decimal
+ * amount of the currency, exact to the thousandth. Refused (naming `argument`): a number with a
+ * fraction (ambiguous: units or milliunits?), more than three decimals, anything beyond 2^53 - 1.
+ */
+export function toMilliunits(value: unknown, argument: string): number {
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value))
+      throw new ArgumentError(
+        argument,
+        `${value} is not a whole number of milliunits; send a decimal amount as a string ("${value}") or milliunits as an integer (${Math.round(value * 1000)}).`,
+      );
+    if (!Number.isSafeInteger(value))
+      throw new ArgumentError(
+        argument,
+        `${value} milliunits is beyond the exact range (2^53 - 1).`,
+      );
+    return value;
+  }
+  if (typeof value !== 'string')
+    throw new ArgumentError(
+      argument,
+      `an amount is a decimal string such as "-12.34" or an integer of milliunits; got ${JSON.stringify(value) ?? String(value)}.`,
+    );
+  const match = DECIMAL.exec(value.trim());
+  if (!match)
+    throw new ArgumentError(
+      argument,
+      `"${value}" is not a decimal amount: write digits with at most one "." and no thousands separators, such as "-1234.56".`,
+    );
+  const [, sign, whole = '0', fraction = ''] = match;
+  if (fraction.length > 3)
+    throw new ArgumentError(
+      argument,
+      `"${value}" has ${fraction.length} decimals; amounts are exact to the thousandth (3 decimals at most), and are never rounded.`,
+    );
+  const milliunits = Number(whole) * 1000 + Number(fraction.padEnd(3, '0'));
+  if (!Number.isSafeInteger(milliunits) || whole.length > 13)
+    throw new ArgumentError(argument, `"${value}" is beyond the exact range of amounts.`);
+  return sign === '-' ? -milliunits || 0 : milliunits;
+}
+
+/**
+ * An amount of a result in its three forms, from the graph's own companions: `currency` (the
+ * amount in the plan's currency, rounded to its decimal digits, a JSON number) and `formatted`.
+ * The decimal string is `currency` written with as many decimals as the formatted text shows
+ * (1234.5 formatted `$1,234.50` is `"1234.50"`): the number alone cannot tell 2 digits from 1.
+ */
+export function amountOf(milliunits: number, currency: number, formatted: string): Amount {
+  return { milliunits, decimal: decimalOf(currency, formatted), formatted };
+}
+
+// Private: `currency` with the decimals `formatted` shows: the digits of both must agree (group
+// and decimal separators and the symbol are not digits).
+function decimalOf(currency: number, formatted: string): string {
+  const shown = formatted.replace(/\D/g, '');
+  const sign = currency < 0 ? '-' : '';
+  for (let digits = 0; digits <= 3; digits += 1) {
+    const fixed = Math.abs(currency).toFixed(digits);
+    if (fixed.replace('.', '') === shown) return sign + fixed;
+  }
+  return String(currency);
+}

@@ -1,0 +1,108 @@
+/**
+ * One MCP session: an `McpServer` (the SDK's) with the gateway's tools and resources, for one
+ * client over one transport (a Streamable HTTP session, or stdio). The tools' input and output
+ * schemas are JSON Schema generated from GraphQL, not zod, so `tools/list` and `tools/call` are
+ * handled on the SDK's underlying `Server`; resources use `McpServer.registerResource`.
+ */
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { GraphQLSchema } from 'graphql';
+import type { McpConfig } from '../config/config.js';
+import { logInternalError } from '../errors/internal-errors.js';
+import type { Gateway } from '../server/gateway.js';
+import { buildCatalog, type ToolCatalog } from './catalog.js';
+import { type OptionalTool, optionalTools } from './optional-tools.js';
+import { registerResources } from './resources.js';
+import { type Caller, createToolRunner, type ToolRunner } from './tool-runner.js';
+
+/** What every session of a gateway shares: the catalog, the runner, the optional tools. */
+export interface McpParts {
+  readonly gateway: Gateway;
+  readonly config: McpConfig;
+  readonly catalog: ToolCatalog;
+  readonly runner: ToolRunner;
+  readonly optional: readonly OptionalTool[];
+  readonly version: string;
+}
+
+export interface McpSession {
+  readonly server: McpServer;
+  /** Ends the session's resource subscriptions and closes its server and transport. */
+  close(): Promise<void>;
+}
+
+const INSTRUCTIONS = `Tools and resources over a budgeting app's plans (budgets). Call list_plans first: every other tool takes a planId (or "last-used"). Amounts in results carry milliunits (integer thousandths), an exact decimal string in the plan's currency and the formatted text: quote the decimal or formatted form to people. Amount arguments take a decimal string ("-12.34", at most 3 decimals) or integer milliunits (-12340); negative amounts are outflows. Answers come from the gateway's copy of the plan, no older than its max-age (30 s by default), so repeated reads cost nothing upstream.`;
+
+/** The parts of a gateway's MCP server, built once (the tool documents are parsed here). */
+export function createMcpParts(
+  gateway: Gateway,
+  schema: GraphQLSchema,
+  config: McpConfig,
+  version: string,
+): McpParts {
+  const catalog = buildCatalog(schema, config, gateway.config.trustedDocuments?.manifestPath);
+  for (const reason of catalog.skipped)
+    gateway.logger?.warn({ reason }, 'mcp: manifest operation not offered as a tool');
+  return {
+    gateway,
+    config,
+    catalog,
+    runner: createToolRunner(gateway, schema, catalog, config),
+    optional: optionalTools(gateway, schema, config),
+    version,
+  };
+}
+
+/** A session's server; `caller` says who sends each request (its token). */
+export function createMcpSession(
+  parts: McpParts,
+  caller: (extra: { authInfo?: AuthInfo | undefined }) => Caller,
+): McpSession {
+  const { gateway, runner, optional } = parts;
+  const mcp = new McpServer(
+    { name: 'plans-graphql-gateway', title: 'Plans GraphQL gateway', version: parts.version },
+    {
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { subscribe: true, listChanged: false },
+        logging: {},
+      },
+      instructions: INSTRUCTIONS,
+    },
+  );
+  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...runner.list(), ...optional.map((extra) => extra.tool)],
+  }));
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args = {} } = request.params;
+    const who = caller(extra);
+    const extraTool = optional.find((tool) => tool.tool.name === name);
+    try {
+      return extraTool ? await extraTool.call(args, who) : await runner.call(name, args, who);
+    } catch (error) {
+      logInternalError(gateway.logger, error, 'mcp tool call failed');
+      return { isError: true, content: [{ type: 'text', text: 'Unexpected error.' }] };
+    }
+  });
+  const subscriptions = registerResources(mcp, {
+    gateway,
+    catalog: parts.catalog,
+    runner,
+    caller,
+    now: () => gateway.live.scheduler.now(),
+    onError: (error) => logInternalError(gateway.logger, error, 'mcp resource updates failed'),
+  });
+  // McpServer announces list changes once resources are registered; these lists never change.
+  mcp.server.registerCapabilities({
+    tools: { listChanged: false },
+    resources: { subscribe: true, listChanged: false },
+  });
+  return {
+    server: mcp,
+    async close() {
+      subscriptions.close();
+      await mcp.close();
+    },
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * A tool made from one GraphQL operation: its name (the operation's, in snake_case), its
+ * description (the document's leading comment, then the descriptions of the root fields it
+ * reads or writes), its input schema (the variables), its output schema (the selection, amounts
+ * folded) and its annotations (a query only reads; a mutation writes, and says in its comment
+ * whether it only adds, `# mcp: additive`, or can be repeated safely, `# mcp: idempotent`).
+ */
+import {
+  type DocumentNode,
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  print,
+  validate,
+} from 'graphql';
+import { inputSchemaOf, type JsonSchema, type ToolVariable, variablesOf } from './input-schema.js';
+import { outputOf, type Shape, withCompanions } from './output-shape.js';
+
+/** What MCP's `ToolAnnotations` says of a tool (hints for clients and people). */
+export interface ToolHints {
+  readonly title: string;
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: boolean;
+}
+
+export interface ToolDefinition {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly operationName: string;
+  /** The document as it runs: the original with the companions of its amounts. */
+  readonly query: string;
+  readonly operation: OperationDefinitionNode;
+  readonly variables: readonly ToolVariable[];
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema: JsonSchema;
+  readonly shape: Shape;
+  readonly annotations: ToolHints;
+  /** A mutation: listed and run only when writes are on. */
+  readonly writes: boolean;
+}
+
+/** The leading comment of a document: its description, hints and variable descriptions. */
+interface LeadingComment {
+  readonly description: string;
+  readonly hints: ReadonlySet<string>;
+  readonly variables: ReadonlyMap<string, string>;
+}
+
+/**
+ * The tool of a document holding one named query or mutation. Throws, naming the document, when
+ * it holds anything else or does not validate against the schema.
+ */
+export function toolFromDocument(
+  schema: GraphQLSchema,
+  text: string,
+  source: string,
+): ToolDefinition {
+  const document = parse(text);
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const [operation] = operations;
+  if (operations.length !== 1 || !operation?.name)
+    throw new Error(`${source}: a tool is one named operation; found ${operations.length}`);
+  if (operation.operation === 'subscription')
+    throw new Error(`${source}: a subscription cannot be a tool`);
+  if (/@(defer|stream)\b/.test(print(document)))
+    throw new Error(`${source}: a tool answers once; @defer and @stream cannot be a tool`);
+  const errors = validate(schema, document);
+  if (errors.length > 0) throw new Error(`${source}: ${errors[0]?.message}`);
+
+  const comment = leadingComment(text);
+  const withAmounts = withCompanions(schema, document);
+  const running = operationOf(withAmounts);
+  const { schema: outputSchema, shape } = outputOf(schema, withAmounts, running);
+  const variables = variablesOf(schema, document, operation, comment.variables);
+  const operationName = operation.name.value;
+  const writes = operation.operation === 'mutation';
+  const title = titleOf(operationName);
+  return {
+    name: snakeCase(operationName),
+    title,
+    description: describe(schema, operation, comment.description, writes),
+    operationName,
+    query: print(withAmounts),
+    operation,
+    variables,
+    inputSchema: inputSchemaOf(operation, variables),
+    outputSchema,
+    shape,
+    annotations: {
+      title,
+      readOnlyHint: !writes,
+      destructiveHint: writes && !comment.hints.has('additive'),
+      idempotentHint: !writes || comment.hints.has('idempotent'),
+      // The tools reach one plan's data, not an open world of external entities.
+      openWorldHint: false,
+    },
+    writes,
+  };
+}
+
+/** `SearchTransactions` → `search_transactions`. */
+export function snakeCase(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
+}
+
+function titleOf(name: string): string {
+  const words = snakeCase(name).split('_');
+  const text = words.join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function operationOf(document: DocumentNode): OperationDefinitionNode {
+  const found = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  if (!found) throw new Error('no operation');
+  return found;
+}
+
+/**
+ * Private: the comment lines before the first definition. `# mcp: additive idempotent` lines are
+ * hints, `# $name: text` lines describe a variable; the rest is the description.
+ */
+function leadingComment(text: string): LeadingComment {
+  const lines: string[] = [];
+  const hints = new Set<string>();
+  const variables = new Map<string, string>();
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '') continue;
+    if (!line.startsWith('#')) break;
+    const content = line.replace(/^#\s?/, '');
+    const hint = /^mcp:\s*(.*)$/.exec(content);
+    const variable = /^\$(\w+):\s*(.*)$/.exec(content);
+    if (hint) {
+      for (const word of (hint[1] ?? '').split(/\s+/)) if (word) hints.add(word);
+    } else if (variable?.[1]) {
+      variables.set(variable[1], variable[2] ?? '');
+    } else {
+      lines.push(content);
+    }
+  }
+  return { description: lines.join(' ').trim(), hints, variables };
+}
+
+/** Private: the comment, then what the operation's root fields are, from the schema. */
+function describe(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  comment: string,
+  writes: boolean,
+): string {
+  const root = schema.getRootType(operation.operation);
+  const fields = root?.getFields() ?? {};
+  const reads = operation.selectionSet.selections.flatMap((selection) => {
+    if (selection.kind !== Kind.FIELD) return [];
+    const field = fields[selection.name.value];
+    return field?.description ? [`\`${field.name}\`: ${field.description}`] : [];
+  });
+  const parts = [comment, reads.length > 0 ? `GraphQL ${reads.join(' ')}` : ''];
+  parts.push(
+    writes
+      ? 'Writes to the plan: call it once per intended change; when its outcome is unknown, check before calling again.'
+      : 'Reads only; answers within the gateway max-age cost no upstream request.',
+  );
+  return parts.filter(Boolean).join('\n\n');
+}

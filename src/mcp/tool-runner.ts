@@ -1,0 +1,223 @@
+/**
+ * Runs tools: each call is one GraphQL operation through `prepareOperation` (src/server): the
+ * admission path, then the gateway's yoga instance with the caller's token, so a tool call gets
+ * the limits, cost, token gate, replicas, loaders and budget of any GraphQL request, and the same
+ * log line and metrics. Before that, and without any upstream call, the arguments are checked:
+ * an unknown argument, a wrong type, an amount that is not exact, a plan the token does not have.
+ * A write is never retried: when its outcome is unknown, the tool error says what to check.
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
+import type { McpConfig } from '../config/config.js';
+import type { Gateway } from '../server/gateway.js';
+import { prepareOperation } from '../server/run-operation.js';
+import type { ToolCatalog } from './catalog.js';
+import { variablesFromArguments } from './input-schema.js';
+import { ArgumentError } from './money.js';
+import { foldAnswer } from './output-shape.js';
+import type { ToolDefinition } from './tool-definition.js';
+
+/** Who calls, as the transport knows it. */
+export interface Caller {
+  /** The bearer token (HTTP: the request's; stdio: the environment's). */
+  readonly token: string | undefined;
+  readonly origin?: string | null;
+  readonly ownOrigins?: readonly string[];
+}
+
+/** An operation's outcome for MCP: its folded data, or what went wrong in words. */
+export type Outcome =
+  | { readonly ok: true; readonly data: Record<string, unknown>; readonly notes: string[] }
+  | { readonly ok: false; readonly message: string };
+
+const PLAN_ALIASES = new Set(['last-used', 'default']);
+const PLAN_IDS = 'query McpPlanIds { plans { id } }';
+
+export interface ToolRunner {
+  /** The tools `tools/list` shows: writes only when they are on. */
+  list(): Tool[];
+  call(
+    name: string,
+    args: Readonly<Record<string, unknown>>,
+    caller: Caller,
+  ): Promise<CallToolResult>;
+  /** Runs a tool's operation with variables already checked (resources read through this). */
+  run(tool: ToolDefinition, variables: Record<string, unknown>, caller: Caller): Promise<Outcome>;
+  /** Checks the arguments of a tool, as `call` does; throws ArgumentError. */
+  variables(
+    tool: ToolDefinition,
+    args: Readonly<Record<string, unknown>>,
+    caller: Caller,
+  ): Promise<Record<string, unknown>>;
+}
+
+export function createToolRunner(
+  gateway: Gateway,
+  schema: GraphQLSchema,
+  catalog: ToolCatalog,
+  config: Pick<McpConfig, 'writes'>,
+): ToolRunner {
+  const execute = async (
+    query: string,
+    operationName: string,
+    variables: Record<string, unknown>,
+    caller: Caller,
+  ) => {
+    const prepared = await prepareOperation(gateway, {
+      query,
+      variables,
+      operationName,
+      token: caller.token,
+      origin: caller.origin ?? null,
+      ownOrigins: caller.ownOrigins ?? [],
+      path: '/mcp',
+    });
+    if (!prepared.ok) return { errors: prepared.errors } satisfies ExecutionResult;
+    return prepared.execute();
+  };
+
+  // Private: a plan id the token does not have is refused before the operation runs (the plan
+  // list is cached with the max-age, so this costs an upstream call once per max-age at most).
+  const checkPlan = async (variables: Record<string, unknown>, caller: Caller) => {
+    const planId = variables.planId;
+    if (typeof planId !== 'string' || PLAN_ALIASES.has(planId)) return;
+    const result = await execute(PLAN_IDS, 'McpPlanIds', {}, caller);
+    const plans = (result.data as { plans?: { id: string }[] } | null | undefined)?.plans;
+    if (!plans || plans.some((plan) => plan.id === planId)) return;
+    throw new ArgumentError(
+      'planId',
+      `this token has no plan ${JSON.stringify(planId)}; list_plans gives the plans and their ids (or use "last-used").`,
+    );
+  };
+
+  const runner: ToolRunner = {
+    list: () =>
+      [...catalog.tools.values()]
+        .filter((tool) => config.writes || !tool.writes)
+        .map((tool) => ({
+          name: tool.name,
+          title: tool.title,
+          description: tool.description,
+          inputSchema: tool.inputSchema as Tool['inputSchema'],
+          outputSchema: tool.outputSchema as Tool['outputSchema'],
+          annotations: tool.annotations,
+        })),
+
+    async variables(tool, args, caller) {
+      const variables = variablesFromArguments(schema, tool.operation, tool.variables, args);
+      await checkPlan(variables, caller);
+      return variables;
+    },
+
+    async run(tool, variables, caller) {
+      const result = await execute(tool.query, tool.operationName, variables, caller);
+      return outcomeOf(schema, tool, result);
+    },
+
+    async call(name, args, caller) {
+      const tool = catalog.tools.get(name);
+      if (!tool) {
+        const names = runner
+          .list()
+          .map((t) => t.name)
+          .join(', ');
+        return toolError(`Unknown tool "${name}". The tools are: ${names}.`);
+      }
+      if (tool.writes && !config.writes)
+        return toolError(
+          `${name} writes to the plan, and this server is read-only: the gateway's operator enables write tools with MCP_WRITES=on. Nothing was changed.`,
+        );
+      let variables: Record<string, unknown>;
+      try {
+        variables = await runner.variables(tool, args, caller);
+      } catch (error) {
+        if (error instanceof ArgumentError) return toolError(error.message);
+        throw error;
+      }
+      const outcome = await runner.run(tool, variables, caller);
+      if (!outcome.ok) return toolError(outcome.message);
+      return {
+        content: [
+          { type: 'text', text: JSON.stringify(outcome.data) },
+          ...outcome.notes.map((text) => ({ type: 'text' as const, text })),
+        ],
+        structuredContent: outcome.data,
+      };
+    },
+  };
+  return runner;
+}
+
+function toolError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/**
+ * Private: an execution result as MCP sees it. No data: the errors, in words. A mutation that
+ * answered with a typed error (`... on Error { message }`): that error. Data beside errors (a
+ * nullable field failed): the data, with the errors as notes. A stale answer says how old it is.
+ */
+function outcomeOf(schema: GraphQLSchema, tool: ToolDefinition, result: ExecutionResult): Outcome {
+  const errors = result.errors ?? [];
+  if (!result.data) return { ok: false, message: describeErrors(errors, tool) };
+  const data = foldAnswer(result.data, tool.shape) as Record<string, unknown>;
+  if (tool.writes) {
+    const refused = typedError(schema, data);
+    if (refused) return { ok: false, message: refused };
+    if (errors.length > 0) return { ok: false, message: describeErrors(errors, tool) };
+  }
+  const notes: string[] = [];
+  if (errors.length > 0)
+    notes.push(`Some fields could not be read: ${describeErrors(errors, tool)}`);
+  const stale = (
+    result.extensions as { stale?: { source: string; reason: string; ageMs: number }[] } | undefined
+  )?.stale;
+  for (const part of stale ?? [])
+    notes.push(
+      `Answered from data ${Math.round(part.ageMs / 1000)} s old (${part.source}): the upstream could not be asked (${part.reason}).`,
+    );
+  return { ok: true, data, notes };
+}
+
+// Private: the typed error a mutation answered with (a result whose type implements `Error`).
+function typedError(schema: GraphQLSchema, data: Record<string, unknown>): string | null {
+  const errorInterface = schema.getType('Error');
+  for (const value of Object.values(data)) {
+    if (typeof value !== 'object' || value === null) continue;
+    const { __typename: typename, message } = value as { __typename?: unknown; message?: unknown };
+    if (typeof typename !== 'string') continue;
+    const type = schema.getType(typename);
+    const implementsError =
+      type !== undefined &&
+      errorInterface !== undefined &&
+      'getInterfaces' in type &&
+      type.getInterfaces().some((i) => i.name === errorInterface.name);
+    if (implementsError)
+      return `${typename}: ${typeof message === 'string' ? message : 'the write was refused'} Nothing was changed.`;
+  }
+  return null;
+}
+
+/** Private: errors in words, with their codes; an unknown write outcome says what to check. */
+function describeErrors(errors: readonly GraphQLError[], tool: ToolDefinition): string {
+  if (errors.length === 0) return 'The operation answered nothing.';
+  return errors
+    .map((error) => {
+      const { code, outcomeUnknown, safeToRetryWithSameImportId } = error.extensions as {
+        code?: string;
+        outcomeUnknown?: boolean;
+        safeToRetryWithSameImportId?: boolean;
+      };
+      const coded = `${error.message}${code ? ` (${code})` : ''}`;
+      if (!outcomeUnknown) return coded;
+      const check =
+        tool.name === 'create_transaction'
+          ? 'Before trying again, look for it with search_transactions (its account, date and payee)'
+          : 'Before trying again, read the affected transactions or category with search_transactions or month_budget';
+      const retry = safeToRetryWithSameImportId
+        ? ' Sending it again with the same importId is safe: the plan refuses a duplicate.'
+        : '';
+      return `${coded} The write may or may not have been applied: it was not retried. ${check}.${retry}`;
+    })
+    .join(' ');
+}

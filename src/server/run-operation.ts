@@ -1,0 +1,122 @@
+/**
+ * One GraphQL operation run for a transport that is not yoga's own HTTP handling (MCP tool calls
+ * and resource subscriptions, and any later one): the admission path first
+ * (`admission.admit`), then the gateway's yoga instance (`getEnveloped`): validation, the
+ * operation's context (its loaders, meter, deadline, write pipeline, live hub), masked execution
+ * and the operation report, exactly as over HTTP. Nothing here keeps state between operations.
+ *
+ * The token travels as the `Authorization` header of a request made for the operation (yoga's
+ * context is built from a request); admission has checked that it can be one.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import { gatewayError } from '../errors/codes.js';
+import type { Credentials } from '../operation/credentials.js';
+import type { Gateway } from './gateway.js';
+
+/** An operation as a transport received it, with who sends it. */
+export interface OperationCall {
+  readonly query: string;
+  readonly variables?: Readonly<Record<string, unknown>> | undefined;
+  readonly operationName?: string | undefined;
+  /** The bearer token; undefined: none (what needs one fails with UNAUTHENTICATED). */
+  readonly token: string | undefined;
+  /** `Origin` of the request that carried it; null when not from a browser. */
+  readonly origin?: string | null;
+  /** The gateway's own origins as the client reached it. */
+  readonly ownOrigins?: readonly string[];
+  /** Correlates the operation's log line. @default a new UUID */
+  readonly requestId?: string;
+  /** Where the request is said to arrive (shows in nothing but yoga's request URL). */
+  readonly path?: string;
+}
+
+/** An operation admitted and validated, ready to execute or subscribe. */
+export interface PreparedOperation {
+  readonly ok: true;
+  readonly document: DocumentNode;
+  readonly credentials: Credentials | null;
+  readonly args: ExecutionArgs;
+  /** Its one result (an incremental answer, `@defer` or `@stream`, is refused: see below). */
+  execute(): Promise<ExecutionResult>;
+  /** A subscription's events (or one result, when it failed before its first event). */
+  subscribe(): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
+}
+
+/** An operation refused by admission or validation: its errors, nothing ran. */
+export interface RefusedOperation {
+  readonly ok: false;
+  readonly errors: readonly GraphQLError[];
+}
+
+/**
+ * Admits and validates one operation and builds its context; `execute` or `subscribe` runs it.
+ * A refusal is reported by admission like any (one log line, `/metrics`); a document validation
+ * refuses is dropped from the document cache, as over HTTP.
+ */
+export async function prepareOperation(
+  gateway: Gateway,
+  call: OperationCall,
+): Promise<PreparedOperation | RefusedOperation> {
+  const requestId = call.requestId ?? randomUUID();
+  const verdict = gateway.admission.admit({
+    query: call.query,
+    variables: call.variables ?? null,
+    operationName: call.operationName ?? null,
+    token: call.token,
+    origin: call.origin ?? null,
+    ownOrigins: call.ownOrigins ?? [],
+    requestId,
+  });
+  if (!verdict.admitted) return { ok: false, errors: [verdict.error] };
+  const request = new Request(`http://operation.invalid${call.path ?? '/graphql'}`, {
+    headers: {
+      ...(verdict.credentials ? { authorization: `Bearer ${verdict.credentials.token}` } : {}),
+      // The operation's log line carries the id admission reported a refusal with.
+      'x-request-id': requestId,
+    },
+  });
+  const enveloped = gateway.yoga.getEnveloped({
+    request,
+    params: {
+      query: verdict.query,
+      variables: call.variables ?? {},
+      operationName: call.operationName,
+    },
+  });
+  const errors = enveloped.validate(enveloped.schema, verdict.document);
+  if (errors.length > 0) {
+    gateway.admission.forget(verdict.document);
+    return { ok: false, errors };
+  }
+  const contextValue = await enveloped.contextFactory();
+  const args: ExecutionArgs = {
+    schema: enveloped.schema,
+    document: verdict.document,
+    variableValues: call.variables ?? undefined,
+    operationName: call.operationName,
+    contextValue,
+  };
+  return {
+    ok: true,
+    document: verdict.document,
+    credentials: verdict.credentials,
+    args,
+    async execute() {
+      const result = (await enveloped.execute(args)) as ExecutionResult | AsyncIterable<unknown>;
+      if (!(Symbol.asyncIterator in result)) return result;
+      // These transports answer once: an incremental answer is ended, not streamed.
+      await (result as AsyncIterableIterator<unknown>).return?.();
+      return {
+        errors: [
+          gatewayError(
+            '@defer and @stream need a streaming transport (HTTP or WebSocket).',
+            'BAD_REQUEST',
+          ),
+        ],
+      };
+    },
+    subscribe: async () =>
+      (await enveloped.subscribe(args)) as AsyncIterableIterator<ExecutionResult> | ExecutionResult,
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Amounts as tools take and give them: decimal strings and integers of milliunits in, exactly or
+ * refused naming the argument; three forms out, the decimal with the currency's digits.
+ */
+import {
+  DEFAULT_CURRENCY_FORMAT,
+  formatMilliunits,
+  toCurrencyAmount,
+} from '@plans-gateway/rest-contract';
+import { describe, expect, it } from 'vitest';
+import { ArgumentError, amountOf, toMilliunits } from '../../src/mcp/money.js';
+
+describe('toMilliunits', () => {
+  it('reads decimal strings exactly and integers as milliunits', () => {
+    expect(toMilliunits('12.34', 'amount')).toBe(12_340);
+    expect(toMilliunits('-12.34', 'amount')).toBe(-12_340);
+    expect(toMilliunits('+0.005', 'amount')).toBe(5);
+    expect(toMilliunits('-0', 'amount')).toBe(0);
+    expect(toMilliunits('1000', 'amount')).toBe(1_000_000);
+    expect(toMilliunits(' 7.1 ', 'amount')).toBe(7_100);
+    expect(toMilliunits('9007199254740.991', 'amount')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(toMilliunits(-12_340, 'amount')).toBe(-12_340);
+    // 0.1 + 0.2 in floating point is not 0.3; as text it is exact.
+    expect(toMilliunits('0.3', 'x')).toBe(300);
+  });
+
+  it('refuses what is not exact, naming the argument', () => {
+    const refusal = (value: unknown) => {
+      try {
+        toMilliunits(value, 'transactions[1].amount');
+      } catch (error) {
+        expect(error).toBeInstanceOf(ArgumentError);
+        return (error as ArgumentError).message;
+      }
+      throw new Error(`${String(value)} was accepted`);
+    };
+    expect(refusal('1.2345')).toBe(
+      'Argument "transactions[1].amount": "1.2345" has 4 decimals; amounts are exact to the thousandth (3 decimals at most), and are never rounded.',
+    );
+    expect(refusal(12.34)).toMatch(
+      /^Argument "transactions\[1\]\.amount": 12\.34 is not a whole number of milliunits; send a decimal amount as a string \("12\.34"\) or milliunits as an integer \(12340\)\.$/,
+    );
+    expect(refusal('1,234.56')).toMatch(/is not a decimal amount/);
+    expect(refusal('12.')).toMatch(/is not a decimal amount/);
+    expect(refusal('1e3')).toMatch(/is not a decimal amount/);
+    expect(refusal('')).toMatch(/is not a decimal amount/);
+    expect(refusal(true)).toMatch(/an amount is a decimal string/);
+    expect(refusal('90071992547410')).toMatch(/beyond the exact range/);
+    expect(refusal(2 ** 53)).toMatch(/beyond the exact range/);
+  });
+});
+
+describe('amountOf', () => {
+  const forms = (milliunits: number, digits: number) => {
+    const format = {
+      ...DEFAULT_CURRENCY_FORMAT,
+      decimal_digits: digits,
+      currency_symbol: '€',
+      display_symbol: true,
+      symbol_first: false,
+      decimal_separator: ',',
+      group_separator: '.',
+    };
+    return amountOf(
+      milliunits,
+      toCurrencyAmount(milliunits, format),
+      formatMilliunits(milliunits, format),
+    );
+  };
+
+  it('writes the decimal with as many digits as the currency shows', () => {
+    expect(forms(-1_234_500, 2)).toEqual({
+      milliunits: -1_234_500,
+      decimal: '-1234.50',
+      formatted: '-1.234,50€',
+    });
+    expect(forms(1_234_000, 0)).toEqual({
+      milliunits: 1_234_000,
+      decimal: '1234',
+      formatted: '1.234€',
+    });
+    expect(forms(1_234_567, 3)).toEqual({
+      milliunits: 1_234_567,
+      decimal: '1234.567',
+      formatted: '1.234,567€',
+    });
+    expect(forms(0, 2)).toEqual({ milliunits: 0, decimal: '0.00', formatted: '0,00€' });
+    expect(forms(-5, 2).decimal).toBe('0.00');
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * Tools made from GraphQL documents: names, descriptions (the document's comment, variable notes,
+ * the schema's field descriptions), annotations from the operation type and hints, output schemas
+ * of unions, what cannot be a tool, and the trusted-documents manifest's operations as tools.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { buildCatalog } from '../../src/mcp/catalog.js';
+import { snakeCase, toolFromDocument } from '../../src/mcp/tool-definition.js';
+import { schema } from '../../src/schema/index.js';
+
+const MANIFEST = fileURLToPath(
+  new URL('../../examples/generated/persisted-documents.json', import.meta.url),
+);
+
+describe('toolFromDocument', () => {
+  it('names, describes and annotates a mutation from its comment and the schema', () => {
+    const tool = toolFromDocument(
+      schema,
+      `# Renames a payee everywhere.
+# $name: The new name, as people will see it.
+# mcp: idempotent
+mutation RenamePayee($planId: PlanId!, $payeeId: UUID!, $name: String!) {
+  updatePayee(planId: $planId, payeeId: $payeeId, input: { name: $name }) {
+    __typename
+    ... on UpdatePayeePayload { payee { id name } }
+    ... on Error { message }
+  }
+}`,
+      'test',
+    );
+    expect(tool.name).toBe('rename_payee');
+    expect(tool.title).toBe('Rename payee');
+    expect(tool.description).toMatch(/^Renames a payee everywhere\.\n\nGraphQL `updatePayee`: /);
+    expect(tool.annotations).toEqual({
+      title: 'Rename payee',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    const properties = tool.inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(properties.name?.description).toBe('The new name, as people will see it.');
+    expect(properties.payeeId?.description).toBe('The REST id of the payee.');
+    expect(tool.inputSchema.required).toEqual(['planId', 'payeeId', 'name']);
+    // The result union: one variant per possible type, told apart by __typename.
+    const result = (tool.outputSchema.properties as Record<string, Record<string, unknown>>)
+      .updatePayee!;
+    const variants = (result.anyOf as Record<string, unknown>[])[0]!.anyOf as {
+      properties: { __typename: { const: string } };
+    }[];
+    expect(variants.map((v) => v.properties.__typename.const).sort()).toEqual([
+      'NotFoundError',
+      'ReadOnlyScopeError',
+      'UpdatePayeePayload',
+      'ValidationError',
+    ]);
+  });
+
+  it('refuses what cannot be a tool, naming the document', () => {
+    expect(() => toolFromDocument(schema, '{ plans { id } }', 'a.graphql')).toThrow(
+      'a.graphql: a tool is one named operation; found 1',
+    );
+    expect(() =>
+      toolFromDocument(
+        schema,
+        'subscription S { planChanged(planId: "x") { planId } }',
+        's.graphql',
+      ),
+    ).toThrow('s.graphql: a subscription cannot be a tool');
+    expect(() => toolFromDocument(schema, 'query Q { nothing }', 'q.graphql')).toThrow(
+      /^q\.graphql: Cannot query field "nothing"/,
+    );
+  });
+
+  it('writes operation names in snake_case', () => {
+    expect(snakeCase('ListPlans')).toBe('list_plans');
+    expect(snakeCase('getHTTPStatus')).toBe('get_http_status');
+  });
+});
+
+describe('buildCatalog', () => {
+  it('offers the curated tools, and the manifest operations only when asked', () => {
+    const curated = buildCatalog(schema, { trustedDocumentTools: false }, MANIFEST);
+    expect([...curated.tools.keys()].sort()).toEqual([
+      'assign_to_category',
+      'create_transaction',
+      'list_plans',
+      'month_budget',
+      'plan_overview',
+      'scheduled_transactions',
+      'search_transactions',
+      'update_transactions',
+    ]);
+    const withManifest = buildCatalog(schema, { trustedDocumentTools: true }, MANIFEST);
+    expect([...withManifest.tools.keys()]).toEqual(
+      expect.arrayContaining(['plan_header', 'rename_payee', 'transactions_page']),
+    );
+    // A deferred operation answers in parts: a tool answers once.
+    expect(withManifest.tools.has('deferred_dashboard')).toBe(false);
+    expect(withManifest.skipped).toEqual([
+      expect.stringMatching(/@defer and @stream cannot be a tool$/),
+    ]);
+  });
+});
