@@ -1,5 +1,6 @@
 /**
- * graphql-codegen: prints `schema.graphql` from the Pothos schema, writes the client kit
+ * graphql-codegen: prints `schema.graphql` from the Pothos schema and `subgraph.graphql` (the
+ * same graph as a Federation v2 subgraph, as `_service { sdl }` answers it), writes the client kit
  * (`client-kit/`: possibleTypes and the scalar map), the example client app's typed documents and
  * manifest (`examples/generated/`), and typed documents for the operations the benchmark and the
  * tests share (`bench/*.graphql`). `npm run codegen` writes them; `npm test` fails when any is
@@ -7,10 +8,11 @@
  * packages' sources through tsconfig `paths` only when told (`JITI_TSCONFIG_PATHS=true` in the
  * npm scripts); without it, `@plans-gateway/rest-contract` would need a build.
  */
+import { printSubgraphSchema } from '@apollo/subgraph';
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { type GraphQLScalarType, isScalarType, isSpecifiedScalarType, printSchema } from 'graphql';
 import { clientCodegen } from './examples/codegen.js';
-import { schema } from './src/schema/index.js';
+import { schema, subgraphSchema } from './src/schema/index.js';
 
 /**
  * Private: the TypeScript type of each custom scalar as it travels in JSON, read from the schema
@@ -45,6 +47,10 @@ const config: CodegenConfig = {
     'schema.graphql': {
       plugins: ['schema-ast'],
       config: { sort: false },
+    },
+    // Apollo's printer, as the subgraph's `_service { sdl }`: what a supergraph is composed from.
+    'subgraph.graphql': {
+      plugins: [{ add: { content: `${printSubgraphSchema(subgraphSchema())}\n` } }],
     },
     'client-kit/possible-types.ts': {
       plugins: ['fragment-matcher'],

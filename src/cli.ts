@@ -78,6 +78,7 @@ function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): 
     metrics: settings.production ? 'on-request' : 'always',
     graphiql: settings.graphiql,
     introspection: settings.introspection,
+    subgraph: settings.subgraph,
     metricsPath: settings.metrics && settings.metricsPort === undefined ? '/metrics' : false,
     compressionMinBytes: settings.compressionMinBytes,
     live: settings.live,
@@ -194,12 +195,16 @@ async function main(): Promise<void> {
       url,
       mcp: settings.mcp.path ? `http://${shownHost}:${http.port}${settings.mcp.path}` : 'off',
       upstream: sandbox ? 'embedded sandbox' : upstreamUrl,
+      ...(settings.subgraph ? { subgraph: `http://${shownHost}:${http.port}/subgraph` } : {}),
       ...(metricsHttp ? { metrics: `http://${shownHost}:${metricsHttp.port}/metrics` } : {}),
       tracing: tracing ? settings.otlpEndpoint : 'off',
     },
     'listening',
   );
   if (sandbox && demoUser) printDemoBanner(url, sandbox, demoUser);
+  // The subgraph schema is built once the port is open (about as long as the graph's took), so
+  // the start is not slower for it and a router's first fetch does not wait for it.
+  if (gateway.subgraph) setImmediate(gateway.subgraph);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

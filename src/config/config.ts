@@ -252,6 +252,12 @@ export interface GatewayConfig {
    * NODE_ENV=production)
    */
   introspection: boolean;
+  /**
+   * Serve the graph as a Federation v2 subgraph at `/subgraph` on the GraphQL port (`_service`,
+   * `_entities`; docs/federation.md), with the same replicas, limits and admission path.
+   * @default true
+   */
+  subgraph: boolean;
   /** Path of the Prometheus text on the GraphQL port; `false` serves it nowhere. @default '/metrics' */
   metricsPath: string | false;
   /** gzip / br answers from this many bytes when the client accepts them; `false` never. @default 1024 */
@@ -290,6 +296,7 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     graphiql: true,
     live: { ...DEFAULT_LIVE },
     introspection: true,
+    subgraph: true,
     metricsPath: '/metrics',
     compressionMinBytes: 1024,
     cluster: { ...DEFAULT_CLUSTER },

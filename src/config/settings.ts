@@ -55,6 +55,8 @@ export interface Settings {
   production: boolean;
   graphiql: boolean;
   introspection: boolean;
+  /** The Federation v2 subgraph endpoint, `/subgraph`. */
+  subgraph: boolean;
   logLevel: LogLevel;
   /** Human-readable log lines instead of JSON. */
   prettyLogs: boolean;
@@ -116,6 +118,7 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   NODE_ENV                      production: GraphiQL, introspection and upstream metrics off by default
   GRAPHIQL                      serve GraphiQL (default on, off in production)
   INTROSPECTION                 allow schema introspection (default on, off in production)
+  SUBGRAPH                      serve the graph as a Federation v2 subgraph at /subgraph (default on)
   LOG_LEVEL                     ${LOG_LEVELS.join(', ')} (default info)
   LOG_FORMAT                    json or pretty (default pretty on a terminal, else json)
   METRICS                       Prometheus text at /metrics (default on)
@@ -226,6 +229,7 @@ export function parseSettings(
         production,
         graphiql: optional(env, 'GRAPHIQL', boolean) ?? !production,
         introspection: optional(env, 'INTROSPECTION', boolean) ?? !production,
+        subgraph: optional(env, 'SUBGRAPH', boolean) ?? true,
         logLevel: optional(env, 'LOG_LEVEL', logLevel) ?? 'info',
         prettyLogs: optional(env, 'LOG_FORMAT', logFormat) ?? stdoutIsTTY,
         metrics: optional(env, 'METRICS', boolean) ?? true,

@@ -1,6 +1,8 @@
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
+import DirectivesPlugin from '@pothos/plugin-directives';
 import ErrorsPlugin from '@pothos/plugin-errors';
+import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { GatewayContext } from './context.js';
 import { fieldCost } from './cost.js';
@@ -29,7 +31,9 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin],
+  // Directives and federation last: the federation plugin's keys travel as directives, which
+  // the subgraph schema prints (`src/schema/subgraph.ts`); the graph's schema ignores them.
+  plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin, DirectivesPlugin, FederationPlugin],
   complexity: {
     // Prices only: the admission path (`src/server/admission/operation-limits.ts`) adds them
     // up over the whole operation, introspection included, and refuses it before execution.

@@ -21,6 +21,12 @@ export interface FieldPrice {
    * selections (`totalCount`, `pageInfo`) count once.
    */
   readonly page?: { readonly fields: readonly string[]; readonly size: number };
+  /**
+   * A list of an abstract type whose items' types are known before it runs (`_entities`: one
+   * item per representation, of the type its `__typename` names): its selections count once per
+   * item, for that item's type (an unknown name counts every type's). `multiplier` is ignored.
+   */
+  readonly items?: ReadonlyMap<string, number>;
 }
 
 /** The fields of a connection that hold its rows. */
@@ -83,6 +89,35 @@ function walkedWith(filter: string) {
   };
 }
 
+/**
+ * What one representation of `_entities` costs besides its selections: finding its plan and its
+ * row by key, priced like the rows a list of unknown length is assumed to hold
+ * (`LIST_COST_MULTIPLIER`). A router asks for the entities of one fetch in one list; at this
+ * price a request holds fewer than 10,000 of them whatever it selects (the cost limit is
+ * 100,000), while 500 of them with ten fields each cost about 10,000, what a page of 500
+ * transactions of 20 fields does.
+ */
+export const ENTITY_LOOKUP_COST = 10;
+
+/**
+ * The price of `_entities(representations:)`: each representation is a lookup
+ * (`ENTITY_LOOKUP_COST`) plus the selections of its own type. Counted from the coerced
+ * variables, so a list sent as `$representations` is priced like one written inline.
+ */
+export function entitiesCost(args: Record<string, unknown>): FieldPrice {
+  const representations = Array.isArray(args.representations) ? args.representations : [];
+  const items = new Map<string, number>();
+  for (const representation of representations) {
+    const typename =
+      typeof representation === 'object' && representation !== null
+        ? (representation as { __typename?: unknown }).__typename
+        : undefined;
+    const name = typeof typename === 'string' ? typename : '';
+    items.set(name, (items.get(name) ?? 0) + 1);
+  }
+  return { field: 1 + ENTITY_LOOKUP_COST * representations.length, multiplier: 1, items };
+}
+
 type ComplexityOption =
   | number
   | { field?: number; multiplier?: number }
@@ -103,11 +138,12 @@ export function priceOf(
       : option;
   if (typeof value === 'number') return { field: value, multiplier: listMultiplier(field) };
   if (typeof value === 'object' && value !== null) {
-    const { field: own, multiplier, page } = value as FieldPrice;
+    const { field: own, multiplier, page, items } = value as FieldPrice;
     return {
       field: typeof own === 'number' ? own : 1,
       multiplier: typeof multiplier === 'number' ? multiplier : listMultiplier(field),
       ...(page ? { page } : {}),
+      ...(items ? { items } : {}),
     };
   }
   return { field: 1, multiplier: listMultiplier(field) };

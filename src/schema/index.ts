@@ -1,3 +1,4 @@
+import type { GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
 import './scalars.js';
 import './node.js';
@@ -11,6 +12,8 @@ import './transaction/index.js';
 import './scheduled-transaction/index.js';
 import './user.js';
 import './subscriptions.js';
+import './entities.js';
+import { buildSubgraphSchema } from './subgraph.js';
 
 builder.queryType({
   description:
@@ -26,3 +29,15 @@ builder.subscriptionType({
 });
 
 export const schema = builder.toSchema({ sortSchema: false });
+
+let subgraph: GraphQLSchema | undefined;
+
+/**
+ * The same graph as a Federation v2 subgraph (`_service`, `_entities`), served at `/subgraph`.
+ * Built on first use, once: it takes as long again as the graph (a second build, sorted and
+ * printed), which a gateway without the subgraph endpoint never pays, nor anyone at start-up.
+ */
+export function subgraphSchema(): GraphQLSchema {
+  subgraph ??= buildSubgraphSchema();
+  return subgraph;
+}

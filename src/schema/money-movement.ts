@@ -5,7 +5,7 @@ import { Category } from './category/category.js';
 import { arrayConnection } from './connections.js';
 import { findCategory, inPlan } from './in-plan.js';
 import { Month } from './month.js';
-import { Node, REST_ID_DESCRIPTION } from './node.js';
+import { Node, PLAN_ID_DESCRIPTION, REST_ID_DESCRIPTION } from './node.js';
 import { Plan } from './plan.js';
 import { MonthSelectorScalar } from './scalars.js';
 
@@ -21,6 +21,7 @@ MoneyMovement.implement({
     id: t.exposeID('id', {
       description: REST_ID_DESCRIPTION,
     }),
+    planId: t.exposeID('plan_id', { description: PLAN_ID_DESCRIPTION }),
     month: t.field({
       type: 'Date',
       nullable: true,
@@ -86,6 +87,7 @@ MoneyMovementGroup.implement({
     id: t.exposeID('id', {
       description: REST_ID_DESCRIPTION,
     }),
+    planId: t.exposeID('plan_id', { description: PLAN_ID_DESCRIPTION }),
     groupCreatedAt: t.field({
       type: 'DateTime',
       description: 'When the movements were made.',

@@ -2,7 +2,7 @@ import type { MonthRow } from '../replica/types.js';
 import { amountFields } from './amounts.js';
 import { builder } from './builder.js';
 import { MonthCategory } from './category/category.js';
-import { Node } from './node.js';
+import { Node, PLAN_ID_DESCRIPTION } from './node.js';
 import { orNotFound } from './not-found.js';
 import { Plan } from './plan.js';
 import { MonthSelectorScalar } from './scalars.js';
@@ -17,6 +17,7 @@ Month.implement({
       description: 'Stable across requests: `<plan id>:<month>`.',
       resolve: (m) => `${m.plan_id}:${m.month}`,
     }),
+    planId: t.exposeID('plan_id', { description: PLAN_ID_DESCRIPTION }),
     month: t.field({
       type: 'Date',
       description: 'The first day of the month.',

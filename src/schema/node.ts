@@ -46,6 +46,14 @@ export const REST_ID_DESCRIPTION =
   'The REST id (a UUID): unique across every type of the graph, so it moves freely between ' +
   'REST and GraphQL.';
 
+/**
+ * The `planId` description of every type found in a plan: part of the key a supergraph router
+ * resolves it by without searching the token's plans (`entities.ts`, docs/federation.md).
+ */
+export const PLAN_ID_DESCRIPTION =
+  'The UUID of the plan it belongs to: part of its key as a federation entity, which finds it ' +
+  "without searching the token's plans.";
+
 export const HYBRID_SUFFIX = ':hybrid';
 const MONTH_KEY = /^(.+):(\d{4}-\d{2}-01)$/;
 

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { printSchema } from 'graphql';
+import { type GraphQLSchema, printSchema } from 'graphql';
 import type { Plugin, YogaServerOptions } from 'graphql-yoga';
 import type { GatewayConfig } from '../config/config.js';
 import { useErrorHygiene } from '../errors/use-error-hygiene.js';
 import { useInputErrorNames } from '../errors/use-input-error-names.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
-import { schema } from '../schema/index.js';
 import { type Logger, logOperations } from '../telemetry/logger.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { OperationReportSink } from '../telemetry/operation-report.js';
@@ -51,18 +50,16 @@ export interface GatewayPluginsOptions {
 }
 
 /**
- * The gateway's yoga plugins in the order they must run: what applies to every answer first,
- * the persisted document before admission, admission before anything parses, the operation
- * report last.
+ * The plugins at the door of the port, first in the order they must run: the request id, the
+ * headers and the origin check (admission's, at the door) apply to every answer, whatever its
+ * path; then the endpoints that are not GraphQL (`/ready`, `/metrics`, GraphiQL's page).
  */
-export function gatewayPlugins(
+export function doorPlugins(
   config: GatewayConfig,
   options: GatewayPluginsOptions,
 ): GatewayPlugin[] {
-  const { metrics, replicas, requestIds, admission, draining, probeUpstream, extra = [] } = options;
+  const { metrics, requestIds, admission, draining, probeUpstream } = options;
   return [
-    // First: the request id, the headers and the origin check (admission's, at the door) apply
-    // to every answer.
     requestIds.plugin,
     useHttpHygiene({ admission }),
     ...(config.compressionMinBytes === false
@@ -71,16 +68,31 @@ export function gatewayPlugins(
     useReadiness({ probe: probeUpstream, draining }),
     ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),
     ...(config.graphiql ? [graphiql(config)] : []),
+  ];
+}
+
+/**
+ * The plugins of the GraphQL operations of one endpoint, which runs `served` (the graph at
+ * `/graphql`, the subgraph at `/subgraph`), in the order they must run: the persisted document
+ * before admission, admission before anything parses, the operation report last.
+ */
+export function operationPlugins(
+  config: GatewayConfig,
+  options: GatewayPluginsOptions,
+  served: GraphQLSchema,
+): GatewayPlugin[] {
+  const { replicas, requestIds, admission, extra = [] } = options;
+  return [
     useCsrfPrevention(),
     // Automatic persisted queries register and name texts; then every operation is admitted.
     ...options.persisted,
-    useAdmission(admission, { requestIdOf: requestIds.of }),
+    useAdmission(admission, { requestIdOf: requestIds.of, schema: served }),
     ...(config.httpCaching
       ? [
           useHttpCaching({
             replicas,
             defaultMaxAgeMs: config.maxAgeMs,
-            schemaDigest: createHash('sha256').update(printSchema(schema)).digest('hex'),
+            schemaDigest: createHash('sha256').update(printSchema(served)).digest('hex'),
             maxEntries: config.httpCaching.maxEntries,
           }),
         ]

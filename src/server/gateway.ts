@@ -1,3 +1,4 @@
+import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import type { Cluster } from '../cluster/cluster.js';
@@ -13,7 +14,7 @@ import type { OperationTracer } from '../operation/tracer.js';
 import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
-import { schema } from '../schema/index.js';
+import { schema, subgraphSchema } from '../schema/index.js';
 import type { Logger } from '../telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
 import {
@@ -27,11 +28,18 @@ import { corsOptions } from './cors-options.js';
 import { classifyFailure } from './failure-policy.js';
 import { ownCluster, requestLedger } from './gateway-cluster.js';
 import { createGatewayLive } from './gateway-live.js';
-import { type GatewayPlugin, gatewayPlugins, reportSinks } from './gateway-plugins.js';
+import {
+  doorPlugins,
+  type GatewayPlugin,
+  type GatewayPluginsOptions,
+  operationPlugins,
+  reportSinks,
+} from './gateway-plugins.js';
 import { createGatewayReplicas } from './gateway-replicas.js';
 import { operationContext } from './operation-context.js';
 import { persistedDocuments } from './plugins/use-persisted-documents.js';
 import { createRequestIds } from './plugins/use-request-id.js';
+import { SUBGRAPH_PATH, useSubgraphEndpoint } from './plugins/use-subgraph-endpoint.js';
 
 export interface GatewayDeps {
   /** Dispatcher for upstream requests (tests inject one); default: the client's own pool. */
@@ -70,8 +78,24 @@ export interface GatewayDeps {
   cluster?: Cluster;
 }
 
+type GatewayYoga = YogaServerInstance<Record<string, never>, GatewayContext>;
+
+/** The Federation v2 subgraph: its schema, and the yoga instance that runs it. */
+export interface SubgraphEndpoint {
+  readonly schema: GraphQLSchema;
+  readonly yoga: GatewayYoga;
+}
+
 export interface Gateway {
-  readonly yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
+  /** The HTTP handler of the port: `/graphql`, and `/subgraph` (handed to `subgraph`). */
+  readonly yoga: GatewayYoga;
+  /**
+   * The Federation v2 subgraph (`config.subgraph`; docs/federation.md): its schema, and the yoga
+   * instance that runs it with the same operation plugins, stores and admission path. `yoga`
+   * hands it the requests of `/subgraph`; WebSocket operations there run in it. Made on first
+   * use (building the subgraph schema takes about as long as the graph's), then kept.
+   */
+  readonly subgraph?: () => SubgraphEndpoint;
   readonly upstream: UpstreamClient;
   readonly replicas: ReplicaStore;
   readonly restCache: RestCache;
@@ -176,36 +200,64 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     sinks,
   });
 
+  const pluginOptions: GatewayPluginsOptions = {
+    metrics,
+    replicas,
+    requestIds,
+    admission,
+    persisted: persisted.plugins,
+    isAccepted: (tokenKey) => upstream.tokenStatus(tokenKey) === 'accepted',
+    sinks,
+    draining: () => draining,
+    probeUpstream: (signal) => upstream.probe(signal),
+    extra: deps.plugins,
+  };
+  const context = operationContext({
+    config,
+    now,
+    upstream,
+    replicas,
+    restCache,
+    live,
+    usage,
+    requestIds,
+    cluster,
+    tracer: deps.tracer,
+  });
+  let subgraphEndpoint: SubgraphEndpoint | undefined;
+  // The subgraph answers behind the gateway's door (CORS, headers, compression): no CORS of its own.
+  const subgraph = config.subgraph
+    ? (): SubgraphEndpoint => {
+        if (subgraphEndpoint) return subgraphEndpoint;
+        const served = subgraphSchema();
+        const yoga = createGatewayYoga(config, {
+          schema: served,
+          endpoint: SUBGRAPH_PATH,
+          plugins: operationPlugins(config, pluginOptions, served),
+          context,
+          logger,
+          cors: false,
+        });
+        subgraphEndpoint = { schema: served, yoga };
+        return subgraphEndpoint;
+      }
+    : undefined;
   const yoga = createGatewayYoga(config, {
-    plugins: gatewayPlugins(config, {
-      metrics,
-      replicas,
-      requestIds,
-      admission,
-      persisted: persisted.plugins,
-      isAccepted: (tokenKey) => upstream.tokenStatus(tokenKey) === 'accepted',
-      sinks,
-      draining: () => draining,
-      probeUpstream: (signal) => upstream.probe(signal),
-      extra: deps.plugins,
-    }),
-    context: operationContext({
-      config,
-      now,
-      upstream,
-      replicas,
-      restCache,
-      live,
-      usage,
-      requestIds,
-      cluster,
-      tracer: deps.tracer,
-    }),
+    schema,
+    endpoint: '/graphql',
+    plugins: [
+      ...doorPlugins(config, pluginOptions),
+      ...(subgraph ? [useSubgraphEndpoint(() => subgraph().yoga)] : []),
+      ...operationPlugins(config, pluginOptions, schema),
+    ],
+    context,
     logger,
+    cors: true,
   });
 
   return {
     yoga,
+    ...(subgraph ? { subgraph } : {}),
     upstream,
     replicas,
     restCache,
@@ -228,17 +280,21 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   };
 }
 
-/** The yoga server: its endpoints, body and batch limits, CORS and error masking. */
+/** A yoga server of one schema: its endpoint, body and batch limits, CORS and error masking. */
 function createGatewayYoga(
   config: GatewayConfig,
   parts: {
+    schema: GraphQLSchema;
+    endpoint: string;
     plugins: GatewayPlugin[];
     context: (initial: { request: Request }) => GatewayContext;
     logger: Logger | undefined;
+    cors: boolean;
   },
-): Gateway['yoga'] {
+): GatewayYoga {
   return createYoga<Record<string, never>, GatewayContext>({
-    schema,
+    schema: parts.schema,
+    graphqlEndpoint: parts.endpoint,
     logging: false,
     maskedErrors: { maskError: maskAndLog(parts.logger) },
     // Served by useGraphiQL: self-contained (yoga's default page loads its scripts from a CDN),
@@ -251,7 +307,7 @@ function createGatewayYoga(
     // The admission path parses, bounded, and keeps documents by digest within a byte budget;
     // yoga's own caches keyed 1,024 whole texts each and kept failed parses.
     parserAndValidationCache: false,
-    cors: corsOptions(config),
+    cors: parts.cors ? corsOptions(config) : false,
     plugins: parts.plugins,
     context: parts.context,
   });

@@ -1,6 +1,6 @@
 /**
  * GraphQL over WebSocket (the `graphql-transport-ws` protocol of `graphql-ws`) on the gateway's
- * HTTP server, at the GraphQL endpoint. graphql-ws speaks the protocol; this file is its glue to
+ * HTTP server, at the GraphQL endpoint (and at `/subgraph`, for a router's subscriptions). graphql-ws speaks the protocol; this file is its glue to
  * `ws` (in place of `graphql-ws/use/ws`, which prints to stderr and closes the whole connection
  * with 4500 when anything throws) and to the gateway: every operation passes the admission path
  * (src/server/admission) and then runs through the gateway's yoga instance (`getEnveloped`), so
@@ -9,7 +9,8 @@
  * - Origin: an upgrade from an origin outside `CORS_ORIGINS` is refused with 403 before any
  *   connection exists (WebSockets are not subject to CORS; browsers send `Origin` on upgrades).
  * - Authentication: the client's token in `connectionParams`, as `{ authorization: 'Bearer <t>' }`
- *   (or `{ token: '<t>' }`). It is checked per operation, as over HTTP: an operation with a token
+ *   (or `{ token: '<t>' }`); at `/subgraph`, else the upgrade's `Authorization` header, which a
+ *   router forwards there. It is checked per operation, as over HTTP: an operation with a token
  *   that cannot be one, or one the upstream refused, fails alone (an `error` message); without a
  *   token, what needs one fails with UNAUTHENTICATED.
  * - Refusals of one operation never end the connection; a failure of the gateway's own is
@@ -24,7 +25,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
+import {
+  type ExecutionArgs,
+  type ExecutionResult,
+  GraphQLError,
+  type GraphQLSchema,
+} from 'graphql';
 import {
   CloseCode,
   type Context,
@@ -39,6 +45,7 @@ import { cleanError } from '../errors/use-error-hygiene.js';
 import type { TimerHandle } from '../live/scheduler.js';
 import { ownOriginsOf } from './admission/origin.js';
 import type { Gateway } from './gateway.js';
+import { SUBGRAPH_PATH } from './plugins/use-subgraph-endpoint.js';
 
 export const IDLE_CLOSE_CODE = 1000;
 
@@ -48,8 +55,20 @@ export interface WebSocketAttachment {
 }
 
 export interface AttachWebSocketsOptions {
-  /** Where clients connect. @default '/graphql' */
+  /** Where clients connect to the graph. @default '/graphql' */
   path?: string;
+}
+
+/** Private: what runs the operations of one WebSocket path. */
+interface Endpoint {
+  readonly yoga: Gateway['yoga'];
+  /** The schema admission prices against, when not the graph's. */
+  readonly schema?: GraphQLSchema;
+  /**
+   * Whether the upgrade request's `Authorization` header carries the token when
+   * `connectionParams` do not: routers forward the client's header on the upgrade to a subgraph.
+   */
+  readonly upgradeToken?: boolean;
 }
 
 type ConnectionParams = Record<string, unknown>;
@@ -79,6 +98,11 @@ export function attachWebSockets(
 ): WebSocketAttachment {
   const { live: settings, limits } = gateway.config;
   const { admission, logger } = gateway;
+  // The graph, and the subgraph when served (a router's subscriptions arrive there), made on
+  // first use.
+  const endpoints = new Map<string, () => Endpoint>([[path, () => ({ yoga: gateway.yoga })]]);
+  const { subgraph } = gateway;
+  if (subgraph) endpoints.set(SUBGRAPH_PATH, () => ({ ...subgraph(), upgradeToken: true }));
   const scheduler = gateway.live.scheduler;
   const wss = new WebSocketServer({
     noServer: true,
@@ -137,8 +161,16 @@ export function attachWebSockets(
         ];
       }
       try {
-        const token = tokenFromConnectionParams(ctx.connectionParams) ?? undefined;
         const { headers } = ctx.extra.request;
+        const endpointPath = pathOf(ctx.extra.request);
+        const endpoint = endpoints.get(endpointPath)?.();
+        if (!endpoint) throw new Error(`no WebSocket endpoint at ${endpointPath}`);
+        const token =
+          tokenFromConnectionParams(ctx.connectionParams) ??
+          (endpoint.upgradeToken
+            ? tokenFromConnectionParams({ authorization: headers.authorization })
+            : null) ??
+          undefined;
         const verdict = admission.admit({
           query: payload.query,
           variables: payload.variables,
@@ -148,16 +180,17 @@ export function attachWebSockets(
           origin: headers.origin ?? null,
           ownOrigins: ownOriginsOf(headers.host),
           requestId: randomUUID(),
+          ...(endpoint.schema ? { schema: endpoint.schema } : {}),
         });
         if (!verdict.admitted) return [forSocket(verdict.error)];
         // The yoga context is built from a request, as over HTTP: the token travels as its
         // header (admission has checked it can be one).
-        const request = new Request(`http://websocket.invalid${path}`, {
+        const request = new Request(`http://websocket.invalid${endpointPath}`, {
           headers: verdict.credentials
             ? { authorization: `Bearer ${verdict.credentials.token}` }
             : {},
         });
-        const enveloped = gateway.yoga.getEnveloped({
+        const enveloped = endpoint.yoga.getEnveloped({
           request,
           params: { ...payload, query: verdict.query },
         });
@@ -232,7 +265,7 @@ export function attachWebSockets(
   });
 
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    if (new URL(request.url ?? '/', 'http://upgrade.invalid').pathname !== path) {
+    if (!endpoints.has(pathOf(request))) {
       refuseUpgrade(socket, 400, { message: 'No WebSocket endpoint here.' });
       return;
     }
@@ -258,6 +291,11 @@ export function attachWebSockets(
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+}
+
+/** Private: the path of an upgrade request. */
+function pathOf(request: IncomingMessage): string {
+  return new URL(request.url ?? '/', 'http://upgrade.invalid').pathname;
 }
 
 /**

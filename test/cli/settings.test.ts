@@ -153,6 +153,12 @@ describe('parseSettings', () => {
     ).toMatchObject({ graphiql: true, introspection: true });
   });
 
+  it('serves the subgraph endpoint unless SUBGRAPH is off, in production too', () => {
+    expect(settings({}).subgraph).toBe(true);
+    expect(settings({ NODE_ENV: 'production' }).subgraph).toBe(true);
+    expect(settings({ SUBGRAPH: 'off' }).subgraph).toBe(false);
+  });
+
   it.each([
     ['on', true],
     ['true', true],
@@ -165,6 +171,7 @@ describe('parseSettings', () => {
   ])('reads the boolean %s as %s', (value, expected) => {
     expect(settings({ GRAPHIQL: value }).graphiql).toBe(expected);
     expect(settings({ INTROSPECTION: value }).introspection).toBe(expected);
+    expect(settings({ SUBGRAPH: value }).subgraph).toBe(expected);
     expect(settings({ METRICS: value }).metrics).toBe(expected);
   });
 
@@ -220,6 +227,7 @@ describe('parseSettings', () => {
     [{ COMPRESSION_MIN_BYTES: 'maybe' }, 'COMPRESSION_MIN_BYTES must be an integer'],
     [{ GRAPHIQL: 'yes please' }, 'GRAPHIQL must be on or off'],
     [{ INTROSPECTION: '2' }, 'INTROSPECTION must be on or off'],
+    [{ SUBGRAPH: 'federated' }, 'SUBGRAPH must be on or off'],
     [{ METRICS: 'enabled' }, 'METRICS must be on or off'],
     [
       { LOG_LEVEL: 'loud' },

@@ -8,7 +8,7 @@ import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';
 import { findAccount, findPayee, inPlan } from '../in-plan.js';
-import { Node, REST_ID_DESCRIPTION } from '../node.js';
+import { Node, PLAN_ID_DESCRIPTION, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Payee } from '../payee/payee.js';
 import { Plan } from '../plan.js';
@@ -68,6 +68,7 @@ Account.implement({
     id: t.exposeID('id', {
       description: REST_ID_DESCRIPTION,
     }),
+    planId: t.exposeID('plan_id', { description: PLAN_ID_DESCRIPTION }),
     name: t.exposeString('name', { description: 'The name, as the user wrote it.' }),
     type: t.field({
       type: AccountTypeEnum,

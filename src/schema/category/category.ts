@@ -4,7 +4,7 @@ import { amountFields, type FieldBuilder, nullableAmountFields } from '../amount
 import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';
 import { findCategory, inPlan } from '../in-plan.js';
-import { Node, REST_ID_DESCRIPTION } from '../node.js';
+import { Node, PLAN_ID_DESCRIPTION, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Plan } from '../plan.js';
 import { MonthSelectorScalar } from '../scalars.js';
@@ -163,6 +163,7 @@ Category.implement({
     id: t.exposeID('id', {
       description: REST_ID_DESCRIPTION,
     }),
+    planId: t.exposeID('plan_id', { description: PLAN_ID_DESCRIPTION }),
     ...budgetFields(t),
     inMonth: t.field({
       type: MonthCategory,
@@ -196,6 +197,7 @@ MonthCategory.implement({
     categoryId: t.exposeID('id', {
       description: 'The REST id of the category; null when uncategorized.',
     }),
+    planId: t.exposeID('plan_id', { description: PLAN_ID_DESCRIPTION }),
     ...budgetFields(t),
     category: t.field({
       type: Category,
@@ -213,6 +215,7 @@ CategoryGroup.implement({
     id: t.exposeID('id', {
       description: REST_ID_DESCRIPTION,
     }),
+    planId: t.exposeID('plan_id', { description: PLAN_ID_DESCRIPTION }),
     name: t.exposeString('name', { description: 'The name, as the user wrote it.' }),
     hidden: t.exposeBoolean('hidden', { description: 'Hidden from the budget screen.' }),
     internal: t.exposeBoolean('internal', {

@@ -1,7 +1,7 @@
 import type { PayeeLocationRow, PayeeRow } from '../../replica/types.js';
 import { builder } from '../builder.js';
 import { findPayee, inPlan } from '../in-plan.js';
-import { Node, REST_ID_DESCRIPTION } from '../node.js';
+import { Node, PLAN_ID_DESCRIPTION, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Plan } from '../plan.js';
 
@@ -15,6 +15,7 @@ Payee.implement({
     id: t.exposeID('id', {
       description: REST_ID_DESCRIPTION,
     }),
+    planId: t.exposeID('plan_id', { description: PLAN_ID_DESCRIPTION }),
     name: t.exposeString('name', { description: 'The name, as the user wrote it.' }),
     transferAccountId: t.exposeID('transfer_account_id', {
       nullable: true,
@@ -40,6 +41,7 @@ PayeeLocation.implement({
     id: t.exposeID('id', {
       description: REST_ID_DESCRIPTION,
     }),
+    planId: t.exposeID('plan_id', { description: PLAN_ID_DESCRIPTION }),
     payeeId: t.exposeID('payee_id', { description: 'The REST id of the payee; null when none.' }),
     payee: t.field({
       type: Payee,

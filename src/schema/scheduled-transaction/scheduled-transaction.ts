@@ -4,7 +4,7 @@ import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { arrayConnection } from '../connections.js';
 import { describedValues } from '../enum-values.js';
-import { Node, REST_ID_DESCRIPTION } from '../node.js';
+import { Node, PLAN_ID_DESCRIPTION, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Plan } from '../plan.js';
 import { accountFields, categoryFields, payeeFields, transferAccountFields } from '../row-links.js';
@@ -43,6 +43,7 @@ ScheduledTransaction.implement({
     id: t.exposeID('id', {
       description: REST_ID_DESCRIPTION,
     }),
+    planId: t.exposeID('plan_id', { description: PLAN_ID_DESCRIPTION }),
     dateFirst: t.field({
       type: 'Date',
       description: 'The first occurrence.',

@@ -4,7 +4,7 @@ import { amountFields } from '../amounts.js';
 import { builder } from '../builder.js';
 import { inPlan } from '../in-plan.js';
 import { checkId } from '../input-checks.js';
-import { Node, REST_ID_DESCRIPTION } from '../node.js';
+import { Node, PLAN_ID_DESCRIPTION, REST_ID_DESCRIPTION } from '../node.js';
 import { orNotFound } from '../not-found.js';
 import { Plan } from '../plan.js';
 import { accountFields, categoryFields, payeeFields, transferAccountFields } from '../row-links.js';
@@ -31,6 +31,7 @@ Transaction.implement({
     id: t.exposeID('id', {
       description: REST_ID_DESCRIPTION,
     }),
+    planId: t.exposeID('plan_id', { description: PLAN_ID_DESCRIPTION }),
     date: t.field({ type: 'Date', description: 'The date it happened.', resolve: (tx) => tx.date }),
     ...amountFields(t, 'amount', (tx) => tx.amount, 'Negative for outflows.'),
     memo: t.exposeString('memo', { nullable: true, description: 'The memo; null when none.' }),

@@ -23,7 +23,7 @@ import { type OperationReportSink, refusalReport } from '../../telemetry/operati
 import { tokenKey } from '../../upstream/token-key.js';
 import { nestedTooDeep, parseWithin } from './bounded-parse.js';
 import { createDocumentCache, digestOf } from './document-cache.js';
-import { createOperationLimits } from './operation-limits.js';
+import { createOperationLimits, type OperationLimits } from './operation-limits.js';
 import { forbiddenOrigin, isAllowedOrigin } from './origin.js';
 import { type DocumentSources, resolveText, untrusted } from './trusted-documents.js';
 
@@ -41,6 +41,11 @@ export interface OperationRequest {
   /** The gateway's own origins as this client reached it (its pages are always allowed). */
   readonly ownOrigins: readonly string[];
   readonly requestId: string;
+  /**
+   * The schema the operation runs against, when not the gateway's own: the subgraph endpoint's
+   * (`/subgraph`). Limits are priced against it. @default the `schema` admission was made with
+   */
+  readonly schema?: GraphQLSchema;
 }
 
 /** The stages, in the order they run. */
@@ -107,7 +112,18 @@ export function createAdmission({
 }: AdmissionOptions): Admission {
   const { limits } = config;
   const cache = createDocumentCache(config.documentCache);
-  const operationLimits = createOperationLimits(schema, limits);
+  // One set of limits per schema served: what they remember per document (its cost, its
+  // aliases) is priced against that schema's fields.
+  const limitsBySchema = new WeakMap<GraphQLSchema, OperationLimits>();
+  const limitsOf = (served: GraphQLSchema): OperationLimits => {
+    let found = limitsBySchema.get(served);
+    if (!found) {
+      found = createOperationLimits(served, limits);
+      limitsBySchema.set(served, found);
+    }
+    return found;
+  };
+  limitsOf(schema);
   const originRefusal = (origin: string | null, ownOrigins: readonly string[]) =>
     isAllowedOrigin(config.corsOrigins, origin, ownOrigins) ? null : forbiddenOrigin();
 
@@ -139,7 +155,7 @@ export function createAdmission({
     const notTrusted = untrusted(documents, query, operation.extensions);
     if (notTrusted) return refuse('trusted', notTrusted, document);
 
-    const overLimit = operationLimits.refusal(
+    const overLimit = limitsOf(operation.schema ?? schema).refusal(
       document,
       operation.operationName,
       operation.variables,

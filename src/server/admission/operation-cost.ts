@@ -26,6 +26,7 @@ import {
   type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLNamedType,
+  type GraphQLObjectType,
   type GraphQLSchema,
   type GraphQLType,
   getArgumentValues,
@@ -267,12 +268,69 @@ function fieldCost(
   // Past the schema's deepest wrapping, `ofType` is null whatever it selects.
   if (ofTypeLevel > ctx.introspection.wrapping) return { complexity: own, depth: 0, breadth: 1 };
   const inner: Scope = price.page ? { ofTypeLevel, page: price.page } : { ofTypeLevel };
-  const below = selectionSetCost(ctx, node.selectionSet, getNamedType(definition.type), inner);
+  const named = getNamedType(definition.type);
+  if (price.items) return itemsCost(ctx, node.selectionSet, named, inner, own, price.items);
+  const below = selectionSetCost(ctx, node.selectionSet, named, inner);
   return {
     complexity: own + below.complexity * (price.page ? 1 : Math.max(1, price.multiplier)),
     depth: (ofType ? 0 : 1) + below.depth,
     breadth: 1 + below.breadth,
   };
+}
+
+/**
+ * Private: a list whose items' types are known before it runs (`_entities`). What is written is
+ * walked once, every fragment included, as validation will walk it (so nothing in it escapes the
+ * limits, whatever the items); then each item counts the selections that apply to its own type.
+ * An item naming no object type of the schema counts all of them.
+ */
+function itemsCost(
+  ctx: CostContext,
+  set: SelectionSetNode,
+  type: GraphQLNamedType,
+  scope: Scope,
+  own: number,
+  items: ReadonlyMap<string, number>,
+): OperationCost {
+  const written = selectionSetCost(ctx, set, type, scope);
+  let complexity = own + written.complexity;
+  for (const [name, count] of items) {
+    const itemType = ctx.schema.getType(name);
+    const each = isObjectType(itemType)
+      ? ownSelectionsCost(ctx, set, itemType, scope)
+      : written.complexity;
+    complexity += count * each;
+  }
+  return { complexity, depth: 1 + written.depth, breadth: 1 + written.breadth };
+}
+
+/**
+ * Private: the cost of the selections of `set` (under an abstract type) that an object of `type`
+ * gets: its fields, and the fragments on `type` or on an abstract type it belongs to.
+ */
+function ownSelectionsCost(
+  ctx: CostContext,
+  set: SelectionSetNode,
+  type: GraphQLObjectType,
+  scope: Scope,
+): number {
+  let complexity = 0;
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) {
+      complexity += fieldCost(ctx, selection, type, scope).complexity;
+      continue;
+    }
+    const fragment =
+      selection.kind === Kind.FRAGMENT_SPREAD ? ctx.fragments[selection.name.value] : selection;
+    const condition = fragment?.typeCondition
+      ? ctx.schema.getType(fragment.typeCondition.name.value)
+      : type;
+    const applies =
+      condition === type || (isAbstractType(condition) && ctx.schema.isSubType(condition, type));
+    if (fragment && applies)
+      complexity += selectionSetCost(ctx, fragment.selectionSet, condition, scope).complexity;
+  }
+  return complexity;
 }
 
 /** Private: the field `name` of `parent`, meta fields (`__schema`, `__type`, `__typename`) included. */

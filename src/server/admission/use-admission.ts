@@ -1,4 +1,4 @@
-import type { DocumentNode } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { gatewayError } from '../../errors/codes.js';
 import { presentedToken } from '../../operation/credentials.js';
@@ -8,6 +8,11 @@ import { ownOriginsOf } from './origin.js';
 export interface UseAdmissionOptions {
   /** The request id of a request (see use-request-id.ts), for the report of a refusal. */
   requestIdOf: (request: Request) => string;
+  /**
+   * The schema this yoga instance runs, when not the one admission was made with (the subgraph
+   * endpoint's). @default admission's
+   */
+  schema?: GraphQLSchema;
 }
 
 /**
@@ -21,7 +26,14 @@ export interface UseAdmissionOptions {
  * bounded cache, so this keeps nothing the cache does not. A document that fails validation
  * leaves the cache.
  */
-export function useAdmission(admission: Admission, { requestIdOf }: UseAdmissionOptions): Plugin {
+export function useAdmission(
+  admission: Admission,
+  { requestIdOf, schema }: UseAdmissionOptions,
+): Plugin {
+  const operationOf = (request: Request, params: GraphQLParams): OperationRequest => ({
+    ...requestOperation(request, params, requestIdOf),
+    ...(schema ? { schema } : {}),
+  });
   const admitted = new WeakMap<GraphQLParams, DocumentNode>();
   const valid = new WeakSet<DocumentNode>();
   return {
@@ -30,13 +42,13 @@ export function useAdmission(admission: Admission, { requestIdOf }: UseAdmission
       if ('refused' in resolved) {
         // Refused as `admit` refuses it (status, report); thrown, since yoga's own check after
         // this hook would refuse a request without text for the wrong reason.
-        const verdict = admission.admit(operationOf(request, params, requestIdOf));
+        const verdict = admission.admit(operationOf(request, params));
         throw verdict.admitted ? resolved.refused : verdict.error;
       }
       if (typeof resolved.query === 'string' && resolved.query !== params.query)
         setParams({ ...params, query: resolved.query });
       setParamsHandler((payload) => {
-        const verdict = admission.admit(operationOf(request, payload.params, requestIdOf));
+        const verdict = admission.admit(operationOf(request, payload.params));
         if (!verdict.admitted) return { errors: [verdict.error] };
         admitted.set(payload.params, verdict.document);
         return paramsHandler(payload);
@@ -62,7 +74,7 @@ export function useAdmission(admission: Admission, { requestIdOf }: UseAdmission
   };
 }
 
-function operationOf(
+function requestOperation(
   request: Request,
   params: GraphQLParams,
   requestIdOf: (request: Request) => string,

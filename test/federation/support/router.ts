@@ -1,0 +1,60 @@
+/**
+ * Composition and a real router for the federation tests: the subgraphs' SDL composed into a
+ * supergraph by The Guild's `@theguild/federation-composition` or Apollo's `@apollo/composition`,
+ * served by Hive Gateway's runtime on a loopback port. The router forwards the client's
+ * `Authorization` header to every subgraph, as docs/federation.md configures it.
+ */
+import { composeServices as composeWithApollo } from '@apollo/composition';
+import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
+import httpTransport from '@graphql-mesh/transport-http';
+import { composeServices as composeWithGuild } from '@theguild/federation-composition';
+import { parse } from 'graphql';
+import { serveOnLoopback } from './loopback.js';
+
+export interface SubgraphSource {
+  readonly name: string;
+  readonly url: string;
+  readonly sdl: string;
+}
+
+export type Composer = 'guild' | 'apollo';
+
+/** The supergraph SDL, or the composition errors' messages. */
+export function compose(
+  composer: Composer,
+  subgraphs: readonly SubgraphSource[],
+): { supergraphSdl: string } | { errors: string[] } {
+  const services = subgraphs.map(({ name, url, sdl }) => ({ name, url, typeDefs: parse(sdl) }));
+  const result = composer === 'guild' ? composeWithGuild(services) : composeWithApollo(services);
+  if (result.errors) return { errors: result.errors.map((error) => error.message) };
+  return { supergraphSdl: result.supergraphSdl };
+}
+
+export interface Router {
+  /** The router's GraphQL endpoint. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function startRouter(supergraphSdl: string): Promise<Router> {
+  const runtime = createGatewayRuntime({
+    supergraph: supergraphSdl,
+    logging: false,
+    deferStream: true,
+    // Subgraphs over HTTP (subscriptions as server-sent events), the runtime's default transport.
+    transports: { http: httpTransport },
+    propagateHeaders: {
+      fromClientToSubgraphs: ({ request }) => ({
+        authorization: request.headers.get('authorization'),
+      }),
+    },
+  });
+  const served = await serveOnLoopback(runtime, '/graphql');
+  return {
+    url: served.url,
+    async close() {
+      await served.close();
+      await runtime.dispose();
+    },
+  };
+}
