@@ -23,6 +23,7 @@ import {
   type UpstreamClientOptions,
 } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
+import type { Webhooks } from '../webhooks/webhooks.js';
 import { type Admission, createAdmission } from './admission/admission.js';
 import { corsOptions } from './cors-options.js';
 import { classifyFailure } from './failure-policy.js';
@@ -36,6 +37,7 @@ import {
   reportSinks,
 } from './gateway-plugins.js';
 import { createGatewayReplicas } from './gateway-replicas.js';
+import { createGatewayWebhooks } from './gateway-webhooks.js';
 import { operationContext } from './operation-context.js';
 import { persistedDocuments } from './plugins/use-persisted-documents.js';
 import { createRequestIds } from './plugins/use-request-id.js';
@@ -76,6 +78,11 @@ export interface GatewayDeps {
    * creates and closes; without it, none
    */
   cluster?: Cluster;
+  /**
+   * Where webhook deliveries connect (tests count or redirect them). @default checked targets
+   * only (src/webhooks/target.ts)
+   */
+  webhookDispatcher?: Dispatcher;
 }
 
 type GatewayYoga = YogaServerInstance<Record<string, never>, GatewayContext>;
@@ -118,6 +125,8 @@ export interface Gateway {
   drain(): void;
   /** Cooperation with other instances through Redis, when configured. */
   readonly cluster?: Cluster;
+  /** Webhooks (`config.webhooks`): endpoints, their feeds and the deliverer. */
+  readonly webhooks?: Webhooks;
   /**
    * Ends every subscription and closes the upstream pool; the HTTP server that serves `yoga` is
    * the caller's to close.
@@ -212,6 +221,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     probeUpstream: (signal) => upstream.probe(signal),
     extra: deps.plugins,
   };
+  const webhooks = createGatewayWebhooks({
+    config,
+    scheduler: live.scheduler,
+    gateway: () => gateway,
+    logger,
+    dispatcher: deps.webhookDispatcher,
+  });
   const context = operationContext({
     config,
     now,
@@ -223,6 +239,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     requestIds,
     cluster,
     tracer: deps.tracer,
+    webhooks: webhooks.registry,
   });
   let subgraphEndpoint: SubgraphEndpoint | undefined;
   // The subgraph answers behind the gateway's door (CORS, headers, compression): no CORS of its own.
@@ -255,7 +272,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     cors: true,
   });
 
-  return {
+  const gateway: Gateway = {
     yoga,
     ...(subgraph ? { subgraph } : {}),
     upstream,
@@ -272,12 +289,16 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       void live.close();
     },
     ...(cluster ? { cluster } : {}),
+    ...(webhooks.running ? { webhooks: webhooks.running } : {}),
     async close() {
+      await webhooks.running?.close();
       await live.close();
       await upstream.close();
       if (cluster && !deps.cluster) await cluster.close();
     },
   };
+  webhooks.start();
+  return gateway;
 }
 
 /** A yoga server of one schema: its endpoint, body and batch limits, CORS and error masking. */

@@ -11,6 +11,7 @@ import type { OperationTracer } from '../operation/tracer.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import type { UpstreamClient } from '../upstream/client.js';
+import type { WebhookRegistry } from '../webhooks/webhooks.js';
 import { createWritePipeline } from '../writes/pipeline.js';
 import { freshnessFrom } from './freshness.js';
 import type { GatewayLedger } from './gateway-cluster.js';
@@ -27,6 +28,7 @@ export interface OperationContextDeps {
   requestIds: RequestIds;
   cluster?: Cluster | undefined;
   tracer?: OperationTracer | undefined;
+  webhooks: WebhookRegistry;
 }
 
 /**
@@ -37,6 +39,7 @@ export interface OperationContextDeps {
 export function operationContext(deps: OperationContextDeps) {
   const { config, now, upstream, replicas, restCache, live, usage, requestIds, cluster, tracer } =
     deps;
+  const { webhooks } = deps;
   return ({ request }: { request: Request }): GatewayContext => {
     const credentials = credentialsFrom(request);
     if (credentials) cluster?.remember(credentials.token, credentials.tokenKey);
@@ -88,6 +91,7 @@ export function operationContext(deps: OperationContextDeps) {
       ...(span ? { span } : {}),
       writes,
       live: live.forOperation({ credentials, freshness, loaders }),
+      webhooks,
       rateLimit: () => {
         reads.volatile();
         if (!credentials) throw unauthenticated();

@@ -1,0 +1,173 @@
+/**
+ * Webhooks end to end over real HTTP: an endpoint registered through GraphQL receives the plan's
+ * changes from the one poller, signed (verified with the `standardwebhooks` reference library),
+ * in `serverKnowledge` order, retried while its receiver is down, with the old secret signing too
+ * after a rotation.
+ */
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_POLL_INTERVAL_MS, openAccount, outsideWrite } from '../live/support/live.js';
+import { startStack, type TimedStack } from '../support/stack.js';
+import { until } from '../support/wait.js';
+import { type Receiver, startReceiver } from './support/receiver.js';
+import { createEndpoint, ENDPOINTS, tempDir, webhookConfig } from './support/webhook-stack.js';
+
+const dir = tempDir();
+let stack: TimedStack;
+let receiver: Receiver;
+let accountId: string;
+
+beforeAll(async () => {
+  stack = await startStack({
+    clock: 'manual',
+    timers: 'manual',
+    sandbox: { rateLimit: false },
+    config: { webhooks: webhookConfig(`${dir.path}/delivery.db`) },
+  });
+  accountId = await openAccount(stack);
+});
+afterAll(async () => {
+  await stack.close();
+  dir.remove();
+});
+
+const openedReceivers: Receiver[] = [];
+afterEach(async () => {
+  for (const r of openedReceivers.splice(0)) await r.close();
+});
+
+async function receiverFor(): Promise<Receiver> {
+  const r = await startReceiver();
+  openedReceivers.push(r);
+  return r;
+}
+
+interface Body {
+  type: string;
+  data: {
+    planId: string;
+    serverKnowledge: number;
+    transactions?: { id: string; memo: string | null; amount: number }[];
+    accounts?: { id: string; balance: number }[];
+  };
+}
+
+/** Moves time by a poll interval, so the poller reads the plan once. */
+async function poll(): Promise<void> {
+  await stack.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
+}
+
+describe('deliveries', () => {
+  it('delivers a change made behind the gateway, signed by the Standard Webhooks rules', async () => {
+    receiver = await receiverFor();
+    const endpoint = await createEndpoint(stack, receiver.url);
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    const written = await outsideWrite(stack, accountId, 'webhook one');
+    await poll();
+    await until(() => receiver.delivered().length >= 1, 'one delivery');
+    const [first] = receiver.received;
+    const verified = new Webhook(endpoint.secret).verify(
+      first!.body,
+      first!.headers as Record<string, string>,
+    ) as Body;
+    expect(verified.type).toBe('plan.changed');
+    expect(verified.data.planId).toBe(stack.planId);
+    expect(verified.data.serverKnowledge).toBeGreaterThanOrEqual(written.serverKnowledge);
+    expect(verified.data.transactions?.map((t) => [t.id, t.memo, t.amount])).toContainEqual([
+      written.id,
+      'webhook one',
+      -12_340,
+    ]);
+    expect(verified.data.accounts?.map((a) => a.id)).toContain(accountId);
+    // A tampered body is refused by the reference verifier.
+    expect(() =>
+      new Webhook(endpoint.secret).verify(
+        first!.body.replace('webhook one', 'webhook 1'),
+        first!.headers as Record<string, string>,
+      ),
+    ).toThrow();
+    const listed = await stack.gql<{
+      webhookEndpoints: {
+        id: string;
+        deliveries: { eventId: string; state: string; attempts: { responseStatus: number }[] }[];
+      }[];
+    }>(ENDPOINTS);
+    const mine = listed.body.data!.webhookEndpoints.find((e) => e.id === endpoint.id)!;
+    expect(mine.deliveries[0]).toMatchObject({
+      eventId: first!.headers['webhook-id'],
+      state: 'DELIVERED',
+      attempts: [{ responseStatus: 204 }],
+    });
+    await deleteEndpoint(endpoint.id);
+  });
+
+  it('retries while the receiver is down, then delivers everything in order', async () => {
+    receiver = await receiverFor();
+    const endpoint = await createEndpoint(stack, receiver.url, { kinds: ['TRANSACTIONS'] });
+    receiver.status = 503;
+    const memos = ['down 1', 'down 2', 'down 3'];
+    for (const memo of memos) {
+      await outsideWrite(stack, accountId, memo);
+      await poll();
+    }
+    await until(() => receiver.received.length >= 2, 'failed attempts');
+    expect(receiver.delivered()).toEqual([]);
+    receiver.status = 200;
+    // Back-offs of the first event: at most a minute each with these settings.
+    await until(async () => {
+      await stack.scheduler.advance(60_000);
+      return receiver.delivered().length >= 3;
+    }, 'the three events delivered');
+    const bodies = receiver.delivered().map((r) => {
+      return new Webhook(endpoint.secret).verify(
+        r.body,
+        r.headers as Record<string, string>,
+      ) as Body;
+    });
+    expect(bodies.map((b) => b.data.transactions?.map((t) => t.memo))).toEqual(
+      memos.map((memo) => [memo]),
+    );
+    const knowledge = bodies.map((b) => b.data.serverKnowledge);
+    expect(knowledge).toEqual([...knowledge].sort((a, b) => a - b));
+    // Each event kept its id across its attempts.
+    const ids = receiver.received.map((r) => r.headers['webhook-id']);
+    expect(new Set(ids).size).toBe(3);
+    await deleteEndpoint(endpoint.id);
+  });
+
+  it('signs with the old secret too during the overlap after a rotation', async () => {
+    receiver = await receiverFor();
+    const endpoint = await createEndpoint(stack, receiver.url, { kinds: ['TRANSACTIONS'] });
+    const rotated = await stack.gql<{ rotateWebhookSecret: { secret: string } }>(
+      'mutation($id: ID!) { rotateWebhookSecret(id: $id) { secret } }',
+      { id: endpoint.id },
+    );
+    const secret = rotated.body.data!.rotateWebhookSecret.secret;
+    expect(secret).not.toBe(endpoint.secret);
+    await outsideWrite(stack, accountId, 'after rotation');
+    await poll();
+    await until(() => receiver.delivered().length >= 1, 'a delivery');
+    const [during] = receiver.delivered();
+    expect(String(during!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const key of [secret, endpoint.secret]) {
+      expect(() =>
+        new Webhook(key).verify(during!.body, during!.headers as Record<string, string>),
+      ).not.toThrow();
+    }
+    // Past the overlap (24 h) only the new secret signs.
+    stack.clock.advance(24 * 3_600_000 + 1);
+    await outsideWrite(stack, accountId, 'after the overlap');
+    await poll();
+    await until(() => receiver.delivered().length >= 2, 'a second delivery');
+    const after = receiver.delivered()[1]!;
+    const headers = after.headers as Record<string, string>;
+    expect(() => new Webhook(secret).verify(after.body, headers)).not.toThrow();
+    expect(() => new Webhook(endpoint.secret).verify(after.body, headers)).toThrow();
+    await deleteEndpoint(endpoint.id);
+  });
+});
+
+async function deleteEndpoint(id: string): Promise<void> {
+  const answer = await stack.gql('mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }', { id });
+  expect(answer.body.errors).toBeUndefined();
+}
