@@ -3,6 +3,7 @@
  * deliveries made to them with each attempt, and the mutations that manage them. An endpoint
  * belongs to the token that created it; no other token sees or changes it.
  */
+import { GraphQLError } from 'graphql';
 import { isUpstreamError } from '../errors/upstream-error.js';
 import { unauthenticated } from '../operation/credentials.js';
 import { WEBHOOK_KINDS, type WebhookKind } from '../webhooks/kinds.js';
@@ -276,7 +277,12 @@ builder.mutationFields((t) => ({
       const credentials = who(ctx);
       if (!ctx.webhooks.enabled) await ctx.webhooks.endpoints(credentials);
       const plan = await ctx.loaders.plan(input.planId).catch((error: unknown) => {
-        if (isUpstreamError(error) && error.status === 404) {
+        const code = isUpstreamError(error)
+          ? error.status
+          : error instanceof GraphQLError
+            ? error.extensions.code
+            : undefined;
+        if (code === 404 || code === 'NOT_FOUND') {
           throw badUserInput(
             'input.planId',
             `no plan ${JSON.stringify(input.planId)} for this token`,

@@ -22,6 +22,8 @@ export interface Receiver {
   hold: boolean;
   /** Answers every held request with `status`. */
   release(): void;
+  /** Requests held open now. */
+  heldCount(): number;
   /** Requests answered with a 2xx. */
   delivered(): Received[];
   close(): Promise<void>;
@@ -38,6 +40,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     release() {
       for (const answer of held.splice(0)) answer();
     },
+    heldCount: () => held.length,
     delivered: () => receiver.received.filter((r) => r.status >= 200 && r.status < 300),
     close: async () => {
       receiver.release();
