@@ -109,6 +109,8 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
     const now = scheduler.now();
     const deliveries: NewDelivery[] = [];
     for (const endpoint of await store.feedEndpoints(feed.key)) {
+      // A feed resuming from before an endpoint existed replays changes it never asked for.
+      if (event.serverKnowledge <= endpoint.startKnowledge) continue;
       const payload = payloadFor(event, endpoint.kinds, now);
       if (payload !== null) {
         deliveries.push({ eventId: newEventId(), endpointId: endpoint.id, payload });

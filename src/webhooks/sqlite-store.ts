@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS endpoints (
   kinds TEXT NOT NULL,
   description TEXT,
   created_at INTEGER NOT NULL,
+  start_knowledge INTEGER NOT NULL,
   disabled_reason TEXT,
   disabled_at INTEGER
 );
@@ -79,6 +80,7 @@ interface EndpointRow {
   kinds: string;
   description: string | null;
   created_at: number;
+  start_knowledge: number;
   disabled_reason: string | null;
   disabled_at: number | null;
 }
@@ -121,7 +123,7 @@ export function createSqliteWebhookStore(path: string): WebhookStore {
       'SELECT sealed FROM tokens WHERE token_key = ?',
     ),
     insertEndpoint: db.prepare(
-      'INSERT INTO endpoints (id, token_key, plan_id, url, kinds, description, created_at, disabled_reason, disabled_at) VALUES (@id, @token_key, @plan_id, @url, @kinds, @description, @created_at, @disabled_reason, @disabled_at)',
+      'INSERT INTO endpoints (id, token_key, plan_id, url, kinds, description, created_at, start_knowledge, disabled_reason, disabled_at) VALUES (@id, @token_key, @plan_id, @url, @kinds, @description, @created_at, @start_knowledge, @disabled_reason, @disabled_at)',
     ),
     insertSecret: db.prepare(
       'INSERT INTO secrets (endpoint_id, secret, created_at, expires_at) VALUES (?, ?, ?, NULL)',
@@ -195,11 +197,11 @@ export function createSqliteWebhookStore(path: string): WebhookStore {
   };
 
   const createEndpoint = db.transaction(
-    (endpoint: EndpointRecord, secret: string, sealed: string, knowledge: number) => {
+    (endpoint: EndpointRecord, secret: string, sealed: string) => {
       sql.saveToken.run(endpoint.tokenKey, sealed);
       sql.insertEndpoint.run(endpointRow(endpoint));
       sql.insertSecret.run(endpoint.id, secret, endpoint.createdAt);
-      sql.startCursor.run(endpoint.tokenKey, endpoint.planId, knowledge);
+      sql.startCursor.run(endpoint.tokenKey, endpoint.planId, endpoint.startKnowledge);
     },
   );
   const rotate = db.transaction((id: string, secret: string, now: number, until: number) => {
@@ -279,8 +281,8 @@ export function createSqliteWebhookStore(path: string): WebhookStore {
   });
 
   return {
-    async createEndpoint(endpoint, secret, sealedToken, knowledge) {
-      createEndpoint(endpoint, secret, sealedToken, knowledge);
+    async createEndpoint(endpoint, secret, sealedToken) {
+      createEndpoint(endpoint, secret, sealedToken);
     },
     async endpoint(id) {
       const row = sql.endpoint.get(id);
@@ -374,6 +376,7 @@ function endpointRow(e: EndpointRecord): EndpointRow {
     kinds: JSON.stringify(e.kinds),
     description: e.description,
     created_at: e.createdAt,
+    start_knowledge: e.startKnowledge,
     disabled_reason: e.disabledReason,
     disabled_at: e.disabledAt,
   };
@@ -388,6 +391,7 @@ function endpointOf(row: EndpointRow): EndpointRecord {
     kinds: JSON.parse(row.kinds) as WebhookKind[],
     description: row.description,
     createdAt: row.created_at,
+    startKnowledge: row.start_knowledge,
     disabledReason: row.disabled_reason,
     disabledAt: row.disabled_at,
   };

@@ -14,6 +14,8 @@ export interface EndpointRecord {
   readonly kinds: readonly WebhookKind[];
   readonly description: string | null;
   readonly createdAt: number;
+  /** The plan's knowledge when it was created: it receives the changes after it. */
+  readonly startKnowledge: number;
   /** Why deliveries stopped (retries exhausted, the token refused); null while enabled. */
   readonly disabledReason: string | null;
   readonly disabledAt: number | null;
@@ -69,13 +71,12 @@ export interface FeedKey {
 }
 
 export interface WebhookStore {
-  /** Saves the endpoint, its first secret and the sealed token; starts the feed's cursor at `knowledge` if it has none. */
-  createEndpoint(
-    endpoint: EndpointRecord,
-    secret: string,
-    sealedToken: string,
-    knowledge: number,
-  ): Promise<void>;
+  /**
+   * Saves the endpoint, its first secret and the sealed token; starts the feed's cursor at the
+   * endpoint's `startKnowledge` if it has none (a feed that has one resumes from it: endpoints
+   * disabled meanwhile get what they missed when enabled again).
+   */
+  createEndpoint(endpoint: EndpointRecord, secret: string, sealedToken: string): Promise<void>;
   endpoint(id: string): Promise<EndpointRecord | undefined>;
   endpointsOf(tokenKey: string): Promise<EndpointRecord[]>;
   /** Enabled endpoints of one feed. */

@@ -139,16 +139,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         kinds,
         description,
         createdAt: scheduler.now(),
+        startKnowledge: input.knowledge,
         disabledReason: null,
         disabledAt: null,
       };
       const secret = newSecret();
-      await store.createEndpoint(
-        endpoint,
-        secret,
-        vault.seal(who.token, who.tokenKey),
-        input.knowledge,
-      );
+      await store.createEndpoint(endpoint, secret, vault.seal(who.token, who.tokenKey));
       await resync();
       return { endpoint, secret };
     },

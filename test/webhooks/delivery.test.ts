@@ -6,12 +6,21 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_POLL_INTERVAL_MS, openAccount, outsideWrite } from '../live/support/live.js';
+import {
+  callsOf,
+  DEFAULT_POLL_INTERVAL_MS,
+  openAccount,
+  outsideWrite,
+  subscribed,
+} from '../live/support/live.js';
+import { sseClient } from '../live/support/subscribers.js';
 import { startStack, type TimedStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import { type Receiver, startReceiver } from './support/receiver.js';
 import { createEndpoint, ENDPOINTS, tempDir, webhookConfig } from './support/webhook-stack.js';
 
+const OWNER = 'webhooks-owner-00000001';
+const OTHER = 'webhooks-other-00000002';
 const dir = tempDir();
 let stack: TimedStack;
 let receiver: Receiver;
@@ -21,7 +30,13 @@ beforeAll(async () => {
   stack = await startStack({
     clock: 'manual',
     timers: 'manual',
-    sandbox: { rateLimit: false },
+    sandbox: {
+      rateLimit: false,
+      users: [
+        { token: OWNER, plans: [{ seed: 31 }] },
+        { token: OTHER, plans: [{ seed: 32 }] },
+      ],
+    },
     config: { webhooks: webhookConfig(`${dir.path}/delivery.db`) },
   });
   accountId = await openAccount(stack);
@@ -164,6 +179,103 @@ describe('deliveries', () => {
     expect(() => new Webhook(secret).verify(after.body, headers)).not.toThrow();
     expect(() => new Webhook(endpoint.secret).verify(after.body, headers)).toThrow();
     await deleteEndpoint(endpoint.id);
+  });
+});
+
+describe('giving up', () => {
+  it('disables the endpoint after the retry window, with the reason, and resumes when enabled', async () => {
+    // A gateway of its own whose window is 10 minutes instead of a day.
+    const brief = await stack.addGateway({
+      config: {
+        webhooks: webhookConfig(`${dir.path}/brief.db`, { retryWindowMs: 600_000 }),
+      },
+    });
+    receiver = await receiverFor();
+    receiver.status = 500;
+    const endpoint = await createEndpoint({ gql: brief.gql, planId: stack.planId }, receiver.url, {
+      kinds: ['TRANSACTIONS'],
+    });
+    await outsideWrite(stack, accountId, 'never answered');
+    await poll();
+    const state = async () =>
+      (
+        await brief.gql<{
+          webhookEndpoints: {
+            enabled: boolean;
+            disabledReason: string | null;
+            deliveries: { state: string }[];
+          }[];
+        }>(ENDPOINTS)
+      ).body.data!.webhookEndpoints[0]!;
+    await until(async () => {
+      await stack.scheduler.advance(60_000);
+      return !(await state()).enabled;
+    }, 'the endpoint disabled');
+    const disabled = await state();
+    expect(disabled.disabledReason).toContain('HTTP 500');
+    expect(disabled.deliveries.map((d) => d.state)).toEqual(['PENDING']);
+    const failures = receiver.received.length;
+    expect(failures).toBeGreaterThan(3);
+    await stack.scheduler.advance(3_600_000);
+    expect(receiver.received).toHaveLength(failures);
+
+    receiver.status = 204;
+    const enabled = await brief.gql(
+      'mutation($id: ID!) { updateWebhookEndpoint(id: $id, input: { enabled: true }) { enabled } }',
+      { id: endpoint.id },
+    );
+    expect(enabled.body.data).toEqual({ updateWebhookEndpoint: { enabled: true } });
+    await until(() => receiver.delivered().length === 1, 'the waiting event delivered');
+    expect(receiver.delivered()[0]!.body).toContain('never answered');
+    await brief.close();
+  });
+});
+
+describe('redelivery', () => {
+  it('sends an event again with its id and body, for its owner only', async () => {
+    receiver = await receiverFor();
+    const endpoint = await createEndpoint(stack, receiver.url, { kinds: ['TRANSACTIONS'] });
+    await outsideWrite(stack, accountId, 'to redeliver');
+    await poll();
+    await until(() => receiver.delivered().length === 1, 'a delivery');
+    const [original] = receiver.delivered();
+    const eventId = String(original!.headers['webhook-id']);
+    const REDELIVER =
+      'mutation($id: ID!) { redeliverWebhookEvent(eventId: $id) { eventId state } }';
+    const refused = await stack.gql(REDELIVER, { id: eventId }, { token: OTHER });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const again = await stack.gql(REDELIVER, { id: eventId });
+    expect(again.body.data).toEqual({ redeliverWebhookEvent: { eventId, state: 'PENDING' } });
+    await until(() => receiver.delivered().length === 2, 'the redelivery');
+    const copy = receiver.delivered()[1]!;
+    expect(copy.headers['webhook-id']).toBe(eventId);
+    expect(copy.body).toBe(original!.body);
+    expect(() =>
+      new Webhook(endpoint.secret).verify(copy.body, copy.headers as Record<string, string>),
+    ).not.toThrow();
+    await deleteEndpoint(endpoint.id);
+  });
+});
+
+describe('budget', () => {
+  it('shares the one poller of the token and plan with its subscriptions, however many endpoints', async () => {
+    const endpoints = [];
+    for (let i = 0; i < 3; i += 1) {
+      endpoints.push(await createEndpoint(stack, (await receiverFor()).url));
+    }
+    const sse = sseClient(stack.url, stack.token);
+    sse.subscribe('subscription($p: PlanId!) { planChanged(planId: $p) { serverKnowledge } }', {
+      p: stack.planId,
+    });
+    // One feed for the three endpoints, one SSE subscriber: one channel, one poller.
+    await subscribed(stack, 2);
+    expect(stack.gateway.live.stats().channels).toBe(1);
+    stack.sandbox.resetCalls();
+    for (let i = 0; i < 10; i += 1) await poll();
+    const deltas = callsOf(stack.sandbox, stack.token).filter((call) => call.includes('@'));
+    expect(deltas).toHaveLength(10);
+    await sse.close();
+    for (const endpoint of endpoints) await deleteEndpoint(endpoint.id);
   });
 });
 
