@@ -31,6 +31,8 @@ export interface DelivererOptions {
   scheduler: Scheduler;
   dispatcher: Dispatcher;
   onError: (error: unknown) => void;
+  /** This instance, as it claims deliveries in a shared store. */
+  owner: string;
   /**
    * The time signed into `webhook-timestamp`: receivers compare it with their own clock to refuse
    * replays, so it is the real time of sending even where the scheduler's clock is simulated.
@@ -43,8 +45,13 @@ export interface DelivererOptions {
   onAttempt?: (delivery: DeliveryRecord, attempt: AttemptRecord) => void;
 }
 
+/** A claimed delivery is held this much longer than an attempt may last. */
+const HOLD_MARGIN_MS = 5_000;
+/** With a shared store, other instances' queues are looked at this often. */
+const SHARED_SCAN_MS = 1_000;
+
 export function createDeliverer(options: DelivererOptions): Deliverer {
-  const { store, config, scheduler, onError } = options;
+  const { store, config, scheduler, onError, owner } = options;
   const busy = new Set<string>();
   const inFlight = new Set<Promise<void>>();
   let timer: TimerHandle | undefined;
@@ -64,7 +71,13 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         again = false;
         const room = config.concurrency - inFlight.size;
         if (room <= 0) break;
-        const due = await store.due(scheduler.now(), room, busy);
+        const due = await store.due(
+          scheduler.now(),
+          room,
+          busy,
+          owner,
+          config.timeoutMs + HOLD_MARGIN_MS,
+        );
         for (const delivery of due) start(delivery);
         if (due.length === room) again = true;
       } while (again && !closed);
@@ -81,8 +94,12 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     timer?.cancel();
     timer = undefined;
     const at = await store.nextDueAt();
-    if (at === undefined || closed) return;
-    timer = scheduler.setTimeout(() => void pump(), Math.max(0, at - scheduler.now()));
+    if (closed) return;
+    // Shared: what other instances queue (or leave behind) shows up only by looking again.
+    const wait = at === undefined ? undefined : Math.max(0, at - scheduler.now());
+    const next = store.shared ? Math.min(wait ?? SHARED_SCAN_MS, SHARED_SCAN_MS) : wait;
+    if (next === undefined) return;
+    timer = scheduler.setTimeout(() => void pump(), next);
   };
 
   const start = (delivery: DeliveryRecord) => {
@@ -99,7 +116,10 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
 
   const attempt = async (delivery: DeliveryRecord): Promise<void> => {
     const endpoint = await store.endpoint(delivery.endpointId);
-    if (!endpoint || endpoint.disabledReason !== null) return;
+    if (!endpoint || endpoint.disabledReason !== null) {
+      await store.release(delivery, owner);
+      return;
+    }
     const at = scheduler.now();
     const secrets = await store.secrets(endpoint.id, at);
     const signedAt = (options.wallClock ?? Date.now)();
@@ -112,9 +132,12 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       options.dispatcher,
     );
     const record: AttemptRecord = { at, ...outcome };
-    if (closed && !outcome.ok && outcome.statusCode === null) return; // cut short by shutdown
+    if (closed && !outcome.ok && outcome.statusCode === null) {
+      await store.release(delivery, owner); // cut short by shutdown
+      return;
+    }
     if (outcome.ok) {
-      await store.recordAttempt(delivery.seq, record, { state: 'DELIVERED', nextAttemptAt: at });
+      await store.recordAttempt(delivery, record, { state: 'DELIVERED', nextAttemptAt: at }, owner);
     } else {
       const now = scheduler.now();
       const policy = {
@@ -123,10 +146,12 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         windowMs: config.retryWindowMs,
       };
       const delay = retryDelay(policy, delivery.attempts + 1);
-      await store.recordAttempt(delivery.seq, record, {
-        state: 'PENDING',
-        nextAttemptAt: now + delay,
-      });
+      await store.recordAttempt(
+        delivery,
+        record,
+        { state: 'PENDING', nextAttemptAt: now + delay },
+        owner,
+      );
       if (retriesExhausted(policy, delivery.firstAttemptAt ?? at, now + delay)) {
         await store.disableEndpoint(
           endpoint.id,

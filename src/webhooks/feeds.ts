@@ -36,6 +36,8 @@ export interface WebhookFeeds {
 }
 
 export interface WebhookFeedsOptions {
+  /** This instance, as it holds feed leases in a shared store. */
+  owner: string;
   store: WebhookStore;
   vault: TokenVault;
   subscribe: FeedSubscribe;
@@ -48,6 +50,12 @@ export interface WebhookFeedsOptions {
 /** Restarts of a feed that ended for a passing reason: 1 s, doubling, at most 5 min. */
 const RESTART_FIRST_MS = 1_000;
 const RESTART_MAX_MS = 5 * 60_000;
+
+/**
+ * With a shared store a feed runs on the one instance holding its lease, renewed every third of
+ * it; the others try to take it this often, so a dead holder's feeds move within a lease.
+ */
+const FEED_LEASE_MS = 15_000;
 
 /** Codes that end a feed for good: the token or the plan is refused. */
 const TOKEN_REFUSED = new Set(['UNAUTHENTICATED']);
@@ -63,12 +71,13 @@ interface Feed {
   stopped: boolean;
   iterator?: AsyncIterableIterator<ExecutionResult>;
   timer?: TimerHandle;
+  renewal?: TimerHandle;
   failures: number;
   running: Promise<void>;
 }
 
 export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
-  const { store, vault, subscribe, scheduler, onQueued, onError } = options;
+  const { owner, store, vault, subscribe, scheduler, onQueued, onError } = options;
   const feeds = new Map<string, Feed>();
   let closed = false;
 
@@ -77,13 +86,33 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
   const stop = (feed: Feed) => {
     feed.stopped = true;
     feed.timer?.cancel();
+    feed.renewal?.cancel();
     void feed.iterator?.return?.();
     feeds.delete(idOf(feed.key));
+    if (store.shared) void store.releaseFeed(feed.key, owner).catch(onError);
+  };
+
+  // Private: shared store: keeps the feed's lease while it runs; losing it ends this run (the
+  // feed then waits to take it again, from the cursor the new holder moves).
+  const holdLease = (feed: Feed) => {
+    feed.renewal = scheduler.setTimeout(async () => {
+      if (feed.stopped) return;
+      const held = await store.claimFeed(feed.key, owner, FEED_LEASE_MS).catch(() => false);
+      if (held) holdLease(feed);
+      else void feed.iterator?.return?.();
+    }, FEED_LEASE_MS / 3);
   };
 
   // Private: one subscription of the feed, until it ends; then what its ending calls for.
   const runOnce = async (feed: Feed): Promise<void> => {
     const { key } = feed;
+    if (store.shared) {
+      if (!(await store.claimFeed(key, owner, FEED_LEASE_MS))) {
+        waitForLease(feed);
+        return;
+      }
+      holdLease(feed);
+    }
     const sealed = await store.sealedToken(key.tokenKey);
     if (sealed === undefined) return stop(feed);
     const token = vault.open(sealed, key.tokenKey);
@@ -93,15 +122,25 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
       if (Symbol.asyncIterator in result) await result.return?.();
       return;
     }
-    if (!(Symbol.asyncIterator in result)) return ended(feed, result.errors ?? []);
+    if (!(Symbol.asyncIterator in result)) {
+      feed.renewal?.cancel();
+      return ended(feed, result.errors ?? []);
+    }
     feed.iterator = result;
     for await (const next of result) {
-      if (next.errors?.length) return ended(feed, next.errors);
+      if (next.errors?.length) {
+        feed.renewal?.cancel();
+        return ended(feed, next.errors);
+      }
       const event = (next.data as { planChanged?: FeedEvent } | null | undefined)?.planChanged;
       if (!event) continue;
-      await enqueue(feed, event);
+      if (!(await enqueue(feed, event))) {
+        await result.return?.();
+        break;
+      }
       feed.failures = 0;
     }
+    feed.renewal?.cancel();
     if (!feed.stopped) restartLater(feed);
   };
 
@@ -116,8 +155,9 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
         deliveries.push({ eventId: newEventId(), endpointId: endpoint.id, payload });
       }
     }
-    await store.enqueue(feed.key, event.serverKnowledge, deliveries, now);
-    if (deliveries.length > 0) onQueued();
+    const written = await store.enqueue(feed.key, event.serverKnowledge, deliveries, now, owner);
+    if (written && deliveries.length > 0) onQueued();
+    return written;
   };
 
   const ended = async (feed: Feed, errors: readonly GraphQLFormattedError[]) => {
@@ -150,6 +190,13 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
       onError(new Error(`A webhook feed ended (${code || 'no code'}): ${first?.message ?? ''}`));
     }
     restartLater(feed);
+  };
+
+  const waitForLease = (feed: Feed) => {
+    if (feed.stopped || closed) return;
+    feed.timer = scheduler.setTimeout(() => {
+      if (!feed.stopped) feed.running = run(feed);
+    }, FEED_LEASE_MS / 3);
   };
 
   const restartLater = (feed: Feed) => {

@@ -281,6 +281,10 @@ export function createSqliteWebhookStore(path: string): WebhookStore {
   });
 
   return {
+    shared: false,
+    claimFeed: async () => true,
+    async releaseFeed() {},
+    release: async () => {},
     async createEndpoint(endpoint, secret, sealedToken) {
       createEndpoint(endpoint, secret, sealedToken);
     },
@@ -317,6 +321,7 @@ export function createSqliteWebhookStore(path: string): WebhookStore {
     },
     async enqueue(key, knowledge, deliveries, now) {
       enqueue(key, knowledge, deliveries, now);
+      return true;
     },
     async due(now, limit, busy) {
       const out: DeliveryRecord[] = [];
@@ -330,8 +335,8 @@ export function createSqliteWebhookStore(path: string): WebhookStore {
       const [first] = sql.heads.all();
       return first?.next_attempt_at;
     },
-    async recordAttempt(seq, attempt, next) {
-      recordAttempt(seq, attempt, next);
+    async recordAttempt(delivery, attempt, next) {
+      recordAttempt(delivery.seq, attempt, next);
     },
     async disableEndpoint(id, reason, now) {
       sql.disable.run(reason, now, id);

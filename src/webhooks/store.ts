@@ -72,6 +72,14 @@ export interface FeedKey {
 
 export interface WebhookStore {
   /**
+   * Shared by several instances (Redis): a feed runs where its lease is held, and a delivery is
+   * claimed by one instance at a time. Alone (SQLite), every claim is granted.
+   */
+  readonly shared: boolean;
+  /** Takes or renews the lease of a feed for `owner`; false while another instance holds it. */
+  claimFeed(key: FeedKey, owner: string, ttlMs: number): Promise<boolean>;
+  releaseFeed(key: FeedKey, owner: string): Promise<void>;
+  /**
    * Saves the endpoint, its first secret and the sealed token; starts the feed's cursor at the
    * endpoint's `startKnowledge` if it has none (a feed that has one resumes from it: endpoints
    * disabled meanwhile get what they missed when enabled again).
@@ -99,25 +107,40 @@ export interface WebhookStore {
   sealedToken(tokenKey: string): Promise<string | undefined>;
   feeds(): Promise<FeedKey[]>;
   cursor(key: FeedKey): Promise<number | undefined>;
-  /** Adds an event's deliveries and moves the feed's cursor to `knowledge`, together. */
+  /**
+   * Adds an event's deliveries and moves the feed's cursor to `knowledge`, together; false (and
+   * nothing written) when `owner` no longer holds the feed's lease.
+   */
   enqueue(
     key: FeedKey,
     knowledge: number,
     deliveries: readonly NewDelivery[],
     now: number,
-  ): Promise<void>;
+    owner: string,
+  ): Promise<boolean>;
   /**
-   * The head of each enabled endpoint's queue that is due by `now` (one per endpoint: an
-   * endpoint's events go out in order), oldest first, skipping `busy` endpoints.
+   * Claims the head of each enabled endpoint's queue that is due by `now` (one per endpoint: an
+   * endpoint's events go out in order), oldest first, skipping `busy` endpoints; a claim lasts
+   * `holdMs` (an instance that dies mid-delivery lets it go then) or until `recordAttempt` /
+   * `release`.
    */
-  due(now: number, limit: number, busy: ReadonlySet<string>): Promise<DeliveryRecord[]>;
+  due(
+    now: number,
+    limit: number,
+    busy: ReadonlySet<string>,
+    owner: string,
+    holdMs: number,
+  ): Promise<DeliveryRecord[]>;
+  /** Gives a claimed delivery back without an attempt. */
+  release(delivery: DeliveryRecord, owner: string): Promise<void>;
   /** When the earliest head of an enabled endpoint's queue falls due; undefined: nothing waits. */
   nextDueAt(): Promise<number | undefined>;
   /** Records an attempt and the delivery's new state (and when to try again). */
   recordAttempt(
-    seq: number,
+    delivery: DeliveryRecord,
     attempt: AttemptRecord,
     next: { state: DeliveryState; nextAttemptAt: number },
+    owner: string,
   ): Promise<void>;
   disableEndpoint(id: string, reason: string, now: number): Promise<void>;
   /** Disables every endpoint of a token (the upstream refused it), or of one of its plans. */

@@ -94,7 +94,10 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       timeoutMs: config.timeoutMs,
       connections: 4,
     });
+  // This instance, as it holds feeds and claims deliveries in a shared store.
+  const owner = randomUUID();
   const deliverer: Deliverer = createDeliverer({
+    owner,
     store,
     config,
     scheduler,
@@ -103,6 +106,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     onDisabled: () => void feeds.sync().catch(onError),
   });
   const feeds = createWebhookFeeds({
+    owner,
     store,
     vault,
     subscribe: options.subscribe,

@@ -131,23 +131,27 @@ describe('the SQLite store', () => {
         knowledge,
         ['a', 'b'].map((id) => ({ eventId: `e${knowledge}${id}`, endpointId: id, payload: '{}' })),
         0,
+        'me',
       );
     }
     expect(await store.cursor(key)).toBe(7);
-    const heads = await store.due(0, 10, new Set());
+    const heads = await store.due(0, 10, new Set(), 'me', 1_000);
     expect(heads.map((d) => d.eventId).sort()).toEqual(['e6a', 'e6b']);
-    expect((await store.due(0, 10, new Set(['a']))).map((d) => d.eventId)).toEqual(['e6b']);
+    expect((await store.due(0, 10, new Set(['a']), 'me', 1_000)).map((d) => d.eventId)).toEqual([
+      'e6b',
+    ]);
     await store.recordAttempt(
-      heads.find((d) => d.endpointId === 'a')!.seq,
+      heads.find((d) => d.endpointId === 'a')!,
       { at: 1, durationMs: 3, statusCode: 200, ok: true, error: null },
       { state: 'DELIVERED', nextAttemptAt: 1 },
+      'me',
     );
-    expect((await store.due(1, 10, new Set())).map((d) => d.eventId).sort()).toEqual([
+    expect((await store.due(1, 10, new Set(), 'me', 1_000)).map((d) => d.eventId).sort()).toEqual([
       'e6b',
       'e7a',
     ]);
     await store.disableEndpoint('b', 'gone', 2);
-    expect((await store.due(2, 10, new Set())).map((d) => d.eventId)).toEqual(['e7a']);
+    expect((await store.due(2, 10, new Set(), 'me', 1_000)).map((d) => d.eventId)).toEqual(['e7a']);
     expect(await store.feeds()).toEqual([key]);
     await store.close();
   });
