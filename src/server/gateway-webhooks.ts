@@ -4,6 +4,7 @@
  * path (`prepareOperation`), like any other transport. Without the key, a registry that answers
  * WEBHOOKS_DISABLED.
  */
+import { Redis } from 'ioredis';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config/config.js';
 import { logInternalError } from '../errors/internal-errors.js';
@@ -11,6 +12,7 @@ import type { Scheduler } from '../live/scheduler.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { FeedSubscribe } from '../webhooks/feeds.js';
 import { FEED_DOCUMENT } from '../webhooks/payload.js';
+import { createRedisWebhookStore } from '../webhooks/redis-store.js';
 import { createSqliteWebhookStore } from '../webhooks/sqlite-store.js';
 import {
   createWebhooks,
@@ -51,7 +53,10 @@ export function createGatewayWebhooks(parts: {
   };
   const running = createWebhooks({
     config: settings,
-    store: createSqliteWebhookStore(settings.databasePath),
+    // Several instances share endpoints and the outbox in Redis; one alone keeps them in SQLite.
+    store: config.redisUrl
+      ? createRedisWebhookStore(new Redis(config.redisUrl), config.cluster.keyPrefix)
+      : createSqliteWebhookStore(settings.databasePath),
     scheduler,
     subscribe,
     onError,

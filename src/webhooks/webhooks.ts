@@ -11,7 +11,7 @@ import type { GraphQLError } from 'graphql';
 import type { Dispatcher } from 'undici';
 import type { WebhooksConfig } from '../config/config.js';
 import { gatewayError } from '../errors/codes.js';
-import type { Scheduler } from '../live/scheduler.js';
+import type { Scheduler, TimerHandle } from '../live/scheduler.js';
 import type { Credentials } from '../operation/credentials.js';
 import { createDeliverer, type Deliverer } from './deliverer.js';
 import { createWebhookFeeds, type FeedSubscribe, type WebhookFeeds } from './feeds.js';
@@ -79,6 +79,8 @@ export interface WebhooksOptions {
   dispatcher?: Dispatcher;
 }
 
+/** With a shared store, how often an instance looks for feeds other instances opened or closed. */
+const SHARED_RESYNC_MS = 5_000;
 /** An endpoint's description is a note for people: at most this many characters. */
 const MAX_DESCRIPTION = 500;
 /** Endpoints one token may hold. */
@@ -115,6 +117,16 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     onError,
   });
   const resync = () => feeds.sync().catch(onError);
+  let resyncTimer: TimerHandle | undefined;
+  let closed = false;
+  // Shared store: endpoints created, changed or deleted through other instances show up here.
+  const resyncEvery = (ms: number) => {
+    resyncTimer = scheduler.setTimeout(async () => {
+      if (closed) return;
+      await resync();
+      resyncEvery(ms);
+    }, ms);
+  };
 
   const owned = async (who: Credentials, id: string, field: string): Promise<EndpointRecord> => {
     const endpoint = await store.endpoint(id);
@@ -202,9 +214,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     async start() {
       await feeds.sync();
       deliverer.wake();
+      if (store.shared) resyncEvery(SHARED_RESYNC_MS);
     },
     feeds: () => feeds,
     async close() {
+      closed = true;
+      resyncTimer?.cancel();
       await feeds.close();
       await deliverer.close();
       if (!options.dispatcher) await dispatcher.close();

@@ -24,6 +24,8 @@ export interface Receiver {
   release(): void;
   /** Requests held open now. */
   heldCount(): number;
+  /** Held requests whose sender went away (its connection closed) without an answer. */
+  abandoned(): number;
   /** Requests answered with a 2xx. */
   delivered(): Received[];
   close(): Promise<void>;
@@ -31,6 +33,7 @@ export interface Receiver {
 
 export async function startReceiver(path = '/hooks'): Promise<Receiver> {
   const held: (() => void)[] = [];
+  let abandoned = 0;
   const receiver: Receiver = {
     url: '',
     port: 0,
@@ -41,6 +44,7 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
       for (const answer of held.splice(0)) answer();
     },
     heldCount: () => held.length,
+    abandoned: () => abandoned,
     delivered: () => receiver.received.filter((r) => r.status >= 200 && r.status < 300),
     close: async () => {
       receiver.release();
@@ -59,8 +63,12 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
         response.statusCode = status;
         response.end(status >= 300 ? 'not now' : '');
       };
-      if (receiver.hold) held.push(answer);
-      else answer();
+      if (receiver.hold) {
+        held.push(answer);
+        response.on('close', () => {
+          if (!response.writableEnded) abandoned += 1;
+        });
+      } else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
