@@ -25,14 +25,16 @@ import type {
 /** Deliveries kept in an endpoint's history (older ones are dropped with their attempts). */
 const HISTORY = 1_000;
 
-// KEYS: lease, cursor, seq, due. ARGV: owner, knowledge, now, prefix, then eventId, endpointId,
-// payload triples. Writes nothing unless `owner` holds the lease.
+// KEYS: lease, cursor, seq, due. ARGV: owner, knowledge, now, prefix, history, then eventId,
+// endpointId, payload triples. Writes nothing unless the owner holds the lease. A history past its
+// bound drops its oldest delivery (with its attempts) once delivered.
 const ENQUEUE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 local knowledge = tonumber(ARGV[2])
 local now = ARGV[3]
 local w = ARGV[4]
-for i = 5, #ARGV, 3 do
+local history = tonumber(ARGV[5])
+for i = 6, #ARGV, 3 do
   local seq = redis.call('INCR', KEYS[3])
   local endpoint = ARGV[i + 1]
   redis.call('HSET', w .. 'd:' .. seq, 'seq', seq, 'eventId', ARGV[i], 'endpointId', endpoint,
@@ -41,6 +43,17 @@ for i = 5, #ARGV, 3 do
   redis.call('RPUSH', w .. 'q:' .. endpoint, seq)
   redis.call('LPUSH', w .. 'hist:' .. endpoint, seq)
   redis.call('SET', w .. 'ev:' .. ARGV[i], seq)
+  if redis.call('LLEN', w .. 'hist:' .. endpoint) > history then
+    local oldest = redis.call('LINDEX', w .. 'hist:' .. endpoint, -1)
+    if redis.call('HGET', w .. 'd:' .. oldest, 'state') ~= 'PENDING' then
+      redis.call('RPOP', w .. 'hist:' .. endpoint)
+      local event = redis.call('HGET', w .. 'd:' .. oldest, 'eventId')
+      if event and redis.call('GET', w .. 'ev:' .. event) == oldest then
+        redis.call('DEL', w .. 'ev:' .. event)
+      end
+      redis.call('DEL', w .. 'd:' .. oldest, w .. 'a:' .. oldest)
+    end
+  end
   if redis.call('LLEN', w .. 'q:' .. endpoint) == 1 then
     local ep = redis.call('GET', w .. 'ep:' .. endpoint)
     if ep and cjson.decode(ep).disabledReason == cjson.null then
@@ -275,9 +288,9 @@ export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookSt
         knowledge,
         now,
         w,
+        HISTORY,
         ...args,
       );
-      for (const d of deliveries) await redis.ltrim(k.history(d.endpointId), 0, HISTORY - 1);
       return written === 1;
     },
     async due(now, limit, busy, owner, holdMs) {

@@ -16,6 +16,9 @@ import type {
   WebhookStore,
 } from './store.js';
 
+/** Deliveries kept per endpoint for `deliveries` (pending ones are always kept). */
+const HISTORY = 1_000;
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tokens (
   token_key TEXT PRIMARY KEY,
@@ -169,6 +172,11 @@ export function createSqliteWebhookStore(path: string): WebhookStore {
        JOIN endpoints e ON e.id = d.endpoint_id AND e.disabled_reason IS NULL
        ORDER BY d.next_attempt_at, d.seq`,
     ),
+    // Past `HISTORY` deliveries of an endpoint, the delivered ones drop (their attempts with them).
+    prune: db.prepare(
+      `DELETE FROM deliveries WHERE endpoint_id = @id AND state = 'DELIVERED' AND seq <
+       (SELECT seq FROM deliveries WHERE endpoint_id = @id ORDER BY seq DESC LIMIT 1 OFFSET ${HISTORY - 1})`,
+    ),
     insertAttempt: db.prepare(
       'INSERT INTO attempts (delivery_seq, at, duration_ms, status_code, ok, error) VALUES (?, ?, ?, ?, ?, ?)',
     ),
@@ -218,6 +226,7 @@ export function createSqliteWebhookStore(path: string): WebhookStore {
     ) => {
       for (const d of deliveries) {
         sql.insertDelivery.run(d.eventId, d.endpointId, knowledge, d.payload, now, now);
+        sql.prune.run({ id: d.endpointId });
       }
       sql.moveCursor.run(key.tokenKey, key.planId, knowledge);
     },

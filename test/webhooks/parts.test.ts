@@ -155,4 +155,23 @@ describe('the SQLite store', () => {
     expect(await store.feeds()).toEqual([key]);
     await store.close();
   });
+
+  it('keeps the last 1,000 deliveries of an endpoint, and every pending one', async () => {
+    const store = createSqliteWebhookStore(':memory:');
+    await store.createEndpoint(endpoint('a', 0), newSecret(), 'sealed');
+    const key = { tokenKey: 'tk', planId: 'plan' };
+    const ok = { at: 1, durationMs: 1, statusCode: 204, ok: true, error: null };
+    await store.enqueue(key, 1, [{ eventId: 'pending', endpointId: 'a', payload: '{}' }], 0, 'me');
+    for (let i = 2; i <= 1_100; i += 1) {
+      await store.enqueue(key, i, [{ eventId: `e${i}`, endpointId: 'a', payload: '{}' }], 0, 'me');
+      const last = (await store.deliveries('a', 1))[0]!;
+      await store.recordAttempt(last, ok, { state: 'DELIVERED', nextAttemptAt: 1 }, 'me');
+    }
+    const kept = await store.deliveries('a', 2_000);
+    expect(kept.filter((d) => d.state === 'DELIVERED').length).toBeLessThanOrEqual(1_000);
+    expect(kept.at(-1)?.eventId).toBe('pending');
+    expect(await store.deliveryOfEvent('e50')).toBeUndefined();
+    expect(await store.deliveryOfEvent('e1100')).toBeDefined();
+    await store.close();
+  });
 });
