@@ -116,6 +116,32 @@ describe('deliveries', () => {
     await deleteEndpoint(endpoint.id);
   });
 
+  it('delivers a write through the gateway at once, without waiting for a poll', async () => {
+    receiver = await receiverFor();
+    const endpoint = await createEndpoint(stack, receiver.url, { kinds: ['TRANSACTIONS'] });
+    const written = await stack.gql<{ createTransaction: { transaction: { id: string } } }>(
+      `mutation($planId: PlanId!, $accountId: UUID!) {
+        createTransaction(planId: $planId, input: { accountId: $accountId, date: "2025-06-15", amount: -4200, memo: "through the gateway" }) {
+          ... on CreateTransactionPayload { transaction { id } }
+        }
+      }`,
+      { planId: stack.planId, accountId },
+    );
+    const id = written.body.data?.createTransaction.transaction.id;
+    expect(id).toBeDefined();
+    // No timer moves: the write's own answer (and the delta after it) are the events.
+    await until(() => receiver.delivered().length >= 1, 'a delivery');
+    const body = new Webhook(endpoint.secret).verify(
+      receiver.delivered()[0]!.body,
+      receiver.delivered()[0]!.headers as Record<string, string>,
+    ) as Body;
+    expect(body.data.transactions?.map((t) => [t.id, t.memo])).toContainEqual([
+      id,
+      'through the gateway',
+    ]);
+    await deleteEndpoint(endpoint.id);
+  });
+
   it('retries while the receiver is down, then delivers everything in order', async () => {
     receiver = await receiverFor();
     const endpoint = await createEndpoint(stack, receiver.url, { kinds: ['TRANSACTIONS'] });
