@@ -208,6 +208,37 @@ describe('deliveries', () => {
   });
 });
 
+describe('isolation between endpoints', () => {
+  it('lets a slow endpoint hold only its own queue', async () => {
+    const slow = await receiverFor();
+    const fast = await receiverFor();
+    slow.hold = true;
+    const held = await createEndpoint(stack, slow.url, { kinds: ['TRANSACTIONS'] });
+    const quick = await createEndpoint(stack, fast.url, { kinds: ['TRANSACTIONS'] });
+    await outsideWrite(stack, accountId, 'first');
+    await poll();
+    await until(
+      () => slow.heldCount() === 1 && fast.delivered().length === 1,
+      'one held, one sent',
+    );
+    await outsideWrite(stack, accountId, 'second');
+    await poll();
+    // The fast endpoint gets the next event too; the slow one still has one request, unanswered.
+    await until(() => fast.delivered().length === 2, 'the second to the fast endpoint');
+    expect(slow.heldCount()).toBe(1);
+    expect(slow.received).toEqual([]);
+    slow.hold = false;
+    slow.release();
+    await until(() => slow.delivered().length === 2, 'the slow endpoint catching up');
+    const memos = slow
+      .delivered()
+      .map((r) => (JSON.parse(r.body) as Body).data.transactions?.map((t) => t.memo));
+    expect(memos).toEqual([['first'], ['second']]);
+    await deleteEndpoint(held.id);
+    await deleteEndpoint(quick.id);
+  });
+});
+
 describe('giving up', () => {
   it('disables the endpoint after the retry window, with the reason, and resumes when enabled', async () => {
     // A gateway of its own whose window is 10 minutes instead of a day.
