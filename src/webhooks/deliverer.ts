@@ -66,13 +66,15 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       return;
     }
     pumping = true;
+    let looked = scheduler.now();
     try {
       do {
         again = false;
         const room = config.concurrency - inFlight.size;
         if (room <= 0) break;
+        looked = scheduler.now();
         const due = await store.due(
-          scheduler.now(),
+          looked,
           room,
           busy,
           owner,
@@ -81,7 +83,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         for (const delivery of due) start(delivery);
         if (due.length === room) again = true;
       } while (again && !closed);
-      await arm();
+      await arm(looked);
     } catch (error) {
       onError(error);
     } finally {
@@ -89,11 +91,13 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     }
   };
 
-  // Private: a timer for the earliest head not due yet (one timer, re-armed after each pump).
-  const arm = async () => {
+  // Private: a timer for the earliest head that was not due when the outbox was looked at (one
+  // timer, re-armed after each pump). Heads due then and not taken wait for a slot or their
+  // endpoint's attempt in flight, whose end pumps again: no timer for them, no busy loop.
+  const arm = async (looked: number) => {
     timer?.cancel();
     timer = undefined;
-    const at = await store.nextDueAt();
+    const at = await store.nextDueAt(looked);
     if (closed) return;
     // Shared: what other instances queue (or leave behind) shows up only by looking again.
     const wait = at === undefined ? undefined : Math.max(0, at - scheduler.now());

@@ -311,8 +311,16 @@ export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookSt
     async release(record, owner) {
       await redis.eval(RELEASE, 1, k.claim(record.endpointId), owner);
     },
-    async nextDueAt() {
-      const [, score] = await redis.zrange(k.due, 0, 0, 'WITHSCORES');
+    async nextDueAt(after) {
+      const [, score] = await redis.zrangebyscore(
+        k.due,
+        `(${after}`,
+        '+inf',
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        1,
+      );
       return score === undefined ? undefined : Number(score);
     },
     async recordAttempt(record, attempt, next, owner) {

@@ -340,9 +340,11 @@ export function createSqliteWebhookStore(path: string): WebhookStore {
       }
       return out;
     },
-    async nextDueAt() {
-      const [first] = sql.heads.all();
-      return first?.next_attempt_at;
+    async nextDueAt(after) {
+      for (const row of sql.heads.iterate()) {
+        if (row.next_attempt_at > after) return row.next_attempt_at;
+      }
+      return undefined;
     },
     async recordAttempt(delivery, attempt, next) {
       recordAttempt(delivery.seq, attempt, next);

@@ -133,8 +133,11 @@ export interface WebhookStore {
   ): Promise<DeliveryRecord[]>;
   /** Gives a claimed delivery back without an attempt. */
   release(delivery: DeliveryRecord, owner: string): Promise<void>;
-  /** When the earliest head of an enabled endpoint's queue falls due; undefined: nothing waits. */
-  nextDueAt(): Promise<number | undefined>;
+  /**
+   * When the earliest head of an enabled endpoint's queue falls due, of those due after `after`;
+   * undefined: none.
+   */
+  nextDueAt(after: number): Promise<number | undefined>;
   /** Records an attempt and the delivery's new state (and when to try again). */
   recordAttempt(
     delivery: DeliveryRecord,

@@ -5,13 +5,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_WEBHOOKS } from '../../src/config/config.js';
+import { createManualScheduler } from '../../src/live/scheduler.js';
+import { createDeliverer } from '../../src/webhooks/deliverer.js';
 import { retriesExhausted, retryDelay } from '../../src/webhooks/retry.js';
 import { newEventId, newSecret, signedHeaders } from '../../src/webhooks/signing.js';
 import { createSqliteWebhookStore } from '../../src/webhooks/sqlite-store.js';
 import type { EndpointRecord } from '../../src/webhooks/store.js';
 import { checkedLookup, isPublicAddress, urlProblem } from '../../src/webhooks/target.js';
 import { createTokenVault } from '../../src/webhooks/token-vault.js';
+import { until } from '../support/wait.js';
+import { startReceiver } from './support/receiver.js';
 
 describe('targets', () => {
   it('tells public addresses from private, loopback, link-local and reserved ones', () => {
@@ -173,5 +179,70 @@ describe('the SQLite store', () => {
     expect(await store.deliveryOfEvent('e50')).toBeUndefined();
     expect(await store.deliveryOfEvent('e1100')).toBeDefined();
     await store.close();
+  });
+});
+
+describe('the deliverer', () => {
+  it('arms no timer for a head whose attempt is in flight (no busy loop while it waits)', async () => {
+    let now = 0;
+    const scheduler = createManualScheduler({ now: () => now, set: (ms) => void (now = ms) });
+    const receiver = await startReceiver();
+    const store = createSqliteWebhookStore(':memory:');
+    const dispatcher = new Agent();
+    const errors: unknown[] = [];
+    const deliverer = createDeliverer({
+      store,
+      config: {
+        ...DEFAULT_WEBHOOKS,
+        key: randomBytes(32),
+        databasePath: ':memory:',
+        allowPrivateTargets: true,
+      },
+      scheduler,
+      dispatcher,
+      owner: 'me',
+      onError: (error) => errors.push(error),
+      onDisabled: () => {},
+    });
+    try {
+      await store.createEndpoint(
+        {
+          id: 'a',
+          tokenKey: 'tk',
+          planId: 'plan',
+          url: receiver.url,
+          kinds: ['TRANSACTIONS'],
+          description: null,
+          createdAt: 0,
+          startKnowledge: 0,
+          disabledReason: null,
+          disabledAt: null,
+        },
+        newSecret(),
+        'sealed',
+      );
+      await store.enqueue(
+        { tokenKey: 'tk', planId: 'plan' },
+        1,
+        [{ eventId: 'e1', endpointId: 'a', payload: '{}' }],
+        0,
+        'me',
+      );
+      receiver.hold = true;
+      deliverer.wake();
+      await until(() => receiver.heldCount() === 1, 'the delivery in flight');
+      await until(() => scheduler.pending() === 0, 'no timer armed');
+      receiver.release();
+      await until(
+        async () => (await store.deliveries('a', 1))[0]?.state === 'DELIVERED',
+        'delivered',
+      );
+      expect(errors).toEqual([]);
+    } finally {
+      await deliverer.close();
+      await dispatcher.close();
+      await store.close();
+      await receiver.close();
+    }
   });
 });
