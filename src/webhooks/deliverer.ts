@@ -73,13 +73,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         const room = config.concurrency - inFlight.size;
         if (room <= 0) break;
         looked = scheduler.now();
-        const due = await store.due(
-          looked,
-          room,
-          busy,
-          owner,
-          config.timeoutMs + HOLD_MARGIN_MS,
-        );
+        const due = await store.due(looked, room, busy, owner, config.timeoutMs + HOLD_MARGIN_MS);
         for (const delivery of due) start(delivery);
         if (due.length === room) again = true;
       } while (again && !closed);

@@ -185,7 +185,12 @@ describe('the SQLite store', () => {
 describe('the deliverer', () => {
   it('arms no timer for a head whose attempt is in flight (no busy loop while it waits)', async () => {
     let now = 0;
-    const scheduler = createManualScheduler({ now: () => now, set: (ms) => void (now = ms) });
+    const scheduler = createManualScheduler({
+      now: () => now,
+      set(ms) {
+        now = ms;
+      },
+    });
     const receiver = await startReceiver();
     const store = createSqliteWebhookStore(':memory:');
     const dispatcher = new Agent();
