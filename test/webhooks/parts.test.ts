@@ -4,6 +4,8 @@
  * retry schedule, and the SQLite store's ordering and transactions.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
@@ -247,6 +249,121 @@ describe('the deliverer', () => {
       await deliverer.close();
       await dispatcher.close();
       await store.close();
+      await receiver.close();
+    }
+  });
+});
+
+describe('attempts', () => {
+  /** One endpoint at `url` with one queued event, and a deliverer over them (real timers). */
+  async function deliveringTo(url: string, timeoutMs = 10_000) {
+    let now = 0;
+    const scheduler = createManualScheduler({
+      now: () => now,
+      set(ms) {
+        now = ms;
+      },
+    });
+    const store = createSqliteWebhookStore(':memory:');
+    const dispatcher = new Agent();
+    await store.createEndpoint(
+      {
+        id: 'a',
+        tokenKey: 'tk',
+        planId: 'plan',
+        url,
+        kinds: ['TRANSACTIONS'],
+        description: null,
+        createdAt: 0,
+        startKnowledge: 0,
+        disabledReason: null,
+        disabledAt: null,
+      },
+      newSecret(),
+      'sealed',
+    );
+    await store.enqueue(
+      { tokenKey: 'tk', planId: 'plan' },
+      1,
+      [{ eventId: 'e1', endpointId: 'a', payload: '{}' }],
+      0,
+      'me',
+    );
+    const deliverer = createDeliverer({
+      store,
+      config: {
+        ...DEFAULT_WEBHOOKS,
+        key: randomBytes(32),
+        databasePath: ':memory:',
+        allowPrivateTargets: true,
+        timeoutMs,
+      },
+      scheduler,
+      dispatcher,
+      owner: 'me',
+      onError: (error) => {
+        throw error;
+      },
+      onDisabled: () => {},
+    });
+    deliverer.wake();
+    const attempts = async () => store.attempts((await store.deliveries('a', 1))[0]!.seq);
+    return {
+      attempts,
+      async close() {
+        await deliverer.close();
+        await dispatcher.close();
+        await store.close();
+      },
+    };
+  }
+
+  it('reads only the first few KiB of an answer, then drops the connection', async () => {
+    let written = 0;
+    let closedEarly = false;
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      const more = () => {
+        while (written < 256 * 1024 * 1024) {
+          written += chunk.byteLength;
+          if (!response.write(chunk)) return void response.once('drain', more);
+        }
+        response.end();
+      };
+      response.on('close', () => {
+        closedEarly = !response.writableFinished;
+      });
+      more();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const run = await deliveringTo(`http://127.0.0.1:${port}/big`);
+    try {
+      await until(async () => (await run.attempts()).length === 1, 'the attempt recorded');
+      expect((await run.attempts())[0]).toMatchObject({ ok: true, statusCode: 200 });
+      await until(() => closedEarly, 'the answer cut short');
+      expect(written).toBeLessThan(256 * 1024 * 1024);
+    } finally {
+      await run.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('counts an answer that does not come in time as a failed attempt', async () => {
+    const receiver = await startReceiver();
+    receiver.hold = true;
+    const run = await deliveringTo(receiver.url, 200);
+    try {
+      await until(async () => (await run.attempts()).length === 1, 'the attempt recorded');
+      expect((await run.attempts())[0]).toMatchObject({
+        ok: false,
+        statusCode: null,
+        error: 'no answer within 200 ms',
+      });
+    } finally {
+      await run.close();
       await receiver.close();
     }
   });
