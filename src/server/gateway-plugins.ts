@@ -13,6 +13,7 @@ import type { OperationReportSink } from '../telemetry/operation-report.js';
 import type { Admission } from './admission/admission.js';
 import { useAdmission } from './admission/use-admission.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
+import type { AnswerCache } from './plugins/answer-cache.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
@@ -45,6 +46,8 @@ export interface GatewayPluginsOptions {
   draining: () => boolean;
   /** `/ready`'s question to the upstream, through the gateway's own client. */
   probeUpstream: (signal: AbortSignal) => Promise<number>;
+  /** Answers by ETag, one budget for every endpoint (HTTP caching). @default none */
+  answers?: AnswerCache | undefined;
   /** The caller's plugins, after the gateway's own and before the operation report. */
   extra?: readonly Plugin[] | undefined;
 }
@@ -94,6 +97,9 @@ export function operationPlugins(
             defaultMaxAgeMs: config.maxAgeMs,
             schemaDigest: createHash('sha256').update(printSchema(served)).digest('hex'),
             maxEntries: config.httpCaching.maxEntries,
+            ...(options.answers ? { answers: options.answers } : {}),
+            metrics: config.metrics,
+            maxBodyBytes: config.limits.bodyBytes,
           }),
         ]
       : []),

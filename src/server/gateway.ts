@@ -37,6 +37,7 @@ import {
 } from './gateway-plugins.js';
 import { createGatewayReplicas } from './gateway-replicas.js';
 import { operationContext } from './operation-context.js';
+import { createAnswerCache } from './plugins/answer-cache.js';
 import { persistedDocuments } from './plugins/use-persisted-documents.js';
 import { createRequestIds } from './plugins/use-request-id.js';
 import { SUBGRAPH_PATH, useSubgraphEndpoint } from './plugins/use-subgraph-endpoint.js';
@@ -210,6 +211,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     sinks,
     draining: () => draining,
     probeUpstream: (signal) => upstream.probe(signal),
+    answers:
+      config.httpCaching && config.httpCaching.answerMaxBytes > 0
+        ? createAnswerCache({ maxBytes: config.httpCaching.answerMaxBytes })
+        : undefined,
     extra: deps.plugins,
   };
   const context = operationContext({
