@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_MAX_AGE_MS, defaultConfig } from '../src/config/config.js';
+import { DEFAULT_HTTP_CACHING, DEFAULT_MAX_AGE_MS, defaultConfig } from '../src/config/config.js';
 import type { QueryMeter } from '../src/replica/transaction-query.js';
 import { createGateway } from '../src/server/gateway.js';
 import type { ChildReply, ChildRequest, GatewayFigures } from './gateway-process.js';
@@ -28,6 +28,14 @@ const gateway = createGateway(
     maxAgeMs: Number(maxAgeArg ?? DEFAULT_MAX_AGE_MS),
     ...(process.env.BENCH_REPLICA_MAX_BYTES
       ? { replicaMaxBytes: Number(process.env.BENCH_REPLICA_MAX_BYTES) }
+      : {}),
+    ...(process.env.BENCH_ANSWER_CACHE_MAX_BYTES
+      ? {
+          httpCaching: {
+            ...DEFAULT_HTTP_CACHING,
+            answerMaxBytes: Number(process.env.BENCH_ANSWER_CACHE_MAX_BYTES),
+          },
+        }
       : {}),
     ...(redisUrl
       ? {

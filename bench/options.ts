@@ -30,6 +30,12 @@ export interface BenchOptions {
   largeSizes: number[];
   /** With `large`: runs of each measurement (medians reported). @default 3 */
   repeats: number;
+  /** Run only the warm-path benchmark against bare yoga and raw node:http (bench/floor.ts). @default false */
+  floor: boolean;
+  /** With `floor`: turns of the four servers (medians reported). @default 3 */
+  rounds: number;
+  /** With `floor`: profile the warm gateway (`node --cpu-prof`, files in this directory). @default none */
+  cpuProf: string | undefined;
 }
 
 /** With --instances: replicas go past max-age several times in a phase of a few seconds. */
@@ -55,6 +61,10 @@ const HELP = `Usage: npm run bench -- [options]
   --huge                    with --large: also 1000000 transactions (about 5 min more, 3 GB of RAM)
   --sizes <n,n,...>         with --large: the plan sizes instead
   --repeats <n>             with --large: runs of each measurement, medians reported (default 3)
+  --floor                   only the warm path: the gateway's warm dashboard against bare graphql-yoga
+                            answering the same JSON, and the answer cache against raw node:http
+  --rounds <n>              with --floor: turns of the four servers, medians reported (default 3)
+  --cpu-prof <dir>          with --floor: write a CPU profile of the warm gateway into <dir>
   --help
 `;
 
@@ -93,6 +103,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
       huge: { type: 'boolean', default: false },
       sizes: { type: 'string' },
       repeats: { type: 'string' },
+      floor: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -120,7 +133,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
           ? 'bench/results/subscriptions.json'
           : values.large
             ? 'bench/results/large-plans.json'
-            : 'bench/results/latest.json'),
+            : values.floor
+              ? 'bench/results/floor.json'
+              : 'bench/results/latest.json'),
     quick,
     subscriptions: values.subscriptions === true,
     instances,
@@ -130,6 +145,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
         ? [100_000, 300_000, ...(values.huge ? [1_000_000] : [])]
         : values.sizes.split(',').map((size) => positiveInteger('sizes', size.trim(), 0)),
     repeats: positiveInteger('repeats', values.repeats, 3),
+    floor: values.floor === true,
+    rounds: positiveInteger('rounds', values.rounds, 3),
+    cpuProf: values['cpu-prof'],
   };
 }
 

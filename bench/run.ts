@@ -16,6 +16,7 @@ import {
   isGoodAnswer,
   type RestClient,
 } from './clients.js';
+import { formatFloor, runFloorBench } from './floor.js';
 import { type GatewayProcess, startGatewayProcess } from './gateway-process.js';
 import { formatInstancesResults, runInstancesBench } from './instances.js';
 import { formatLargePlans, runLargePlans } from './large-plans.js';
@@ -262,6 +263,26 @@ async function main(): Promise<void> {
     const file = resolve(options.out);
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `${JSON.stringify({ options, rows }, null, 2)}\n`);
+    console.log(`results written to ${file}`);
+    return;
+  }
+  if (options.floor) {
+    console.log('Warm path: the gateway against bare graphql-yoga and raw node:http...');
+    const result = await runFloorBench({
+      concurrency: options.concurrency,
+      durationS: options.durationS,
+      requests: options.requests,
+      planTransactions: options.planTransactions,
+      rounds: options.rounds,
+      ...(options.cpuProf
+        ? { gatewayExecArgv: ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] }
+        : {}),
+    });
+    console.log('');
+    console.log(formatFloor(result));
+    const file = resolve(options.out);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify({ options, result }, null, 2)}\n`);
     console.log(`results written to ${file}`);
     return;
   }
