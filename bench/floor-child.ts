@@ -3,7 +3,8 @@
  * bare graphql-yoga server over the gateway's printed schema whose default resolvers read a
  * precomputed answer (no replica, no plugins of ours), and raw `node:http` that reads the body and
  * sends the answer's bytes. Started by `floor.ts` with the answer's JSON file as argument; says
- * `{ type: 'ready', yoga, raw }` over IPC and ends on disconnect.
+ * `{ type: 'ready', yoga, raw }` over IPC, answers any message with its CPU time so far
+ * (`{ type: 'cpu', micros }`), and ends on disconnect.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -50,6 +51,10 @@ function listen(server: Server): Promise<string> {
 const yogaServer = createServer(yoga);
 const rawServer = createServer(raw);
 process.send({ type: 'ready', yoga: await listen(yogaServer), raw: await listen(rawServer) });
+process.on('message', () => {
+  const { user, system } = process.cpuUsage();
+  process.send!({ type: 'cpu', micros: user + system });
+});
 process.on('disconnect', () => {
   yogaServer.closeAllConnections();
   rawServer.closeAllConnections();

@@ -41,24 +41,33 @@ export interface FloorOptions {
 
 export interface FloorResult {
   /** Median figures of each server at `concurrency`. */
-  gateway: LatencySummary;
-  yoga: LatencySummary;
-  cached: LatencySummary;
-  raw: LatencySummary;
+  gateway: Phase;
+  yoga: Phase;
+  cached: Phase;
+  raw: Phase;
   /** Bare yoga's requests per second over the warm gateway's. */
   floorRatio: number;
+  /** The warm gateway's CPU per request over bare yoga's (less sensitive to a busy machine). */
+  floorCpuRatio: number;
   /** The answer-cached gateway's requests per second over raw node:http's. */
   answerCacheRatio: number;
   answerBytes: number;
   /** Whether bare yoga answered exactly the gateway's data. */
   sameAnswer: boolean;
-  rounds: LatencySummary[][];
+  rounds: Phase[][];
 }
 
 interface Floors {
   yoga: string;
   raw: string;
+  /** CPU time the floor process has used, microseconds. */
+  cpuMicros(): Promise<number>;
   close(): void;
+}
+
+/** A server's figures in one phase: the load's, and the CPU its process spent per request. */
+export interface Phase extends LatencySummary {
+  cpuMsPerRequest: number;
 }
 
 async function startFloors(answerFile: string): Promise<Floors> {
@@ -70,7 +79,15 @@ async function startFloors(answerFile: string): Promise<Floors> {
     child.once('exit', (code) => reject(new Error(`the floor process exited with ${code}`)));
     child.once('message', (message) => resolve(message as { yoga: string; raw: string }));
   });
-  return { ...urls, close: () => child.disconnect() };
+  return {
+    ...urls,
+    cpuMicros: () =>
+      new Promise((resolve) => {
+        child.once('message', (message) => resolve((message as { micros: number }).micros));
+        child.send({ type: 'cpu' });
+      }),
+    close: () => child.disconnect(),
+  };
 }
 
 function median(values: number[]): number {
@@ -79,7 +96,7 @@ function median(values: number[]): number {
 }
 
 /** The round whose throughput is the median one, as that server's figures. */
-function medianOf(runs: LatencySummary[]): LatencySummary {
+function medianOf(runs: Phase[]): Phase {
   const mid = median(runs.map((run) => run.throughputPerS));
   return runs.find((run) => run.throughputPerS === mid)!;
 }
@@ -130,27 +147,40 @@ export async function runFloorBench(options: FloorOptions): Promise<FloorResult>
       requests: options.requests,
       durationMs: options.durationS * 1000,
     };
-    const phase = (target: GraphQLClient) =>
-      runLoad(async () => isGoodAnswer(await target.request(DASHBOARD, {}, TOKEN)), load);
-    const rounds: LatencySummary[][] = [];
+    const phase = async (target: GraphQLClient, cpu: () => Promise<number>): Promise<Phase> => {
+      const before = await cpu();
+      const summary = await runLoad(
+        async () => isGoodAnswer(await target.request(DASHBOARD, {}, TOKEN)),
+        load,
+      );
+      const micros = (await cpu()) - before;
+      // The warm-up's requests are in the CPU time too.
+      const requests = summary.count + Math.min(50, load.requests);
+      return { ...summary, cpuMsPerRequest: micros / 1000 / requests };
+    };
+    const gatewayCpu = (gateway: GatewayProcess) => async () =>
+      (await gateway.figures({ gc: false })).cpuMicros;
+    const floorCpu = () => floors!.cpuMicros();
+    const rounds: Phase[][] = [];
     for (let round = 0; round < options.rounds; round += 1) {
       process.stdout.write(`  round ${round + 1}/${options.rounds}\n`);
       rounds.push([
-        await phase(warmClient),
-        await phase(yogaClient),
-        await phase(cachedClient),
-        await phase(rawClient),
+        await phase(warmClient, gatewayCpu(warm)),
+        await phase(yogaClient, floorCpu),
+        await phase(cachedClient, gatewayCpu(cached)),
+        await phase(rawClient, floorCpu),
       ]);
     }
     const [gateway, yoga, cachedRun, raw] = [0, 1, 2, 3].map((i) =>
       medianOf(rounds.map((r) => r[i]!)),
-    ) as [LatencySummary, LatencySummary, LatencySummary, LatencySummary];
+    ) as [Phase, Phase, Phase, Phase];
     return {
       gateway,
       yoga,
       cached: cachedRun,
       raw,
       floorRatio: yoga.throughputPerS / gateway.throughputPerS,
+      floorCpuRatio: median(rounds.map((r) => r[0]!.cpuMsPerRequest / r[1]!.cpuMsPerRequest)),
       answerCacheRatio: cachedRun.throughputPerS / raw.throughputPerS,
       answerBytes: Buffer.byteLength(JSON.stringify(answer)),
       sameAnswer: isDeepStrictEqual(fromYoga.body.data, first.body.data),
@@ -166,19 +196,19 @@ export async function runFloorBench(options: FloorOptions): Promise<FloorResult>
 }
 
 export function formatFloor(result: FloorResult): string {
-  const row = (name: string, s: LatencySummary) =>
-    `| ${name} | ${s.throughputPerS.toFixed(0)} | ${s.p50Ms.toFixed(2)} | ${s.p99Ms.toFixed(2)} | ${s.errors} |`;
+  const row = (name: string, s: Phase) =>
+    `| ${name} | ${s.throughputPerS.toFixed(0)} | ${s.p50Ms.toFixed(2)} | ${s.p99Ms.toFixed(2)} | ${s.cpuMsPerRequest.toFixed(2)} | ${s.errors} |`;
   return [
     `Warm dashboard (${result.answerBytes} bytes of JSON) against its floors, medians of ${result.rounds.length} rounds:`,
     '',
-    '| server | requests/s | p50 ms | p99 ms | errors |',
-    '| --- | --- | --- | --- | --- |',
+    '| server | requests/s | p50 ms | p99 ms | server CPU ms / request | errors |',
+    '| --- | --- | --- | --- | --- | --- |',
     row('gateway, warm replica (answer cache off)', result.gateway),
     row('bare graphql-yoga, precomputed answer', result.yoga),
     row('gateway, answer cache', result.cached),
     row('raw node:http, the answer bytes', result.raw),
     '',
-    `floor ratio (bare yoga / gateway): ${result.floorRatio.toFixed(2)}x (target <= 1.2)`,
+    `floor ratio (bare yoga / gateway, requests/s): ${result.floorRatio.toFixed(2)}x; CPU per request: ${result.floorCpuRatio.toFixed(2)}x (target <= 1.2)`,
     `answer-cache ratio (gateway / raw node:http): ${(result.answerCacheRatio * 100).toFixed(0)}% (target >= 50%)`,
     ...(result.sameAnswer ? [] : ['WARNING: bare yoga did not answer the same data']),
   ].join('\n');

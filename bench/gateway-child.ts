@@ -58,6 +58,7 @@ function figures(): GatewayFigures {
     externalBytes: memory.external,
     replicas: gateway.replicas.stats(),
     rowsVisited: meter.rowsVisited,
+    cpuMicros: process.cpuUsage().user + process.cpuUsage().system,
     ...(gateway.cluster ? { cluster: gateway.cluster.stats() } : {}),
   };
 }

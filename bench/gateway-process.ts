@@ -15,6 +15,8 @@ export interface GatewayFigures {
   replicas: { replicas: number; bytes: number };
   /** Transaction rows visited by replica queries since the last reset. */
   rowsVisited: number;
+  /** CPU time the process has used (user and system), microseconds. */
+  cpuMicros: number;
   /** With Redis: round trips, relays, snapshots (see src/cluster). */
   cluster?: ClusterStats;
 }
