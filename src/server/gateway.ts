@@ -23,6 +23,7 @@ import {
   type UpstreamClientOptions,
 } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
+import { createSettling } from '../writes/settling.js';
 import { type Admission, createAdmission } from './admission/admission.js';
 import { corsOptions } from './cors-options.js';
 import { classifyFailure } from './failure-policy.js';
@@ -117,6 +118,11 @@ export interface Gateway {
    * subscriptions end, so their clients reconnect elsewhere instead of holding the drain.
    */
   drain(): void;
+  /**
+   * Resolves once the delta syncs that follow writes through the gateway have settled (a
+   * mutation may answer before its delta: see src/writes/settling.ts).
+   */
+  settled(): Promise<void>;
   /** Cooperation with other instances through Redis, when configured. */
   readonly cluster?: Cluster;
   /**
@@ -217,6 +223,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         : undefined,
     extra: deps.plugins,
   };
+  const settling = createSettling();
   const context = operationContext({
     config,
     now,
@@ -228,6 +235,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     requestIds,
     cluster,
     tracer: deps.tracer,
+    settling,
   });
   let subgraphEndpoint: SubgraphEndpoint | undefined;
   // The subgraph answers behind the gateway's door (CORS, headers, compression): no CORS of its own.
@@ -272,6 +280,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     metrics,
     admission,
     ...(logger ? { logger } : {}),
+    settled: () => settling.idle(),
     drain() {
       draining = true;
       void live.close();
@@ -279,6 +288,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...(cluster ? { cluster } : {}),
     async close() {
       await live.close();
+      // Deltas after writes carry on past their answers; the upstream pool closes after them.
+      await settling.idle();
       await upstream.close();
       if (cluster && !deps.cluster) await cluster.close();
     },

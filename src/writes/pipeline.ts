@@ -40,9 +40,12 @@ import type { OperationMeter } from '../operation/meter.js';
 import type { PlanSnapshot, ReplicaStore } from '../replica/types.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { WRITE_EFFECTS, type WriteOperationId } from './effects.js';
+import type { Settling } from './settling.js';
 
 export interface WritePipelineDeps {
   credentials: Credentials | null;
+  /** The delta syncs after writes that later reads of the token wait for. */
+  settling: Settling;
   upstream: UpstreamClient;
   /** `read` must charge its upstream calls to `meter` (the gateway wraps it). */
   replicas: PlanReplicas & Pick<ReplicaStore, 'applySaved' | 'peek' | 'expire'>;
@@ -67,11 +70,6 @@ export interface WriteOutcome<Op extends WriteOperationId> {
   readonly data: OperationResult<Op>;
   /** The concrete plan id when a replica of the plan is held, else the id or alias sent. */
   readonly planId: string;
-  /**
-   * The replica after the write and its delta sync (or, when that sync failed, with the write
-   * applied); absent when no sync ran (payee and category group writes, or no replica held).
-   */
-  readonly snapshot?: PlanSnapshot;
 }
 
 export interface Writes {
@@ -90,6 +88,7 @@ export interface Writes {
 export function createWritePipeline(deps: WritePipelineDeps): Writes {
   const {
     credentials,
+    settling,
     upstream,
     replicas,
     restCache,
@@ -106,11 +105,14 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
 
   const today = (): IsoDate => new Date(now()).toISOString().slice(0, 10);
 
-  /** Private: the delta sync after a write; its failure never fails the (successful) write. */
+  /**
+   * Private: the delta sync after a write; never rejects: its failure never fails the
+   * (successful) write, and fields that needed the plan say why.
+   */
   async function syncAfterWrite(
     { token, tokenKey }: Credentials,
     planId: string,
-  ): Promise<PlanSnapshot | undefined> {
+  ): Promise<PlanSnapshot | Error> {
     try {
       const signal = deadline?.();
       const read = await meter.track(
@@ -126,16 +128,28 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       if (read.stale) {
         meter.stale({ source: read.snapshot.planId, reason: read.stale.reason, ageMs: read.ageMs });
       }
-      loaders.prime(planId, read.snapshot);
       return read.snapshot;
     } catch (error) {
       // No replica to fall back on (it was dropped): fields that need the plan report why.
-      loaders.prime(
-        planId,
-        isUpstreamError(error) ? toGraphQLError(error) : new Error('plan sync failed'),
-      );
-      return undefined;
+      return isUpstreamError(error) ? toGraphQLError(error) : new Error('plan sync failed');
     }
+  }
+
+  /**
+   * Private: starts the delta sync without waiting for it. This operation's reads of the plan
+   * take its snapshot (they wait for it), later operations of the token wait for it too
+   * (`settling`); fields answered from the write's own answer do not wait at all.
+   */
+  function settle(creds: Credentials, planId: string): Promise<PlanSnapshot | Error> {
+    const synced = syncAfterWrite(creds, planId);
+    settling.add(creds.tokenKey, synced);
+    const forLoaders = synced.then((result) =>
+      result instanceof Error ? Promise.reject(result) : result,
+    );
+    // A failure reaches the fields that read the plan; none may be left unhandled.
+    forLoaders.catch(() => undefined);
+    loaders.prime(planId, forLoaders);
+    return synced;
   }
 
   /** Private: applies the answer; an answer the replica refuses must not fail a write that was done. */
@@ -178,10 +192,13 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       loaders.forget(params.planId);
       const held = applied ?? replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       // A held replica the answer could not be applied to needs the delta even after a complete write.
-      const sync = held !== undefined && (!effect.complete || applied === undefined);
-      const snapshot = sync ? await syncAfterWrite(creds, params.planId) : undefined;
-      const planId = snapshot?.planId ?? held?.planId ?? params.planId;
-      return snapshot ? { data, planId, snapshot } : { data, planId };
+      if (held === undefined || (effect.complete && applied !== undefined))
+        return { data, planId: held?.planId ?? params.planId };
+      const synced = settle(creds, params.planId);
+      if (!viaAlias) return { data, planId: held.planId };
+      // Through an alias only the delta says which plan the write landed in: the answer waits.
+      const snapshot = await synced;
+      return { data, planId: snapshot instanceof Error ? held.planId : snapshot.planId };
     },
     today,
     peek(planId) {

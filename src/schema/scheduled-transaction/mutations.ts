@@ -10,7 +10,6 @@ import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
 import { notNull } from '../input-checks.js';
 import {
-  current,
   type InputFields,
   type PayloadBase,
   payloadBase,
@@ -111,8 +110,7 @@ function scheduledPayload(name: string, description: string, savedDescription: s
       scheduledTransaction: t.field({
         type: ScheduledTransaction,
         description: savedDescription,
-        resolve: (p) =>
-          current(p, (plan) => plan.scheduledTransaction(p.saved.id), scoped(p.saved, p.planId)),
+        resolve: (p) => scoped(p.saved, p.planId),
       }),
       plan: planField(t),
     }),
