@@ -36,6 +36,12 @@ export interface BenchOptions {
   rounds: number;
   /** With `floor`: profile the warm gateway (`node --cpu-prof`, files in this directory). @default none */
   cpuProf: string | undefined;
+  /** Run only the write benchmark (bench/writes.ts). @default false */
+  writes: boolean;
+  /** With `writes` or `summary`: writes of each kind (medians reported). @default 15 */
+  turns: number;
+  /** Issue 20's figures in one table: floor, answer cache, large plans, writes (bench/summary.ts). @default false */
+  summary: boolean;
 }
 
 /** With --instances: replicas go past max-age several times in a phase of a few seconds. */
@@ -65,6 +71,11 @@ const HELP = `Usage: npm run bench -- [options]
                             answering the same JSON, and the answer cache against raw node:http
   --rounds <n>              with --floor: turns of the four servers, medians reported (default 3)
   --cpu-prof <dir>          with --floor: write a CPU profile of the warm gateway into <dir>
+  --writes                  only writes: createTransaction through the gateway against the REST POST
+                            (uses --latency, --turns)
+  --turns <n>               with --writes or --summary: writes of each kind, medians (default 15)
+  --summary                 one table of issue 20's figures: floor and answer-cache ratios (--floor),
+                            cold load and RSS at --sizes (--large; default 100000,300000), write ratios
   --help
 `;
 
@@ -106,6 +117,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
       floor: { type: 'boolean', default: false },
       rounds: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      writes: { type: 'boolean', default: false },
+      turns: { type: 'string' },
+      summary: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -135,7 +149,11 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
             ? 'bench/results/large-plans.json'
             : values.floor
               ? 'bench/results/floor.json'
-              : 'bench/results/latest.json'),
+              : values.writes
+                ? 'bench/results/writes.json'
+                : values.summary
+                  ? 'bench/results/summary.json'
+                  : 'bench/results/latest.json'),
     quick,
     subscriptions: values.subscriptions === true,
     instances,
@@ -148,6 +166,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
     floor: values.floor === true,
     rounds: positiveInteger('rounds', values.rounds, 3),
     cpuProf: values['cpu-prof'],
+    writes: values.writes === true,
+    turns: positiveInteger('turns', values.turns, 15),
+    summary: values.summary === true,
   };
 }
 

@@ -5,6 +5,7 @@ import type { Plugin, YogaServerOptions } from 'graphql-yoga';
 import type { GatewayConfig } from '../config/config.js';
 import { useErrorHygiene } from '../errors/use-error-hygiene.js';
 import { useInputErrorNames } from '../errors/use-input-error-names.js';
+import type { OperationTracer } from '../operation/tracer.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import { type Logger, logOperations } from '../telemetry/logger.js';
@@ -46,6 +47,8 @@ export interface GatewayPluginsOptions {
   draining: () => boolean;
   /** `/ready`'s question to the upstream, through the gateway's own client. */
   probeUpstream: (signal: AbortSignal) => Promise<number>;
+  /** Traces operations (a replayed answer gets its span too). @default none */
+  tracer?: OperationTracer | undefined;
   /** Answers by ETag, one budget for every endpoint (HTTP caching). @default none */
   answers?: AnswerCache | undefined;
   /** The caller's plugins, after the gateway's own and before the operation report. */
@@ -100,6 +103,12 @@ export function operationPlugins(
             ...(options.answers ? { answers: options.answers } : {}),
             metrics: config.metrics,
             maxBodyBytes: config.limits.bodyBytes,
+            report: {
+              sinks: options.sinks,
+              requestIdOf: requestIds.of,
+              isAccepted: options.isAccepted,
+              tracer: options.tracer,
+            },
           }),
         ]
       : []),

@@ -217,6 +217,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     sinks,
     draining: () => draining,
     probeUpstream: (signal) => upstream.probe(signal),
+    tracer: deps.tracer,
     answers:
       config.httpCaching && config.httpCaching.answerMaxBytes > 0
         ? createAnswerCache({ maxBytes: config.httpCaching.answerMaxBytes })

@@ -22,6 +22,7 @@ describe('the answer cache: a repeated operation answered without execution', ()
     stack = await startStack({
       clock: 'manual',
       start,
+      log: true,
       sandbox: {
         rateLimit: false,
         users: [
@@ -56,6 +57,12 @@ describe('the answer cache: a repeated operation answered without execution', ()
     // Its own metrics: nothing asked upstream for this request.
     expect(again.result.body.extensions?.upstream).toMatchObject({ calls: 0, cacheHits: 1 });
     expect(again.result.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    // Reported as an operation like any other: both have their log line.
+    const lines = stack.log.filter((line) => line.msg === 'operation');
+    expect(lines.slice(-2)).toMatchObject([
+      { operationName: 'Dashboard', outcome: 'ok' },
+      { operationName: 'Dashboard', outcome: 'ok', upstreamCalls: 0 },
+    ]);
   });
 
   it('shares answers between GET and POST of one operation, and keeps GET its ETag', async () => {

@@ -7,6 +7,8 @@ export interface StoredAnswer {
   readonly contentType: string;
   /** Whether `body` has an `extensions` member (a hit's metrics are spliced into it otherwise). */
   readonly hasExtensions: boolean;
+  /** The query's name, for the report of a replay. */
+  readonly operationName: string | null;
 }
 
 /**

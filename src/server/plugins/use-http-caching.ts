@@ -9,8 +9,10 @@ import {
   type OperationCost,
   type OperationMeter,
 } from '../../operation/meter.js';
+import type { OperationTracer } from '../../operation/tracer.js';
 import type { ReplicaStore } from '../../replica/types.js';
 import type { GatewayContext } from '../../schema/context.js';
+import type { OperationReport, OperationReportSink } from '../../telemetry/operation-report.js';
 import { freshnessFrom } from '../freshness.js';
 import type { AnswerCache, StoredAnswer } from './answer-cache.js';
 import { isPreflighted } from './use-csrf-prevention.js';
@@ -31,6 +33,19 @@ export interface HttpCachingOptions {
   metrics?: 'always' | 'on-request';
   /** The largest POST body read at the door to look its answer up. @default 1 MiB */
   maxBodyBytes?: number;
+  /**
+   * Where an answer replayed from the cache is reported, as an operation that ran: its log line,
+   * its metrics, its trace span. @default not reported
+   */
+  report?: ReplayReporting;
+}
+
+export interface ReplayReporting {
+  sinks: readonly OperationReportSink[];
+  requestIdOf: (request: Request) => string;
+  /** Whether the upstream has accepted the token (the token gate). */
+  isAccepted: (tokenKey: string) => boolean;
+  tracer?: OperationTracer | undefined;
 }
 
 /**
@@ -78,13 +93,19 @@ export function useHttpCaching({
   answers,
   metrics = 'on-request',
   maxBodyBytes = 1024 * 1024,
+  report,
 }: HttpCachingOptions): Plugin<GatewayContext & YogaInitialContext> {
   const remembered = new LRUCache<string, Remembered>({ max: maxEntries });
   const named = new WeakMap<Request, Named>();
   const queries = new WeakSet<Request>();
   const etags = new WeakMap<Request, string>();
   /** Bodies as serialized for a response, kept once the response is known to be a plain 200. */
-  const serialized = new WeakMap<Request, { etag: string; body: string; hasExtensions: boolean }>();
+  const serialized = new WeakMap<
+    Request,
+    { etag: string; body: string; hasExtensions: boolean; operationName: string | null }
+  >();
+  /** The name of the query each request runs, kept with its answer for the replay's report. */
+  const operationNames = new WeakMap<Request, string | null>();
 
   async function revalidate(
     request: Request,
@@ -123,6 +144,7 @@ export function useHttpCaching({
     // A conditional request is answered here only if the CSRF rule would let it run.
     if (candidates !== null && !isPreflighted(request)) return null;
     if (candidates === null && !answers) return null;
+    const started = performance.now();
     const meter = createOperationMeter();
     const current = await revalidate(request, fingerprint, meter);
     if (current === null) return null;
@@ -135,6 +157,7 @@ export function useHttpCaching({
     if (get && asked) return null;
     const showMetrics = !get && (metrics === 'always' || asked);
     etags.set(request, current.etag);
+    if (report) reportReplay(report, request, answer, meter.cost(), performance.now() - started);
     return new fetchAPI.Response(
       showMetrics ? withUpstream(answer, meter.cost(), current.ages) : answer.body,
       {
@@ -180,7 +203,11 @@ export function useHttpCaching({
     },
     onExecute({ args }) {
       const request = args.contextValue.request;
-      if (named.has(request) && isQuery(args.document, args.operationName)) queries.add(request);
+      if (!named.has(request)) return;
+      const operation = getOperationAST(args.document, args.operationName ?? undefined);
+      if (operation?.operation !== 'query') return;
+      queries.add(request);
+      operationNames.set(request, operation.name?.value ?? null);
     },
     onExecutionResult({ request, context, result, setResult }) {
       const name = named.get(request);
@@ -220,7 +247,12 @@ export function useHttpCaching({
                         ...sanitized,
                         extensions: hasExtensions ? rest : undefined,
                       });
-                serialized.set(request, { etag, body, hasExtensions });
+                serialized.set(request, {
+                  etag,
+                  body,
+                  hasExtensions,
+                  operationName: operationNames.get(request) ?? null,
+                });
                 return sent;
               },
             }
@@ -235,6 +267,7 @@ export function useHttpCaching({
           body: kept.body,
           contentType,
           hasExtensions: kept.hasExtensions,
+          operationName: kept.operationName,
         });
       }
       // A compressed body is another representation: its strong ETag must differ (RFC 9110 8.8.3).
@@ -254,6 +287,42 @@ export function useHttpCaching({
       );
     },
   };
+}
+
+/** Private: a replayed answer is reported as the operation it answers, which ran without error. */
+function reportReplay(
+  { sinks, requestIdOf, isAccepted, tracer }: ReplayReporting,
+  request: Request,
+  answer: StoredAnswer,
+  cost: OperationCost,
+  durationMs: number,
+): void {
+  const described = { name: answer.operationName, type: 'query' };
+  const span = tracer?.startOperation(request);
+  span?.describe(described);
+  span?.end({ errorCodes: [], stale: false });
+  const tokenKey = credentialsFrom(request)?.tokenKey;
+  const operationReport: OperationReport = {
+    requestId: requestIdOf(request),
+    traceId: span?.traceId ?? null,
+    operationName: described.name,
+    operationType: described.type,
+    outcome: 'ok',
+    verified: tokenKey !== undefined && isAccepted(tokenKey),
+    durationMs: Math.round(durationMs * 100) / 100,
+    upstreamCalls: cost.calls,
+    upstreamOperations: { ...cost.operations },
+    cacheHits: cost.cacheHits,
+    stale: [],
+    errorCodes: [],
+  };
+  for (const sink of sinks) {
+    try {
+      sink(operationReport);
+    } catch {
+      // An observer's failure must never fail the answer it observes.
+    }
+  }
 }
 
 /**
@@ -386,10 +455,6 @@ function canonical(value: unknown): unknown {
     );
   }
   return value;
-}
-
-function isQuery(document: Parameters<typeof getOperationAST>[0], name?: string | null): boolean {
-  return getOperationAST(document, name ?? undefined)?.operation === 'query';
 }
 
 function isSingle(result: unknown): result is ExecutionResult {
