@@ -13,6 +13,7 @@ import type { OperationTracer } from '../../operation/tracer.js';
 import type { ReplicaStore } from '../../replica/types.js';
 import type { GatewayContext } from '../../schema/context.js';
 import type { OperationReport, OperationReportSink } from '../../telemetry/operation-report.js';
+import type { UpstreamCallRecord } from '../../upstream/client.js';
 import { freshnessFrom } from '../freshness.js';
 import type { AnswerCache, StoredAnswer } from './answer-cache.js';
 import { isPreflighted } from './use-csrf-prevention.js';
@@ -104,6 +105,8 @@ export function useHttpCaching({
     Request,
     { etag: string; body: string; hasExtensions: boolean; operationName: string | null }
   >();
+  /** Upstream calls a request's revalidation made, charged to its execution if it runs. */
+  const carried = new WeakMap<Request, UpstreamCallRecord[]>();
   /** The name of the query each request runs, kept with its answer for the replay's report. */
   const operationNames = new WeakMap<Request, string | null>();
 
@@ -145,7 +148,17 @@ export function useHttpCaching({
     if (candidates !== null && !isPreflighted(request)) return null;
     if (candidates === null && !answers) return null;
     const started = performance.now();
-    const meter = createOperationMeter();
+    // What revalidating costs is this request's, answered from the cache or executed after all.
+    const revalidation = createOperationMeter();
+    const calls: UpstreamCallRecord[] = [];
+    const meter: OperationMeter = {
+      ...revalidation,
+      record(call) {
+        calls.push(call);
+        revalidation.record(call);
+      },
+    };
+    carried.set(request, calls);
     const current = await revalidate(request, fingerprint, meter);
     if (current === null) return null;
     if (candidates !== null && matches(candidates, current.etag))
@@ -203,6 +216,9 @@ export function useHttpCaching({
     },
     onExecute({ args }) {
       const request = args.contextValue.request;
+      // The upstream calls of a revalidation that found no answer are the execution's.
+      for (const call of carried.get(request) ?? []) args.contextValue.meter.record(call);
+      carried.delete(request);
       if (!named.has(request)) return;
       const operation = getOperationAST(args.document, args.operationName ?? undefined);
       if (operation?.operation !== 'query') return;
