@@ -85,6 +85,18 @@ describe('the answer cache: a repeated operation answered without execution', ()
     expect(body.extensions).toBeUndefined();
   });
 
+  it('answers no GET that CSRF prevention would refuse (a token in the query, no header)', async () => {
+    await stack.gql(ACCOUNTS);
+    const url = new URL(stack.url);
+    url.searchParams.set('query', ACCOUNTS);
+    url.searchParams.set('access_token', stack.token);
+    const response = await fetch(url, {
+      headers: { accept: 'application/graphql-response+json, application/json' },
+    });
+    expect(response.status).not.toBe(200);
+    await response.arrayBuffer();
+  });
+
   it('past max-age, revalidates with one delta and still executes nothing', async () => {
     await stack.gql(ACCOUNTS);
     now = start + 60_000;

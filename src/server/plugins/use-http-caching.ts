@@ -144,8 +144,8 @@ export function useHttpCaching({
     fetchAPI: { Response: typeof Response },
   ): Promise<Response | null> {
     const candidates = get ? request.headers.get('if-none-match') : null;
-    // A conditional request is answered here only if the CSRF rule would let it run.
-    if (candidates !== null && !isPreflighted(request)) return null;
+    // A GET is answered here only if the CSRF rule would let it run (a JSON POST always would).
+    if (get && !isPreflighted(request)) return null;
     if (candidates === null && !answers) return null;
     const started = performance.now();
     // What revalidating costs is this request's, answered from the cache or executed after all.
