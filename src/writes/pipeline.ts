@@ -10,10 +10,14 @@
  *    alias (`last-used`, `default`) is applied to no replica: which plan it landed in is the
  *    upstream's to say, and its delta sync (step 3, through the alias) brings it.
  * 3. Unless the answer is the write's whole effect (payees, category groups) and was applied,
- *    run one delta sync right away, inside this operation, so derived values (account balances,
- *    category activity, month totals, the other side of a transfer) are current both in the
- *    payload and in the next query. If that sync fails (429, 5xx), the payload answers from the applied
- *    entities and `extensions.stale` says so.
+ *    start one delta sync right away without waiting for it: this operation's reads of the plan
+ *    take what it brings (the loaders are primed with its promise), the token's next operations
+ *    wait for it (`settling.ts`), and the saved entities answer from the write's answer at once,
+ *    so derived values (account balances, category activity, month totals, the other side of a
+ *    transfer) are current wherever they are read, and a selection of the saved entities' own
+ *    fields answers after one upstream round trip. A write through an alias waits for its delta,
+ *    which alone says which plan the write landed in. If that sync fails (429, 5xx), what waited
+ *    for it answers from the applied entities and `extensions.stale` says so.
  *
  * Cost model: a mutation costs its write plus at most one delta request (none for payee and
  * category group writes by plan id, none when this token holds no replica of the plan yet: then
