@@ -2,8 +2,9 @@
  * graphql-codegen: prints `schema.graphql` from the Pothos schema and `subgraph.graphql` (the
  * same graph as a Federation v2 subgraph, as `_service { sdl }` answers it), writes the client kit
  * (`client-kit/`: possibleTypes and the scalar map), the example client app's typed documents and
- * manifest (`examples/generated/`), and typed documents for the operations the benchmark and the
- * tests share (`bench/*.graphql`). `npm run codegen` writes them; `npm test` fails when any is
+ * manifest (`examples/generated/`), and typed documents for the tests (`test/generated/`): the
+ * operations they share with the benchmark (`bench/*.graphql`) and their own
+ * (`test/documents/*.graphql`). `npm run codegen` writes them; `npm test` fails when any is
  * stale (`--check`). graphql-codegen loads this file with jiti, which reads the workspace
  * packages' sources through tsconfig `paths` only when told (`JITI_TSCONFIG_PATHS=true` in the
  * npm scripts); without it, `@plans-gateway/rest-contract` would need a build.
@@ -70,7 +71,7 @@ const config: CodegenConfig = {
     },
     ...clientCodegen,
     'test/generated/operations.ts': {
-      documents: ['bench/*.graphql'],
+      documents: ['bench/*.graphql', 'test/documents/*.graphql'],
       plugins: ['typescript-operations', 'typed-document-node'],
       config: { useTypeImports: true, enumsAsTypes: true, scalars },
     },
