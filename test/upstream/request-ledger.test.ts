@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRequestLedger } from '../../src/upstream/request-ledger.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 
@@ -132,10 +132,11 @@ describe('tokenKey', () => {
 
   it('is stable, distinct per token and never contains the token', async () => {
     const token = 'my-personal-access-token';
-    // The same token built anew and hashed by a freshly evaluated module: the key cannot come
-    // from a cache or from the string's identity, as another gateway instance would compute it.
-    vi.resetModules();
-    const fresh = await import('../../src/upstream/token-key.js');
+    // The same token built anew and hashed by a second copy of the module (the query makes it
+    // another module, evaluated anew): the key cannot come from a cache, a per-process salt or
+    // the string's identity, as another gateway instance would compute it.
+    const copy = '../../src/upstream/token-key.js?another-instance';
+    const fresh = (await import(copy)) as typeof import('../../src/upstream/token-key.js');
     expect(fresh.tokenKey).not.toBe(tokenKey);
     expect(fresh.tokenKey(['my', 'personal', 'access', 'token'].join('-'))).toBe(tokenKey(token));
     expect(tokenKey(token)).not.toBe(tokenKey(`${token}x`));
