@@ -18,6 +18,7 @@ afterEach(async () => {
 
 async function started(): Promise<HostileStack> {
   stack = await startStack({
+    serve: 'fetch',
     hostile: true,
     sandbox: {
       rateLimit: false,

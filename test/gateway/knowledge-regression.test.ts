@@ -19,6 +19,7 @@ afterEach(async () => {
 
 async function started(): Promise<{ s: HostileStack; planId: string }> {
   stack = await startStack({
+    serve: 'fetch',
     hostile: true,
     sandbox: {
       rateLimit: false,
