@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { USAGE } from '../../src/config/settings.js';
 import { ROOT } from '../cli/support/process.js';
 
 const DOCUMENTS = [
@@ -118,6 +119,32 @@ describe("docs/operating.md's settings table", () => {
   it('names every environment variable src/config/settings.ts reads', () => {
     expect(readBySettings.size).toBeGreaterThan(40);
     expect([...readBySettings].filter((name) => !documented.has(name))).toEqual([]);
+  });
+
+  it('gives each default `--help` prints (both read the same constants)', () => {
+    const defaults = [...USAGE.matchAll(/^ {2}([A-Z][A-Z0-9_]+) .*\(default (?!:)([^)]*)\)/gm)].map(
+      ([, name, text]) => ({
+        name: name ?? '',
+        value: (text ?? '').split(/\s/)[0]!.replace(/[;,]$/, ''),
+      }),
+    );
+    expect(defaults.length).toBeGreaterThan(35);
+    const rows = new Map(
+      section
+        .split('\n')
+        .filter((line) => line.startsWith('| `'))
+        .map((line) => line.split('|').map((cell) => cell.trim()))
+        .map((cells) => [cells[1] ?? '', cells[3] ?? ''] as const),
+    );
+    const cellOf = (name: string) =>
+      [...rows].find(([names]) => names.includes(`\`${name}\``))?.[1] ?? '';
+    const wrong = defaults
+      // "off: read-only" ends its value with a colon, "pgw:" holds one.
+      .filter(({ name, value }) =>
+        [value, value.replace(/:$/, '')].every((v) => !cellOf(name).includes(`\`${v}\``)),
+      )
+      .map(({ name, value }) => `${name}: --help says ${value}, the table ${cellOf(name)}`);
+    expect(wrong).toEqual([]);
   });
 
   it('names nothing else', () => {
