@@ -5,8 +5,8 @@
  */
 
 /**
- * The layers, lowest first: each imports only from the layers listed before it (the README's
- * "Layout" lists the same order and says what each holds). A folder and the ones below it can be
+ * The layers, lowest first: each imports only from the layers listed before it (docs/architecture.md#code-layout
+ * lists the same order and says what each holds). A folder and the ones below it can be
  * read, tested and replaced without anything above. The sandbox sits below the server so that
  * only `src/cli.ts` (and tests, benchmarks) load it; its own rule narrows it further.
  */

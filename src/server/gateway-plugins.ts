@@ -13,6 +13,7 @@ import type { OperationReportSink } from '../telemetry/operation-report.js';
 import type { Admission } from './admission/admission.js';
 import { useAdmission } from './admission/use-admission.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
+import { useBatchedStreams } from './plugins/use-batched-streams.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
@@ -98,6 +99,7 @@ export function operationPlugins(
         ]
       : []),
     useDeferStream(),
+    useBatchedStreams(),
     useIntrospection({ enabled: config.introspection }),
     useOperationDeadline(),
     useErrorHygiene(),

@@ -8,9 +8,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { dockerfileStages as stages } from './support/image.js';
 import { ROOT } from './support/process.js';
 
-const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
 interface Manifest {
   scripts: Record<string, string>;
   dependencies?: Record<string, string>;
@@ -20,20 +20,6 @@ const readManifest = (dir: string) =>
   JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as Manifest;
 const manifest = readManifest('.');
 const workspaces = manifest.workspaces ?? [];
-
-function stages(): string[][] {
-  const lines = dockerfile
-    .replace(/\\\n\s*/g, ' ')
-    .split('\n')
-    .map((line) => line.trim().replace(/\s+/g, ' '))
-    .filter((line) => line !== '' && !line.startsWith('#'));
-  const result: string[][] = [];
-  for (const line of lines) {
-    if (line.startsWith('FROM ')) result.push([]);
-    result.at(-1)?.push(line);
-  }
-  return result;
-}
 
 describe('Dockerfile', () => {
   it('builds with npm ci and npm run build in a stage of its own', () => {
@@ -74,7 +60,7 @@ describe('Dockerfile', () => {
     expect(user).not.toMatch(/USER (root|0)\b/);
     const health = runtime.find((line) => line.startsWith('HEALTHCHECK '));
     expect(health).toContain('/health');
-    expect(runtime).toContain('ENV NODE_ENV=production PORT=4000');
+    expect(runtime).toContain('ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000');
   });
 
   it.each(['.', ...workspaces])(
