@@ -40,7 +40,8 @@ export const embeddedTypes = [
   "UpdateScheduledTransactionPayload",
   "UpdateTransactionPayload",
   "UpdateTransactionsPayload",
-  "ValidationError"
+  "ValidationError",
+  "WriteChanges"
 ] as const;
 
 /** Per type, its fields that return a connection, with the arguments that pick the list (all but paging). */
