@@ -177,4 +177,49 @@ describe('mutation payloads carry what the write changed', () => {
       createTransaction: { __typename: 'CreateTransactionPayload', changes: null },
     });
   });
+
+  it('an assignment brings the category and Ready to Assign of its month into the cache', async () => {
+    const { client, wire } = apollo();
+    const before = (await client.query<Screen>({ query: SCREEN })).data!.plan;
+    const { category } = targets(before);
+    const month = before.month.id.split(':')[1];
+    const budgeted = await client.query<{
+      plan: { month: { categories: { id: string; budgeted: number }[] } };
+    }>({
+      query: gql`
+        query Assigned {
+          plan(id: "last-used") { id month(month: "current") { id categories { id budgeted } } }
+        }
+      `,
+    });
+    const assigned = budgeted.data!.plan.month.categories.find(
+      (c) => c.id === category.id,
+    )!.budgeted;
+    const requests = wire.requests.length;
+    await client.mutate({
+      mutation: gql`
+        mutation Assign($planId: PlanId!, $categoryId: UUID!, $month: MonthSelector!, $budgeted: Milliunits!) {
+          updateMonthCategory(planId: $planId, categoryId: $categoryId, month: $month, input: { budgeted: $budgeted }) {
+            __typename
+            ... on UpdateMonthCategoryPayload {
+              changes {
+                monthCategories { id budgeted activity balance }
+                months { id activity toBeBudgeted }
+              }
+            }
+          }
+        }
+      `,
+      variables: {
+        planId: before.id,
+        categoryId: category.id.split(':')[0],
+        month,
+        budgeted: assigned + 10_000,
+      },
+    });
+    expect(wire.requests.length).toBe(requests + 1);
+    const after = cached(client);
+    expect(targets(after).category.balance).toBe(category.balance + 10_000);
+    expect(after.month.toBeBudgeted).toBe(before.month.toBeBudgeted - 10_000);
+  });
 });
