@@ -74,6 +74,14 @@ module.exports = {
       to: { pathNot: ['^packages/rest-contract/', '^node_modules/'], dependencyTypesNot: ['core'] },
     },
     {
+      name: 'client-kit-stands-alone',
+      severity: 'error',
+      comment:
+        'The client kit is what client apps install: besides itself it imports only its client libraries (peers), never the gateway, so an app gets none of the server.',
+      from: { path: '^packages/client-kit/' },
+      to: { pathNot: ['^packages/client-kit/', '^node_modules/'], dependencyTypesNot: ['core'] },
+    },
+    {
       name: 'sandbox-imports-only-the-rest-contract',
       severity: 'error',
       comment:

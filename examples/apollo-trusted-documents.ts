@@ -1,7 +1,7 @@
 import { ApolloClient, HttpLink, InMemoryCache } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
+import { cacheConfig } from '@plans-gateway/client-kit/apollo';
 import type { DocumentNode } from 'graphql';
-import generated from '../client-kit/possible-types.js';
 
 /**
  * Apollo Client for a gateway that runs only the manifest's operations (TRUSTED_DOCUMENTS and
@@ -27,7 +27,7 @@ export function createTrustedApolloClient(options: {
   });
   return new ApolloClient({
     link: persistedQueries.concat(http),
-    cache: new InMemoryCache({ possibleTypes: generated.possibleTypes }),
+    cache: new InMemoryCache(cacheConfig()),
   });
 }
 

@@ -33,6 +33,11 @@ type RefusalCode =
    * keeps for one subscriber waited for it. Subscribe again with `since`.
    */
   | 'SUBSCRIBER_TOO_SLOW'
+  /**
+   * An answer in parts (`@defer`, `@stream`, a subscription) asked for with an `Accept` header
+   * that takes only one JSON body (HTTP 406).
+   */
+  | 'NOT_ACCEPTABLE'
   /** The gateway is stopping; a subscription ends with this. */
   | 'SHUTTING_DOWN'
   /** A failure the gateway did not expect, masked. */

@@ -24,6 +24,7 @@ import { useOperationReport } from './plugins/use-operation-report.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import type { RequestIds } from './plugins/use-request-id.js';
 import { useResponseExtensions } from './plugins/use-response-extensions.js';
+import { useStreamsNeedStreaming } from './plugins/use-streams-need-streaming.js';
 
 /** What yoga takes as a plugin of the gateway's server (some read the gateway's context). */
 export type GatewayPlugin = NonNullable<
@@ -100,6 +101,7 @@ export function operationPlugins(
       : []),
     useDeferStream(),
     useBatchedStreams(),
+    useStreamsNeedStreaming(),
     useIntrospection({ enabled: config.introspection }),
     useOperationDeadline(),
     useErrorHygiene(),

@@ -72,6 +72,11 @@ export interface WriteOutcome<Op extends WriteOperationId> {
    * applied); absent when no sync ran (payee and category group writes, or no replica held).
    */
   readonly snapshot?: PlanSnapshot;
+  /**
+   * The replica before the write and after it (applied, then synced), when both are held and
+   * of the same plan: what `changes` compares (write-changes.ts).
+   */
+  readonly replicas?: { readonly before: PlanSnapshot; readonly after: PlanSnapshot };
 }
 
 export interface Writes {
@@ -158,6 +163,7 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     async run(operationId, params, options = {}) {
       const creds = requireCredentials();
       const call = { token: creds.token, meter };
+      const before = replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       let data: OperationResult<typeof operationId>;
       try {
         data = await meter.track(upstream.callWithParams(operationId, call, params));
@@ -181,7 +187,10 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       const sync = held !== undefined && (!effect.complete || applied === undefined);
       const snapshot = sync ? await syncAfterWrite(creds, params.planId) : undefined;
       const planId = snapshot?.planId ?? held?.planId ?? params.planId;
-      return snapshot ? { data, planId, snapshot } : { data, planId };
+      const after = snapshot ?? applied;
+      const compared =
+        before && after && before.planId === after.planId ? { replicas: { before, after } } : {};
+      return snapshot ? { data, planId, snapshot, ...compared } : { data, planId, ...compared };
     },
     today,
     peek(planId) {

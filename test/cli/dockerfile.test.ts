@@ -12,6 +12,7 @@ import { dockerfileStages as stages } from './support/image.js';
 import { ROOT } from './support/process.js';
 
 interface Manifest {
+  name: string;
   scripts: Record<string, string>;
   dependencies?: Record<string, string>;
   workspaces?: string[];
@@ -19,7 +20,15 @@ interface Manifest {
 const readManifest = (dir: string) =>
   JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as Manifest;
 const manifest = readManifest('.');
-const workspaces = manifest.workspaces ?? [];
+const allWorkspaces = manifest.workspaces ?? [];
+/**
+ * The workspaces the gateway runs (its dependencies): in the image. The others are for client
+ * apps (the client kit, the example web app) and stay out; `npm ci` skips workspaces whose
+ * folders are absent.
+ */
+const workspaces = allWorkspaces.filter(
+  (dir) => readManifest(dir).name in (manifest.dependencies ?? {}),
+);
 
 describe('Dockerfile', () => {
   it('builds with npm ci and npm run build in a stage of its own', () => {
@@ -34,6 +43,12 @@ describe('Dockerfile', () => {
   it('installs every workspace package from its manifest and ships it as built', () => {
     const [build = [], runtime = []] = stages();
     expect(workspaces).toEqual(['packages/rest-contract', 'packages/sandbox']);
+    expect(allWorkspaces.filter((dir) => !workspaces.includes(dir))).toEqual([
+      'packages/client-kit',
+      'examples/web',
+    ]);
+    for (const stage of [build, runtime])
+      expect(stage.filter((line) => /client-kit|examples\/web/.test(line))).toEqual([]);
     for (const stage of [build, runtime]) {
       const install = stage.findIndex((line) => line.startsWith('RUN npm ci'));
       for (const workspace of workspaces) {

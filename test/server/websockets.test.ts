@@ -6,8 +6,10 @@
  * warning. Nothing is printed to stderr. Hostile documents and tokens: admission-matrix.test.ts.
  */
 
+import { createClient } from 'graphql-ws';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
 import { DEFAULT_LIMITS, DEFAULT_LIVE } from '../../src/config/config.js';
 import { type Stack, startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
@@ -112,5 +114,63 @@ describe('GraphQL over WebSocket', () => {
       await ws.close();
       await idle.close();
     }
+  });
+});
+
+describe('the token on the upgrade request', () => {
+  /** One query over a connection whose upgrade carries `headers` and no connectionParams. */
+  const queryWith = async (url: string, headers: Record<string, string>) => {
+    const closes: number[] = [];
+    const client = createClient({
+      url,
+      webSocketImpl: class extends WebSocket {
+        constructor(address: string | URL, protocols?: string | string[]) {
+          super(address, protocols, { headers });
+        }
+      },
+      retryAttempts: 0,
+      on: { closed: (event) => closes.push((event as { code: number }).code) },
+    });
+    try {
+      const result = await new Promise<{ data?: unknown; codes: unknown[] }>((resolve) => {
+        client.subscribe(
+          { query: '{ user { id } }' },
+          {
+            next: (value) =>
+              resolve({
+                data: value.data,
+                codes: (value.errors ?? []).map((e) => e.extensions?.code),
+              }),
+            error: (error) =>
+              resolve({
+                codes: Array.isArray(error)
+                  ? error.map((e: { extensions?: { code?: unknown } }) => e.extensions?.code)
+                  : [`closed ${(error as { code?: number }).code}`],
+              }),
+            complete: () => {},
+          },
+        );
+      });
+      return { ...result, closes };
+    } finally {
+      await client.dispose();
+    }
+  };
+
+  it('authenticates with `Authorization: Bearer` on the upgrade, as server-side clients send it', async () => {
+    const answer = await queryWith(front.wsUrl, { authorization: `Bearer ${token()}` });
+    expect(answer).toMatchObject({ codes: [], data: { user: { id: expect.any(String) } } });
+    expect(answer.closes).toEqual([]);
+  });
+
+  it('authenticates with `access_token` in the upgrade URL, as over HTTP', async () => {
+    const answer = await queryWith(`${front.wsUrl}?access_token=${token()}`, {});
+    expect(answer).toMatchObject({ codes: [], data: { user: { id: expect.any(String) } } });
+  });
+
+  it('refuses a token the upgrade carries that cannot be one, and keeps the connection', async () => {
+    const answer = await queryWith(front.wsUrl, { authorization: 'Bearer not-a-token' });
+    expect(answer.codes).toEqual(['UNAUTHENTICATED']);
+    expect(answer.closes).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';
 import { WRITE_ERRORS } from '../errors.js';
 import {
+  changesField,
   current,
   type PayloadBase,
   payloadBase,
@@ -48,6 +49,7 @@ export const CreateAccountPayload = builder
         resolve: (p) => current(p, (plan) => plan.account(p.saved.id), scoped(p.saved, p.planId)),
       }),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });
 

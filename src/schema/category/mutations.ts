@@ -9,6 +9,7 @@ import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
 import { Month } from '../month.js';
 import {
+  changesField,
   current,
   type InputFields,
   type PayloadBase,
@@ -122,6 +123,7 @@ function categoryPayload(name: string, description: string) {
       }),
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });
 }
@@ -153,6 +155,7 @@ export const UpdateMonthCategoryPayload = monthCategoryPayload.implement({
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 

@@ -10,6 +10,7 @@ import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
 import { notNull } from '../input-checks.js';
 import {
+  changesField,
   current,
   type InputFields,
   type PayloadBase,
@@ -115,6 +116,7 @@ function scheduledPayload(name: string, description: string, savedDescription: s
           current(p, (plan) => plan.scheduledTransaction(p.saved.id), scoped(p.saved, p.planId)),
       }),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });
 }

@@ -4,7 +4,14 @@ import type { TransactionDetail } from '@plans-gateway/rest-contract';
 import type { TransactionRow } from '../../replica/types.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
-import { current, type PayloadBase, planField, scoped, serverKnowledgeField } from '../payloads.js';
+import {
+  changesField,
+  current,
+  type PayloadBase,
+  planField,
+  scoped,
+  serverKnowledgeField,
+} from '../payloads.js';
 import { Transaction } from './transaction.js';
 
 export interface TransactionsPayloadShape extends PayloadBase {
@@ -53,6 +60,7 @@ export const CreateTransactionPayload = payload('CreateTransactionPayload').impl
     transactionIds: idsField(t, 'The id of the created transaction.'),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -72,6 +80,7 @@ export const CreateTransactionsPayload = payload('CreateTransactionsPayload').im
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -86,6 +95,7 @@ export const UpdateTransactionsPayload = payload('UpdateTransactionsPayload').im
     transactionIds: idsField(t, 'The ids of the updated transactions.'),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -99,6 +109,7 @@ export const UpdateTransactionPayload = payload('UpdateTransactionPayload').impl
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -112,6 +123,7 @@ export const DeleteTransactionPayload = payload('DeleteTransactionPayload').impl
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -133,5 +145,6 @@ export const ImportTransactionsPayload = builder
         },
       }),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });

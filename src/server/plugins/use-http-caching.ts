@@ -9,6 +9,7 @@ import type { GatewayContext } from '../../schema/context.js';
 import { freshnessFrom } from '../freshness.js';
 import { isPreflighted } from './use-csrf-prevention.js';
 import { METRICS_HEADER } from './use-response-extensions.js';
+import { addVary } from './vary.js';
 
 export interface HttpCachingOptions {
   /** Re-reads the replicas a remembered answer depended on: no upstream call within max-age. */
@@ -27,7 +28,8 @@ export interface HttpCachingOptions {
  * max-age costs no upstream call. `private`: answers are per token.
  */
 export const CACHE_CONTROL = 'private, no-cache';
-const VARY = 'Authorization, Accept';
+/** What else an answer depends on besides its URL. */
+const VARY = ['Authorization', 'Accept'];
 
 /** What a remembered answer read, by the plan ids and aliases it asked for. */
 interface Remembered {
@@ -121,6 +123,7 @@ export function useHttpCaching({
       });
     },
     onResponse({ request, response }) {
+      if (response.headers.has('etag')) addVary(response.headers, ...VARY);
       // A compressed body is another representation: its strong ETag must differ (RFC 9110 8.8.3).
       const etag = etags.get(request);
       const encoding = response.headers.get('content-encoding');
@@ -140,8 +143,9 @@ export function useHttpCaching({
   };
 }
 
+/** Lower-case names, so later plugins' `set` replaces them (see `addVary`); `Vary` goes there. */
 function headersFor(etag: string): Record<string, string> {
-  return { ETag: etag, 'Cache-Control': CACHE_CONTROL, Vary: VARY };
+  return { etag, 'cache-control': CACHE_CONTROL };
 }
 
 /**
