@@ -3,10 +3,10 @@
  * same graph as a Federation v2 subgraph, as `_service { sdl }` answers it), writes the generated
  * parts of the client kit (`packages/client-kit/src/generated/`: possibleTypes, the scalar map,
  * the types a normalized cache keeps inside their parent and the paginated fields), the example
- * client apps' typed documents and
- * manifest (`examples/generated/`), and typed documents for the operations the benchmark and the
- * tests share (`bench/*.graphql`). `npm run codegen` writes them; `npm test` fails when any is
- * stale (`--check`). graphql-codegen loads this file with jiti, which reads the workspace
+ * client apps' typed documents and manifest (`examples/generated/`), and typed documents for the
+ * tests (`test/generated/`): the operations they share with the benchmark (`bench/*.graphql`)
+ * and their own (`test/documents/*.graphql`). `npm run codegen` writes them; `npm test` fails
+ * when any is stale (`--check`). graphql-codegen loads this file with jiti, which reads the workspace
  * packages' sources through tsconfig `paths` only when told (`JITI_TSCONFIG_PATHS=true` in the
  * npm scripts); without it, `@plans-gateway/rest-contract` would need a build.
  */
@@ -135,7 +135,7 @@ const config: CodegenConfig = {
     },
     ...clientCodegen,
     'test/generated/operations.ts': {
-      documents: ['bench/*.graphql'],
+      documents: ['bench/*.graphql', 'test/documents/*.graphql'],
       plugins: ['typescript-operations', 'typed-document-node'],
       config: { useTypeImports: true, enumsAsTypes: true, scalars },
     },

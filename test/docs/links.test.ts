@@ -1,5 +1,6 @@
 /**
- * The documentation holds together: every relative link and anchor in README.md and docs/*.md
+ * The documentation holds together: every relative link and anchor in README.md,
+ * CONTRIBUTING.md, CHANGELOG.md and docs/*.md
  * resolves (images included), every `docs/<file>.md#<anchor>` a source comment cites exists,
  * and docs/operating.md's settings table names exactly the environment variables
  * src/config/settings.ts reads.
@@ -12,6 +13,8 @@ import { ROOT } from '../cli/support/process.js';
 
 const DOCUMENTS = [
   'README.md',
+  'CONTRIBUTING.md',
+  'CHANGELOG.md',
   ...readdirSync(join(ROOT, 'docs'))
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`),

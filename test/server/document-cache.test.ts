@@ -16,7 +16,7 @@ import {
   estimatedBytes,
 } from '../../src/server/admission/document-cache.js';
 import type { Gateway } from '../../src/server/gateway.js';
-import { startStack } from '../support/stack.js';
+import { type Stack, startStack } from '../support/stack.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -89,19 +89,19 @@ describe('the document cache', () => {
 describe('over HTTP', () => {
   const CACHE_BYTES = 4 * 1024 * 1024;
   let gateway: Gateway;
-  let url: string;
-  let close: () => Promise<void>;
+  let stack: Stack;
 
   beforeAll(async () => {
-    const stack = await startStack({
+    stack = await startStack({
+      serve: 'fetch',
       config: { documentCache: { maxBytes: CACHE_BYTES, maxEntries: 1_000 } },
     });
-    ({ gateway, url, close } = stack);
+    ({ gateway } = stack);
   });
-  afterAll(() => close());
+  afterAll(() => stack.close());
 
   const post = async (query: string) => {
-    const response = await fetch(url, {
+    const response = await stack.fetch(stack.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ query }),

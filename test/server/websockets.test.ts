@@ -6,13 +6,12 @@
  * warning. Nothing is printed to stderr. Hostile documents and tokens: admission-matrix.test.ts.
  */
 
-import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { createClient } from 'graphql-ws';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { DEFAULT_LIMITS, DEFAULT_LIVE } from '../../src/config/config.js';
-import { type ServedGateway, startGateway } from '../support/stack.js';
+import { type Stack, startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import { postOperation, wsConnection } from './support/transports.js';
 
@@ -27,16 +26,14 @@ const boom: Plugin = {
   },
 };
 
-let sandbox: Sandbox;
-let front: ServedGateway;
+let front: Stack;
 const printed: string[] = [];
 
 beforeAll(async () => {
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
     printed.push(args.map(String).join(' '));
   });
-  sandbox = await createSandbox({ port: 0 });
-  front = await startGateway(sandbox.url, {
+  front = await startStack({
     serve: 'websocket',
     log: true,
     config: { limits: { ...DEFAULT_LIMITS, bodyBytes: 16 * 1024 } },
@@ -46,11 +43,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await front?.close();
-  await sandbox?.close();
   vi.restoreAllMocks();
 });
 
-const token = () => sandbox.users[0]?.token ?? '';
+const token = () => front.token;
 
 describe('GraphQL over WebSocket', () => {
   it('fails only the operation the gateway failed, logs it as JSON, and keeps the connection', async () => {
@@ -103,7 +99,7 @@ describe('GraphQL over WebSocket', () => {
   });
 
   it('closes a connection that only ever had operations refused once it has been idle', async () => {
-    const idle = await startGateway(sandbox.url, {
+    const idle = await front.addGateway({
       serve: 'websocket',
       log: true,
       config: { live: { ...DEFAULT_LIVE, idleTimeoutMs: 300 } },

@@ -12,16 +12,20 @@ export interface MeteredStack {
   meter: QueryMeter;
 }
 
-/** One user (`token`) with one plan of `transactions` from `seed`; no rate limit; manual clock. */
+/**
+ * One user (`token`) with one plan of `transactions` from `seed`; no rate limit; manual clock; no
+ * socket (reach the gateways with their `gql` and `fetch`).
+ */
 export async function startMeteredStack(
   token: string,
   plan: { seed: number; transactions: number },
 ): Promise<MeteredStack> {
   const stack = await startStack({
+    serve: 'fetch',
     clock: 'manual',
     sandbox: { rateLimit: false, users: [{ token, plans: [plan] }] },
   });
   const meter: QueryMeter = { rowsVisited: 0 };
-  const metered = await stack.addGateway({ deps: { replicaMeter: meter } });
+  const metered = await stack.addGateway({ serve: 'fetch', deps: { replicaMeter: meter } });
   return { stack, metered, meter };
 }
