@@ -119,9 +119,9 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   TRUSTED_DOCUMENTS_ONLY        run only the manifest's operations (default off)
   HTTP_CACHING                  ETag and 304 for GET queries, and the answer cache (default on)
   ANSWER_CACHE_MAX_MB           memory budget of the answer cache, 0 = off (default ${DEFAULT_HTTP_CACHING.answerMaxBytes / 1024 / 1024})
-  NODE_ENV                      production: GraphiQL, introspection and upstream metrics off by default
-  GRAPHIQL                      serve GraphiQL (default on, off in production)
-  INTROSPECTION                 allow schema introspection (default on, off in production)
+  NODE_ENV                      production: GraphiQL, introspection (with UPSTREAM_URL) and upstream metrics off by default
+  GRAPHIQL                      serve GraphiQL (default on; off in production with UPSTREAM_URL)
+  INTROSPECTION                 allow schema introspection (default on; off in production with UPSTREAM_URL)
   SUBGRAPH                      serve the graph as a Federation v2 subgraph at /subgraph (default on)
   LOG_LEVEL                     ${LOG_LEVELS.join(', ')} (default info)
   LOG_FORMAT                    json or pretty (default pretty on a terminal, else json)
@@ -177,6 +177,10 @@ export function parseSettings(
   }
   try {
     const production = env.NODE_ENV === 'production';
+    const upstream = optional(env, 'UPSTREAM_URL', upstreamUrl);
+    // The embedded sandbox holds only demo data: production hides GraphiQL and the schema from
+    // strangers only in front of a real upstream, so the image's demo opens in a browser.
+    const exploreByDefault = !production || upstream === undefined;
     const metricsPort = optional(env, 'METRICS_PORT', (v, n) => integer(v, n, 0, 65_535));
     const manifestPath = optional(env, 'TRUSTED_DOCUMENTS', nonEmpty);
     const trustedOnly = optional(env, 'TRUSTED_DOCUMENTS_ONLY', boolean) ?? false;
@@ -198,7 +202,7 @@ export function parseSettings(
       settings: {
         port: optional(env, 'PORT', (v, n) => integer(v, n, 0, 65_535)) ?? DEFAULT_PORT,
         host: optional(env, 'HOST', nonEmpty),
-        upstreamUrl: optional(env, 'UPSTREAM_URL', upstreamUrl),
+        upstreamUrl: upstream,
         maxAgeMs:
           (optional(env, 'MAX_AGE_SECONDS', (v, n) => integer(v, n, 0, 86_400)) ??
             DEFAULT_MAX_AGE_MS / 1000) * 1000,
@@ -236,8 +240,8 @@ export function parseSettings(
           1024 *
           1024,
         production,
-        graphiql: optional(env, 'GRAPHIQL', boolean) ?? !production,
-        introspection: optional(env, 'INTROSPECTION', boolean) ?? !production,
+        graphiql: optional(env, 'GRAPHIQL', boolean) ?? exploreByDefault,
+        introspection: optional(env, 'INTROSPECTION', boolean) ?? exploreByDefault,
         subgraph: optional(env, 'SUBGRAPH', boolean) ?? true,
         logLevel: optional(env, 'LOG_LEVEL', logLevel) ?? 'info',
         prettyLogs: optional(env, 'LOG_FORMAT', logFormat) ?? stdoutIsTTY,

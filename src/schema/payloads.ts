@@ -9,10 +9,12 @@ import type { ArgBuilder } from '@pothos/core';
 import type { PlanScoped } from '../replica/types.js';
 import type { WriteOperationId } from '../writes/effects.js';
 import type { WriteOutcome } from '../writes/pipeline.js';
+import { changesBetween } from '../writes/write-changes.js';
 import type { FieldBuilder } from './amounts.js';
 import type { builder } from './builder.js';
 import { Plan } from './plan.js';
 import { PlanIdScalar } from './scalars.js';
+import { WriteChangesType } from './write-changes.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 /** What an input type's `fields` callback receives, for field lists shared by several inputs. */
@@ -21,10 +23,15 @@ export type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObjec
 export interface PayloadBase {
   /** The concrete plan id when known, else the id or alias the client sent. */
   readonly planId: string;
+  /** The replica before and after the write, what `changes` compares; absent when none was held. */
+  readonly replicas?: WriteOutcome<WriteOperationId>['replicas'];
 }
 
 export function payloadBase(outcome: WriteOutcome<WriteOperationId>): PayloadBase {
-  return { planId: outcome.planId };
+  return {
+    planId: outcome.planId,
+    ...(outcome.replicas ? { replicas: outcome.replicas } : {}),
+  };
 }
 
 /** A REST answer entity as a replica row of the plan. */
@@ -38,6 +45,23 @@ export function planField<Shape extends PayloadBase>(t: FieldBuilder<Shape>) {
     type: Plan,
     description: 'The plan the mutation changed, as it is after the write.',
     resolve: (payload) => ({ id: payload.planId, summary: null }),
+  });
+}
+
+/** `changes`: what the write changed, for normalized caches (write-changes.ts). */
+export function changesField<Shape extends PayloadBase>(t: FieldBuilder<Shape>) {
+  return t.field({
+    type: WriteChangesType,
+    nullable: true,
+    description:
+      'The accounts, categories, month categories and months the write changed, as they are after it. Null when the gateway held no replica of the plan before the write (nothing to compare with: query what you show).',
+    // The delta brings the derived figures: this field waits for it.
+    resolve: async ({ replicas }) => {
+      const after = await replicas?.after;
+      return replicas && after && after.planId === replicas.before.planId
+        ? changesBetween(replicas.before, after)
+        : null;
+    },
   });
 }
 

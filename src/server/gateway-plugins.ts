@@ -15,6 +15,7 @@ import type { Admission } from './admission/admission.js';
 import { useAdmission } from './admission/use-admission.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import type { AnswerCache } from './plugins/answer-cache.js';
+import { useBatchedStreams } from './plugins/use-batched-streams.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
@@ -25,6 +26,7 @@ import { useOperationReport } from './plugins/use-operation-report.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import type { RequestIds } from './plugins/use-request-id.js';
 import { useResponseExtensions } from './plugins/use-response-extensions.js';
+import { useStreamsNeedStreaming } from './plugins/use-streams-need-streaming.js';
 
 /** What yoga takes as a plugin of the gateway's server (some read the gateway's context). */
 export type GatewayPlugin = NonNullable<
@@ -113,6 +115,8 @@ export function operationPlugins(
         ]
       : []),
     useDeferStream(),
+    useBatchedStreams(),
+    useStreamsNeedStreaming(),
     useIntrospection({ enabled: config.introspection }),
     useOperationDeadline(),
     useErrorHygiene(),

@@ -74,6 +74,15 @@ export interface WriteOutcome<Op extends WriteOperationId> {
   readonly data: OperationResult<Op>;
   /** The concrete plan id when a replica of the plan is held, else the id or alias sent. */
   readonly planId: string;
+  /**
+   * The replica before the write, and after it (applied, then synced: a promise, for the delta
+   * follows the answer), when a replica was held before: what `changes` compares
+   * (write-changes.ts), when both are of the same plan.
+   */
+  readonly replicas?: {
+    readonly before: PlanSnapshot;
+    readonly after: Promise<PlanSnapshot | undefined>;
+  };
 }
 
 export interface Writes {
@@ -87,6 +96,14 @@ export interface Writes {
   today(): IsoDate;
   /** The replica this token holds for the plan, whatever its age; never calls the upstream. */
   peek(planId: string): PlanSnapshot | undefined;
+}
+
+/** Private: the outcome's `replicas`, when a replica was held before the write. */
+function compared(
+  before: PlanSnapshot | undefined,
+  after: Promise<PlanSnapshot | undefined>,
+): Pick<WriteOutcome<WriteOperationId>, 'replicas'> {
+  return before ? { replicas: { before, after } } : {};
 }
 
 export function createWritePipeline(deps: WritePipelineDeps): Writes {
@@ -176,6 +193,7 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     async run(operationId, params, options = {}) {
       const creds = requireCredentials();
       const call = { token: creds.token, meter };
+      const before = replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       let data: OperationResult<typeof operationId>;
       try {
         data = await meter.track(upstream.callWithParams(operationId, call, params));
@@ -196,13 +214,17 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       loaders.forget(params.planId);
       const held = applied ?? replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       // A held replica the answer could not be applied to needs the delta even after a complete write.
-      if (held === undefined || (effect.complete && applied !== undefined))
-        return { data, planId: held?.planId ?? params.planId };
+      if (held === undefined || (effect.complete && applied !== undefined)) {
+        const planId = held?.planId ?? params.planId;
+        return { data, planId, ...compared(before, Promise.resolve(applied)) };
+      }
       const synced = settle(creds, params.planId);
-      if (!viaAlias) return { data, planId: held.planId };
+      const after = synced.then((result) => (result instanceof Error ? applied : result));
+      if (!viaAlias) return { data, planId: held.planId, ...compared(before, after) };
       // Through an alias only the delta says which plan the write landed in: the answer waits.
       const snapshot = await synced;
-      return { data, planId: snapshot instanceof Error ? held.planId : snapshot.planId };
+      const planId = snapshot instanceof Error ? held.planId : snapshot.planId;
+      return { data, planId, ...compared(before, after) };
     },
     today,
     peek(planId) {

@@ -327,7 +327,10 @@ async function build(options: StackOptions): Promise<Stack & Partial<TimedStack 
     ...(hostile ? { hostile } : {}),
     async rest<T>(path: string, restToken = token) {
       const response = await fetch(`${sandbox.url}${path}`, {
-        headers: { authorization: `Bearer ${restToken}` },
+        // A fresh connection each time: the sandbox runs in this process, and after a long
+        // synchronous stretch (a gateway answering through `yoga.fetch`) an idle kept-alive socket
+        // can be reused in the very tick the sandbox's keep-alive timer closes it (ECONNRESET).
+        headers: { authorization: `Bearer ${restToken}`, connection: 'close' },
       });
       return { status: response.status, body: (await response.json()) as T };
     },

@@ -4,6 +4,7 @@ import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';
 import { WRITE_ERRORS } from '../errors.js';
 import {
+  changesField,
   type PayloadBase,
   payloadBase,
   planField,
@@ -47,6 +48,7 @@ export const CreateAccountPayload = builder
         resolve: (p) => scoped(p.saved, p.planId),
       }),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });
 

@@ -9,6 +9,7 @@ import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
 import { Month } from '../month.js';
 import {
+  changesField,
   type InputFields,
   type PayloadBase,
   payloadBase,
@@ -117,6 +118,7 @@ function categoryPayload(name: string, description: string) {
       }),
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });
 }
@@ -148,6 +150,7 @@ export const UpdateMonthCategoryPayload = monthCategoryPayload.implement({
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 

@@ -10,6 +10,7 @@ import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
 import { notNull } from '../input-checks.js';
 import {
+  changesField,
   type InputFields,
   type PayloadBase,
   payloadBase,
@@ -113,6 +114,7 @@ function scheduledPayload(name: string, description: string, savedDescription: s
         resolve: (p) => scoped(p.saved, p.planId),
       }),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });
 }

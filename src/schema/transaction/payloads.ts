@@ -4,7 +4,13 @@ import type { TransactionDetail } from '@plans-gateway/rest-contract';
 import type { TransactionRow } from '../../replica/types.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
-import { type PayloadBase, planField, scoped, serverKnowledgeField } from '../payloads.js';
+import {
+  changesField,
+  type PayloadBase,
+  planField,
+  scoped,
+  serverKnowledgeField,
+} from '../payloads.js';
 import { Transaction } from './transaction.js';
 
 export interface TransactionsPayloadShape extends PayloadBase {
@@ -51,6 +57,7 @@ export const CreateTransactionPayload = payload('CreateTransactionPayload').impl
     transactionIds: idsField(t, 'The id of the created transaction.'),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -70,6 +77,7 @@ export const CreateTransactionsPayload = payload('CreateTransactionsPayload').im
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -84,6 +92,7 @@ export const UpdateTransactionsPayload = payload('UpdateTransactionsPayload').im
     transactionIds: idsField(t, 'The ids of the updated transactions.'),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -97,6 +106,7 @@ export const UpdateTransactionPayload = payload('UpdateTransactionPayload').impl
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -110,6 +120,7 @@ export const DeleteTransactionPayload = payload('DeleteTransactionPayload').impl
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -131,5 +142,6 @@ export const ImportTransactionsPayload = builder
         },
       }),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });

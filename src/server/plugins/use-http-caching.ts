@@ -18,6 +18,7 @@ import { freshnessFrom } from '../freshness.js';
 import type { AnswerCache, StoredAnswer } from './answer-cache.js';
 import { isPreflighted } from './use-csrf-prevention.js';
 import { METRICS_HEADER } from './use-response-extensions.js';
+import { addVary } from './vary.js';
 
 export interface HttpCachingOptions {
   /** Re-reads the replicas a remembered answer depended on: no upstream call within max-age. */
@@ -55,7 +56,8 @@ export interface ReplayReporting {
  * max-age costs no upstream call. `private`: answers are per token.
  */
 export const CACHE_CONTROL = 'private, no-cache';
-const VARY = 'Authorization, Accept';
+/** What else an answer depends on besides its URL. */
+const VARY = ['Authorization', 'Accept'];
 
 /** What a remembered answer read, by the plan ids and aliases it asked for. */
 interface Remembered {
@@ -286,6 +288,7 @@ export function useHttpCaching({
           operationName: kept.operationName,
         });
       }
+      if (response.headers.has('etag')) addVary(response.headers, ...VARY);
       // A compressed body is another representation: its strong ETag must differ (RFC 9110 8.8.3).
       const etag = etags.get(request);
       const encoding = response.headers.get('content-encoding');
@@ -366,8 +369,9 @@ function isJson(contentType: string): boolean {
   );
 }
 
+/** Lower-case names, so later plugins' `set` replaces them (see `addVary`); `Vary` goes there. */
 function headersFor(etag: string): Record<string, string> {
-  return { ETag: etag, 'Cache-Control': CACHE_CONTROL, Vary: VARY };
+  return { etag, 'cache-control': CACHE_CONTROL };
 }
 
 /** The GraphQL request's parts that name its operation, as sent by GET or in a POST body. */

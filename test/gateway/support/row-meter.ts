@@ -13,18 +13,23 @@ export interface MeteredStack {
   meter: QueryMeter;
 }
 
-/** One user (`token`) with one plan of `transactions` from `seed`; no rate limit; manual clock. */
+/**
+ * One user (`token`) with one plan of `transactions` from `seed`; no rate limit; manual clock; no
+ * socket (reach the gateways with their `gql` and `fetch`).
+ */
 export async function startMeteredStack(
   token: string,
   plan: { seed: number; transactions: number },
 ): Promise<MeteredStack> {
   const stack = await startStack({
+    serve: 'fetch',
     clock: 'manual',
     sandbox: { rateLimit: false, users: [{ token, plans: [plan] }] },
   });
   const meter: QueryMeter = { rowsVisited: 0 };
   // Every read executes: an answer repeated from the answer cache would visit no row.
   const metered = await stack.addGateway({
+    serve: 'fetch',
     config: { httpCaching: { ...DEFAULT_HTTP_CACHING, answerMaxBytes: 0 } },
     deps: { replicaMeter: meter },
   });
