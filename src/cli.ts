@@ -74,7 +74,9 @@ function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): 
     corsAllowedHeaders: [...DEFAULT_CORS_ALLOWED_HEADERS, ...settings.corsExtraHeaders],
     persistedQueries: settings.persistedQueries ? { ...DEFAULT_PERSISTED_QUERIES } : false,
     ...(settings.trustedDocuments ? { trustedDocuments: settings.trustedDocuments } : {}),
-    httpCaching: settings.httpCaching ? { ...DEFAULT_HTTP_CACHING } : false,
+    httpCaching: settings.httpCaching
+      ? { ...DEFAULT_HTTP_CACHING, answerMaxBytes: settings.answerCacheMaxBytes }
+      : false,
     metrics: settings.production ? 'on-request' : 'always',
     graphiql: settings.graphiql,
     introspection: settings.introspection,

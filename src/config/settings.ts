@@ -7,6 +7,7 @@ import {
   type ClusterConfig,
   DEFAULT_CLUSTER,
   DEFAULT_DOCUMENT_CACHE,
+  DEFAULT_HTTP_CACHING,
   DEFAULT_LIMITS,
   DEFAULT_LIVE,
   DEFAULT_MAX_AGE_MS,
@@ -50,8 +51,10 @@ export interface Settings {
   persistedQueries: boolean;
   /** The manifest of registered operations, and whether only those run. */
   trustedDocuments: { manifestPath: string; only: boolean } | undefined;
-  /** ETag / 304 for GET queries. */
+  /** ETag / 304 for GET queries, and the answer cache. */
   httpCaching: boolean;
+  /** Byte budget of the answer cache (0: off). */
+  answerCacheMaxBytes: number;
   production: boolean;
   graphiql: boolean;
   introspection: boolean;
@@ -114,7 +117,8 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   PERSISTED_QUERIES             automatic persisted queries (default on)
   TRUSTED_DOCUMENTS             path of a persisted-documents.json manifest (graphql-codegen)
   TRUSTED_DOCUMENTS_ONLY        run only the manifest's operations (default off)
-  HTTP_CACHING                  ETag and 304 for GET queries (default on)
+  HTTP_CACHING                  ETag and 304 for GET queries, and the answer cache (default on)
+  ANSWER_CACHE_MAX_MB           memory budget of the answer cache, 0 = off (default ${DEFAULT_HTTP_CACHING.answerMaxBytes / 1024 / 1024})
   NODE_ENV                      production: GraphiQL, introspection (with UPSTREAM_URL) and upstream metrics off by default
   GRAPHIQL                      serve GraphiQL (default on; off in production with UPSTREAM_URL)
   INTROSPECTION                 allow schema introspection (default on; off in production with UPSTREAM_URL)
@@ -230,6 +234,11 @@ export function parseSettings(
         trustedDocuments:
           manifestPath === undefined ? undefined : { manifestPath, only: trustedOnly },
         httpCaching: optional(env, 'HTTP_CACHING', boolean) ?? true,
+        answerCacheMaxBytes:
+          (optional(env, 'ANSWER_CACHE_MAX_MB', (v, n) => integer(v, n, 0, 4_096)) ??
+            DEFAULT_HTTP_CACHING.answerMaxBytes / 1024 / 1024) *
+          1024 *
+          1024,
         production,
         graphiql: optional(env, 'GRAPHIQL', boolean) ?? exploreByDefault,
         introspection: optional(env, 'INTROSPECTION', boolean) ?? exploreByDefault,

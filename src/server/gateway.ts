@@ -23,6 +23,7 @@ import {
   type UpstreamClientOptions,
 } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
+import { createSettling } from '../writes/settling.js';
 import { type Admission, createAdmission } from './admission/admission.js';
 import { corsOptions } from './cors-options.js';
 import { classifyFailure } from './failure-policy.js';
@@ -37,6 +38,7 @@ import {
 } from './gateway-plugins.js';
 import { createGatewayReplicas } from './gateway-replicas.js';
 import { operationContext } from './operation-context.js';
+import { createAnswerCache } from './plugins/answer-cache.js';
 import { persistedDocuments } from './plugins/use-persisted-documents.js';
 import { createRequestIds } from './plugins/use-request-id.js';
 import { SUBGRAPH_PATH, useSubgraphEndpoint } from './plugins/use-subgraph-endpoint.js';
@@ -116,6 +118,11 @@ export interface Gateway {
    * subscriptions end, so their clients reconnect elsewhere instead of holding the drain.
    */
   drain(): void;
+  /**
+   * Resolves once the delta syncs that follow writes through the gateway have settled (a
+   * mutation may answer before its delta: see src/writes/settling.ts).
+   */
+  settled(): Promise<void>;
   /** Cooperation with other instances through Redis, when configured. */
   readonly cluster?: Cluster;
   /**
@@ -210,8 +217,14 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     sinks,
     draining: () => draining,
     probeUpstream: (signal) => upstream.probe(signal),
+    tracer: deps.tracer,
+    answers:
+      config.httpCaching && config.httpCaching.answerMaxBytes > 0
+        ? createAnswerCache({ maxBytes: config.httpCaching.answerMaxBytes })
+        : undefined,
     extra: deps.plugins,
   };
+  const settling = createSettling();
   const context = operationContext({
     config,
     now,
@@ -223,6 +236,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     requestIds,
     cluster,
     tracer: deps.tracer,
+    settling,
   });
   let subgraphEndpoint: SubgraphEndpoint | undefined;
   // The subgraph answers behind the gateway's door (CORS, headers, compression): no CORS of its own.
@@ -267,6 +281,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     metrics,
     admission,
     ...(logger ? { logger } : {}),
+    settled: () => settling.idle(),
     drain() {
       draining = true;
       void live.close();
@@ -274,6 +289,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...(cluster ? { cluster } : {}),
     async close() {
       await live.close();
+      // Deltas after writes carry on past their answers; the upstream pool closes after them.
+      await settling.idle();
       await upstream.close();
       if (cluster && !deps.cluster) await cluster.close();
     },

@@ -282,7 +282,10 @@ describe('parseSettings', () => {
       persistedQueries: true,
       trustedDocuments: undefined,
       httpCaching: true,
+      answerCacheMaxBytes: 32 * 1024 * 1024,
     });
+    expect(settings({ ANSWER_CACHE_MAX_MB: '0' })).toMatchObject({ answerCacheMaxBytes: 0 });
+    expect(error({ ANSWER_CACHE_MAX_MB: '-1' })).toContain('ANSWER_CACHE_MAX_MB');
     expect(
       settings({
         CORS_ALLOWED_HEADERS: 'X-Team-Id, x-build',

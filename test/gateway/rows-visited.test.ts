@@ -3,8 +3,10 @@
  * by the meter plumbed through `GatewayDeps.replicaMeter`) stay near the page size, not the plan
  * size, and the page is the one the REST interface lists.
  */
+
 import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_HTTP_CACHING } from '../../src/config/config.js';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
 import { type ClockedStack, startStack } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
@@ -78,8 +80,13 @@ afterAll(() => stack.close());
 describe('rows visited for a filtered page', () => {
   it(`visits about a page of rows out of ${TRANSACTIONS}, and lists what REST lists`, async () => {
     const token = 'large-plan-token-00001';
-    // A gateway with the meter, on the same sandbox as the stack's own.
-    const front = await stack.addGateway({ serve: 'fetch', deps: { replicaMeter: meter } });
+    // A gateway with the meter, on the same sandbox as the stack's own; every read executes (an
+    // answer repeated from the answer cache visits no row).
+    const front = await stack.addGateway({
+      serve: 'fetch',
+      config: { httpCaching: { ...DEFAULT_HTTP_CACHING, answerMaxBytes: 0 } },
+      deps: { replicaMeter: meter },
+    });
     try {
       const variables = { planId, accountId };
       dataOf(await front.gql<Page>(PAGE, variables, { token })); // load the replica

@@ -149,19 +149,23 @@ async function serve(
     ...(listening?.mcp ? { mcp: listening.mcp } : {}),
     log,
     fetch: fetchImpl,
-    gql: <Data, Variables>(
+    // Waits for what the answer left running (a mutation's delta), so call counts are exact.
+    gql: async <Data, Variables>(
       query: string | TypedDocumentNode<Data, Variables>,
       variables?: Variables,
       gqlOptions: GqlOptions = {},
-    ) =>
-      gqlAt<Data>(
+    ) => {
+      const response = await gqlAt<Data>(
         url,
         query as string | TypedDocumentNode<Data, never>,
         variables,
         gqlOptions.token === undefined ? around.token : gqlOptions.token,
         gqlOptions.headers,
         fetchImpl,
-      ),
+      );
+      await gateway.settled();
+      return response;
+    },
     close() {
       closing ??= (async () => {
         await listening?.mcp?.close();

@@ -5,7 +5,6 @@ import { describedValues } from '../enum-values.js';
 import { WRITE_ERRORS } from '../errors.js';
 import {
   changesField,
-  current,
   type PayloadBase,
   payloadBase,
   planField,
@@ -46,7 +45,7 @@ export const CreateAccountPayload = builder
       account: t.field({
         type: Account,
         description: 'The new account, with its transfer payee and its starting balance.',
-        resolve: (p) => current(p, (plan) => plan.account(p.saved.id), scoped(p.saved, p.planId)),
+        resolve: (p) => scoped(p.saved, p.planId),
       }),
       plan: planField(t),
       changes: changesField(t),

@@ -10,7 +10,6 @@ import { WRITE_ERRORS } from '../errors.js';
 import { Month } from '../month.js';
 import {
   changesField,
-  current,
   type InputFields,
   type PayloadBase,
   payloadBase,
@@ -105,11 +104,7 @@ interface CategoryPayloadShape extends PayloadBase {
 }
 
 function categoryRow(p: CategoryPayloadShape): CategoryRow {
-  return current(
-    p,
-    (plan) => plan.category(p.saved.id, p.month),
-    scoped({ ...p.saved, month: p.month }, p.planId),
-  );
+  return scoped({ ...p.saved, month: p.month }, p.planId);
 }
 
 function categoryPayload(name: string, description: string) {

@@ -11,7 +11,6 @@ import { WRITE_ERRORS } from '../errors.js';
 import { notNull } from '../input-checks.js';
 import {
   changesField,
-  current,
   type InputFields,
   type PayloadBase,
   payloadBase,
@@ -112,8 +111,7 @@ function scheduledPayload(name: string, description: string, savedDescription: s
       scheduledTransaction: t.field({
         type: ScheduledTransaction,
         description: savedDescription,
-        resolve: (p) =>
-          current(p, (plan) => plan.scheduledTransaction(p.saved.id), scoped(p.saved, p.planId)),
+        resolve: (p) => scoped(p.saved, p.planId),
       }),
       plan: planField(t),
       changes: changesField(t),

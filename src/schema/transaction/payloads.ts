@@ -6,7 +6,6 @@ import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
 import {
   changesField,
-  current,
   type PayloadBase,
   planField,
   scoped,
@@ -26,11 +25,9 @@ export interface ImportTransactionsPayloadShape extends PayloadBase {
   readonly transactionIds: readonly string[];
 }
 
-/** Each saved transaction as the synced replica holds it (a deleted one: as answered). */
+/** Each saved transaction as the write's answer carried it. */
 function rowsOf(payload: TransactionsPayloadShape): TransactionRow[] {
-  return payload.saved.map((answer) =>
-    current(payload, (plan) => plan.transaction(answer.id), scoped(answer, payload.planId)),
-  );
+  return payload.saved.map((answer) => scoped(answer, payload.planId));
 }
 
 function firstRow(payload: TransactionsPayloadShape): TransactionRow {
@@ -140,7 +137,7 @@ export const ImportTransactionsPayload = builder
         type: [Transaction],
         description: 'The imported transactions.',
         resolve: async (p, _args, ctx) => {
-          const plan = p.snapshot ?? (await ctx.loaders.plan(p.planId));
+          const plan = await ctx.loaders.plan(p.planId);
           return p.transactionIds.flatMap((id) => plan.transaction(id) ?? []);
         },
       }),
