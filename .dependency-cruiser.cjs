@@ -5,8 +5,8 @@
  */
 
 /**
- * The layers, lowest first: each imports only from the layers listed before it (the README's
- * "Layout" lists the same order and says what each holds). A folder and the ones below it can be
+ * The layers, lowest first: each imports only from the layers listed before it (docs/architecture.md#code-layout
+ * lists the same order and says what each holds). A folder and the ones below it can be
  * read, tested and replaced without anything above. The sandbox sits below the server so that
  * only `src/cli.ts` (and tests, benchmarks) load it; its own rule narrows it further.
  */
@@ -73,6 +73,14 @@ module.exports = {
         'The REST contract is the bottom layer that the gateway and the sandbox share: it imports nothing of theirs.',
       from: { path: '^packages/rest-contract/' },
       to: { pathNot: ['^packages/rest-contract/', '^node_modules/'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'client-kit-stands-alone',
+      severity: 'error',
+      comment:
+        'The client kit is what client apps install: besides itself it imports only its client libraries (peers), never the gateway, so an app gets none of the server.',
+      from: { path: '^packages/client-kit/' },
+      to: { pathNot: ['^packages/client-kit/', '^node_modules/'], dependencyTypesNot: ['core'] },
     },
     {
       name: 'sandbox-imports-only-the-rest-contract',

@@ -21,7 +21,13 @@ COPY src ./src
 RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+# HOST: a container is reached through its own interface, never its loopback, so the gateway
+# listens on every interface here even without UPSTREAM_URL (the embedded demo sandbox stays on
+# the container's loopback, reached in-process). `docker run -p 4000:4000 <image>` serves the
+# demo; add `-e UPSTREAM_URL=https://api.ynab.com/v1` for the real upstream. compose.yaml runs
+# several instances with Redis (docs/operating.md#docker).
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=4000
 WORKDIR /app
 COPY package.json package-lock.json ./

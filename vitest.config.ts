@@ -7,9 +7,10 @@ const require = createRequire(import.meta.url);
 /**
  * The heaviest files (properties, and suites that build or spawn processes) start first, so the
  * two workers finish together. Vitest orders by the last run's timings when it has them, but a
- * fresh clone (CI) has none and would leave `sandbox/*.property` for last.
+ * fresh clone (CI) has none and would leave `sandbox/*.property` for last. End-to-end suites
+ * build an app and start a browser.
  */
-const HEAVY = [/\.property\.test\.ts$/, /\/test\/cli\//, /\/test\/cluster\//];
+const HEAVY = [/\.property\.test\.ts$/, /\/test\/cli\//, /\/test\/cluster\//, /\.e2e\.test\.ts$/];
 
 class HeavyFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEFAULT_MAX_AGE_MS, defaultConfig } from '../src/config/config.js';
+import { DEFAULT_HTTP_CACHING, DEFAULT_MAX_AGE_MS, defaultConfig } from '../src/config/config.js';
 import type { QueryMeter } from '../src/replica/transaction-query.js';
 import { createGateway } from '../src/server/gateway.js';
 import type { ChildReply, ChildRequest, GatewayFigures } from './gateway-process.js';
@@ -29,6 +29,14 @@ const gateway = createGateway(
     ...(process.env.BENCH_REPLICA_MAX_BYTES
       ? { replicaMaxBytes: Number(process.env.BENCH_REPLICA_MAX_BYTES) }
       : {}),
+    ...(process.env.BENCH_ANSWER_CACHE_MAX_BYTES
+      ? {
+          httpCaching: {
+            ...DEFAULT_HTTP_CACHING,
+            answerMaxBytes: Number(process.env.BENCH_ANSWER_CACHE_MAX_BYTES),
+          },
+        }
+      : {}),
     ...(redisUrl
       ? {
           redisUrl,
@@ -50,6 +58,7 @@ function figures(): GatewayFigures {
     externalBytes: memory.external,
     replicas: gateway.replicas.stats(),
     rowsVisited: meter.rowsVisited,
+    cpuMicros: process.cpuUsage().user + process.cpuUsage().system,
     ...(gateway.cluster ? { cluster: gateway.cluster.stats() } : {}),
   };
 }

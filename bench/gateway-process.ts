@@ -15,6 +15,8 @@ export interface GatewayFigures {
   replicas: { replicas: number; bytes: number };
   /** Transaction rows visited by replica queries since the last reset. */
   rowsVisited: number;
+  /** CPU time the process has used (user and system), microseconds. */
+  cpuMicros: number;
   /** With Redis: round trips, relays, snapshots (see src/cluster). */
   cluster?: ClusterStats;
 }
@@ -52,6 +54,10 @@ export async function startGatewayProcess(options: {
   redis?: { url: string; prefix: string };
   /** The replica budget (`REPLICA_MAX_MB` in bytes). @default the gateway's default */
   replicaMaxBytes?: number;
+  /** The answer cache's budget (`ANSWER_CACHE_MAX_MB` in bytes; 0: off). @default the gateway's default */
+  answerCacheMaxBytes?: number;
+  /** More node flags for the child (`--cpu-prof`, ...). @default none */
+  execArgv?: readonly string[];
 }): Promise<GatewayProcess> {
   const entry = fileURLToPath(new URL('./gateway-child.ts', import.meta.url));
   const redisArgs = options.redis ? [options.redis.url, options.redis.prefix] : [];
@@ -59,13 +65,16 @@ export async function startGatewayProcess(options: {
     entry,
     [options.upstreamUrl, String(options.maxAgeMs), ...redisArgs],
     {
-      execArgv: ['--import', 'tsx', '--expose-gc'],
+      execArgv: ['--import', 'tsx', '--expose-gc', ...(options.execArgv ?? [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: {
         ...process.env,
         ...(options.replicaMaxBytes === undefined
           ? {}
           : { BENCH_REPLICA_MAX_BYTES: String(options.replicaMaxBytes) }),
+        ...(options.answerCacheMaxBytes === undefined
+          ? {}
+          : { BENCH_ANSWER_CACHE_MAX_BYTES: String(options.answerCacheMaxBytes) }),
       },
     },
   );

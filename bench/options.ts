@@ -30,6 +30,18 @@ export interface BenchOptions {
   largeSizes: number[];
   /** With `large`: runs of each measurement (medians reported). @default 3 */
   repeats: number;
+  /** Run only the warm-path benchmark against bare yoga and raw node:http (bench/floor.ts). @default false */
+  floor: boolean;
+  /** With `floor`: turns of the four servers (medians reported). @default 3 */
+  rounds: number;
+  /** With `floor`: profile the warm gateway (`node --cpu-prof`, files in this directory). @default none */
+  cpuProf: string | undefined;
+  /** Run only the write benchmark (bench/writes.ts). @default false */
+  writes: boolean;
+  /** With `writes` or `summary`: writes of each kind (medians reported). @default 15 */
+  turns: number;
+  /** Issue 20's figures in one table: floor, answer cache, large plans, writes (bench/summary.ts). @default false */
+  summary: boolean;
 }
 
 /** With --instances: replicas go past max-age several times in a phase of a few seconds. */
@@ -55,6 +67,15 @@ const HELP = `Usage: npm run bench -- [options]
   --huge                    with --large: also 1000000 transactions (about 5 min more, 3 GB of RAM)
   --sizes <n,n,...>         with --large: the plan sizes instead
   --repeats <n>             with --large: runs of each measurement, medians reported (default 3)
+  --floor                   only the warm path: the gateway's warm dashboard against bare graphql-yoga
+                            answering the same JSON, and the answer cache against raw node:http
+  --rounds <n>              with --floor: turns of the four servers, medians reported (default 3)
+  --cpu-prof <dir>          with --floor: write a CPU profile of the warm gateway into <dir>
+  --writes                  only writes: createTransaction through the gateway against the REST POST
+                            (uses --latency, --turns)
+  --turns <n>               with --writes or --summary: writes of each kind, medians (default 15)
+  --summary                 one table of issue 20's figures: floor and answer-cache ratios (--floor),
+                            cold load and RSS at --sizes (--large; default 100000,300000), write ratios
   --help
 `;
 
@@ -93,6 +114,12 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
       huge: { type: 'boolean', default: false },
       sizes: { type: 'string' },
       repeats: { type: 'string' },
+      floor: { type: 'boolean', default: false },
+      rounds: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      writes: { type: 'boolean', default: false },
+      turns: { type: 'string' },
+      summary: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -120,7 +147,13 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
           ? 'bench/results/subscriptions.json'
           : values.large
             ? 'bench/results/large-plans.json'
-            : 'bench/results/latest.json'),
+            : values.floor
+              ? 'bench/results/floor.json'
+              : values.writes
+                ? 'bench/results/writes.json'
+                : values.summary
+                  ? 'bench/results/summary.json'
+                  : 'bench/results/latest.json'),
     quick,
     subscriptions: values.subscriptions === true,
     instances,
@@ -130,6 +163,12 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
         ? [100_000, 300_000, ...(values.huge ? [1_000_000] : [])]
         : values.sizes.split(',').map((size) => positiveInteger('sizes', size.trim(), 0)),
     repeats: positiveInteger('repeats', values.repeats, 3),
+    floor: values.floor === true,
+    rounds: positiveInteger('rounds', values.rounds, 3),
+    cpuProf: values['cpu-prof'],
+    writes: values.writes === true,
+    turns: positiveInteger('turns', values.turns, 15),
+    summary: values.summary === true,
   };
 }
 

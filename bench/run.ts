@@ -16,6 +16,7 @@ import {
   isGoodAnswer,
   type RestClient,
 } from './clients.js';
+import { formatFloor, runFloorBench } from './floor.js';
 import { type GatewayProcess, startGatewayProcess } from './gateway-process.js';
 import { formatInstancesResults, runInstancesBench } from './instances.js';
 import { formatLargePlans, runLargePlans } from './large-plans.js';
@@ -31,6 +32,8 @@ import {
 } from './report.js';
 import { createScenarios, type Scenario, type ScenarioPlan, type Window } from './scenarios.js';
 import { formatSubscriptionResults, runSubscriptionsBench } from './subscriptions.js';
+import { formatSummary, runSummary } from './summary.js';
+import { formatWrites, runWritesBench } from './writes.js';
 
 const TOKENS = {
   dashboard: 'bench-dashboard-token',
@@ -234,6 +237,13 @@ async function planOf(rest: RestClient, token: string, planId: string) {
   return { plan: answer.data.plan, bytes: answer.bytes, ms: performance.now() - t0 };
 }
 
+function writeResults(out: string, results: unknown): void {
+  const file = resolve(out);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`results written to ${file}`);
+}
+
 async function main(): Promise<void> {
   const parsed = parseBenchOptions(process.argv.slice(2));
   if (parsed === 'help') {
@@ -263,6 +273,43 @@ async function main(): Promise<void> {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `${JSON.stringify({ options, rows }, null, 2)}\n`);
     console.log(`results written to ${file}`);
+    return;
+  }
+  if (options.summary) {
+    console.log("Issue 20's figures: warm path, answer cache, large plans, writes...");
+    const result = await runSummary(options);
+    console.log('');
+    console.log(formatSummary(result, options.concurrency));
+    writeResults(options.out, { options, result });
+    return;
+  }
+  if (options.writes) {
+    console.log(`Writes at ${options.latencyMs} ms upstream latency...`);
+    const result = await runWritesBench({
+      latencyMs: options.latencyMs,
+      planTransactions: options.planTransactions,
+      turns: options.turns,
+    });
+    console.log('');
+    console.log(formatWrites(result));
+    writeResults(options.out, { options, result });
+    return;
+  }
+  if (options.floor) {
+    console.log('Warm path: the gateway against bare graphql-yoga and raw node:http...');
+    const result = await runFloorBench({
+      concurrency: options.concurrency,
+      durationS: options.durationS,
+      requests: options.requests,
+      planTransactions: options.planTransactions,
+      rounds: options.rounds,
+      ...(options.cpuProf
+        ? { gatewayExecArgv: ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] }
+        : {}),
+    });
+    console.log('');
+    console.log(formatFloor(result));
+    writeResults(options.out, { options, result });
     return;
   }
   if (options.subscriptions) {

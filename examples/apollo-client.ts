@@ -1,11 +1,7 @@
 import { ApolloClient, HttpLink, InMemoryCache } from '@apollo/client';
 import { Defer20220824Handler } from '@apollo/client/incremental';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
-import { relayStylePagination } from '@apollo/client/utilities';
-import generated from '../client-kit/possible-types.js';
-
-/** Filters of the transaction lists: each combination is a list of its own in the cache. */
-const TRANSACTION_FILTERS = ['categoryId', 'payeeId', 'month', 'sinceDate', 'untilDate', 'type'];
+import { cacheConfig } from '@plans-gateway/client-kit/apollo';
 
 export function createApolloClient(options: {
   uri: string;
@@ -24,16 +20,9 @@ export function createApolloClient(options: {
   });
   return new ApolloClient({
     link: persistedQueries.concat(http),
-    cache: new InMemoryCache({
-      // Without it, Apollo drops `... on Error { message }` on mutation results.
-      possibleTypes: generated.possibleTypes,
-      typePolicies: {
-        Plan: {
-          fields: { transactions: relayStylePagination(['accountId', ...TRANSACTION_FILTERS]) },
-        },
-        Account: { fields: { transactions: relayStylePagination(TRANSACTION_FILTERS) } },
-      },
-    }),
+    // The client kit's possible types (without them Apollo drops `... on Error { message }` on
+    // mutation results) and pagination of every connection.
+    cache: new InMemoryCache(cacheConfig()),
     // `@defer`: the gateway answers in parts (multipart/mixed).
     incrementalHandler: new Defer20220824Handler(),
   });

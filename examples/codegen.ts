@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CodegenConfig } from '@graphql-codegen/cli';
-import { scalars } from '../client-kit/scalars.js';
+import { scalars } from '@plans-gateway/client-kit';
 
 /**
  * A client app's graphql-codegen setup: typed documents, and the manifest of its operations

@@ -1,6 +1,6 @@
+import { cacheConfig } from '@plans-gateway/client-kit/graphcache';
 import { Client, fetchExchange } from '@urql/core';
 import { cacheExchange } from '@urql/exchange-graphcache';
-import { relayPagination } from '@urql/exchange-graphcache/extras';
 
 /** urql with its default options (short queries go as GET) and the normalized cache. */
 export function createUrqlClient(options: { url: string; token: string; fetch?: typeof fetch }) {
@@ -9,14 +9,8 @@ export function createUrqlClient(options: { url: string; token: string; fetch?: 
     fetchOptions: () => ({ headers: { authorization: `Bearer ${options.token}` } }),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     exchanges: [
-      cacheExchange({
-        // Objects without an id are part of their parent.
-        keys: { CurrencyFormat: () => null, DateFormat: () => null, PlanSettings: () => null },
-        resolvers: {
-          Plan: { transactions: relayPagination() },
-          Account: { transactions: relayPagination() },
-        },
-      }),
+      // The client kit's keys (objects without an id are part of their parent) and pagination.
+      cacheExchange(cacheConfig()),
       fetchExchange,
     ],
   });

@@ -74,7 +74,9 @@ function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): 
     corsAllowedHeaders: [...DEFAULT_CORS_ALLOWED_HEADERS, ...settings.corsExtraHeaders],
     persistedQueries: settings.persistedQueries ? { ...DEFAULT_PERSISTED_QUERIES } : false,
     ...(settings.trustedDocuments ? { trustedDocuments: settings.trustedDocuments } : {}),
-    httpCaching: settings.httpCaching ? { ...DEFAULT_HTTP_CACHING } : false,
+    httpCaching: settings.httpCaching
+      ? { ...DEFAULT_HTTP_CACHING, answerMaxBytes: settings.answerCacheMaxBytes }
+      : false,
     metrics: settings.production ? 'on-request' : 'always',
     graphiql: settings.graphiql,
     introspection: settings.introspection,
@@ -195,14 +197,16 @@ async function main(): Promise<void> {
     {
       url,
       mcp: settings.mcp.path ? `http://${shownHost}:${http.port}${settings.mcp.path}` : 'off',
+      host,
       upstream: sandbox ? 'embedded sandbox' : upstreamUrl,
+      graphiql: settings.graphiql ? url : 'off',
       ...(settings.subgraph ? { subgraph: `http://${shownHost}:${http.port}/subgraph` } : {}),
       ...(metricsHttp ? { metrics: `http://${shownHost}:${metricsHttp.port}/metrics` } : {}),
       tracing: tracing ? settings.otlpEndpoint : 'off',
     },
     'listening',
   );
-  if (sandbox && demoUser) printDemoBanner(url, sandbox, demoUser);
+  if (sandbox && demoUser) printDemoBanner(url, sandbox, demoUser, settings.graphiql);
   // The subgraph schema is built once the port is open (about as long as the graph's took), so
   // the start is not slower for it and a router's first fetch does not wait for it.
   if (gateway.subgraph) setImmediate(gateway.subgraph);
@@ -276,22 +280,29 @@ async function shutdown(
   process.exit(0);
 }
 
-// Private: development only (embedded sandbox); shows the demo token on purpose, outside the logs.
+// Private: the embedded sandbox only; shows the demo token on purpose, outside the logs. Every URL
+// printed answers: GraphiQL only when it is served, the sandbox as reached from this process.
 function printDemoBanner(
   url: string,
   sandbox: Sandbox,
   user: { token: string; readOnlyToken: string | null },
+  graphiql: boolean,
 ): void {
   const query =
     '{"query":"{ plan(id: \\"last-used\\") { name accounts { name balanceFormatted } } }"}';
+  const curl = `curl -s ${url} -H 'content-type: application/json' -H 'authorization: Bearer ${user.token}' -d '${query}'`;
   process.stdout.write(
     [
       `Gateway listening on ${url}`,
-      `Upstream: embedded REST sandbox at ${sandbox.url}`,
+      `Upstream: embedded REST sandbox at ${sandbox.url} (inside this process)`,
       `Demo token: ${user.token}`,
       `Read-only demo token: ${user.readOnlyToken ?? '(none)'}`,
-      `Open GraphiQL (the dashboard query and the token header are filled in): ${url}`,
-      `Or: curl -s ${url} -H 'content-type: application/json' -H 'authorization: Bearer ${user.token}' -d '${query}'`,
+      ...(graphiql
+        ? [
+            `Open GraphiQL (the dashboard query and the token header are filled in): ${url}`,
+            `Or: ${curl}`,
+          ]
+        : ['GraphiQL is off (GRAPHIQL=on serves it). Try:', curl]),
       '',
     ].join('\n'),
   );

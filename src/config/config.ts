@@ -194,13 +194,21 @@ export interface TrustedDocumentsConfig {
   only: boolean;
 }
 
-/** `ETag` / `304 Not Modified` for queries sent with GET. */
+/** `ETag` / `304 Not Modified` for queries sent with GET; the answer cache for GET and POST. */
 export interface HttpCachingConfig {
   /** Operations whose last answer's dependencies are remembered for revalidation. @default 10_000 */
   maxEntries: number;
+  /**
+   * Byte budget of the answer cache (answers by ETag, replayed without execution while the
+   * replicas they read are unchanged); 0 turns it off. @default 32 MiB
+   */
+  answerMaxBytes: number;
 }
 
-export const DEFAULT_HTTP_CACHING: HttpCachingConfig = { maxEntries: 10_000 };
+export const DEFAULT_HTTP_CACHING: HttpCachingConfig = {
+  maxEntries: 10_000,
+  answerMaxBytes: 32 * 1024 * 1024,
+};
 
 export interface GatewayConfig {
   /** REST base URL including `/v1`. Tokens are forwarded to this origin only. */

@@ -7,6 +7,7 @@ import {
   type ClusterConfig,
   DEFAULT_CLUSTER,
   DEFAULT_DOCUMENT_CACHE,
+  DEFAULT_HTTP_CACHING,
   DEFAULT_LIMITS,
   DEFAULT_LIVE,
   DEFAULT_MAX_AGE_MS,
@@ -52,8 +53,10 @@ export interface Settings {
   persistedQueries: boolean;
   /** The manifest of registered operations, and whether only those run. */
   trustedDocuments: { manifestPath: string; only: boolean } | undefined;
-  /** ETag / 304 for GET queries. */
+  /** ETag / 304 for GET queries, and the answer cache. */
   httpCaching: boolean;
+  /** Byte budget of the answer cache (0: off). */
+  answerCacheMaxBytes: number;
   production: boolean;
   graphiql: boolean;
   introspection: boolean;
@@ -118,10 +121,11 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   PERSISTED_QUERIES             automatic persisted queries (default on)
   TRUSTED_DOCUMENTS             path of a persisted-documents.json manifest (graphql-codegen)
   TRUSTED_DOCUMENTS_ONLY        run only the manifest's operations (default off)
-  HTTP_CACHING                  ETag and 304 for GET queries (default on)
-  NODE_ENV                      production: GraphiQL, introspection and upstream metrics off by default
-  GRAPHIQL                      serve GraphiQL (default on, off in production)
-  INTROSPECTION                 allow schema introspection (default on, off in production)
+  HTTP_CACHING                  ETag and 304 for GET queries, and the answer cache (default on)
+  ANSWER_CACHE_MAX_MB           memory budget of the answer cache, 0 = off (default ${DEFAULT_HTTP_CACHING.answerMaxBytes / 1024 / 1024})
+  NODE_ENV                      production: GraphiQL, introspection (with UPSTREAM_URL) and upstream metrics off by default
+  GRAPHIQL                      serve GraphiQL (default on; off in production with UPSTREAM_URL)
+  INTROSPECTION                 allow schema introspection (default on; off in production with UPSTREAM_URL)
   SUBGRAPH                      serve the graph as a Federation v2 subgraph at /subgraph (default on)
   LOG_LEVEL                     ${LOG_LEVELS.join(', ')} (default info)
   LOG_FORMAT                    json or pretty (default pretty on a terminal, else json)
@@ -185,6 +189,10 @@ export function parseSettings(
   }
   try {
     const production = env.NODE_ENV === 'production';
+    const upstream = optional(env, 'UPSTREAM_URL', upstreamUrl);
+    // The embedded sandbox holds only demo data: production hides GraphiQL and the schema from
+    // strangers only in front of a real upstream, so the image's demo opens in a browser.
+    const exploreByDefault = !production || upstream === undefined;
     const metricsPort = optional(env, 'METRICS_PORT', (v, n) => integer(v, n, 0, 65_535));
     const manifestPath = optional(env, 'TRUSTED_DOCUMENTS', nonEmpty);
     const trustedOnly = optional(env, 'TRUSTED_DOCUMENTS_ONLY', boolean) ?? false;
@@ -206,7 +214,7 @@ export function parseSettings(
       settings: {
         port: optional(env, 'PORT', (v, n) => integer(v, n, 0, 65_535)) ?? DEFAULT_PORT,
         host: optional(env, 'HOST', nonEmpty),
-        upstreamUrl: optional(env, 'UPSTREAM_URL', upstreamUrl),
+        upstreamUrl: upstream,
         maxAgeMs:
           (optional(env, 'MAX_AGE_SECONDS', (v, n) => integer(v, n, 0, 86_400)) ??
             DEFAULT_MAX_AGE_MS / 1000) * 1000,
@@ -238,9 +246,14 @@ export function parseSettings(
         trustedDocuments:
           manifestPath === undefined ? undefined : { manifestPath, only: trustedOnly },
         httpCaching: optional(env, 'HTTP_CACHING', boolean) ?? true,
+        answerCacheMaxBytes:
+          (optional(env, 'ANSWER_CACHE_MAX_MB', (v, n) => integer(v, n, 0, 4_096)) ??
+            DEFAULT_HTTP_CACHING.answerMaxBytes / 1024 / 1024) *
+          1024 *
+          1024,
         production,
-        graphiql: optional(env, 'GRAPHIQL', boolean) ?? !production,
-        introspection: optional(env, 'INTROSPECTION', boolean) ?? !production,
+        graphiql: optional(env, 'GRAPHIQL', boolean) ?? exploreByDefault,
+        introspection: optional(env, 'INTROSPECTION', boolean) ?? exploreByDefault,
         subgraph: optional(env, 'SUBGRAPH', boolean) ?? true,
         logLevel: optional(env, 'LOG_LEVEL', logLevel) ?? 'info',
         prettyLogs: optional(env, 'LOG_FORMAT', logFormat) ?? stdoutIsTTY,

@@ -1,6 +1,7 @@
 /**
  * Every `extensions.code` the gateway itself answers with, as one union, so a refusal cannot be
- * written with a code that is not in the list (and the README's table has one place to follow).
+ * written with a code that is not in the list (and the table in docs/graph.md#errors has one
+ * place to follow).
  * Codes that graphql-yoga adds on its own (`GRAPHQL_VALIDATION_FAILED`, ...) are its own and not
  * repeated here; the ones the gateway's admission path answers with itself are.
  */
@@ -32,6 +33,11 @@ type RefusalCode =
    * keeps for one subscriber waited for it. Subscribe again with `since`.
    */
   | 'SUBSCRIBER_TOO_SLOW'
+  /**
+   * An answer in parts (`@defer`, `@stream`, a subscription) asked for with an `Accept` header
+   * that takes only one JSON body (HTTP 406).
+   */
+  | 'NOT_ACCEPTABLE'
   /** The gateway is stopping; a subscription ends with this. */
   | 'SHUTTING_DOWN'
   /** Webhooks are off: the operator gave no WEBHOOK_KEY to encrypt the tokens they keep. */

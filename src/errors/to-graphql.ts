@@ -32,7 +32,7 @@ function messageOf(error: UpstreamError): string {
 }
 
 /**
- * The one place an upstream failure becomes a GraphQL error (DESIGN section 7): a stable
+ * The one place an upstream failure becomes a GraphQL error (docs/graph.md#errors): a stable
  * `extensions.code`, and the REST error kept verbatim in `extensions.upstream`. Messages are
  * built from the operation id and the REST error only, so they never carry a token or a stack.
  */

@@ -1,7 +1,7 @@
 /**
  * Every way an upstream call can fail becomes one `UpstreamError`, built here and nowhere else,
  * and `gatewayErrorCode` maps it to the stable code the GraphQL layer puts in
- * `extensions.code` (DESIGN section 7). Nothing in this file knows GraphQL.
+ * `extensions.code` (docs/graph.md#errors). Nothing in this file knows GraphQL.
  */
 import type { HttpMethod, OperationId } from '@plans-gateway/rest-contract';
 
@@ -106,7 +106,7 @@ export function isUpstreamError(value: unknown): value is UpstreamError {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The code table (DESIGN section 7)
+// The code table (docs/graph.md#errors)
 
 export type GatewayErrorCode =
   | 'BAD_REQUEST'

@@ -3,7 +3,7 @@
  * (the body was invalid, the token is read-only, the target does not exist, the import id is
  * taken) become typed results: the classes below, which the schema registers with the errors
  * plugin. Everything else (401, other 403s, 429, 5xx, network, timeout) stays a GraphQL error
- * with the DESIGN section 7 code, and says whether the write may have been applied.
+ * with its code from docs/graph.md#errors, and says whether the write may have been applied.
  */
 import type { OperationId } from '@plans-gateway/rest-contract';
 import { copyError } from './codes.js';

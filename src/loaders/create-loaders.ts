@@ -123,7 +123,8 @@ export function createLoaders(deps: LoaderDeps): Loaders {
   );
 
   return {
-    plan: (planId) => snapshots.loader.load(planId),
+    plan: (planId) => snapshots.load(planId),
+    loaded: (planId) => snapshots.loaded(planId),
     user: () => userLoader.load('user'),
     plans: () => planListLoader.load('plans'),
     moneyMovements: (planId) => movementsLoader.load(planId),
@@ -132,7 +133,7 @@ export function createLoaders(deps: LoaderDeps): Loaders {
       // The plan list carries each plan's last_modified_on, which a write moves.
       planListLoader.clearAll();
       for (const name of snapshots.namesOf(planId)) {
-        snapshots.loader.clear(name);
+        snapshots.clear(name);
         movementsLoader.clear(name);
         groupsLoader.clear(name);
       }
@@ -142,11 +143,16 @@ export function createLoaders(deps: LoaderDeps): Loaders {
 }
 
 interface PlanLoader {
-  readonly loader: DataLoader<string, PlanSnapshot>;
+  /** The plan under this name, loading it once per operation. */
+  load(planId: string): Promise<PlanSnapshot>;
+  /** The plan under this name if this operation's load of it has already settled with one. */
+  loaded(planId: string): PlanSnapshot | undefined;
+  /** Forgets what was loaded under this name. */
+  clear(name: string): void;
   /** Every id this operation may have used for the plan `planId` names (itself, its id, its aliases). */
   namesOf(planId: string): Set<string>;
   /** Answers later loads of the plan under every name it has in this operation with `snapshot`. */
-  prime(planId: string, snapshot: PlanSnapshot | Error): void;
+  prime(planId: string, snapshot: PlanSnapshot | Error | Promise<PlanSnapshot>): void;
 }
 
 /**
@@ -163,6 +169,11 @@ function planLoader(read: (planId: string) => Promise<PlanSnapshot>): PlanLoader
     if (snapshot.planId !== planId) {
       resolvedIds.set(planId, snapshot.planId);
       loader.prime(snapshot.planId, snapshot);
+      // Rows name their plan by id: resolvers following them find it settled under that id too.
+      if (!watched.has(snapshot.planId)) {
+        settled.set(snapshot.planId, snapshot);
+        watched.add(snapshot.planId);
+      }
     }
     return snapshot;
   }
@@ -194,13 +205,52 @@ function planLoader(read: (planId: string) => Promise<PlanSnapshot>): PlanLoader
     return names;
   }
 
+  /**
+   * Snapshots whose load settled, for resolvers that can then answer without a promise. A name
+   * forgotten or primed while its load was in flight must not take that load's answer: each name
+   * counts its generations, and a settled load only counts for the generation it started in.
+   */
+  const settled = new Map<string, PlanSnapshot>();
+  const generations = new Map<string, number>();
+  const watched = new Set<string>();
+  const renew = (name: string) => {
+    generations.set(name, (generations.get(name) ?? 0) + 1);
+    settled.delete(name);
+    watched.delete(name);
+  };
+
   return {
-    loader,
+    load(planId) {
+      const promise = loader.load(planId);
+      if (!watched.has(planId)) {
+        watched.add(planId);
+        const generation = generations.get(planId);
+        promise.then(
+          (snapshot) => {
+            if (generations.get(planId) === generation) settled.set(planId, snapshot);
+          },
+          () => undefined,
+        );
+      }
+      return promise;
+    },
+    loaded: (planId) => settled.get(planId),
+    clear(name) {
+      renew(name);
+      loader.clear(name);
+    },
     namesOf,
     prime(planId, snapshot) {
-      if (!(snapshot instanceof Error) && snapshot.planId !== planId)
-        resolvedIds.set(planId, snapshot.planId);
-      for (const name of namesOf(planId)) loader.clear(name).prime(name, snapshot);
+      const known = snapshot instanceof Error || snapshot instanceof Promise ? undefined : snapshot;
+      if (known && known.planId !== planId) resolvedIds.set(planId, known.planId);
+      for (const name of namesOf(planId)) {
+        renew(name);
+        loader.clear(name).prime(name, snapshot);
+        if (known) {
+          settled.set(name, known);
+          watched.add(name);
+        }
+      }
     },
   };
 }

@@ -22,6 +22,11 @@ export interface PlanList {
 export interface Loaders {
   /** The plan by id or alias (`last-used`, `default`), fresh per the request's freshness. */
   plan(planId: string): Promise<PlanSnapshot>;
+  /**
+   * The plan, when this operation has already loaded it (id or alias as asked): resolvers
+   * answer from it without a promise, the executor's fast path. Undefined otherwise.
+   */
+  loaded(planId: string): PlanSnapshot | undefined;
   user(): Promise<User>;
   plans(): Promise<PlanList>;
   moneyMovements(planId: string): Promise<readonly MoneyMovementRow[]>;
@@ -31,6 +36,9 @@ export interface Loaders {
    * and any alias, its money movements) and the plan list, so the next read asks again.
    */
   forget(planId: string): void;
-  /** After a write and its sync: answers later reads of the plan (id or alias) with `snapshot`. */
-  prime(planId: string, snapshot: PlanSnapshot | Error): void;
+  /**
+   * After a write: answers later reads of the plan (id or alias) with `snapshot`, or with what
+   * the write's delta sync brings once it has (a promise: those reads wait for it).
+   */
+  prime(planId: string, snapshot: PlanSnapshot | Error | Promise<PlanSnapshot>): void;
 }

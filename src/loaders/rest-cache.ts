@@ -75,7 +75,8 @@ interface LoadContext {
 }
 
 /**
- * The short per-token cache of REST answers the plan export does not hold (DESIGN section 4).
+ * The short per-token cache of REST answers the plan export does not hold
+ * (docs/architecture.md#per-token-replicas-kept-fresh-by-deltas).
  * Keys start with the token key, so one token's answers are never served to another. Bounded
  * in estimated bytes, least recently used first out; an answer larger than the whole budget is
  * answered but not kept.

@@ -91,6 +91,7 @@ export function createMcpHttp(parts: McpParts): McpHttp {
       operationName: 'McpSessionUser',
       token,
       path,
+      own: true,
     });
     const result = prepared.ok ? await prepared.execute() : { errors: prepared.errors };
     return !(result.errors ?? []).some((error) => error.extensions.code === 'UNAUTHENTICATED');

@@ -186,6 +186,7 @@ function subscriptions(
       origin: who.origin ?? null,
       ownOrigins: who.ownOrigins ?? [],
       path: '/mcp',
+      own: true,
     });
     if (!prepared.ok) throw new McpError(ErrorCode.InvalidRequest, messages(prepared.errors));
     const stream = await prepared.subscribe();

@@ -71,6 +71,7 @@ export function createToolRunner(
       origin: caller.origin ?? null,
       ownOrigins: caller.ownOrigins ?? [],
       path: '/mcp',
+      own: true,
     });
     if (!prepared.ok) return { errors: prepared.errors } satisfies ExecutionResult;
     return prepared.execute();

@@ -1,15 +1,51 @@
-import { formatMilliunits, toCurrencyAmount } from '@plans-gateway/rest-contract';
+import {
+  type CurrencyFormat,
+  formatMilliunits,
+  toCurrencyAmount,
+} from '@plans-gateway/rest-contract';
 import type { PlanScoped } from '../replica/types.js';
 import type { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
+import { withPlan } from './in-plan.js';
 import { Milliunits } from './scalars.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 export type FieldBuilder<Shape> = PothosSchemaTypes.ObjectFieldBuilder<Types, Shape>;
 
-async function currencyFormatOf(row: PlanScoped, ctx: GatewayContext) {
-  const plan = await ctx.loaders.plan(row.plan_id);
-  return plan.info.currency_format;
+/** Formatted amounts kept per currency format object; a full table starts over. */
+const FORMATTED_PER_FORMAT = 4_096;
+const NO_FORMAT = {};
+const formattedByFormat = new WeakMap<object, Map<number, string>>();
+
+/**
+ * Private: `formatMilliunits`, remembered per currency format (a replica's format object lives as
+ * long as its snapshot): a plan's answers repeat the same few thousand amounts (balances, budgeted
+ * figures), each formatted on every answer otherwise. Module-level but keyed by the replicas'
+ * own objects, so nothing crosses gateways or outlives the snapshot that owns the format.
+ */
+function formatted(milliunits: number, format: CurrencyFormat | null): string {
+  const key = format ?? NO_FORMAT;
+  let table = formattedByFormat.get(key);
+  if (!table) {
+    table = new Map();
+    formattedByFormat.set(key, table);
+  }
+  let text = table.get(milliunits);
+  if (text === undefined) {
+    if (table.size >= FORMATTED_PER_FORMAT) table.clear();
+    text = formatMilliunits(milliunits, format);
+    table.set(milliunits, text);
+  }
+  return text;
+}
+
+/** The amount in the row's plan's currency format, without a promise once the plan is loaded. */
+function inCurrency<T>(
+  row: PlanScoped,
+  ctx: GatewayContext,
+  convert: (format: CurrencyFormat | null) => T,
+): T | Promise<T> {
+  return withPlan(ctx, row.plan_id, (plan) => convert(plan.info.currency_format));
 }
 
 /**
@@ -27,13 +63,12 @@ export function amountFields<Shape extends PlanScoped>(
     [name]: t.field({ type: Milliunits, description, resolve: get }),
     [`${name}Formatted`]: t.string({
       description: `\`${name}\` formatted in the plan's currency format.`,
-      resolve: async (row, _args, ctx) =>
-        formatMilliunits(get(row), await currencyFormatOf(row, ctx)),
+      resolve: (row, _args, ctx) => inCurrency(row, ctx, (format) => formatted(get(row), format)),
     }),
     [`${name}Currency`]: t.float({
       description: `\`${name}\` as a decimal amount of the plan's currency.`,
-      resolve: async (row, _args, ctx) =>
-        toCurrencyAmount(get(row), await currencyFormatOf(row, ctx)),
+      resolve: (row, _args, ctx) =>
+        inCurrency(row, ctx, (format) => toCurrencyAmount(get(row), format)),
     }),
   };
 }
@@ -50,17 +85,19 @@ export function nullableAmountFields<Shape extends PlanScoped>(
     [`${name}Formatted`]: t.string({
       nullable: true,
       description: `\`${name}\` formatted in the plan's currency format.`,
-      resolve: async (row, _args, ctx) => {
+      resolve: (row, _args, ctx) => {
         const amount = get(row);
-        return amount === null ? null : formatMilliunits(amount, await currencyFormatOf(row, ctx));
+        return amount === null ? null : inCurrency(row, ctx, (format) => formatted(amount, format));
       },
     }),
     [`${name}Currency`]: t.float({
       nullable: true,
       description: `\`${name}\` as a decimal amount of the plan's currency.`,
-      resolve: async (row, _args, ctx) => {
+      resolve: (row, _args, ctx) => {
         const amount = get(row);
-        return amount === null ? null : toCurrencyAmount(amount, await currencyFormatOf(row, ctx));
+        return amount === null
+          ? null
+          : inCurrency(row, ctx, (format) => toCurrencyAmount(amount, format));
       },
     }),
   };

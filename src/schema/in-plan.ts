@@ -9,10 +9,27 @@ export function inPlan<Row extends PlanScoped, Target>(
   idOf: (row: Row) => string | null,
   find: (plan: PlanSnapshot, id: string) => Target | undefined,
 ) {
-  return async (row: Row, _args: unknown, ctx: GatewayContext): Promise<Target | null> => {
+  return (
+    row: Row,
+    _args: unknown,
+    ctx: GatewayContext,
+  ): Target | null | Promise<Target | null> => {
     const id = idOf(row);
-    return id === null ? null : (find(await ctx.loaders.plan(row.plan_id), id) ?? null);
+    return id === null ? null : withPlan(ctx, row.plan_id, (plan) => find(plan, id) ?? null);
   };
+}
+
+/**
+ * `use` applied to the plan: at once when this operation already loaded it (rows always come
+ * from a loaded plan), so the field needs no promise; else once it is loaded.
+ */
+export function withPlan<T>(
+  ctx: GatewayContext,
+  planId: string,
+  use: (plan: PlanSnapshot) => T,
+): T | Promise<T> {
+  const plan = ctx.loaders.loaded(planId);
+  return plan ? use(plan) : ctx.loaders.plan(planId).then(use);
 }
 
 export const findAccount = (plan: PlanSnapshot, id: string) => plan.account(id);

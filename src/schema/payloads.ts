@@ -1,17 +1,20 @@
 /**
- * What every mutation payload shares: the plan it changed, the state it answers from, and the
- * result union options. Saved entities are read from the replica after the write and its delta
- * sync, so their links (an account's balance, a category's activity) are current; where no sync
- * ran, or the entity is gone (a delete), they come from the REST answer itself.
+ * What every mutation payload shares: the plan it changed and the result union options. Saved
+ * entities are answered as the write's REST answer carried them, at once; their links (an
+ * account's balance, a category's activity, a new payee) read the plan, which waits for the
+ * write's delta sync. A mutation whose selection reads only the saved entities' own fields thus
+ * answers after one upstream round trip (see src/writes/pipeline.ts).
  */
 import type { ArgBuilder } from '@pothos/core';
-import type { PlanScoped, PlanSnapshot } from '../replica/types.js';
+import type { PlanScoped } from '../replica/types.js';
 import type { WriteOperationId } from '../writes/effects.js';
 import type { WriteOutcome } from '../writes/pipeline.js';
+import { changesBetween } from '../writes/write-changes.js';
 import type { FieldBuilder } from './amounts.js';
 import type { builder } from './builder.js';
 import { Plan } from './plan.js';
 import { PlanIdScalar } from './scalars.js';
+import { WriteChangesType } from './write-changes.js';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 /** What an input type's `fields` callback receives, for field lists shared by several inputs. */
@@ -20,28 +23,20 @@ export type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, 'InputObjec
 export interface PayloadBase {
   /** The concrete plan id when known, else the id or alias the client sent. */
   readonly planId: string;
-  /** The replica after the write and its delta sync; absent when no sync ran. */
-  readonly snapshot?: PlanSnapshot;
+  /** The replica before and after the write, what `changes` compares; absent when none was held. */
+  readonly replicas?: WriteOutcome<WriteOperationId>['replicas'];
 }
 
 export function payloadBase(outcome: WriteOutcome<WriteOperationId>): PayloadBase {
-  return outcome.snapshot
-    ? { planId: outcome.planId, snapshot: outcome.snapshot }
-    : { planId: outcome.planId };
+  return {
+    planId: outcome.planId,
+    ...(outcome.replicas ? { replicas: outcome.replicas } : {}),
+  };
 }
 
 /** A REST answer entity as a replica row of the plan. */
 export function scoped<T extends object>(row: T, planId: string): T & PlanScoped {
   return { ...row, plan_id: planId };
-}
-
-/** The entity as the synced replica holds it, else as the REST answer carried it. */
-export function current<Row>(
-  payload: PayloadBase,
-  find: (plan: PlanSnapshot) => Row | undefined,
-  answer: Row,
-): Row {
-  return (payload.snapshot && find(payload.snapshot)) ?? answer;
 }
 
 /** `plan`: the changed plan, to read anything else back in the same round-trip. */
@@ -50,6 +45,23 @@ export function planField<Shape extends PayloadBase>(t: FieldBuilder<Shape>) {
     type: Plan,
     description: 'The plan the mutation changed, as it is after the write.',
     resolve: (payload) => ({ id: payload.planId, summary: null }),
+  });
+}
+
+/** `changes`: what the write changed, for normalized caches (write-changes.ts). */
+export function changesField<Shape extends PayloadBase>(t: FieldBuilder<Shape>) {
+  return t.field({
+    type: WriteChangesType,
+    nullable: true,
+    description:
+      'The accounts, categories, month categories and months the write changed, as they are after it. Null when the gateway held no replica of the plan before the write (nothing to compare with: query what you show).',
+    // The delta brings the derived figures: this field waits for it.
+    resolve: async ({ replicas }) => {
+      const after = await replicas?.after;
+      return replicas && after && after.planId === replicas.before.planId
+        ? changesBetween(replicas.before, after)
+        : null;
+    },
   });
 }
 

@@ -73,9 +73,28 @@ function toDate(value: unknown, node?: ValueNode): string {
   );
 }
 
+const DATE_SHAPE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Private: the output check, on every date of every answer: the shape and the day of the month by
+ * arithmetic. LocalDate's check builds a Date per value; inputs keep it (its messages, its rules).
+ */
+function isOutputDate(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const match = DATE_SHAPE.exec(value);
+  if (!match) return false;
+  const year = Number(match[1]);
+  const month = Number(match[2]);
+  const day = Number(match[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0);
+}
+
 builder.scalarType('Date', {
   description: 'A calendar date in `YYYY-MM-DD` form (UTC), as the REST interface sends dates.',
-  serialize: (value) => toDate(value),
+  serialize: (value) => (isOutputDate(value) ? value : toDate(value)),
   parseValue: (value) => toDate(value),
   parseLiteral: (node) => toDate(node.kind === Kind.STRING ? node.value : undefined, node),
   extensions: { codegenScalarType: 'string' },

@@ -5,6 +5,7 @@ import type { Plugin, YogaServerOptions } from 'graphql-yoga';
 import type { GatewayConfig } from '../config/config.js';
 import { useErrorHygiene } from '../errors/use-error-hygiene.js';
 import { useInputErrorNames } from '../errors/use-input-error-names.js';
+import type { OperationTracer } from '../operation/tracer.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import { type Logger, logOperations } from '../telemetry/logger.js';
@@ -13,6 +14,8 @@ import type { OperationReportSink } from '../telemetry/operation-report.js';
 import type { Admission } from './admission/admission.js';
 import { useAdmission } from './admission/use-admission.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
+import type { AnswerCache } from './plugins/answer-cache.js';
+import { useBatchedStreams } from './plugins/use-batched-streams.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
@@ -23,6 +26,7 @@ import { useOperationReport } from './plugins/use-operation-report.js';
 import { useReadiness } from './plugins/use-readiness.js';
 import type { RequestIds } from './plugins/use-request-id.js';
 import { useResponseExtensions } from './plugins/use-response-extensions.js';
+import { useStreamsNeedStreaming } from './plugins/use-streams-need-streaming.js';
 
 /** What yoga takes as a plugin of the gateway's server (some read the gateway's context). */
 export type GatewayPlugin = NonNullable<
@@ -45,6 +49,10 @@ export interface GatewayPluginsOptions {
   draining: () => boolean;
   /** `/ready`'s question to the upstream, through the gateway's own client. */
   probeUpstream: (signal: AbortSignal) => Promise<number>;
+  /** Traces operations (a replayed answer gets its span too). @default none */
+  tracer?: OperationTracer | undefined;
+  /** Answers by ETag, one budget for every endpoint (HTTP caching). @default none */
+  answers?: AnswerCache | undefined;
   /** The caller's plugins, after the gateway's own and before the operation report. */
   extra?: readonly Plugin[] | undefined;
 }
@@ -94,10 +102,21 @@ export function operationPlugins(
             defaultMaxAgeMs: config.maxAgeMs,
             schemaDigest: createHash('sha256').update(printSchema(served)).digest('hex'),
             maxEntries: config.httpCaching.maxEntries,
+            ...(options.answers ? { answers: options.answers } : {}),
+            metrics: config.metrics,
+            maxBodyBytes: config.limits.bodyBytes,
+            report: {
+              sinks: options.sinks,
+              requestIdOf: requestIds.of,
+              isAccepted: options.isAccepted,
+              tracer: options.tracer,
+            },
           }),
         ]
       : []),
     useDeferStream(),
+    useBatchedStreams(),
+    useStreamsNeedStreaming(),
     useIntrospection({ enabled: config.introspection }),
     useOperationDeadline(),
     useErrorHygiene(),

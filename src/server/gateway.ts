@@ -24,6 +24,7 @@ import {
 } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
 import type { Webhooks } from '../webhooks/webhooks.js';
+import { createSettling } from '../writes/settling.js';
 import { type Admission, createAdmission } from './admission/admission.js';
 import { corsOptions } from './cors-options.js';
 import { classifyFailure } from './failure-policy.js';
@@ -39,6 +40,7 @@ import {
 import { createGatewayReplicas } from './gateway-replicas.js';
 import { createGatewayWebhooks } from './gateway-webhooks.js';
 import { operationContext } from './operation-context.js';
+import { createAnswerCache } from './plugins/answer-cache.js';
 import { persistedDocuments } from './plugins/use-persisted-documents.js';
 import { createRequestIds } from './plugins/use-request-id.js';
 import { SUBGRAPH_PATH, useSubgraphEndpoint } from './plugins/use-subgraph-endpoint.js';
@@ -123,6 +125,11 @@ export interface Gateway {
    * subscriptions end, so their clients reconnect elsewhere instead of holding the drain.
    */
   drain(): void;
+  /**
+   * Resolves once the delta syncs that follow writes through the gateway have settled (a
+   * mutation may answer before its delta: see src/writes/settling.ts).
+   */
+  settled(): Promise<void>;
   /** Cooperation with other instances through Redis, when configured. */
   readonly cluster?: Cluster;
   /** Webhooks (`config.webhooks`): endpoints, their feeds and the deliverer. */
@@ -219,6 +226,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     sinks,
     draining: () => draining,
     probeUpstream: (signal) => upstream.probe(signal),
+    tracer: deps.tracer,
+    answers:
+      config.httpCaching && config.httpCaching.answerMaxBytes > 0
+        ? createAnswerCache({ maxBytes: config.httpCaching.answerMaxBytes })
+        : undefined,
     extra: deps.plugins,
   };
   const webhooks = createGatewayWebhooks({
@@ -228,6 +240,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     logger,
     dispatcher: deps.webhookDispatcher,
   });
+  const settling = createSettling();
   const context = operationContext({
     config,
     now,
@@ -240,6 +253,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     cluster,
     tracer: deps.tracer,
     webhooks: webhooks.registry,
+    settling,
   });
   let subgraphEndpoint: SubgraphEndpoint | undefined;
   // The subgraph answers behind the gateway's door (CORS, headers, compression): no CORS of its own.
@@ -284,6 +298,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     metrics,
     admission,
     ...(logger ? { logger } : {}),
+    settled: () => settling.idle(),
     drain() {
       draining = true;
       void live.close();
@@ -293,6 +308,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     async close() {
       await webhooks.running?.close();
       await live.close();
+      // Deltas after writes carry on past their answers; the upstream pool closes after them.
+      await settling.idle();
       await upstream.close();
       if (cluster && !deps.cluster) await cluster.close();
     },

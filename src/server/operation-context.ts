@@ -13,6 +13,7 @@ import type { GatewayContext } from '../schema/context.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { WebhookRegistry } from '../webhooks/webhooks.js';
 import { createWritePipeline } from '../writes/pipeline.js';
+import type { Settling } from '../writes/settling.js';
 import { freshnessFrom } from './freshness.js';
 import type { GatewayLedger } from './gateway-cluster.js';
 import type { RequestIds } from './plugins/use-request-id.js';
@@ -29,6 +30,8 @@ export interface OperationContextDeps {
   cluster?: Cluster | undefined;
   tracer?: OperationTracer | undefined;
   webhooks: WebhookRegistry;
+  /** The delta syncs after writes, which later reads of the same token wait for. */
+  settling: Settling;
 }
 
 /**
@@ -37,8 +40,19 @@ export interface OperationContextDeps {
  * another.
  */
 export function operationContext(deps: OperationContextDeps) {
-  const { config, now, upstream, replicas, restCache, live, usage, requestIds, cluster, tracer } =
-    deps;
+  const {
+    config,
+    now,
+    upstream,
+    replicas,
+    restCache,
+    live,
+    usage,
+    requestIds,
+    cluster,
+    tracer,
+    settling,
+  } = deps;
   const { webhooks } = deps;
   return ({ request }: { request: Request }): GatewayContext => {
     const credentials = credentialsFrom(request);
@@ -57,6 +71,9 @@ export function operationContext(deps: OperationContextDeps) {
       upstream,
       replicas: {
         read: async (read) => {
+          // A write's delta still settling: read what it brings (read-your-writes).
+          const pending = credentials && settling.wait(credentials.tokenKey);
+          if (pending) await pending;
           const answer = await meteredReplicas.read(read);
           reads.replica(read.planId, answer);
           return answer;
@@ -68,6 +85,7 @@ export function operationContext(deps: OperationContextDeps) {
     });
     const writes = createWritePipeline({
       credentials,
+      settling,
       upstream,
       replicas: {
         ...meteredReplicas,

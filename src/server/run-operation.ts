@@ -40,6 +40,11 @@ export interface OperationCall {
   readonly requestId?: string;
   /** Where the request is said to arrive (shows in nothing but yoga's request URL). */
   readonly path?: string;
+  /**
+   * The gateway's own document (a curated MCP tool, a manifest operation), never text a client
+   * sent: admitted under trusted documents without a hash. @default false
+   */
+  readonly own?: boolean;
 }
 
 /** An operation admitted and validated, ready to execute or subscribe. */
@@ -78,6 +83,7 @@ export async function prepareOperation(
     origin: call.origin ?? null,
     ownOrigins: call.ownOrigins ?? [],
     requestId,
+    own: call.own ?? false,
   });
   if (!verdict.admitted) return { ok: false, errors: [verdict.error] };
   const request = new Request(`http://operation.invalid${call.path ?? '/graphql'}`, {

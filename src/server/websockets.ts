@@ -9,10 +9,11 @@
  * - Origin: an upgrade from an origin outside `CORS_ORIGINS` is refused with 403 before any
  *   connection exists (WebSockets are not subject to CORS; browsers send `Origin` on upgrades).
  * - Authentication: the client's token in `connectionParams`, as `{ authorization: 'Bearer <t>' }`
- *   (or `{ token: '<t>' }`); at `/subgraph`, else the upgrade's `Authorization` header, which a
- *   router forwards there. It is checked per operation, as over HTTP: an operation with a token
- *   that cannot be one, or one the upstream refused, fails alone (an `error` message); without a
- *   token, what needs one fails with UNAUTHENTICATED.
+ *   (or `{ token: '<t>' }`), else the upgrade request's, as over HTTP (`Authorization: Bearer`,
+ *   which server-side clients and routers send on the upgrade, or `access_token` in its URL). It
+ *   is checked per operation, as over HTTP: an operation with a token that cannot be one, or one
+ *   the upstream refused, fails alone (an `error` message); without a token, what needs one fails
+ *   with UNAUTHENTICATED.
  * - Refusals of one operation never end the connection; a failure of the gateway's own is
  *   logged (structured, through the gateway's logger) and fails that operation only.
  * - Limits: `live.maxSubscriptionsPerConnection` operations at once per connection (refused
@@ -43,6 +44,7 @@ import { copyError, gatewayError } from '../errors/codes.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
 import type { TimerHandle } from '../live/scheduler.js';
+import { presentedToken } from '../operation/credentials.js';
 import { ownOriginsOf } from './admission/origin.js';
 import type { Gateway } from './gateway.js';
 import { SUBGRAPH_PATH } from './plugins/use-subgraph-endpoint.js';
@@ -64,11 +66,6 @@ interface Endpoint {
   readonly yoga: Gateway['yoga'];
   /** The schema admission prices against, when not the graph's. */
   readonly schema?: GraphQLSchema;
-  /**
-   * Whether the upgrade request's `Authorization` header carries the token when
-   * `connectionParams` do not: routers forward the client's header on the upgrade to a subgraph.
-   */
-  readonly upgradeToken?: boolean;
 }
 
 type ConnectionParams = Record<string, unknown>;
@@ -102,7 +99,7 @@ export function attachWebSockets(
   // first use.
   const endpoints = new Map<string, () => Endpoint>([[path, () => ({ yoga: gateway.yoga })]]);
   const { subgraph } = gateway;
-  if (subgraph) endpoints.set(SUBGRAPH_PATH, () => ({ ...subgraph(), upgradeToken: true }));
+  if (subgraph) endpoints.set(SUBGRAPH_PATH, subgraph);
   const scheduler = gateway.live.scheduler;
   const wss = new WebSocketServer({
     noServer: true,
@@ -166,11 +163,7 @@ export function attachWebSockets(
         const endpoint = endpoints.get(endpointPath)?.();
         if (!endpoint) throw new Error(`no WebSocket endpoint at ${endpointPath}`);
         const token =
-          tokenFromConnectionParams(ctx.connectionParams) ??
-          (endpoint.upgradeToken
-            ? tokenFromConnectionParams({ authorization: headers.authorization })
-            : null) ??
-          undefined;
+          tokenFromConnectionParams(ctx.connectionParams) ?? upgradeToken(ctx.extra.request);
         const verdict = admission.admit({
           query: payload.query,
           variables: payload.variables,
@@ -291,6 +284,16 @@ export function attachWebSockets(
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+}
+
+/** Private: the token the upgrade request presents, read as an HTTP request's is. */
+function upgradeToken(request: IncomingMessage): string | undefined {
+  const { authorization } = request.headers;
+  return presentedToken(
+    new Request(new URL(request.url ?? '/', 'http://upgrade.invalid'), {
+      headers: authorization ? { authorization } : {},
+    }),
+  );
 }
 
 /** Private: the path of an upgrade request. */

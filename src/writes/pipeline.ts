@@ -10,10 +10,14 @@
  *    alias (`last-used`, `default`) is applied to no replica: which plan it landed in is the
  *    upstream's to say, and its delta sync (step 3, through the alias) brings it.
  * 3. Unless the answer is the write's whole effect (payees, category groups) and was applied,
- *    run one delta sync right away, inside this operation, so derived values (account balances,
- *    category activity, month totals, the other side of a transfer) are current both in the
- *    payload and in the next query. If that sync fails (429, 5xx), the payload answers from the applied
- *    entities and `extensions.stale` says so.
+ *    start one delta sync right away without waiting for it: this operation's reads of the plan
+ *    take what it brings (the loaders are primed with its promise), the token's next operations
+ *    wait for it (`settling.ts`), and the saved entities answer from the write's answer at once,
+ *    so derived values (account balances, category activity, month totals, the other side of a
+ *    transfer) are current wherever they are read, and a selection of the saved entities' own
+ *    fields answers after one upstream round trip. A write through an alias waits for its delta,
+ *    which alone says which plan the write landed in. If that sync fails (429, 5xx), what waited
+ *    for it answers from the applied entities and `extensions.stale` says so.
  *
  * Cost model: a mutation costs its write plus at most one delta request (none for payee and
  * category group writes by plan id, none when this token holds no replica of the plan yet: then
@@ -40,9 +44,12 @@ import type { OperationMeter } from '../operation/meter.js';
 import type { PlanSnapshot, ReplicaStore } from '../replica/types.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { WRITE_EFFECTS, type WriteOperationId } from './effects.js';
+import type { Settling } from './settling.js';
 
 export interface WritePipelineDeps {
   credentials: Credentials | null;
+  /** The delta syncs after writes that later reads of the token wait for. */
+  settling: Settling;
   upstream: UpstreamClient;
   /** `read` must charge its upstream calls to `meter` (the gateway wraps it). */
   replicas: PlanReplicas & Pick<ReplicaStore, 'applySaved' | 'peek' | 'expire'>;
@@ -68,10 +75,14 @@ export interface WriteOutcome<Op extends WriteOperationId> {
   /** The concrete plan id when a replica of the plan is held, else the id or alias sent. */
   readonly planId: string;
   /**
-   * The replica after the write and its delta sync (or, when that sync failed, with the write
-   * applied); absent when no sync ran (payee and category group writes, or no replica held).
+   * The replica before the write, and after it (applied, then synced: a promise, for the delta
+   * follows the answer), when a replica was held before: what `changes` compares
+   * (write-changes.ts), when both are of the same plan.
    */
-  readonly snapshot?: PlanSnapshot;
+  readonly replicas?: {
+    readonly before: PlanSnapshot;
+    readonly after: Promise<PlanSnapshot | undefined>;
+  };
 }
 
 export interface Writes {
@@ -87,9 +98,18 @@ export interface Writes {
   peek(planId: string): PlanSnapshot | undefined;
 }
 
+/** Private: the outcome's `replicas`, when a replica was held before the write. */
+function compared(
+  before: PlanSnapshot | undefined,
+  after: Promise<PlanSnapshot | undefined>,
+): Pick<WriteOutcome<WriteOperationId>, 'replicas'> {
+  return before ? { replicas: { before, after } } : {};
+}
+
 export function createWritePipeline(deps: WritePipelineDeps): Writes {
   const {
     credentials,
+    settling,
     upstream,
     replicas,
     restCache,
@@ -106,11 +126,14 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
 
   const today = (): IsoDate => new Date(now()).toISOString().slice(0, 10);
 
-  /** Private: the delta sync after a write; its failure never fails the (successful) write. */
+  /**
+   * Private: the delta sync after a write; never rejects: its failure never fails the
+   * (successful) write, and fields that needed the plan say why.
+   */
   async function syncAfterWrite(
     { token, tokenKey }: Credentials,
     planId: string,
-  ): Promise<PlanSnapshot | undefined> {
+  ): Promise<PlanSnapshot | Error> {
     try {
       const signal = deadline?.();
       const read = await meter.track(
@@ -126,16 +149,28 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       if (read.stale) {
         meter.stale({ source: read.snapshot.planId, reason: read.stale.reason, ageMs: read.ageMs });
       }
-      loaders.prime(planId, read.snapshot);
       return read.snapshot;
     } catch (error) {
       // No replica to fall back on (it was dropped): fields that need the plan report why.
-      loaders.prime(
-        planId,
-        isUpstreamError(error) ? toGraphQLError(error) : new Error('plan sync failed'),
-      );
-      return undefined;
+      return isUpstreamError(error) ? toGraphQLError(error) : new Error('plan sync failed');
     }
+  }
+
+  /**
+   * Private: starts the delta sync without waiting for it. This operation's reads of the plan
+   * take its snapshot (they wait for it), later operations of the token wait for it too
+   * (`settling`); fields answered from the write's own answer do not wait at all.
+   */
+  function settle(creds: Credentials, planId: string): Promise<PlanSnapshot | Error> {
+    const synced = syncAfterWrite(creds, planId);
+    settling.add(creds.tokenKey, synced);
+    const forLoaders = synced.then((result) =>
+      result instanceof Error ? Promise.reject(result) : result,
+    );
+    // A failure reaches the fields that read the plan; none may be left unhandled.
+    forLoaders.catch(() => undefined);
+    loaders.prime(planId, forLoaders);
+    return synced;
   }
 
   /** Private: applies the answer; an answer the replica refuses must not fail a write that was done. */
@@ -158,6 +193,7 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     async run(operationId, params, options = {}) {
       const creds = requireCredentials();
       const call = { token: creds.token, meter };
+      const before = replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       let data: OperationResult<typeof operationId>;
       try {
         data = await meter.track(upstream.callWithParams(operationId, call, params));
@@ -178,10 +214,17 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       loaders.forget(params.planId);
       const held = applied ?? replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       // A held replica the answer could not be applied to needs the delta even after a complete write.
-      const sync = held !== undefined && (!effect.complete || applied === undefined);
-      const snapshot = sync ? await syncAfterWrite(creds, params.planId) : undefined;
-      const planId = snapshot?.planId ?? held?.planId ?? params.planId;
-      return snapshot ? { data, planId, snapshot } : { data, planId };
+      if (held === undefined || (effect.complete && applied !== undefined)) {
+        const planId = held?.planId ?? params.planId;
+        return { data, planId, ...compared(before, Promise.resolve(applied)) };
+      }
+      const synced = settle(creds, params.planId);
+      const after = synced.then((result) => (result instanceof Error ? applied : result));
+      if (!viaAlias) return { data, planId: held.planId, ...compared(before, after) };
+      // Through an alias only the delta says which plan the write landed in: the answer waits.
+      const snapshot = await synced;
+      const planId = snapshot instanceof Error ? held.planId : snapshot.planId;
+      return { data, planId, ...compared(before, after) };
     },
     today,
     peek(planId) {

@@ -8,10 +8,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { dockerfileStages as stages } from './support/image.js';
 import { ROOT } from './support/process.js';
 
-const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
 interface Manifest {
+  name: string;
   scripts: Record<string, string>;
   dependencies?: Record<string, string>;
   workspaces?: string[];
@@ -19,21 +20,15 @@ interface Manifest {
 const readManifest = (dir: string) =>
   JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as Manifest;
 const manifest = readManifest('.');
-const workspaces = manifest.workspaces ?? [];
-
-function stages(): string[][] {
-  const lines = dockerfile
-    .replace(/\\\n\s*/g, ' ')
-    .split('\n')
-    .map((line) => line.trim().replace(/\s+/g, ' '))
-    .filter((line) => line !== '' && !line.startsWith('#'));
-  const result: string[][] = [];
-  for (const line of lines) {
-    if (line.startsWith('FROM ')) result.push([]);
-    result.at(-1)?.push(line);
-  }
-  return result;
-}
+const allWorkspaces = manifest.workspaces ?? [];
+/**
+ * The workspaces the gateway runs (its dependencies): in the image. The others are for client
+ * apps (the client kit, the example web app) and stay out; `npm ci` skips workspaces whose
+ * folders are absent.
+ */
+const workspaces = allWorkspaces.filter(
+  (dir) => readManifest(dir).name in (manifest.dependencies ?? {}),
+);
 
 describe('Dockerfile', () => {
   it('builds with npm ci and npm run build in a stage of its own', () => {
@@ -48,6 +43,12 @@ describe('Dockerfile', () => {
   it('installs every workspace package from its manifest and ships it as built', () => {
     const [build = [], runtime = []] = stages();
     expect(workspaces).toEqual(['packages/rest-contract', 'packages/sandbox']);
+    expect(allWorkspaces.filter((dir) => !workspaces.includes(dir))).toEqual([
+      'packages/client-kit',
+      'examples/web',
+    ]);
+    for (const stage of [build, runtime])
+      expect(stage.filter((line) => /client-kit|examples\/web/.test(line))).toEqual([]);
     for (const stage of [build, runtime]) {
       const install = stage.findIndex((line) => line.startsWith('RUN npm ci'));
       for (const workspace of workspaces) {
@@ -74,7 +75,7 @@ describe('Dockerfile', () => {
     expect(user).not.toMatch(/USER (root|0)\b/);
     const health = runtime.find((line) => line.startsWith('HEALTHCHECK '));
     expect(health).toContain('/health');
-    expect(runtime).toContain('ENV NODE_ENV=production PORT=4000');
+    expect(runtime).toContain('ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000');
   });
 
   it.each(['.', ...workspaces])(

@@ -183,15 +183,27 @@ describe('parseSettings', () => {
     );
   });
 
-  it('turns GraphiQL and introspection off in production unless asked for', () => {
-    expect(settings({ NODE_ENV: 'production' })).toMatchObject({
+  it('turns GraphiQL and introspection off in production before a real upstream unless asked for', () => {
+    const real = { NODE_ENV: 'production', UPSTREAM_URL: 'https://api.ynab.com/v1' };
+    expect(settings(real)).toMatchObject({
       production: true,
       graphiql: false,
       introspection: false,
     });
-    expect(
-      settings({ NODE_ENV: 'production', GRAPHIQL: 'on', INTROSPECTION: 'true' }),
-    ).toMatchObject({ graphiql: true, introspection: true });
+    expect(settings({ ...real, GRAPHIQL: 'on', INTROSPECTION: 'true' })).toMatchObject({
+      graphiql: true,
+      introspection: true,
+    });
+  });
+
+  it('keeps GraphiQL and introspection on for the embedded demo sandbox, in production too', () => {
+    expect(settings({ NODE_ENV: 'production' })).toMatchObject({
+      production: true,
+      upstreamUrl: undefined,
+      graphiql: true,
+      introspection: true,
+    });
+    expect(settings({ NODE_ENV: 'production', GRAPHIQL: 'off' }).graphiql).toBe(false);
   });
 
   it('serves the subgraph endpoint unless SUBGRAPH is off, in production too', () => {
@@ -311,7 +323,10 @@ describe('parseSettings', () => {
       persistedQueries: true,
       trustedDocuments: undefined,
       httpCaching: true,
+      answerCacheMaxBytes: 32 * 1024 * 1024,
     });
+    expect(settings({ ANSWER_CACHE_MAX_MB: '0' })).toMatchObject({ answerCacheMaxBytes: 0 });
+    expect(error({ ANSWER_CACHE_MAX_MB: '-1' })).toContain('ANSWER_CACHE_MAX_MB');
     expect(
       settings({
         CORS_ALLOWED_HEADERS: 'X-Team-Id, x-build',

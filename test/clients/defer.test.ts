@@ -74,4 +74,20 @@ describe('@defer over multipart HTTP and SSE', () => {
     expect(text).toContain('event: complete');
     expect(stack.upstreamCalls()).toEqual(['getPlanById']);
   });
+
+  it('answers @defer asked for as one JSON body with 406 and an error that says what to send', async () => {
+    const response = await post(stack.url, stack.token, 'application/json');
+    expect(response.statusCode).toBe(406);
+    expect(response.headers['content-type']).toContain('application/json');
+    expect(response.headers.accept).toBe('multipart/mixed, text/event-stream');
+    let text = '';
+    for await (const chunk of response) text += chunk;
+    const body = JSON.parse(text) as {
+      errors: { message: string; extensions: { code: string } }[];
+    };
+    expect(body.errors).toHaveLength(1);
+    expect(body.errors[0]?.extensions.code).toBe('NOT_ACCEPTABLE');
+    expect(body.errors[0]?.message).toContain('Accept: multipart/mixed');
+    expect(body.errors[0]?.message).toContain('@defer');
+  });
 });

@@ -17,11 +17,22 @@ import { DASHBOARD_QUERY } from '../../src/server/example-queries.js';
 const root = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 
-/** Every GraphQL document a reader copies from: README blocks, bench operations, examples, GraphiQL. */
+/**
+ * Every GraphQL document a reader copies from: the blocks of README.md and docs/*.md, bench
+ * operations, examples, GraphiQL.
+ */
 function exampleDocuments(): [string, string][] {
-  const readme = read('README.md');
-  const blocks = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map(
-    (match, i): [string, string] => [`README.md block ${i + 1}`, match[1]!],
+  const pages = [
+    'README.md',
+    ...readdirSync(new URL('docs/', root))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ];
+  const blocks = pages.flatMap((page) =>
+    [...read(page).matchAll(/```graphql\n([\s\S]*?)```/g)].map((match, i): [string, string] => [
+      `${page} block ${i + 1}`,
+      match[1]!,
+    ]),
   );
   const files = (folder: string) =>
     readdirSync(new URL(folder, root))
@@ -70,7 +81,7 @@ function selectionsWithoutId(document: DocumentNode): string[] {
 describe('example documents', () => {
   const documents = exampleDocuments();
 
-  it('are found: README blocks, bench operations and the GraphiQL query', () => {
+  it('are found: documentation blocks, bench operations and the GraphiQL query', () => {
     expect(documents.length).toBeGreaterThan(8);
   });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request as rawRequest } from 'node:http';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../support/stack.js';
@@ -67,6 +68,46 @@ describe('HTTP caching of GET queries', () => {
     expect(body.extensions?.upstream).toBeUndefined();
     // The same answer, the same ETag.
     expect((await get(HEADER)).header('etag')).toBe(first.header('etag'));
+  });
+
+  it('sends one Vary line naming everything the answer depends on, 304s included', async () => {
+    /** The header lines as they crossed the wire, names lower-cased. */
+    const varyLines = (headers: Record<string, string>) =>
+      new Promise<string[]>((resolve, reject) => {
+        const url = new URL(stack.url);
+        url.searchParams.set('query', HEADER);
+        rawRequest(
+          url,
+          { headers: { authorization: `Bearer ${stack.token}`, ...headers } },
+          (res) => {
+            res.resume();
+            const lines: string[] = [];
+            for (let i = 0; i < res.rawHeaders.length; i += 2)
+              if (res.rawHeaders[i]?.toLowerCase() === 'vary')
+                lines.push(res.rawHeaders[i + 1] ?? '');
+            resolve(lines);
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+    const names = (line: string | undefined) => new Set(line?.split(/\s*,\s*/));
+    const plain = await varyLines({ accept: 'application/json' });
+    expect(plain).toHaveLength(1);
+    expect(names(plain[0])).toEqual(new Set(['Authorization', 'Accept', 'Accept-Encoding']));
+    const fromPage = await varyLines({
+      accept: 'application/json',
+      'accept-encoding': 'gzip',
+      origin: 'http://localhost:5173',
+    });
+    expect(fromPage).toHaveLength(1);
+    expect(names(fromPage[0])).toEqual(
+      new Set(['Origin', 'Authorization', 'Accept', 'Accept-Encoding']),
+    );
+    const etag = (await get(HEADER)).header('etag')!;
+    const notModified = await varyLines({ accept: 'application/json', 'if-none-match': etag });
+    expect(notModified).toHaveLength(1);
+    expect(names(notModified[0])).toContain('Authorization');
   });
 
   it('answers If-None-Match with 304: no upstream call, no resolver call', async () => {

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gql } from '@urql/core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PlanHeaderDocument, TransactionsPageDocument } from '../../examples/generated/graphql.js';
 import { createUrqlClient } from '../../examples/urql-client.js';
 import { type Stack, startStack } from '../support/stack.js';
@@ -34,5 +35,36 @@ describe('urql with graphcache and default options', () => {
     const second = await client.query(TransactionsPageDocument, { first: 2, after }).toPromise();
     // relayPagination merges the second page into the list the first query holds.
     expect(second.data?.plan?.transactions.edges).toHaveLength(4);
+  });
+
+  it('keys every type through the client kit: no warning for objects without an id', async () => {
+    const warnings: string[] = [];
+    const warn = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => {
+      warnings.push(args.map(String).join(' '));
+    });
+    try {
+      const client = createUrqlClient({ url: stack.url, token: stack.token });
+      const result = await client
+        .query(
+          gql`
+            query Formats {
+              plan(id: "last-used") {
+                id
+                currencyFormat { isoCode }
+                dateFormat { format }
+                settings { dateFormat { format } currencyFormat { isoCode } }
+                transactions(first: 1) { totalCount pageInfo { hasNextPage } nodes { id } }
+              }
+            }
+          `,
+          {},
+        )
+        .toPromise();
+      expect(result.error).toBeUndefined();
+      expect(result.data?.plan?.settings.currencyFormat.isoCode).toBeTruthy();
+    } finally {
+      warn.mockRestore();
+    }
+    expect(warnings).toEqual([]);
   });
 });

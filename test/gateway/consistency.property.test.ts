@@ -6,7 +6,6 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { gqlAt } from '../support/graphql.js';
 import { type ClockedStack, startStack } from '../support/stack.js';
 import { applyWrite } from './support/apply-write.js';
 import { expectSame, QUERIES, variablesFor } from './support/consistency-queries.js';
@@ -31,7 +30,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 /** Forces a sync on the long-lived gateway, then compares every query with a fresh gateway. */
 async function check(s: ClockedStack, planId: string, pick: number): Promise<void> {
   const variables = await variablesFor(s.writer, TOKEN, planId, pick);
-  const fresh = await s.addGateway({ config: UNCOMPRESSED });
+  const fresh = await s.addGateway({ serve: 'fetch', config: UNCOMPRESSED });
   try {
     const expected = new Map<string, unknown>();
     for (const [name, query] of Object.entries(QUERIES)) {
@@ -39,7 +38,7 @@ async function check(s: ClockedStack, planId: string, pick: number): Promise<voi
         token: TOKEN,
         headers: { 'cache-control': 'no-cache' },
       });
-      expected.set(name, dataOf(await gqlAt(fresh.url, query, variables, TOKEN)));
+      expected.set(name, dataOf(await fresh.gql(query, variables, { token: TOKEN })));
       expectSame(dataOf(synced), expected.get(name), `${name} after a forced sync`);
       expect(upstreamOf(synced).operations, `${name}: the forced sync is one delta`).toEqual({
         getPlanById: 1,
@@ -67,6 +66,7 @@ describe('the replica under outside writes', () => {
         fc.array(step, { minLength: 12, maxLength: 28 }),
         async (seed, steps) => {
           const s = await startStack({
+            serve: 'fetch',
             clock: 'manual',
             config: UNCOMPRESSED,
             sandbox: {

@@ -5,6 +5,7 @@
  */
 import type { FaultKind } from '@plans-gateway/sandbox';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DegradedReadDocument, type DegradedReadQuery } from '../generated/operations.js';
 import type { GraphQLResponse } from '../support/graphql.js';
 import { type ClockedStack, startStack } from '../support/stack.js';
 import { operationsOf } from './support/calls.js';
@@ -13,43 +14,6 @@ import { dataOf, staleOf, upstreamOf } from './support/responses.js';
 const ALICE = 'alice-token-0000000001';
 const BOB = 'bob-token-00000000002';
 const INTRUDER = 'intruder-token-0000003';
-
-const READ = /* GraphQL */ `
-  query ($planId: PlanId! = "last-used") {
-    user {
-      id
-    }
-    plan(id: $planId) {
-      id
-      serverKnowledge
-      accounts {
-        id
-        balance
-      }
-      transactions(first: 50) {
-        totalCount
-        nodes {
-          id
-          amount
-          memo
-        }
-      }
-    }
-  }
-`;
-
-interface ReadData {
-  user: { id: string } | null;
-  plan: {
-    id: string;
-    serverKnowledge: number;
-    accounts: { id: string; balance: number }[];
-    transactions: {
-      totalCount: number;
-      nodes: { id: string; amount: number; memo: string | null }[];
-    };
-  } | null;
-}
 
 let stack: ClockedStack | undefined;
 let sandboxClosed = false;
@@ -110,7 +74,7 @@ async function writeBehindTheGateway(s: ClockedStack, accountId: string): Promis
 }
 
 function expectStale(
-  response: GraphQLResponse<ReadData>,
+  response: GraphQLResponse<DegradedReadQuery>,
   reason: string,
   ageMs: number,
   planId: string,
@@ -127,7 +91,7 @@ function expectStale(
   expect(upstreamOf(response).replicaAgeMs).toBe(ageMs);
 }
 
-function expectError(response: GraphQLResponse<ReadData>, code: string): void {
+function expectError(response: GraphQLResponse<DegradedReadQuery>, code: string): void {
   expect(response.body.data?.plan ?? null).toBeNull();
   expect(response.body.data?.user ?? null).toBeNull();
   expect(staleOf(response)).toBeUndefined();
@@ -140,11 +104,11 @@ describe('stale answers when the upstream is rate limited', () => {
     // Alice: export + user (2 calls), then a write by another client (3): the limit is reached.
     const s = await started({ limit: 3 });
     const planId = s.sandbox.users[0]!.planIds[0]!;
-    const good = dataOf(await s.gql<ReadData>(READ, {}, { token: ALICE }));
+    const good = dataOf(await s.gql(DegradedReadDocument, {}, { token: ALICE }));
     await writeBehindTheGateway(s, good.plan!.accounts[0]!.id);
 
     s.clock.advance(40_000); // past the default max-age
-    const stale = await s.gql<ReadData>(READ, {}, { token: ALICE });
+    const stale = await s.gql(DegradedReadDocument, {}, { token: ALICE });
     expectStale(stale, 'RATE_LIMITED', 40_000, planId);
     expect(stale.body.data).toEqual(good);
     expect(
@@ -157,13 +121,13 @@ describe('stale answers when the upstream is rate limited', () => {
 
     // Bob used up his quota with another client; the gateway holds nothing of his.
     for (let i = 0; i < 3; i += 1) await s.writer.getUser({ token: BOB });
-    const refused = await s.gql<ReadData>(READ, {}, { token: BOB });
+    const refused = await s.gql(DegradedReadDocument, {}, { token: BOB });
     expectError(refused, 'RATE_LIMITED');
     expect(refused.body.errors?.[0]?.extensions?.upstream).toMatchObject({ status: 429 });
 
     // Once the window moves on, the next read syncs and sees the write.
     s.clock.advance(3_600_000);
-    const fresh = await s.gql<ReadData>(READ, {}, { token: ALICE });
+    const fresh = await s.gql(DegradedReadDocument, {}, { token: ALICE });
     expect(staleOf(fresh)).toBeUndefined();
     expect(dataOf(fresh).plan!.serverKnowledge).toBeGreaterThan(good.plan!.serverKnowledge);
   });
@@ -180,16 +144,16 @@ describe('stale answers when the upstream fails', () => {
     async (kind, reason) => {
       const s = await started();
       const planId = s.sandbox.users[0]!.planIds[0]!;
-      const good = dataOf(await s.gql<ReadData>(READ, {}, { token: ALICE }));
+      const good = dataOf(await s.gql(DegradedReadDocument, {}, { token: ALICE }));
       const memo = await writeBehindTheGateway(s, good.plan!.accounts[0]!.id);
       s.sandbox.setFaults([{ kind }]);
 
       s.clock.advance(60_000);
-      const stale = await s.gql<ReadData>(READ, {}, { token: ALICE });
+      const stale = await s.gql(DegradedReadDocument, {}, { token: ALICE });
       expectStale(stale, reason, 60_000, planId);
       expect(stale.body.data).toEqual(good);
-      const noCache = await s.gql<ReadData>(
-        READ,
+      const noCache = await s.gql(
+        DegradedReadDocument,
         {},
         { token: ALICE, headers: { 'cache-control': 'no-cache' } },
       );
@@ -197,23 +161,23 @@ describe('stale answers when the upstream fails', () => {
 
       // Alice's other plan was never synced, Bob was never seen, the intruder never will be.
       const otherPlan = s.sandbox.users[0]!.planIds[1]!;
-      const unsynced = await s.gql<ReadData>(READ, { planId: otherPlan }, { token: ALICE });
+      const unsynced = await s.gql(DegradedReadDocument, { planId: otherPlan }, { token: ALICE });
       expect(unsynced.body.data?.plan ?? null).toBeNull();
       expect(unsynced.body.errors?.find((e) => e.path?.[0] === 'plan')?.extensions?.code).toBe(
         reason,
       );
-      expectError(await s.gql<ReadData>(READ, {}, { token: BOB }), reason);
-      expectError(await s.gql<ReadData>(READ, {}, { token: INTRUDER }), reason);
+      expectError(await s.gql(DegradedReadDocument, {}, { token: BOB }), reason);
+      expectError(await s.gql(DegradedReadDocument, {}, { token: INTRUDER }), reason);
 
       s.sandbox.setFaults([]);
       // Within the read back-off after the failure, reads answer stale without asking again.
       s.sandbox.resetCalls();
       s.clock.advance(2_000);
-      expectStale(await s.gql<ReadData>(READ, {}, { token: ALICE }), reason, 62_000, planId);
+      expectStale(await s.gql(DegradedReadDocument, {}, { token: ALICE }), reason, 62_000, planId);
       expect(operationsOf(s.sandbox.calls(), ALICE)).toEqual([]);
 
       s.clock.advance(5_000);
-      const recovered = await s.gql<ReadData>(READ, {}, { token: ALICE });
+      const recovered = await s.gql(DegradedReadDocument, {}, { token: ALICE });
       expect(staleOf(recovered)).toBeUndefined();
       expect(dataOf(recovered).plan!.transactions.nodes.map((t) => t.memo)).toContain(memo);
       expect(upstreamOf(recovered).operations).toEqual({ getPlanById: 1, getUser: 1 });
@@ -223,17 +187,17 @@ describe('stale answers when the upstream fails', () => {
   it('connection refused: the last good sync answers as UPSTREAM_UNAVAILABLE; no replica means the error', async () => {
     const s = await started();
     const planId = s.sandbox.users[0]!.planIds[0]!;
-    const good = dataOf(await s.gql<ReadData>(READ, {}, { token: ALICE }));
+    const good = dataOf(await s.gql(DegradedReadDocument, {}, { token: ALICE }));
     await writeBehindTheGateway(s, good.plan!.accounts[0]!.id);
     await s.sandbox.close();
     sandboxClosed = true;
 
     s.clock.advance(45_000);
-    const stale = await s.gql<ReadData>(READ, {}, { token: ALICE });
+    const stale = await s.gql(DegradedReadDocument, {}, { token: ALICE });
     expectStale(stale, 'UPSTREAM_UNAVAILABLE', 45_000, planId);
     expect(stale.body.data).toEqual(good);
 
-    expectError(await s.gql<ReadData>(READ, {}, { token: BOB }), 'UPSTREAM_UNAVAILABLE');
-    expectError(await s.gql<ReadData>(READ, {}, { token: INTRUDER }), 'UPSTREAM_UNAVAILABLE');
+    expectError(await s.gql(DegradedReadDocument, {}, { token: BOB }), 'UPSTREAM_UNAVAILABLE');
+    expectError(await s.gql(DegradedReadDocument, {}, { token: INTRUDER }), 'UPSTREAM_UNAVAILABLE');
   });
 });

@@ -5,6 +5,7 @@
  * upstream answers properly again, the next sync brings everything.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { SyncedPlanDocument } from '../generated/operations.js';
 import { type HostileStack, startStack } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
 
@@ -18,6 +19,7 @@ afterEach(async () => {
 
 async function started(): Promise<HostileStack> {
   stack = await startStack({
+    serve: 'fetch',
     hostile: true,
     sandbox: {
       rateLimit: false,
@@ -25,33 +27,6 @@ async function started(): Promise<HostileStack> {
     },
   });
   return stack;
-}
-
-const READ = /* GraphQL */ `
-  query ($planId: PlanId!) {
-    plan(id: $planId) {
-      serverKnowledge
-      accounts {
-        id
-        balance
-      }
-      transactions(first: 100) {
-        nodes {
-          id
-          amount
-          memo
-        }
-      }
-    }
-  }
-`;
-
-interface Read {
-  plan: {
-    serverKnowledge: number;
-    accounts: { id: string; balance: number }[];
-    transactions: { nodes: { id: string; amount: number; memo: string | null }[] };
-  };
 }
 
 /** Writes straight at the sandbox, behind the gateway. */
@@ -82,7 +57,7 @@ describe('wrongly typed upstream answers', () => {
   it('keeps the replica when a delta carries a string amount, then recovers', async () => {
     const s = await started();
     const planId = s.sandbox.users[0]!.planIds[0]!;
-    const before = dataOf(await s.gql<Read>(READ, { planId }));
+    const before = dataOf(await s.gql(SyncedPlanDocument, { planId }));
     await writeBehind(s, planId, 'written behind');
     s.hostile.setRule((r) =>
       r.operationId === 'getPlanById'
@@ -95,8 +70,8 @@ describe('wrongly typed upstream answers', () => {
           }
         : { kind: 'pass' },
     );
-    const during = await s.gql<Read>(
-      READ,
+    const during = await s.gql(
+      SyncedPlanDocument,
       { planId },
       { headers: { 'cache-control': 'no-cache' } },
     );
@@ -108,10 +83,10 @@ describe('wrongly typed upstream answers', () => {
 
     s.hostile.setRule(() => ({ kind: 'pass' }));
     const after = dataOf(
-      await s.gql<Read>(READ, { planId }, { headers: { 'cache-control': 'no-cache' } }),
+      await s.gql(SyncedPlanDocument, { planId }, { headers: { 'cache-control': 'no-cache' } }),
     );
-    expect(after.plan.transactions.nodes.some((t) => t.memo === 'written behind')).toBe(true);
-    expect(after.plan.serverKnowledge).toBeGreaterThan(before.plan.serverKnowledge);
+    expect(after.plan!.transactions.nodes.some((t) => t.memo === 'written behind')).toBe(true);
+    expect(after.plan!.serverKnowledge).toBeGreaterThan(before.plan!.serverKnowledge);
   });
 
   it('fails a cold read with UPSTREAM_ERROR naming the field, not a masked error', async () => {
@@ -130,7 +105,7 @@ describe('wrongly typed upstream answers', () => {
           }
         : { kind: 'pass' },
     );
-    const answer = await s.gql<Read>(READ, { planId });
+    const answer = await s.gql(SyncedPlanDocument, { planId });
     expect(answer.body.data?.plan ?? null).toBeNull();
     expect(answer.body.errors?.[0]?.extensions).toMatchObject({
       code: 'UPSTREAM_ERROR',

@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gqlAt } from '../support/graphql.js';
 import { startHostileUpstream } from '../support/hostile-upstream.js';
 import { startGateway } from '../support/stack.js';
 import { until } from '../support/wait.js';
@@ -26,14 +25,15 @@ describe('hung syncs', () => {
         ? { kind: 'reply', status: 200, body: { data: { user: { id: randomUUID() } } } }
         : { kind: 'hang' },
     );
-    const { gateway, url, close } = await startGateway(hostile.url, {
+    const { gateway, gql, close } = await startGateway(hostile.url, {
+      serve: 'fetch',
       deps: { upstreamTimeouts: { headersTimeoutMs: 20_000, bodyTimeoutMs: 20_000 } },
     });
     try {
       const tokens = Array.from({ length: 25 }, (_, i) => `hung-token-${i}-${randomUUID()}`);
-      for (const token of tokens) await gqlAt(url, '{ user { id } }', {}, token);
+      for (const token of tokens) await gql('{ user { id } }', {}, { token });
       const reads = tokens.map((token) =>
-        gqlAt(url, '{ plan(id: "last-used") { name } }', {}, token).catch((error: Error) => error),
+        gql('{ plan(id: "last-used") { name } }', {}, { token }).catch((error: Error) => error),
       );
       // The pool holds 10 connections: 10 reads hang upstream, 15 wait for a connection.
       await until(() => hostile.openRequests() === 10, '10 hung plan reads upstream');

@@ -9,7 +9,6 @@
 import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
-import { gqlAt } from '../support/graphql.js';
 import type { ClockedStack, ServedGateway } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
 import { startMeteredStack } from './support/row-meter.js';
@@ -50,7 +49,7 @@ interface Counts {
 /** Each list's count by `category:<id>` / `payee:<id>`, through the metered gateway. */
 async function countsOf(variables: Record<string, unknown> = {}): Promise<Map<string, number>> {
   const plan = dataOf(
-    await gqlAt<Counts>(metered.url, COUNTS, { planId, ...variables }, TOKEN),
+    await metered.gql<Counts>(COUNTS, { planId, ...variables }, { token: TOKEN }),
   ).plan;
   return new Map([
     ...plan.categories.map((c) => [`category:${c.id}`, c.transactions.totalCount] as const),
@@ -127,7 +126,7 @@ describe('hybrid totalCount', () => {
     ];
     const query = `{ plan(id: "${planId}") { ${Array.from({ length: 4 }, (_, i) => `a${i}: ${counted[i % 2]}`).join(' ')} } }`;
     meter.rowsVisited = 0;
-    const response = await fetch(metered.url, {
+    const response = await metered.fetch(metered.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
       body: JSON.stringify(Array.from({ length: 5 }, () => ({ query }))),
@@ -190,11 +189,10 @@ describe('hybrid totalCount', () => {
 
   it('walks with a type filter, priced as a walk', async () => {
     const counted = 'categories { transactions(first: 0, type: unapproved) { totalCount } }';
-    const refused = await gqlAt(
-      metered.url,
+    const refused = await metered.gql(
       `{ plan(id: "${planId}") { ${Array.from({ length: 10 }, (_, i) => `a${i}: ${counted}`).join(' ')} } }`,
       {},
-      TOKEN,
+      { token: TOKEN },
     );
     expect(refused.body.errors?.[0]?.extensions).toMatchObject({
       code: 'OPERATION_TOO_COMPLEX',
@@ -202,9 +200,9 @@ describe('hybrid totalCount', () => {
     });
 
     meter.rowsVisited = 0;
-    const one = await gqlAt<{
+    const one = await metered.gql<{
       plan: { categories: { transactions: { totalCount: number } }[] };
-    }>(metered.url, `{ plan(id: "${planId}") { ${counted} } }`, {}, TOKEN);
+    }>(`{ plan(id: "${planId}") { ${counted} } }`, {}, { token: TOKEN });
     expect(dataOf(one).plan.categories.length).toBeGreaterThan(0);
     expect(meter.rowsVisited).toBeGreaterThan(0);
   });

@@ -7,7 +7,7 @@
 import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
-import { type GraphQLResponse, gqlAt } from '../support/graphql.js';
+import type { GraphQLResponse } from '../support/graphql.js';
 import type { ClockedStack, ServedGateway } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
 import { startMeteredStack } from './support/row-meter.js';
@@ -210,14 +210,13 @@ describe('hybrid pages', () => {
       (_, i) =>
         `a${i}: category(id: "${busiest.id}") { transactions(first: 1) { edges { cursor node { id } } } }`,
     ).join(' ')} } }`;
-    await gqlAt(
-      metered.url,
+    await metered.gql(
       `query($planId: PlanId!) { plan(id: $planId) { id } }`,
       { planId },
-      TOKEN,
+      { token: TOKEN },
     );
     meter.rowsVisited = 0;
-    const answer = await gqlAt(metered.url, query, { planId }, TOKEN);
+    const answer = await metered.gql(query, { planId }, { token: TOKEN });
     expect(answer.body.errors).toBeUndefined();
     // Each alias reads the first chunk of 16 parents; it used to build all of the category's rows.
     expect(meter.rowsVisited).toBeLessThanOrEqual(30 * 16);
@@ -246,11 +245,10 @@ describe('hybrid pages', () => {
     expect(dataOf(one).plan.category.transactions.totalCount).toBeGreaterThanOrEqual(busiest.rows);
 
     meter.rowsVisited = 0;
-    await gqlAt(
-      metered.url,
+    await metered.gql(
       `query($planId: PlanId!, $id: UUID!) { plan(id: $planId) { category(id: $id) { transactions(first: 0) { edges { cursor } } } } }`,
       { planId, id: busiest.id },
-      TOKEN,
+      { token: TOKEN },
     );
     expect(meter.rowsVisited).toBe(0);
   });

@@ -4,7 +4,9 @@
  * rejects never gets an answer from a cache another token warmed.
  */
 import fc from 'fast-check';
+import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OwnedPlanDocument, type OwnedPlanQuery } from '../generated/operations.js';
 import type { GraphQLResponse } from '../support/graphql.js';
 import { type ClockedStack, startStack } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
@@ -12,39 +14,6 @@ import { dataOf } from './support/responses.js';
 const ALICE = 'alice-token-0000000001';
 const BOB = 'bob-token-00000000002';
 const INTRUDER = 'intruder-token-0000003';
-
-interface PlanAnswer {
-  plan: {
-    id: string;
-    name: string;
-    accounts: { id: string }[];
-    payees: { id: string }[];
-    transactions: { nodes: { id: string; account: { id: string } | null }[] };
-  } | null;
-}
-
-const PLAN = /* GraphQL */ `
-  query ($planId: PlanId!) {
-    plan(id: $planId) {
-      id
-      name
-      accounts {
-        id
-      }
-      payees {
-        id
-      }
-      transactions(first: 10) {
-        nodes {
-          id
-          account {
-            id
-          }
-        }
-      }
-    }
-  }
-`;
 
 /** What each user owns, read straight from the REST interface with their own token. */
 interface Owned {
@@ -60,6 +29,7 @@ const owned = new Map<string, Owned>();
 
 beforeAll(async () => {
   stack = await startStack({
+    serve: 'fetch',
     clock: 'manual',
     sandbox: {
       rateLimit: false,
@@ -105,7 +75,7 @@ beforeAll(async () => {
 afterAll(() => stack.close());
 
 /** Every id in a plan answer belongs to `token`'s user. */
-function expectOwnedBy(token: string, answer: PlanAnswer['plan']): void {
+function expectOwnedBy(token: string, answer: OwnedPlanQuery['plan']): void {
   const mine = owned.get(token)!;
   expect(answer).not.toBeNull();
   expect(mine.planIds.has(answer!.id), `plan ${answer!.id}`).toBe(true);
@@ -117,7 +87,11 @@ function expectOwnedBy(token: string, answer: PlanAnswer['plan']): void {
   }
 }
 
-function expectRefused(response: GraphQLResponse<PlanAnswer>, code: string, status: number): void {
+function expectRefused(
+  response: GraphQLResponse<OwnedPlanQuery>,
+  code: string,
+  status: number,
+): void {
   expect(response.body.data?.plan ?? null).toBeNull();
   expect(response.body.errors?.[0]?.extensions).toMatchObject({ code, upstream: { status } });
 }
@@ -139,8 +113,8 @@ async function run(step: Step): Promise<void> {
     case 'own': {
       const mine = [...owned.get(step.who)!.planIds];
       const planId = step.kind === 'own' ? mine[step.plan % mine.length]! : 'last-used';
-      const response = await stack.gql<PlanAnswer>(
-        PLAN,
+      const response = await stack.gql(
+        OwnedPlanDocument,
         { planId },
         { token: step.who, headers: step.headers },
       );
@@ -151,7 +125,7 @@ async function run(step: Step): Promise<void> {
     case 'foreign': {
       const theirs = [...owned.get(otherOf(step.who))!.planIds];
       const planId = theirs[step.plan % theirs.length]!;
-      const response = await stack.gql<PlanAnswer>(PLAN, { planId }, { token: step.who });
+      const response = await stack.gql(OwnedPlanDocument, { planId }, { token: step.who });
       expect(response.status).toBe(200);
       expectRefused(response, 'NOT_FOUND', 404);
       return;
@@ -170,7 +144,7 @@ async function run(step: Step): Promise<void> {
     case 'intruder': {
       const every = [...owned.get(ALICE)!.planIds, ...owned.get(BOB)!.planIds];
       const planId = step.plan === 'last-used' ? 'last-used' : every[step.plan % every.length]!;
-      const response = await stack.gql<PlanAnswer>(PLAN, { planId }, { token: INTRUDER });
+      const response = await stack.gql(OwnedPlanDocument, { planId }, { token: INTRUDER });
       expect(response.status).toBe(401);
       expectRefused(response, 'UNAUTHENTICATED', 401);
     }
@@ -199,10 +173,10 @@ describe('isolation between tokens on one gateway', () => {
     const bobPlan = [...owned.get(BOB)!.planIds][0]!;
     expectOwnedBy(
       BOB,
-      dataOf(await stack.gql<PlanAnswer>(PLAN, { planId: bobPlan }, { token: BOB })).plan,
+      dataOf(await stack.gql(OwnedPlanDocument, { planId: bobPlan }, { token: BOB })).plan,
     );
     stack.resetUpstreamCalls();
-    const response = await stack.gql<PlanAnswer>(PLAN, { planId: bobPlan }, { token: ALICE });
+    const response = await stack.gql(OwnedPlanDocument, { planId: bobPlan }, { token: ALICE });
     expectRefused(response, 'NOT_FOUND', 404);
     expect(response.body.errors?.[0]?.extensions?.upstream).toMatchObject({ id: '404.2' });
     // The refusal came from the upstream, asked with Alice's token.
@@ -213,19 +187,20 @@ describe('isolation between tokens on one gateway', () => {
 
   it('last-used resolves per token: each user gets their own plan from a warm gateway', async () => {
     const alice = dataOf(
-      await stack.gql<PlanAnswer>(PLAN, { planId: 'last-used' }, { token: ALICE }),
+      await stack.gql(OwnedPlanDocument, { planId: 'last-used' }, { token: ALICE }),
     ).plan;
     const bob = dataOf(
-      await stack.gql<PlanAnswer>(PLAN, { planId: 'last-used' }, { token: BOB }),
+      await stack.gql(OwnedPlanDocument, { planId: 'last-used' }, { token: BOB }),
     ).plan;
     expectOwnedBy(ALICE, alice);
     expectOwnedBy(BOB, bob);
   });
 
   it('a token the upstream rejects gets 401 UNAUTHENTICATED, never a warm replica (last-used and ids)', async () => {
-    for (const token of [ALICE, BOB]) await stack.gql(PLAN, { planId: 'last-used' }, { token });
+    for (const token of [ALICE, BOB])
+      await stack.gql(OwnedPlanDocument, { planId: 'last-used' }, { token });
     for (const planId of ['last-used', ...owned.get(ALICE)!.planIds, ...owned.get(BOB)!.planIds]) {
-      const response = await stack.gql<PlanAnswer>(PLAN, { planId }, { token: INTRUDER });
+      const response = await stack.gql(OwnedPlanDocument, { planId }, { token: INTRUDER });
       expect(response.status).toBe(401);
       expectRefused(response, 'UNAUTHENTICATED', 401);
     }
@@ -239,10 +214,10 @@ describe('isolation between tokens on one gateway', () => {
     expect(listing.body.data?.user ?? null).toBeNull();
     expect(listing.body.data?.plans ?? null).toBeNull();
     // Same for the access_token query parameter.
-    const viaQuery = await fetch(`${stack.url}?access_token=${INTRUDER}`, {
+    const viaQuery = await stack.fetch(`${stack.url}?access_token=${INTRUDER}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: PLAN, variables: { planId: 'last-used' } }),
+      body: JSON.stringify({ query: print(OwnedPlanDocument), variables: { planId: 'last-used' } }),
     });
     expect(viaQuery.status).toBe(401);
     expect(((await viaQuery.json()) as { data?: { plan: unknown } }).data?.plan ?? null).toBeNull();

@@ -5,6 +5,10 @@
  * while that full load fails, the replica answers only as stale.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  SyncedTransactionsDocument,
+  type SyncedTransactionsQuery,
+} from '../generated/operations.js';
 import { type HostileStack, startStack } from '../support/stack.js';
 import { dataOf, upstreamOf } from './support/responses.js';
 
@@ -19,6 +23,7 @@ afterEach(async () => {
 
 async function started(): Promise<{ s: HostileStack; planId: string }> {
   stack = await startStack({
+    serve: 'fetch',
     hostile: true,
     sandbox: {
       rateLimit: false,
@@ -28,24 +33,6 @@ async function started(): Promise<{ s: HostileStack; planId: string }> {
     deps: { now: () => now },
   });
   return { s: stack, planId: stack.sandbox.users[0]!.planIds[0]! };
-}
-
-const READ = /* GraphQL */ `
-  query ($planId: PlanId!) {
-    plan(id: $planId) {
-      serverKnowledge
-      transactions(first: 200) {
-        nodes {
-          id
-          memo
-        }
-      }
-    }
-  }
-`;
-
-interface Read {
-  plan: { serverKnowledge: number; transactions: { nodes: { id: string; memo: string | null }[] } };
 }
 
 type Knowing = { data: { server_knowledge: number } };
@@ -76,7 +63,7 @@ async function writeBehind(s: HostileStack, planId: string, memo: string): Promi
   expect(response.status).toBe(201);
 }
 
-const memos = (read: Read) => read.plan.transactions.nodes.map((t) => t.memo);
+const memos = (read: SyncedTransactionsQuery) => read.plan!.transactions.nodes.map((t) => t.memo);
 /** `no-cache` asks for a sync sent after the read arrives: the clock moves first. */
 function noCache() {
   now += 1;
@@ -92,19 +79,19 @@ describe('knowledge going backwards', () => {
       once = false;
       return { kind: 'rewrite', rewrite: inflate(1000) };
     });
-    const inflated = dataOf(await s.gql<Read>(READ, { planId }));
-    expect(inflated.plan.serverKnowledge).toBeGreaterThan(1000);
+    const inflated = dataOf(await s.gql(SyncedTransactionsDocument, { planId }));
+    expect(inflated.plan!.serverKnowledge).toBeGreaterThan(1000);
     await writeBehind(s, planId, 'after the inflated answer');
 
-    const recovered = await s.gql<Read>(READ, { planId }, noCache());
+    const recovered = await s.gql(SyncedTransactionsDocument, { planId }, noCache());
     expect(memos(dataOf(recovered))).toContain('after the inflated answer');
-    expect(dataOf(recovered).plan.serverKnowledge).toBeLessThan(1000);
+    expect(dataOf(recovered).plan!.serverKnowledge).toBeLessThan(1000);
     expect(recovered.body.extensions?.stale).toBeUndefined();
     // The delta answered below what it was asked from; the full load followed in the same read.
     expect(upstreamOf(recovered).operations).toEqual({ getPlanById: 2 });
 
     await writeBehind(s, planId, 'later');
-    const next = await s.gql<Read>(READ, { planId }, noCache());
+    const next = await s.gql(SyncedTransactionsDocument, { planId }, noCache());
     expect(memos(dataOf(next))).toContain('later');
     expect(upstreamOf(next).operations).toEqual({ getPlanById: 1 });
   });
@@ -127,18 +114,18 @@ describe('knowledge going backwards', () => {
           }
         : { kind: 'pass' },
     );
-    dataOf(await s.gql<Read>(READ, { planId }));
+    dataOf(await s.gql(SyncedTransactionsDocument, { planId }));
     await writeBehind(s, planId, 'before the restore');
-    expect(memos(dataOf(await s.gql<Read>(READ, { planId }, noCache())))).toContain(
+    expect(memos(dataOf(await s.gql(SyncedTransactionsDocument, { planId }, noCache())))).toContain(
       'before the restore',
     );
     restored = true;
     await writeBehind(s, planId, 'after the restore');
-    const read = dataOf(await s.gql<Read>(READ, { planId }, noCache()));
+    const read = dataOf(await s.gql(SyncedTransactionsDocument, { planId }, noCache()));
     expect(memos(read)).toEqual(
       expect.arrayContaining(['before the restore', 'after the restore']),
     );
-    expect(read.plan.serverKnowledge).toBeLessThan(5_000);
+    expect(read.plan!.serverKnowledge).toBeLessThan(5_000);
   });
 
   it('answers only as stale while the full load fails, then recovers', async () => {
@@ -158,23 +145,23 @@ describe('knowledge going backwards', () => {
         };
       return { kind: 'pass' };
     });
-    const before = dataOf(await s.gql<Read>(READ, { planId }));
+    const before = dataOf(await s.gql(SyncedTransactionsDocument, { planId }));
     await writeBehind(s, planId, 'while frozen');
     phase = 'fail-full';
-    const during = await s.gql<Read>(READ, { planId }, noCache());
+    const during = await s.gql(SyncedTransactionsDocument, { planId }, noCache());
     expect(during.body.data).toEqual(before);
     expect(during.body.extensions?.stale).toEqual([
       expect.objectContaining({ source: planId, reason: 'UPSTREAM_UNAVAILABLE' }),
     ]);
     // Within max-age, and without no-cache, the suspect replica is still not taken as fresh.
     now += 6_000;
-    const again = await s.gql<Read>(READ, { planId });
+    const again = await s.gql(SyncedTransactionsDocument, { planId });
     expect(upstreamOf(again).calls).toBeGreaterThan(0);
     expect(again.body.extensions?.stale).toBeDefined();
 
     phase = 'pass';
     now += 6_000;
-    const recovered = dataOf(await s.gql<Read>(READ, { planId }));
+    const recovered = dataOf(await s.gql(SyncedTransactionsDocument, { planId }));
     expect(memos(recovered)).toContain('while frozen');
   });
 });

@@ -6,10 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GatewayConfig } from '../../src/config/config.js';
-import type { Gateway } from '../../src/server/gateway.js';
-import { gqlAt } from '../support/graphql.js';
 import { type HostileUpstream, startHostileUpstream } from '../support/hostile-upstream.js';
-import { startGateway } from '../support/stack.js';
+import { type ServedGateway, startGateway } from '../support/stack.js';
 
 let closers: (() => Promise<void>)[] = [];
 
@@ -20,19 +18,19 @@ afterEach(async () => {
 
 async function start(
   config: Partial<GatewayConfig> = {},
-): Promise<{ hostile: HostileUpstream; gateway: Gateway; url: string }> {
+): Promise<{ hostile: HostileUpstream; front: ServedGateway }> {
   const hostile = await startHostileUpstream();
-  const front = await startGateway(hostile.url, { config });
+  const front = await startGateway(hostile.url, { serve: 'fetch', config });
   closers.push(async () => {
     await hostile.close();
     await front.close();
   });
-  return { hostile, gateway: front.gateway, url: front.url };
+  return { hostile, front };
 }
 
 describe('the REST cache', () => {
   it('stays within its byte budget with 60 tokens of 140 KB plan lists', async () => {
-    const { hostile, gateway, url } = await start({ restCacheMaxBytes: 2 * 1024 * 1024 });
+    const { hostile, front } = await start({ restCacheMaxBytes: 2 * 1024 * 1024 });
     const plans = Array.from({ length: 300 }, (_, i) => ({
       id: randomUUID(),
       name: `Plan ${i} ${'x'.repeat(400)}`,
@@ -53,23 +51,23 @@ describe('the REST cache', () => {
     );
     const tokens = Array.from({ length: 60 }, () => `flood-${randomUUID()}`);
     for (const token of tokens) {
-      const answer = await gqlAt<{ plans: unknown[] }>(url, '{ plans { id name } }', {}, token);
+      const answer = await front.gql<{ plans: unknown[] }>('{ plans { id name } }', {}, { token });
       expect(answer.body.data?.plans).toHaveLength(300);
     }
-    const { entries, bytes } = gateway.restCache.stats();
+    const { entries, bytes } = front.gateway.restCache.stats();
     expect(bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
     expect(entries).toBeGreaterThan(0);
     expect(entries).toBeLessThan(60);
     // The most recent token's answer is still held: a cache, not a refusal to cache.
     hostile.resetCalls();
-    await gqlAt(url, '{ plans { id } }', {}, tokens.at(-1)!);
+    await front.gql('{ plans { id } }', {}, { token: tokens.at(-1)! });
     expect(hostile.calls()).toHaveLength(0);
   });
 });
 
 describe('endless upstream bodies', () => {
   it('are read up to the cap of their kind, then refused as UPSTREAM_ERROR', async () => {
-    const { hostile, url } = await start();
+    const { hostile, front } = await start();
     hostile.setRule((r) =>
       r.operationId === 'getUser'
         ? { kind: 'endless' }
@@ -80,7 +78,9 @@ describe('endless upstream bodies', () => {
           },
     );
     const answers = await Promise.all(
-      Array.from({ length: 8 }, () => gqlAt(url, '{ user { id } }', {}, `endless-${randomUUID()}`)),
+      Array.from({ length: 8 }, () =>
+        front.gql('{ user { id } }', {}, { token: `endless-${randomUUID()}` }),
+      ),
     );
     for (const answer of answers) {
       expect(answer.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');

@@ -3,10 +3,11 @@
  * by the meter plumbed through `GatewayDeps.replicaMeter`) stay near the page size, not the plan
  * size, and the page is the one the REST interface lists.
  */
+
 import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_HTTP_CACHING } from '../../src/config/config.js';
 import type { QueryMeter } from '../../src/replica/transaction-query.js';
-import { gqlAt } from '../support/graphql.js';
 import { type ClockedStack, startStack } from '../support/stack.js';
 import { dataOf } from './support/responses.js';
 
@@ -52,6 +53,7 @@ interface Page {
 
 beforeAll(async () => {
   stack = await startStack({
+    serve: 'fetch',
     clock: 'manual',
     sandbox: {
       users: [
@@ -78,22 +80,22 @@ afterAll(() => stack.close());
 describe('rows visited for a filtered page', () => {
   it(`visits about a page of rows out of ${TRANSACTIONS}, and lists what REST lists`, async () => {
     const token = 'large-plan-token-00001';
-    // A gateway with the meter, on the same sandbox as the stack's own.
-    const front = await stack.addGateway({ deps: { replicaMeter: meter } });
+    // A gateway with the meter, on the same sandbox as the stack's own; every read executes (an
+    // answer repeated from the answer cache visits no row).
+    const front = await stack.addGateway({
+      serve: 'fetch',
+      config: { httpCaching: { ...DEFAULT_HTTP_CACHING, answerMaxBytes: 0 } },
+      deps: { replicaMeter: meter },
+    });
     try {
       const variables = { planId, accountId };
-      dataOf(await gqlAt<Page>(front.url, PAGE, variables, token)); // load the replica
+      dataOf(await front.gql<Page>(PAGE, variables, { token })); // load the replica
       meter.rowsVisited = 0;
-      const first = dataOf(await gqlAt<Page>(front.url, PAGE, variables, token)).plan.transactions;
+      const first = dataOf(await front.gql<Page>(PAGE, variables, { token })).plan.transactions;
       const firstRows = meter.rowsVisited;
       meter.rowsVisited = 0;
       const second = dataOf(
-        await gqlAt<Page>(
-          front.url,
-          PAGE,
-          { ...variables, after: first.pageInfo.endCursor },
-          token,
-        ),
+        await front.gql<Page>(PAGE, { ...variables, after: first.pageInfo.endCursor }, { token }),
       ).plan.transactions;
       const secondRows = meter.rowsVisited;
 

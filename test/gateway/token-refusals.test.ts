@@ -21,6 +21,7 @@ afterEach(async () => {
 
 async function started(): Promise<HostileStack> {
   stack = await startStack({
+    serve: 'fetch',
     hostile: true,
     sandbox: {
       rateLimit: false,
@@ -52,7 +53,7 @@ describe('junk tokens', () => {
   it('cost one upstream call for 5 operations of 30 aliases, and none while remembered', async () => {
     const s = await started();
     const junk = `junk-${randomUUID()}`;
-    const response = await fetch(s.url, {
+    const response = await s.fetch(s.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${junk}` },
       body: JSON.stringify(Array.from({ length: 5 }, () => ({ query: aliases(30) }))),
@@ -100,7 +101,7 @@ describe('/ready', () => {
     const ready = s.url.replace('/graphql', '/ready');
     s.hostile.resetCalls();
     const statuses = await Promise.all(
-      Array.from({ length: 50 }, () => fetch(ready).then((r) => r.status)),
+      Array.from({ length: 50 }, () => s.fetch(ready).then((r) => r.status)),
     );
     expect(new Set(statuses)).toEqual(new Set([200]));
     expect(s.hostile.calls()).toHaveLength(1);

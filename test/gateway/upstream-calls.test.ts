@@ -4,33 +4,18 @@
  * per distinct REST collection when cold, one sync for a burst of operations, and the gateway's
  * own count of a token's calls in `Query.rateLimit`.
  */
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_AGE_MS } from '../../src/config/config.js';
-import { gqlAt } from '../support/graphql.js';
 import {
-  type ClockedStack,
-  START,
-  type StackOptions,
-  startGateway,
-  startStack,
-} from '../support/stack.js';
+  DashboardDocument,
+  PlanNameAndRateLimitDocument,
+  ServerKnowledgeDocument,
+  TokenRateLimitDocument,
+} from '../generated/operations.js';
+import { type ClockedStack, START, type StackOptions, startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import { operationsOf, planSyncs } from './support/calls.js';
 import { dataOf, upstreamOf } from './support/responses.js';
-
-const DASHBOARD = readFileSync(new URL('../../bench/dashboard.graphql', import.meta.url), 'utf8');
-
-interface DashboardData {
-  plan: {
-    id: string;
-    accounts: { id: string; balance: number }[];
-    transactions: { totalCount: number };
-  };
-}
-
-const KNOWLEDGE =
-  'query($planId: PlanId! = "last-used") { plan(id: $planId) { id serverKnowledge } }';
 
 let stack: ClockedStack | undefined;
 
@@ -42,7 +27,7 @@ afterEach(async () => {
 async function started(
   options: Pick<StackOptions, 'sandbox' | 'config'> = {},
 ): Promise<ClockedStack> {
-  stack = await startStack({ clock: 'manual', ...options });
+  stack = await startStack({ serve: 'fetch', clock: 'manual', ...options });
   return stack;
 }
 
@@ -57,20 +42,19 @@ async function counted<T>(s: ClockedStack, operation: () => Promise<T>) {
 describe('freshness: calls per operation on a warm replica', () => {
   it('costs nothing within max-age and exactly one delta request past it', async () => {
     const s = await started();
-    const cold = await counted(s, () => s.gql<DashboardData>(DASHBOARD));
+    const cold = await counted(s, () => s.gql(DashboardDocument));
     expect(cold.operations).toEqual(['getPlanById']);
     expect(cold.syncs).toEqual([null]);
-    const knowledge = dataOf(await s.gql<{ plan: { serverKnowledge: number } }>(KNOWLEDGE)).plan
-      .serverKnowledge;
+    const knowledge = dataOf(await s.gql(ServerKnowledgeDocument)).plan!.serverKnowledge;
 
     s.clock.advance(DEFAULT_MAX_AGE_MS); // exactly max-age old: still fresh
-    const warm = await counted(s, () => s.gql<DashboardData>(DASHBOARD));
+    const warm = await counted(s, () => s.gql(DashboardDocument));
     expect(warm.operations).toEqual([]);
     expect(upstreamOf(warm.result)).toMatchObject({ calls: 0, replicaAgeMs: DEFAULT_MAX_AGE_MS });
     expect(dataOf(warm.result)).toEqual(dataOf(cold.result));
 
     s.clock.advance(1);
-    const past = await counted(s, () => s.gql<DashboardData>(DASHBOARD));
+    const past = await counted(s, () => s.gql(DashboardDocument));
     expect(past.operations).toEqual(['getPlanById']);
     expect(past.syncs).toEqual([knowledge]);
     expect(past.calls[0]!.path).toBe(`/v1/plans/last-used`);
@@ -83,14 +67,13 @@ describe('freshness: calls per operation on a warm replica', () => {
 
   it('Cache-Control: no-cache forces exactly one delta, even right after a sync', async () => {
     const s = await started();
-    await s.gql(DASHBOARD);
-    const knowledge = dataOf(await s.gql<{ plan: { serverKnowledge: number } }>(KNOWLEDGE)).plan
-      .serverKnowledge;
+    await s.gql(DashboardDocument);
+    const knowledge = dataOf(await s.gql(ServerKnowledgeDocument)).plan!.serverKnowledge;
     s.clock.advance(1);
 
     for (let round = 0; round < 2; round += 1) {
       const forced = await counted(s, () =>
-        s.gql(DASHBOARD, {}, { headers: { 'cache-control': 'no-cache' } }),
+        s.gql(DashboardDocument, {}, { headers: { 'cache-control': 'no-cache' } }),
       );
       expect(forced.operations).toEqual(['getPlanById']);
       expect(forced.syncs).toEqual([knowledge]);
@@ -100,32 +83,36 @@ describe('freshness: calls per operation on a warm replica', () => {
 
   it('Cache-Control: max-age=N accepts data up to N seconds old, shorter or longer than the default', async () => {
     const s = await started();
-    await s.gql(DASHBOARD);
+    await s.gql(DashboardDocument);
     const maxAge = (seconds: number) => ({ headers: { 'cache-control': `max-age=${seconds}` } });
 
     s.clock.advance(5_000);
-    expect((await counted(s, () => s.gql(DASHBOARD, {}, maxAge(10)))).operations).toEqual([]);
-    expect((await counted(s, () => s.gql(DASHBOARD, {}, maxAge(5)))).operations).toEqual([]);
-    const shorter = await counted(s, () => s.gql(DASHBOARD, {}, maxAge(4)));
+    expect((await counted(s, () => s.gql(DashboardDocument, {}, maxAge(10)))).operations).toEqual(
+      [],
+    );
+    expect((await counted(s, () => s.gql(DashboardDocument, {}, maxAge(5)))).operations).toEqual(
+      [],
+    );
+    const shorter = await counted(s, () => s.gql(DashboardDocument, {}, maxAge(4)));
     expect(shorter.operations).toEqual(['getPlanById']);
     expect(shorter.syncs[0]).toEqual(expect.any(Number));
 
     s.clock.advance(30_000); // twice the default max-age
-    const longer = await counted(s, () => s.gql(DASHBOARD, {}, maxAge(60)));
+    const longer = await counted(s, () => s.gql(DashboardDocument, {}, maxAge(60)));
     expect(longer.operations).toEqual([]);
     expect(upstreamOf(longer.result).replicaAgeMs).toBe(30_000);
-    expect((await counted(s, () => s.gql(DASHBOARD, {}, maxAge(29)))).operations).toEqual([
+    expect((await counted(s, () => s.gql(DashboardDocument, {}, maxAge(29)))).operations).toEqual([
       'getPlanById',
     ]);
   });
 
   it('the configured max-age is the default', async () => {
     const s = await started({ config: { maxAgeMs: 2_000 } });
-    await s.gql(DASHBOARD);
+    await s.gql(DashboardDocument);
     s.clock.advance(2_000);
-    expect((await counted(s, () => s.gql(DASHBOARD))).operations).toEqual([]);
+    expect((await counted(s, () => s.gql(DashboardDocument))).operations).toEqual([]);
     s.clock.advance(1);
-    expect((await counted(s, () => s.gql(DASHBOARD))).syncs).toEqual([expect.any(Number)]);
+    expect((await counted(s, () => s.gql(DashboardDocument))).syncs).toEqual([expect.any(Number)]);
   });
 });
 
@@ -333,7 +320,7 @@ describe('single flight', () => {
   it('50 concurrent cold operations of one token cost one export', async () => {
     const s = await started();
     const burst = await counted(s, () =>
-      Promise.all(Array.from({ length: 50 }, () => s.gql<DashboardData>(DASHBOARD))),
+      Promise.all(Array.from({ length: 50 }, () => s.gql(DashboardDocument))),
     );
     expect(burst.operations).toEqual(['getPlanById']);
     expect(burst.syncs).toEqual([null]);
@@ -344,10 +331,10 @@ describe('single flight', () => {
 
   it('50 concurrent operations past max-age cost one delta request', async () => {
     const s = await started();
-    await s.gql(DASHBOARD);
+    await s.gql(DashboardDocument);
     s.clock.advance(DEFAULT_MAX_AGE_MS + 1);
     const burst = await counted(s, () =>
-      Promise.all(Array.from({ length: 50 }, () => s.gql(DASHBOARD))),
+      Promise.all(Array.from({ length: 50 }, () => s.gql(DashboardDocument))),
     );
     expect(burst.operations).toEqual(['getPlanById']);
     expect(burst.syncs).toEqual([expect.any(Number)]);
@@ -357,11 +344,11 @@ describe('single flight', () => {
 
   it('no-cache operations arriving while a sync is in flight share one follow-up', async () => {
     const s = await started({ sandbox: { latency: { fixedMs: 150 } } });
-    await s.gql(DASHBOARD);
+    await s.gql(DashboardDocument);
     s.resetUpstreamCalls();
     const noCache = { headers: { 'cache-control': 'no-cache' } };
     s.clock.advance(1);
-    const first = s.gql(DASHBOARD, {}, noCache);
+    const first = s.gql(DashboardDocument, {}, noCache);
     await until(
       () => s.sandbox.calls().length === 1,
       'the first delta request to reach the sandbox',
@@ -369,7 +356,7 @@ describe('single flight', () => {
     // Sent before these reads arrived, so it may predate a change they must see: they wait for
     // one more sync, which all of them share.
     s.clock.advance(1);
-    const later = Array.from({ length: 49 }, () => s.gql(DASHBOARD, {}, noCache));
+    const later = Array.from({ length: 49 }, () => s.gql(DashboardDocument, {}, noCache));
     const responses = await Promise.all([first, ...later]);
     expect(responses.every((r) => r.status === 200 && !r.body.errors)).toBe(true);
     expect(operationsOf(s.sandbox.calls())).toEqual(['getPlanById', 'getPlanById']);
@@ -384,7 +371,7 @@ describe('single flight', () => {
       Promise.all(
         Array.from({ length: 20 }, (_, i) =>
           s.gql(
-            DASHBOARD,
+            DashboardDocument,
             {},
             { token: i % 2 === 0 ? 'token-of-alice-00001' : 'token-of-bob-000002' },
           ),
@@ -397,32 +384,25 @@ describe('single flight', () => {
 });
 
 describe('Query.rateLimit', () => {
-  const RATE = '{ rateLimit { used limit remaining resetsAt } }';
-  interface Rate {
-    rateLimit: { used: number; limit: number; remaining: number; resetsAt: string | null };
-  }
-
   it("reports this token's calls as the sandbox counted them, the limit, and when the oldest leaves the window", async () => {
     const alice = 'token-of-alice-00001';
     const bob = 'token-of-bob-000002';
     const s = await started({ sandbox: { users: [{ token: alice }, { token: bob }] } });
 
-    expect(dataOf(await s.gql<Rate>(RATE, {}, { token: alice })).rateLimit).toEqual({
+    expect(dataOf(await s.gql(TokenRateLimitDocument, {}, { token: alice })).rateLimit).toEqual({
       used: 0,
       limit: 200,
       remaining: 200,
       resetsAt: null,
     });
 
-    await s.gql(DASHBOARD, {}, { token: alice }); // t0: one export
+    await s.gql(DashboardDocument, {}, { token: alice }); // t0: one export
     s.clock.advance(20 * 60_000);
     await s.gql('{ user { id } plans { id } }', {}, { token: alice }); // t0 + 20 min: two calls
-    await s.gql(DASHBOARD, {}, { token: bob }); // another token: not alice's quota
+    await s.gql(DashboardDocument, {}, { token: bob }); // another token: not alice's quota
     s.clock.advance(DEFAULT_MAX_AGE_MS + 1);
     // The delta this operation pays for is counted in its own rateLimit answer.
-    const both = dataOf(
-      await s.gql<Rate>(`{ plan(id: "last-used") { name } ${RATE.slice(1)}`, {}, { token: alice }),
-    );
+    const both = dataOf(await s.gql(PlanNameAndRateLimitDocument, {}, { token: alice }));
     const sandboxCount = s.sandbox.calls().filter((c) => c.token === alice).length;
     expect(sandboxCount).toBe(4);
     expect(both.rateLimit).toEqual({
@@ -431,11 +411,11 @@ describe('Query.rateLimit', () => {
       remaining: 200 - sandboxCount,
       resetsAt: new Date(START + 3_600_000).toISOString(),
     });
-    expect(dataOf(await s.gql<Rate>(RATE, {}, { token: bob })).rateLimit.used).toBe(1);
+    expect(dataOf(await s.gql(TokenRateLimitDocument, {}, { token: bob })).rateLimit.used).toBe(1);
 
     // One hour after the first call it leaves the window; the next oldest says when the next one does.
     s.clock.set(START + 3_600_000);
-    const later = dataOf(await s.gql<Rate>(RATE, {}, { token: alice })).rateLimit;
+    const later = dataOf(await s.gql(TokenRateLimitDocument, {}, { token: alice })).rateLimit;
     expect(later).toEqual({
       used: 3,
       limit: 200,
@@ -443,7 +423,7 @@ describe('Query.rateLimit', () => {
       resetsAt: new Date(START + 20 * 60_000 + 3_600_000).toISOString(),
     });
     s.clock.set(START + 20 * 60_000 + 3_600_000 + DEFAULT_MAX_AGE_MS + 1);
-    expect(dataOf(await s.gql<Rate>(RATE, {}, { token: alice })).rateLimit).toEqual({
+    expect(dataOf(await s.gql(TokenRateLimitDocument, {}, { token: alice })).rateLimit).toEqual({
       used: 0,
       limit: 200,
       remaining: 200,
@@ -453,8 +433,8 @@ describe('Query.rateLimit', () => {
 
   it('takes its limit and window from the config', async () => {
     const s = await started({ config: { rateLimit: { limit: 50, windowMs: 60_000 } } });
-    await s.gql(DASHBOARD);
-    const rate = dataOf(await s.gql<Rate>(RATE)).rateLimit;
+    await s.gql(DashboardDocument);
+    const rate = dataOf(await s.gql(TokenRateLimitDocument)).rateLimit;
     expect(rate).toEqual({
       used: 1,
       limit: 50,
@@ -465,13 +445,8 @@ describe('Query.rateLimit', () => {
 
   it('is per gateway: a second gateway on the same upstream starts from zero', async () => {
     const s = await started();
-    await s.gql(DASHBOARD);
-    const second = await startGateway(s.sandbox.url);
-    try {
-      const rate = await gqlAt<Rate>(second.url, RATE, undefined, s.token);
-      expect(dataOf(rate).rateLimit.used).toBe(0);
-    } finally {
-      await second.close();
-    }
+    await s.gql(DashboardDocument);
+    const second = await s.addGateway({ serve: 'fetch' });
+    expect(dataOf(await second.gql(TokenRateLimitDocument)).rateLimit.used).toBe(0);
   });
 });

@@ -169,6 +169,39 @@ describe('planChanged over SSE', () => {
     expect(subscriber.received[0]!.data!.planChanged.origin).toBe('WRITE');
     expect(callsOf(s.sandbox)).toHaveLength(2);
   });
+
+  it('delivers a write through `last-used` as one SYNC event: the alias is resolved by its delta', async () => {
+    const s = await started();
+    const accountId = await openAccount(s);
+    const subscriber = client(s).subscribe<PlanChanged>(PLAN_CHANGED, { planId: s.planId });
+    await subscribed(s, 1);
+    s.sandbox.resetCalls();
+
+    const mutation = await s.gql<{
+      createTransaction: { transaction: { id: string; account: { balance: number } } };
+    }>(
+      `mutation($accountId: UUID!) {
+        createTransaction(planId: "last-used", input: { accountId: $accountId, date: "2025-06-15", amount: -7000, memo: "by alias" }) {
+          ... on CreateTransactionPayload { transaction { id account { balance } } }
+        }
+      }`,
+      { accountId },
+    );
+    const created = mutation.body.data!.createTransaction.transaction;
+    expect(callsOf(s.sandbox).map((call) => call.replace(/@\d+$/, ''))).toEqual([
+      'createTransaction',
+      'getPlanById',
+    ]);
+
+    const event = await subscriber.until(withTransaction(created.id), 'the write by alias');
+    // The write's answer named no plan the gateway could trust (the alias may have moved), so
+    // it was applied to no replica: the delta brought the write and its balances together.
+    expect(subscriber.received).toHaveLength(1);
+    expect(event.data!.planChanged.origin).toBe('SYNC');
+    expect(event.data!.planChanged.accounts.find((a) => a.id === accountId)?.balance).toBe(
+      created.account.balance,
+    );
+  });
 });
 
 describe('resuming from a serverKnowledge', () => {

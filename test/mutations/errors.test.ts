@@ -1,7 +1,7 @@
 /**
  * Mutation failures: typed results for the refusals a client handles (409 duplicate import id,
  * 400, 403.3 read-only, 404), each with the REST error verbatim; GraphQL errors with the
- * DESIGN section 7 codes for the rest. Writes are sent exactly once, even when the outcome is
+ * docs/graph.md#errors codes for the rest. Writes are sent exactly once, even when the outcome is
  * unknown (503, timeout), and the error says whether resending is safe.
  */
 import type { TransactionDetail } from '@plans-gateway/rest-contract';

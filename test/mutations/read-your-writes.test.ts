@@ -6,6 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_AGE_MS } from '../../src/config/config.js';
+import { AccountViewDocument, type AccountViewQuery } from '../generated/operations.js';
 import { startStack } from '../support/stack.js';
 import {
   MUTATIONS,
@@ -31,35 +32,17 @@ const CREATE = `mutation($p: PlanId!, $input: CreateTransactionInput!) {
   }
 }`;
 
-const ACCOUNT_VIEW = `query($id: UUID!) { plan(id: "last-used") {
-  account(id: $id) { balance clearedBalance unclearedBalance transactions(first: 500) { totalCount nodes { id amount memo } } }
-} }`;
-
-interface AccountView {
-  plan: {
-    account: {
-      balance: number;
-      clearedBalance: number;
-      unclearedBalance: number;
-      transactions: {
-        totalCount: number;
-        nodes: { id: string; amount: number; memo: string | null }[];
-      };
-    };
-  };
-}
-
-async function expectAccountMatchesRest(view: AccountView, accountId: string): Promise<void> {
+async function expectAccountMatchesRest(view: AccountViewQuery, accountId: string): Promise<void> {
   const account = await stack.account(accountId);
   const rest = await stack.restData<{ transactions: { id: string }[] }>(
     `/plans/${stack.planId}/accounts/${accountId}/transactions?since_date=2000-01-01`,
   );
-  expect(view.plan.account).toMatchObject({
+  expect(view.plan?.account).toMatchObject({
     balance: account.balance,
     clearedBalance: account.cleared_balance,
     unclearedBalance: account.uncleared_balance,
   });
-  const ids = view.plan.account.transactions.nodes.map((n) => n.id);
+  const ids = view.plan!.account!.transactions.nodes.map((n) => n.id);
   expect(new Set(ids).size).toBe(ids.length);
   expect([...ids].sort()).toEqual(rest.transactions.map((t) => t.id).sort());
 }
@@ -94,28 +77,28 @@ describe('after a mutation', () => {
     expect(deltaCalls()).toEqual(['delta']);
 
     stack.resetUpstreamCalls();
-    const within = await stack.gql<AccountView>(ACCOUNT_VIEW, { id: checking.id });
+    const within = await stack.gql(AccountViewDocument, { id: checking.id });
     expect(stack.upstreamCalls()).toEqual([]);
     expect(within.body.extensions?.upstream).toMatchObject({ calls: 0 });
     expect(
-      within.body.data!.plan.account.transactions.nodes.find(
+      within.body.data?.plan?.account?.transactions.nodes.find(
         (n) => n.id === created.transaction.id,
       ),
     ).toMatchObject({ amount: -64_000, memo: 'ryw' });
-    expect(within.body.data!.plan.account.balance).toBe(created.transaction.account.balance);
+    expect(within.body.data?.plan?.account?.balance).toBe(created.transaction.account.balance);
     await expectAccountMatchesRest(within.body.data!, checking.id);
 
     // Past max-age: one delta request, same answer.
     stack.clock.advance(DEFAULT_MAX_AGE_MS + 1);
     stack.resetUpstreamCalls();
-    const later = await stack.gql<AccountView>(ACCOUNT_VIEW, { id: checking.id });
+    const later = await stack.gql(AccountViewDocument, { id: checking.id });
     expect(deltaCalls()).toEqual(['delta']);
     expect(later.body.data).toEqual(within.body.data);
 
     // Forced by the client: the same again.
     stack.resetUpstreamCalls();
-    const forced = await stack.gql<AccountView>(
-      ACCOUNT_VIEW,
+    const forced = await stack.gql(
+      AccountViewDocument,
       { id: checking.id },
       { headers: { 'cache-control': 'no-cache' } },
     );
@@ -249,14 +232,14 @@ describe('after a mutation', () => {
     stack.sandbox.setFaults([]);
     // The failed sync paused this token's reads for a few seconds (the client's read back-off).
     stack.clock.advance(10_000);
-    const view = await stack.gql<AccountView>(
-      ACCOUNT_VIEW,
+    const view = await stack.gql(
+      AccountViewDocument,
       { id: checking.id },
       { headers: { 'cache-control': 'no-cache' } },
     );
     expect(view.body.extensions?.stale).toBeUndefined();
     expect(
-      view.body.data!.plan.account.transactions.nodes.filter(
+      view.body.data!.plan!.account!.transactions.nodes.filter(
         (n) => n.id === payload.transaction.id,
       ),
     ).toHaveLength(1);

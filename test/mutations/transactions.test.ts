@@ -5,10 +5,18 @@
  */
 import type { TransactionDetail } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CreateSplitDocument,
+  CreateSplitWithTransferDocument,
+  CreateTransferDocument,
+  TransferSideDocument,
+  TransferSidesDocument,
+} from '../generated/operations.js';
 import { startStack } from '../support/stack.js';
 import {
   MUTATIONS,
   type MutationStack,
+  memberOf,
   resultOf,
   TODAY,
   withLookups,
@@ -141,59 +149,33 @@ describe('createTransaction', () => {
   it('creates a split; its parts and categories show in the payload and at REST', async () => {
     const cash = await stack.accountOfType('cash');
     const [a, b] = [await stack.spendingCategory(3), await stack.spendingCategory(4)];
-    const response = await stack.gql(
-      `mutation($planId: PlanId!, $input: CreateTransactionInput!) {
-        createTransaction(planId: $planId, input: $input) {
-          ... on CreateTransactionPayload { transaction {
-            id amount categoryName category { id }
-            subtransactions { amount memo category { id balance } payee { name } }
-            account { balance }
-          } }
-        }
-      }`,
-      {
-        planId: stack.planId,
-        input: {
-          accountId: cash.id,
-          date: TODAY,
-          amount: -30_000,
-          payeeName: 'Market',
-          subtransactions: [
-            { amount: -18_000, categoryId: a.id, memo: 'veg' },
-            { amount: -12_000, categoryId: b.id, payeeName: 'Market Stall 7' },
-          ],
-        },
+    const response = await stack.gql(CreateSplitDocument, {
+      planId: stack.planId,
+      input: {
+        accountId: cash.id,
+        date: TODAY,
+        amount: -30_000,
+        payeeName: 'Market',
+        subtransactions: [
+          { amount: -18_000, categoryId: a.id, memo: 'veg' },
+          { amount: -12_000, categoryId: b.id, payeeName: 'Market Stall 7' },
+        ],
       },
-    );
+    });
     expect(response.body.errors).toBeUndefined();
-    const tx = (
-      response.body.data as {
-        createTransaction: {
-          transaction: {
-            id: string;
-            amount: number;
-            categoryName: string;
-            category: null;
-            subtransactions: {
-              amount: number;
-              memo: string | null;
-              category: { id: string; balance: number };
-              payee: { name: string } | null;
-            }[];
-            account: { balance: number };
-          };
-        };
-      }
-    ).createTransaction.transaction;
+    const tx = memberOf(
+      response.body.data?.createTransaction,
+      'CreateTransactionPayload',
+    ).transaction;
     expect(tx.categoryName).toBe('Split');
     expect(tx.category).toBeNull();
-    expect(tx.subtransactions.map((s) => [s.amount, s.category.id, s.memo])).toEqual([
+    expect(tx.subtransactions.map((s) => [s.amount, s.category?.id, s.memo])).toEqual([
       [-18_000, a.id, 'veg'],
       [-12_000, b.id, null],
     ]);
     expect(tx.subtransactions[1]?.payee?.name).toBe('Market Stall 7');
-    expect(tx.subtransactions[0]?.category.balance).toBe((await stack.category(a.id)).balance);
-    expect(tx.account.balance).toBe((await stack.account(cash.id)).balance);
+    expect(tx.subtransactions[0]?.category?.balance).toBe((await stack.category(a.id)).balance);
+    expect(tx.account?.balance).toBe((await stack.account(cash.id)).balance);
     const rest = await stack.transaction(tx.id);
     expect(rest.subtransactions.map((s) => [s.amount, s.category_id])).toEqual([
       [-18_000, a.id],
@@ -204,94 +186,48 @@ describe('createTransaction', () => {
   it('creates a transfer; both sides are linked from both accounts', async () => {
     const checking = await stack.accountOfType('checking');
     const savings = await stack.accountOfType('savings');
-    const response = await stack.gql(
-      `mutation($planId: PlanId!, $input: CreateTransactionInput!) {
-        createTransaction(planId: $planId, input: $input) {
-          ... on CreateTransactionPayload { transaction {
-            id amount transferAccount { id balance }
-            transferTransaction { id amount accountId transferAccount { id } transferTransaction { id } }
-            account { balance }
-          } }
-        }
-      }`,
-      {
-        planId: stack.planId,
-        input: {
-          accountId: checking.id,
-          date: TODAY,
-          amount: -250_000,
-          payeeId: savings.transfer_payee_id,
-        },
+    const response = await stack.gql(CreateTransferDocument, {
+      planId: stack.planId,
+      input: {
+        accountId: checking.id,
+        date: TODAY,
+        amount: -250_000,
+        payeeId: savings.transfer_payee_id,
       },
-    );
+    });
     expect(response.body.errors).toBeUndefined();
-    const tx = (
-      response.body.data as {
-        createTransaction: {
-          transaction: {
-            id: string;
-            amount: number;
-            transferAccount: { id: string; balance: number };
-            transferTransaction: {
-              id: string;
-              amount: number;
-              accountId: string;
-              transferAccount: { id: string };
-              transferTransaction: { id: string };
-            };
-            account: { balance: number };
-          };
-        };
-      }
-    ).createTransaction.transaction;
-    expect(tx.transferAccount.id).toBe(savings.id);
-    expect(tx.transferAccount.balance).toBe(savings.balance + 250_000);
+    const tx = memberOf(
+      response.body.data?.createTransaction,
+      'CreateTransactionPayload',
+    ).transaction;
+    expect(tx.transferAccount?.id).toBe(savings.id);
+    expect(tx.transferAccount?.balance).toBe(savings.balance + 250_000);
     expect(tx.transferTransaction).toMatchObject({
       amount: 250_000,
       accountId: savings.id,
       transferAccount: { id: checking.id },
       transferTransaction: { id: tx.id },
     });
-    expect(tx.account.balance).toBe((await stack.account(checking.id)).balance);
+    expect(tx.account?.balance).toBe((await stack.account(checking.id)).balance);
+    const otherSide = tx.transferTransaction!;
 
     // Both accounts list their side, pointing at the other, without another upstream call.
     stack.resetUpstreamCalls();
-    const lists = await stack.gql<{
-      plan: Record<
-        'from' | 'to',
-        {
-          transactions: {
-            nodes: {
-              id: string;
-              transferTransactionId: string | null;
-              transferAccount: { id: string } | null;
-            }[];
-          };
-        }
-      >;
-    }>(
-      `query($from: UUID!, $to: UUID!) { plan(id: "last-used") {
-        from: account(id: $from) { transactions(first: 20) { nodes { id transferTransactionId transferAccount { id } } } }
-        to: account(id: $to) { transactions(first: 20) { nodes { id transferTransactionId transferAccount { id } } } }
-      } }`,
-      { from: checking.id, to: savings.id },
-    );
+    const lists = await stack.gql(TransferSidesDocument, { from: checking.id, to: savings.id });
     expect(stack.upstreamCalls()).toEqual([]);
-    const from = lists.body.data!.plan.from.transactions.nodes.find((n) => n.id === tx.id);
-    const to = lists.body.data!.plan.to.transactions.nodes.find(
-      (n) => n.id === tx.transferTransaction.id,
-    );
+    const from = lists.body.data!.plan!.from!.transactions.nodes.find((n) => n.id === tx.id);
+    const to = lists.body.data!.plan!.to!.transactions.nodes.find((n) => n.id === otherSide.id);
     expect(from).toEqual({
       id: tx.id,
-      transferTransactionId: tx.transferTransaction.id,
+      transferTransactionId: otherSide.id,
       transferAccount: { id: savings.id },
     });
     expect(to).toEqual({
-      id: tx.transferTransaction.id,
+      id: otherSide.id,
       transferTransactionId: tx.id,
       transferAccount: { id: checking.id },
     });
-    const restSide = await stack.transaction(tx.transferTransaction.id);
+    const restSide = await stack.transaction(otherSide.id);
     expect(restSide).toMatchObject({
       account_id: savings.id,
       amount: 250_000,
@@ -303,51 +239,31 @@ describe('createTransaction', () => {
     const checking = await stack.accountOfType('checking');
     const savings = await stack.accountOfType('savings');
     const category = await stack.spendingCategory(5);
-    const response = await stack.gql(
-      `mutation($planId: PlanId!, $input: CreateTransactionInput!) {
-        createTransaction(planId: $planId, input: $input) {
-          ... on CreateTransactionPayload { transaction { id subtransactions { amount transferAccount { id } transferTransactionId } } }
-        }
-      }`,
-      {
-        planId: stack.planId,
-        input: {
-          accountId: checking.id,
-          date: TODAY,
-          amount: -100_000,
-          payeeName: 'Paycheck split',
-          subtransactions: [
-            { amount: -60_000, categoryId: category.id },
-            { amount: -40_000, payeeId: savings.transfer_payee_id },
-          ],
-        },
+    const response = await stack.gql(CreateSplitWithTransferDocument, {
+      planId: stack.planId,
+      input: {
+        accountId: checking.id,
+        date: TODAY,
+        amount: -100_000,
+        payeeName: 'Paycheck split',
+        subtransactions: [
+          { amount: -60_000, categoryId: category.id },
+          { amount: -40_000, payeeId: savings.transfer_payee_id },
+        ],
       },
-    );
+    });
     expect(response.body.errors).toBeUndefined();
-    const tx = (
-      response.body.data as {
-        createTransaction: {
-          transaction: {
-            id: string;
-            subtransactions: {
-              amount: number;
-              transferAccount: { id: string } | null;
-              transferTransactionId: string | null;
-            }[];
-          };
-        };
-      }
-    ).createTransaction.transaction;
+    const tx = memberOf(
+      response.body.data?.createTransaction,
+      'CreateTransactionPayload',
+    ).transaction;
     const transferPart = tx.subtransactions.find((s) => s.transferAccount !== null)!;
     expect(transferPart).toMatchObject({ amount: -40_000, transferAccount: { id: savings.id } });
     expect(transferPart.transferTransactionId).toBeTruthy();
-    const other = await stack.gql<{
-      plan: { transaction: { amount: number; accountId: string; transferAccount: { id: string } } };
-    }>(
-      `query($id: ID!) { plan(id: "last-used") { transaction(id: $id) { amount accountId transferAccount { id } } } }`,
-      { id: transferPart.transferTransactionId },
-    );
-    expect(other.body.data?.plan.transaction).toEqual({
+    const other = await stack.gql(TransferSideDocument, {
+      id: transferPart.transferTransactionId!,
+    });
+    expect(other.body.data?.plan?.transaction).toEqual({
       amount: 40_000,
       accountId: savings.id,
       transferAccount: { id: checking.id },

@@ -1,6 +1,6 @@
 /**
  * Upstream failures keep the REST error verbatim in `extensions.upstream` with the codes of
- * DESIGN section 7; no error text leaks a token or a stack trace.
+ * docs/graph.md#errors; no error text leaks a token or a stack trace.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../support/stack.js';

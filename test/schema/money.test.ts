@@ -18,7 +18,7 @@ async function post<T>(path: string, body: unknown): Promise<T> {
 }
 
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ serve: 'fetch' });
   planId = stack.sandbox.users[0]!.planIds[0]!;
 });
 

@@ -8,10 +8,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_LIMITS, type GatewayConfig } from '../../src/config/config.js';
-import { type ServedGateway, startGateway } from '../support/stack.js';
+import { type ServedGateway, type Stack, startStack } from '../support/stack.js';
 import {
   getOperation,
   type Operation,
@@ -30,43 +29,39 @@ const ALLOWED_ORIGIN = 'https://app.example';
 const REGISTERED = 'query Registered { user { id } }';
 
 const log = () => [...open.log, ...trusted.log];
-let sandbox: Sandbox;
-let open: ServedGateway;
+let open: Stack;
 let trusted: ServedGateway;
 let manifestDir: string;
 
 // Room for a GET that carries an over-size document (node's default is 16 KiB of headers).
-const serve = (config: Partial<GatewayConfig>) =>
-  startGateway(sandbox.url, {
+const served = (config: Partial<GatewayConfig>) =>
+  ({
     serve: 'websocket',
     log: true,
     config: { limits: LIMITS, ...config },
     maxHeaderSize: 128 * 1024,
-  });
+  }) as const;
 
 const stderr: string[] = [];
 beforeAll(async () => {
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
     stderr.push(args.map(String).join(' '));
   });
-  sandbox = await createSandbox({ port: 0 });
   manifestDir = mkdtempSync(join(tmpdir(), 'admission-matrix-'));
   const manifestPath = join(manifestDir, 'persisted-documents.json');
   const hash = createHash('sha256').update(REGISTERED).digest('hex');
   writeFileSync(manifestPath, JSON.stringify({ [hash]: REGISTERED }));
-  open = await serve({ corsOrigins: [ALLOWED_ORIGIN] });
-  trusted = await serve({ trustedDocuments: { manifestPath, only: true } });
+  open = await startStack(served({ corsOrigins: [ALLOWED_ORIGIN] }));
+  trusted = await open.addGateway(served({ trustedDocuments: { manifestPath, only: true } }));
 });
 
 afterAll(async () => {
   await open?.close();
-  await trusted?.close();
-  await sandbox?.close();
   rmSync(manifestDir, { recursive: true, force: true });
   vi.restoreAllMocks();
 });
 
-const token = () => sandbox.users[0]?.token ?? '';
+const token = () => open.token;
 
 /** Sends `operation` over every transport; one graphql-ws connection per operation. */
 async function overEveryTransport(
@@ -204,7 +199,7 @@ describe('one admission path: the same refusal over every transport', () => {
   it.each(ROWS)('$name', async (row) => {
     const front = row.front?.() ?? open;
     const operation = row.operation();
-    sandbox.resetCalls();
+    open.sandbox.resetCalls();
     const outcomes = await overEveryTransport(front, operation);
     for (const transport of TRANSPORTS) {
       expect(outcomes[transport].codes, transport).toEqual([row.code]);
@@ -212,7 +207,7 @@ describe('one admission path: the same refusal over every transport', () => {
     }
     expect(outcomes.wsCloses).toEqual([]);
     // Refused before any upstream call, except the junk token's one check by the token gate.
-    const calls = sandbox.calls().length;
+    const calls = open.sandbox.calls().length;
     if (row.name === 'a junk token') expect(calls).toBeLessThanOrEqual(1);
     else expect(calls).toBe(0);
   });

@@ -7,8 +7,6 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultConfig } from '../../src/config/config.js';
-import { createGateway } from '../../src/server/gateway.js';
 import { useGraphiQL } from '../../src/server/graphiql/use-graphiql.js';
 import { preferredEncoding } from '../../src/server/plugins/use-compression.js';
 import { type Stack, startGateway, startStack } from '../support/stack.js';
@@ -170,12 +168,12 @@ describe('/ready', () => {
         .get('http://upstream.invalid')
         .intercept({ path: '/v1/user', method: 'GET' })
         .reply(answer, { error: { id: String(answer), name: 'refused', detail: 'Refused' } });
-      const gateway = createGateway(
-        { ...defaultConfig('http://upstream.invalid/v1'), graphiql: false },
-        { dispatcher: agent },
-      );
+      const gateway = await startGateway('http://upstream.invalid/v1', {
+        serve: 'fetch',
+        deps: { dispatcher: agent },
+      });
       try {
-        const response = await gateway.yoga.fetch('http://gateway.test/ready');
+        const response = await gateway.fetch(gateway.url.replace('/graphql', '/ready'));
         expect(response.status).toBe(ready.ready ? 200 : 503);
         expect(await response.json()).toEqual(ready);
         agent.assertNoPendingInterceptors();

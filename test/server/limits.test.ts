@@ -1,5 +1,5 @@
 /**
- * Safety limits of DESIGN section 8, over real HTTP: each refused before any upstream call.
+ * Safety limits of docs/graph.md#limits, over real HTTP: each refused before any upstream call.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/config/config.js';

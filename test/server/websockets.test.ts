@@ -6,11 +6,12 @@
  * warning. Nothing is printed to stderr. Hostile documents and tokens: admission-matrix.test.ts.
  */
 
-import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
+import { createClient } from 'graphql-ws';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
 import { DEFAULT_LIMITS, DEFAULT_LIVE } from '../../src/config/config.js';
-import { type ServedGateway, startGateway } from '../support/stack.js';
+import { type Stack, startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import { postOperation, wsConnection } from './support/transports.js';
 
@@ -25,16 +26,14 @@ const boom: Plugin = {
   },
 };
 
-let sandbox: Sandbox;
-let front: ServedGateway;
+let front: Stack;
 const printed: string[] = [];
 
 beforeAll(async () => {
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
     printed.push(args.map(String).join(' '));
   });
-  sandbox = await createSandbox({ port: 0 });
-  front = await startGateway(sandbox.url, {
+  front = await startStack({
     serve: 'websocket',
     log: true,
     config: { limits: { ...DEFAULT_LIMITS, bodyBytes: 16 * 1024 } },
@@ -44,11 +43,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await front?.close();
-  await sandbox?.close();
   vi.restoreAllMocks();
 });
 
-const token = () => sandbox.users[0]?.token ?? '';
+const token = () => front.token;
 
 describe('GraphQL over WebSocket', () => {
   it('fails only the operation the gateway failed, logs it as JSON, and keeps the connection', async () => {
@@ -101,7 +99,7 @@ describe('GraphQL over WebSocket', () => {
   });
 
   it('closes a connection that only ever had operations refused once it has been idle', async () => {
-    const idle = await startGateway(sandbox.url, {
+    const idle = await front.addGateway({
       serve: 'websocket',
       log: true,
       config: { live: { ...DEFAULT_LIVE, idleTimeoutMs: 300 } },
@@ -116,5 +114,63 @@ describe('GraphQL over WebSocket', () => {
       await ws.close();
       await idle.close();
     }
+  });
+});
+
+describe('the token on the upgrade request', () => {
+  /** One query over a connection whose upgrade carries `headers` and no connectionParams. */
+  const queryWith = async (url: string, headers: Record<string, string>) => {
+    const closes: number[] = [];
+    const client = createClient({
+      url,
+      webSocketImpl: class extends WebSocket {
+        constructor(address: string | URL, protocols?: string | string[]) {
+          super(address, protocols, { headers });
+        }
+      },
+      retryAttempts: 0,
+      on: { closed: (event) => closes.push((event as { code: number }).code) },
+    });
+    try {
+      const result = await new Promise<{ data?: unknown; codes: unknown[] }>((resolve) => {
+        client.subscribe(
+          { query: '{ user { id } }' },
+          {
+            next: (value) =>
+              resolve({
+                data: value.data,
+                codes: (value.errors ?? []).map((e) => e.extensions?.code),
+              }),
+            error: (error) =>
+              resolve({
+                codes: Array.isArray(error)
+                  ? error.map((e: { extensions?: { code?: unknown } }) => e.extensions?.code)
+                  : [`closed ${(error as { code?: number }).code}`],
+              }),
+            complete: () => {},
+          },
+        );
+      });
+      return { ...result, closes };
+    } finally {
+      await client.dispose();
+    }
+  };
+
+  it('authenticates with `Authorization: Bearer` on the upgrade, as server-side clients send it', async () => {
+    const answer = await queryWith(front.wsUrl, { authorization: `Bearer ${token()}` });
+    expect(answer).toMatchObject({ codes: [], data: { user: { id: expect.any(String) } } });
+    expect(answer.closes).toEqual([]);
+  });
+
+  it('authenticates with `access_token` in the upgrade URL, as over HTTP', async () => {
+    const answer = await queryWith(`${front.wsUrl}?access_token=${token()}`, {});
+    expect(answer).toMatchObject({ codes: [], data: { user: { id: expect.any(String) } } });
+  });
+
+  it('refuses a token the upgrade carries that cannot be one, and keeps the connection', async () => {
+    const answer = await queryWith(front.wsUrl, { authorization: 'Bearer not-a-token' });
+    expect(answer.codes).toEqual(['UNAUTHENTICATED']);
+    expect(answer.closes).toEqual([]);
   });
 });

@@ -149,19 +149,23 @@ async function serve(
     ...(listening?.mcp ? { mcp: listening.mcp } : {}),
     log,
     fetch: fetchImpl,
-    gql: <Data, Variables>(
+    // Waits for what the answer left running (a mutation's delta), so call counts are exact.
+    gql: async <Data, Variables>(
       query: string | TypedDocumentNode<Data, Variables>,
       variables?: Variables,
       gqlOptions: GqlOptions = {},
-    ) =>
-      gqlAt<Data>(
+    ) => {
+      const response = await gqlAt<Data>(
         url,
         query as string | TypedDocumentNode<Data, never>,
         variables,
         gqlOptions.token === undefined ? around.token : gqlOptions.token,
         gqlOptions.headers,
         fetchImpl,
-      ),
+      );
+      await gateway.settled();
+      return response;
+    },
     close() {
       closing ??= (async () => {
         await listening?.mcp?.close();
@@ -323,7 +327,10 @@ async function build(options: StackOptions): Promise<Stack & Partial<TimedStack 
     ...(hostile ? { hostile } : {}),
     async rest<T>(path: string, restToken = token) {
       const response = await fetch(`${sandbox.url}${path}`, {
-        headers: { authorization: `Bearer ${restToken}` },
+        // A fresh connection each time: the sandbox runs in this process, and after a long
+        // synchronous stretch (a gateway answering through `yoga.fetch`) an idle kept-alive socket
+        // can be reused in the very tick the sandbox's keep-alive timer closes it (ECONNRESET).
+        headers: { authorization: `Bearer ${restToken}`, connection: 'close' },
       });
       return { status: response.status, body: (await response.json()) as T };
     },

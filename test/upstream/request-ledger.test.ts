@@ -130,9 +130,15 @@ describe('tokenKey', () => {
     );
   });
 
-  it('is stable, distinct per token and never contains the token', () => {
+  it('is stable, distinct per token and never contains the token', async () => {
     const token = 'my-personal-access-token';
-    expect(tokenKey(token)).toBe(tokenKey(token));
+    // The same token built anew and hashed by a second copy of the module (the query makes it
+    // another module, evaluated anew): the key cannot come from a cache, a per-process salt or
+    // the string's identity, as another gateway instance would compute it.
+    const copy = '../../src/upstream/token-key.js?another-instance';
+    const fresh = (await import(copy)) as typeof import('../../src/upstream/token-key.js');
+    expect(fresh.tokenKey).not.toBe(tokenKey);
+    expect(fresh.tokenKey(['my', 'personal', 'access', 'token'].join('-'))).toBe(tokenKey(token));
     expect(tokenKey(token)).not.toBe(tokenKey(`${token}x`));
     expect(tokenKey(token)).toMatch(/^[0-9a-f]{64}$/);
     expect(tokenKey(token)).not.toContain(token);

@@ -1,7 +1,8 @@
 /**
  * The sandbox's CLI (`npm start` in this package, `npm run sandbox` at the top): the operational
- * interface other tools rely on (DESIGN §1): options as flags or environment variables, the URL
- * printed once ready, a clean stop on SIGTERM, status 2 on a bad option. Each CLI runs in its own
+ * interface other tools rely on (docs/architecture.md#an-embedded-rest-sandbox): options as
+ * flags or environment variables, the URL printed once ready, a clean stop on SIGTERM, status 2
+ * on a bad option. Each CLI runs in its own
  * process group, and the group is what gets killed, so no sandbox outlives the suite.
  */
 import { type ChildProcess, spawn } from 'node:child_process';

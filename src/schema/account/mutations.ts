@@ -4,7 +4,7 @@ import { builder } from '../builder.js';
 import { describedValues } from '../enum-values.js';
 import { WRITE_ERRORS } from '../errors.js';
 import {
-  current,
+  changesField,
   type PayloadBase,
   payloadBase,
   planField,
@@ -45,9 +45,10 @@ export const CreateAccountPayload = builder
       account: t.field({
         type: Account,
         description: 'The new account, with its transfer payee and its starting balance.',
-        resolve: (p) => current(p, (plan) => plan.account(p.saved.id), scoped(p.saved, p.planId)),
+        resolve: (p) => scoped(p.saved, p.planId),
       }),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });
 

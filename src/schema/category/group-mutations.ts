@@ -5,6 +5,7 @@ import type { WriteOutcome } from '../../writes/pipeline.js';
 import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
 import {
+  changesField,
   type PayloadBase,
   payloadBase,
   planField,
@@ -43,6 +44,7 @@ function categoryGroupPayload(name: string, description: string) {
       }),
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });
 }

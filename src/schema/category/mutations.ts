@@ -9,7 +9,7 @@ import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
 import { Month } from '../month.js';
 import {
-  current,
+  changesField,
   type InputFields,
   type PayloadBase,
   payloadBase,
@@ -104,11 +104,7 @@ interface CategoryPayloadShape extends PayloadBase {
 }
 
 function categoryRow(p: CategoryPayloadShape): CategoryRow {
-  return current(
-    p,
-    (plan) => plan.category(p.saved.id, p.month),
-    scoped({ ...p.saved, month: p.month }, p.planId),
-  );
+  return scoped({ ...p.saved, month: p.month }, p.planId);
 }
 
 function categoryPayload(name: string, description: string) {
@@ -122,6 +118,7 @@ function categoryPayload(name: string, description: string) {
       }),
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });
 }
@@ -153,6 +150,7 @@ export const UpdateMonthCategoryPayload = monthCategoryPayload.implement({
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 

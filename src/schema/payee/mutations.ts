@@ -3,6 +3,7 @@ import type { Payee as PayeeAnswer } from '@plans-gateway/rest-contract';
 import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
 import {
+  changesField,
   type PayloadBase,
   payloadBase,
   planField,
@@ -41,6 +42,7 @@ function payeePayload(name: string, description: string) {
       }),
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });
 }

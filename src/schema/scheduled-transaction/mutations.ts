@@ -10,7 +10,7 @@ import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
 import { notNull } from '../input-checks.js';
 import {
-  current,
+  changesField,
   type InputFields,
   type PayloadBase,
   payloadBase,
@@ -111,10 +111,10 @@ function scheduledPayload(name: string, description: string, savedDescription: s
       scheduledTransaction: t.field({
         type: ScheduledTransaction,
         description: savedDescription,
-        resolve: (p) =>
-          current(p, (plan) => plan.scheduledTransaction(p.saved.id), scoped(p.saved, p.planId)),
+        resolve: (p) => scoped(p.saved, p.planId),
       }),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });
 }

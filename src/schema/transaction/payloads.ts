@@ -4,7 +4,13 @@ import type { TransactionDetail } from '@plans-gateway/rest-contract';
 import type { TransactionRow } from '../../replica/types.js';
 import type { FieldBuilder } from '../amounts.js';
 import { builder } from '../builder.js';
-import { current, type PayloadBase, planField, scoped, serverKnowledgeField } from '../payloads.js';
+import {
+  changesField,
+  type PayloadBase,
+  planField,
+  scoped,
+  serverKnowledgeField,
+} from '../payloads.js';
 import { Transaction } from './transaction.js';
 
 export interface TransactionsPayloadShape extends PayloadBase {
@@ -19,11 +25,9 @@ export interface ImportTransactionsPayloadShape extends PayloadBase {
   readonly transactionIds: readonly string[];
 }
 
-/** Each saved transaction as the synced replica holds it (a deleted one: as answered). */
+/** Each saved transaction as the write's answer carried it. */
 function rowsOf(payload: TransactionsPayloadShape): TransactionRow[] {
-  return payload.saved.map((answer) =>
-    current(payload, (plan) => plan.transaction(answer.id), scoped(answer, payload.planId)),
-  );
+  return payload.saved.map((answer) => scoped(answer, payload.planId));
 }
 
 function firstRow(payload: TransactionsPayloadShape): TransactionRow {
@@ -53,6 +57,7 @@ export const CreateTransactionPayload = payload('CreateTransactionPayload').impl
     transactionIds: idsField(t, 'The id of the created transaction.'),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -72,6 +77,7 @@ export const CreateTransactionsPayload = payload('CreateTransactionsPayload').im
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -86,6 +92,7 @@ export const UpdateTransactionsPayload = payload('UpdateTransactionsPayload').im
     transactionIds: idsField(t, 'The ids of the updated transactions.'),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -99,6 +106,7 @@ export const UpdateTransactionPayload = payload('UpdateTransactionPayload').impl
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -112,6 +120,7 @@ export const DeleteTransactionPayload = payload('DeleteTransactionPayload').impl
     }),
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
+    changes: changesField(t),
   }),
 });
 
@@ -128,10 +137,11 @@ export const ImportTransactionsPayload = builder
         type: [Transaction],
         description: 'The imported transactions.',
         resolve: async (p, _args, ctx) => {
-          const plan = p.snapshot ?? (await ctx.loaders.plan(p.planId));
+          const plan = await ctx.loaders.plan(p.planId);
           return p.transactionIds.flatMap((id) => plan.transaction(id) ?? []);
         },
       }),
       plan: planField(t),
+      changes: changesField(t),
     }),
   });

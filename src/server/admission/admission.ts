@@ -46,6 +46,12 @@ export interface OperationRequest {
    * (`/subgraph`). Limits are priced against it. @default the `schema` admission was made with
    */
   readonly schema?: GraphQLSchema;
+  /**
+   * The text is the gateway's own (an MCP tool's curated operation, or the manifest's), not a
+   * client's: trusted documents admit it without a hash. Only server code sets this; no transport
+   * reads it from a request. @default false
+   */
+  readonly own?: boolean;
 }
 
 /** The stages, in the order they run. */
@@ -152,7 +158,7 @@ export function createAdmission({
       parsed = result;
     }
 
-    const notTrusted = untrusted(documents, query, operation.extensions);
+    const notTrusted = operation.own ? null : untrusted(documents, query, operation.extensions);
     if (notTrusted) return refuse('trusted', notTrusted, document);
 
     const overLimit = limitsOf(operation.schema ?? schema).refusal(

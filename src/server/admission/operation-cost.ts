@@ -1,6 +1,6 @@
 /**
  * What an operation costs before it runs: depth, breadth and cost over every field it selects,
- * introspection included, so that no selection escapes the limits (DESIGN section 8).
+ * introspection included, so that no selection escapes the limits (docs/graph.md#limits).
  *
  * Cost: each field costs its own price (1 unless the schema says otherwise, see
  * `src/schema/cost.ts`) plus its selections times its multiplier: the page size of a

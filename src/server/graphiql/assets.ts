@@ -26,9 +26,17 @@ export interface GraphiQLAssets {
   readonly files: ReadonlyMap<string, Asset>;
 }
 
-/** Hands the page's options to GraphiQL without inline script, so the CSP can forbid it. */
+/**
+ * Hands the page's options to GraphiQL without inline script, so the CSP can forbid it. Also
+ * says so while a subscription waits for its first event: GraphiQL shows only a spinner until
+ * a result comes, and a plan may not change for minutes. GraphiQL sends subscriptions as event
+ * streams through `fetch`, so the note shows once such a stream is open and goes with its first
+ * event, its end, or Stop.
+ */
 const BOOT_SCRIPT = `(function () {
   var options = JSON.parse(document.getElementById('graphiql-options').textContent);
+  var waiting = options.subscriptionWaitingMessage;
+  delete options.subscriptionWaitingMessage;
   var base = document.currentScript.getAttribute('data-base');
   var workers = {
     editorWorkerService: base + 'editor.worker.js',
@@ -39,7 +47,79 @@ const BOOT_SCRIPT = `(function () {
     globalAPI: false,
     getWorkerUrl: function (moduleId, label) { return workers[label]; }
   };
+  if (waiting) noteWaitingSubscriptions(waiting);
   YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), options);
+
+  function noteWaitingSubscriptions(message) {
+    var fetchFirst = window.fetch.bind(window);
+    window.fetch = function (input, init) {
+      var answer = fetchFirst(input, init);
+      var accept = new Headers((init && init.headers) || {}).get('accept') || '';
+      if (accept.indexOf('text/event-stream') === -1) return answer;
+      return answer.then(function (response) {
+        var type = response.headers.get('content-type') || '';
+        if (!response.ok || !response.body || type.indexOf('text/event-stream') === -1) return response;
+        return new Response(watched(response.body, message), {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers
+        });
+      });
+    };
+  }
+
+  function watched(body, message) {
+    var reader = body.getReader();
+    var decoder = new TextDecoder();
+    var tail = '';
+    var note = showNote(message);
+    return new ReadableStream({
+      pull: function (controller) {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) {
+            note.remove();
+            controller.close();
+            return;
+          }
+          // An event has a data line; keep-alive comments (":") do not.
+          tail = (tail + decoder.decode(chunk.value, { stream: true })).slice(-4096);
+          if (/(^|\\n)data:/.test(tail)) note.remove();
+          controller.enqueue(chunk.value);
+        }, function (error) {
+          note.remove();
+          controller.error(error);
+        });
+      },
+      cancel: function (reason) {
+        note.remove();
+        return reader.cancel(reason);
+      }
+    });
+  }
+
+  function showNote(message) {
+    var note = document.createElement('div');
+    note.className = 'plans-subscription-waiting';
+    note.setAttribute('role', 'status');
+    note.textContent = message;
+    note.style.cssText = 'position:absolute;top:4.5rem;left:1.5rem;right:1.5rem;' +
+      'font:0.95rem/1.5 sans-serif;color:hsl(219,15%,40%);white-space:pre-line;z-index:1';
+    var attach = function () {
+      var pane = document.querySelector('.graphiql-response');
+      if (!pane) return setTimeout(attach, 50);
+      if (!note.isConnected && !note.dataset.removed) {
+        pane.style.position = 'relative';
+        pane.appendChild(note);
+      }
+    };
+    attach();
+    return {
+      remove: function () {
+        note.dataset.removed = 'yes';
+        note.remove();
+      }
+    };
+  }
 })();
 `;
 

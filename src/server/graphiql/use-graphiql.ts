@@ -11,6 +11,12 @@ export const DEFAULT_STALL_MS = 10_000;
 /** With every slot taken, a download idle this long gives its slot to a new one. */
 export const DEFAULT_EVICT_IDLE_MS = 2_000;
 const CHUNK_BYTES = 64 * 1024;
+/** Shown in the result pane while a subscription's stream is open and no event came yet. */
+export const SUBSCRIPTION_WAITING_MESSAGE = [
+  'Subscribed: waiting for changes.',
+  'Each change of the plan appears here as an event: a write through this gateway at once, a change made elsewhere with the next poll of the plan.',
+  'Stop ends the subscription.',
+].join('\n');
 
 /**
  * The page may run only its own scripts (no inline code, no eval), talk only to its own origin,
@@ -38,6 +44,11 @@ export interface GraphiQLOptions {
   headers?: Record<string, string>;
   /** Headers GraphiQL sends with every operation and does not show (e.g. a CSRF header). */
   additionalHeaders?: Record<string, string>;
+  /**
+   * Shown while a subscription waits for its first event, instead of a bare spinner.
+   * @default SUBSCRIPTION_WAITING_MESSAGE
+   */
+  subscriptionWaitingMessage?: string;
   /** @default 64 */
   maxConcurrentReaders?: number;
   /** A download that takes no chunk for this long is cut. @default DEFAULT_STALL_MS */
@@ -75,6 +86,7 @@ export function useGraphiQL({
   defaultQuery,
   headers,
   additionalHeaders,
+  subscriptionWaitingMessage = SUBSCRIPTION_WAITING_MESSAGE,
   maxConcurrentReaders = DEFAULT_MAX_ASSET_READERS,
   stallMs = DEFAULT_STALL_MS,
   evictIdleMs = DEFAULT_EVICT_IDLE_MS,
@@ -102,6 +114,7 @@ export function useGraphiQL({
         headers: headers ? JSON.stringify(headers, null, 2) : undefined,
         shouldPersistHeaders: false,
         ...(additionalHeaders ? { additionalHeaders } : {}),
+        subscriptionWaitingMessage,
       }),
     }));
     return built;

@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
+import { addVary } from './vary.js';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
@@ -42,6 +43,7 @@ export function useCompression({
         /event-stream|multipart/.test(type)
       )
         return;
+      // Caches must keep one copy per encoding.
       addVary(response.headers, 'Accept-Encoding');
       if (encoding === null) return;
       const length = Number(response.headers.get('content-length') ?? Number.NaN);
@@ -86,17 +88,4 @@ export function preferredEncoding(header: string | null): Encoding | null {
   const gz = q.gzip ?? q['*'] ?? 0;
   if (br <= 0 && gz <= 0) return null;
   return br >= gz ? 'br' : 'gzip';
-}
-
-// Private: caches must keep one copy per encoding.
-function addVary(headers: Headers, name: string): void {
-  const vary = headers.get('vary');
-  if (!vary) headers.set('vary', name);
-  else if (
-    !vary
-      .toLowerCase()
-      .split(/\s*,\s*/)
-      .includes(name.toLowerCase())
-  )
-    headers.set('vary', `${vary}, ${name}`);
 }

@@ -14,7 +14,7 @@ function isEmpty(data: ExecutionResult['data']): boolean {
 }
 
 /**
- * Says what an operation cost and how fresh its answer is (DESIGN section 9):
+ * Says what an operation cost and how fresh its answer is (docs/graph.md#freshness-and-cost):
  * `extensions.upstream` holds the calls made, cache hits and replica age; `extensions.stale`
  * lists every part answered from an older copy because the upstream was rate limited or down
  * (always sent: a client must be able to tell). An operation refused only for want of a valid

@@ -126,6 +126,18 @@ export function resultOf<T = Record<string, unknown>>(
   return result!;
 }
 
+/**
+ * The result of a typed mutation document (one that selects `__typename`), narrowed to the member
+ * `typename`: the test fails on any other.
+ */
+export function memberOf<Result extends { __typename: string }, Name extends Result['__typename']>(
+  result: Result | null | undefined,
+  typename: Name,
+): Extract<Result, { __typename: Name }> {
+  expect(result?.__typename, JSON.stringify(result)).toBe(typename);
+  return result as Extract<Result, { __typename: Name }>;
+}
+
 /** The single GraphQL error of a response. */
 export function onlyError(response: GraphQLResponse) {
   expect(response.body.errors, JSON.stringify(response.body)).toHaveLength(1);

@@ -1,0 +1,63 @@
+/**
+ * The floors the gateway is measured against, in a process of their own (as the gateway is): a
+ * bare graphql-yoga server over the gateway's printed schema whose default resolvers read a
+ * precomputed answer (no replica, no plugins of ours), and raw `node:http` that reads the body and
+ * sends the answer's bytes. Started by `floor.ts` with the answer's JSON file as argument; says
+ * `{ type: 'ready', yoga, raw }` over IPC, answers any message with its CPU time so far
+ * (`{ type: 'cpu', micros }`), and ends on disconnect.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildSchema } from 'graphql';
+import { createYoga, type Plugin } from 'graphql-yoga';
+
+const [answerFile] = process.argv.slice(2);
+if (!answerFile || !process.send) throw new Error('floor-child: run through floor.ts');
+
+const answer = JSON.parse(readFileSync(answerFile, 'utf8')) as { data: Record<string, unknown> };
+const bytes = Buffer.from(JSON.stringify(answer));
+const schema = buildSchema(readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8'));
+
+/** Every operation starts from the precomputed answer; default resolvers walk it. */
+const fromAnswer: Plugin = {
+  onExecute({ args }) {
+    args.rootValue = answer.data;
+  },
+};
+const yoga = createYoga({ schema, logging: false, graphiql: false, plugins: [fromAnswer] });
+
+const raw = (request: IncomingMessage, response: ServerResponse) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    response.writeHead(200, {
+      'content-type': 'application/graphql-response+json; charset=utf-8',
+      'content-length': bytes.length,
+    });
+    response.end(bytes);
+  });
+};
+
+function listen(server: Server): Promise<string> {
+  server.keepAliveTimeout = 60_000;
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`),
+    ),
+  );
+}
+
+const yogaServer = createServer(yoga);
+const rawServer = createServer(raw);
+process.send({ type: 'ready', yoga: await listen(yogaServer), raw: await listen(rawServer) });
+process.on('message', () => {
+  const { user, system } = process.cpuUsage();
+  process.send!({ type: 'cpu', micros: user + system });
+});
+process.on('disconnect', () => {
+  yogaServer.closeAllConnections();
+  rawServer.closeAllConnections();
+  yogaServer.close();
+  rawServer.close();
+});

@@ -1,0 +1,106 @@
+import { useMutation } from '@apollo/client/react';
+import { type FormEvent, useState } from 'react';
+import { type Account, ADD_TRANSACTION, type MonthCategory } from './operations.js';
+
+/**
+ * Adds an outflow. The mutation selects `changes`, so the account balance, the category's
+ * activity in the chart and Ready to Assign update from its answer alone; the transaction list
+ * is read again to show the new row.
+ */
+export function AddTransactionForm(props: {
+  planId: string;
+  accounts: Account[];
+  categories: MonthCategory[];
+}) {
+  const [accountId, setAccountId] = useState(props.accounts[0]?.id ?? '');
+  const [categoryId, setCategoryId] = useState(props.categories[0]?.categoryId ?? '');
+  const [payee, setPayee] = useState('');
+  const [spent, setSpent] = useState('');
+  const [memo, setMemo] = useState('');
+  const [message, setMessage] = useState<string | null>(null);
+  const [add, { loading }] = useMutation(ADD_TRANSACTION, {
+    refetchQueries: ['RecentTransactions'],
+  });
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const milliunits = Math.round(Number(spent) * 1000);
+    if (!Number.isFinite(milliunits) || milliunits <= 0) {
+      setMessage('Enter what was spent, as a positive amount.');
+      return;
+    }
+    const { data, error } = await add({
+      variables: {
+        planId: props.planId,
+        input: {
+          accountId,
+          categoryId,
+          amount: -milliunits,
+          date: new Date().toISOString().slice(0, 10),
+          payeeName: payee.trim() || null,
+          memo: memo.trim() || null,
+        },
+      },
+    });
+    const result = data?.createTransaction;
+    if (error || !result) setMessage(`Not added: ${error?.message ?? 'no answer'}`);
+    else if (result.__typename !== 'CreateTransactionPayload')
+      setMessage(`Not added: ${result.message}`);
+    else {
+      setMessage('Added.');
+      setSpent('');
+      setMemo('');
+    }
+  };
+
+  return (
+    <form onSubmit={submit} className="add-form" data-testid="add-form">
+      <label>
+        Account
+        <select name="account" value={accountId} onChange={(e) => setAccountId(e.target.value)}>
+          {props.accounts.map((account) => (
+            <option key={account.id} value={account.id}>
+              {account.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Category
+        <select name="category" value={categoryId} onChange={(e) => setCategoryId(e.target.value)}>
+          {props.categories.map((category) => (
+            <option key={category.categoryId} value={category.categoryId}>
+              {category.categoryGroupName}: {category.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Payee
+        <input name="payee" value={payee} onChange={(e) => setPayee(e.target.value)} />
+      </label>
+      <label>
+        Spent
+        <input
+          name="amount"
+          inputMode="decimal"
+          placeholder="12.34"
+          value={spent}
+          onChange={(e) => setSpent(e.target.value)}
+        />
+      </label>
+      <label>
+        Memo
+        <input name="memo" value={memo} onChange={(e) => setMemo(e.target.value)} />
+      </label>
+      <button type="submit" disabled={loading}>
+        {loading ? 'Adding…' : 'Add'}
+      </button>
+      {message && (
+        <p className="message" data-testid="form-message">
+          {message}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,156 @@
+import type { TypedDocumentNode } from '@apollo/client';
+import { gql } from '@apollo/client';
+
+/** The amounts a month category shows, selected alike wherever one arrives (query, payload, event). */
+const MONTH_CATEGORY_AMOUNTS = 'id budgeted activity balance';
+const ACCOUNT_AMOUNTS = 'id balance balanceFormatted';
+const MONTH_TOTALS = 'id budgeted activity toBeBudgeted toBeBudgetedFormatted';
+
+export interface Account {
+  id: string;
+  name: string;
+  type: string;
+  closed: boolean;
+  onBudget: boolean;
+  balance: number;
+  balanceFormatted: string;
+}
+
+export interface MonthCategory {
+  id: string;
+  categoryId: string;
+  name: string;
+  hidden: boolean;
+  categoryGroupName: string;
+  budgeted: number;
+  activity: number;
+  balance: number;
+}
+
+export interface Dashboard {
+  plan: {
+    id: string;
+    name: string;
+    accounts: Account[];
+    month: {
+      id: string;
+      month: string;
+      budgeted: number;
+      activity: number;
+      toBeBudgeted: number;
+      toBeBudgetedFormatted: string;
+      categories: MonthCategory[];
+    } | null;
+  } | null;
+}
+
+export const DASHBOARD: TypedDocumentNode<Dashboard, Record<string, never>> = gql`
+  query Dashboard {
+    plan(id: "last-used") {
+      id
+      name
+      accounts { id name type closed onBudget balance balanceFormatted }
+      month(month: "current") {
+        ${MONTH_TOTALS}
+        month
+        categories { ${MONTH_CATEGORY_AMOUNTS} categoryId name hidden categoryGroupName }
+      }
+    }
+  }
+`;
+
+export interface TransactionRow {
+  id: string;
+  date: string;
+  amount: number;
+  amountFormatted: string;
+  memo: string | null;
+  payeeName: string | null;
+  categoryName: string | null;
+  account: { id: string; name: string };
+}
+
+export interface RecentTransactions {
+  plan: {
+    id: string;
+    transactions: {
+      totalCount: number;
+      edges: { cursor: string; node: TransactionRow }[];
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    };
+  } | null;
+}
+
+export const RECENT_TRANSACTIONS: TypedDocumentNode<
+  RecentTransactions,
+  { planId: string; first: number; after?: string | null }
+> = gql`
+  query RecentTransactions($planId: PlanId!, $first: Int!, $after: String) {
+    plan(id: $planId) {
+      id
+      transactions(first: $first, after: $after) {
+        totalCount
+        edges {
+          cursor
+          node { id date amount amountFormatted memo payeeName categoryName account { id name } }
+        }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+`;
+
+export interface AddTransactionResult {
+  createTransaction:
+    | { __typename: 'CreateTransactionPayload'; transaction: { id: string } }
+    | { __typename: 'NotFoundError' | 'ReadOnlyScopeError' | 'ValidationError'; message: string }
+    | null;
+}
+
+export interface NewTransaction {
+  accountId: string;
+  categoryId: string;
+  amount: number;
+  date: string;
+  payeeName: string | null;
+  memo: string | null;
+}
+
+/** `changes` brings the new balances and activity into the cache: no refetch. */
+export const ADD_TRANSACTION: TypedDocumentNode<
+  AddTransactionResult,
+  { planId: string; input: NewTransaction }
+> = gql`
+  mutation AddTransaction($planId: PlanId!, $input: CreateTransactionInput!) {
+    createTransaction(planId: $planId, input: $input) {
+      __typename
+      ... on CreateTransactionPayload {
+        transaction { id }
+        changes {
+          accounts { ${ACCOUNT_AMOUNTS} }
+          monthCategories { ${MONTH_CATEGORY_AMOUNTS} }
+          months { ${MONTH_TOTALS} }
+        }
+      }
+      ... on Error { message }
+    }
+  }
+`;
+
+export interface PlanChanged {
+  planChanged: { origin: string; serverKnowledge: number; transactions: { id: string }[] };
+}
+
+/** Changes made anywhere (another device, the upstream's own apps) while the page is open. */
+export const PLAN_CHANGED: TypedDocumentNode<PlanChanged, { planId: string }> = gql`
+  subscription PlanChanged($planId: PlanId!) {
+    planChanged(planId: $planId) {
+      origin
+      serverKnowledge
+      accounts { ${ACCOUNT_AMOUNTS} }
+      monthCategories { ${MONTH_CATEGORY_AMOUNTS} }
+      months { ${MONTH_TOTALS} }
+      transactions { id }
+    }
+  }
+`;
