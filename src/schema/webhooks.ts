@@ -169,8 +169,12 @@ builder.objectField(WebhookDelivery, 'seq', (t) =>
   }),
 );
 
-/** Private: the operation's token; webhooks always act for one. */
+/**
+ * Private: the operation's token; webhooks always act for one. What they answer comes from the
+ * webhook store, not the replica, so the answer is never one to cache or validate by ETag.
+ */
 function who(ctx: GatewayContext) {
+  ctx.reads.volatile();
   if (!ctx.credentials) throw unauthenticated();
   return ctx.credentials;
 }
