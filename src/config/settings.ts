@@ -325,9 +325,7 @@ function webhookSettings(env: Env): WebhooksConfig | undefined {
   const key = optional(env, 'WEBHOOK_KEY', webhookKey);
   if (key === undefined) return undefined;
   const dataDir = optional(env, 'DATA_DIR', nonEmpty) ?? './data';
-  const hours = (name: string, fallbackMs: number) =>
-    (optional(env, name, (v, n) => integer(v, n, 1, 24 * 30)) ?? fallbackMs / 3_600_000) *
-    3_600_000;
+  const hours = (value: string, name: string) => integer(value, name, 1, 24 * 30) * 3_600_000;
   return {
     ...DEFAULT_WEBHOOKS,
     key,
@@ -342,8 +340,9 @@ function webhookSettings(env: Env): WebhooksConfig | undefined {
     concurrency:
       optional(env, 'WEBHOOK_CONCURRENCY', (v, n) => integer(v, n, 1, 1_000)) ??
       DEFAULT_WEBHOOKS.concurrency,
-    secretOverlapMs: hours('WEBHOOK_SECRET_OVERLAP_HOURS', DEFAULT_WEBHOOKS.secretOverlapMs),
-    retryWindowMs: hours('WEBHOOK_RETRY_HOURS', DEFAULT_WEBHOOKS.retryWindowMs),
+    secretOverlapMs:
+      optional(env, 'WEBHOOK_SECRET_OVERLAP_HOURS', hours) ?? DEFAULT_WEBHOOKS.secretOverlapMs,
+    retryWindowMs: optional(env, 'WEBHOOK_RETRY_HOURS', hours) ?? DEFAULT_WEBHOOKS.retryWindowMs,
   };
 }
 
