@@ -22,6 +22,7 @@ const LAYERS = [
   'src/cluster',
   'src/writes',
   'src/telemetry',
+  'src/webhooks',
   'src/schema',
   'src/server',
   'src/mcp',

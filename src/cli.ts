@@ -86,6 +86,7 @@ function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): 
     live: settings.live,
     ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
     cluster: settings.cluster,
+    ...(settings.webhooks ? { webhooks: settings.webhooks } : {}),
     graphiqlDefaultQuery: DASHBOARD_QUERY,
     ...(demoToken ? { graphiqlDefaultHeaders: { Authorization: `Bearer ${demoToken}` } } : {}),
   };

@@ -284,6 +284,11 @@ export interface GatewayConfig {
   redisUrl?: string;
   /** Tuning of the cluster tier (used with `redisUrl`). @default DEFAULT_CLUSTER */
   cluster: ClusterConfig;
+  /**
+   * Webhooks (src/webhooks, docs/webhooks.md): on only with the operator's key, which encrypts
+   * the tokens they keep polling with. @default none: the mutations answer WEBHOOKS_DISABLED
+   */
+  webhooks?: WebhooksConfig;
 }
 
 export function defaultConfig(upstreamUrl: string): GatewayConfig {
@@ -340,4 +345,39 @@ export const DEFAULT_MCP: McpConfig = {
   sessionsPerToken: 8,
   maxSessions: 1_000,
   sessionIdleMs: 30 * 60_000,
+};
+
+/** Webhooks: where endpoints, tokens and the outbox are kept, and how deliveries behave. */
+export interface WebhooksConfig {
+  /** AES-256-GCM key (32 bytes) that encrypts stored tokens. */
+  key: Uint8Array;
+  /** The SQLite file (without `redisUrl`). @default `${DATA_DIR}/webhooks.db` */
+  databasePath: string;
+  /** Deliver to private, loopback and link-local addresses too (and http on loopback). @default false */
+  allowPrivateTargets: boolean;
+  /** A delivery not answered (status and body) within this is a failure. @default 10_000 */
+  timeoutMs: number;
+  /** Deliveries in flight at once on this instance, all endpoints together. @default 32 */
+  concurrency: number;
+  /** Bytes of a response body read (the rest is dropped unread). @default 4_096 */
+  responseBytes: number;
+  /** After a rotation the old secret also signs for this long. @default 86_400_000 (24 h) */
+  secretOverlapMs: number;
+  /** First retry delay; each next one doubles (with jitter) up to `maxDelayMs`. @default 30_000 */
+  retryBaseMs: number;
+  /** @default 3_600_000 (1 h) */
+  retryMaxDelayMs: number;
+  /** An event failing this long disables its endpoint. @default 86_400_000 (24 h) */
+  retryWindowMs: number;
+}
+
+export const DEFAULT_WEBHOOKS: Omit<WebhooksConfig, 'key' | 'databasePath'> = {
+  allowPrivateTargets: false,
+  timeoutMs: 10_000,
+  concurrency: 32,
+  responseBytes: 4_096,
+  secretOverlapMs: 24 * 3_600_000,
+  retryBaseMs: 30_000,
+  retryMaxDelayMs: 3_600_000,
+  retryWindowMs: 24 * 3_600_000,
 };

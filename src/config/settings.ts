@@ -16,8 +16,10 @@ import {
   DEFAULT_PORT,
   DEFAULT_REPLICA_BYTES,
   DEFAULT_REST_CACHE_BYTES,
+  DEFAULT_WEBHOOKS,
   type LiveConfig,
   type McpConfig,
+  type WebhooksConfig,
 } from './config.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -80,6 +82,8 @@ export interface Settings {
   cluster: ClusterConfig;
   /** The MCP server: `/mcp` on the GraphQL port, its tools and sessions. */
   mcp: McpConfig;
+  /** Webhooks; undefined without WEBHOOK_KEY (the mutations then answer WEBHOOKS_DISABLED). */
+  webhooks: WebhooksConfig | undefined;
   /** `mcp` (stdio): the upstream token, from PLANS_TOKEN or else YNAB_TOKEN. */
   mcpToken: string | undefined;
 }
@@ -150,6 +154,14 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   MCP_SCHEMA_SEARCH             the MCP search_schema tool (default off)
   MCP_TRUSTED_DOCUMENT_TOOLS    the TRUSTED_DOCUMENTS manifest's named operations as MCP tools (default off)
   MCP_SESSION_IDLE_SECONDS      close an MCP session idle this long (default ${DEFAULT_MCP.sessionIdleMs / 1000})
+  WEBHOOK_KEY                   32 bytes (base64 or 64 hex digits) that encrypt the tokens webhooks keep; webhooks are off without it
+  DATA_DIR                      where the gateway keeps files (default ./data)
+  WEBHOOK_DB                    the webhooks' SQLite file (default DATA_DIR/webhooks.db)
+  WEBHOOK_ALLOW_PRIVATE_TARGETS deliver to private and loopback addresses, and http on loopback (default off)
+  WEBHOOK_TIMEOUT_SECONDS       a delivery not answered within this fails (default ${DEFAULT_WEBHOOKS.timeoutMs / 1000})
+  WEBHOOK_CONCURRENCY           deliveries in flight at once on an instance (default ${DEFAULT_WEBHOOKS.concurrency})
+  WEBHOOK_SECRET_OVERLAP_HOURS  after a rotation the old secret also signs this long (default ${DEFAULT_WEBHOOKS.secretOverlapMs / 3_600_000})
+  WEBHOOK_RETRY_HOURS           retry a failing event this long, then disable its endpoint (default ${DEFAULT_WEBHOOKS.retryWindowMs / 3_600_000})
   PLANS_TOKEN                   mcp over stdio: the upstream token (else YNAB_TOKEN; embedded: the demo token)
 
   --help       show this help
@@ -257,6 +269,7 @@ export function parseSettings(
         redisUrl: optional(env, 'REDIS_URL', redisUrl),
         cluster: clusterSettings(env),
         mcp: mcpSettings(env),
+        webhooks: webhookSettings(env),
         mcpToken: optional(env, 'PLANS_TOKEN', nonEmpty) ?? optional(env, 'YNAB_TOKEN', nonEmpty),
       },
     };
@@ -306,6 +319,45 @@ function mcpSettings(env: Env): McpConfig {
       (optional(env, 'MCP_SESSION_IDLE_SECONDS', (v, n) => integer(v, n, 10, 86_400)) ??
         DEFAULT_MCP.sessionIdleMs / 1000) * 1000,
   };
+}
+
+function webhookSettings(env: Env): WebhooksConfig | undefined {
+  const key = optional(env, 'WEBHOOK_KEY', webhookKey);
+  if (key === undefined) return undefined;
+  const dataDir = optional(env, 'DATA_DIR', nonEmpty) ?? './data';
+  const hours = (value: string, name: string) => integer(value, name, 1, 24 * 30) * 3_600_000;
+  return {
+    ...DEFAULT_WEBHOOKS,
+    key,
+    databasePath:
+      optional(env, 'WEBHOOK_DB', nonEmpty) ?? `${dataDir.replace(/\/+$/, '')}/webhooks.db`,
+    allowPrivateTargets:
+      optional(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', boolean) ??
+      DEFAULT_WEBHOOKS.allowPrivateTargets,
+    timeoutMs:
+      (optional(env, 'WEBHOOK_TIMEOUT_SECONDS', (v, n) => integer(v, n, 1, 60)) ??
+        DEFAULT_WEBHOOKS.timeoutMs / 1000) * 1000,
+    concurrency:
+      optional(env, 'WEBHOOK_CONCURRENCY', (v, n) => integer(v, n, 1, 1_000)) ??
+      DEFAULT_WEBHOOKS.concurrency,
+    secretOverlapMs:
+      optional(env, 'WEBHOOK_SECRET_OVERLAP_HOURS', hours) ?? DEFAULT_WEBHOOKS.secretOverlapMs,
+    retryWindowMs: optional(env, 'WEBHOOK_RETRY_HOURS', hours) ?? DEFAULT_WEBHOOKS.retryWindowMs,
+  };
+}
+
+// Private: the AES-256 key of stored tokens: 32 bytes, as base64 or 64 hex digits; never echoed.
+function webhookKey(value: string, name: string): Uint8Array {
+  const bytes = /^[0-9a-f]{64}$/i.test(value)
+    ? Buffer.from(value, 'hex')
+    : /^[A-Za-z0-9+/_-]+={0,2}$/.test(value)
+      ? Buffer.from(value, 'base64')
+      : undefined;
+  if (bytes?.byteLength !== 32)
+    throw new SettingError(
+      `${name} must be 32 random bytes as base64 or 64 hex digits (openssl rand -base64 32); got ${value.length} characters that are not`,
+    );
+  return bytes;
 }
 
 function clusterSettings(env: Env): ClusterConfig {

@@ -40,6 +40,8 @@ type RefusalCode =
   | 'NOT_ACCEPTABLE'
   /** The gateway is stopping; a subscription ends with this. */
   | 'SHUTTING_DOWN'
+  /** Webhooks are off: the operator gave no WEBHOOK_KEY to encrypt the tokens they keep. */
+  | 'WEBHOOKS_DISABLED'
   /** A failure the gateway did not expect, masked. */
   | 'INTERNAL_SERVER_ERROR';
 

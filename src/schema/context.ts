@@ -5,6 +5,7 @@ import type { Credentials } from '../operation/credentials.js';
 import type { OperationDeadline } from '../operation/deadline.js';
 import type { OperationMeter } from '../operation/meter.js';
 import type { OperationSpan } from '../operation/tracer.js';
+import type { WebhookRegistry } from '../webhooks/webhooks.js';
 import type { Writes } from '../writes/pipeline.js';
 
 export interface RateLimitUsage {
@@ -32,6 +33,8 @@ export interface GatewayContext {
   readonly writes: Writes;
   /** Subscriptions to a plan's changes (src/live). */
   readonly live: LiveOperations;
+  /** Webhook endpoints and deliveries (src/webhooks); off without the operator's key. */
+  readonly webhooks: WebhookRegistry;
   /** This token's upstream usage as the gateway counted it (with a cluster: every instance's). */
   rateLimit(): RateLimitUsage | Promise<RateLimitUsage>;
 }

@@ -23,6 +23,7 @@ import {
   type UpstreamClientOptions,
 } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
+import type { Webhooks } from '../webhooks/webhooks.js';
 import { createSettling } from '../writes/settling.js';
 import { type Admission, createAdmission } from './admission/admission.js';
 import { corsOptions } from './cors-options.js';
@@ -37,6 +38,7 @@ import {
   reportSinks,
 } from './gateway-plugins.js';
 import { createGatewayReplicas } from './gateway-replicas.js';
+import { createGatewayWebhooks } from './gateway-webhooks.js';
 import { operationContext } from './operation-context.js';
 import { createAnswerCache } from './plugins/answer-cache.js';
 import { persistedDocuments } from './plugins/use-persisted-documents.js';
@@ -78,6 +80,11 @@ export interface GatewayDeps {
    * creates and closes; without it, none
    */
   cluster?: Cluster;
+  /**
+   * Where webhook deliveries connect (tests count or redirect them). @default checked targets
+   * only (src/webhooks/target.ts)
+   */
+  webhookDispatcher?: Dispatcher;
 }
 
 type GatewayYoga = YogaServerInstance<Record<string, never>, GatewayContext>;
@@ -125,6 +132,8 @@ export interface Gateway {
   settled(): Promise<void>;
   /** Cooperation with other instances through Redis, when configured. */
   readonly cluster?: Cluster;
+  /** Webhooks (`config.webhooks`): endpoints, their feeds and the deliverer. */
+  readonly webhooks?: Webhooks;
   /**
    * Ends every subscription and closes the upstream pool; the HTTP server that serves `yoga` is
    * the caller's to close.
@@ -224,6 +233,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         : undefined,
     extra: deps.plugins,
   };
+  const webhooks = createGatewayWebhooks({
+    config,
+    scheduler: live.scheduler,
+    gateway: () => gateway,
+    logger,
+    dispatcher: deps.webhookDispatcher,
+  });
   const settling = createSettling();
   const context = operationContext({
     config,
@@ -236,6 +252,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     requestIds,
     cluster,
     tracer: deps.tracer,
+    webhooks: webhooks.registry,
     settling,
   });
   let subgraphEndpoint: SubgraphEndpoint | undefined;
@@ -269,7 +286,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     cors: true,
   });
 
-  return {
+  const gateway: Gateway = {
     yoga,
     ...(subgraph ? { subgraph } : {}),
     upstream,
@@ -287,7 +304,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       void live.close();
     },
     ...(cluster ? { cluster } : {}),
+    ...(webhooks.running ? { webhooks: webhooks.running } : {}),
     async close() {
+      await webhooks.running?.close();
       await live.close();
       // Deltas after writes carry on past their answers; the upstream pool closes after them.
       await settling.idle();
@@ -295,6 +314,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       if (cluster && !deps.cluster) await cluster.close();
     },
   };
+  webhooks.start();
+  return gateway;
 }
 
 /** A yoga server of one schema: its endpoint, body and batch limits, CORS and error masking. */

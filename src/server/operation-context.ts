@@ -11,6 +11,7 @@ import type { OperationTracer } from '../operation/tracer.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import type { UpstreamClient } from '../upstream/client.js';
+import type { WebhookRegistry } from '../webhooks/webhooks.js';
 import { createWritePipeline } from '../writes/pipeline.js';
 import type { Settling } from '../writes/settling.js';
 import { freshnessFrom } from './freshness.js';
@@ -28,6 +29,7 @@ export interface OperationContextDeps {
   requestIds: RequestIds;
   cluster?: Cluster | undefined;
   tracer?: OperationTracer | undefined;
+  webhooks: WebhookRegistry;
   /** The delta syncs after writes, which later reads of the same token wait for. */
   settling: Settling;
 }
@@ -51,6 +53,7 @@ export function operationContext(deps: OperationContextDeps) {
     tracer,
     settling,
   } = deps;
+  const { webhooks } = deps;
   return ({ request }: { request: Request }): GatewayContext => {
     const credentials = credentialsFrom(request);
     if (credentials) cluster?.remember(credentials.token, credentials.tokenKey);
@@ -106,6 +109,7 @@ export function operationContext(deps: OperationContextDeps) {
       ...(span ? { span } : {}),
       writes,
       live: live.forOperation({ credentials, freshness, loaders }),
+      webhooks,
       rateLimit: () => {
         reads.volatile();
         if (!credentials) throw unauthenticated();

@@ -10,9 +10,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import type { YogaServerInstance } from 'graphql-yoga';
 import { gatewayError } from '../errors/codes.js';
 import type { Credentials } from '../operation/credentials.js';
-import type { Gateway } from './gateway.js';
+import type { GatewayContext } from '../schema/context.js';
+import type { Admission } from './admission/admission.js';
+
+/**
+ * What running an operation needs of a gateway: its admission path and its yoga instance (a
+ * `Gateway` is one; createGateway's own parts, such as webhooks, hand over these two alone).
+ */
+export interface OperationRunner {
+  readonly admission: Admission;
+  readonly yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
+}
 
 /** An operation as a transport received it, with who sends it. */
 export interface OperationCall {
@@ -60,7 +71,7 @@ export interface RefusedOperation {
  * refuses is dropped from the document cache, as over HTTP.
  */
 export async function prepareOperation(
-  gateway: Gateway,
+  gateway: OperationRunner,
   call: OperationCall,
 ): Promise<PreparedOperation | RefusedOperation> {
   const requestId = call.requestId ?? randomUUID();

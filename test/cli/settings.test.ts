@@ -24,6 +24,47 @@ function error(env: Record<string, string>): string {
 }
 
 describe('parseSettings', () => {
+  it('turns webhooks on only with a 32-byte key, and reads their settings', () => {
+    expect(settings({}).webhooks).toBeUndefined();
+    const hex = 'ab'.repeat(32);
+    const base64 = Buffer.alloc(32, 7).toString('base64');
+    expect(settings({ WEBHOOK_KEY: hex }).webhooks).toMatchObject({
+      key: Buffer.from(hex, 'hex'),
+      databasePath: './data/webhooks.db',
+      allowPrivateTargets: false,
+      timeoutMs: 10_000,
+      retryWindowMs: 86_400_000,
+    });
+    expect(
+      settings({
+        WEBHOOK_KEY: base64,
+        DATA_DIR: '/var/lib/gateway/',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
+        WEBHOOK_TIMEOUT_SECONDS: '5',
+        WEBHOOK_CONCURRENCY: '8',
+        WEBHOOK_SECRET_OVERLAP_HOURS: '2',
+        WEBHOOK_RETRY_HOURS: '48',
+      }).webhooks,
+    ).toMatchObject({
+      key: Buffer.alloc(32, 7),
+      databasePath: '/var/lib/gateway/webhooks.db',
+      allowPrivateTargets: true,
+      timeoutMs: 5_000,
+      concurrency: 8,
+      secretOverlapMs: 7_200_000,
+      retryWindowMs: 172_800_000,
+    });
+    expect(settings({ WEBHOOK_KEY: hex, WEBHOOK_DB: '/tmp/w.db' }).webhooks?.databasePath).toBe(
+      '/tmp/w.db',
+    );
+    const short = error({ WEBHOOK_KEY: 'c2hvcnQ=' });
+    expect(short).toMatch(/^WEBHOOK_KEY must be 32 random bytes/);
+    expect(short).not.toContain('c2hvcnQ');
+    expect(error({ WEBHOOK_KEY: hex, WEBHOOK_TIMEOUT_SECONDS: '0' })).toContain(
+      'WEBHOOK_TIMEOUT_SECONDS',
+    );
+  });
+
   it('has development defaults', () => {
     expect(settings({})).toMatchObject({
       port: DEFAULT_PORT,

@@ -26,6 +26,8 @@ export interface GatewayProcessOptions {
   redis?: { url: string; prefix: string };
   /** @default 600 (nothing expires during a test unless it asks for no-cache) */
   maxAgeSeconds?: number;
+  /** More settings (environment variables). */
+  env?: Record<string, string>;
 }
 
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
@@ -39,6 +41,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     MAX_AGE_SECONDS: String(options.maxAgeSeconds ?? 600),
     REDIS_URL: options.redis?.url ?? '',
     REDIS_KEY_PREFIX: options.redis?.prefix ?? '',
+    ...options.env,
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts'], {
     cwd: ROOT,

@@ -10,6 +10,7 @@ export const embeddedTypes = [
   "CreateScheduledTransactionPayload",
   "CreateTransactionPayload",
   "CreateTransactionsPayload",
+  "CreateWebhookEndpointPayload",
   "CurrencyFormat",
   "DateFormat",
   "DeleteScheduledTransactionPayload",
@@ -28,6 +29,7 @@ export const embeddedTypes = [
   "PlanSettings",
   "RateLimit",
   "ReadOnlyScopeError",
+  "RotateWebhookSecretPayload",
   "ScheduledTransactionConnection",
   "ScheduledTransactionConnectionEdge",
   "TransactionConnection",
@@ -41,6 +43,8 @@ export const embeddedTypes = [
   "UpdateTransactionPayload",
   "UpdateTransactionsPayload",
   "ValidationError",
+  "WebhookAttempt",
+  "WebhookDelivery",
   "WriteChanges"
 ] as const;
 

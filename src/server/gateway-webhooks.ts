@@ -1,0 +1,70 @@
+/**
+ * The gateway's webhooks (src/webhooks), when the operator gave their key: the SQLite store at
+ * its path, and feeds that run their `planChanged` subscription through this gateway's admission
+ * path (`prepareOperation`), like any other transport. Without the key, a registry that answers
+ * WEBHOOKS_DISABLED.
+ */
+import { Redis } from 'ioredis';
+import type { Dispatcher } from 'undici';
+import type { GatewayConfig } from '../config/config.js';
+import { logInternalError } from '../errors/internal-errors.js';
+import type { Scheduler } from '../live/scheduler.js';
+import type { Logger } from '../telemetry/logger.js';
+import type { FeedSubscribe } from '../webhooks/feeds.js';
+import { FEED_DOCUMENT } from '../webhooks/payload.js';
+import { createRedisWebhookStore } from '../webhooks/redis-store.js';
+import { createSqliteWebhookStore } from '../webhooks/sqlite-store.js';
+import {
+  createWebhooks,
+  disabledWebhooks,
+  type WebhookRegistry,
+  type Webhooks,
+} from '../webhooks/webhooks.js';
+import { type OperationRunner, prepareOperation } from './run-operation.js';
+
+export interface GatewayWebhooks {
+  readonly registry: WebhookRegistry;
+  readonly running: Webhooks | undefined;
+  /** Opens the stored endpoints' feeds (once the gateway exists). */
+  start(): void;
+}
+
+export function createGatewayWebhooks(parts: {
+  config: GatewayConfig;
+  scheduler: Scheduler;
+  gateway: () => OperationRunner;
+  logger: Logger | undefined;
+  dispatcher: Dispatcher | undefined;
+}): GatewayWebhooks {
+  const { config, scheduler, gateway, logger } = parts;
+  const settings = config.webhooks;
+  if (!settings) return { registry: disabledWebhooks(), running: undefined, start() {} };
+  const onError = (error: unknown) => logInternalError(logger, error, 'webhooks');
+  const subscribe: FeedSubscribe = async ({ token, planId, since }) => {
+    const prepared = await prepareOperation(gateway(), {
+      query: FEED_DOCUMENT,
+      variables: { planId, since: since ?? null },
+      operationName: 'WebhookFeed',
+      token,
+      path: '/webhooks',
+    });
+    if (!prepared.ok) return { errors: [...prepared.errors] };
+    return prepared.subscribe();
+  };
+  const running = createWebhooks({
+    config: settings,
+    // Several instances share endpoints and the outbox in Redis; one alone keeps them in SQLite.
+    store: config.redisUrl
+      ? createRedisWebhookStore(new Redis(config.redisUrl), config.cluster.keyPrefix)
+      : createSqliteWebhookStore(settings.databasePath),
+    scheduler,
+    subscribe,
+    onError,
+    ...(parts.dispatcher ? { dispatcher: parts.dispatcher } : {}),
+  });
+  return {
+    registry: running,
+    running,
+    start: () => void running.start().catch(onError),
+  };
+}

@@ -1,0 +1,239 @@
+/**
+ * The webhooks' consumers of the live hub: for each (token, plan) with an enabled endpoint, one
+ * long-lived, server-owned `planChanged` subscription (payload.ts), run through the admission
+ * path with the stored token. It is a subscriber like any other: the one poller of that (token,
+ * plan), inside the token's subscription budget share, and one subscriber slot of the token, however
+ * many endpoints listen. Each event is written to the outbox for every endpoint that wants it,
+ * together with the feed's cursor (its `serverKnowledge`), in one transaction; a feed (re)starts
+ * with `since` set to its cursor, so after a crash or a restart the hub replays what was missed
+ * (from its change log, or one delta in the polls' share) and nothing is lost.
+ *
+ * A token the upstream refuses (401) disables all its endpoints, a plan it may not read (403,
+ * 404) that plan's, with the reason; any other ending (a shutdown, the upstream down) restarts
+ * the feed after a back-off.
+ */
+import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+import type { Scheduler, TimerHandle } from '../live/scheduler.js';
+import type { FeedEvent } from './payload.js';
+import { payloadFor } from './payload.js';
+import { newEventId } from './signing.js';
+import type { FeedKey, NewDelivery, WebhookStore } from './store.js';
+import type { TokenVault } from './token-vault.js';
+
+/** Runs the feed document for a token and plan from `since`. */
+export type FeedSubscribe = (request: {
+  token: string;
+  planId: string;
+  since: number | undefined;
+}) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
+
+export interface WebhookFeeds {
+  /** Opens the feeds of every (token, plan) with an enabled endpoint, closes the others. */
+  sync(): Promise<void>;
+  /** (token key, plan) pairs with an open feed on this instance. */
+  open(): FeedKey[];
+  close(): Promise<void>;
+}
+
+export interface WebhookFeedsOptions {
+  /** This instance, as it holds feed leases in a shared store. */
+  owner: string;
+  store: WebhookStore;
+  vault: TokenVault;
+  subscribe: FeedSubscribe;
+  scheduler: Scheduler;
+  /** Deliveries were queued. */
+  onQueued: () => void;
+  onError: (error: unknown) => void;
+}
+
+/** Restarts of a feed that ended for a passing reason: 1 s, doubling, at most 5 min. */
+const RESTART_FIRST_MS = 1_000;
+const RESTART_MAX_MS = 5 * 60_000;
+
+/**
+ * With a shared store a feed runs on the one instance holding its lease, renewed every third of
+ * it; the others try to take it this often, so a dead holder's feeds move within a lease.
+ */
+const FEED_LEASE_MS = 15_000;
+
+/** Codes that end a feed for good: the token or the plan is refused. */
+const TOKEN_REFUSED = new Set(['UNAUTHENTICATED']);
+const PLAN_REFUSED = new Set([
+  'NOT_FOUND',
+  'SUBSCRIPTION_LAPSED',
+  'TRIAL_EXPIRED',
+  'DATA_LIMIT_REACHED',
+]);
+
+interface Feed {
+  readonly key: FeedKey;
+  stopped: boolean;
+  iterator?: AsyncIterableIterator<ExecutionResult>;
+  timer?: TimerHandle;
+  renewal?: TimerHandle;
+  failures: number;
+  running: Promise<void>;
+}
+
+export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
+  const { owner, store, vault, subscribe, scheduler, onQueued, onError } = options;
+  const feeds = new Map<string, Feed>();
+  let closed = false;
+
+  const idOf = (key: FeedKey) => `${key.tokenKey}:${key.planId}`;
+
+  const stop = (feed: Feed) => {
+    feed.stopped = true;
+    feed.timer?.cancel();
+    feed.renewal?.cancel();
+    void feed.iterator?.return?.();
+    feeds.delete(idOf(feed.key));
+    if (store.shared) void store.releaseFeed(feed.key, owner).catch(onError);
+  };
+
+  // Private: shared store: keeps the feed's lease while it runs; losing it ends this run (the
+  // feed then waits to take it again, from the cursor the new holder moves).
+  const holdLease = (feed: Feed) => {
+    feed.renewal = scheduler.setTimeout(async () => {
+      if (feed.stopped) return;
+      const held = await store.claimFeed(feed.key, owner, FEED_LEASE_MS).catch(() => false);
+      if (held) holdLease(feed);
+      else void feed.iterator?.return?.();
+    }, FEED_LEASE_MS / 3);
+  };
+
+  // Private: one subscription of the feed, until it ends; then what its ending calls for.
+  const runOnce = async (feed: Feed): Promise<void> => {
+    const { key } = feed;
+    if (store.shared) {
+      if (!(await store.claimFeed(key, owner, FEED_LEASE_MS))) {
+        waitForLease(feed);
+        return;
+      }
+      holdLease(feed);
+    }
+    const sealed = await store.sealedToken(key.tokenKey);
+    if (sealed === undefined) return stop(feed);
+    const token = vault.open(sealed, key.tokenKey);
+    const since = await store.cursor(key);
+    const result = await subscribe({ token, planId: key.planId, since });
+    if (feed.stopped) {
+      if (Symbol.asyncIterator in result) await result.return?.();
+      return;
+    }
+    if (!(Symbol.asyncIterator in result)) {
+      feed.renewal?.cancel();
+      return ended(feed, result.errors ?? []);
+    }
+    feed.iterator = result;
+    for await (const next of result) {
+      if (next.errors?.length) {
+        feed.renewal?.cancel();
+        return ended(feed, next.errors);
+      }
+      const event = (next.data as { planChanged?: FeedEvent } | null | undefined)?.planChanged;
+      if (!event) continue;
+      if (!(await enqueue(feed, event))) {
+        await result.return?.();
+        break;
+      }
+      feed.failures = 0;
+    }
+    feed.renewal?.cancel();
+    if (!feed.stopped) restartLater(feed);
+  };
+
+  const enqueue = async (feed: Feed, event: FeedEvent) => {
+    const now = scheduler.now();
+    const deliveries: NewDelivery[] = [];
+    for (const endpoint of await store.feedEndpoints(feed.key)) {
+      // A feed resuming from before an endpoint existed replays changes it never asked for.
+      if (event.serverKnowledge <= endpoint.startKnowledge) continue;
+      const payload = payloadFor(event, endpoint.kinds, now);
+      if (payload !== null) {
+        deliveries.push({ eventId: newEventId(), endpointId: endpoint.id, payload });
+      }
+    }
+    const written = await store.enqueue(feed.key, event.serverKnowledge, deliveries, now, owner);
+    if (written && deliveries.length > 0) onQueued();
+    return written;
+  };
+
+  const ended = async (feed: Feed, errors: readonly GraphQLFormattedError[]) => {
+    const [first] = errors;
+    const code = String(first?.extensions?.code ?? '');
+    const now = scheduler.now();
+    if (TOKEN_REFUSED.has(code)) {
+      await store.disableFeeds(
+        feed.key.tokenKey,
+        null,
+        `The upstream refused the token (${code}): ${first?.message ?? ''} Register the endpoint again with a valid token.`,
+        now,
+      );
+      for (const other of [...feeds.values()]) {
+        if (other.key.tokenKey === feed.key.tokenKey) stop(other);
+      }
+      return;
+    }
+    if (PLAN_REFUSED.has(code)) {
+      await store.disableFeeds(
+        feed.key.tokenKey,
+        feed.key.planId,
+        `The upstream refused the plan (${code}): ${first?.message ?? ''}`,
+        now,
+      );
+      stop(feed);
+      return;
+    }
+    if (code !== 'SHUTTING_DOWN') {
+      onError(new Error(`A webhook feed ended (${code || 'no code'}): ${first?.message ?? ''}`));
+    }
+    restartLater(feed);
+  };
+
+  const waitForLease = (feed: Feed) => {
+    if (feed.stopped || closed) return;
+    feed.timer = scheduler.setTimeout(() => {
+      if (!feed.stopped) feed.running = run(feed);
+    }, FEED_LEASE_MS / 3);
+  };
+
+  const restartLater = (feed: Feed) => {
+    if (feed.stopped || closed) return;
+    delete feed.iterator;
+    const delay = Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** feed.failures);
+    feed.failures += 1;
+    feed.timer = scheduler.setTimeout(() => {
+      if (!feed.stopped) feed.running = run(feed);
+    }, delay);
+  };
+
+  const run = (feed: Feed): Promise<void> =>
+    runOnce(feed).catch((error: unknown) => {
+      onError(error);
+      restartLater(feed);
+    });
+
+  return {
+    async sync() {
+      if (closed) return;
+      const wanted = await store.feeds();
+      const ids = new Set(wanted.map(idOf));
+      for (const feed of [...feeds.values()]) if (!ids.has(idOf(feed.key))) stop(feed);
+      for (const key of wanted) {
+        if (feeds.has(idOf(key))) continue;
+        const feed: Feed = { key, stopped: false, failures: 0, running: Promise.resolve() };
+        feeds.set(idOf(key), feed);
+        feed.running = run(feed);
+      }
+    },
+    open: () => [...feeds.values()].map((feed) => feed.key),
+    async close() {
+      closed = true;
+      const running = [...feeds.values()].map((feed) => feed.running);
+      for (const feed of [...feeds.values()]) stop(feed);
+      await Promise.allSettled(running);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * What a delivery carries: a `planChanged` event, run as a GraphQL subscription through the
+ * admission path like any other (src/schema/subscriptions.ts builds the shapes), with every
+ * scalar field of each changed object, cut to the kinds an endpoint asked for. The body follows
+ * the Standard Webhooks layout: `{ type, timestamp, data }`.
+ */
+import { KIND_FIELDS, type WebhookKind } from './kinds.js';
+
+// The fields are chosen to fit the admission path's cost limit (100,000) at the price of a
+// replay (each list counts 500 rows, a nested list 10 more): every amount, id and state a
+// receiver acts on; names and goal details are a query away (`plan { category(id) { ... } }`).
+const SUBTRANSACTION = 'id amount memo payeeId categoryId transferAccountId';
+const SCHEDULED_SUBTRANSACTION = 'id amount payeeId categoryId';
+
+/** The feed of one (token, plan): every change after `since`, in `serverKnowledge` order. */
+export const FEED_DOCUMENT = `subscription WebhookFeed($planId: PlanId!, $since: SafeInt) {
+  planChanged(planId: $planId, since: $since) {
+    planId origin serverKnowledge previousServerKnowledge continues
+    accounts { id name type onBudget closed note balance clearedBalance unclearedBalance transferPayeeId lastReconciledAt deleted }
+    categoryGroups { id name hidden deleted }
+    categories { id categoryGroupId name hidden note budgeted activity balance goalType goalTarget deleted }
+    months { month note income budgeted activity toBeBudgeted ageOfMoney deleted }
+    monthCategories { categoryId month budgeted activity balance goalTarget goalUnderFunded goalOverallLeft goalPercentageComplete deleted }
+    payees { id name transferAccountId deleted }
+    transactions { id date amount memo cleared approved flagColor accountId payeeId categoryId transferAccountId transferTransactionId matchedTransactionId importId importPayeeName deleted subtransactions { ${SUBTRANSACTION} } }
+    scheduledTransactions { id dateFirst dateNext frequency amount memo flagColor accountId payeeId categoryId transferAccountId deleted subtransactions { ${SCHEDULED_SUBTRANSACTION} } }
+    deleted { accountIds categoryGroupIds categoryIds months payeeIds transactionIds scheduledTransactionIds }
+  }
+}`;
+
+/** A `planChanged` event as the feed document selects it. */
+export interface FeedEvent {
+  readonly planId: string;
+  readonly origin: string;
+  readonly serverKnowledge: number;
+  readonly previousServerKnowledge: number | null;
+  readonly continues: boolean;
+  readonly deleted: Readonly<Record<string, readonly unknown[]>>;
+  readonly [list: string]: unknown;
+}
+
+export const EVENT_TYPE = 'plan.changed';
+
+/**
+ * The body sent to an endpoint that wants `kinds`, or null when the event holds nothing of
+ * those kinds (an endpoint is not called for changes it did not ask for).
+ */
+export function payloadFor(
+  event: FeedEvent,
+  kinds: readonly WebhookKind[],
+  now: number,
+): string | null {
+  const data: Record<string, unknown> = {
+    planId: event.planId,
+    origin: event.origin,
+    serverKnowledge: event.serverKnowledge,
+    previousServerKnowledge: event.previousServerKnowledge,
+    continues: event.continues,
+  };
+  const deleted: Record<string, readonly unknown[]> = {};
+  let items = 0;
+  for (const kind of kinds) {
+    const { list, deleted: deletedList } = KIND_FIELDS[kind];
+    const rows = (event[list] as readonly unknown[] | undefined) ?? [];
+    data[list] = rows;
+    items += rows.length;
+    if (deletedList) {
+      const ids = event.deleted[deletedList] ?? [];
+      deleted[deletedList] = ids;
+      items += ids.length;
+    }
+  }
+  if (items === 0) return null;
+  data.deleted = deleted;
+  return JSON.stringify({ type: EVENT_TYPE, timestamp: new Date(now).toISOString(), data });
+}

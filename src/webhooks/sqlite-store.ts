@@ -1,0 +1,429 @@
+/**
+ * The embedded webhook store: one SQLite file (better-sqlite3, WAL, `synchronous=FULL`), so a
+ * `kill -9` at any point loses nothing that was acknowledged. Statements are prepared once;
+ * multi-step changes run in one transaction.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { WebhookKind } from './kinds.js';
+import type {
+  AttemptRecord,
+  DeliveryRecord,
+  DeliveryState,
+  EndpointRecord,
+  FeedKey,
+  WebhookStore,
+} from './store.js';
+
+/** Deliveries kept per endpoint for `deliveries` (pending ones are always kept). */
+const HISTORY = 1_000;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS tokens (
+  token_key TEXT PRIMARY KEY,
+  sealed TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS endpoints (
+  id TEXT PRIMARY KEY,
+  token_key TEXT NOT NULL,
+  plan_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  kinds TEXT NOT NULL,
+  description TEXT,
+  created_at INTEGER NOT NULL,
+  start_knowledge INTEGER NOT NULL,
+  disabled_reason TEXT,
+  disabled_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS endpoints_by_token ON endpoints (token_key, plan_id);
+CREATE TABLE IF NOT EXISTS secrets (
+  endpoint_id TEXT NOT NULL REFERENCES endpoints(id) ON DELETE CASCADE,
+  secret TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS secrets_by_endpoint ON secrets (endpoint_id);
+CREATE TABLE IF NOT EXISTS cursors (
+  token_key TEXT NOT NULL,
+  plan_id TEXT NOT NULL,
+  knowledge INTEGER NOT NULL,
+  PRIMARY KEY (token_key, plan_id)
+);
+CREATE TABLE IF NOT EXISTS deliveries (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id TEXT NOT NULL,
+  endpoint_id TEXT NOT NULL REFERENCES endpoints(id) ON DELETE CASCADE,
+  server_knowledge INTEGER NOT NULL,
+  payload TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  first_attempt_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS deliveries_pending ON deliveries (endpoint_id, state, seq);
+CREATE INDEX IF NOT EXISTS deliveries_by_event ON deliveries (event_id);
+CREATE TABLE IF NOT EXISTS attempts (
+  delivery_seq INTEGER NOT NULL REFERENCES deliveries(seq) ON DELETE CASCADE,
+  at INTEGER NOT NULL,
+  duration_ms INTEGER NOT NULL,
+  status_code INTEGER,
+  ok INTEGER NOT NULL,
+  error TEXT
+);
+CREATE INDEX IF NOT EXISTS attempts_by_delivery ON attempts (delivery_seq);
+`;
+
+interface EndpointRow {
+  id: string;
+  token_key: string;
+  plan_id: string;
+  url: string;
+  kinds: string;
+  description: string | null;
+  created_at: number;
+  start_knowledge: number;
+  disabled_reason: string | null;
+  disabled_at: number | null;
+}
+
+interface DeliveryRow {
+  seq: number;
+  event_id: string;
+  endpoint_id: string;
+  server_knowledge: number;
+  payload: string;
+  created_at: number;
+  state: DeliveryState;
+  attempts: number;
+  next_attempt_at: number;
+  first_attempt_at: number | null;
+}
+
+interface AttemptRow {
+  at: number;
+  duration_ms: number;
+  status_code: number | null;
+  ok: number;
+  error: string | null;
+}
+
+/** Opens (creating if needed) the webhook store at `path`; `:memory:` for a store of one process's life. */
+export function createSqliteWebhookStore(path: string): WebhookStore {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.exec(SCHEMA);
+
+  const sql = {
+    saveToken: db.prepare(
+      'INSERT INTO tokens (token_key, sealed) VALUES (?, ?) ON CONFLICT(token_key) DO UPDATE SET sealed = excluded.sealed',
+    ),
+    token: db.prepare<[string], { sealed: string }>(
+      'SELECT sealed FROM tokens WHERE token_key = ?',
+    ),
+    insertEndpoint: db.prepare(
+      'INSERT INTO endpoints (id, token_key, plan_id, url, kinds, description, created_at, start_knowledge, disabled_reason, disabled_at) VALUES (@id, @token_key, @plan_id, @url, @kinds, @description, @created_at, @start_knowledge, @disabled_reason, @disabled_at)',
+    ),
+    insertSecret: db.prepare(
+      'INSERT INTO secrets (endpoint_id, secret, created_at, expires_at) VALUES (?, ?, ?, NULL)',
+    ),
+    startCursor: db.prepare(
+      'INSERT INTO cursors (token_key, plan_id, knowledge) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    ),
+    endpoint: db.prepare<[string], EndpointRow>('SELECT * FROM endpoints WHERE id = ?'),
+    endpointsOf: db.prepare<[string], EndpointRow>(
+      'SELECT * FROM endpoints WHERE token_key = ? ORDER BY created_at, id',
+    ),
+    feedEndpoints: db.prepare<[string, string], EndpointRow>(
+      'SELECT * FROM endpoints WHERE token_key = ? AND plan_id = ? AND disabled_reason IS NULL ORDER BY id',
+    ),
+    updateEndpoint: db.prepare(
+      'UPDATE endpoints SET url = @url, kinds = @kinds, description = @description, disabled_reason = @disabled_reason, disabled_at = @disabled_at WHERE id = @id',
+    ),
+    deleteEndpoint: db.prepare('DELETE FROM endpoints WHERE id = ?'),
+    secrets: db.prepare<[string, number], { secret: string }>(
+      'SELECT secret FROM secrets WHERE endpoint_id = ? AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at DESC, rowid DESC',
+    ),
+    expireSecrets: db.prepare(
+      'UPDATE secrets SET expires_at = ? WHERE endpoint_id = ? AND expires_at IS NULL',
+    ),
+    dropExpiredSecrets: db.prepare('DELETE FROM secrets WHERE endpoint_id = ? AND expires_at <= ?'),
+    feeds: db.prepare<[], { token_key: string; plan_id: string }>(
+      'SELECT DISTINCT token_key, plan_id FROM endpoints WHERE disabled_reason IS NULL',
+    ),
+    cursor: db.prepare<[string, string], { knowledge: number }>(
+      'SELECT knowledge FROM cursors WHERE token_key = ? AND plan_id = ?',
+    ),
+    moveCursor: db.prepare(
+      'INSERT INTO cursors (token_key, plan_id, knowledge) VALUES (?, ?, ?) ON CONFLICT(token_key, plan_id) DO UPDATE SET knowledge = MAX(knowledge, excluded.knowledge)',
+    ),
+    insertDelivery: db.prepare(
+      `INSERT INTO deliveries (event_id, endpoint_id, server_knowledge, payload, created_at, state, attempts, next_attempt_at)
+       VALUES (?, ?, ?, ?, ?, 'PENDING', 0, ?)`,
+    ),
+    // The head of each enabled endpoint's queue: its oldest pending delivery.
+    heads: db.prepare<[], DeliveryRow>(
+      `SELECT d.* FROM deliveries d
+       JOIN (SELECT endpoint_id, MIN(seq) AS seq FROM deliveries WHERE state = 'PENDING' GROUP BY endpoint_id) h ON h.seq = d.seq
+       JOIN endpoints e ON e.id = d.endpoint_id AND e.disabled_reason IS NULL
+       ORDER BY d.next_attempt_at, d.seq`,
+    ),
+    // Past `HISTORY` deliveries of an endpoint, the delivered ones drop (their attempts with them).
+    prune: db.prepare(
+      `DELETE FROM deliveries WHERE endpoint_id = @id AND state = 'DELIVERED' AND seq <
+       (SELECT seq FROM deliveries WHERE endpoint_id = @id ORDER BY seq DESC LIMIT 1 OFFSET ${HISTORY - 1})`,
+    ),
+    insertAttempt: db.prepare(
+      'INSERT INTO attempts (delivery_seq, at, duration_ms, status_code, ok, error) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    updateDelivery: db.prepare(
+      'UPDATE deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, first_attempt_at = COALESCE(first_attempt_at, ?) WHERE seq = ?',
+    ),
+    disable: db.prepare(
+      'UPDATE endpoints SET disabled_reason = ?, disabled_at = ? WHERE id = ? AND disabled_reason IS NULL',
+    ),
+    disableToken: db.prepare(
+      'UPDATE endpoints SET disabled_reason = ?, disabled_at = ? WHERE token_key = ? AND disabled_reason IS NULL',
+    ),
+    disablePlan: db.prepare(
+      'UPDATE endpoints SET disabled_reason = ?, disabled_at = ? WHERE token_key = ? AND plan_id = ? AND disabled_reason IS NULL',
+    ),
+    deliveries: db.prepare<[string, number, number], DeliveryRow>(
+      'SELECT * FROM deliveries WHERE endpoint_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+    ),
+    deliveryOfEvent: db.prepare<[string], DeliveryRow>(
+      'SELECT * FROM deliveries WHERE event_id = ? ORDER BY seq DESC LIMIT 1',
+    ),
+    attempts: db.prepare<[number], AttemptRow>(
+      'SELECT at, duration_ms, status_code, ok, error FROM attempts WHERE delivery_seq = ? ORDER BY at, rowid',
+    ),
+    bySeq: db.prepare<[number], DeliveryRow>('SELECT * FROM deliveries WHERE seq = ?'),
+  };
+
+  const createEndpoint = db.transaction(
+    (endpoint: EndpointRecord, secret: string, sealed: string) => {
+      sql.saveToken.run(endpoint.tokenKey, sealed);
+      sql.insertEndpoint.run(endpointRow(endpoint));
+      sql.insertSecret.run(endpoint.id, secret, endpoint.createdAt);
+      sql.startCursor.run(endpoint.tokenKey, endpoint.planId, endpoint.startKnowledge);
+    },
+  );
+  const rotate = db.transaction((id: string, secret: string, now: number, until: number) => {
+    sql.dropExpiredSecrets.run(id, now);
+    sql.expireSecrets.run(until, id);
+    sql.insertSecret.run(id, secret, now);
+  });
+  const enqueue = db.transaction(
+    (
+      key: FeedKey,
+      knowledge: number,
+      deliveries: readonly Parameters<WebhookStore['enqueue']>[2][number][],
+      now: number,
+    ) => {
+      for (const d of deliveries) {
+        sql.insertDelivery.run(d.eventId, d.endpointId, knowledge, d.payload, now, now);
+        sql.prune.run({ id: d.endpointId });
+      }
+      sql.moveCursor.run(key.tokenKey, key.planId, knowledge);
+    },
+  );
+  const recordAttempt = db.transaction(
+    (
+      seq: number,
+      attempt: AttemptRecord,
+      next: { state: DeliveryState; nextAttemptAt: number },
+    ) => {
+      sql.insertAttempt.run(
+        seq,
+        attempt.at,
+        attempt.durationMs,
+        attempt.statusCode,
+        attempt.ok ? 1 : 0,
+        attempt.error,
+      );
+      sql.updateDelivery.run(next.state, next.nextAttemptAt, attempt.at, seq);
+    },
+  );
+  const update = db.transaction(
+    (id: string, patch: Parameters<WebhookStore['updateEndpoint']>[1], now: number) => {
+      const row = sql.endpoint.get(id);
+      if (!row) return undefined;
+      const current = endpointOf(row);
+      const enabled = patch.enabled;
+      const next: EndpointRecord = {
+        ...current,
+        ...(patch.url === undefined ? {} : { url: patch.url }),
+        ...(patch.kinds === undefined ? {} : { kinds: patch.kinds }),
+        ...(patch.description === undefined ? {} : { description: patch.description }),
+        ...(enabled === true ? { disabledReason: null, disabledAt: null } : {}),
+        ...(enabled === false && current.disabledReason === null
+          ? { disabledReason: 'Disabled by its owner.', disabledAt: now }
+          : {}),
+      };
+      sql.updateEndpoint.run(endpointRow(next));
+      if (enabled === true && current.disabledReason !== null) {
+        // Re-enabled: what waits goes out now, and its day of retries starts over.
+        db.prepare(
+          "UPDATE deliveries SET next_attempt_at = ?, first_attempt_at = NULL WHERE endpoint_id = ? AND state = 'PENDING'",
+        ).run(now, id);
+      }
+      return next;
+    },
+  );
+  const redeliver = db.transaction((eventId: string, now: number) => {
+    const row = sql.deliveryOfEvent.get(eventId);
+    if (!row) return undefined;
+    const { lastInsertRowid } = sql.insertDelivery.run(
+      row.event_id,
+      row.endpoint_id,
+      row.server_knowledge,
+      row.payload,
+      now,
+      now,
+    );
+    const copy = sql.bySeq.get(Number(lastInsertRowid));
+    return copy ? deliveryOf(copy) : undefined;
+  });
+
+  return {
+    shared: false,
+    claimFeed: async () => true,
+    async releaseFeed() {},
+    release: async () => {},
+    async createEndpoint(endpoint, secret, sealedToken) {
+      createEndpoint(endpoint, secret, sealedToken);
+    },
+    async endpoint(id) {
+      const row = sql.endpoint.get(id);
+      return row ? endpointOf(row) : undefined;
+    },
+    async endpointsOf(tokenKey) {
+      return sql.endpointsOf.all(tokenKey).map(endpointOf);
+    },
+    async feedEndpoints(key) {
+      return sql.feedEndpoints.all(key.tokenKey, key.planId).map(endpointOf);
+    },
+    async updateEndpoint(id, patch, now) {
+      return update(id, patch, now);
+    },
+    async deleteEndpoint(id) {
+      return sql.deleteEndpoint.run(id).changes > 0;
+    },
+    async secrets(endpointId, now) {
+      return sql.secrets.all(endpointId, now).map((row) => row.secret);
+    },
+    async rotateSecret(endpointId, secret, now, previousUntil) {
+      rotate(endpointId, secret, now, previousUntil);
+    },
+    async sealedToken(tokenKey) {
+      return sql.token.get(tokenKey)?.sealed;
+    },
+    async feeds() {
+      return sql.feeds.all().map((row) => ({ tokenKey: row.token_key, planId: row.plan_id }));
+    },
+    async cursor(key) {
+      return sql.cursor.get(key.tokenKey, key.planId)?.knowledge;
+    },
+    async enqueue(key, knowledge, deliveries, now) {
+      enqueue(key, knowledge, deliveries, now);
+      return true;
+    },
+    async due(now, limit, busy) {
+      const out: DeliveryRecord[] = [];
+      for (const row of sql.heads.iterate()) {
+        if (row.next_attempt_at > now || out.length >= limit) break;
+        if (!busy.has(row.endpoint_id)) out.push(deliveryOf(row));
+      }
+      return out;
+    },
+    async nextDueAt(after) {
+      for (const row of sql.heads.iterate()) {
+        if (row.next_attempt_at > after) return row.next_attempt_at;
+      }
+      return undefined;
+    },
+    async recordAttempt(delivery, attempt, next) {
+      recordAttempt(delivery.seq, attempt, next);
+    },
+    async disableEndpoint(id, reason, now) {
+      sql.disable.run(reason, now, id);
+    },
+    async disableFeeds(tokenKey, planId, reason, now) {
+      if (planId === null) sql.disableToken.run(reason, now, tokenKey);
+      else sql.disablePlan.run(reason, now, tokenKey, planId);
+    },
+    async deliveries(endpointId, limit, before) {
+      return sql.deliveries
+        .all(endpointId, before ?? Number.MAX_SAFE_INTEGER, limit)
+        .map(deliveryOf);
+    },
+    async deliveryOfEvent(eventId) {
+      const row = sql.deliveryOfEvent.get(eventId);
+      return row ? deliveryOf(row) : undefined;
+    },
+    async attempts(seq) {
+      return sql.attempts.all(seq).map((row) => ({
+        at: row.at,
+        durationMs: row.duration_ms,
+        statusCode: row.status_code,
+        ok: row.ok === 1,
+        error: row.error,
+      }));
+    },
+    async redeliver(eventId, now) {
+      return redeliver(eventId, now);
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
+
+function endpointRow(e: EndpointRecord): EndpointRow {
+  return {
+    id: e.id,
+    token_key: e.tokenKey,
+    plan_id: e.planId,
+    url: e.url,
+    kinds: JSON.stringify(e.kinds),
+    description: e.description,
+    created_at: e.createdAt,
+    start_knowledge: e.startKnowledge,
+    disabled_reason: e.disabledReason,
+    disabled_at: e.disabledAt,
+  };
+}
+
+function endpointOf(row: EndpointRow): EndpointRecord {
+  return {
+    id: row.id,
+    tokenKey: row.token_key,
+    planId: row.plan_id,
+    url: row.url,
+    kinds: JSON.parse(row.kinds) as WebhookKind[],
+    description: row.description,
+    createdAt: row.created_at,
+    startKnowledge: row.start_knowledge,
+    disabledReason: row.disabled_reason,
+    disabledAt: row.disabled_at,
+  };
+}
+
+function deliveryOf(row: DeliveryRow): DeliveryRecord {
+  return {
+    seq: row.seq,
+    eventId: row.event_id,
+    endpointId: row.endpoint_id,
+    serverKnowledge: row.server_knowledge,
+    payload: row.payload,
+    createdAt: row.created_at,
+    state: row.state,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    firstAttemptAt: row.first_attempt_at,
+  };
+}

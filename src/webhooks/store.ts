@@ -1,0 +1,159 @@
+/**
+ * What webhooks keep beyond a request, behind one interface: endpoints and their secrets, the
+ * tokens (sealed), each (token, plan) feed's cursor, the outbox of deliveries and their
+ * attempts. `sqlite-store.ts` is the embedded one. Every method that changes two things changes
+ * them in one transaction: a crash (`kill -9`) leaves either both or neither.
+ */
+import type { WebhookKind } from './kinds.js';
+
+export interface EndpointRecord {
+  readonly id: string;
+  readonly tokenKey: string;
+  readonly planId: string;
+  readonly url: string;
+  readonly kinds: readonly WebhookKind[];
+  readonly description: string | null;
+  readonly createdAt: number;
+  /** The plan's knowledge when it was created: it receives the changes after it. */
+  readonly startKnowledge: number;
+  /** Why deliveries stopped (retries exhausted, the token refused); null while enabled. */
+  readonly disabledReason: string | null;
+  readonly disabledAt: number | null;
+}
+
+/** PENDING until a 2xx answer; an endpoint disabled after a day of failures keeps its PENDING ones for when it is enabled again. */
+export type DeliveryState = 'PENDING' | 'DELIVERED';
+
+/** One event for one endpoint: what is sent (and re-sent) until it is delivered or given up. */
+export interface DeliveryRecord {
+  /** Outbox order: an endpoint's deliveries go out in this order. */
+  readonly seq: number;
+  readonly eventId: string;
+  readonly endpointId: string;
+  readonly serverKnowledge: number;
+  /** The JSON body sent. */
+  readonly payload: string;
+  readonly createdAt: number;
+  readonly state: DeliveryState;
+  readonly attempts: number;
+  readonly nextAttemptAt: number;
+  readonly firstAttemptAt: number | null;
+}
+
+export interface AttemptRecord {
+  readonly at: number;
+  readonly durationMs: number;
+  /** The HTTP status answered; null when there was no answer (refused, timed out, unreachable). */
+  readonly statusCode: number | null;
+  readonly ok: boolean;
+  /** What went wrong, when it did. */
+  readonly error: string | null;
+}
+
+export interface NewDelivery {
+  readonly eventId: string;
+  readonly endpointId: string;
+  readonly payload: string;
+}
+
+export interface EndpointPatch {
+  readonly url?: string;
+  readonly kinds?: readonly WebhookKind[];
+  readonly description?: string | null;
+  /** true: enabled again (its pending deliveries resume); false: disabled by its owner. */
+  readonly enabled?: boolean;
+}
+
+/** A (token, plan) with at least one enabled endpoint: the feeds an instance keeps open. */
+export interface FeedKey {
+  readonly tokenKey: string;
+  readonly planId: string;
+}
+
+export interface WebhookStore {
+  /**
+   * Shared by several instances (Redis): a feed runs where its lease is held, and a delivery is
+   * claimed by one instance at a time. Alone (SQLite), every claim is granted.
+   */
+  readonly shared: boolean;
+  /** Takes or renews the lease of a feed for `owner`; false while another instance holds it. */
+  claimFeed(key: FeedKey, owner: string, ttlMs: number): Promise<boolean>;
+  releaseFeed(key: FeedKey, owner: string): Promise<void>;
+  /**
+   * Saves the endpoint, its first secret and the sealed token; starts the feed's cursor at the
+   * endpoint's `startKnowledge` if it has none (a feed that has one resumes from it: endpoints
+   * disabled meanwhile get what they missed when enabled again).
+   */
+  createEndpoint(endpoint: EndpointRecord, secret: string, sealedToken: string): Promise<void>;
+  endpoint(id: string): Promise<EndpointRecord | undefined>;
+  endpointsOf(tokenKey: string): Promise<EndpointRecord[]>;
+  /** Enabled endpoints of one feed. */
+  feedEndpoints(key: FeedKey): Promise<EndpointRecord[]>;
+  updateEndpoint(
+    id: string,
+    patch: EndpointPatch,
+    now: number,
+  ): Promise<EndpointRecord | undefined>;
+  deleteEndpoint(id: string): Promise<boolean>;
+  /** Signing secrets, newest first: the current one, then any still within its overlap. */
+  secrets(endpointId: string, now: number): Promise<string[]>;
+  /** A new current secret; the previous ones sign until `previousUntil`. */
+  rotateSecret(
+    endpointId: string,
+    secret: string,
+    now: number,
+    previousUntil: number,
+  ): Promise<void>;
+  sealedToken(tokenKey: string): Promise<string | undefined>;
+  feeds(): Promise<FeedKey[]>;
+  cursor(key: FeedKey): Promise<number | undefined>;
+  /**
+   * Adds an event's deliveries and moves the feed's cursor to `knowledge`, together; false (and
+   * nothing written) when `owner` no longer holds the feed's lease.
+   */
+  enqueue(
+    key: FeedKey,
+    knowledge: number,
+    deliveries: readonly NewDelivery[],
+    now: number,
+    owner: string,
+  ): Promise<boolean>;
+  /**
+   * Claims the head of each enabled endpoint's queue that is due by `now` (one per endpoint: an
+   * endpoint's events go out in order), oldest first, skipping `busy` endpoints; a claim lasts
+   * `holdMs` (an instance that dies mid-delivery lets it go then) or until `recordAttempt` /
+   * `release`.
+   */
+  due(
+    now: number,
+    limit: number,
+    busy: ReadonlySet<string>,
+    owner: string,
+    holdMs: number,
+  ): Promise<DeliveryRecord[]>;
+  /** Gives a claimed delivery back without an attempt. */
+  release(delivery: DeliveryRecord, owner: string): Promise<void>;
+  /**
+   * When the earliest head of an enabled endpoint's queue falls due, of those due after `after`;
+   * undefined: none.
+   */
+  nextDueAt(after: number): Promise<number | undefined>;
+  /** Records an attempt and the delivery's new state (and when to try again). */
+  recordAttempt(
+    delivery: DeliveryRecord,
+    attempt: AttemptRecord,
+    next: { state: DeliveryState; nextAttemptAt: number },
+    owner: string,
+  ): Promise<void>;
+  disableEndpoint(id: string, reason: string, now: number): Promise<void>;
+  /** Disables every endpoint of a token (the upstream refused it), or of one of its plans. */
+  disableFeeds(tokenKey: string, planId: string | null, reason: string, now: number): Promise<void>;
+  /** An endpoint's deliveries, newest first, before the `before` sequence. */
+  deliveries(endpointId: string, limit: number, before?: number): Promise<DeliveryRecord[]>;
+  /** The latest delivery of an event. */
+  deliveryOfEvent(eventId: string): Promise<DeliveryRecord | undefined>;
+  attempts(seq: number): Promise<AttemptRecord[]>;
+  /** Queues an event again, with the same id and body, at the end of its endpoint's queue. */
+  redeliver(eventId: string, now: number): Promise<DeliveryRecord | undefined>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,370 @@
+/**
+ * The parts of webhooks that need no gateway: which addresses count as public, the connection's
+ * checked lookup, Standard Webhooks signatures against the reference library, sealed tokens, the
+ * retry schedule, and the SQLite store's ordering and transactions.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { Agent } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_WEBHOOKS } from '../../src/config/config.js';
+import { createManualScheduler } from '../../src/live/scheduler.js';
+import { createDeliverer } from '../../src/webhooks/deliverer.js';
+import { retriesExhausted, retryDelay } from '../../src/webhooks/retry.js';
+import { newEventId, newSecret, signedHeaders } from '../../src/webhooks/signing.js';
+import { createSqliteWebhookStore } from '../../src/webhooks/sqlite-store.js';
+import type { EndpointRecord } from '../../src/webhooks/store.js';
+import { checkedLookup, isPublicAddress, urlProblem } from '../../src/webhooks/target.js';
+import { createTokenVault } from '../../src/webhooks/token-vault.js';
+import { until } from '../support/wait.js';
+import { startReceiver } from './support/receiver.js';
+
+describe('targets', () => {
+  it('tells public addresses from private, loopback, link-local and reserved ones', () => {
+    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111']) {
+      expect(isPublicAddress(address), address).toBe(true);
+    }
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      'not an address',
+    ]) {
+      expect(isPublicAddress(address), address).toBe(false);
+    }
+  });
+
+  it('allows http only on loopback, and only with private targets allowed', () => {
+    expect(urlProblem('https://hooks.example.com/x', false)).toBeNull();
+    expect(urlProblem('http://127.0.0.1:9/x', false)).toContain('https');
+    expect(urlProblem('http://127.0.0.1:9/x', true)).toBeNull();
+    expect(urlProblem('http://10.0.0.1/x', true)).toContain('https');
+    expect(urlProblem('https://10.0.0.1/x', true)).toBeNull();
+  });
+
+  it('refuses a name that resolves to a private address when connecting', async () => {
+    const lookup = checkedLookup(false);
+    const error = await new Promise<Error | null>((resolve) =>
+      lookup('localhost', { all: false }, (e) => resolve(e)),
+    );
+    expect(error?.message).toMatch(/localhost resolves to .*not a public address/);
+    const allowed = await new Promise<string>((resolve, reject) =>
+      checkedLookup(true)('localhost', { all: false }, (e, address) =>
+        e ? reject(e) : resolve(String(address)),
+      ),
+    );
+    expect(['127.0.0.1', '::1']).toContain(allowed);
+  });
+});
+
+describe('signatures', () => {
+  it('verify with the reference library, under every secret that signs', () => {
+    const [current, previous] = [newSecret(), newSecret()];
+    const id = newEventId();
+    const body = JSON.stringify({ type: 'plan.changed', data: { planId: 'p' } });
+    const headers = signedHeaders(id, Math.floor(Date.now() / 1000), body, [current, previous]);
+    for (const secret of [current, previous]) {
+      expect(new Webhook(secret).verify(body, { ...headers })).toEqual(JSON.parse(body));
+    }
+    expect(() => new Webhook(newSecret()).verify(body, { ...headers })).toThrow();
+  });
+});
+
+describe('sealed tokens', () => {
+  it('open only with the key and the token key they were sealed for', () => {
+    const key = randomBytes(32);
+    const vault = createTokenVault(key);
+    const sealed = vault.seal('secret-token', 'key-a');
+    expect(sealed).not.toContain('secret-token');
+    expect(vault.open(sealed, 'key-a')).toBe('secret-token');
+    expect(() => vault.open(sealed, 'key-b')).toThrow();
+    expect(() => createTokenVault(randomBytes(32)).open(sealed, 'key-a')).toThrow();
+  });
+});
+
+describe('retry schedule', () => {
+  const policy = { baseMs: 30_000, maxDelayMs: 3_600_000, windowMs: 86_400_000 };
+
+  it('doubles from the base up to the cap, within ±20 %', () => {
+    const nominal = [30_000, 60_000, 120_000, 240_000, 480_000, 960_000, 1_920_000, 3_600_000];
+    nominal.forEach((ms, index) => {
+      expect(retryDelay(policy, index + 1, () => 0)).toBe(Math.round(ms * 0.8));
+      expect(retryDelay(policy, index + 1, () => 1)).toBe(Math.round(ms * 1.2));
+    });
+    expect(retryDelay(policy, 40, () => 0.5)).toBe(3_600_000);
+  });
+
+  it('gives up after the window', () => {
+    expect(retriesExhausted(policy, 0, 86_399_999)).toBe(false);
+    expect(retriesExhausted(policy, 0, 86_400_000)).toBe(true);
+  });
+});
+
+describe('the SQLite store', () => {
+  const endpoint = (id: string, startKnowledge: number): EndpointRecord => ({
+    id,
+    tokenKey: 'tk',
+    planId: 'plan',
+    url: 'https://hooks.example.com/',
+    kinds: ['TRANSACTIONS'],
+    description: null,
+    createdAt: 0,
+    startKnowledge,
+    disabledReason: null,
+    disabledAt: null,
+  });
+
+  it("hands out one head per endpoint, in each endpoint's order, and moves the cursor with the queue", async () => {
+    const store = createSqliteWebhookStore(':memory:');
+    await store.createEndpoint(endpoint('a', 5), newSecret(), 'sealed');
+    await store.createEndpoint(endpoint('b', 9), newSecret(), 'sealed');
+    const key = { tokenKey: 'tk', planId: 'plan' };
+    expect(await store.cursor(key)).toBe(5);
+    for (const knowledge of [6, 7]) {
+      await store.enqueue(
+        key,
+        knowledge,
+        ['a', 'b'].map((id) => ({ eventId: `e${knowledge}${id}`, endpointId: id, payload: '{}' })),
+        0,
+        'me',
+      );
+    }
+    expect(await store.cursor(key)).toBe(7);
+    const heads = await store.due(0, 10, new Set(), 'me', 1_000);
+    expect(heads.map((d) => d.eventId).sort()).toEqual(['e6a', 'e6b']);
+    expect((await store.due(0, 10, new Set(['a']), 'me', 1_000)).map((d) => d.eventId)).toEqual([
+      'e6b',
+    ]);
+    await store.recordAttempt(
+      heads.find((d) => d.endpointId === 'a')!,
+      { at: 1, durationMs: 3, statusCode: 200, ok: true, error: null },
+      { state: 'DELIVERED', nextAttemptAt: 1 },
+      'me',
+    );
+    expect((await store.due(1, 10, new Set(), 'me', 1_000)).map((d) => d.eventId).sort()).toEqual([
+      'e6b',
+      'e7a',
+    ]);
+    await store.disableEndpoint('b', 'gone', 2);
+    expect((await store.due(2, 10, new Set(), 'me', 1_000)).map((d) => d.eventId)).toEqual(['e7a']);
+    expect(await store.feeds()).toEqual([key]);
+    await store.close();
+  });
+
+  it('keeps the last 1,000 deliveries of an endpoint, and every pending one', async () => {
+    const store = createSqliteWebhookStore(':memory:');
+    await store.createEndpoint(endpoint('a', 0), newSecret(), 'sealed');
+    const key = { tokenKey: 'tk', planId: 'plan' };
+    const ok = { at: 1, durationMs: 1, statusCode: 204, ok: true, error: null };
+    await store.enqueue(key, 1, [{ eventId: 'pending', endpointId: 'a', payload: '{}' }], 0, 'me');
+    for (let i = 2; i <= 1_100; i += 1) {
+      await store.enqueue(key, i, [{ eventId: `e${i}`, endpointId: 'a', payload: '{}' }], 0, 'me');
+      const last = (await store.deliveries('a', 1))[0]!;
+      await store.recordAttempt(last, ok, { state: 'DELIVERED', nextAttemptAt: 1 }, 'me');
+    }
+    const kept = await store.deliveries('a', 2_000);
+    expect(kept.filter((d) => d.state === 'DELIVERED').length).toBeLessThanOrEqual(1_000);
+    expect(kept.at(-1)?.eventId).toBe('pending');
+    expect(await store.deliveryOfEvent('e50')).toBeUndefined();
+    expect(await store.deliveryOfEvent('e1100')).toBeDefined();
+    await store.close();
+  });
+});
+
+describe('the deliverer', () => {
+  it('arms no timer for a head whose attempt is in flight (no busy loop while it waits)', async () => {
+    let now = 0;
+    const scheduler = createManualScheduler({
+      now: () => now,
+      set(ms) {
+        now = ms;
+      },
+    });
+    const receiver = await startReceiver();
+    const store = createSqliteWebhookStore(':memory:');
+    const dispatcher = new Agent();
+    const errors: unknown[] = [];
+    const deliverer = createDeliverer({
+      store,
+      config: {
+        ...DEFAULT_WEBHOOKS,
+        key: randomBytes(32),
+        databasePath: ':memory:',
+        allowPrivateTargets: true,
+      },
+      scheduler,
+      dispatcher,
+      owner: 'me',
+      onError: (error) => errors.push(error),
+      onDisabled: () => {},
+    });
+    try {
+      await store.createEndpoint(
+        {
+          id: 'a',
+          tokenKey: 'tk',
+          planId: 'plan',
+          url: receiver.url,
+          kinds: ['TRANSACTIONS'],
+          description: null,
+          createdAt: 0,
+          startKnowledge: 0,
+          disabledReason: null,
+          disabledAt: null,
+        },
+        newSecret(),
+        'sealed',
+      );
+      await store.enqueue(
+        { tokenKey: 'tk', planId: 'plan' },
+        1,
+        [{ eventId: 'e1', endpointId: 'a', payload: '{}' }],
+        0,
+        'me',
+      );
+      receiver.hold = true;
+      deliverer.wake();
+      await until(() => receiver.heldCount() === 1, 'the delivery in flight');
+      await until(() => scheduler.pending() === 0, 'no timer armed');
+      receiver.release();
+      await until(
+        async () => (await store.deliveries('a', 1))[0]?.state === 'DELIVERED',
+        'delivered',
+      );
+      expect(errors).toEqual([]);
+    } finally {
+      await deliverer.close();
+      await dispatcher.close();
+      await store.close();
+      await receiver.close();
+    }
+  });
+});
+
+describe('attempts', () => {
+  /** One endpoint at `url` with one queued event, and a deliverer over them (real timers). */
+  async function deliveringTo(url: string, timeoutMs = 10_000) {
+    let now = 0;
+    const scheduler = createManualScheduler({
+      now: () => now,
+      set(ms) {
+        now = ms;
+      },
+    });
+    const store = createSqliteWebhookStore(':memory:');
+    const dispatcher = new Agent();
+    await store.createEndpoint(
+      {
+        id: 'a',
+        tokenKey: 'tk',
+        planId: 'plan',
+        url,
+        kinds: ['TRANSACTIONS'],
+        description: null,
+        createdAt: 0,
+        startKnowledge: 0,
+        disabledReason: null,
+        disabledAt: null,
+      },
+      newSecret(),
+      'sealed',
+    );
+    await store.enqueue(
+      { tokenKey: 'tk', planId: 'plan' },
+      1,
+      [{ eventId: 'e1', endpointId: 'a', payload: '{}' }],
+      0,
+      'me',
+    );
+    const deliverer = createDeliverer({
+      store,
+      config: {
+        ...DEFAULT_WEBHOOKS,
+        key: randomBytes(32),
+        databasePath: ':memory:',
+        allowPrivateTargets: true,
+        timeoutMs,
+      },
+      scheduler,
+      dispatcher,
+      owner: 'me',
+      onError: (error) => {
+        throw error;
+      },
+      onDisabled: () => {},
+    });
+    deliverer.wake();
+    const attempts = async () => store.attempts((await store.deliveries('a', 1))[0]!.seq);
+    return {
+      attempts,
+      async close() {
+        await deliverer.close();
+        await dispatcher.close();
+        await store.close();
+      },
+    };
+  }
+
+  it('reads only the first few KiB of an answer, then drops the connection', async () => {
+    let written = 0;
+    let closedEarly = false;
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      const more = () => {
+        while (written < 256 * 1024 * 1024) {
+          written += chunk.byteLength;
+          if (!response.write(chunk)) return void response.once('drain', more);
+        }
+        response.end();
+      };
+      response.on('close', () => {
+        closedEarly = !response.writableFinished;
+      });
+      more();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const run = await deliveringTo(`http://127.0.0.1:${port}/big`);
+    try {
+      await until(async () => (await run.attempts()).length === 1, 'the attempt recorded');
+      expect((await run.attempts())[0]).toMatchObject({ ok: true, statusCode: 200 });
+      await until(() => closedEarly, 'the answer cut short');
+      expect(written).toBeLessThan(256 * 1024 * 1024);
+    } finally {
+      await run.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('counts an answer that does not come in time as a failed attempt', async () => {
+    const receiver = await startReceiver();
+    receiver.hold = true;
+    const run = await deliveringTo(receiver.url, 200);
+    try {
+      await until(async () => (await run.attempts()).length === 1, 'the attempt recorded');
+      expect((await run.attempts())[0]).toMatchObject({
+        ok: false,
+        statusCode: null,
+        error: 'no answer within 200 ms',
+      });
+    } finally {
+      await run.close();
+      await receiver.close();
+    }
+  });
+});
