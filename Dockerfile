@@ -38,6 +38,10 @@ RUN npm ci --omit=dev && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/packages/rest-contract/dist ./packages/rest-contract/dist
 COPY --from=build /app/packages/sandbox/dist ./packages/sandbox/dist
+# DATA_DIR (./data): the webhooks' SQLite file when WEBHOOK_KEY is set; mount a volume here to
+# keep endpoints and their outbox across containers.
+RUN mkdir -p data && chown node:node data
+VOLUME /app/data
 USER node
 EXPOSE 4000
 # /health is liveness (the process answers); /ready also probes the upstream.

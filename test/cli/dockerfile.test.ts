@@ -78,6 +78,14 @@ describe('Dockerfile', () => {
     expect(runtime).toContain('ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000');
   });
 
+  it('gives the non-root user a data directory for the webhooks file (DATA_DIR ./data)', () => {
+    const runtime = stages()[1] ?? [];
+    const owned = runtime.indexOf('RUN mkdir -p data && chown node:node data');
+    expect(owned).toBeGreaterThan(-1);
+    expect(owned).toBeLessThan(runtime.findIndex((line) => line.startsWith('USER ')));
+    expect(runtime).toContain('VOLUME /app/data');
+  });
+
   it.each(['.', ...workspaces])(
     'ships every package %s imports at run time as a production dependency',
     (dir) => {
