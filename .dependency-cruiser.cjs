@@ -97,7 +97,7 @@ module.exports = {
       name: 'upstream-never-reaches-graphql',
       severity: 'error',
       comment:
-        'The REST client knows HTTP, not GraphQL (DESIGN §2): nothing src/upstream imports, directly or through other modules, loads graphql.',
+        'The REST client knows HTTP, not GraphQL (docs/architecture.md#code-layout): nothing src/upstream imports, directly or through other modules, loads graphql.',
       from: { path: '^src/upstream/' },
       to: { path: '^node_modules/graphql/', reachable: true },
     },
