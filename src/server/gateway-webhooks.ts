@@ -4,7 +4,8 @@
  * path (`prepareOperation`), like any other transport. Without the key, a registry that answers
  * WEBHOOKS_DISABLED.
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../config/config.js';
 import { logInternalError } from '../errors/internal-errors.js';
@@ -47,6 +48,8 @@ export function createGatewayWebhooks(parts: {
       operationName: 'WebhookFeed',
       token,
       path: '/webhooks',
+      // The gateway's own document: it runs under TRUSTED_DOCUMENTS_ONLY like the MCP tools.
+      own: true,
     });
     if (!prepared.ok) return { errors: [...prepared.errors] };
     return prepared.subscribe();
@@ -55,7 +58,7 @@ export function createGatewayWebhooks(parts: {
     config: settings,
     // Several instances share endpoints and the outbox in Redis; one alone keeps them in SQLite.
     store: config.redisUrl
-      ? createRedisWebhookStore(new Redis(config.redisUrl), config.cluster.keyPrefix)
+      ? createRedisWebhookStore(redisClient(config.redisUrl), config.cluster.keyPrefix)
       : createSqliteWebhookStore(settings.databasePath),
     scheduler,
     subscribe,
@@ -67,4 +70,14 @@ export function createGatewayWebhooks(parts: {
     running,
     start: () => void running.start().catch(onError),
   };
+}
+
+/**
+ * Private: a Redis client for the shared store, loaded only when `REDIS_URL` is set, so a single
+ * instance never loads ioredis (test/cli/build.test.ts); synchronous, since the store is made
+ * with the gateway.
+ */
+function redisClient(url: string): Redis {
+  const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  return new Client(url);
 }
