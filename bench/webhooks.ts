@@ -21,18 +21,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createManualClock, createSandbox, type Sandbox } from '@plans-gateway/sandbox';
-import {
-  DEFAULT_WEBHOOKS,
-  defaultConfig,
-  type GatewayConfig,
-  type WebhooksConfig,
-} from '../src/config/config.js';
-import { createManualScheduler, type Scheduler } from '../src/live/scheduler.js';
-import { createGateway, type Gateway } from '../src/server/gateway.js';
+import { createManualClock, createSandbox } from '@plans-gateway/sandbox';
+import { DEFAULT_WEBHOOKS, type WebhooksConfig } from '../src/config/config.js';
+import { createManualScheduler } from '../src/live/scheduler.js';
 import { createUpstreamClient, type UpstreamClient } from '../src/upstream/client.js';
 import { createLiveClient } from './live-clients.js';
 import { percentile } from './load.js';
+import { startFront } from './probes/kit.js';
 
 const TOKEN = 'bench-webhooks-token';
 const HOUR = 3_600_000;
@@ -86,29 +81,6 @@ async function startReceiver() {
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-async function serve(
-  sandbox: Sandbox,
-  config: Partial<GatewayConfig>,
-  deps: { now?: () => number; scheduler?: Scheduler } = {},
-): Promise<{ gateway: Gateway; url: string; close(): Promise<void> }> {
-  const gateway = createGateway(
-    { ...defaultConfig(sandbox.url), graphiql: false, webhooks: webhooks(), ...config },
-    deps,
-  );
-  const server = createServer(gateway.yoga);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    gateway,
-    url: `http://127.0.0.1:${port}/graphql`,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await gateway.close();
     },
   };
 }
@@ -172,7 +144,8 @@ async function latencyAndThroughput() {
     rateLimit: false,
     users: [{ token: TOKEN, plans: [{ seed: 1 }] }],
   });
-  const served = await serve(sandbox, {
+  const served = await startFront(sandbox.url, {
+    webhooks: webhooks(),
     maxAgeMs: POLL_MS,
     rateLimit: { limit: (2 * HOUR) / POLL_MS, windowMs: HOUR },
   });
@@ -245,7 +218,11 @@ async function simulatedHour(endpoints: number) {
     clock,
     users: [{ token: TOKEN, plans: [{ seed: 1 }] }],
   });
-  const served = await serve(sandbox, {}, { now: () => clock.now(), scheduler });
+  const served = await startFront(
+    sandbox.url,
+    { webhooks: webhooks() },
+    { now: () => clock.now(), scheduler },
+  );
   const writer = createUpstreamClient({
     baseUrl: sandbox.url,
     retry: { attempts: 1 },
