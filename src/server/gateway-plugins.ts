@@ -15,7 +15,6 @@ import type { Admission } from './admission/admission.js';
 import { useAdmission } from './admission/use-admission.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import type { AnswerCache } from './plugins/answer-cache.js';
-import { useBatchedStreams } from './plugins/use-batched-streams.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
@@ -115,7 +114,6 @@ export function operationPlugins(
         ]
       : []),
     useDeferStream(),
-    useBatchedStreams(),
     useStreamsNeedStreaming(),
     useIntrospection({ enabled: config.introspection }),
     useOperationDeadline(),

@@ -1,3 +1,4 @@
+import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../../errors/codes.js';
 
@@ -5,15 +6,24 @@ import { gatewayError } from '../../errors/codes.js';
 export const STREAMING_MEDIA_TYPES = ['multipart/mixed', 'text/event-stream'] as const;
 
 /**
- * An answer in parts (`@defer`, `@stream`, a subscription) asked for with an `Accept` that only
- * takes one JSON body: yoga answers 406 with an empty body, and the client cannot tell why. Still
- * 406 (no acceptable representation exists), but with a GraphQL error body that says what to
- * send, and an `Accept` header listing the types that stream. The parts are never produced: the
- * execution is ended here, so nothing it holds (a subscription's feed) waits for a reader.
+ * Answers in parts (`@defer`, `@stream`, a subscription) where no stream can carry them. The
+ * parts are never produced: each such execution is ended here, so nothing it holds (a
+ * subscription's feed) waits for a reader.
+ * - Asked for with an `Accept` that only takes one JSON body: yoga answers 406 with an empty
+ *   body, and the client cannot tell why. Still 406 (no acceptable representation exists), but
+ *   with a GraphQL error body that says what to send, and an `Accept` header listing the types
+ *   that stream.
+ * - Inside a batch, which answers once as one JSON array: yoga would print the item as `{}`, a
+ *   silent success. The item is answered with an error that says to send it alone; the batch's
+ *   other items keep their answers.
  */
 export function useStreamsNeedStreaming(): Plugin {
   return {
-    onResultProcess({ result, resultProcessor, setResultProcessor }) {
+    onResultProcess({ result, resultProcessor, setResult, setResultProcessor }) {
+      if (Array.isArray(result)) {
+        if (result.some(isAsyncIterable)) setResult(result.map(unlessStream));
+        return;
+      }
       if (resultProcessor || !isAsyncIterable(result)) return;
       void result.return?.();
       const error = gatewayError(
@@ -32,6 +42,21 @@ export function useStreamsNeedStreaming(): Plugin {
         'application/json',
       );
     },
+  };
+}
+
+// Private: a batch item, or, for an answer in parts, an error saying to send it alone.
+function unlessStream<T>(item: T): T | { errors: GraphQLError[] } {
+  if (!isAsyncIterable(item)) return item;
+  void item.return?.();
+  return {
+    errors: [
+      gatewayError(
+        'A subscription, @defer or @stream cannot be answered in a batch: send it as its own ' +
+          'request (SSE: Accept: text/event-stream; or over WebSocket).',
+        'BAD_REQUEST',
+      ),
+    ],
   };
 }
 
