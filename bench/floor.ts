@@ -25,6 +25,12 @@ import { type GatewayProcess, startGatewayProcess } from './gateway-process.js';
 import { type LatencySummary, runLoad } from './load.js';
 
 const TOKEN = 'bench-floor-token';
+/**
+ * Both sides run as deployed (the Dockerfile sets it): graphql-js's development-only checks
+ * (`instanceOf` on every type test, about 5 % of a warm dashboard) are off in the gateway and in
+ * the floor alike, so the comparison stays fair.
+ */
+const CHILD_ENV = { NODE_ENV: 'production' } as const;
 const DASHBOARD = readFileSync(new URL('./dashboard.graphql', import.meta.url), 'utf8');
 
 export interface FloorOptions {
@@ -74,6 +80,7 @@ async function startFloors(answerFile: string): Promise<Floors> {
   const child = fork(fileURLToPath(new URL('./floor-child.ts', import.meta.url)), [answerFile], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, ...CHILD_ENV },
   });
   const urls = await new Promise<{ yoga: string; raw: string }>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the floor process exited with ${code}`)));
@@ -118,6 +125,7 @@ export async function runFloorBench(options: FloorOptions): Promise<FloorResult>
         maxAgeMs: 3_600_000,
         ...(answerCacheMaxBytes === undefined ? {} : { answerCacheMaxBytes }),
         ...(execArgv ? { execArgv } : {}),
+        env: CHILD_ENV,
       }).then((gateway) => {
         gateways.push(gateway);
         return gateway;

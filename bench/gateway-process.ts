@@ -58,6 +58,8 @@ export async function startGatewayProcess(options: {
   answerCacheMaxBytes?: number;
   /** More node flags for the child (`--cpu-prof`, ...). @default none */
   execArgv?: readonly string[];
+  /** More environment for the child (`NODE_ENV`, ...). @default this process's alone */
+  env?: Readonly<Record<string, string>>;
 }): Promise<GatewayProcess> {
   const entry = fileURLToPath(new URL('./gateway-child.ts', import.meta.url));
   const redisArgs = options.redis ? [options.redis.url, options.redis.prefix] : [];
@@ -69,6 +71,7 @@ export async function startGatewayProcess(options: {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: {
         ...process.env,
+        ...options.env,
         ...(options.replicaMaxBytes === undefined
           ? {}
           : { BENCH_REPLICA_MAX_BYTES: String(options.replicaMaxBytes) }),

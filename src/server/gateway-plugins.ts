@@ -15,6 +15,7 @@ import type { Admission } from './admission/admission.js';
 import { useAdmission } from './admission/use-admission.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import type { AnswerCache } from './plugins/answer-cache.js';
+import { useCompiledQueries } from './plugins/use-compiled-queries.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
@@ -54,6 +55,8 @@ export interface GatewayPluginsOptions {
   answers?: AnswerCache | undefined;
   /** The caller's plugins, after the gateway's own and before the operation report. */
   extra?: readonly Plugin[] | undefined;
+  /** Queries that can run compiled do (graphql-jit). @default true */
+  compiledQueries?: boolean;
 }
 
 /**
@@ -115,6 +118,7 @@ export function operationPlugins(
       : []),
     useDeferStream(),
     useStreamsNeedStreaming(),
+    ...(options.compiledQueries === false ? [] : [useCompiledQueries()]),
     useIntrospection({ enabled: config.introspection }),
     useOperationDeadline(),
     useErrorHygiene(),

@@ -74,6 +74,18 @@ export const TransactionConnection = builder.connectionObject(
   { name: 'TransactionEdge', description: 'One item of a `Transaction` page, with its cursor.' },
 );
 
+/** A page's edge; its cursor encoded on first read (a dashboard lists rows, not cursors). */
+function edgeOf(row: TransactionRow): { readonly cursor: string; readonly node: TransactionRow } {
+  let cursor: string | undefined;
+  return {
+    get cursor() {
+      cursor ??= encodeCursor(row);
+      return cursor;
+    },
+    node: row,
+  };
+}
+
 async function resolveTransactions(
   ctx: GatewayContext,
   planId: string,
@@ -84,9 +96,9 @@ async function resolveTransactions(
   if (args.search != null) checkSearch(args.search);
   const plan = await ctx.loaders.plan(planId);
   const page = plan.transactions({ ...filterQuery(args, () => plan.currentMonth()), ...window });
-  const edges = page.rows.map((row: TransactionRow) => ({ cursor: encodeCursor(row), node: row }));
-  // The page computes its counts on first read (they may walk the window): read them only when
-  // the client selected them.
+  const edges = page.rows.map(edgeOf);
+  // The page computes its counts on first read (they may walk the window), and cursors are
+  // encoded when read: each is paid for only when the client selected it.
   return {
     edges,
     get totalCount() {
@@ -99,8 +111,12 @@ async function resolveTransactions(
       get hasPreviousPage() {
         return page.hasPreviousPage;
       },
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      get startCursor() {
+        return edges[0]?.cursor ?? null;
+      },
+      get endCursor() {
+        return edges.at(-1)?.cursor ?? null;
+      },
     },
   };
 }
