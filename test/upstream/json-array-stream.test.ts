@@ -23,7 +23,8 @@ function split(text: string, cuts: readonly number[] = [], batchBytes?: number) 
     batchBytes === undefined ? {} : { batchBytes },
   );
   for (const piece of cutAt(bytes, cuts)) splitter.write(piece);
-  return { elements, skeleton: splitter.end(), batches };
+  const skeleton = splitter.end();
+  return { elements, skeleton, batches, scanned: splitter.scannedBytes, bytes: bytes.length };
 }
 
 /** What the splitter should produce for a document: the arrays of data.plan, and the rest. */
@@ -109,6 +110,35 @@ describe('the streaming splitter', () => {
     // About 4 KiB of text per batch: a row is about 120 bytes.
     expect(Math.max(...batches)).toBeLessThanOrEqual(36);
     expect(batches.length).toBeGreaterThanOrEqual(28);
+  });
+
+  it('cuts an array of objects by guessing, without walking its bytes', () => {
+    const rows = Array.from({ length: 2000 }, (_, i) => ({ id: i, memo: `row ${i}`, n: null }));
+    const text = JSON.stringify({ data: { plan: { rows, name: 'x' } } });
+    const result = split(text, [1000, 50_000], 4096);
+    expect(result.elements).toEqual({ rows });
+    expect(result.skeleton).toEqual({ data: { plan: { rows: [], name: 'x' } } });
+    expect(result.scanned).toBeLessThan(result.bytes / 10);
+  });
+
+  it('scans only around a "},", not the rest of the array, when one sits inside a string', () => {
+    const rows = Array.from({ length: 2000 }, (_, i) => ({ id: i, memo: `row ${i}` }));
+    // Longer than a batch: some guess lands inside them.
+    rows[20]!.memo = '},{"id":-1}'.repeat(40);
+    rows[900]!.memo = '\\},'.repeat(150);
+    const text = JSON.stringify({ data: { plan: { rows } } });
+    const result = split(text, [], 256);
+    expect(result.elements).toEqual({ rows });
+    expect(result.scanned).toBeLessThan(result.bytes / 4);
+  });
+
+  it('scans to its end an array whose guesses keep landing inside elements', () => {
+    const lines = (i: number) => Array.from({ length: 100 }, (_, k) => ({ line: k, of: i }));
+    const rows = Array.from({ length: 50 }, (_, i) => ({ id: i, lines: lines(i) }));
+    const text = JSON.stringify({ data: { plan: { rows } } });
+    const result = split(text, [], 1024);
+    expect(result.elements).toEqual({ rows });
+    expect(result.scanned).toBeGreaterThan(result.bytes * 0.9);
   });
 
   const refused: [string, string][] = [
