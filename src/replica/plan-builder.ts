@@ -62,15 +62,16 @@ export const EXPORT_COLLECTIONS = [
 export type ExportCollection = (typeof EXPORT_COLLECTIONS)[number];
 
 /** Fields whose values repeat across transaction and split rows: one copy of each is kept. */
-const SHARED_VALUE_FIELDS = [
-  'account_id',
-  'account_name',
-  'payee_id',
-  'payee_name',
-  'category_id',
-  'category_name',
-  'transfer_account_id',
-] as const;
+type SharedValueFields = {
+  [field in
+    | 'account_id'
+    | 'account_name'
+    | 'payee_id'
+    | 'payee_name'
+    | 'category_id'
+    | 'category_name'
+    | 'transfer_account_id']?: unknown;
+};
 
 /** Distinct shared values kept at most; past it, new values are kept as they came. */
 const MAX_SHARED_VALUES = 1 << 20;
@@ -165,18 +166,33 @@ export class PlanBuilder {
     return { ...state, ...buildTransactions(info.id, this._transactions, this._subtransactions) };
   }
 
-  // Private: one shared copy of each repeated value of a row (the row is ours to change).
+  // Private: one shared copy of each repeated value of a row (the row is ours to change). The
+  // fields are read by name, not by looping over their names: a read whose key changes from one
+  // call to the next is a slow lookup, and this runs for every row of an export.
   private _share<T extends object>(row: T): T {
-    const record = row as Record<string, unknown>;
-    const shared = this._shared;
-    for (const field of SHARED_VALUE_FIELDS) {
-      const value = record[field];
-      if (typeof value !== 'string') continue;
-      const kept = shared.get(value);
-      if (kept !== undefined) record[field] = kept;
-      else if (shared.size < MAX_SHARED_VALUES) shared.set(value, value);
+    const record = row as SharedValueFields;
+    if (typeof record.account_id === 'string') record.account_id = this._kept(record.account_id);
+    if (typeof record.account_name === 'string') {
+      record.account_name = this._kept(record.account_name);
+    }
+    if (typeof record.payee_id === 'string') record.payee_id = this._kept(record.payee_id);
+    if (typeof record.payee_name === 'string') record.payee_name = this._kept(record.payee_name);
+    if (typeof record.category_id === 'string') record.category_id = this._kept(record.category_id);
+    if (typeof record.category_name === 'string') {
+      record.category_name = this._kept(record.category_name);
+    }
+    if (typeof record.transfer_account_id === 'string') {
+      record.transfer_account_id = this._kept(record.transfer_account_id);
     }
     return row;
+  }
+
+  // Private: the copy of `value` kept for every row, `value` itself the first time.
+  private _kept(value: string): string {
+    const kept = this._shared.get(value);
+    if (kept !== undefined) return kept;
+    if (this._shared.size < MAX_SHARED_VALUES) this._shared.set(value, value);
+    return value;
   }
 }
 
@@ -255,7 +271,11 @@ function detach(
   subtransactions.delete(sub.id);
 }
 
-/** Private: the indexes by account, category and payee: stable groupings of the sorted rows. */
+/**
+ * Private: the indexes by account, category and payee: stable groupings of the sorted rows,
+ * each row weighed as it is grouped (`hybridRowCount`; a row without split lines weighs 1 in
+ * its own category and payee), so no index looks a row's split lines up again.
+ */
 function groupedIndexes(
   sorted: readonly TransactionRow[],
   byParent: ReadonlyMap<string, readonly SubTransactionRow[]>,
@@ -264,36 +284,54 @@ function groupedIndexes(
   'transactionsByAccount' | 'transactionsByCategory' | 'transactionsByPayee'
 > {
   const accounts = new Map<string, TransactionRow[]>();
-  const categories = new Map<string, TransactionRow[]>();
-  const payees = new Map<string, TransactionRow[]>();
-  const none: readonly SubTransactionRow[] = [];
+  const categories = new Map<string, WeighedRows>();
+  const payees = new Map<string, WeighedRows>();
   for (const row of sorted) {
     push(accounts, row.account_id, row);
-    const subs = byParent.get(row.id) ?? none;
-    if (subs.length === 0) {
-      if (row.category_id !== null) push(categories, row.category_id, row);
-      if (row.payee_id !== null) push(payees, row.payee_id, row);
+    const subs = byParent.get(row.id);
+    if (subs === undefined || subs.length === 0) {
+      if (row.category_id !== null) pushWeighed(categories, row.category_id, row, 1);
+      if (row.payee_id !== null) pushWeighed(payees, row.payee_id, row, 1);
       continue;
     }
-    for (const key of categoryKeysOf(row, subs)) push(categories, key, row);
-    for (const key of payeeKeysOf(row, subs)) push(payees, key, row);
+    for (const key of categoryKeysOf(row, subs)) {
+      pushWeighed(categories, key, row, hybridRowCount(row, subs, 'category', key));
+    }
+    for (const key of payeeKeysOf(row, subs)) {
+      pushWeighed(payees, key, row, hybridRowCount(row, subs, 'payee', key));
+    }
   }
-  const subsOf = (row: TransactionRow) => byParent.get(row.id) ?? none;
+  const weighed = (list: WeighedRows) => SortedRows.fromSortedWeights(list.rows, list.weights);
   return {
     transactionsByAccount: mapValues(accounts, (rows) => SortedRows.fromSorted(rows)),
-    transactionsByCategory: mapValues(categories, (rows, key) =>
-      SortedRows.fromSorted(rows, (row) => hybridRowCount(row, subsOf(row), 'category', key)),
-    ),
-    transactionsByPayee: mapValues(payees, (rows, key) =>
-      SortedRows.fromSorted(rows, (row) => hybridRowCount(row, subsOf(row), 'payee', key)),
-    ),
+    transactionsByCategory: mapValues(categories, weighed),
+    transactionsByPayee: mapValues(payees, weighed),
   };
+}
+
+/** Private: an index's rows in order and what each weighs there. */
+interface WeighedRows {
+  readonly rows: TransactionRow[];
+  readonly weights: number[];
 }
 
 function push<T>(lists: Map<string, T[]>, key: string, row: T): void {
   const list = lists.get(key);
   if (list) list.push(row);
   else lists.set(key, [row]);
+}
+
+function pushWeighed(
+  lists: Map<string, WeighedRows>,
+  key: string,
+  row: TransactionRow,
+  weight: number,
+): void {
+  const list = lists.get(key);
+  if (list) {
+    list.rows.push(row);
+    list.weights.push(weight);
+  } else lists.set(key, { rows: [row], weights: [weight] });
 }
 
 function mapValues<A, B>(

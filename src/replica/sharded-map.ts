@@ -73,7 +73,8 @@ export class ShardedMap<V> {
 
 export class ShardedMapDraft<V> {
   private readonly _shards: (ReadonlyMap<string, V> | Map<string, V>)[];
-  private readonly _copied = new Set<number>();
+  /** Per shard: 1 once this draft has its own copy (a bulk load writes every shard). */
+  private readonly _copied: Uint8Array;
   private _size: number;
   private _finished = false;
 
@@ -87,6 +88,7 @@ export class ShardedMapDraft<V> {
     ) => ShardedMap<V>,
   ) {
     this._shards = [...shards];
+    this._copied = new Uint8Array(shards.length);
     this._size = size;
   }
 
@@ -104,8 +106,10 @@ export class ShardedMapDraft<V> {
 
   set(key: string, value: V): void {
     const shard = this._writable(shardIndex(key, this._shards.length));
-    if (!shard.has(key)) this._size += 1;
+    // One lookup instead of `has` then `set`: the shard grows only for a new key.
+    const before = shard.size;
     shard.set(key, value);
+    this._size += shard.size - before;
   }
 
   delete(key: string): boolean {
@@ -125,9 +129,9 @@ export class ShardedMapDraft<V> {
   /** Private: the shard at `index`, copied the first time this draft writes to it. */
   private _writable(index: number): Map<string, V> {
     if (this._finished) throw new Error('ShardedMapDraft was already finished');
-    if (!this._copied.has(index)) {
+    if (this._copied[index] === 0) {
       this._shards[index] = new Map(this._shards[index]!);
-      this._copied.add(index);
+      this._copied[index] = 1;
     }
     return this._shards[index] as Map<string, V>;
   }
