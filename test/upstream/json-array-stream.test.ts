@@ -8,7 +8,7 @@ import { JsonArraySplitter, JsonStreamError } from '../../src/upstream/json-arra
 import { cutAt } from '../support/chunks.js';
 
 /** Feeds `text` cut at `cuts` (byte offsets) and returns the elements by key and the skeleton. */
-function split(text: string, cuts: readonly number[] = [], batchBytes?: number) {
+function split(text: string, cuts: readonly number[] = [], batchBytes?: number, guess = true) {
   const bytes = Buffer.from(text, 'utf8');
   const elements: Record<string, unknown[]> = {};
   const batches: number[] = [];
@@ -20,7 +20,7 @@ function split(text: string, cuts: readonly number[] = [], batchBytes?: number) 
         elements[key] = [...(elements[key] ?? []), ...batch];
       },
     },
-    batchBytes === undefined ? {} : { batchBytes },
+    batchBytes === undefined ? { guess } : { batchBytes, guess },
   );
   for (const piece of cutAt(bytes, cuts)) splitter.write(piece);
   const skeleton = splitter.end();
@@ -73,20 +73,22 @@ const documents = fc.record({
 });
 
 describe('the streaming splitter', () => {
-  it('finds what JSON.parse finds, cut anywhere, in batches of any size (property)', () => {
+  it('finds what JSON.parse finds, cut anywhere, in batches of any size, guessing or not (property)', () => {
     fc.assert(
       fc.property(
         documents,
         fc.array(fc.nat(), { maxLength: 40 }),
         fc.integer({ min: 1, max: 4096 }),
         fc.boolean(),
-        (document, cuts, batchBytes, pretty) => {
+        fc.boolean(),
+        (document, cuts, batchBytes, pretty, guess) => {
           const text = JSON.stringify(document, null, pretty ? 2 : undefined);
           const length = Buffer.byteLength(text);
           const result = split(
             text,
             cuts.map((cut) => cut % length),
             batchBytes,
+            guess,
           );
           const want = expected(document);
           expect(result.elements).toEqual(want.elements);
@@ -157,7 +159,11 @@ describe('the streaming splitter', () => {
       expect(() => JSON.parse(text)).toThrow();
       for (let cut = 0; cut <= text.length; cut++) {
         for (const batchBytes of [1, 3, 1024]) {
-          expect(() => split(text, [cut], batchBytes), `cut at ${cut}`).toThrow(JsonStreamError);
+          for (const guess of [true, false]) {
+            expect(() => split(text, [cut], batchBytes, guess), `cut at ${cut}`).toThrow(
+              JsonStreamError,
+            );
+          }
         }
       }
     });
