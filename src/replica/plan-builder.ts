@@ -70,7 +70,9 @@ type SharedValueFields = {
     | 'payee_name'
     | 'category_id'
     | 'category_name'
-    | 'transfer_account_id']?: unknown;
+    | 'transfer_account_id'
+    | 'import_payee_name'
+    | 'import_payee_name_original']?: unknown;
 };
 
 /** Distinct shared values kept at most; past it, new values are kept as they came. */
@@ -183,6 +185,12 @@ export class PlanBuilder {
     }
     if (typeof record.transfer_account_id === 'string') {
       record.transfer_account_id = this._kept(record.transfer_account_id);
+    }
+    if (typeof record.import_payee_name === 'string') {
+      record.import_payee_name = this._kept(record.import_payee_name);
+    }
+    if (typeof record.import_payee_name_original === 'string') {
+      record.import_payee_name_original = this._kept(record.import_payee_name_original);
     }
     return row;
   }
