@@ -62,18 +62,17 @@ export const EXPORT_COLLECTIONS = [
 export type ExportCollection = (typeof EXPORT_COLLECTIONS)[number];
 
 /** Fields whose values repeat across transaction and split rows: one copy of each is kept. */
-type SharedValueFields = {
-  [field in
-    | 'account_id'
-    | 'account_name'
-    | 'payee_id'
-    | 'payee_name'
-    | 'category_id'
-    | 'category_name'
-    | 'transfer_account_id'
-    | 'import_payee_name'
-    | 'import_payee_name_original']?: unknown;
-};
+const SHARED_VALUE_FIELDS = [
+  'account_id',
+  'account_name',
+  'payee_id',
+  'payee_name',
+  'category_id',
+  'category_name',
+  'transfer_account_id',
+  'import_payee_name',
+  'import_payee_name_original',
+] as const;
 
 /** Distinct shared values kept at most; past it, new values are kept as they came. */
 const MAX_SHARED_VALUES = 1 << 20;
@@ -168,39 +167,18 @@ export class PlanBuilder {
     return { ...state, ...buildTransactions(info.id, this._transactions, this._subtransactions) };
   }
 
-  // Private: one shared copy of each repeated value of a row (the row is ours to change). The
-  // fields are read by name, not by looping over their names: a read whose key changes from one
-  // call to the next is a slow lookup, and this runs for every row of an export.
+  // Private: one shared copy of each repeated value of a row (the row is ours to change).
   private _share<T extends object>(row: T): T {
-    const record = row as SharedValueFields;
-    if (typeof record.account_id === 'string') record.account_id = this._kept(record.account_id);
-    if (typeof record.account_name === 'string') {
-      record.account_name = this._kept(record.account_name);
-    }
-    if (typeof record.payee_id === 'string') record.payee_id = this._kept(record.payee_id);
-    if (typeof record.payee_name === 'string') record.payee_name = this._kept(record.payee_name);
-    if (typeof record.category_id === 'string') record.category_id = this._kept(record.category_id);
-    if (typeof record.category_name === 'string') {
-      record.category_name = this._kept(record.category_name);
-    }
-    if (typeof record.transfer_account_id === 'string') {
-      record.transfer_account_id = this._kept(record.transfer_account_id);
-    }
-    if (typeof record.import_payee_name === 'string') {
-      record.import_payee_name = this._kept(record.import_payee_name);
-    }
-    if (typeof record.import_payee_name_original === 'string') {
-      record.import_payee_name_original = this._kept(record.import_payee_name_original);
+    const record = row as Record<string, unknown>;
+    const shared = this._shared;
+    for (const field of SHARED_VALUE_FIELDS) {
+      const value = record[field];
+      if (typeof value !== 'string') continue;
+      const kept = shared.get(value);
+      if (kept !== undefined) record[field] = kept;
+      else if (shared.size < MAX_SHARED_VALUES) shared.set(value, value);
     }
     return row;
-  }
-
-  // Private: the copy of `value` kept for every row, `value` itself the first time.
-  private _kept(value: string): string {
-    const kept = this._shared.get(value);
-    if (kept !== undefined) return kept;
-    if (this._shared.size < MAX_SHARED_VALUES) this._shared.set(value, value);
-    return value;
   }
 }
 

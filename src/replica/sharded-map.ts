@@ -73,8 +73,7 @@ export class ShardedMap<V> {
 
 export class ShardedMapDraft<V> {
   private readonly _shards: (ReadonlyMap<string, V> | Map<string, V>)[];
-  /** Per shard: 1 once this draft has its own copy (a bulk load writes every shard). */
-  private readonly _copied: Uint8Array;
+  private readonly _copied = new Set<number>();
   private _size: number;
   private _finished = false;
 
@@ -88,7 +87,6 @@ export class ShardedMapDraft<V> {
     ) => ShardedMap<V>,
   ) {
     this._shards = [...shards];
-    this._copied = new Uint8Array(shards.length);
     this._size = size;
   }
 
@@ -106,10 +104,8 @@ export class ShardedMapDraft<V> {
 
   set(key: string, value: V): void {
     const shard = this._writable(shardIndex(key, this._shards.length));
-    // One lookup instead of `has` then `set`: the shard grows only for a new key.
-    const before = shard.size;
+    if (!shard.has(key)) this._size += 1;
     shard.set(key, value);
-    this._size += shard.size - before;
   }
 
   delete(key: string): boolean {
@@ -129,9 +125,9 @@ export class ShardedMapDraft<V> {
   /** Private: the shard at `index`, copied the first time this draft writes to it. */
   private _writable(index: number): Map<string, V> {
     if (this._finished) throw new Error('ShardedMapDraft was already finished');
-    if (this._copied[index] === 0) {
+    if (!this._copied.has(index)) {
       this._shards[index] = new Map(this._shards[index]!);
-      this._copied[index] = 1;
+      this._copied.add(index);
     }
     return this._shards[index] as Map<string, V>;
   }
