@@ -17,6 +17,12 @@ export interface GatewayFigures {
   rowsVisited: number;
   /** CPU time the process has used (user and system), microseconds. */
   cpuMicros: number;
+  /**
+   * CPU time of its main thread alone (JavaScript, and the GC work done on it), microseconds,
+   * at 10 ms resolution; NaN where /proc is not there. Helper threads (concurrent GC and
+   * compilation) use a shared machine's other core, and the main thread is what a cold load waits on.
+   */
+  mainThreadCpuMicros: number;
   /** With Redis: round trips, relays, snapshots (see src/cluster). */
   cluster?: ClusterStats;
 }

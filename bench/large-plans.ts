@@ -32,6 +32,8 @@ export interface LargePlanOptions {
   sizes: number[];
   /** Runs of each measurement; the figures are medians. @default 3 */
   repeats: number;
+  /** Node flags for each gateway child (`--cpu-prof` to profile the loads). @default none */
+  gatewayExecArgv?: readonly string[];
 }
 
 export interface LargePlanRow {
@@ -42,6 +44,13 @@ export interface LargePlanRow {
   /** Median seconds of a cold dashboard (export streamed, replica built, answered). */
   coldSeconds: number;
   coldRatio: number;
+  /**
+   * Median CPU seconds (user and system) the gateway process spent on the cold dashboard: less
+   * disturbed than wall clock when the machine is shared.
+   */
+  coldCpuSeconds: number;
+  /** Median CPU seconds of the gateway's main thread alone on the cold dashboard. */
+  coldMainThreadCpuSeconds: number;
   /** Median of VmHWM after the load less RSS before it. */
   peakRssGrowthBytes: number;
   peakRssPerExportByte: number;
@@ -49,7 +58,14 @@ export interface LargePlanRow {
   replicaHeapBytes: number;
   replicaHeapPerExportByte: number;
   /** Every run, for the JSON file. */
-  runs: { curl: number[]; cold: number[]; peak: number[]; heap: number[] };
+  runs: {
+    curl: number[];
+    cold: number[];
+    cpu: number[];
+    mainCpu: number[];
+    peak: number[];
+    heap: number[];
+  };
 }
 
 /** The plan measured, and a small one of another token that warms a fresh gateway up first. */
@@ -94,11 +110,13 @@ function median(values: readonly number[]): number {
 /** One cold dashboard through a fresh gateway: seconds, peak RSS growth, replica heap. */
 async function coldLoad(
   upstreamUrl: string,
-): Promise<{ seconds: number; peak: number; heap: number }> {
+  execArgv: readonly string[],
+): Promise<{ seconds: number; cpu: number; mainCpu: number; peak: number; heap: number }> {
   const gateway = await startGatewayProcess({
     upstreamUrl,
     maxAgeMs: 60_000,
     replicaMaxBytes: REPLICA_MAX_BYTES,
+    execArgv,
   });
   const client = createGraphQLClient(gateway.url, 1);
   try {
@@ -113,8 +131,11 @@ async function coldLoad(
       throw new Error(`cold dashboard: ${JSON.stringify(answer.body.errors).slice(0, 300)}`);
     }
     const peak = peakRss(gateway.pid) - before.rssBytes;
+    const loaded = await gateway.figures({ gc: false });
+    const cpu = (loaded.cpuMicros - before.cpuMicros) / 1e6;
+    const mainCpu = (loaded.mainThreadCpuMicros - before.mainThreadCpuMicros) / 1e6;
     const after = await gateway.figures({ gc: true });
-    return { seconds, peak, heap: after.heapUsedBytes - before.heapUsedBytes };
+    return { seconds, cpu, mainCpu, peak, heap: after.heapUsedBytes - before.heapUsedBytes };
   } finally {
     await client.close();
     await gateway.close();
@@ -134,6 +155,8 @@ export async function runLargePlans(
       const runs = {
         curl: [] as number[],
         cold: [] as number[],
+        cpu: [] as number[],
+        mainCpu: [] as number[],
         peak: [] as number[],
         heap: [] as number[],
       };
@@ -143,12 +166,14 @@ export async function runLargePlans(
         const download = await curl(exportUrl);
         exportBytes = download.bytes;
         runs.curl.push(download.seconds);
-        const load = await coldLoad(sandbox.url);
+        const load = await coldLoad(sandbox.url, options.gatewayExecArgv ?? []);
         runs.cold.push(load.seconds);
+        runs.cpu.push(load.cpu);
+        runs.mainCpu.push(load.mainCpu);
         runs.peak.push(load.peak);
         runs.heap.push(load.heap);
         log(
-          `    run ${i + 1}: curl ${download.seconds.toFixed(2)} s, gateway ${load.seconds.toFixed(2)} s, peak RSS +${(load.peak / 1e6).toFixed(0)} MB`,
+          `    run ${i + 1}: curl ${download.seconds.toFixed(2)} s, gateway ${load.seconds.toFixed(2)} s (CPU ${load.cpu.toFixed(2)} s, main thread ${load.mainCpu.toFixed(2)} s), peak RSS +${(load.peak / 1e6).toFixed(0)} MB`,
         );
       }
       const curlSeconds = median(runs.curl);
@@ -161,6 +186,8 @@ export async function runLargePlans(
         curlSeconds,
         coldSeconds,
         coldRatio: coldSeconds / curlSeconds,
+        coldCpuSeconds: median(runs.cpu),
+        coldMainThreadCpuSeconds: median(runs.mainCpu),
         peakRssGrowthBytes: peak,
         peakRssPerExportByte: peak / exportBytes,
         replicaHeapBytes: heap,
@@ -179,11 +206,11 @@ const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
 /** The rows as a table (goal 5's "cold-load ratio and RSS at each size"). */
 export function formatLargePlans(rows: readonly LargePlanRow[]): string {
   const header =
-    '| transactions | export MB | curl s | cold load s | cold / curl | peak RSS growth MB | RSS / export | replica heap MB | heap / export |';
-  const line = '| --- | --- | --- | --- | --- | --- | --- | --- | --- |';
+    '| transactions | export MB | curl s | cold load s | cold / curl | cold CPU s | main thread s | CPU MB/s | peak RSS growth MB | RSS / export | replica heap MB | heap / export |';
+  const line = '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |';
   const body = rows.map(
     (row) =>
-      `| ${row.transactions.toLocaleString('en-US')} | ${mb(row.exportBytes)} | ${row.curlSeconds.toFixed(2)} | ${row.coldSeconds.toFixed(2)} | ${row.coldRatio.toFixed(2)}x | ${mb(row.peakRssGrowthBytes)} | ${row.peakRssPerExportByte.toFixed(2)}x | ${mb(row.replicaHeapBytes)} | ${row.replicaHeapPerExportByte.toFixed(2)}x |`,
+      `| ${row.transactions.toLocaleString('en-US')} | ${mb(row.exportBytes)} | ${row.curlSeconds.toFixed(2)} | ${row.coldSeconds.toFixed(2)} | ${row.coldRatio.toFixed(2)}x | ${row.coldCpuSeconds.toFixed(2)} | ${row.coldMainThreadCpuSeconds.toFixed(2)} | ${mb(row.exportBytes / row.coldCpuSeconds)} | ${mb(row.peakRssGrowthBytes)} | ${row.peakRssPerExportByte.toFixed(2)}x | ${mb(row.replicaHeapBytes)} | ${row.replicaHeapPerExportByte.toFixed(2)}x |`,
   );
   return [header, line, ...body].join('\n');
 }

@@ -34,7 +34,7 @@ export interface BenchOptions {
   floor: boolean;
   /** With `floor`: turns of the four servers (medians reported). @default 3 */
   rounds: number;
-  /** With `floor`: profile the warm gateway (`node --cpu-prof`, files in this directory). @default none */
+  /** With `floor` or `large`: profile the gateway children (`node --cpu-prof`, files in this directory). @default none */
   cpuProf: string | undefined;
   /** Run only the write benchmark (bench/writes.ts). @default false */
   writes: boolean;
@@ -70,7 +70,7 @@ const HELP = `Usage: npm run bench -- [options]
   --floor                   only the warm path: the gateway's warm dashboard against bare graphql-yoga
                             answering the same JSON, and the answer cache against raw node:http
   --rounds <n>              with --floor: turns of the four servers, medians reported (default 3)
-  --cpu-prof <dir>          with --floor: write a CPU profile of the warm gateway into <dir>
+  --cpu-prof <dir>          with --floor or --large: write CPU profiles of the gateway into <dir>
   --writes                  only writes: createTransaction through the gateway against the REST POST
                             (uses --latency, --turns)
   --turns <n>               with --writes or --summary: writes of each kind, medians (default 15)

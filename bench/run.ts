@@ -266,7 +266,13 @@ async function main(): Promise<void> {
     console.log(
       `Large plans (${options.largeSizes.join(', ')} transactions, ${options.repeats} runs each)...`,
     );
-    const rows = await runLargePlans({ sizes: options.largeSizes, repeats: options.repeats });
+    const rows = await runLargePlans({
+      sizes: options.largeSizes,
+      repeats: options.repeats,
+      ...(options.cpuProf
+        ? { gatewayExecArgv: ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] }
+        : {}),
+    });
     console.log('');
     console.log(formatLargePlans(rows));
     const file = resolve(options.out);

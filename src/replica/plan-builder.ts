@@ -70,6 +70,8 @@ const SHARED_VALUE_FIELDS = [
   'category_id',
   'category_name',
   'transfer_account_id',
+  'import_payee_name',
+  'import_payee_name_original',
 ] as const;
 
 /** Distinct shared values kept at most; past it, new values are kept as they came. */
@@ -255,7 +257,11 @@ function detach(
   subtransactions.delete(sub.id);
 }
 
-/** Private: the indexes by account, category and payee: stable groupings of the sorted rows. */
+/**
+ * Private: the indexes by account, category and payee: stable groupings of the sorted rows,
+ * each row weighed as it is grouped (`hybridRowCount`; a row without split lines weighs 1 in
+ * its own category and payee), so no index looks a row's split lines up again.
+ */
 function groupedIndexes(
   sorted: readonly TransactionRow[],
   byParent: ReadonlyMap<string, readonly SubTransactionRow[]>,
@@ -264,36 +270,54 @@ function groupedIndexes(
   'transactionsByAccount' | 'transactionsByCategory' | 'transactionsByPayee'
 > {
   const accounts = new Map<string, TransactionRow[]>();
-  const categories = new Map<string, TransactionRow[]>();
-  const payees = new Map<string, TransactionRow[]>();
-  const none: readonly SubTransactionRow[] = [];
+  const categories = new Map<string, WeighedRows>();
+  const payees = new Map<string, WeighedRows>();
   for (const row of sorted) {
     push(accounts, row.account_id, row);
-    const subs = byParent.get(row.id) ?? none;
-    if (subs.length === 0) {
-      if (row.category_id !== null) push(categories, row.category_id, row);
-      if (row.payee_id !== null) push(payees, row.payee_id, row);
+    const subs = byParent.get(row.id);
+    if (subs === undefined || subs.length === 0) {
+      if (row.category_id !== null) pushWeighed(categories, row.category_id, row, 1);
+      if (row.payee_id !== null) pushWeighed(payees, row.payee_id, row, 1);
       continue;
     }
-    for (const key of categoryKeysOf(row, subs)) push(categories, key, row);
-    for (const key of payeeKeysOf(row, subs)) push(payees, key, row);
+    for (const key of categoryKeysOf(row, subs)) {
+      pushWeighed(categories, key, row, hybridRowCount(row, subs, 'category', key));
+    }
+    for (const key of payeeKeysOf(row, subs)) {
+      pushWeighed(payees, key, row, hybridRowCount(row, subs, 'payee', key));
+    }
   }
-  const subsOf = (row: TransactionRow) => byParent.get(row.id) ?? none;
+  const weighed = (list: WeighedRows) => SortedRows.fromSortedWeights(list.rows, list.weights);
   return {
     transactionsByAccount: mapValues(accounts, (rows) => SortedRows.fromSorted(rows)),
-    transactionsByCategory: mapValues(categories, (rows, key) =>
-      SortedRows.fromSorted(rows, (row) => hybridRowCount(row, subsOf(row), 'category', key)),
-    ),
-    transactionsByPayee: mapValues(payees, (rows, key) =>
-      SortedRows.fromSorted(rows, (row) => hybridRowCount(row, subsOf(row), 'payee', key)),
-    ),
+    transactionsByCategory: mapValues(categories, weighed),
+    transactionsByPayee: mapValues(payees, weighed),
   };
+}
+
+/** Private: an index's rows in order and what each weighs there. */
+interface WeighedRows {
+  readonly rows: TransactionRow[];
+  readonly weights: number[];
 }
 
 function push<T>(lists: Map<string, T[]>, key: string, row: T): void {
   const list = lists.get(key);
   if (list) list.push(row);
   else lists.set(key, [row]);
+}
+
+function pushWeighed(
+  lists: Map<string, WeighedRows>,
+  key: string,
+  row: TransactionRow,
+  weight: number,
+): void {
+  const list = lists.get(key);
+  if (list) {
+    list.rows.push(row);
+    list.weights.push(weight);
+  } else lists.set(key, { rows: [row], weights: [weight] });
 }
 
 function mapValues<A, B>(

@@ -79,6 +79,23 @@ export class SortedRows<T> {
   }
 
   /**
+   * Builds from rows already sorted by the index's order and their weights (`weights[i]` is
+   * what `rows[i]` weighs), for a bulk build that knows them without calling a `Weigh` per row.
+   */
+  static fromSortedWeights<T>(rows: readonly T[], weights: ArrayLike<number>): SortedRows<T> {
+    const chunks: T[][] = [];
+    const running: Float64Array[] = [];
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const chunk = rows.slice(i, i + CHUNK);
+      const sums = new Float64Array(chunk.length + 1);
+      for (let k = 0; k < chunk.length; k++) sums[k + 1] = sums[k]! + weights[i + k]!;
+      chunks.push(chunk);
+      running.push(sums);
+    }
+    return new SortedRows(chunks, running);
+  }
+
+  /**
    * The total weight of the rows at positions [from, to) (their count without a `Weigh`), in
    * O(log n) whatever the range.
    */

@@ -13,6 +13,18 @@
  * batch and of the skeleton still goes through `JSON.parse`, so anything malformed fails there
  * or at the end (unbalanced brackets, trailing bytes, a stray comma between batches). Cuts are
  * only made at ASCII delimiters, so a multi-byte UTF-8 character is never split.
+ *
+ * Most of a streamed array is not scanned at all. Walking every byte in JavaScript cost as much
+ * as `JSON.parse` itself, so inside a streamed array the splitter guesses: once a batch is big
+ * enough it takes the next `},` (native `indexOf`) as the end of an element and lets
+ * `JSON.parse` check the guess. `[` + text + `]` parses only when the guess was right: the text
+ * starts at a known element boundary, a `,` inside a string leaves that string unterminated,
+ * and one at any depth below the array leaves a bracket unclosed (a prefix never ends inside a
+ * number or literal, since it ends with `}`). A wrong guess (a `},` inside a string or a nested
+ * object, the array's end, a malformed body) makes the splitter scan that batch byte by byte as
+ * before, so results and errors are those of the exact scan; it guesses again from the next
+ * element boundary the scan finds, unless the array's guesses are often wrong (elements with
+ * nested objects), which are then scanned to the array's end.
  */
 
 /** Where the streamed arrays are, and who takes their elements. */
@@ -27,10 +39,15 @@ export interface StreamedArrays {
 }
 
 export interface SplitterOptions {
-  /** Elements are parsed in batches of about this many bytes. @default 256 KiB */
+  /** Elements are parsed in batches of about this many bytes. @default 64 KiB */
   readonly batchBytes?: number;
   /** Largest skeleton (the document without the streamed arrays' elements). @default 4 MiB */
   readonly maxSkeletonBytes?: number;
+  /**
+   * Cut the streamed arrays by guessing and checking (see the top of the file) instead of
+   * scanning every byte; false only to compare the two. @default true
+   */
+  readonly guess?: boolean;
 }
 
 /** The bytes are not the JSON document expected; `reason` is ours, never document text. */
@@ -50,6 +67,16 @@ const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
 const OPEN_BRACKET = Buffer.from('[');
 const CLOSE_BRACKET = Buffer.from(']');
+/** Where a guessed cut goes: after an object element, before the comma that follows it. */
+const OBJECT_THEN_COMMA = Buffer.from('},');
+/** Without a guess this many batches long, the array is scanned instead (elements not objects). */
+const GUESS_SPAN_BATCHES = 4;
+/**
+ * An array goes on being guessed after a wrong guess while at most one guess in this many was
+ * wrong, the first wrong one forgiven: a stray `},` in some text costs one batch's scan, while
+ * an array whose elements nest objects is scanned after its second wrong guess.
+ */
+const GUESSES_PER_WRONG_GUESS = 8;
 
 /**
  * Feed it the document's bytes with `write`, then call `end` for the skeleton. One instance
@@ -62,6 +89,7 @@ export class JsonArraySplitter {
   private readonly _maxSkeletonBytes: number;
   /** Depth of the streamed arrays themselves (the root object is depth 1). */
   private readonly _arrayDepth: number;
+  private readonly _guessEnabled: boolean;
 
   private _depth = 0;
   private _inString = false;
@@ -81,6 +109,15 @@ export class JsonArraySplitter {
   /** Where the batch's part in the current chunk starts, when it started in it. */
   private _batchFrom = 0;
   private _cutAtComma = false;
+  /**
+   * The streaming array's batches are cut by guessing (see the top of the file) rather than by
+   * scanning; then `_batch` starts at an element boundary and nothing in it was scanned.
+   */
+  private _guessing = false;
+  /** Guesses made in the streaming array, and how many were wrong. */
+  private _guesses = 0;
+  private _wrongGuesses = 0;
+  private _scannedBytes = 0;
 
   private readonly _skeleton: Buffer[] = [];
   private _skeletonSize = 0;
@@ -93,10 +130,31 @@ export class JsonArraySplitter {
     this._batchBytes = options.batchBytes ?? DEFAULT_BATCH_BYTES;
     this._maxSkeletonBytes = options.maxSkeletonBytes ?? DEFAULT_MAX_SKELETON_BYTES;
     this._arrayDepth = arrays.at.length + 2;
+    this._guessEnabled = options.guess ?? true;
   }
 
   write(chunk: Buffer): void {
     if (this._done) throw new Error('JsonArraySplitter: write after end');
+    this._take(chunk);
+  }
+
+  /** Bytes walked one by one so far (the rest of the streamed arrays was cut by guessing). */
+  get scannedBytes(): number {
+    return this._scannedBytes;
+  }
+
+  // Private: the next bytes of the document, guessed through or scanned.
+  private _take(chunk: Buffer): void {
+    if (this._guessing) {
+      this._guess(chunk, 0);
+      return;
+    }
+    this._scan(chunk);
+  }
+
+  // Private: walks `chunk` byte by byte (strings skipped with `indexOf`) until a streamed array
+  // opens; the rest of the chunk is then guessed through.
+  private _scan(chunk: Buffer): void {
     this._batchFrom = 0;
     this._skeletonFrom = 0;
     const arrayDepth = this._arrayDepth;
@@ -115,6 +173,11 @@ export class JsonArraySplitter {
         case OPEN_ARRAY:
           this._depth += 1;
           if (this._depth <= arrayDepth) this._open(c === OPEN_OBJECT, chunk, i);
+          if (this._guessing) {
+            this._scannedBytes += i + 1;
+            this._guess(chunk, i + 1);
+            return;
+          }
           break;
         case CLOSE_OBJECT:
         case CLOSE_ARRAY:
@@ -132,16 +195,82 @@ export class JsonArraySplitter {
             this._batchSize + (i - this._batchFrom) >= this._batchBytes
           ) {
             this._cut(chunk, i);
+            if (this._guessing) {
+              this._scannedBytes += i + 1;
+              this._guess(chunk, i + 1);
+              return;
+            }
           }
           break;
         default:
       }
       i += 1;
     }
+    this._scannedBytes += length;
     if (this._streaming !== undefined) {
       this._keepBatch(chunk.subarray(this._batchFrom));
     } else {
       this._keepSkeleton(chunk.subarray(this._skeletonFrom));
+    }
+  }
+
+  /**
+   * Private: bytes of a streaming array from `from`, the batch so far starting at an element
+   * boundary. Each time the batch is big enough, the next `},` is taken as its end and checked
+   * by parsing; a wrong guess hands the batch and the rest of the chunk to the scanner.
+   */
+  private _guess(chunk: Buffer, from: number): void {
+    let start = from;
+    const length = chunk.length;
+    while (start < length) {
+      const probe = start + Math.max(0, this._batchBytes - this._batchSize - 1);
+      const at = probe < length ? chunk.indexOf(OBJECT_THEN_COMMA, probe) : -1;
+      if (at < 0) {
+        this._keepBatch(chunk.subarray(start));
+        if (this._batchSize > GUESS_SPAN_BATCHES * this._batchBytes) {
+          this._guesses += 1;
+          this._wrongGuesses += 1;
+          this._stopGuessing();
+        }
+        return;
+      }
+      this._keepBatch(chunk.subarray(start, at + 1));
+      this._guesses += 1;
+      const elements = this._parseBatch();
+      if (elements === undefined) {
+        this._wrongGuesses += 1;
+        this._stopGuessing();
+        this._take(chunk.subarray(at + 1));
+        return;
+      }
+      this._batch = [];
+      this._batchSize = 0;
+      this._cutAtComma = true;
+      this._onElements(this._streaming!, elements);
+      start = at + 2;
+    }
+  }
+
+  // Private: the guessed batch was wrong (or the document ends): its bytes are scanned again
+  // from the element boundary it starts at, until a cut of the scanner lets guessing resume.
+  private _stopGuessing(): void {
+    this._guessing = false;
+    const pieces = this._batch;
+    this._batch = [];
+    this._batchSize = 0;
+    for (const piece of pieces) this._take(piece);
+  }
+
+  /** The batch's elements, or undefined when `[` + batch + `]` is not JSON. */
+  private _parseBatch(): unknown[] | undefined {
+    try {
+      const text = Buffer.concat(
+        [OPEN_BRACKET, ...this._batch, CLOSE_BRACKET],
+        this._batchSize + 2,
+      ).toString();
+      return JSON.parse(text) as unknown[];
+    } catch {
+      return undefined;
     }
   }
 
@@ -183,6 +312,8 @@ export class JsonArraySplitter {
   /** The document with every streamed array empty; throws when it is incomplete or malformed. */
   end(): unknown {
     if (this._done) throw new Error('JsonArraySplitter: end called twice');
+    // Bytes held for a guess are scanned now; they may open (and guess through) another array.
+    while (this._guessing) this._stopGuessing();
     this._done = true;
     if (this._inString || this._depth !== 0) throw new JsonStreamError('the document is cut short');
     let document: unknown;
@@ -224,15 +355,22 @@ export class JsonArraySplitter {
       this._batchSize = 0;
       this._batchFrom = at + 1;
       this._cutAtComma = false;
+      this._guessing = this._guessEnabled;
+      this._guesses = 0;
+      this._wrongGuesses = 0;
     }
   }
 
-  // Private: a comma between two elements of the streaming array: the batch so far is parsed.
+  // Private: a comma between two elements of the streaming array: the batch so far is parsed,
+  // and the next one may be guessed again (see GUESSES_PER_WRONG_GUESS).
   private _cut(chunk: Buffer, at: number): void {
     this._keepBatch(chunk.subarray(this._batchFrom, at));
     this._flush(false);
     this._batchFrom = at + 1;
     this._cutAtComma = true;
+    this._guessing =
+      this._guessEnabled &&
+      (this._wrongGuesses - 1) * GUESSES_PER_WRONG_GUESS <= this._guesses - this._wrongGuesses;
   }
 
   // Private: the streaming array closes at `at`: its last batch is parsed.

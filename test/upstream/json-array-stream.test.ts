@@ -8,7 +8,7 @@ import { JsonArraySplitter, JsonStreamError } from '../../src/upstream/json-arra
 import { cutAt } from '../support/chunks.js';
 
 /** Feeds `text` cut at `cuts` (byte offsets) and returns the elements by key and the skeleton. */
-function split(text: string, cuts: readonly number[] = [], batchBytes?: number) {
+function split(text: string, cuts: readonly number[] = [], batchBytes?: number, guess = true) {
   const bytes = Buffer.from(text, 'utf8');
   const elements: Record<string, unknown[]> = {};
   const batches: number[] = [];
@@ -20,10 +20,11 @@ function split(text: string, cuts: readonly number[] = [], batchBytes?: number) 
         elements[key] = [...(elements[key] ?? []), ...batch];
       },
     },
-    batchBytes === undefined ? {} : { batchBytes },
+    batchBytes === undefined ? { guess } : { batchBytes, guess },
   );
   for (const piece of cutAt(bytes, cuts)) splitter.write(piece);
-  return { elements, skeleton: splitter.end(), batches };
+  const skeleton = splitter.end();
+  return { elements, skeleton, batches, scanned: splitter.scannedBytes, bytes: bytes.length };
 }
 
 /** What the splitter should produce for a document: the arrays of data.plan, and the rest. */
@@ -72,20 +73,22 @@ const documents = fc.record({
 });
 
 describe('the streaming splitter', () => {
-  it('finds what JSON.parse finds, cut anywhere, in batches of any size (property)', () => {
+  it('finds what JSON.parse finds, cut anywhere, in batches of any size, guessing or not (property)', () => {
     fc.assert(
       fc.property(
         documents,
         fc.array(fc.nat(), { maxLength: 40 }),
         fc.integer({ min: 1, max: 4096 }),
         fc.boolean(),
-        (document, cuts, batchBytes, pretty) => {
+        fc.boolean(),
+        (document, cuts, batchBytes, pretty, guess) => {
           const text = JSON.stringify(document, null, pretty ? 2 : undefined);
           const length = Buffer.byteLength(text);
           const result = split(
             text,
             cuts.map((cut) => cut % length),
             batchBytes,
+            guess,
           );
           const want = expected(document);
           expect(result.elements).toEqual(want.elements);
@@ -111,6 +114,35 @@ describe('the streaming splitter', () => {
     expect(batches.length).toBeGreaterThanOrEqual(28);
   });
 
+  it('cuts an array of objects by guessing, without walking its bytes', () => {
+    const rows = Array.from({ length: 2000 }, (_, i) => ({ id: i, memo: `row ${i}`, n: null }));
+    const text = JSON.stringify({ data: { plan: { rows, name: 'x' } } });
+    const result = split(text, [1000, 50_000], 4096);
+    expect(result.elements).toEqual({ rows });
+    expect(result.skeleton).toEqual({ data: { plan: { rows: [], name: 'x' } } });
+    expect(result.scanned).toBeLessThan(result.bytes / 10);
+  });
+
+  it('scans only around a "},", not the rest of the array, when one sits inside a string', () => {
+    const rows = Array.from({ length: 2000 }, (_, i) => ({ id: i, memo: `row ${i}` }));
+    // Longer than a batch: some guess lands inside them.
+    rows[20]!.memo = '},{"id":-1}'.repeat(40);
+    rows[900]!.memo = '\\},'.repeat(150);
+    const text = JSON.stringify({ data: { plan: { rows } } });
+    const result = split(text, [], 256);
+    expect(result.elements).toEqual({ rows });
+    expect(result.scanned).toBeLessThan(result.bytes / 4);
+  });
+
+  it('scans to its end an array whose guesses keep landing inside elements', () => {
+    const lines = (i: number) => Array.from({ length: 100 }, (_, k) => ({ line: k, of: i }));
+    const rows = Array.from({ length: 50 }, (_, i) => ({ id: i, lines: lines(i) }));
+    const text = JSON.stringify({ data: { plan: { rows } } });
+    const result = split(text, [], 1024);
+    expect(result.elements).toEqual({ rows });
+    expect(result.scanned).toBeGreaterThan(result.bytes * 0.9);
+  });
+
   const refused: [string, string][] = [
     ['a trailing comma', '{"data":{"plan":{"rows":[1,2,]}}}'],
     ['two commas', '{"data":{"plan":{"rows":[1,,2]}}}'],
@@ -127,7 +159,11 @@ describe('the streaming splitter', () => {
       expect(() => JSON.parse(text)).toThrow();
       for (let cut = 0; cut <= text.length; cut++) {
         for (const batchBytes of [1, 3, 1024]) {
-          expect(() => split(text, [cut], batchBytes), `cut at ${cut}`).toThrow(JsonStreamError);
+          for (const guess of [true, false]) {
+            expect(() => split(text, [cut], batchBytes, guess), `cut at ${cut}`).toThrow(
+              JsonStreamError,
+            );
+          }
         }
       }
     });
