@@ -29,7 +29,7 @@ function pipelineWithFakes() {
   const replicas: PlanReplicas & Pick<ReplicaStore, 'applySaved' | 'peek' | 'expire'> = {
     read: async (read) => {
       deltaReads.push(read.planId);
-      return { snapshot: synced, ageMs: 0, version: 2 } as Awaited<
+      return { snapshot: synced, ageMs: 0, version: 2 } as unknown as Awaited<
         ReturnType<PlanReplicas['read']>
       >;
     },
