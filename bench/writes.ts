@@ -16,14 +16,14 @@ import { startGatewayProcess } from './gateway-process.js';
 const TOKEN = 'bench-writes-token';
 const TODAY = new Date().toISOString().slice(0, 10);
 
-const IDS_ONLY = `mutation($p: PlanId!, $input: CreateTransactionInput!) {
+export const IDS_ONLY = `mutation($p: PlanId!, $input: CreateTransactionInput!) {
   createTransaction(planId: $p, input: $input) {
     __typename
     ... on CreateTransactionPayload { transactionIds serverKnowledge transaction { id date amount memo } }
   }
 }`;
 
-const WITH_BALANCE = `mutation($p: PlanId!, $input: CreateTransactionInput!) {
+export const WITH_BALANCE = `mutation($p: PlanId!, $input: CreateTransactionInput!) {
   createTransaction(planId: $p, input: $input) {
     __typename
     ... on CreateTransactionPayload { transaction { id amount account { balance clearedBalance } } }

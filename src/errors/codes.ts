@@ -42,6 +42,8 @@ type RefusalCode =
   | 'SHUTTING_DOWN'
   /** Webhooks are off: the operator gave no WEBHOOK_KEY to encrypt the tokens they keep. */
   | 'WEBHOOKS_DISABLED'
+  /** A request body over `limits.bodyBytes` (HTTP 413); yoga's code, as its limiter answered. */
+  | 'REQUEST_ENTITY_TOO_LARGE'
   /** A failure the gateway did not expect, masked. */
   | 'INTERNAL_SERVER_ERROR';
 

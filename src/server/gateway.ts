@@ -42,6 +42,7 @@ import { createGatewayWebhooks } from './gateway-webhooks.js';
 import { operationContext } from './operation-context.js';
 import { createAnswerCache } from './plugins/answer-cache.js';
 import { persistedDocuments } from './plugins/use-persisted-documents.js';
+import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { createRequestIds } from './plugins/use-request-id.js';
 import { SUBGRAPH_PATH, useSubgraphEndpoint } from './plugins/use-subgraph-endpoint.js';
 
@@ -347,12 +348,14 @@ function createGatewayYoga(
     landingPage: false,
     healthCheckEndpoint: '/health',
     batching: { limit: config.limits.batch },
-    maxRequestBodySize: config.limits.bodyBytes,
+    // Counted by useRequestBodyLimit below: yoga's limiter reads every body a second time.
+    maxRequestBodySize: false,
     // The admission path parses, bounded, and keeps documents by digest within a byte budget;
     // yoga's own caches keyed 1,024 whole texts each and kept failed parses.
     parserAndValidationCache: false,
     cors: parts.cors ? corsOptions(config) : false,
-    plugins: parts.plugins,
+    // Last: it wraps whichever request parser the plugins before it chose.
+    plugins: [...parts.plugins, useRequestBodyLimit(config.limits.bodyBytes)],
     context: parts.context,
   });
 }

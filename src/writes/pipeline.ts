@@ -10,7 +10,8 @@
  *    alias (`last-used`, `default`) is applied to no replica: which plan it landed in is the
  *    upstream's to say, and its delta sync (step 3, through the alias) brings it.
  * 3. Unless the answer is the write's whole effect (payees, category groups) and was applied,
- *    start one delta sync right away without waiting for it: this operation's reads of the plan
+ *    start one delta sync without waiting for it (sent on the event loop's next turn, once the
+ *    answer of a selection that needs nothing it brings is written): this operation's reads of the plan
  *    take what it brings (the loaders are primed with its promise), the token's next operations
  *    wait for it (`settling.ts`), and the saved entities answer from the write's answer at once,
  *    so derived values (account balances, category activity, month totals, the other side of a
@@ -98,6 +99,11 @@ export interface Writes {
   peek(planId: string): PlanSnapshot | undefined;
 }
 
+/** Private: resolves on the event loop's next turn, after what this turn already queued. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Private: the outcome's `replicas`, when a replica was held before the write. */
 function compared(
   before: PlanSnapshot | undefined,
@@ -157,12 +163,15 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
   }
 
   /**
-   * Private: starts the delta sync without waiting for it. This operation's reads of the plan
-   * take its snapshot (they wait for it), later operations of the token wait for it too
-   * (`settling`); fields answered from the write's own answer do not wait at all.
+   * Private: the delta sync, without waiting for it. This operation's reads of the plan take its
+   * snapshot (they wait for it), later operations of the token wait for it too (`settling`, from
+   * now on); fields answered from the write's own answer do not wait at all. It is sent on the
+   * next turn of the event loop: an answer that needs nothing it brings is written first (its
+   * resolvers and serialization run on this turn), so building and sending the delta's request
+   * is not part of the mutation's latency. A field that waits for it only waits that turn longer.
    */
   function settle(creds: Credentials, planId: string): Promise<PlanSnapshot | Error> {
-    const synced = syncAfterWrite(creds, planId);
+    const synced = nextTurn().then(() => syncAfterWrite(creds, planId));
     settling.add(creds.tokenKey, synced);
     const forLoaders = synced.then((result) =>
       result instanceof Error ? Promise.reject(result) : result,

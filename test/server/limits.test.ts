@@ -132,6 +132,38 @@ describe('HTTP limits', () => {
     expect(stack.upstreamCalls()).toEqual([]);
   });
 
+  /** A body sent in chunks, without `Content-Length`: the gateway must count it as it reads. */
+  async function postChunked(body: string) {
+    const bytes = new TextEncoder().encode(body);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += 1_000)
+          controller.enqueue(bytes.slice(at, at + 1_000));
+        controller.close();
+      },
+    });
+    return fetch(stack.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${stack.token}` },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+  }
+
+  it('counts a body without Content-Length as it reads it: over the limit is 413', async () => {
+    const small = await postChunked(JSON.stringify({ query: '{ user { id } }' }));
+    expect(small.status).toBe(200);
+    stack.resetUpstreamCalls();
+    const large = await postChunked(
+      JSON.stringify({ query: '{ user { id } }', variables: { pad: 'x'.repeat(10_000) } }),
+    );
+    expect(large.status).toBe(413);
+    expect(codes((await large.json()) as Parameters<typeof codes>[0])).toEqual([
+      'REQUEST_ENTITY_TOO_LARGE',
+    ]);
+    expect(stack.upstreamCalls()).toEqual([]);
+  });
+
   it('prevents CSRF: a GET query without a preflight header is refused', async () => {
     const url = `${stack.url}?query=${encodeURIComponent('{ user { id } }')}&access_token=${stack.token}`;
     const simple = await fetch(url);

@@ -17,8 +17,9 @@
  * levels), not a fan-out the client chose: it adds no depth (GraphiQL asks for 9 levels of it),
  * and levels past the schema's deepest wrapping, which can only answer null, cost 1.
  *
- * Results are computed once per document and operation when the operation has no variables
- * (the cost cannot change), so the warm path of a repeated query does no walking.
+ * Results are kept per document and operation when no price read an argument given by a
+ * variable (`pricedOperation`; the cost cannot change), so the warm path of a repeated
+ * operation does no walking, variables or not.
  */
 import {
   type DocumentNode,
@@ -46,6 +47,7 @@ import {
   type SelectionSetNode,
   TypeMetaFieldDef,
   TypeNameMetaFieldDef,
+  type ValueNode,
 } from 'graphql';
 import { gatewayError } from '../../errors/codes.js';
 import type { FieldPrice } from '../../schema/cost.js';
@@ -133,6 +135,19 @@ export interface CostContext {
    * kind of place it is spread in.
    */
   readonly memo: Map<SelectionSetNode, Map<string, OperationCost>>;
+  /** Set once a price read an argument given by a variable (see `pricedOperation`). */
+  readonly reads: { variables: boolean };
+}
+
+/** An operation's cost, and whether other variables could change it. */
+export interface PricedOperation {
+  readonly cost: OperationCost | null;
+  /**
+   * A price read an argument given by a variable, or the variables did not coerce: the cost
+   * holds for these variables only. When false, it holds for any variables the operation
+   * accepts (those it refuses fail execution before any field runs).
+   */
+  readonly byVariables: boolean;
 }
 
 /**
@@ -148,6 +163,22 @@ export function operationCost(
   price: FieldPricer,
   introspection: IntrospectionSizes,
 ): OperationCost | null {
+  return pricedOperation(schema, document, operationName, rawVariables, price, introspection).cost;
+}
+
+/**
+ * `operationCost`, saying whether the variables decided it: most operations with variables (a
+ * mutation's `$input`, a plan id) have prices that read none of them, so their cost can be kept
+ * per document, like that of an operation without variables.
+ */
+export function pricedOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Readonly<Record<string, unknown>> | null | undefined,
+  price: FieldPricer,
+  introspection: IntrospectionSizes,
+): PricedOperation {
   const fragments: Record<string, FragmentDefinitionNode> = {};
   let operation: OperationDefinitionNode | undefined;
   for (const definition of document.definitions) {
@@ -157,16 +188,17 @@ export function operationCost(
         operation = definition;
     }
   }
-  if (!operation) return null;
+  if (!operation) return { cost: null, byVariables: false };
   const root = schema.getRootType(operation.operation);
-  if (!root) return null;
+  if (!root) return { cost: null, byVariables: false };
   const coerced = getVariableValues(
     schema,
     operation.variableDefinitions ?? [],
     rawVariables ?? {},
   );
-  if (coerced.errors) return null;
-  return selectionSetCost(
+  if (coerced.errors) return { cost: null, byVariables: true };
+  const reads = { variables: false };
+  const cost = selectionSetCost(
     {
       schema,
       price,
@@ -174,11 +206,13 @@ export function operationCost(
       fragments,
       variables: coerced.coerced,
       memo: new Map(),
+      reads,
     },
     operation.selectionSet,
     root,
     ROOT,
   );
+  return { cost, byVariables: reads.variables };
 }
 
 /** Private: where a selection set sits, for what depends on more than its parent type. */
@@ -253,13 +287,15 @@ function fieldCost(
       multiplier: size ?? (isListType(getNullableType(definition.type)) ? 10 : 1),
     };
   } else {
+    const byVariables = argumentsGivenByVariables(node);
     let args: Record<string, unknown> = {};
     try {
       args = getArgumentValues(definition, node, ctx.variables);
     } catch {
       // Invalid arguments fail execution before any resolver; price them as absent.
+      if (byVariables) ctx.reads.variables = true;
     }
-    price = ctx.price(args, definition);
+    price = ctx.price(byVariables ? watched(args, byVariables, ctx.reads) : args, definition);
   }
   const own = Math.max(0, price.field);
   if (!node.selectionSet) return { complexity: own, depth: 1, breadth: 1 };
@@ -331,6 +367,53 @@ function ownSelectionsCost(
       complexity += selectionSetCost(ctx, fragment.selectionSet, condition, scope).complexity;
   }
   return complexity;
+}
+
+/** Private: the names of the field's arguments whose values hold a variable; null when none. */
+function argumentsGivenByVariables(node: FieldNode): ReadonlySet<string> | null {
+  const names = new Set<string>();
+  for (const argument of node.arguments ?? [])
+    if (holdsVariable(argument.value)) names.add(argument.name.value);
+  return names.size > 0 ? names : null;
+}
+
+function holdsVariable(value: ValueNode): boolean {
+  if (value.kind === Kind.VARIABLE) return true;
+  if (value.kind === Kind.LIST) return value.values.some(holdsVariable);
+  if (value.kind === Kind.OBJECT) return value.fields.some((field) => holdsVariable(field.value));
+  return false;
+}
+
+/**
+ * Private: `args` as a price sees them, noting in `reads` when it looks at one given by a
+ * variable (or lists them all): then the cost depends on the variables.
+ */
+function watched(
+  args: Record<string, unknown>,
+  byVariables: ReadonlySet<string>,
+  reads: { variables: boolean },
+): Record<string, unknown> {
+  const note = (key: string | symbol) => {
+    if (typeof key === 'string' && byVariables.has(key)) reads.variables = true;
+  };
+  return new Proxy(args, {
+    get(target, key, receiver) {
+      note(key);
+      return Reflect.get(target, key, receiver);
+    },
+    has(target, key) {
+      note(key);
+      return Reflect.has(target, key);
+    },
+    getOwnPropertyDescriptor(target, key) {
+      note(key);
+      return Reflect.getOwnPropertyDescriptor(target, key);
+    },
+    ownKeys(target) {
+      reads.variables = true;
+      return Reflect.ownKeys(target);
+    },
+  });
 }
 
 /** Private: the field `name` of `parent`, meta fields (`__schema`, `__type`, `__typename`) included. */

@@ -4,8 +4,9 @@
  * run (`operation-cost.ts`, which needs the variables for page sizes). The text's own bounds
  * (bytes, tokens, nesting) were checked before parsing.
  *
- * What does not depend on the variables is remembered per parsed document, so a repeated query
- * (the cache hands out the same document) does no walk at all.
+ * What does not depend on the variables is remembered per parsed document, so a repeated
+ * operation (the cache hands out the same document) does no walk at all: its counts, and its
+ * cost unless a price read an argument given by a variable.
  */
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
@@ -23,7 +24,7 @@ import {
   type IntrospectionSizes,
   introspectionSizes,
   type OperationCost,
-  operationCost,
+  pricedOperation,
   tooComplex,
 } from './operation-cost.js';
 
@@ -60,12 +61,21 @@ export function createOperationLimits(
     refusal(document, operationName, variables) {
       const counts = countRefusal(document);
       if (counts) return counts;
-      const constant = !variables || Object.keys(variables).length === 0;
       const key = operationName ?? '';
-      let cost = constant ? fixedCosts.get(document)?.get(key) : undefined;
+      let cost = fixedCosts.get(document)?.get(key);
       if (cost === undefined) {
-        cost = operationCost(schema, document, operationName, variables, priceOf, introspection);
-        if (constant) {
+        const priced = pricedOperation(
+          schema,
+          document,
+          operationName,
+          variables,
+          priceOf,
+          introspection,
+        );
+        cost = priced.cost;
+        const constant = !variables || Object.keys(variables).length === 0;
+        // Kept unless these variables decided it (a page size, a filter, a list of ids).
+        if (constant || !priced.byVariables) {
           const byName = fixedCosts.get(document) ?? new Map<string, OperationCost | null>();
           byName.set(key, cost);
           fixedCosts.set(document, byName);
