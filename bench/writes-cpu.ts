@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { createSandbox } from '@plans-gateway/sandbox';
 import { createGraphQLClient, createRestClient, isGoodAnswer } from './clients.js';
 import { startGatewayProcess } from './gateway-process.js';
-import { IDS_ONLY, WITH_BALANCE } from './writes.js';
+import { IDS_ONLY, WITH_BALANCE, warmPlan } from './writes.js';
 
 const TOKEN = 'bench-writes-cpu-token';
 const TODAY = new Date().toISOString().slice(0, 10);
@@ -49,14 +49,7 @@ const gateway = await startGatewayProcess({
 const rest = createRestClient(sandbox.url, 1);
 const gql = createGraphQLClient(gateway.url, 1);
 try {
-  const planId = sandbox.users[0]!.planIds[0]!;
-  const accounts = await rest.get<{ accounts: { id: string; closed: boolean }[] }>(
-    `/plans/${planId}/accounts`,
-    TOKEN,
-  );
-  const accountId = accounts.data.accounts.find((a) => !a.closed)!.id;
-  const warm = await gql.request('{ plan(id: "last-used") { accounts { balance } } }', {}, TOKEN);
-  if (!isGoodAnswer(warm)) throw new Error(`warm-up: HTTP ${warm.status}`);
+  const { planId, accountId } = await warmPlan(sandbox.users[0]!.planIds[0]!, rest, gql, TOKEN);
   const query = values.balance ? WITH_BALANCE : IDS_ONLY;
   let sent = 0;
   const mutation = async (): Promise<void> => {

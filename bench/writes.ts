@@ -10,7 +10,13 @@
  * is one write alone. Medians of `turns`.
  */
 import { createSandbox } from '@plans-gateway/sandbox';
-import { createGraphQLClient, createRestClient, isGoodAnswer } from './clients.js';
+import {
+  createGraphQLClient,
+  createRestClient,
+  type GraphQLClient,
+  isGoodAnswer,
+  type RestClient,
+} from './clients.js';
 import { startGatewayProcess } from './gateway-process.js';
 
 const TOKEN = 'bench-writes-token';
@@ -59,6 +65,26 @@ function median(values: number[]): number {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * The plan a writes bench writes to, an open account of it, and the gateway's replica of it
+ * loaded (so no write pays the export).
+ */
+export async function warmPlan(
+  planId: string,
+  rest: RestClient,
+  gql: GraphQLClient,
+  token: string,
+): Promise<{ planId: string; accountId: string }> {
+  const accounts = await rest.get<{ accounts: { id: string; closed: boolean }[] }>(
+    `/plans/${planId}/accounts`,
+    token,
+  );
+  const accountId = accounts.data.accounts.find((a) => !a.closed)!.id;
+  const warm = await gql.request('{ plan(id: "last-used") { accounts { balance } } }', {}, token);
+  if (!isGoodAnswer(warm)) throw new Error(`warm-up: HTTP ${warm.status}`);
+  return { planId, accountId };
+}
+
 export async function runWritesBench(options: WritesOptions): Promise<WritesResult> {
   const sandbox = await createSandbox({
     port: 0,
@@ -70,14 +96,7 @@ export async function runWritesBench(options: WritesOptions): Promise<WritesResu
   const gateway = await startGatewayProcess({ upstreamUrl: sandbox.url, maxAgeMs: 3_600_000 });
   const gql = createGraphQLClient(gateway.url, 2);
   try {
-    const planId = sandbox.users[0]!.planIds[0]!;
-    const accounts = await rest.get<{ accounts: { id: string; closed: boolean }[] }>(
-      `/plans/${planId}/accounts`,
-      TOKEN,
-    );
-    const accountId = accounts.data.accounts.find((a) => !a.closed)!.id;
-    const warm = await gql.request('{ plan(id: "last-used") { accounts { balance } } }', {}, TOKEN);
-    if (!isGoodAnswer(warm)) throw new Error(`warm-up: HTTP ${warm.status}`);
+    const { planId, accountId } = await warmPlan(sandbox.users[0]!.planIds[0]!, rest, gql, TOKEN);
 
     const input = (turn: number, kind: string) => ({
       accountId,
