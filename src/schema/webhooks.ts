@@ -55,14 +55,12 @@ const WebhookAttempt = builder.objectRef<AttemptRecord>('WebhookAttempt').implem
         'The HTTP status answered; null when nothing was (refused, unreachable, timed out).',
       resolve: (a) => a.statusCode,
     }),
-    durationMs: t.int({
+    durationMs: t.exposeInt('durationMs', {
       description: 'From sending to the answer (or giving up).',
-      resolve: (a) => a.durationMs,
     }),
-    error: t.string({
+    error: t.exposeString('error', {
       nullable: true,
       description: 'What went wrong, when something did.',
-      resolve: (a) => a.error,
     }),
   }),
 });
@@ -70,19 +68,16 @@ const WebhookAttempt = builder.objectRef<AttemptRecord>('WebhookAttempt').implem
 const WebhookDelivery = builder.objectRef<DeliveryRecord>('WebhookDelivery').implement({
   description: 'One event for one endpoint, sent until a 2xx answers it.',
   fields: (t) => ({
-    eventId: t.id({
+    eventId: t.exposeID('eventId', {
       description: 'The event id (`webhook-id`): the same on every attempt and on a redelivery.',
-      resolve: (d) => d.eventId,
     }),
-    serverKnowledge: t.field({
+    serverKnowledge: t.expose('serverKnowledge', {
       type: 'SafeInt',
       description: 'The knowledge the event brings the receiver to.',
-      resolve: (d) => d.serverKnowledge,
     }),
-    state: t.field({
+    state: t.expose('state', {
       type: WebhookDeliveryStateEnum,
       description: 'Where it stands.',
-      resolve: (d) => d.state,
     }),
     createdAt: t.field({
       type: 'DateTime',
@@ -241,11 +236,7 @@ const CreateWebhookEndpointPayload = builder
   .implement({
     description: 'The endpoint created, and its signing secret (shown only here).',
     fields: (t) => ({
-      endpoint: t.field({
-        type: WebhookEndpoint,
-        description: 'The endpoint.',
-        resolve: (p) => p.endpoint,
-      }),
+      endpoint: t.expose('endpoint', { type: WebhookEndpoint, description: 'The endpoint.' }),
       secret: t.string(secretField('The `whsec_` signing secret; keep it, it is not shown again.')),
     }),
   });
@@ -256,11 +247,7 @@ const RotateWebhookSecretPayload = builder
     description:
       'The new signing secret; the previous one also signs for the overlap (24 h by default).',
     fields: (t) => ({
-      endpoint: t.field({
-        type: WebhookEndpoint,
-        description: 'The endpoint.',
-        resolve: (p) => p.endpoint,
-      }),
+      endpoint: t.expose('endpoint', { type: WebhookEndpoint, description: 'The endpoint.' }),
       secret: t.string(secretField('The new `whsec_` signing secret.')),
     }),
   });

@@ -21,9 +21,7 @@ import type {
   FeedKey,
   WebhookStore,
 } from './store.js';
-
-/** Deliveries kept in an endpoint's history (older ones are dropped with their attempts). */
-const HISTORY = 1_000;
+import { DELIVERY_HISTORY as HISTORY } from './store.js';
 
 // KEYS: lease, cursor, seq, due. ARGV: owner, knowledge, now, prefix, history, then eventId,
 // endpointId, payload triples. Writes nothing unless the owner holds the lease. A history past its

@@ -15,9 +15,7 @@ import type {
   FeedKey,
   WebhookStore,
 } from './store.js';
-
-/** Deliveries kept per endpoint for `deliveries` (pending ones are always kept). */
-const HISTORY = 1_000;
+import { DELIVERY_HISTORY as HISTORY } from './store.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tokens (

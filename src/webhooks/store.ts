@@ -70,6 +70,12 @@ export interface FeedKey {
   readonly planId: string;
 }
 
+/**
+ * Deliveries kept in an endpoint's history, in either store: older ones are dropped with their
+ * attempts (pending ones are always kept).
+ */
+export const DELIVERY_HISTORY = 1_000;
+
 export interface WebhookStore {
   /**
    * Shared by several instances (Redis): a feed runs where its lease is held, and a delivery is
