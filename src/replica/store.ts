@@ -354,15 +354,12 @@ async function awaitSync(
       store.flights.run(
         replicaKey(request.tokenKey, request.planId),
         forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge,
-        // A flight started later than this read (a follow-up, or a forced sync) is shared by
-        // readers that need data sent no earlier than its own start.
-        (sentAt) =>
-          runSync(
-            store,
-            request,
-            sentAt,
-            forceSync || sentAt > arrival ? sentAt : arrival - maxAge,
-          ),
+        // A follow-up, or a forced sync, is shared by readers that need data sent no earlier
+        // than its own start. A flight this read starts at once needs only what the read asks,
+        // however the clock ticked since it arrived: the cluster may answer it with an export
+        // or delta another instance sent within max-age (flights.ts).
+        (sentAt, followUp) =>
+          runSync(store, request, sentAt, forceSync || followUp ? sentAt : arrival - maxAge),
       ),
       signal,
     );

@@ -27,12 +27,16 @@
 export interface SingleFlight<T> {
   /**
    * Joins the flight of `key` when it was sent at or after `notSentBefore`, else the follow-up
-   * after it, else starts one: `start(sentAt)` runs with the clock time of sending.
+   * after it, else starts one: `start(sentAt, followUp)` runs with the clock time of sending,
+   * and `followUp` true when the flight waited for an earlier one to land (then readers who
+   * arrived before `sentAt` share it).
    */
-  run(key: string, notSentBefore: number, start: (sentAt: number) => Promise<T>): Promise<T>;
+  run(key: string, notSentBefore: number, start: FlightStart<T>): Promise<T>;
   /** How many flights are in the air (for tests and diagnostics). */
   readonly size: number;
 }
+
+export type FlightStart<T> = (sentAt: number, followUp: boolean) => Promise<T>;
 
 interface Flight<T> {
   readonly sentAt: number;
@@ -43,11 +47,11 @@ interface Flight<T> {
 export function createSingleFlight<T>(now: () => number): SingleFlight<T> {
   const flights = new Map<string, Flight<T>>();
 
-  const launch = (key: string, start: (sentAt: number) => Promise<T>): Promise<T> => {
+  const launch = (key: string, start: FlightStart<T>, followUp: boolean): Promise<T> => {
     const sentAt = now();
     // Start on a microtask so a synchronous throw in `start` becomes a rejection, uniformly.
     const done = Promise.resolve()
-      .then(() => start(sentAt))
+      .then(() => start(sentAt, followUp))
       .finally(() => {
         if (flights.get(key) === flight) flights.delete(key);
       });
@@ -56,24 +60,23 @@ export function createSingleFlight<T>(now: () => number): SingleFlight<T> {
     return done;
   };
 
-  const run = (
+  const join = (
     key: string,
     notSentBefore: number,
-    start: (sentAt: number) => Promise<T>,
+    start: FlightStart<T>,
+    followUp: boolean,
   ): Promise<T> => {
     const flight = flights.get(key);
-    if (!flight) return launch(key, start);
+    if (!flight) return launch(key, start, followUp);
     if (flight.sentAt >= notSentBefore) return flight.done;
     // Anything in the air once this flight has landed was sent after every read waiting here.
-    flight.followUp ??= flight.done.then(
-      () => run(key, Number.NEGATIVE_INFINITY, start),
-      () => run(key, Number.NEGATIVE_INFINITY, start),
-    );
+    const next = () => join(key, Number.NEGATIVE_INFINITY, start, true);
+    flight.followUp ??= flight.done.then(next, next);
     return flight.followUp;
   };
 
   return {
-    run,
+    run: (key, notSentBefore, start) => join(key, notSentBefore, start, false),
     get size() {
       return flights.size;
     },

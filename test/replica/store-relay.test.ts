@@ -3,7 +3,7 @@
  * store.ts): two stores over one fake upstream stand for two instances.
  */
 import { TEST_NOW, transaction } from '@plans-gateway/rest-contract/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   type AppliedChange,
   createReplicaStore,
@@ -137,5 +137,40 @@ describe('relayed syncs', () => {
     clock.advance(1_000);
     await b.read(0);
     expect(b.store.peek('key-a', fake.id)!.snapshot.transaction('shared')?.memo).toBe('mine');
+  });
+
+  it('ask another instance for no more than the read did, however the clock ticked before sending', async () => {
+    const { fake, upstream } = setup();
+    // A busy process: every look at the clock finds it a millisecond on.
+    let time = TEST_NOW;
+    const ticking = () => {
+      time += 1;
+      return time;
+    };
+    const asked: { notSentBefore: number; sentBy: number }[] = [];
+    let release = () => {};
+    const store = createReplicaStore({
+      fetchPlan: async (request) => {
+        asked.push({ notSentBefore: request.notSentBefore, sentBy: time });
+        if (asked.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return upstream.fetchPlan(request);
+      },
+      classifyFailure,
+      now: ticking,
+    });
+    const read = (maxAgeMs: number) =>
+      store.read({ token: 'token-a', tokenKey: 'key-a', planId: fake.id, freshness: { maxAgeMs } });
+
+    const cold = read(MINUTE);
+    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    // The read's own bound: a snapshot or relay sent within max-age of its arrival will do.
+    expect(asked[0]!.notSentBefore).toBeLessThanOrEqual(TEST_NOW + 1 - MINUTE + 1);
+    // A no-cache read meanwhile waits for the follow-up, which must be sent after it arrived.
+    const arrivedBy = time;
+    const noCache = read(0);
+    release();
+    await Promise.all([cold, noCache]);
+    expect(asked).toHaveLength(2);
+    expect(asked[1]!.notSentBefore).toBeGreaterThan(arrivedBy);
   });
 });
