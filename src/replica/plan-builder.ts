@@ -10,8 +10,9 @@
  *   their repeated strings (account, payee and category ids and names) replaced by one shared
  *   copy per distinct value; the parsed objects become the replica's rows (`plan_id` is added
  *   to them at the end, when the plan's id is known), so nothing is copied;
- * - `finish` builds the tables and indexes in bulk: one sort by (date, id), each index a stable
- *   grouping of that order, the maps sharded once.
+ * - `finish` builds the tables and indexes in bulk: one sort by (date, id), the maps sharded
+ *   once; the indexes by account, category and payee, each a stable grouping of that order, are
+ *   built when first read (`lazy-map.ts`).
  *
  * The small collections (accounts, categories, months...) go through `applyChangeSet`, so their
  * rules are written once. The result equals what `applyChangeSet(emptyPlanState(info), export)`
@@ -32,6 +33,7 @@ import type {
 } from '@plans-gateway/rest-contract';
 import { applyChangeSet } from './change-set.js';
 import { planInfoOf } from './delta.js';
+import { LazyMap } from './lazy-map.js';
 import {
   categoryKeysOf,
   compareTransactions,
@@ -235,13 +237,22 @@ function buildTransactions(
       else siblings[position] = row;
     }
   }
-  const sorted = live.sort(compareTransactions);
+  const transactionsByDate = SortedRows.fromSorted(live.sort(compareTransactions));
+  const subtransactionsByParent = ShardedMap.fromMap<readonly SubTransactionRow[]>(byParent);
+  // Built when a read or a merge first needs them: see lazy-map.ts.
+  let grouped: GroupedIndexes | undefined;
+  const group = () => {
+    grouped ??= groupedIndexes(transactionsByDate, subtransactionsByParent);
+    return grouped;
+  };
   return {
     transactions: transactions.finish(),
     subtransactions: subtransactions.finish(),
-    subtransactionsByParent: ShardedMap.fromMap<readonly SubTransactionRow[]>(byParent),
-    transactionsByDate: SortedRows.fromSorted(sorted),
-    ...groupedIndexes(sorted, byParent),
+    subtransactionsByParent,
+    transactionsByDate,
+    transactionsByAccount: new LazyMap(() => group().transactionsByAccount),
+    transactionsByCategory: new LazyMap(() => group().transactionsByCategory),
+    transactionsByPayee: new LazyMap(() => group().transactionsByPayee),
   };
 }
 
@@ -262,13 +273,15 @@ function detach(
  * each row weighed as it is grouped (`hybridRowCount`; a row without split lines weighs 1 in
  * its own category and payee), so no index looks a row's split lines up again.
  */
-function groupedIndexes(
-  sorted: readonly TransactionRow[],
-  byParent: ReadonlyMap<string, readonly SubTransactionRow[]>,
-): Pick<
+type GroupedIndexes = Pick<
   TransactionParts,
   'transactionsByAccount' | 'transactionsByCategory' | 'transactionsByPayee'
-> {
+>;
+
+function groupedIndexes(
+  sorted: Iterable<TransactionRow>,
+  byParent: Pick<ShardedMap<readonly SubTransactionRow[]>, 'get'>,
+): GroupedIndexes {
   const accounts = new Map<string, TransactionRow[]>();
   const categories = new Map<string, WeighedRows>();
   const payees = new Map<string, WeighedRows>();

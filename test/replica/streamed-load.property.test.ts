@@ -10,6 +10,7 @@ import { TEST_MONTH, TEST_NOW } from '@plans-gateway/rest-contract/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mergePlanDelta, planInfoOf } from '../../src/replica/delta.js';
+import type { LazyMap } from '../../src/replica/lazy-map.js';
 import { PlanBuilder } from '../../src/replica/plan-builder.js';
 import { emptyPlanState, type PlanState } from '../../src/replica/plan-state.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
@@ -133,5 +134,40 @@ describe('streamed load (property)', () => {
     const streamed = failure(() => streamedLoad(body, [100, 2000], 300));
     expect(streamed).toMatch(/^data\.plan\.transactions\[13\]\.amount must be an integer/);
     expect(streamed).toBe(failure(() => ordinaryLoad(body)));
+  });
+  it('merges a later delta as an ordinary parse does, its lazy indexes built by the merge', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.boolean(),
+        (seed, changes, readFirst) => {
+          const { fake, ids, rng } = createRandomPlan(seed, {
+            accounts: 4,
+            payees: 8,
+            groups: 3,
+            categories: 8,
+            transactions: 80,
+            splitShare: 0.25,
+          });
+          const body = JSON.stringify({ data: fake.exportPlan() });
+          const streamed = streamedLoad(body, [], 4096);
+          const ordinary = ordinaryLoad(body);
+          expect((streamed.transactionsByAccount as LazyMap<string, unknown>).built).toBe(false);
+          // Read by account first, or let the merge be the first to need the indexes.
+          if (readFirst)
+            expect([...streamed.transactionsByAccount.keys()].sort()).toEqual(
+              [...ordinary.transactionsByAccount.keys()].sort(),
+            );
+          const knowledge = fake.knowledge;
+          for (let i = 0; i < changes; i++) randomChange(fake, ids, rng);
+          const delta = fake.exportPlan(knowledge);
+          expect(dump(mergePlanDelta(streamed, delta, options))).toEqual(
+            dump(mergePlanDelta(ordinary, delta, options)),
+          );
+        },
+      ),
+      { numRuns: 40, seed: 20261127 },
+    );
   });
 });
