@@ -99,10 +99,11 @@ async function until(read: () => Promise<number>, expected: number): Promise<voi
 
 describe('the example web app', () => {
   it('shows the accounts, the chart of this month and the recent transactions', async () => {
-    await page.locator('[data-testid=account]').first().waitFor();
-    expect(await page.locator('[data-testid=account]').count()).toBeGreaterThan(3);
-    expect(await page.locator('[data-testid=chart-row]').count()).toBeGreaterThan(3);
-    expect(await page.locator('[data-testid=transaction]').count()).toBe(10);
+    // The three parts render as their data arrives, not together: wait for each.
+    const count = (testId: string) => () => page.locator(`[data-testid=${testId}]`).count();
+    await expect.poll(count('account'), { timeout: 15_000 }).toBeGreaterThan(3);
+    await expect.poll(count('chart-row'), { timeout: 15_000 }).toBeGreaterThan(3);
+    await expect.poll(count('transaction'), { timeout: 15_000 }).toBe(10);
     await expect.poll(() => page.locator('[data-testid=live]').textContent()).toContain('Live');
   });
 
