@@ -36,17 +36,15 @@ const sandbox = await createSandbox({
   rateLimit: false,
   users: [{ token: TOKEN, plans: [{ seed: 1, transactions: 1_200 }] }],
 });
-const gateway = createGateway(
-  {
-    ...defaultConfig(sandbox.url),
-    graphiql: false,
-    maxAgeMs: 3_600_000,
-    metrics: 'always',
-    // Every request executed: the answer cache would answer a repeated operation from its body.
-    httpCaching: { ...DEFAULT_HTTP_CACHING, answerMaxBytes: 0 },
-  },
-  { compiledQueries: !values.executor },
-);
+const gateway = createGateway({
+  ...defaultConfig(sandbox.url),
+  graphiql: false,
+  maxAgeMs: 3_600_000,
+  metrics: 'always',
+  // Every request executed: the answer cache would answer a repeated operation from its body.
+  httpCaching: { ...DEFAULT_HTTP_CACHING, answerMaxBytes: 0 },
+  compiledQueries: !values.executor,
+});
 const body = JSON.stringify({ query: DASHBOARD });
 
 async function dashboard(): Promise<void> {

@@ -81,6 +81,7 @@ function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): 
     graphiql: settings.graphiql,
     introspection: settings.introspection,
     subgraph: settings.subgraph,
+    compiledQueries: settings.compiledQueries,
     metricsPath: settings.metrics && settings.metricsPort === undefined ? '/metrics' : false,
     compressionMinBytes: settings.compressionMinBytes,
     live: settings.live,

@@ -266,6 +266,12 @@ export interface GatewayConfig {
    * @default true
    */
   subgraph: boolean;
+  /**
+   * Queries that can run compiled do, from a document's second run
+   * (`src/server/plugins/use-compiled-queries.ts`); off, every operation runs through graphql-js's
+   * executor. @default true
+   */
+  compiledQueries: boolean;
   /** Path of the Prometheus text on the GraphQL port; `false` serves it nowhere. @default '/metrics' */
   metricsPath: string | false;
   /** gzip / br answers from this many bytes when the client accepts them; `false` never. @default 1024 */
@@ -310,6 +316,7 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
     live: { ...DEFAULT_LIVE },
     introspection: true,
     subgraph: true,
+    compiledQueries: true,
     metricsPath: '/metrics',
     compressionMinBytes: 1024,
     cluster: { ...DEFAULT_CLUSTER },

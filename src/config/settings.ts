@@ -62,6 +62,8 @@ export interface Settings {
   introspection: boolean;
   /** The Federation v2 subgraph endpoint, `/subgraph`. */
   subgraph: boolean;
+  /** Queries run compiled (graphql-jit) from a document's second run. */
+  compiledQueries: boolean;
   logLevel: LogLevel;
   /** Human-readable log lines instead of JSON. */
   prettyLogs: boolean;
@@ -127,6 +129,7 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   GRAPHIQL                      serve GraphiQL (default on; off in production with UPSTREAM_URL)
   INTROSPECTION                 allow schema introspection (default on; off in production with UPSTREAM_URL)
   SUBGRAPH                      serve the graph as a Federation v2 subgraph at /subgraph (default on)
+  COMPILED_QUERIES              run queries compiled (graphql-jit) from a document's second run (default on)
   LOG_LEVEL                     ${LOG_LEVELS.join(', ')} (default info)
   LOG_FORMAT                    json or pretty (default pretty on a terminal, else json)
   METRICS                       Prometheus text at /metrics (default on)
@@ -255,6 +258,7 @@ export function parseSettings(
         graphiql: optional(env, 'GRAPHIQL', boolean) ?? exploreByDefault,
         introspection: optional(env, 'INTROSPECTION', boolean) ?? exploreByDefault,
         subgraph: optional(env, 'SUBGRAPH', boolean) ?? true,
+        compiledQueries: optional(env, 'COMPILED_QUERIES', boolean) ?? true,
         logLevel: optional(env, 'LOG_LEVEL', logLevel) ?? 'info',
         prettyLogs: optional(env, 'LOG_FORMAT', logFormat) ?? stdoutIsTTY,
         metrics: optional(env, 'METRICS', boolean) ?? true,

@@ -4,8 +4,8 @@
  * Why: a cold load builds the replica before its first answer, and most first answers (a
  * dashboard, a page of recent transactions) never filter by account, category or payee. The
  * three indexes that serve those filters are built from rows the replica already holds, so
- * building them when a read or a merge first needs them moves a fifth of a large plan's build
- * off the first answer, and costs the same in total.
+ * building them when a read or a merge first needs them takes their grouping off the first
+ * answer, and costs the same in total.
  */
 export class LazyMap<K, V> implements ReadonlyMap<K, V> {
   private _built: ReadonlyMap<K, V> | undefined;

@@ -77,11 +77,6 @@ export interface GatewayDeps {
   /** Extra yoga plugins after the gateway's own (tests count resolver calls with one). @default none */
   plugins?: Plugin[];
   /**
-   * Queries that can run compiled do (`plugins/use-compiled-queries.ts`); tests turn it off to
-   * compare the answers with the executor's. @default true
-   */
-  compiledQueries?: boolean;
-  /**
    * Redis cooperation (see src/cluster). @default with `config.redisUrl`, one the gateway
    * creates and closes; without it, none
    */
@@ -238,7 +233,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         ? createAnswerCache({ maxBytes: config.httpCaching.answerMaxBytes })
         : undefined,
     extra: deps.plugins,
-    compiledQueries: deps.compiledQueries ?? true,
+    compiledQueries: config.compiledQueries,
   };
   const webhooks = createGatewayWebhooks({
     config,

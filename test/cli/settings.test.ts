@@ -212,6 +212,12 @@ describe('parseSettings', () => {
     expect(settings({ SUBGRAPH: 'off' }).subgraph).toBe(false);
   });
 
+  it('runs queries compiled unless COMPILED_QUERIES is off', () => {
+    expect(settings({}).compiledQueries).toBe(true);
+    expect(settings({ NODE_ENV: 'production' }).compiledQueries).toBe(true);
+    expect(settings({ COMPILED_QUERIES: 'off' }).compiledQueries).toBe(false);
+  });
+
   it.each([
     ['on', true],
     ['true', true],
@@ -281,6 +287,7 @@ describe('parseSettings', () => {
     [{ GRAPHIQL: 'yes please' }, 'GRAPHIQL must be on or off'],
     [{ INTROSPECTION: '2' }, 'INTROSPECTION must be on or off'],
     [{ SUBGRAPH: 'federated' }, 'SUBGRAPH must be on or off'],
+    [{ COMPILED_QUERIES: 'jit' }, 'COMPILED_QUERIES must be on or off'],
     [{ METRICS: 'enabled' }, 'METRICS must be on or off'],
     [
       { LOG_LEVEL: 'loud' },

@@ -28,10 +28,16 @@ function countCompiled(): { plugin: Plugin; count(): number } {
 let stack: Stack;
 let executor: ServedGateway;
 const compiled = countCompiled();
+// The gateway with COMPILED_QUERIES off: nothing of it may run compiled.
+const uncompiled = countCompiled();
 
 beforeAll(async () => {
   stack = await startStack({ serve: 'fetch', deps: { plugins: [compiled.plugin] } });
-  executor = await stack.addGateway({ serve: 'fetch', deps: { compiledQueries: false } });
+  executor = await stack.addGateway({
+    serve: 'fetch',
+    config: { compiledQueries: false },
+    deps: { plugins: [uncompiled.plugin] },
+  });
 });
 
 afterAll(() => stack.close());
@@ -62,6 +68,8 @@ async function bothAnswer(
   const fast = await send(stack);
   expect(compiled.count() - before, 'second run compiled').toBe(expectCompiled ? 1 : 0);
   const slow = await send(executor);
+  expect(await send(executor)).toEqual(slow);
+  expect(uncompiled.count(), 'run compiled with compiledQueries off').toBe(0);
   expect(fast).toEqual(slow);
   expect(first).toEqual(slow);
   return fast;
