@@ -9,7 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { acceptedCallsOf, callsOf, exportsOf } from './support/calls.js';
-import { type GatewayProcess, roundRobin, startGatewayProcess } from './support/gateway-process.js';
+import {
+  type GatewayProcess,
+  roundRobin,
+  startGatewayProcess,
+  startGatewayProcesses,
+} from './support/gateway-process.js';
 
 const TOKENS = {
   single: 'cluster-suite-single-token',
@@ -64,10 +69,12 @@ beforeAll(async () => {
     users: Object.values(TOKENS).map((token) => ({ token, plans: [PLAN], defaultPlan: 0 })),
   });
   const cluster = { url: redis.url, prefix: redis.prefix };
-  [single, ...instances] = await Promise.all([
-    startGatewayProcess({ upstreamUrl: sandbox.url }),
-    ...[1, 2, 3].map(() => startGatewayProcess({ upstreamUrl: sandbox.url, redis: cluster })),
+  const started = await startGatewayProcesses([
+    { upstreamUrl: sandbox.url },
+    ...[1, 2, 3].map(() => ({ upstreamUrl: sandbox.url, redis: cluster })),
   ]);
+  single = started[0]!;
+  instances = started.slice(1);
 }, 120_000);
 
 afterAll(async () => {

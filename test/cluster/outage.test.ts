@@ -9,7 +9,11 @@ import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { until } from '../support/wait.js';
 import { acceptedCallsOf, callsOf } from './support/calls.js';
-import { type GatewayProcess, roundRobin, startGatewayProcess } from './support/gateway-process.js';
+import {
+  type GatewayProcess,
+  roundRobin,
+  startGatewayProcesses,
+} from './support/gateway-process.js';
 
 const TOKEN = 'cluster-outage-token';
 const READ = `query Read($planId: PlanId!) {
@@ -36,13 +40,11 @@ beforeAll(async () => {
     port: 0,
     users: [{ token: TOKEN, plans: [{ seed: 9, transactions: 300 }], defaultPlan: 0 }],
   });
-  instances = await Promise.all(
-    [1, 2, 3].map(() =>
-      startGatewayProcess({
-        upstreamUrl: sandbox.url,
-        redis: { url: redis.url, prefix: redis.prefix },
-      }),
-    ),
+  instances = await startGatewayProcesses(
+    [1, 2, 3].map(() => ({
+      upstreamUrl: sandbox.url,
+      redis: { url: redis.url, prefix: redis.prefix },
+    })),
   );
 }, 120_000);
 

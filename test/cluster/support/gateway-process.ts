@@ -97,6 +97,23 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   };
 }
 
+/**
+ * Several instances at once. If one fails to start, those that did are killed before the
+ * failure is thrown: the suite never got their handles, so its `afterAll` could not stop them.
+ */
+export async function startGatewayProcesses(
+  list: readonly GatewayProcessOptions[],
+): Promise<GatewayProcess[]> {
+  const settled = await Promise.allSettled(list.map((options) => startGatewayProcess(options)));
+  const started = settled.flatMap((each) => (each.status === 'fulfilled' ? [each.value] : []));
+  const failed = settled.find((each) => each.status === 'rejected');
+  if (failed) {
+    await Promise.all(started.map((each) => each.kill()));
+    throw failed.reason;
+  }
+  return started;
+}
+
 function killGroup(child: ChildProcess): void {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   try {
