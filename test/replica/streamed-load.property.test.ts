@@ -22,6 +22,8 @@ import { createRandomPlan, randomChange } from './support/random-plan.js';
 
 type PlanExport = ResponseData['getPlanById'];
 const options = { currentMonth: TEST_MONTH };
+/** The random plans of both properties, with split lines. */
+const PLAN_SHAPE = { accounts: 4, payees: 8, groups: 3, categories: 8, splitShare: 0.25 };
 
 /** The streamed load: `body` cut at `cuts`, batches of about `batchBytes`. */
 function streamedLoad(body: string, cuts: readonly number[], batchBytes: number): PlanState {
@@ -91,14 +93,7 @@ describe('streamed load (property)', () => {
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 24 }),
         fc.integer({ min: 1, max: 8192 }),
         (seed, changes, rough, cutPoints, batchBytes) => {
-          const { fake, ids, rng } = createRandomPlan(seed, {
-            accounts: 4,
-            payees: 8,
-            groups: 3,
-            categories: 8,
-            transactions: 120,
-            splitShare: 0.25,
-          });
+          const { fake, ids, rng } = createRandomPlan(seed, { ...PLAN_SHAPE, transactions: 120 });
           for (let i = 0; i < changes; i++) randomChange(fake, ids, rng);
           const data = rough ? roughen(fake.exportPlan(), seed) : fake.exportPlan();
           const body = JSON.stringify({ data });
@@ -135,6 +130,7 @@ describe('streamed load (property)', () => {
     expect(streamed).toMatch(/^data\.plan\.transactions\[13\]\.amount must be an integer/);
     expect(streamed).toBe(failure(() => ordinaryLoad(body)));
   });
+
   it('merges a later delta as an ordinary parse does, its lazy indexes built by the merge', () => {
     fc.assert(
       fc.property(
@@ -142,14 +138,7 @@ describe('streamed load (property)', () => {
         fc.integer({ min: 1, max: 30 }),
         fc.boolean(),
         (seed, changes, readFirst) => {
-          const { fake, ids, rng } = createRandomPlan(seed, {
-            accounts: 4,
-            payees: 8,
-            groups: 3,
-            categories: 8,
-            transactions: 80,
-            splitShare: 0.25,
-          });
+          const { fake, ids, rng } = createRandomPlan(seed, { ...PLAN_SHAPE, transactions: 80 });
           const body = JSON.stringify({ data: fake.exportPlan() });
           const streamed = streamedLoad(body, [], 4096);
           const ordinary = ordinaryLoad(body);
