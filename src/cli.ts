@@ -34,6 +34,8 @@ import type { OtelTracing } from './telemetry/otel.js';
 const REDIS_STARTUP_WAIT_MS = 3_000;
 /** Longest wait for each resource to close once the HTTP server has drained. */
 const CLOSE_STEP_MS = 2_000;
+/** The same stop signal again within this is a copy of the first (see `stop`), not a second. */
+const REPEATED_SIGNAL_MS = 500;
 
 function within(ms: number, work: Promise<unknown> | undefined): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
@@ -192,6 +194,31 @@ async function main(): Promise<void> {
     settings.metrics && settings.metricsPort !== undefined
       ? await listenOrFail(metricsHandler(gateway), settings.metricsPort, host, 'METRICS_PORT')
       : undefined;
+  // Before "listening" is logged: whoever waits for that line may stop the process at once.
+  let stopping: { signal: NodeJS.Signals; at: number } | undefined;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // The same signal again at once is one stop delivered twice: sent to the process group,
+      // npm passes its copy on to this process too. Only a later one means "do not wait".
+      if (signal === stopping.signal && Date.now() - stopping.at < REPEATED_SIGNAL_MS) return;
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    stopping = { signal, at: Date.now() };
+    void shutdown(signal, {
+      logger,
+      gateway,
+      http,
+      sockets,
+      mcpHttp,
+      metricsHttp,
+      sandbox,
+      tracing,
+      settings,
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
   const shownHost = host === '0.0.0.0' || host === '127.0.0.1' ? 'localhost' : host;
   const url = `http://${shownHost}:${http.port}/graphql`;
   logger.info(
@@ -211,28 +238,6 @@ async function main(): Promise<void> {
   // The subgraph schema is built once the port is open (about as long as the graph's took), so
   // the start is not slower for it and a router's first fetch does not wait for it.
   if (gateway.subgraph) setImmediate(gateway.subgraph);
-
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting without waiting');
-      process.exit(1);
-    }
-    stopping = true;
-    void shutdown(signal, {
-      logger,
-      gateway,
-      http,
-      sockets,
-      mcpHttp,
-      metricsHttp,
-      sandbox,
-      tracing,
-      settings,
-    });
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
 }
 
 async function shutdown(

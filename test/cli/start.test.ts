@@ -89,6 +89,28 @@ describe('npm start on the embedded sandbox', () => {
   });
 });
 
+describe('npm start stopped through its process group', () => {
+  afterAll(killAll);
+
+  it('drains once when npm passes on the SIGTERM the node process also got, right after listening', async () => {
+    const app = launch('npm', ['start'], { PORT: '0', UPSTREAM_URL: '', NODE_ENV: '' });
+    await app.listening;
+    // As `kill -TERM -- -<pgid>` does: npm and node each get one, and npm passes its own on.
+    process.kill(-app.child.pid!, 'SIGTERM');
+    const messages = () => app.logs().map((line) => line.msg);
+    const ended = ['stopped', 'second signal: exiting without waiting'];
+    await until(
+      () => messages().some((msg) => ended.includes(String(msg))),
+      () => app.output(),
+    );
+    await until(() => app.group().length === 0, 'every process of the group to exit', {
+      everyMs: 50,
+    });
+    expect(messages()).toContain('stopped');
+    expect(messages()).not.toContain('second signal: exiting without waiting');
+  }, 60_000);
+});
+
 describe('a bad setting', () => {
   afterAll(killAll);
 
