@@ -345,21 +345,28 @@ async function awaitSync(
   kindIfAborted: SyncKind,
 ): Promise<Outcome> {
   const { signal } = request;
-  const maxAge = request.freshness.maxAgeMs;
+  const key = replicaKey(request.tokenKey, request.planId);
+  const oldest = arrival - request.freshness.maxAgeMs;
   const forceSync = request.freshness.forceSync === true;
+  // A follow-up, or a forced sync, is shared by readers that need data sent no earlier than its
+  // own start. A flight this read starts at once needs only what the read asks, however the
+  // clock ticked since it arrived: the cluster may answer it with an export or delta another
+  // instance sent within max-age (flights.ts).
+  const start = (sentAt: number, followUp: boolean) =>
+    runSync(store, request, sentAt, forceSync || followUp ? sentAt : oldest);
   try {
     signal?.throwIfAborted();
+    // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
+    const outcome = await abortable(
+      store.flights.run(key, forceSync ? Number.POSITIVE_INFINITY : oldest, start),
+      signal,
+    );
+    if (!outcome.ok || forceSync || outcome.entry.syncedAt >= oldest) return outcome;
+    // Joined a flight another read started, answered with another instance's data as old as
+    // that read allowed but older than this one does: one more sync, sent after this read.
     return await abortable(
-      // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
-      store.flights.run(
-        replicaKey(request.tokenKey, request.planId),
-        forceSync ? Number.POSITIVE_INFINITY : arrival - maxAge,
-        // A follow-up, or a forced sync, is shared by readers that need data sent no earlier
-        // than its own start. A flight this read starts at once needs only what the read asks,
-        // however the clock ticked since it arrived: the cluster may answer it with an export
-        // or delta another instance sent within max-age (flights.ts).
-        (sentAt, followUp) =>
-          runSync(store, request, sentAt, forceSync || followUp ? sentAt : arrival - maxAge),
+      store.flights.run(key, Number.POSITIVE_INFINITY, (sentAt) =>
+        runSync(store, request, sentAt, sentAt),
       ),
       signal,
     );

@@ -173,4 +173,36 @@ describe('relayed syncs', () => {
     expect(asked).toHaveLength(2);
     expect(asked[1]!.notSentBefore).toBeGreaterThan(arrivedBy);
   });
+
+  it('give a read that joined another read’s flight no older data than its own max-age allows', async () => {
+    const { fake, upstream, clock } = setup();
+    const asked: number[] = [];
+    let release = () => {};
+    const store = createReplicaStore({
+      fetchPlan: async (request) => {
+        asked.push(request.notSentBefore);
+        const answer = await upstream.fetchPlan(request);
+        if (asked.length > 1) return answer;
+        // Another instance's export, sent 5 minutes ago: within the first read's 10.
+        await new Promise<void>((resolve) => (release = resolve));
+        return { ...answer, sentAt: clock.now() - 5 * MINUTE, relayed: true };
+      },
+      classifyFailure,
+      now: clock.now,
+    });
+    const read = (maxAgeMs: number) =>
+      store.read({ token: 'token-a', tokenKey: 'key-a', planId: fake.id, freshness: { maxAgeMs } });
+
+    const lenient = read(10 * MINUTE);
+    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    // Joins the flight in the air (sent now, so new enough to join)...
+    const strict = read(MINUTE);
+    release();
+    expect((await lenient).ageMs).toBe(5 * MINUTE);
+    // ...but gets data no older than a minute: one more sync, asked for data sent after it.
+    const answered = await strict;
+    expect(answered.ageMs).toBeLessThanOrEqual(MINUTE);
+    expect(asked).toHaveLength(2);
+    expect(asked[1]).toBeGreaterThanOrEqual(clock.now() - MINUTE);
+  });
 });
