@@ -55,8 +55,8 @@ export interface GatewayPluginsOptions {
   answers?: AnswerCache | undefined;
   /** The caller's plugins, after the gateway's own and before the operation report. */
   extra?: readonly Plugin[] | undefined;
-  /** Queries that can run compiled do (graphql-jit). @default true */
-  compiledQueries?: boolean;
+  /** Queries that can run compiled do (graphql-jit): `GatewayConfig.compiledQueries`. */
+  compiledQueries: boolean;
 }
 
 /**
@@ -118,7 +118,7 @@ export function operationPlugins(
       : []),
     useDeferStream(),
     useStreamsNeedStreaming(),
-    ...(options.compiledQueries === false ? [] : [useCompiledQueries()]),
+    ...(options.compiledQueries ? [useCompiledQueries()] : []),
     useIntrospection({ enabled: config.introspection }),
     useOperationDeadline(),
     useErrorHygiene(),

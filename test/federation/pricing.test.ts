@@ -6,11 +6,11 @@ import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { ENTITY_LOOKUP_COST, priceOf } from '../../src/schema/cost.js';
 import { subgraphSchema } from '../../src/schema/index.js';
-import { introspectionSizes, operationCost } from '../../src/server/admission/operation-cost.js';
+import { introspectionSizes, pricedOperation } from '../../src/server/admission/operation-cost.js';
 
 const sizes = introspectionSizes(subgraphSchema());
 const cost = (query: string, variables: Record<string, unknown> = {}) =>
-  operationCost(subgraphSchema(), parse(query), null, variables, priceOf, sizes)!;
+  pricedOperation(subgraphSchema(), parse(query), null, variables, priceOf, sizes).cost!;
 
 const ENTITIES = /* GraphQL */ `
   query ($representations: [_Any!]!) {

@@ -7,7 +7,7 @@ import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUNT_COST, priceOf } from '../../src/schema/cost.js';
 import { schema } from '../../src/schema/index.js';
-import { introspectionSizes, operationCost } from '../../src/server/admission/operation-cost.js';
+import { introspectionSizes, pricedOperation } from '../../src/server/admission/operation-cost.js';
 import { type Stack, startStack } from '../support/stack.js';
 
 let stack: Stack;
@@ -75,14 +75,14 @@ describe('transactions(search:)', () => {
   it('costs a walk more than the same page without it', () => {
     const sizes = introspectionSizes(schema);
     const cost = (args: string) =>
-      operationCost(
+      pricedOperation(
         schema,
         parse(`{ plan(id: "last-used") { transactions(first: 10${args}) { nodes { id } } } }`),
         null,
         {},
         priceOf,
         sizes,
-      )!.complexity;
+      ).cost!.complexity;
     expect(cost(', search: "rent"') - cost('')).toBe(COUNT_COST);
   });
 });

@@ -7,11 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../src/config/config.js';
 import { COUNT_COST, priceOf } from '../../src/schema/cost.js';
 import { schema } from '../../src/schema/index.js';
-import { introspectionSizes, operationCost } from '../../src/server/admission/operation-cost.js';
+import { introspectionSizes, pricedOperation } from '../../src/server/admission/operation-cost.js';
 
 const sizes = introspectionSizes(schema);
 const cost = (query: string, variables: Record<string, unknown> = {}) =>
-  operationCost(schema, parse(query), null, variables, priceOf, sizes)!;
+  pricedOperation(schema, parse(query), null, variables, priceOf, sizes).cost!;
 
 describe('operation cost', () => {
   it("fits GraphiQL's introspection query, and prices it by the schema's real sizes", () => {

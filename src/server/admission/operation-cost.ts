@@ -151,25 +151,11 @@ export interface PricedOperation {
 }
 
 /**
- * The cost of the operation `operationName` (or the only one) of `document`; null when it
- * cannot be priced because it does not exist or its variables do not coerce (execution then
- * refuses it before any field runs).
- */
-export function operationCost(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
-  rawVariables: Readonly<Record<string, unknown>> | null | undefined,
-  price: FieldPricer,
-  introspection: IntrospectionSizes,
-): OperationCost | null {
-  return pricedOperation(schema, document, operationName, rawVariables, price, introspection).cost;
-}
-
-/**
- * `operationCost`, saying whether the variables decided it: most operations with variables (a
- * mutation's `$input`, a plan id) have prices that read none of them, so their cost can be kept
- * per document, like that of an operation without variables.
+ * The cost of the operation `operationName` (or the only one) of `document`, and whether the
+ * variables decided it. The cost is null when the operation cannot be priced because it does not
+ * exist or its variables do not coerce (execution then refuses it before any field runs). Most
+ * operations with variables (a mutation's `$input`, a plan id) have prices that read none of
+ * them, so their cost can be kept per document, like that of an operation without variables.
  */
 export function pricedOperation(
   schema: GraphQLSchema,
