@@ -63,4 +63,14 @@ describe('a cost the variables do not decide', () => {
     expect(refusal?.extensions).toMatchObject({ code: 'OPERATION_TOO_COMPLEX', limit: 'cost' });
     expect(limits.refusal(document, null, { n: 10 })).toBeNull();
   });
+
+  it('a page size left to its default is not kept for the next request, which sends one', () => {
+    const limits = createOperationLimits(schema, DEFAULT_LIMITS);
+    const document = parse(`query($n: Int = 10) {
+      plan(id: "last-used") { transactions(first: $n) { nodes { id memo } } }
+    }`);
+    expect(limits.refusal(document, null, {})).toBeNull();
+    const refusal = limits.refusal(document, null, { n: DEFAULT_LIMITS.complexity });
+    expect(refusal?.extensions).toMatchObject({ code: 'OPERATION_TOO_COMPLEX', limit: 'cost' });
+  });
 });

@@ -73,9 +73,9 @@ export function createOperationLimits(
           introspection,
         );
         cost = priced.cost;
-        const constant = !variables || Object.keys(variables).length === 0;
-        // Kept unless these variables decided it (a page size, a filter, a list of ids).
-        if (constant || !priced.byVariables) {
+        // Kept unless a variable decided it (a page size, a filter, a list of ids), even one
+        // left to its default: the next request may send it.
+        if (!priced.byVariables) {
           const byName = fixedCosts.get(document) ?? new Map<string, OperationCost | null>();
           byName.set(key, cost);
           fixedCosts.set(document, byName);
