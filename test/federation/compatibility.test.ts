@@ -8,8 +8,7 @@
  */
 import { getNamedType, isObjectType, isUnionType, stripIgnoredCharacters } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENTITY_KEYS } from '../../src/schema/entities.js';
-import { subgraphSchema } from '../../src/schema/index.js';
+import { ENTITY_KEYS, subgraphSchema } from '../../src/schema/index.js';
 import { type Stack, startStack } from '../support/stack.js';
 import { subgraphUrl } from './support/subgraph.js';
 

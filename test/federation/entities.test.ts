@@ -4,7 +4,7 @@
  * upstream call; no token is UNAUTHENTICATED; the list is priced like the lookups it does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENTITY_KEYS } from '../../src/schema/entities.js';
+import { ENTITY_KEYS } from '../../src/schema/index.js';
 import { dataOf, upstreamOf } from '../gateway/support/responses.js';
 import { type Stack, startStack } from '../support/stack.js';
 import { entities, type Representation } from './support/subgraph.js';

@@ -12,7 +12,7 @@ import {
   type PlanChange,
 } from '../../src/live/changes.js';
 import type { TransactionRow } from '../../src/replica/types.js';
-import { transactionsView } from '../../src/schema/subscriptions.js';
+import { transactionsView } from '../../src/schema/index.js';
 import { planChange } from './support/plan-change.js';
 
 function keys(transactions: string[]): ChangeKeys {
