@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { pipeline, type Readable, type Transform } from 'node:stream';
+import { finished, pipeline, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { ByteBudget } from './response-limits.js';
 
@@ -77,13 +77,14 @@ export async function readBodyInto(
 
   let size = 0;
   try {
-    for await (const chunk of source as AsyncIterable<Buffer>) {
+    const complete = await eachChunk(source, (chunk) => {
       size += chunk.length;
-      if (size > limit || !consume(chunk)) {
-        discard(source);
-        discard(body);
-        return { kind: 'too_large' };
-      }
+      return size <= limit && consume(chunk);
+    });
+    if (!complete) {
+      discard(source);
+      discard(body);
+      return { kind: 'too_large' };
     }
   } catch (error) {
     discard(source);
@@ -92,6 +93,40 @@ export async function readBodyInto(
     throw error;
   }
   return { kind: 'ok', size };
+}
+
+/**
+ * Private: hands each chunk of `source` to `take` as it arrives, until the stream ends (true),
+ * `take` answers false (false) or throws, or the stream fails (both rejected). 'data' events,
+ * not the async iterator: its `read()` joins the chunks that wait into one new buffer, a copy
+ * of most of a large export (measured: 5-8 % of a cold load's main thread at 100,000
+ * transactions), and costs promises per chunk. `take` is synchronous, so flowing mode needs no
+ * backpressure beyond what the socket gives while it runs.
+ */
+function eachChunk(source: Readable, take: (chunk: Buffer) => boolean): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (error: unknown, complete: boolean) => {
+      if (settled) return;
+      settled = true;
+      source.off('data', onData);
+      stopWatching();
+      if (error === undefined) resolve(complete);
+      else reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      let more: boolean;
+      try {
+        more = take(chunk);
+      } catch (error) {
+        settle(error, false);
+        return;
+      }
+      if (!more) settle(undefined, false);
+    };
+    const stopWatching = finished(source, (error) => settle(error ?? undefined, true));
+    source.on('data', onData);
+  });
 }
 
 // Private: stops reading and closes the connection. Destroying undici's body emits an abort

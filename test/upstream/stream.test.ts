@@ -1,6 +1,7 @@
 /**
  * `client.stream`: an answer read as it streams over real HTTP. Its arrays reach the taker in
- * batches (gzip too); a retried read starts over with a new taker; a body over the cap fails
+ * batches (gzip too); a retried read (a broken body, a dropped connection) starts over with a new
+ * taker; a taker that throws ends the read and its connection at once; a body over the cap fails
  * `too_large` after one request, naming the setting.
  */
 import { gzipSync } from 'node:zlib';
@@ -107,6 +108,61 @@ describe('client.stream', () => {
       (error: unknown) => (isUpstreamError(error) ? error.kind : String(error)),
     );
     expect(buffered).toBe('too_large');
+  });
+
+  it('reads a body again whole when its connection drops mid-stream', async () => {
+    let calls = 0;
+    server.handle((_request, res) => {
+      calls += 1;
+      const length = Buffer.byteLength(body);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
+      if (calls > 1) {
+        res.end(body);
+        return;
+      }
+      res.write(body.slice(0, body.length / 2));
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const { attempts } = await read(client());
+    expect(calls).toBe(2);
+    expect(attempts[0]!.length).toBeGreaterThan(0);
+    expect(attempts[0]!.length).toBeLessThan(rows.length);
+    expect(attempts.at(-1)).toEqual(rows);
+  });
+
+  it('stops reading as soon as the taker throws, and closes the connection', async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    server.handle((_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.on('close', () => closed());
+      // The head and a few rows, then nothing more: only the gateway can end this answer.
+      res.write(body.slice(0, 200_000));
+    });
+    const c = client();
+    const failure = await c
+      .stream(
+        'getPlanById',
+        { token: TOKEN },
+        {
+          at: ['plan'],
+          open: () => () => {
+            throw new Error('row 3 is wrong');
+          },
+          maxBytes: 1 << 30,
+          setting: 'REPLICA_MAX_MB',
+        },
+        { planId: 'p1' },
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toBe('row 3 is wrong');
+    await connectionClosed;
   });
 
   it('fails too_large past its cap after one request, naming the setting', async () => {
