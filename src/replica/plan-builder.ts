@@ -12,7 +12,9 @@
  *   to them at the end, when the plan's id is known), so nothing is copied;
  * - `finish` builds the tables and indexes in bulk: one sort by (date, id), the maps sharded
  *   once; the indexes by account, category and payee, each a stable grouping of that order, are
- *   built when first read (`lazy-map.ts`).
+ *   built when first read (`lazy-map.ts`), and so is the transactions table by id when no row
+ *   is deleted or given twice (`ShardedMap.deferred`; the hashes `add` noted tell, see
+ *   `repeatsAnId`).
  *
  * The small collections (accounts, categories, months...) go through `applyChangeSet`, so their
  * rules are written once. The result equals what `applyChangeSet(emptyPlanState(info), export)`
@@ -42,7 +44,7 @@ import {
   type PlanState,
   payeeKeysOf,
 } from './plan-state.js';
-import { ShardedMap, type ShardedMapDraft } from './sharded-map.js';
+import { keyHash, ShardedMap, type ShardedMapDraft } from './sharded-map.js';
 import { SortedRows } from './sorted-rows.js';
 import type { SubTransactionRow, TransactionRow } from './types.js';
 import { assertEntity, assertExportHead, assertMonth } from './validate.js';
@@ -96,6 +98,9 @@ export class PlanBuilder {
     scheduled_subtransactions: [] as ScheduledSubTransactionBase[],
   };
   private readonly _transactions: Building<TransactionSummaryBase>[] = [];
+  /** `keyHash` of each transaction's id, in the order of `_transactions`: taken while hot. */
+  private readonly _idHashes: number[] = [];
+  private _deletedTransactions = 0;
   private readonly _subtransactions: Building<SubTransactionBase>[] = [];
   private readonly _shared = new Map<string, string>();
   private _finished = false;
@@ -131,7 +136,10 @@ export class PlanBuilder {
     for (; index < rows.length; index++) assertEntity(collection, rows[index], pathOfIndex);
     if (collection === 'transactions') {
       for (const row of rows) {
-        this._transactions.push(this._share(row as Building<TransactionSummaryBase>));
+        const transaction = this._share(row as Building<TransactionSummaryBase>);
+        this._transactions.push(transaction);
+        this._idHashes.push(keyHash(transaction.id));
+        if (transaction.deleted) this._deletedTransactions += 1;
       }
     } else if (collection === 'subtransactions') {
       for (const row of rows) {
@@ -166,7 +174,12 @@ export class PlanBuilder {
       scheduledTransactions: small.scheduled_transactions,
       scheduledSubtransactions: small.scheduled_subtransactions,
     });
-    return { ...state, ...buildTransactions(info.id, this._transactions, this._subtransactions) };
+    const transactions: ExportTransactions = {
+      rows: this._transactions,
+      idHashes: this._idHashes,
+      deleted: this._deletedTransactions,
+    };
+    return { ...state, ...buildTransactions(info.id, transactions, this._subtransactions) };
   }
 
   // Private: one shared copy of each repeated value of a row (the row is ours to change).
@@ -203,27 +216,37 @@ type TransactionParts = Pick<
  */
 function buildTransactions(
   planId: string,
-  transactionList: Building<TransactionSummaryBase>[],
+  exported: ExportTransactions,
   subtransactionList: Building<SubTransactionBase>[],
 ): TransactionParts {
-  const transactions = ShardedMap.sized<TransactionRow>(transactionList.length).edit();
+  const transactionList = exported.rows;
+  for (const row of transactionList) row.plan_id = planId;
+  let transactions: ShardedMap<TransactionRow>;
+  let live: TransactionRow[];
+  let hasParent: (id: string) => boolean;
+  if (exported.deleted === 0 && !repeatsAnId(exported)) {
+    // Every row is live and its own: the table by id is filled when first read (see
+    // `ShardedMap.deferred`), and split lines find their parents by hash first.
+    transactions = ShardedMap.deferred<TransactionRow>(transactionList, idOf);
+    live = transactionList;
+    const parents = presentParents(exported, subtransactionList);
+    hasParent = (id) => parents.has(id);
+  } else {
+    const table = ShardedMap.sized<TransactionRow>(transactionList.length).edit();
+    for (const row of transactionList) {
+      if (row.deleted) table.delete(row.id);
+      else table.set(row.id, row);
+    }
+    transactions = table.finish();
+    live = transactionList.filter((row) => !row.deleted && transactions.get(row.id) === row);
+    hasParent = (id) => transactions.has(id);
+  }
   const subtransactions = ShardedMap.sized<SubTransactionRow>(subtransactionList.length).edit();
   const byParent = new Map<string, SubTransactionRow[]>();
-  for (const row of transactionList) {
-    row.plan_id = planId;
-    if (row.deleted) transactions.delete(row.id);
-    else transactions.set(row.id, row);
-  }
-  // Sorted from export order: the upstream lists transactions by date, so the sort mostly finds
-  // runs already in order (measured: 5 times faster than from the map's hash order at 1,000,000).
-  const live =
-    transactions.size === transactionList.length
-      ? transactionList
-      : transactionList.filter((row) => !row.deleted && transactions.get(row.id) === row);
   for (const row of subtransactionList) {
     row.plan_id = planId;
     const existing = subtransactions.get(row.id);
-    const keep = !row.deleted && transactions.has(row.transaction_id);
+    const keep = !row.deleted && hasParent(row.transaction_id);
     if (existing && (!keep || existing.transaction_id !== row.transaction_id)) {
       detach(byParent, subtransactions, existing);
     }
@@ -237,6 +260,8 @@ function buildTransactions(
       else siblings[position] = row;
     }
   }
+  // Sorted from export order: the upstream lists transactions by date, so the sort mostly finds
+  // runs already in order (measured: 5 times faster than from the map's hash order at 1,000,000).
   const transactionsByDate = SortedRows.fromSorted(live.sort(compareTransactions));
   const subtransactionsByParent = ShardedMap.fromMap<readonly SubTransactionRow[]>(byParent);
   // Built when a read or a merge first needs them: see lazy-map.ts.
@@ -246,7 +271,7 @@ function buildTransactions(
     return grouped;
   };
   return {
-    transactions: transactions.finish(),
+    transactions,
     subtransactions: subtransactions.finish(),
     subtransactionsByParent,
     transactionsByDate,
@@ -254,6 +279,64 @@ function buildTransactions(
     transactionsByCategory: new LazyMap(() => group().transactionsByCategory),
     transactionsByPayee: new LazyMap(() => group().transactionsByPayee),
   };
+}
+
+/** The transaction rows of an export, in export order, with what `add` noted as they came. */
+interface ExportTransactions {
+  readonly rows: Building<TransactionSummaryBase>[];
+  readonly idHashes: readonly number[];
+  /** How many rows are marked deleted. */
+  readonly deleted: number;
+}
+
+function idOf(row: TransactionRow): string {
+  return row.id;
+}
+
+/**
+ * Private: whether two rows share an id. Their hashes are sorted and compared first, which
+ * touches no id; only the ids of rows whose hash another row has (a few in a million) are then
+ * compared.
+ */
+function repeatsAnId({ rows, idHashes }: ExportTransactions): boolean {
+  const sorted = Int32Array.from(idHashes).sort();
+  const shared = new Set<number>();
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i] === sorted[i - 1]) shared.add(sorted[i]!);
+  }
+  if (shared.size === 0) return false;
+  const seen = new Set<string>();
+  for (let i = 0; i < rows.length; i++) {
+    if (!shared.has(idHashes[i]!)) continue;
+    const id = rows[i]!.id;
+    if (seen.has(id)) return true;
+    seen.add(id);
+  }
+  return false;
+}
+
+/**
+ * Private: the ids split lines name as parents that are rows of the export, found by comparing
+ * hashes first, so only the rows whose id hashes like a wanted parent's are read.
+ */
+function presentParents(
+  { rows, idHashes }: ExportTransactions,
+  lines: readonly SubTransactionBase[],
+): Set<string> {
+  const present = new Set<string>();
+  if (lines.length === 0) return present;
+  const wanted = new Set<string>();
+  const wantedHashes = new Set<number>();
+  for (const line of lines) {
+    wanted.add(line.transaction_id);
+    wantedHashes.add(keyHash(line.transaction_id));
+  }
+  for (let i = 0; i < rows.length; i++) {
+    if (!wantedHashes.has(idHashes[i]!)) continue;
+    const id = rows[i]!.id;
+    if (wanted.has(id)) present.add(id);
+  }
+  return present;
 }
 
 function detach(

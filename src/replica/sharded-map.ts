@@ -13,10 +13,15 @@ const MAX_SHARDS = 1 << 14;
 
 export class ShardedMap<V> {
   readonly size: number;
-  private readonly _shards: readonly ReadonlyMap<string, V>[];
+  private _made: readonly ReadonlyMap<string, V>[] | undefined;
+  private _make: (() => readonly ReadonlyMap<string, V>[]) | undefined;
 
-  private constructor(shards: readonly ReadonlyMap<string, V>[], size: number) {
-    this._shards = shards;
+  private constructor(
+    shards: readonly ReadonlyMap<string, V>[] | (() => readonly ReadonlyMap<string, V>[]),
+    size: number,
+  ) {
+    if (typeof shards === 'function') this._make = shards;
+    else this._made = shards;
     this.size = size;
   }
 
@@ -42,12 +47,35 @@ export class ShardedMap<V> {
     );
   }
 
+  /**
+   * A map of `values`, each under `keyOf(value)`, whose shards are filled the first time
+   * anything reads or edits it. The keys must be distinct (`size` is `values.length`).
+   *
+   * Why: a cold load answers its first read from the date order alone; filling a table by id
+   * of a million rows, scattered in memory by then, is most of what the load does after the
+   * last byte arrives. The first lookup by id, or the first merge, pays it instead.
+   */
+  static deferred<V>(values: readonly V[], keyOf: (value: V) => string): ShardedMap<V> {
+    return new ShardedMap<V>(() => {
+      const draft = ShardedMap.sized<V>(values.length).edit();
+      for (const value of values) draft.set(keyOf(value), value);
+      return draft.finish()._shards;
+    }, values.length);
+  }
+
+  /** Whether its shards are filled yet (false only for a `deferred` map not read yet). */
+  get filled(): boolean {
+    return this._made !== undefined;
+  }
+
   get(key: string): V | undefined {
-    return this._shards[shardIndex(key, this._shards.length)]!.get(key);
+    const shards = this._shards;
+    return shards[shardIndex(key, shards.length)]!.get(key);
   }
 
   has(key: string): boolean {
-    return this._shards[shardIndex(key, this._shards.length)]!.has(key);
+    const shards = this._shards;
+    return shards[shardIndex(key, shards.length)]!.has(key);
   }
 
   *values(): IterableIterator<V> {
@@ -68,6 +96,16 @@ export class ShardedMap<V> {
         return new ShardedMap(reshard(shards, wanted), size);
       return new ShardedMap(shards, size);
     });
+  }
+
+  // Private: the shards, filled on first use when deferred; the filler (and the values it
+  // holds) is dropped after.
+  private get _shards(): readonly ReadonlyMap<string, V>[] {
+    if (this._made === undefined) {
+      this._made = this._make!();
+      this._make = undefined;
+    }
+    return this._made;
   }
 }
 
@@ -152,13 +190,20 @@ function reshard<V>(shards: readonly ReadonlyMap<string, V>[], count: number): M
 /** Characters hashed from each end of a long key. */
 const HASHED_ENDS = 8;
 
-/**
- * Private: FNV-1a over the key, masked to the (power of two) shard count. A long key is hashed
- * by its first and last `HASHED_ENDS` characters and its length: ids vary at both ends (UUIDs
- * throughout, `<uuid>_<date>` ids at the start), and a bulk load hashes a million of them.
- */
+/** Private: the shard of `key` among `count`, a power of two: its hash, masked. */
 function shardIndex(key: string, count: number): number {
   if (count === 1) return 0;
+  return keyHash(key) & (count - 1);
+}
+
+/**
+ * FNV-1a over the key, as a signed 32-bit integer (arrays and sets of them hold small
+ * integers). A long key is hashed by its first and last `HASHED_ENDS` characters and its
+ * length: ids vary at both ends (UUIDs throughout, `<uuid>_<date>` ids at the start), and a
+ * bulk load hashes a million of them. Exported for such loads, which compare or group many keys
+ * by hash before touching the keys themselves.
+ */
+export function keyHash(key: string): number {
   let hash = 0x811c9dc5;
   const length = key.length;
   if (length <= 2 * HASHED_ENDS) {
@@ -172,5 +217,5 @@ function shardIndex(key: string, count: number): number {
     }
     hash = Math.imul(hash ^ length, 0x01000193);
   }
-  return (hash >>> 0) & (count - 1);
+  return hash | 0;
 }

@@ -3,7 +3,8 @@
  * batches of any size, rows built as they arrive by `PlanBuilder`) equals the replica an
  * ordinary parse builds: `JSON.parse` of the whole body merged into an empty replica by the
  * delta rules (`applyChangeSet`). Indexes and hybrid weights included, with split lines, rows
- * repeated or deleted inside the export, and text that needs escaping.
+ * repeated or deleted inside the export, and text that needs escaping. Ids whose hashes collide
+ * (the load compares hashes before ids) load as the ordinary parse does.
  */
 import type { ResponseData } from '@plans-gateway/rest-contract';
 import { TEST_MONTH, TEST_NOW } from '@plans-gateway/rest-contract/testing';
@@ -13,6 +14,7 @@ import { mergePlanDelta, planInfoOf } from '../../src/replica/delta.js';
 import type { LazyMap } from '../../src/replica/lazy-map.js';
 import { PlanBuilder } from '../../src/replica/plan-builder.js';
 import { emptyPlanState, type PlanState } from '../../src/replica/plan-state.js';
+import { keyHash, type ShardedMap } from '../../src/replica/sharded-map.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import { ReplicaDataError } from '../../src/replica/validate.js';
 import { JsonArraySplitter } from '../../src/upstream/json-array-stream.js';
@@ -72,7 +74,8 @@ function roughen(data: PlanExport, seed: number): PlanExport {
     transactions.push({ ...first, amount: first.amount + 1, date: '2026-01-02' });
   }
   const second = transactions[(seed >> 3) % Math.max(1, transactions.length)];
-  if (second && second !== first) transactions.push({ ...second, deleted: true });
+  // Half the time no row is deleted, so a repeated row alone must keep the load from deferring.
+  if (second && second !== first && seed % 2 === 1) transactions.push({ ...second, deleted: true });
   const again = subs[(seed >> 2) % Math.max(1, subs.length)];
   if (again) subs.push({ ...again, memo: 'given again' });
   const line = subs[seed % Math.max(1, subs.length)];
@@ -143,6 +146,7 @@ describe('streamed load (property)', () => {
           const streamed = streamedLoad(body, [], 4096);
           const ordinary = ordinaryLoad(body);
           expect((streamed.transactionsByAccount as LazyMap<string, unknown>).built).toBe(false);
+          expect(streamed.transactions.filled).toBe(false);
           // Read by account first, or let the merge be the first to need the indexes.
           if (readFirst)
             expect([...streamed.transactionsByAccount.keys()].sort()).toEqual(
@@ -158,5 +162,71 @@ describe('streamed load (property)', () => {
       ),
       { numRuns: 40, seed: 20261127 },
     );
+  });
+});
+
+/** Ids of one length and the same first and last 8 characters: `keyHash` cannot tell them apart. */
+const COLLIDING = [
+  'aaaaaaaa-0000-4000-8000-bbbbbbbbbbbb',
+  'aaaaaaaa-1111-4111-8111-bbbbbbbbbbbb',
+  'aaaaaaaa-2222-4222-8222-bbbbbbbbbbbb',
+];
+
+/** A plan whose first two transactions take colliding ids, each with a split line. */
+function collidingExport(): PlanExport {
+  const { fake } = createRandomPlan(11, { ...PLAN_SHAPE, transactions: 30, splitShare: 0 });
+  const plan = structuredClone(fake.exportPlan().plan);
+  const [first, second] = plan.transactions;
+  first!.id = COLLIDING[0]!;
+  second!.id = COLLIDING[1]!;
+  const line = (id: string, parent: string) => ({
+    id,
+    transaction_id: parent,
+    amount: first!.amount,
+    memo: `under ${parent}`,
+    payee_id: null,
+    payee_name: null,
+    category_id: null,
+    category_name: null,
+    transfer_account_id: null,
+    transfer_transaction_id: null,
+    deleted: false,
+  });
+  plan.subtransactions = [
+    line('line-1', COLLIDING[0]!),
+    line('line-2', COLLIDING[1]!),
+    // Its parent is no row, though its hash is two rows' hash: the line is dropped.
+    line('line-3', COLLIDING[2]!),
+  ];
+  return { server_knowledge: 5, plan };
+}
+
+describe('streamed load, ids whose hashes collide', () => {
+  it('keeps rows whose ids only hash alike, their lines, and no line of a missing parent', () => {
+    expect(new Set(COLLIDING.map(keyHash)).size).toBe(1);
+    const body = JSON.stringify({ data: collidingExport() });
+    const streamed = streamedLoad(body, [], 512);
+    expect((streamed.transactions as ShardedMap<unknown>).filled).toBe(false);
+    const ordinary = ordinaryLoad(body);
+    expect(dump(streamed)).toEqual(dump(ordinary));
+    expect(streamed.transactions.size).toBe(30);
+    expect(streamed.transactions.get(COLLIDING[1]!)?.memo).toBe(
+      ordinary.transactions.get(COLLIDING[1]!)?.memo,
+    );
+    expect([...streamed.subtransactions.values()].map((line) => line.id).sort()).toEqual([
+      'line-1',
+      'line-2',
+    ]);
+  });
+
+  it('finds an id given twice among rows whose ids hash alike: the later row wins', () => {
+    const data = collidingExport();
+    const again = { ...data.plan.transactions[1]!, memo: 'given again' };
+    data.plan.transactions.push(again);
+    const body = JSON.stringify({ data });
+    const streamed = streamedLoad(body, [], 512);
+    expect(dump(streamed)).toEqual(dump(ordinaryLoad(body)));
+    expect(streamed.transactions.size).toBe(30);
+    expect(streamed.transactions.get(COLLIDING[1]!)?.memo).toBe('given again');
   });
 });
