@@ -7,7 +7,7 @@
  * (the load compares hashes before ids) load as the ordinary parse does.
  */
 import type { ResponseData } from '@plans-gateway/rest-contract';
-import { TEST_MONTH, TEST_NOW } from '@plans-gateway/rest-contract/testing';
+import { subtransaction, TEST_MONTH, TEST_NOW } from '@plans-gateway/rest-contract/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mergePlanDelta, planInfoOf } from '../../src/replica/delta.js';
@@ -179,19 +179,8 @@ function collidingExport(): PlanExport {
   const [first, second] = plan.transactions;
   first!.id = COLLIDING[0]!;
   second!.id = COLLIDING[1]!;
-  const line = (id: string, parent: string) => ({
-    id,
-    transaction_id: parent,
-    amount: first!.amount,
-    memo: `under ${parent}`,
-    payee_id: null,
-    payee_name: null,
-    category_id: null,
-    category_name: null,
-    transfer_account_id: null,
-    transfer_transaction_id: null,
-    deleted: false,
-  });
+  const line = (id: string, parent: string) =>
+    subtransaction({ id, transaction_id: parent, amount: first!.amount, memo: `under ${parent}` });
   plan.subtransactions = [
     line('line-1', COLLIDING[0]!),
     line('line-2', COLLIDING[1]!),
