@@ -90,10 +90,12 @@ describe('a Redis that hangs', () => {
     // Both instances hold the first token's plan; the second instance also the second token's.
     // (One after the other: a cold read that finds another instance loading the plan polls for
     // its snapshot on the suite's clock, which stands still.)
-    expectServed(await read(a, first));
+    expectServed(await within(read(a, first), 'the cold read on the first instance'));
     await until(() => a.gateway.cluster!.stats().snapshotsWritten === 1, 'the snapshot stored');
-    expectServed(await read(b, first));
-    expectServed(await read(b, second));
+    expectServed(
+      await within(read(b, first), 'the read of the stored plan on the second instance'),
+    );
+    expectServed(await within(read(b, second), 'the cold read on the second instance'));
     // The clock stands still unless moved: a second makes every replica older than `no-cache`.
     // (Once no round trip is in flight: the clock also runs their deadlines.)
     await until(() => scheduler.pending() === 0, 'no round trip in flight');
@@ -142,11 +144,14 @@ describe('a Redis that hangs', () => {
     // From now on, with Redis still frozen and the clock still, everything answers at once:
     // reads within max-age, syncs, warm-ups, writes, rateLimit, on either instance.
     const fallbacks = [a, b].map((at) => at.gateway.cluster!.stats().fallbacks);
-    const { body } = await gqlAt<{ plan: { payees: { id: string }[] } }>(
-      b.url,
-      'query($planId: PlanId!) { plan(id: $planId) { payees { id } } }',
-      { planId: planOf(second) },
-      second,
+    const { body } = await within(
+      gqlAt<{ plan: { payees: { id: string }[] } }>(
+        b.url,
+        'query($planId: PlanId!) { plan(id: $planId) { payees { id } } }',
+        { planId: planOf(second) },
+        second,
+      ),
+      'the payees read while Redis is frozen',
     );
     const payeeId = body.data!.plan.payees[0]!.id;
     const meanwhile = await within(
@@ -180,7 +185,7 @@ describe('a Redis that hangs', () => {
       // that would count as a second outage.
       await until(() => !degraded(), 'both links back', { timeoutMs: 2_000 }).catch(() => {});
     }
-    expectServed(await read(b, second, NO_CACHE));
+    expectServed(await within(read(b, second, NO_CACHE), 'a sync once Redis is back'));
     expect(b.gateway.cluster!.stats().outages).toBe(1);
     expect(a.gateway.cluster!.stats().outages).toBe(1);
   }, 90_000);
