@@ -96,6 +96,12 @@ if owned(redis.call('GET', KEYS[1]), ARGV[1]) then redis.call('DEL', KEYS[1]) en
 return 1
 `);
 
+/**
+ * Unanswered flights remembered for release at most: only round trips in flight when Redis
+ * stops answering are (a link found down sends none), so a few; the bound is for safety.
+ */
+const MAX_UNANSWERED = 1_000;
+
 /** Void leases or pauses met by one flight before it stops taking them over and goes alone. */
 const MAX_VOID_ENTRIES = 2;
 
@@ -123,6 +129,19 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
   let sequence = 0;
   const leaseOf = (seal: TokenSeal, flight: { key: string; owner: string }) =>
     leaseValue(seal, flight.key, flight.owner, now() + leaseMs);
+  /**
+   * Flights whose `TAKE_FLIGHT` got no answer in time: their sync went on alone, but Redis may
+   * have set the lease all the same (a Redis that hung runs what waited once it resumes), and
+   * every other sync of the plan would wait on that lease until it expires. Each is released,
+   * if its owner still holds it, as soon as the link is back.
+   */
+  const unanswered = new Map<string, { key: string; owner: string }>();
+  link.onAvailable(() => {
+    for (const flight of unanswered.values()) {
+      void link.script(RELEASE, [flight.key], [flight.owner]);
+    }
+    unanswered.clear();
+  });
 
   /** Private: another instance's answer that satisfies this sync, if one arrived. */
   function reusable(request: FetchPlanRequest, planId: string): FetchPlanResult | undefined {
@@ -306,7 +325,11 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
         [flight.owner, leaseOf(seal, flight), leaseMs, ignoring.pause, ignoring.lease],
         true,
       );
-      if (reply === UNAVAILABLE || !Array.isArray(reply)) return fetchPlan(request);
+      if (reply === UNAVAILABLE) {
+        if (unanswered.size < MAX_UNANSWERED) unanswered.set(flight.owner, flight);
+        return fetchPlan(request);
+      }
+      if (!Array.isArray(reply)) return fetchPlan(request);
       const [state, left, value] = reply as unknown[];
       const verdict = replyText(state);
       const leftMs = Math.max(1, typeof left === 'number' ? left : Number(String(left ?? 0)));
