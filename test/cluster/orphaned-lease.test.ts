@@ -10,13 +10,13 @@
 import type { Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisName } from '../../src/cluster/seal.js';
-import { DEFAULT_CLUSTER } from '../../src/config/config.js';
 import type { ManualScheduler } from '../../src/live/scheduler.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
-import { type GraphQLResponse, gqlAt } from '../support/graphql.js';
+import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { startStack, type TimedStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
+import { bringLinksBack, expectServed, frozenRedisCluster } from './support/frozen-redis.js';
 import { within } from './support/within.js';
 
 const TOKEN = 'orphaned-lease-token-01';
@@ -37,13 +37,10 @@ beforeAll(async () => {
     clock: 'manual',
     timers: 'manual',
     sandbox: { users: [{ token: TOKEN, plans: [{ seed: 3, transactions: 40 }] }] },
-    cluster: {
-      url: redis.url,
-      ...DEFAULT_CLUSTER,
-      keyPrefix: redis.prefix,
+    cluster: frozenRedisCluster(redis, {
       commandTimeoutMs: COMMAND_TIMEOUT_MS,
       flightLeaseMs: FLIGHT_LEASE_MS,
-    },
+    }),
   });
   ({ sandbox, scheduler } = stack);
   expect(await stack.gateway.cluster!.ready(5_000)).toBe(true);
@@ -58,11 +55,6 @@ afterAll(async () => {
 function read(headers: Record<string, string> = {}) {
   const planId = sandbox.users[0]!.planIds[0]!;
   return gqlAt<{ plan: { id: string } }>(stack.url, READ, { planId }, TOKEN, headers);
-}
-
-function expectServed(answer: GraphQLResponse<unknown>): void {
-  expect(answer.status).toBe(200);
-  expect(answer.body.errors).toBeUndefined();
 }
 
 describe('a flight lease Redis set after the instance gave up on it', () => {
@@ -87,13 +79,7 @@ describe('a flight lease Redis set after the instance gave up on it', () => {
 
     // Redis resumes and runs the TAKE_FLIGHT: the lease is set for a flight nobody leads.
     redis.resume();
-    for (let probe = 0; cluster.stats().degraded; probe += 1) {
-      expect(probe).toBeLessThan(20);
-      await scheduler.advance(COMMAND_TIMEOUT_MS);
-      await until(() => !cluster.stats().degraded, 'the link back', { timeoutMs: 2_000 }).catch(
-        () => {},
-      );
-    }
+    await bringLinksBack(scheduler, [cluster], COMMAND_TIMEOUT_MS);
     await until(
       async () => (await redis.client.exists(lease)) === 0,
       'the orphaned lease released',

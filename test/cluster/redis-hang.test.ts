@@ -14,13 +14,13 @@
 import type { Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisName } from '../../src/cluster/seal.js';
-import { DEFAULT_CLUSTER } from '../../src/config/config.js';
 import type { ManualScheduler } from '../../src/live/scheduler.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
-import { type GraphQLResponse, gqlAt } from '../support/graphql.js';
+import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { type ServedGateway, startStack, type TimedStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
+import { bringLinksBack, expectServed, frozenRedisCluster } from './support/frozen-redis.js';
 import { within } from './support/within.js';
 
 const TOKENS = ['hang-token-first-0001', 'hang-token-second-002', 'hang-token-third-0003'];
@@ -45,13 +45,10 @@ let b: ServedGateway;
 
 beforeAll(async () => {
   redis = await startTestRedis({ own: true });
-  const cluster = {
-    url: redis.url,
-    ...DEFAULT_CLUSTER,
-    keyPrefix: redis.prefix,
+  const cluster = frozenRedisCluster(redis, {
     commandTimeoutMs: COMMAND_TIMEOUT_MS,
     flightLeaseMs: FLIGHT_LEASE_MS,
-  };
+  });
   stack = await startStack({
     clock: 'manual',
     timers: 'manual',
@@ -77,11 +74,6 @@ const planOf = (token: string) => sandbox.users.find((user) => user.token === to
 
 function read(at: ServedGateway, token: string, headers: Record<string, string> = {}) {
   return gqlAt<{ plan: { id: string } }>(at.url, READ, { planId: planOf(token) }, token, headers);
-}
-
-function expectServed(answer: GraphQLResponse<unknown>): void {
-  expect(answer.status).toBe(200);
-  expect(answer.body.errors).toBeUndefined();
 }
 
 describe('a Redis that hangs', () => {
@@ -185,15 +177,7 @@ describe('a Redis that hangs', () => {
 
     // Redis answers again: the probes bring both links back.
     redis.resume();
-    const degraded = () => [a, b].some((at) => at.gateway.cluster!.stats().degraded);
-    for (let probe = 0; degraded(); probe += 1) {
-      expect(probe).toBeLessThan(20);
-      await scheduler.advance(COMMAND_TIMEOUT_MS);
-      // The probes' answers come in real time. The clock moves on only when they did not come:
-      // moving it times out whatever a link that came back has on its way (a busy machine), and
-      // that would count as a second outage.
-      await until(() => !degraded(), 'both links back', { timeoutMs: 2_000 }).catch(() => {});
-    }
+    await bringLinksBack(scheduler, [a.gateway.cluster!, b.gateway.cluster!], COMMAND_TIMEOUT_MS);
     expectServed(await within(read(b, second, NO_CACHE), 'a sync once Redis is back'));
     expect(b.gateway.cluster!.stats().outages).toBe(1);
     expect(a.gateway.cluster!.stats().outages).toBe(1);
