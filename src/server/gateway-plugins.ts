@@ -100,6 +100,7 @@ export function operationPlugins(
     ...(config.httpCaching
       ? [
           useHttpCaching({
+            admission,
             replicas,
             defaultMaxAgeMs: config.maxAgeMs,
             schemaDigest: createHash('sha256').update(printSchema(served)).digest('hex'),

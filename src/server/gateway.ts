@@ -41,6 +41,7 @@ import { createGatewayReplicas } from './gateway-replicas.js';
 import { createGatewayWebhooks } from './gateway-webhooks.js';
 import { operationContext } from './operation-context.js';
 import { createAnswerCache } from './plugins/answer-cache.js';
+import { guardRequestHook } from './plugins/guard-request-hook.js';
 import { persistedDocuments } from './plugins/use-persisted-documents.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { createRequestIds } from './plugins/use-request-id.js';
@@ -349,8 +350,11 @@ function createGatewayYoga(
     // yoga's own caches keyed 1,024 whole texts each and kept failed parses.
     parserAndValidationCache: false,
     cors: parts.cors ? corsOptions(config) : false,
-    // Last: it wraps whichever request parser the plugins before it chose.
-    plugins: [...parts.plugins, useRequestBodyLimit(config.limits.bodyBytes)],
+    // Last: it wraps whichever request parser the plugins before it chose. A request hook's
+    // failure is answered as JSON and logged, never as whatwg-node's text/plain stack.
+    plugins: [...parts.plugins, useRequestBodyLimit(config.limits.bodyBytes)].map((plugin) =>
+      guardRequestHook(plugin, parts.logger),
+    ),
     context: parts.context,
   });
 }
