@@ -28,6 +28,7 @@ import { createSettling } from '../writes/settling.js';
 import { type Admission, createAdmission } from './admission/admission.js';
 import { corsOptions } from './cors-options.js';
 import { classifyFailure } from './failure-policy.js';
+import { requestFreshness } from './freshness.js';
 import { ownCluster, requestLedger } from './gateway-cluster.js';
 import { createGatewayLive } from './gateway-live.js';
 import {
@@ -204,6 +205,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     onError: (error) => logInternalError(logger, error, 'subscription poll failed'),
   });
   const requestIds = createRequestIds();
+  const freshnessOf = requestFreshness(config.maxAgeMs, now);
   let draining = false;
   const sinks = reportSinks(metrics, logger);
   const persisted = persistedDocuments(config);
@@ -235,6 +237,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         : undefined,
     extra: deps.plugins,
     compiledQueries: config.compiledQueries,
+    freshnessOf,
   };
   const webhooks = createGatewayWebhooks({
     config,
@@ -257,6 +260,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     tracer: deps.tracer,
     webhooks: webhooks.registry,
     settling,
+    freshnessOf,
   });
   let subgraphEndpoint: SubgraphEndpoint | undefined;
   // The subgraph answers behind the gateway's door (CORS, headers, compression): no CORS of its own.

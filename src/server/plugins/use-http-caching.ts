@@ -15,7 +15,7 @@ import type { GatewayContext } from '../../schema/context.js';
 import type { OperationReport, OperationReportSink } from '../../telemetry/operation-report.js';
 import type { UpstreamCallRecord } from '../../upstream/client.js';
 import type { Admission, Bounded } from '../admission/admission.js';
-import { freshnessFrom } from '../freshness.js';
+import type { FreshnessOf } from '../freshness.js';
 import type { AnswerCache, StoredAnswer } from './answer-cache.js';
 import { isPreflighted } from './use-csrf-prevention.js';
 import { METRICS_HEADER } from './use-response-extensions.js';
@@ -30,8 +30,11 @@ export interface HttpCachingOptions {
   admission: Pick<Admission, 'bounded'>;
   /** Re-reads the replicas a remembered answer depended on: no upstream call within max-age. */
   replicas: Pick<ReplicaStore, 'read'>;
-  /** Freshness when the request's `Cache-Control` says nothing. */
-  defaultMaxAgeMs: number;
+  /**
+   * The request's freshness, decided once per request: revalidating at the door and executing
+   * afterwards ask for the same data (one delta for a `no-cache` read, not two).
+   */
+  freshnessOf: FreshnessOf;
   /** Answers of another schema are other representations: part of every ETag. */
   schemaDigest: string;
   /** Operations whose dependencies are remembered for revalidation. @default 10_000 */
@@ -98,7 +101,7 @@ interface Named {
 export function useHttpCaching({
   admission,
   replicas,
-  defaultMaxAgeMs,
+  freshnessOf,
   schemaDigest,
   maxEntries = 10_000,
   answers,
@@ -128,7 +131,7 @@ export function useHttpCaching({
     const entry = remembered.get(fingerprint);
     const credentials = credentialsFrom(request);
     if (!entry?.replayable || !credentials) return null;
-    const freshness = freshnessFrom(request, defaultMaxAgeMs);
+    const freshness = freshnessOf(request);
     const dependencies: ReplicaDependency[] = [];
     const ages: number[] = [];
     for (const planId of entry.plans) {
