@@ -85,6 +85,10 @@ export function operationContext(deps: OperationContextDeps) {
       restCache: loggedRestCache(restCache, reads),
       meter,
       deadline: deadline.signal,
+      coldPlans: {
+        max: config.limits.aliases,
+        holds: (tokenKey, planId) => replicas.peek(tokenKey, planId) !== undefined,
+      },
     });
     const writes = createWritePipeline({
       credentials,
