@@ -184,7 +184,7 @@ async function main(): Promise<void> {
     await within(CLOSE_STEP_MS, tracing?.shutdown());
     process.exit(0);
   }
-  const host = settings.host ?? (sandbox ? '127.0.0.1' : '0.0.0.0');
+  const { host } = settings;
   const mcpHttp = settings.mcp.path
     ? createMcpHttp(createMcpParts(gateway, schema, settings.mcp, version()))
     : undefined;

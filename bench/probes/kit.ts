@@ -4,11 +4,13 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createSandbox, type Sandbox, type SandboxOptions } from '@plans-gateway/sandbox';
 import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
+import type { Probes } from './transports/probe.js';
 
 setFlagsFromString('--expose-gc');
 /** A full garbage collection (the probes run with `--expose-gc` set at start). */
@@ -136,3 +138,23 @@ export const userWith = (token: string, transactions = 200, plans = 1) => ({
   token,
   plans: Array.from({ length: plans }, (_, i) => ({ seed: 3 + i, transactions })),
 });
+
+/**
+ * Runs the probes by item number, in order (`--only 1,2,9`: those alone), each on its own: a
+ * probe that fails is reported and the next runs. Exits when all are done.
+ */
+export async function runProbes(title: string, all: Probes): Promise<never> {
+  const { values: flags } = parseArgs({ options: { only: { type: 'string' } } });
+  const only = flags.only ? new Set(flags.only.split(',').map((s) => s.trim())) : null;
+  console.log(`${title}, node ${process.version}, ${new Date().toISOString()}`);
+  const items = Object.keys(all).sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10));
+  for (const item of items) {
+    if (only && !only.has(item)) continue;
+    try {
+      await all[item]?.();
+    } catch (error) {
+      console.log(`\n[item ${item}] probe failed: ${error instanceof Error ? error.stack : error}`);
+    }
+  }
+  process.exit(0);
+}

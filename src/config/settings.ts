@@ -27,13 +27,18 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** @default 10 s: longer than a typical read, shorter than Docker's 10 s stop timeout plus margin. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+/** Loopback: a gateway is on the network only when its operator says so (`HOST=0.0.0.0`). */
+export const DEFAULT_HOST = '127.0.0.1';
 /** Answers smaller than this go out uncompressed: the headers would eat the gain. */
 export const DEFAULT_COMPRESSION_MIN_BYTES = 1024;
 
 export interface Settings {
   port: number;
-  /** Undefined: 127.0.0.1 with the embedded sandbox, 0.0.0.0 against a real upstream. */
-  host: string | undefined;
+  /**
+   * The interface to listen on: loopback unless told, with or without an upstream, so GraphiQL,
+   * MCP and metrics of a developer's gateway are not on the network (the image sets 0.0.0.0).
+   */
+  host: string;
   /** Undefined: start the embedded sandbox. */
   upstreamUrl: string | undefined;
   maxAgeMs: number;
@@ -110,7 +115,7 @@ The Plans GraphQL gateway. Without UPSTREAM_URL it embeds a REST sandbox with a 
 Every setting is an environment variable; booleans accept on/off, true/false, 1/0.
 
   PORT                          GraphQL port (default ${DEFAULT_PORT}; 0 = any free port)
-  HOST                          interface (default 127.0.0.1 embedded, 0.0.0.0 with UPSTREAM_URL)
+  HOST                          interface to listen on (default ${DEFAULT_HOST}; the Docker image sets 0.0.0.0)
   UPSTREAM_URL                  REST base URL including /v1 (default: embedded sandbox)
   MAX_AGE_SECONDS               replica max-age (default ${DEFAULT_MAX_AGE_MS / 1000})
   REPLICA_MAX_MB                memory budget of all replicas, and the largest plan export read (default ${DEFAULT_REPLICA_BYTES / 1024 / 1024})
@@ -216,7 +221,7 @@ export function parseSettings(
       command,
       settings: {
         port: optional(env, 'PORT', (v, n) => integer(v, n, 0, 65_535)) ?? DEFAULT_PORT,
-        host: optional(env, 'HOST', nonEmpty),
+        host: optional(env, 'HOST', nonEmpty) ?? DEFAULT_HOST,
         upstreamUrl: upstream,
         maxAgeMs:
           (optional(env, 'MAX_AGE_SECONDS', (v, n) => integer(v, n, 0, 86_400)) ??

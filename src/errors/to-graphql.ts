@@ -2,9 +2,19 @@ import type { GraphQLError } from 'graphql';
 import { ReplicaDataError } from '../replica/validate.js';
 import { gatewayError } from './codes.js';
 import { OperationDeadlineError } from './deadline-error.js';
-import { gatewayErrorCode, isUpstreamError, type UpstreamError } from './upstream-error.js';
+import {
+  gatewayErrorCode,
+  isUpstreamError,
+  type UpstreamError,
+  windowOf,
+} from './upstream-error.js';
 
 function messageOf(error: UpstreamError): string {
+  if (error.quota) {
+    const { limit, windowMs } = error.quota;
+    const wait = Math.ceil((error.retryAfterMs ?? 0) / 1000);
+    return `Not sent: this token has made the ${limit} requests the upstream allows it in ${windowOf(windowMs)} (the gateway's count); ${error.operationId} may go in ${wait} s.`;
+  }
   switch (error.kind) {
     case 'http': {
       const rest = error.upstream;
@@ -44,6 +54,9 @@ export function toGraphQLError(error: UpstreamError): GraphQLError {
       operationId: error.operationId,
       retryable: error.retryable,
       ...(error.outcomeUnknown ? { outcomeUnknown: true } : {}),
+      ...(error.quota && error.retryAfterMs !== null
+        ? { retryAfterSeconds: Math.ceil(error.retryAfterMs / 1000) }
+        : {}),
     },
   });
 }

@@ -45,7 +45,16 @@ export interface UpstreamErrorInit {
   retryAfterMs?: number | null;
   /** Kind `too_large`: the limit passed, and the setting that raises it, if one does. */
   sizeLimit?: SizeLimit | null;
+  /** Set when the token's request ledger held the call back: it was never sent. */
+  quota?: SpentQuota | null;
   cause?: unknown;
+}
+
+/** The upstream's quota of a token, spent by the gateway's count (its request ledger). */
+export interface SpentQuota {
+  /** Requests the upstream allows a token per window. */
+  readonly limit: number;
+  readonly windowMs: number;
 }
 
 /** The size limit an answer passed (kind `too_large`). */
@@ -85,6 +94,11 @@ export class UpstreamError extends Error {
   readonly retryAfterMs: number | null;
   /** Kind `too_large`: the limit the answer passed, and what raises it. */
   readonly sizeLimit: SizeLimit | null;
+  /**
+   * The token's quota as the gateway counted it, when its request ledger held the call back: a
+   * 429 answered from the ledger, the call never sent (`attempts: 0`, `upstream: null`).
+   */
+  readonly quota: SpentQuota | null;
 
   constructor(init: UpstreamErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -98,6 +112,7 @@ export class UpstreamError extends Error {
     this.attempts = init.attempts;
     this.retryAfterMs = init.retryAfterMs ?? null;
     this.sizeLimit = init.sizeLimit ?? null;
+    this.quota = init.quota ?? null;
   }
 }
 
@@ -228,6 +243,36 @@ export function errorFromResponse(
   });
 }
 
+/**
+ * A call the token's request ledger has no room for: the upstream would refuse it (429), so it
+ * is not sent. Retryable once the oldest counted request leaves the window (`retryAfterMs`);
+ * a write held back here was certainly not applied.
+ */
+export function quotaSpent(
+  call: Pick<FailedCall, 'operationId' | 'method'>,
+  quota: SpentQuota,
+  retryAfterMs: number,
+): UpstreamError {
+  return new UpstreamError({
+    message: `${prefix(call)} not sent: the token has made the ${quota.limit} requests the upstream allows it in ${windowOf(quota.windowMs)}, by the gateway's count; the next may go in ${Math.ceil(retryAfterMs / 1000)} s`,
+    operationId: call.operationId,
+    method: call.method,
+    status: 429,
+    kind: 'http',
+    upstream: null,
+    retryable: true,
+    outcomeUnknown: false,
+    attempts: 0,
+    retryAfterMs,
+    quota,
+  });
+}
+
+/** How a rate window reads in a message: `an hour`, `60 s`. */
+export function windowOf(windowMs: number): string {
+  return windowMs === 3_600_000 ? 'an hour' : `${Math.round(windowMs / 1000)} s`;
+}
+
 /** A 2xx whose body is not a valid response. `reason` is ours, never upstream text. */
 export function malformedResponse(call: FailedCall, status: number, reason: string): UpstreamError {
   const isWrite = call.method !== 'GET';
@@ -349,7 +394,7 @@ function errorCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function prefix(call: FailedCall): string {
+function prefix(call: Pick<FailedCall, 'operationId' | 'method'>): string {
   return `${call.operationId} (${call.method}):`;
 }
 

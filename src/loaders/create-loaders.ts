@@ -1,5 +1,6 @@
 import { PLAN_ALIASES, type User } from '@plans-gateway/rest-contract';
 import DataLoader from 'dataloader';
+import { gatewayError } from '../errors/codes.js';
 import { rethrowAsGraphQL } from '../errors/to-graphql.js';
 import { type Credentials, unauthenticated } from '../operation/credentials.js';
 import type { OperationMeter } from '../operation/meter.js';
@@ -33,6 +34,15 @@ export interface LoaderDeps {
    * and replica waits give up when it aborts. @default none
    */
   deadline?: () => AbortSignal | undefined;
+  /** What `admitColdPlans` bounds: plans the token holds no replica of, per operation. */
+  coldPlans: ColdPlanBound;
+}
+
+export interface ColdPlanBound {
+  /** Distinct plans not held one operation may name (`limits.aliases`). */
+  readonly max: number;
+  /** Whether the token holds a replica of the plan (id or alias), whatever its age. */
+  holds(tokenKey: string, planId: string): boolean;
 }
 
 /** Checks a REST answer before it is cached (see `assertRestAnswer`), passing it through. */
@@ -48,7 +58,10 @@ function checked(key: Parameters<typeof assertRestAnswer>[1]) {
  * REST-cache read per collection, whatever the number of resolvers asking.
  */
 export function createLoaders(deps: LoaderDeps): Loaders {
-  const { credentials, freshness, upstream, replicas, restCache, meter, deadline } = deps;
+  const { credentials, freshness, upstream, replicas, restCache, meter, deadline, coldPlans } =
+    deps;
+  /** Plans not held when a client named them in this operation (`admitColdPlans`). */
+  const named = new Set<string>();
 
   function requireCredentials(): Credentials {
     if (!credentials) throw unauthenticated();
@@ -124,6 +137,16 @@ export function createLoaders(deps: LoaderDeps): Loaders {
 
   return {
     plan: (planId) => snapshots.load(planId),
+    admitColdPlans(planIds) {
+      // Without a token nothing is read: each read fails UNAUTHENTICATED on its own.
+      if (!credentials) return;
+      const cold = new Set<string>();
+      for (const planId of planIds)
+        if (!named.has(planId) && !coldPlans.holds(credentials.tokenKey, planId)) cold.add(planId);
+      if (named.size + cold.size > coldPlans.max)
+        throw tooManyColdPlans(named.size + cold.size, coldPlans.max);
+      for (const planId of cold) named.add(planId);
+    },
     loaded: (planId) => snapshots.loaded(planId),
     user: () => userLoader.load('user'),
     plans: () => planListLoader.load('plans'),
@@ -263,6 +286,15 @@ function planLoader(read: (planId: string) => Promise<PlanSnapshot>): PlanLoader
 function eachKey<K, V>(load: (key: K) => Promise<V>): DataLoader<K, V> {
   return new DataLoader((keys: readonly K[]) =>
     Promise.all(keys.map((key) => load(key).catch(asError))),
+  );
+}
+
+/** Private: the refusal of an operation that names more plans not held than it may read. */
+function tooManyColdPlans(count: number, max: number) {
+  return gatewayError(
+    `The operation names ${count} plans this gateway holds no replica of for the token; one operation may read at most ${max} (the aliases limit). Send the rest in other requests.`,
+    'OPERATION_TOO_COMPLEX',
+    { extensions: { limit: 'plans', value: count, max } },
   );
 }
 

@@ -23,6 +23,13 @@ export interface Loaders {
   /** The plan by id or alias (`last-used`, `default`), fresh per the request's freshness. */
   plan(planId: string): Promise<PlanSnapshot>;
   /**
+   * Before plans named by the client are read (`_entities`' representations): counts those the
+   * token holds no replica of, not yet counted in this operation, against the operation's bound
+   * of cold plans (the aliases limit, which bounds `plan(id:)` the same way), and throws
+   * `OPERATION_TOO_COMPLEX` (`limit: plans`) if they would pass it, before any is read.
+   */
+  admitColdPlans(planIds: Iterable<string>): void;
+  /**
    * The plan, when this operation has already loaded it (id or alias as asked): resolvers
    * answer from it without a promise, the executor's fast path. Undefined otherwise.
    */

@@ -298,15 +298,24 @@ function notify(onApplied: ReplicaStoreOptions['onApplied'], change: AppliedChan
 
 /** Private: whether the held replica answers the read without any upstream call. */
 function isFresh(held: HeldReplica, request: ReplicaReadRequest, arrival: number): boolean {
-  const maxAge = request.freshness.maxAgeMs;
+  const oldest = oldestAccepted(request, arrival);
   return (
     request.freshness.forceSync !== true &&
     held.entry !== undefined &&
     held.entry.expiredAtEpoch === undefined &&
     !held.entry.suspect &&
-    arrival - held.entry.syncedAt <= maxAge &&
-    (held.resolution === undefined || arrival - held.resolution.checkedAt <= maxAge)
+    held.entry.syncedAt >= oldest &&
+    (held.resolution === undefined || held.resolution.checkedAt >= oldest)
   );
+}
+
+/**
+ * Private: the oldest sync a read accepts: its max-age before the arrival of the request it
+ * answers (`freshness.asOf`), else before its own arrival; never a time still to come.
+ */
+function oldestAccepted(request: ReplicaReadRequest, arrival: number): number {
+  const { asOf, maxAgeMs } = request.freshness;
+  return Math.min(asOf ?? arrival, arrival) - maxAgeMs;
 }
 
 async function readReplica(store: StoreState, request: ReplicaReadRequest): Promise<ReplicaRead> {
@@ -346,7 +355,7 @@ async function awaitSync(
 ): Promise<Outcome> {
   const { signal } = request;
   const key = replicaKey(request.tokenKey, request.planId);
-  const oldest = arrival - request.freshness.maxAgeMs;
+  const oldest = oldestAccepted(request, arrival);
   const forceSync = request.freshness.forceSync === true;
   // A follow-up, or a forced sync, is shared by readers that need data sent no earlier than its
   // own start. A flight this read starts at once needs only what the read asks, however the

@@ -153,8 +153,15 @@ export interface PlanSnapshot {
 export type StaleReason = 'RATE_LIMITED' | 'UPSTREAM_ERROR' | 'UPSTREAM_UNAVAILABLE';
 
 export interface Freshness {
-  /** Accept a replica synced at most this long ago. */
+  /** Accept a replica synced at most this long before `asOf`. */
   maxAgeMs: number;
+  /**
+   * Epoch ms the age is counted to: the arrival of the request these reads answer. Every read of
+   * one request (a revalidation at the door, then each of its executor's loads) then asks for the
+   * same data, synced no earlier than `asOf - maxAgeMs`: a `no-cache` request costs one delta,
+   * not one per read that comes a millisecond later. @default each read's own arrival
+   */
+  asOf?: number;
   /**
    * Sync with a request sent after this read arrived, whatever the replica's age, never sharing
    * a sync that was already in the air (it may have been answered before the caller's write).

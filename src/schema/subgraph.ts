@@ -31,8 +31,13 @@ export function buildSubgraphSchema(): GraphQLSchema {
   const check = representationCheck(schema);
   // graphql-js builds each field once and hands the same object to execution and to pricing,
   // so completing the plugin's field in place is what both see.
-  entities.resolve = (root, args: { representations?: unknown }, ctx, info) =>
-    resolveEach(root, { representations: check(args.representations) }, ctx, info);
+  entities.resolve = (root, args: { representations?: unknown }, ctx, info) => {
+    const representations = check(args.representations);
+    // Each plan the token holds no replica of costs an upstream call: as many as `plan(id:)`
+    // aliases may, no more (counted across every `_entities` of the operation).
+    ctx.loaders.admitColdPlans(representations.map(planIdOf));
+    return resolveEach(root, { representations }, ctx, info);
+  };
   entities.extensions = { ...entities.extensions, complexity: entitiesCost };
   return schema;
 }
@@ -99,6 +104,11 @@ function representationCheck(schema: GraphQLSchema) {
       throw badUserInput('representations', 'must be a list of representations');
     return representations.map(checkOne);
   };
+}
+
+/** Private: the plan a checked representation is found in (a plan's own key is its id). */
+function planIdOf(representation: Record<string, unknown>): string {
+  return String(representation.__typename === 'Plan' ? representation.id : representation.planId);
 }
 
 function keyOf(typename: EntityName): string {

@@ -1,5 +1,28 @@
 import type { Freshness } from '../replica/types.js';
 
+/** The freshness of each request, decided once: see `requestFreshness`. */
+export type FreshnessOf = (request: Request) => Freshness;
+
+/**
+ * Freshness decided once per request, at its first asking, with the request's arrival (`asOf`):
+ * whatever reads for it (the answer cache revalidating at the door, then the executor, compiled
+ * or not, each loader) asks the replicas for the same data. A `no-cache` read whose door
+ * revalidation sent a delta is then answered by that delta, not by a second one sent a
+ * millisecond later. Kept by request object: one per HTTP request (every operation of a batch),
+ * one per WebSocket or MCP operation (each makes its own).
+ */
+export function requestFreshness(defaultMaxAgeMs: number, now: () => number): FreshnessOf {
+  const decided = new WeakMap<Request, Freshness>();
+  return (request) => {
+    let freshness = decided.get(request);
+    if (!freshness) {
+      freshness = { ...freshnessFrom(request, defaultMaxAgeMs), asOf: now() };
+      decided.set(request, freshness);
+    }
+    return freshness;
+  };
+}
+
 /**
  * Per-request freshness from `Cache-Control`: `no-cache` (or `max-age=0`) forces a delta sync,
  * `max-age=N` accepts data up to N seconds old, but never older than the gateway's own max-age:
@@ -7,7 +30,7 @@ import type { Freshness } from '../replica/types.js';
  * revoked upstream would otherwise be served from the replica for as long as it asks).
  * Unknown or malformed directives are ignored, as HTTP caches do.
  */
-export function freshnessFrom(request: Request, defaultMaxAgeMs: number): Freshness {
+function freshnessFrom(request: Request, defaultMaxAgeMs: number): Freshness {
   const header = request.headers.get('cache-control');
   if (!header) return { maxAgeMs: defaultMaxAgeMs };
   const directives = header

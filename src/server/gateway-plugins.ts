@@ -13,6 +13,7 @@ import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { OperationReportSink } from '../telemetry/operation-report.js';
 import type { Admission } from './admission/admission.js';
 import { useAdmission } from './admission/use-admission.js';
+import type { FreshnessOf } from './freshness.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import type { AnswerCache } from './plugins/answer-cache.js';
 import { useCompiledQueries } from './plugins/use-compiled-queries.js';
@@ -57,6 +58,8 @@ export interface GatewayPluginsOptions {
   extra?: readonly Plugin[] | undefined;
   /** Queries that can run compiled do (graphql-jit): `GatewayConfig.compiledQueries`. */
   compiledQueries: boolean;
+  /** Each request's freshness, decided once (the operation context asks the same). */
+  freshnessOf: FreshnessOf;
 }
 
 /**
@@ -100,8 +103,9 @@ export function operationPlugins(
     ...(config.httpCaching
       ? [
           useHttpCaching({
+            admission,
             replicas,
-            defaultMaxAgeMs: config.maxAgeMs,
+            freshnessOf: options.freshnessOf,
             schemaDigest: createHash('sha256').update(printSchema(served)).digest('hex'),
             maxEntries: config.httpCaching.maxEntries,
             ...(options.answers ? { answers: options.answers } : {}),

@@ -28,6 +28,7 @@ import { createSettling } from '../writes/settling.js';
 import { type Admission, createAdmission } from './admission/admission.js';
 import { corsOptions } from './cors-options.js';
 import { classifyFailure } from './failure-policy.js';
+import { requestFreshness } from './freshness.js';
 import { ownCluster, requestLedger } from './gateway-cluster.js';
 import { createGatewayLive } from './gateway-live.js';
 import {
@@ -41,6 +42,7 @@ import { createGatewayReplicas } from './gateway-replicas.js';
 import { createGatewayWebhooks } from './gateway-webhooks.js';
 import { operationContext } from './operation-context.js';
 import { createAnswerCache } from './plugins/answer-cache.js';
+import { guardRequestHook } from './plugins/guard-request-hook.js';
 import { persistedDocuments } from './plugins/use-persisted-documents.js';
 import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
 import { createRequestIds } from './plugins/use-request-id.js';
@@ -203,6 +205,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     onError: (error) => logInternalError(logger, error, 'subscription poll failed'),
   });
   const requestIds = createRequestIds();
+  const freshnessOf = requestFreshness(config.maxAgeMs, now);
   let draining = false;
   const sinks = reportSinks(metrics, logger);
   const persisted = persistedDocuments(config);
@@ -234,6 +237,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         : undefined,
     extra: deps.plugins,
     compiledQueries: config.compiledQueries,
+    freshnessOf,
   };
   const webhooks = createGatewayWebhooks({
     config,
@@ -256,6 +260,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     tracer: deps.tracer,
     webhooks: webhooks.registry,
     settling,
+    freshnessOf,
   });
   let subgraphEndpoint: SubgraphEndpoint | undefined;
   // The subgraph answers behind the gateway's door (CORS, headers, compression): no CORS of its own.
@@ -349,8 +354,11 @@ function createGatewayYoga(
     // yoga's own caches keyed 1,024 whole texts each and kept failed parses.
     parserAndValidationCache: false,
     cors: parts.cors ? corsOptions(config) : false,
-    // Last: it wraps whichever request parser the plugins before it chose.
-    plugins: [...parts.plugins, useRequestBodyLimit(config.limits.bodyBytes)],
+    // Last: it wraps whichever request parser the plugins before it chose. A request hook's
+    // failure is answered as JSON and logged, never as whatwg-node's text/plain stack.
+    plugins: [...parts.plugins, useRequestBodyLimit(config.limits.bodyBytes)].map((plugin) =>
+      guardRequestHook(plugin, parts.logger),
+    ),
     context: parts.context,
   });
 }

@@ -14,7 +14,7 @@ import type { UpstreamClient } from '../upstream/client.js';
 import type { WebhookRegistry } from '../webhooks/webhooks.js';
 import { createWritePipeline } from '../writes/pipeline.js';
 import type { Settling } from '../writes/settling.js';
-import { freshnessFrom } from './freshness.js';
+import type { FreshnessOf } from './freshness.js';
 import type { GatewayLedger } from './gateway-cluster.js';
 import type { RequestIds } from './plugins/use-request-id.js';
 
@@ -32,6 +32,8 @@ export interface OperationContextDeps {
   webhooks: WebhookRegistry;
   /** The delta syncs after writes, which later reads of the same token wait for. */
   settling: Settling;
+  /** The request's freshness, decided once per request (the answer cache asks it too). */
+  freshnessOf: FreshnessOf;
 }
 
 /**
@@ -52,12 +54,13 @@ export function operationContext(deps: OperationContextDeps) {
     cluster,
     tracer,
     settling,
+    freshnessOf,
   } = deps;
   const { webhooks } = deps;
   return ({ request }: { request: Request }): GatewayContext => {
     const credentials = credentialsFrom(request);
     if (credentials) cluster?.remember(credentials.token, credentials.tokenKey);
-    const freshness = freshnessFrom(request, config.maxAgeMs);
+    const freshness = freshnessOf(request);
     const span = tracer?.startOperation(request);
     const meter = createOperationMeter(span ? { span } : {});
     const deadline = createDeadline(config.operationDeadlineMs);
@@ -82,6 +85,10 @@ export function operationContext(deps: OperationContextDeps) {
       restCache: loggedRestCache(restCache, reads),
       meter,
       deadline: deadline.signal,
+      coldPlans: {
+        max: config.limits.aliases,
+        holds: (tokenKey, planId) => replicas.peek(tokenKey, planId) !== undefined,
+      },
     });
     const writes = createWritePipeline({
       credentials,

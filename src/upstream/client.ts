@@ -18,6 +18,7 @@ import {
   errorFromTransport,
   type FailedCall,
   isUpstreamError,
+  quotaSpent,
   type UpstreamError,
   type UpstreamErrorKind,
 } from '../errors/upstream-error.js';
@@ -664,7 +665,9 @@ interface Transport {
 }
 
 // Private: one HTTP attempt, recorded in the ledger before it leaves (it costs quota whatever
-// happens next) and in the meter once it is over.
+// happens next) and in the meter once it is over. An attempt the ledger has no room for is not
+// sent: checked once the attempt holds its connection slot, right before it would leave, so
+// attempts queued behind others of the token see what those spent.
 async function sendOnce(
   transport: Transport,
   failed: FailedCall,
@@ -674,6 +677,12 @@ async function sendOnce(
   stream: StreamReading | undefined,
 ): Promise<unknown> {
   const release = await acquireSlot(transport.share, outgoing.tokenKey, call.signal, reportAnswer);
+  const spent = spentQuota(transport, failed, outgoing.tokenKey);
+  if (spent) {
+    release();
+    reportAnswer(null);
+    throw spent;
+  }
   const started = transport.now();
   let status: number | null = null;
   let errorKind: UpstreamErrorKind | null = null;
@@ -709,6 +718,23 @@ async function sendOnce(
       responseBytes: received.bytes,
     });
   }
+}
+
+/**
+ * Private: the refusal of an attempt the token's ledger has no room for (every request the
+ * upstream allows it in the window already counted), answered from the ledger instead of the
+ * upstream's 429; undefined while it has room, or without a ledger.
+ */
+function spentQuota(
+  transport: Transport,
+  failed: FailedCall,
+  tokenKey: string,
+): UpstreamError | undefined {
+  const { ledger } = transport;
+  const usage = ledger?.usage(tokenKey);
+  if (!ledger || !usage || usage.remaining > 0) return undefined;
+  const retryAfterMs = Math.max(0, (usage.resetsAt ?? 0) - transport.wallClock());
+  return quotaSpent(failed, { limit: usage.limit, windowMs: ledger.windowMs }, retryAfterMs);
 }
 
 /** Private: tells the meters and the tracer how an attempt went. */

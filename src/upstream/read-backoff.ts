@@ -69,6 +69,7 @@ export function createReadBackoff(options: ReadBackoffOptions = {}): ReadBackoff
         outcomeUnknown: false,
         attempts: 0,
         retryAfterMs: left,
+        quota: error.quota,
       });
     },
     failed(tokenKey, error) {

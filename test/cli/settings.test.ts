@@ -68,7 +68,7 @@ describe('parseSettings', () => {
   it('has development defaults', () => {
     expect(settings({})).toMatchObject({
       port: DEFAULT_PORT,
-      host: undefined,
+      host: '127.0.0.1',
       upstreamUrl: undefined,
       graphiql: true,
       introspection: true,
@@ -181,6 +181,15 @@ describe('parseSettings', () => {
     expect(error({ REDIS_COMMAND_TIMEOUT_MS: '10' })).toMatch(
       /^REDIS_COMMAND_TIMEOUT_MS must be an integer from 50/,
     );
+  });
+
+  it('listens on loopback unless HOST says otherwise, before a real upstream too', () => {
+    expect(settings({}).host).toBe('127.0.0.1');
+    expect(settings({ UPSTREAM_URL: 'https://api.ynab.com/v1' }).host).toBe('127.0.0.1');
+    expect(settings({ NODE_ENV: 'production', UPSTREAM_URL: 'https://api.ynab.com/v1' }).host).toBe(
+      '127.0.0.1',
+    );
+    expect(settings({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
   });
 
   it('turns GraphiQL and introspection off in production before a real upstream unless asked for', () => {

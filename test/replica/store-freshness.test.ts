@@ -63,6 +63,29 @@ describe('replica freshness and cost', () => {
     expect(second.snapshot).toBe(first.snapshot);
   });
 
+  it('counts the age to the request’s arrival (asOf): its later reads share its one sync', async () => {
+    const { fake, ids, rng, upstream, clock, read } = setup();
+    await read(MINUTE);
+    fake.write(() => addTransaction(fake, ids, rng));
+    clock.advance(1_000);
+    const asOf = clock.now();
+    // The request's first read (a revalidation) syncs; later reads of the same request, a
+    // moment later, accept that sync, even at max-age 0.
+    expect((await read(0, { freshness: { maxAgeMs: 0, asOf } })).sync).toBe('delta');
+    clock.advance(5);
+    expect((await read(0, { freshness: { maxAgeMs: 0, asOf } })).sync).toBe('none');
+    expect(upstream.calls).toHaveLength(2);
+    // A read of its own, arriving now, asks again.
+    expect((await read(0)).sync).toBe('delta');
+    // A request arriving more than its max-age after the last sync asks too.
+    clock.advance(MINUTE + 10);
+    const later = clock.now();
+    expect((await read(MINUTE, { freshness: { maxAgeMs: MINUTE, asOf: later } })).sync).toBe(
+      'delta',
+    );
+    expect(upstream.calls).toHaveLength(4);
+  });
+
   it('sends exactly one delta past max-age, from the replica’s knowledge', async () => {
     const { fake, ids, rng, upstream, clock, read } = setup();
     await read(MINUTE);

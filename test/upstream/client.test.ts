@@ -493,6 +493,52 @@ describe('ledger and 429', () => {
   });
 });
 
+describe('ledger: a call it has no room for', () => {
+  it('is never sent: answered 429 from the ledger, reads and writes, however many wait', async () => {
+    server.handle((_request, res) => sendJson(res, 200, ACCOUNTS));
+    let now = 1_000;
+    const ledger = createRequestLedger({ limit: 3, windowMs: 60_000, now: () => now });
+    const client = makeClient({ ledger, wallClock: () => now, connectionsPerToken: 1 });
+    // Eight at once, one connection: those queued behind see what the first ones spent.
+    const calls = Array.from({ length: 8 }, () =>
+      client.getAccounts({ token: TOKEN }, { planId: PLAN }).then(
+        () => 'sent',
+        (error: unknown) => error,
+      ),
+    );
+    const outcomes = await Promise.all(calls);
+    expect(outcomes.filter((outcome) => outcome === 'sent')).toHaveLength(3);
+    expect(server.requests).toHaveLength(3);
+    const refused = outcomes.filter(isUpstreamError);
+    expect(refused).toHaveLength(5);
+    expect(refused[0]).toMatchObject({
+      status: 429,
+      kind: 'http',
+      upstream: null,
+      attempts: 0,
+      retryable: true,
+      outcomeUnknown: false,
+      retryAfterMs: 60_000,
+      quota: { limit: 3, windowMs: 60_000 },
+    });
+    expect(refused[0]?.message).toContain('not sent');
+    // A write is held back too: the upstream would refuse it.
+    now += 30_000;
+    const write = await failure(
+      client.createPayee({ token: TOKEN }, { planId: PLAN, body: { payee: { name: 'p' } } }),
+    );
+    expect(write).toMatchObject({ status: 429, attempts: 0, retryAfterMs: 30_000 });
+    expect(server.requests).toHaveLength(3);
+    // Once the window moves past the first requests, calls go again.
+    now += 30_000;
+    await client.getAccounts({ token: TOKEN }, { planId: PLAN });
+    expect(server.requests).toHaveLength(4);
+    // Other tokens have their own room.
+    await client.getAccounts({ token: 'another-token-1234567890' }, { planId: PLAN });
+    expect(server.requests).toHaveLength(5);
+  });
+});
+
 describe('bodies', () => {
   it('asks for compression and decodes gzip and br bodies', async () => {
     const client = makeClient();

@@ -3,7 +3,8 @@
  * WebSocket, and transports to come), is admitted here, by the same checks in the same order,
  * before anything is built for it. See this folder's README for the order and why.
  *
- *  1. size: the document's bytes, the variables' nesting (the body's bytes are the carrier's);
+ *  1. size: the document's bytes, the nesting of the variables and extensions (the body's bytes
+ *     are the carrier's); nothing may walk them before this stage (`bounded`);
  *  2. parse: by the SHA-256 of the text from the document cache, else within the token and
  *     nesting bounds; a failed parse is never kept;
  *  3. trusted documents: with `only`, the manifest's operations alone;
@@ -78,6 +79,22 @@ export type Verdict =
     }
   | { readonly admitted: false; readonly stage: Stage; readonly error: GraphQLError };
 
+/** The parts of a request that name its operation, as a carrier received them (unchecked). */
+export interface RequestParams {
+  readonly query?: unknown;
+  readonly variables?: unknown;
+  readonly extensions?: unknown;
+}
+
+declare const withinBounds: unique symbol;
+
+/**
+ * Request parameters stage 1 found within its bounds (the document's bytes, the nesting of the
+ * variables and extensions): only these may be walked recursively (a key built from the
+ * variables, a log line). Only `Admission.bounded` makes one.
+ */
+export type Bounded<P extends RequestParams> = P & { readonly [withinBounds]: true };
+
 export interface Admission {
   /**
    * The text a hash-only request names, for transports that need it before `admit` (yoga checks
@@ -88,6 +105,12 @@ export interface Admission {
     extensions: unknown,
   ): { query: string | null | undefined } | { refused: GraphQLError };
   admit(operation: OperationRequest): Verdict;
+  /**
+   * Stage 1 alone, for what must read a request before it is admitted (the answer cache names
+   * an answer at the door): the parameters as `Bounded`, or null when stage 1 would refuse them
+   * (then nothing may walk them; `admit` refuses them, answers and logs it).
+   */
+  bounded<P extends RequestParams>(params: P): Bounded<P> | null;
   /** Stage 6 alone, for a transport that can refuse at its door (an HTTP request, an upgrade). */
   originRefusal(origin: string | null, ownOrigins: readonly string[]): GraphQLError | null;
   /** Drops a cached document that validation refused: failures are never kept. */
@@ -145,7 +168,7 @@ export function createAdmission({
     if (typeof query !== 'string' || query === '')
       return refuse('parse', gatewayError('Must provide query string.', 'BAD_REQUEST'));
 
-    const oversize = sizeRefusal(query, operation.variables, limits);
+    const oversize = sizeRefusal(query, operation, limits);
     if (oversize) return refuse('size', oversize);
 
     const digest = digestOf(query);
@@ -186,6 +209,10 @@ export function createAdmission({
   return {
     resolve: (query, extensions) => resolveText(documents, query, extensions),
     admit,
+    bounded: <P extends RequestParams>(params: P) => {
+      const query = typeof params.query === 'string' ? params.query : '';
+      return sizeRefusal(query, params, limits) ? null : (params as Bounded<P>);
+    },
     originRefusal,
     forget: (document) => cache.forget(document),
     stats() {
@@ -197,12 +224,13 @@ export function createAdmission({
 
 /**
  * Private: stage 1. The text is measured without encoding it when its length alone decides (a
- * character is 1 to 3 UTF-8 bytes); the variables are walked without recursion, so no depth of
- * JSON can overflow a stack later (coercion and logging walk them recursively).
+ * character is 1 to 3 UTF-8 bytes); the variables and extensions are walked without recursion,
+ * so no depth of JSON can overflow a stack later (coercion, the answer cache's key and logging
+ * walk them recursively).
  */
 function sizeRefusal(
   query: string,
-  variables: unknown,
+  { variables, extensions }: Pick<RequestParams, 'variables' | 'extensions'>,
   limits: Pick<Limits, 'documentBytes' | 'nesting'>,
 ): GraphQLError | null {
   const max = limits.documentBytes;
@@ -216,6 +244,8 @@ function sizeRefusal(
     );
   if (nestingOf(variables, limits.nesting) > limits.nesting)
     return nestedTooDeep(limits.nesting, 'The variables nest arrays and objects');
+  if (nestingOf(extensions, limits.nesting) > limits.nesting)
+    return nestedTooDeep(limits.nesting, 'The extensions nest arrays and objects');
   return null;
 }
 

@@ -14,17 +14,27 @@ import type { ReplicaStore } from '../../replica/types.js';
 import type { GatewayContext } from '../../schema/context.js';
 import type { OperationReport, OperationReportSink } from '../../telemetry/operation-report.js';
 import type { UpstreamCallRecord } from '../../upstream/client.js';
-import { freshnessFrom } from '../freshness.js';
+import type { Admission, Bounded } from '../admission/admission.js';
+import type { FreshnessOf } from '../freshness.js';
 import type { AnswerCache, StoredAnswer } from './answer-cache.js';
 import { isPreflighted } from './use-csrf-prevention.js';
 import { METRICS_HEADER } from './use-response-extensions.js';
 import { addVary } from './vary.js';
 
 export interface HttpCachingOptions {
+  /**
+   * Stage 1 of the admission path: a request is named (its variables walked for the key) only
+   * once its variables and extensions are within the nesting bound; any other goes on to
+   * admission, which refuses it.
+   */
+  admission: Pick<Admission, 'bounded'>;
   /** Re-reads the replicas a remembered answer depended on: no upstream call within max-age. */
   replicas: Pick<ReplicaStore, 'read'>;
-  /** Freshness when the request's `Cache-Control` says nothing. */
-  defaultMaxAgeMs: number;
+  /**
+   * The request's freshness, decided once per request: revalidating at the door and executing
+   * afterwards ask for the same data (one delta for a `no-cache` read, not two).
+   */
+  freshnessOf: FreshnessOf;
   /** Answers of another schema are other representations: part of every ETag. */
   schemaDigest: string;
   /** Operations whose dependencies are remembered for revalidation. @default 10_000 */
@@ -89,8 +99,9 @@ interface Named {
  * the version of the replica it wrote, hence the ETag: the next request executes again.
  */
 export function useHttpCaching({
+  admission,
   replicas,
-  defaultMaxAgeMs,
+  freshnessOf,
   schemaDigest,
   maxEntries = 10_000,
   answers,
@@ -120,7 +131,7 @@ export function useHttpCaching({
     const entry = remembered.get(fingerprint);
     const credentials = credentialsFrom(request);
     if (!entry?.replayable || !credentials) return null;
-    const freshness = freshnessFrom(request, defaultMaxAgeMs);
+    const freshness = freshnessOf(request);
     const dependencies: ReplicaDependency[] = [];
     const ages: number[] = [];
     for (const planId of entry.plans) {
@@ -188,8 +199,10 @@ export function useHttpCaching({
   /** Private: names the request's one operation (GET's query string, POST's JSON body). */
   async function nameOf(request: Request, url: URL, RequestClass: unknown): Promise<Named | null> {
     if (request.method === 'GET') {
-      const fingerprint = fingerprintOf(request, url, paramsOfUrl(url), schemaDigest);
-      return fingerprint === null ? null : { fingerprint, get: true };
+      const params = paramsOfUrl(url);
+      const bounded = params && admission.bounded(params);
+      const fingerprint = bounded && fingerprintOf(request, url, bounded, schemaDigest);
+      return fingerprint ? { fingerprint, get: true } : null;
     }
     if (request.method !== 'POST' || !answers) return null;
     // Only yoga's own request class keeps the parsed body for yoga to read again; only a JSON
@@ -201,8 +214,9 @@ export function useHttpCaching({
     if (!Number.isSafeInteger(length) || length <= 0 || length > maxBodyBytes) return null;
     const body: unknown = await request.json().catch(() => null);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-    const fingerprint = fingerprintOf(request, url, body as OperationParams, schemaDigest);
-    return fingerprint === null ? null : { fingerprint, get: false };
+    const bounded = admission.bounded(body as OperationParams);
+    const fingerprint = bounded && fingerprintOf(request, url, bounded, schemaDigest);
+    return fingerprint ? { fingerprint, get: false } : null;
   }
 
   return {
@@ -401,16 +415,15 @@ function paramsOfUrl(url: URL): OperationParams | null {
 /**
  * Private: names one operation of one token. The document counts by its SHA-256, which is also
  * the hash a hash-only APQ request sends, so both forms share entries; GET and POST of the same
- * operation share them too. Null when the request names no document or its variables are not
- * JSON.
+ * operation share them too. Null when the request names no document. The variables are walked
+ * (recursively, for their canonical form): only once admission's first stage has bounded them.
  */
-export function fingerprintOf(
+function fingerprintOf(
   request: Request,
   url: URL,
-  params: OperationParams | null,
+  params: Bounded<OperationParams>,
   schemaDigest: string,
 ): string | null {
-  if (params === null) return null;
   const { query, operationName, variables = null, extensions } = params;
   const document =
     typeof query === 'string' && query !== '' ? sha256(query) : persistedHashOf(extensions);
