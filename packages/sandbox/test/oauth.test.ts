@@ -244,6 +244,16 @@ describe('refresh grant', () => {
     expect((await userIdWith(newToken)).status).toBe(200);
   });
 
+  it('revokes every token it replaced when refreshes follow one another before any use', async () => {
+    const first = await codeGrant(sandbox.origin, APP);
+    const second = (await refresh(stringField(first, 'refresh_token'))).body;
+    const third = (await refresh(stringField(second, 'refresh_token'))).body;
+    expect((await userIdWith(stringField(first, 'access_token'))).status).toBe(200);
+    expect((await userIdWith(stringField(third, 'access_token'))).status).toBe(200);
+    expect((await userIdWith(stringField(second, 'access_token'))).status).toBe(401);
+    expect((await userIdWith(stringField(first, 'access_token'))).status).toBe(401);
+  });
+
   it('gives the new access token a fresh lifetime', async () => {
     const first = await codeGrant(sandbox.origin, APP);
     clock.advance(7_000 * SECOND);

@@ -85,10 +85,15 @@ export function createTokenRegistry(clock: Clock): TokenRegistry {
       if (issued.revoked || issued.grant.revoked)
         throw notAuthorized('The access token has been revoked');
       if (clock.now() >= issued.expiresAt) throw notAuthorized('The access token has expired');
-      if (issued.predecessor !== null) {
-        const previous = oauth.get(issued.predecessor);
-        if (previous) previous.revoked = true;
-        issued.predecessor = null;
+      // The tokens it replaced end now: its predecessor, and theirs when they were never used.
+      let replaced = issued.predecessor;
+      issued.predecessor = null;
+      while (replaced !== null) {
+        const previous = oauth.get(replaced);
+        if (!previous) break;
+        previous.revoked = true;
+        replaced = previous.predecessor;
+        previous.predecessor = null;
       }
       return { userId: issued.userId, scope: issued.scope, kind: 'oauth', oauth: issued.oauth };
     },
