@@ -5,11 +5,25 @@
  */
 import { parseArgs } from 'node:util';
 import type { OperationId } from '@plans-gateway/rest-contract';
-import type { AccountState, FaultKind, FaultRule, SandboxOptions } from './core/api.js';
+import type {
+  AccountState,
+  FaultKind,
+  FaultRule,
+  OAuthClientOptions,
+  OAuthConsentOptions,
+  SandboxOptions,
+} from './core/api.js';
 import { ACCOUNT_STATES } from './http/account-state.js';
 import { FAULT_KINDS } from './http/faults.js';
+import { redirectUriProblem } from './http/oauth-clients.js';
 import { ROUTES } from './http/routes.js';
-import { DEMO_READ_ONLY_TOKEN, DEMO_TOKEN, MAX_SEED_TRANSACTIONS } from './sandbox.js';
+import {
+  DEMO_OAUTH_CLIENT,
+  DEMO_READ_ONLY_TOKEN,
+  DEMO_TOKEN,
+  demoClient,
+  MAX_SEED_TRANSACTIONS,
+} from './sandbox.js';
 import { DEFAULT_SEED_TRANSACTIONS } from './seed/index.js';
 
 export const DEFAULT_CLI_PORT = 3000;
@@ -27,7 +41,14 @@ export interface CliSettings {
   /** `false` turns the rate limit off. */
   rateLimit: number | false;
   accountState: AccountState;
+  /** The demo OAuth application's redirect URIs; `null` keeps its defaults. */
+  oauthRedirectUris: string[] | null;
+  /** More OAuth applications, beside the demo one. */
+  oauthClients: OAuthClientOptions[];
+  oauthConsent: OAuthConsentOptions['mode'];
 }
+
+const OAUTH_CONSENT_MODES: readonly OAuthConsentOptions['mode'][] = ['page', 'approve', 'deny'];
 
 export type CliParse =
   | { kind: 'run'; settings: CliSettings }
@@ -100,6 +121,47 @@ function faultRules(text: string, name: string): FaultRule[] {
     .map((rule) => parseFaultRule(rule, name));
 }
 
+function redirectUri(value: string, name: string): string {
+  const problem = redirectUriProblem(value);
+  if (problem) throw new OptionError(`${name}: redirect URI '${value}' ${problem}`);
+  return value;
+}
+
+/** Redirect URIs separated by white space (how SANDBOX_OAUTH_REDIRECT_URIS holds them). */
+const redirectUris = (text: string, name: string): string[] =>
+  text
+    .split(/\s+/)
+    .filter((uri) => uri !== '')
+    .map((uri) => redirectUri(uri, name));
+
+/**
+ * An OAuth application:
+ * `id=<client_id>,secret=<secret>,redirect-uri=<uri>[,redirect-uri=<uri>…][,name=<text>][,default-plan-selection]`.
+ */
+export function parseOAuthClient(text: string, name: string): OAuthClientOptions {
+  const client: Partial<OAuthClientOptions> & { redirectUris: string[] } = { redirectUris: [] };
+  for (const part of text.split(',').map((p) => p.trim())) {
+    if (part === '') continue;
+    const equals = part.indexOf('=');
+    const key = equals < 0 ? part : part.slice(0, equals).trim();
+    const value = equals < 0 ? '' : part.slice(equals + 1).trim();
+    if (key === 'id') client.clientId = nonEmpty(value, `${name} id`);
+    else if (key === 'secret') client.clientSecret = nonEmpty(value, `${name} secret`);
+    else if (key === 'redirect-uri') client.redirectUris.push(redirectUri(value, name));
+    else if (key === 'name') client.name = nonEmpty(value, `${name} name`);
+    else if (key === 'default-plan-selection' && equals < 0) client.defaultPlanSelection = true;
+    else {
+      throw new OptionError(
+        `${name}: unknown application setting '${part}' (use id=, secret=, redirect-uri=, name=, default-plan-selection)`,
+      );
+    }
+  }
+  const { clientId, clientSecret } = client;
+  if (!clientId || !clientSecret || client.redirectUris.length === 0)
+    throw new OptionError(`${name}: an application needs id=, secret= and redirect-uri=`);
+  return { ...client, clientId, clientSecret };
+}
+
 /** Each setting: its `parseArgs` name (the flag without `--`), its variable, and how it applies. */
 const SETTINGS = {
   port: { env: 'SANDBOX_PORT', apply: (s, v, n) => (s.port = integer(v, n, 0, 65535)) },
@@ -129,6 +191,23 @@ const SETTINGS = {
   },
   // The variable holds several rules separated by ';'; the flag can be repeated.
   fault: { env: 'SANDBOX_FAULTS', apply: (s, v, n) => s.faults.push(...faultRules(v, n)) },
+  'oauth-redirect-uri': {
+    env: 'SANDBOX_OAUTH_REDIRECT_URIS',
+    apply: (s, v, n) => {
+      s.oauthRedirectUris = [...(s.oauthRedirectUris ?? []), ...redirectUris(v, n)];
+    },
+  },
+  'oauth-client': {
+    env: 'SANDBOX_OAUTH_CLIENTS',
+    apply: (s, v, n) => {
+      for (const spec of v.split(';').filter((part) => part.trim() !== ''))
+        s.oauthClients.push(parseOAuthClient(spec, n));
+    },
+  },
+  'oauth-consent': {
+    env: 'SANDBOX_OAUTH_CONSENT',
+    apply: (s, v, n) => (s.oauthConsent = oneOf(v, n, OAUTH_CONSENT_MODES)),
+  },
 } satisfies Record<
   string,
   { env: string; apply(settings: CliSettings, value: string, name: string): void }
@@ -136,11 +215,24 @@ const SETTINGS = {
 
 type SettingName = keyof typeof SETTINGS;
 
+/** Settings whose flag may repeat: the flags replace what the environment said, and add up. */
+const REPEATABLE: Partial<Record<SettingName, (settings: CliSettings) => void>> = {
+  fault: (s) => {
+    s.faults = [];
+  },
+  'oauth-redirect-uri': (s) => {
+    s.oauthRedirectUris = null;
+  },
+  'oauth-client': (s) => {
+    s.oauthClients = [];
+  },
+};
+
 const ARG_OPTIONS = {
   ...Object.fromEntries(
     Object.keys(SETTINGS).map((name) => [
       name,
-      { type: 'string' as const, multiple: name === 'fault' },
+      { type: 'string' as const, multiple: Object.hasOwn(REPEATABLE, name) },
     ]),
   ),
   help: { type: 'boolean', short: 'h' },
@@ -167,6 +259,16 @@ Options (each also as an environment variable; flags win):
   --fault <rule>          SANDBOX_FAULTS           inject faults; repeat the flag, or separate rules with ';'
                                                    rule: kind[,op=<operationId>][,method=<M>][,rate=<0..1>][,times=<n>]
                                                    kinds: ${FAULT_KINDS.join(', ')}
+  --oauth-redirect-uri <uri>  SANDBOX_OAUTH_REDIRECT_URIS
+                                                   the demo OAuth application's redirect URIs, replacing its
+                                                   defaults; repeat the flag, or separate URIs with spaces
+                                                   (http on 127.0.0.1, [::1] or localhost: any port matches)
+  --oauth-client <app>    SANDBOX_OAUTH_CLIENTS    register another OAuth application; repeat the flag, or
+                                                   separate applications with ';'
+                                                   app: id=<id>,secret=<s>,redirect-uri=<uri>[,redirect-uri=<uri>]
+                                                        [,name=<text>][,default-plan-selection]
+  --oauth-consent <mode>  SANDBOX_OAUTH_CONSENT    page | approve | deny (default page): what /oauth/authorize
+                                                   does, show the consent page or answer at once
   --help                                           show this help
 `;
 
@@ -224,6 +326,9 @@ export function parseCliOptions(
     faults: [],
     rateLimit: 200,
     accountState: 'active',
+    oauthRedirectUris: null,
+    oauthClients: [],
+    oauthConsent: 'page',
   };
   try {
     const flags = flagsOf(argv);
@@ -232,12 +337,17 @@ export function parseCliOptions(
       const value = env[setting.env];
       if (value !== undefined && value !== '') setting.apply(settings, value, setting.env);
     }
-    // A flag replaces what the environment said; repeated --fault flags add up.
-    if (flags.some((flag) => flag.name === 'fault')) settings.faults = [];
+    // A flag replaces what the environment said; repeated flags add up.
+    for (const [name, reset] of Object.entries(REPEATABLE))
+      if (flags.some((flag) => flag.name === name)) reset?.(settings);
     for (const { name, flag, value } of flags) SETTINGS[name].apply(settings, value, flag);
     if (settings.token === settings.readOnlyToken) {
       throw new OptionError('--token and --read-only-token must differ');
     }
+    const clientIds = [DEMO_OAUTH_CLIENT.clientId, ...settings.oauthClients.map((c) => c.clientId)];
+    const twice = clientIds.find((id, index) => clientIds.indexOf(id) !== index);
+    if (twice !== undefined)
+      throw new OptionError(`--oauth-client: the client id '${twice}' is registered twice`);
     return { kind: 'run', settings };
   } catch (error) {
     if (error instanceof OptionError) return { kind: 'error', message: error.message };
@@ -262,5 +372,12 @@ export function sandboxOptionsOf(settings: CliSettings): SandboxOptions {
     rateLimit: settings.rateLimit === false ? false : { limit: settings.rateLimit },
     latency: { fixedMs: settings.latencyMs, jitterMs: settings.jitterMs },
     faults: settings.faults,
+    oauthClients: [
+      settings.oauthRedirectUris === null
+        ? demoClient()
+        : { ...demoClient(), redirectUris: [...settings.oauthRedirectUris] },
+      ...settings.oauthClients,
+    ],
+    oauthConsent: { mode: settings.oauthConsent },
   };
 }

@@ -4,7 +4,30 @@
  * SIGINT / SIGTERM. Bad options exit with status 2.
  */
 import { CLI_USAGE, parseCliOptions, sandboxOptionsOf } from './cli-options.js';
+import type { OAuthClientOptions, OAuthConsentOptions } from './core/api.js';
 import { createSandbox, DEMO_OAUTH_CLIENT } from './sandbox.js';
+
+/** Where OAuth lives, and the applications it knows (a secret only for the demo one). */
+function oauthLines(
+  origin: string,
+  clients: readonly OAuthClientOptions[],
+  consent: OAuthConsentOptions['mode'],
+): string[] {
+  const how =
+    consent === 'page' ? 'sign-in and consent pages' : `every authorization answered: ${consent}`;
+  return [
+    `  OAuth authorize   ${origin}/oauth/authorize (${how})`,
+    `  OAuth token       ${origin}/oauth/token`,
+    ...clients.flatMap((client) => [
+      `  OAuth app         ${client.name ?? client.clientId}: client_id=${client.clientId}${
+        client.clientId === DEMO_OAUTH_CLIENT.clientId
+          ? `  client_secret=${client.clientSecret}`
+          : ''
+      }`,
+      `                    redirect URIs ${client.redirectUris.join(' ')} (on loopback, any port)`,
+    ]),
+  ];
+}
 
 async function main(): Promise<void> {
   const parsed = parseCliOptions(process.argv.slice(2), process.env);
@@ -19,7 +42,8 @@ async function main(): Promise<void> {
   }
   const { settings } = parsed;
   const started = performance.now();
-  const sandbox = await createSandbox(sandboxOptionsOf(settings));
+  const options = sandboxOptionsOf(settings);
+  const sandbox = await createSandbox(options);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const user = sandbox.users[0];
   const lines = [
@@ -30,7 +54,7 @@ async function main(): Promise<void> {
       (id) =>
         `  plan              ${id} (also 'default' and 'last-used'; ${settings.transactions} transactions, seed ${settings.seed})`,
     ),
-    `  OAuth             ${sandbox.origin}/oauth/authorize  client_id=${DEMO_OAUTH_CLIENT.clientId}  client_secret=${DEMO_OAUTH_CLIENT.clientSecret}  redirect_uri=${DEMO_OAUTH_CLIENT.redirectUri}`,
+    ...oauthLines(sandbox.origin, options.oauthClients ?? [], settings.oauthConsent),
     `  rate limit        ${settings.rateLimit === false ? 'off' : `${settings.rateLimit} requests per token per rolling hour`}`,
     ...(settings.latencyMs || settings.jitterMs
       ? [`  latency           ${settings.latencyMs} ms + up to ${settings.jitterMs} ms`]

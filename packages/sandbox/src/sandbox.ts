@@ -22,6 +22,7 @@ import { createTokenRegistry } from './http/auth.js';
 import { createDispatcher } from './http/dispatch.js';
 import { createFaultEngine } from './http/faults.js';
 import { createOAuthService } from './http/oauth.js';
+import { registerClients } from './http/oauth-clients.js';
 import { createRateLimiter } from './http/rate-limit.js';
 import { createRouter } from './http/router.js';
 import { DEFAULT_SEED_TRANSACTIONS, seedPlan, US_DATE_FORMAT, USD_FORMAT } from './seed/index.js';
@@ -29,12 +30,28 @@ import type { PlanEntry, SandboxState, UserState } from './store/state.js';
 
 export const DEMO_TOKEN = 'sandbox-demo-token';
 export const DEMO_READ_ONLY_TOKEN = 'sandbox-demo-read-only-token';
-export const DEMO_OAUTH_CLIENT: OAuthClientOptions = {
+/**
+ * The demo OAuth application. Its loopback redirect URIs match with any port (RFC 8252), so a
+ * gateway on this machine can use `/auth/callback` wherever it listens.
+ */
+export const DEMO_OAUTH_CLIENT = {
   clientId: 'sandbox-demo-client',
   clientSecret: 'sandbox-demo-secret',
-  redirectUri: 'http://localhost:8080/oauth/callback',
+  name: 'Plans Sandbox Demo App',
+  redirectUris: [
+    'http://localhost:8080/oauth/callback',
+    'http://127.0.0.1/auth/callback',
+    'http://localhost/auth/callback',
+    'http://[::1]/auth/callback',
+  ],
   defaultPlanSelection: true,
-};
+} as const satisfies OAuthClientOptions;
+/** A fresh copy of the demo application's registration. */
+export const demoClient = (): OAuthClientOptions => ({
+  ...DEMO_OAUTH_CLIENT,
+  redirectUris: [...DEMO_OAUTH_CLIENT.redirectUris],
+});
+
 /** The most transactions one seeded plan may ask for. */
 export const MAX_SEED_TRANSACTIONS = 1_000_000;
 
@@ -118,6 +135,7 @@ function buildState(
     });
     const user: UserState = {
       id: userId,
+      name: spec.name?.trim() || (userIndex === 0 ? 'Demo User' : `User ${userIndex + 1}`),
       token: spec.token,
       readOnlyToken: spec.readOnlyToken ?? null,
       planIds,
@@ -137,6 +155,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const tokens = createTokenRegistry(clock);
   buildState(options, state, tokens);
 
+  const oauth = createOAuthService(
+    registerClients(options.oauthClients ?? [demoClient()], state),
+    state,
+    tokens,
+    options.oauthConsent ?? { mode: 'page' },
+  );
   const faults = createFaultEngine(
     options.randomSeed ?? 1,
     options.faults ?? [],
@@ -154,7 +178,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     tokens,
     rateLimiter: createRateLimiter(options.rateLimit, clock),
     faults,
-    oauth: createOAuthService(options.oauthClients ?? [DEMO_OAUTH_CLIENT], state, tokens, clock),
+    oauth,
     calls,
     sleep: (ms) =>
       new Promise<void>((resolve) => {
@@ -198,6 +222,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const origin = `http://${urlHost}:${port}`;
   const users: SandboxUser[] = [...state.users.values()].map((user) => ({
     userId: user.id,
+    name: user.name,
     token: user.token,
     readOnlyToken: user.readOnlyToken,
     planIds: [...user.planIds],
@@ -209,6 +234,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     origin,
     users,
     calls: () => calls.map((call) => ({ ...call, query: { ...call.query } })),
+    callCounts: () => {
+      const counts: Record<string, number> = {};
+      for (const { endpoint } of calls)
+        if (endpoint !== null) counts[endpoint] = (counts[endpoint] ?? 0) + 1;
+      return counts;
+    },
     resetCalls: () => {
       calls.length = 0;
     },
@@ -219,6 +250,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       if (!user) throw new RangeError(`setAccountState: no sandbox user has the id '${userId}'`);
       user.accountState = checkAccountState(accountState, 'setAccountState: state');
     },
+    setOAuthConsent: (consent) => oauth.setConsent(consent),
+    revokeOAuthGrants: (filter) => oauth.revokeGrants(filter),
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing = true;

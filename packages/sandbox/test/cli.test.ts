@@ -139,6 +139,42 @@ describe('npm run sandbox', () => {
     expect((await createRest(url, 'env-read').get('/user')).status).toBe(200);
   });
 
+  it('prints and serves its OAuth applications, with the redirect URIs it was given', async () => {
+    const { url, output } = await start([
+      '--port',
+      '0',
+      '--transactions',
+      '10',
+      '--oauth-redirect-uri',
+      'http://127.0.0.1/custom/callback',
+      '--oauth-client',
+      'id=cli-app,secret=cli-secret,redirect-uri=https://cli.example/cb,name=CLI App',
+    ]);
+    const origin = new URL(url).origin;
+    expect(output()).toContain(
+      `OAuth authorize   ${origin}/oauth/authorize (sign-in and consent pages)`,
+    );
+    expect(output()).toContain('client_id=sandbox-demo-client  client_secret=sandbox-demo-secret');
+    expect(output()).toMatch(
+      /CLI App: client_id=cli-app\n +redirect URIs https:\/\/cli.example\/cb /,
+    );
+    expect(output()).not.toContain('cli-secret');
+    const authorize = (clientId: string, redirectUri: string) =>
+      fetch(
+        `${origin}/oauth/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code' })}`,
+        { redirect: 'manual' },
+      );
+    const page = await authorize('sandbox-demo-client', 'http://127.0.0.1:4123/custom/callback');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Authorize Plans Sandbox Demo App');
+    // The given URIs replaced the defaults.
+    expect(
+      (await authorize('sandbox-demo-client', 'http://localhost:8080/oauth/callback')).status,
+    ).toBe(400);
+    const other = await authorize('cli-app', 'https://cli.example/cb');
+    expect(await other.text()).toContain('Authorize CLI App');
+  });
+
   it('exits with status 2 and names a bad option', async () => {
     const result = await exited(launch(['--port', 'not-a-port']));
     expect(result.code).toBe(2);

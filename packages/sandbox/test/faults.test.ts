@@ -208,6 +208,7 @@ describe('calls()', () => {
     expect(sandbox.calls()).toEqual([
       {
         operationId: 'getUser',
+        endpoint: 'getUser',
         method: 'GET',
         path: '/v1/user',
         query: {},
@@ -217,6 +218,7 @@ describe('calls()', () => {
       },
       {
         operationId: 'getTransactions',
+        endpoint: 'getTransactions',
         method: 'GET',
         path: `/v1/plans/${planId}/transactions`,
         query: { since_date: '2025-01-01', type: 'unapproved' },
@@ -226,6 +228,7 @@ describe('calls()', () => {
       },
       {
         operationId: 'getAccounts',
+        endpoint: 'getAccounts',
         method: 'GET',
         path: `/v1/plans/${planId}/accounts`,
         query: {},
@@ -235,6 +238,7 @@ describe('calls()', () => {
       },
       {
         operationId: null,
+        endpoint: null,
         method: 'GET',
         path: '/v1/no-such-path',
         query: {},
@@ -244,6 +248,7 @@ describe('calls()', () => {
       },
       {
         operationId: 'createPayee',
+        endpoint: 'createPayee',
         method: 'POST',
         path: `/v1/plans/${planId}/payees`,
         query: {},
@@ -253,6 +258,7 @@ describe('calls()', () => {
       },
       {
         operationId: 'getPayees',
+        endpoint: 'getPayees',
         method: 'GET',
         path: `/v1/plans/${planId}/payees`,
         query: {},

@@ -1,8 +1,9 @@
 /**
- * OAuth: the authorization code grant (with form fields and with the query string), the
- * 7200 s lifetime by the manual clock, one-time refresh tokens and the revocation of the old
- * access token on first use of the new one, the implicit grant, the read-only scope, and the
- * OAuth errors.
+ * OAuth's token side, approved at once (`sandbox_consent=approve`; the consent pages have their
+ * own suite): the authorization code grant (form fields, query string, HTTP Basic), the 7200 s
+ * lifetime by the manual clock, one-time refresh tokens and the revocation of the old access
+ * token on first use of the new one, the implicit grant, the read-only scope, and the RFC 6749
+ * errors.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock, Sandbox } from '../src/core/api.js';
@@ -11,9 +12,11 @@ import { TEST_NOW } from './support/dates.js';
 import { expectError } from './support/expect-response.js';
 import {
   authorize,
+  basicAuth,
   codeGrant,
   codeOf,
   type OAuthApp,
+  registration,
   requestToken,
   stringField,
 } from './support/oauth.js';
@@ -34,6 +37,13 @@ const DEFAULT_PLAN_APP: OAuthApp = {
   clientSecret: 'picker-secret',
   redirectUri: 'https://picker.example/cb',
 };
+/** Registered without a port: on loopback any port matches (RFC 8252). */
+const LOOPBACK_APP: OAuthApp = {
+  clientId: 'loopback-client',
+  clientSecret: 'loopback-secret',
+  redirectUri: 'http://127.0.0.1/callback',
+};
+const LOOPBACK_AT_5000 = 'http://127.0.0.1:5000/callback';
 const SECOND = 1_000;
 
 let sandbox: Sandbox;
@@ -55,7 +65,12 @@ beforeEach(async () => {
         ],
       },
     ],
-    oauthClients: [APP, OTHER_APP, { ...DEFAULT_PLAN_APP, defaultPlanSelection: true }],
+    oauthClients: [
+      registration(APP),
+      registration(OTHER_APP),
+      registration(DEFAULT_PLAN_APP, { defaultPlanSelection: true }),
+      registration(LOOPBACK_APP),
+    ],
   });
 });
 
@@ -73,6 +88,7 @@ const codeParams = (app: OAuthApp = APP): Record<string, string> => ({
   client_id: app.clientId,
   redirect_uri: app.redirectUri,
   response_type: 'code',
+  sandbox_consent: 'approve',
 });
 
 const exchangeFields = (code: string, app: OAuthApp = APP): Record<string, string> => ({
@@ -228,6 +244,16 @@ describe('refresh grant', () => {
     expect((await userIdWith(newToken)).status).toBe(200);
   });
 
+  it('revokes every token it replaced when refreshes follow one another before any use', async () => {
+    const first = await codeGrant(sandbox.origin, APP);
+    const second = (await refresh(stringField(first, 'refresh_token'))).body;
+    const third = (await refresh(stringField(second, 'refresh_token'))).body;
+    expect((await userIdWith(stringField(first, 'access_token'))).status).toBe(200);
+    expect((await userIdWith(stringField(third, 'access_token'))).status).toBe(200);
+    expect((await userIdWith(stringField(second, 'access_token'))).status).toBe(401);
+    expect((await userIdWith(stringField(first, 'access_token'))).status).toBe(401);
+  });
+
   it('gives the new access token a fresh lifetime', async () => {
     const first = await codeGrant(sandbox.origin, APP);
     clock.advance(7_000 * SECOND);
@@ -256,6 +282,7 @@ describe('implicit grant', () => {
       client_id: APP.clientId,
       redirect_uri: APP.redirectUri,
       response_type: 'token',
+      sandbox_consent: 'approve',
       state: 'imp-1',
     });
     expect([302, 303]).toContain(result.status);
@@ -322,6 +349,7 @@ describe('read-only scope', () => {
       client_id: APP.clientId,
       redirect_uri: APP.redirectUri,
       response_type: 'token',
+      sandbox_consent: 'approve',
       scope: 'read-only',
     });
     const token =
@@ -418,5 +446,122 @@ describe('OAuth errors', () => {
   it('refuses a token request without a code', async () => {
     const { code: _code, ...fields } = exchangeFields('unused');
     expectOAuthError(await requestToken(sandbox.origin, fields), 'invalid_request');
+  });
+});
+
+describe('client authentication and RFC 6749 details', () => {
+  it('accepts the client credentials as HTTP Basic instead of form fields', async () => {
+    const code = codeOf(await authorize(sandbox.origin, codeParams()));
+    const { client_secret: _secret, client_id: _id, ...fields } = exchangeFields(code);
+    const token = await requestToken(
+      sandbox.origin,
+      fields,
+      'form',
+      basicAuth(APP.clientId, APP.clientSecret),
+    );
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    expect((await userIdWith(stringField(token.body, 'access_token'))).status).toBe(200);
+  });
+
+  it('refuses wrong Basic credentials with 401 and a Basic challenge, and both methods at once', async () => {
+    const code = codeOf(await authorize(sandbox.origin, codeParams()));
+    const { client_secret: _secret, ...fields } = exchangeFields(code);
+    const wrong = await requestToken(
+      sandbox.origin,
+      fields,
+      'form',
+      basicAuth(APP.clientId, 'not-the-secret'),
+    );
+    expectOAuthError(wrong, 'invalid_client', [401]);
+    expect(wrong.headers.get('www-authenticate')).toMatch(/^Basic /);
+    const both = await requestToken(
+      sandbox.origin,
+      exchangeFields(code),
+      'form',
+      basicAuth(APP.clientId, APP.clientSecret),
+    );
+    expectOAuthError(both, 'invalid_request');
+    // Neither spent the code.
+    expect((await requestToken(sandbox.origin, exchangeFields(code))).status).toBe(200);
+  });
+
+  it('refuses a token request that names no client with 401 invalid_client', async () => {
+    const { client_id: _id, client_secret: _secret, ...fields } = exchangeFields('whatever');
+    expectOAuthError(await requestToken(sandbox.origin, fields), 'invalid_client', [401]);
+  });
+
+  it('answers tokens and errors with no-store caching', async () => {
+    const code = codeOf(await authorize(sandbox.origin, codeParams()));
+    for (const result of [
+      await requestToken(sandbox.origin, exchangeFields(code)),
+      await requestToken(sandbox.origin, exchangeFields(code)),
+    ]) {
+      expect(result.headers.get('cache-control')).toBe('no-store');
+      expect(result.headers.get('pragma')).toBe('no-cache');
+      expect(result.headers.get('content-type')).toMatch(/^application\/json/);
+    }
+  });
+
+  it('wants the redirect_uri of the authorization, and a missing one does not spend the code', async () => {
+    const code = codeOf(await authorize(sandbox.origin, codeParams()));
+    const { redirect_uri: _uri, ...fields } = exchangeFields(code);
+    expectOAuthError(await requestToken(sandbox.origin, fields), 'invalid_request');
+    expect((await requestToken(sandbox.origin, exchangeFields(code))).status).toBe(200);
+  });
+
+  it('revokes the tokens a code gave when the code is presented again (RFC 6749, 4.1.2)', async () => {
+    const code = codeOf(await authorize(sandbox.origin, codeParams()));
+    const first = await requestToken(sandbox.origin, exchangeFields(code));
+    const access = stringField(first.body, 'access_token');
+    expect((await userIdWith(access)).status).toBe(200);
+    const replay = await requestToken(sandbox.origin, exchangeFields(code));
+    expectOAuthError(replay, 'invalid_grant');
+    expect(String(replay.body.error_description)).toMatch(/already used/);
+    expectError(await createRest(sandbox.url, access).get('/user'), 401, '401', 'not_authorized');
+    expectOAuthError(
+      await requestToken(sandbox.origin, {
+        client_id: APP.clientId,
+        client_secret: APP.clientSecret,
+        grant_type: 'refresh_token',
+        refresh_token: stringField(first.body, 'refresh_token'),
+      }),
+      'invalid_grant',
+    );
+  });
+
+  it('refuses a code at exactly 10 minutes and takes it a second before', async () => {
+    const late = codeOf(await authorize(sandbox.origin, codeParams()));
+    const inTime = codeOf(await authorize(sandbox.origin, codeParams()));
+    clock.advance(10 * 60 * SECOND - SECOND);
+    expect((await requestToken(sandbox.origin, exchangeFields(inTime))).status).toBe(200);
+    clock.advance(SECOND);
+    expectOAuthError(await requestToken(sandbox.origin, exchangeFields(late)), 'invalid_grant');
+  });
+
+  it('binds a code to the exact redirect URI it was issued for, among the registered ones', async () => {
+    const code = codeOf(
+      await authorize(sandbox.origin, {
+        ...codeParams(LOOPBACK_APP),
+        redirect_uri: LOOPBACK_AT_5000,
+      }),
+    );
+    expectOAuthError(
+      await requestToken(sandbox.origin, {
+        ...exchangeFields(code, LOOPBACK_APP),
+        redirect_uri: LOOPBACK_APP.redirectUri,
+      }),
+      'invalid_grant',
+    );
+    const again = codeOf(
+      await authorize(sandbox.origin, {
+        ...codeParams(LOOPBACK_APP),
+        redirect_uri: LOOPBACK_AT_5000,
+      }),
+    );
+    const token = await requestToken(sandbox.origin, {
+      ...exchangeFields(again, LOOPBACK_APP),
+      redirect_uri: LOOPBACK_AT_5000,
+    });
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
   });
 });

@@ -42,6 +42,8 @@ export type AccountState =
 export interface SandboxUserOptions {
   /** Personal access token with full access. */
   token: string;
+  /** Shown on the OAuth sign-in and consent pages. @default 'Demo User', then 'User 2', 'User 3'... */
+  name?: string;
   /** Optional personal access token limited to the read-only scope. */
   readOnlyToken?: string;
   /** Plans owned by the user. @default one demo plan */
@@ -54,10 +56,45 @@ export interface SandboxUserOptions {
 
 export interface OAuthClientOptions {
   clientId: string;
+  /** The client is confidential: the token endpoint wants this secret. */
   clientSecret: string;
-  redirectUri: string;
+  /**
+   * Where authorization may send the browser back to: `redirect_uri` must equal one of them, except
+   * that an `http` URI on a loopback host (127.0.0.1, [::1], localhost) matches with any port
+   * (RFC 8252, section 7.3).
+   */
+  redirectUris: string[];
+  /** Shown on the consent page. @default the client id */
+  name?: string;
   /** Whether `default` may replace a plan id for tokens of this application. @default false */
   defaultPlanSelection?: boolean;
+  /**
+   * Restricted mode: at most 25 access tokens from new authorizations of users other than the
+   * owner; after that, new authorizations are refused on the authorization page. @default false
+   */
+  restricted?: boolean;
+  /** The application's owner: a user id or an index into `users`. @default the first user */
+  owner?: string | number;
+}
+
+/**
+ * How `/oauth/authorize` answers: `page` shows the sign-in and consent pages a browser clicks
+ * through; `approve` and `deny` answer at once, the way a test wants a redirect it can follow.
+ */
+export interface OAuthConsentOptions {
+  mode: 'page' | 'approve' | 'deny';
+  /** With `approve`: who approves, a user id or an index into `users`. @default the first user */
+  user?: string | number;
+  /** With `approve`, for applications with default plan selection: the plan `default` will mean. @default the user's default plan */
+  defaultPlanId?: string;
+}
+
+/** Which OAuth grants `revokeOAuthGrants` ends; every given criterion must match. */
+export interface OAuthGrantFilter {
+  /** An access token or a not yet used refresh token of the grant. */
+  token?: string;
+  userId?: string;
+  clientId?: string;
 }
 
 export interface LatencyOptions {
@@ -98,8 +135,10 @@ export interface SandboxOptions {
   host?: string;
   /** @default one user with token 'sandbox-demo-token' and read-only token 'sandbox-demo-read-only-token' */
   users?: SandboxUserOptions[];
-  /** OAuth applications. @default one demo client (see README) */
+  /** OAuth applications. @default the demo client (see README) */
   oauthClients?: OAuthClientOptions[];
+  /** @default { mode: 'page' } */
+  oauthConsent?: OAuthConsentOptions;
   /** Rolling-window rate limit per token; `false` disables it. @default { limit: 200, windowMs: 3_600_000 } */
   rateLimit?: { limit?: number; windowMs?: number } | false;
   /** Source of "now" for dates, the current month, knowledge timestamps and the rate window. @default system clock */
@@ -114,6 +153,13 @@ export interface SandboxOptions {
 export interface SandboxCall {
   /** `null` for paths that matched no operation (404.1) and for OAuth endpoints. */
   operationId: OperationId | null;
+  /**
+   * What was called: the operationId under `/v1`; for OAuth `oauth.authorize` (GET),
+   * `oauth.consent` (the consent page's POST), `oauth.token.authorization_code`,
+   * `oauth.token.refresh_token` or `oauth.token` (another or no grant type); `null` when the
+   * path named nothing.
+   */
+  endpoint: string | null;
   method: string;
   /** Path without the query string, e.g. `/v1/plans/…/accounts`. */
   path: string;
@@ -128,6 +174,7 @@ export interface SandboxCall {
 
 export interface SandboxUser {
   readonly userId: string;
+  readonly name: string;
   readonly token: string;
   readonly readOnlyToken: string | null;
   readonly planIds: readonly string[];
@@ -141,12 +188,22 @@ export interface Sandbox {
   readonly users: readonly SandboxUser[];
   /** Every request received since start or the last `resetCalls()`. */
   calls(): readonly SandboxCall[];
+  /** How many of those calls each endpoint received (keys as `SandboxCall.endpoint`). */
+  callCounts(): Readonly<Record<string, number>>;
   resetCalls(): void;
   setLatency(latency: LatencyOptions): void;
   /** Replaces the active fault rules. */
   setFaults(faults: FaultRule[]): void;
   /** Puts a user's account in a state (by user id); takes effect with the next request. */
   setAccountState(userId: string, state: AccountState): void;
+  /** Changes how `/oauth/authorize` answers from the next request on. */
+  setOAuthConsent(consent: OAuthConsentOptions): void;
+  /**
+   * Ends the OAuth grants that match, as a user removing an application in the product's
+   * settings would: their access tokens get 401 and their refresh tokens `invalid_grant`.
+   * Returns how many grants it ended.
+   */
+  revokeOAuthGrants(filter: OAuthGrantFilter): number;
   /** Stops listening, ends hung requests and resolves when every socket is closed. */
   close(): Promise<void>;
 }

@@ -29,7 +29,7 @@ import { accessRefusal, dataLimitRefusal } from './account-state.js';
 import type { TokenRegistry } from './auth.js';
 import type { FaultEngine } from './faults.js';
 import { isStreamed, streamJson } from './json-stream.js';
-import type { OAuthService } from './oauth.js';
+import type { OAuthResponse, OAuthService } from './oauth.js';
 import type { RateLimiter } from './rate-limit.js';
 import {
   BodyTooLargeError,
@@ -189,6 +189,7 @@ function recordCall(
   delete recordedQuery.access_token;
   const call: SandboxCall = {
     operationId: null,
+    endpoint: null,
     method,
     path,
     query: recordedQuery,
@@ -244,6 +245,40 @@ function answerFailure(
   }
 }
 
+/** The OAuth endpoints' bodies are a few form fields. */
+const MAX_OAUTH_BODY_BYTES = 64 * 1024;
+
+/**
+ * Pages must not be framed (clickjacking) nor cached, and nothing the endpoints answer (a
+ * one-time request id, a code, tokens) may be kept or leak through a referrer.
+ */
+const OAUTH_HEADERS: Record<string, string> = {
+  'cache-control': 'no-store',
+  pragma: 'no-cache',
+  'referrer-policy': 'no-referrer',
+};
+const PAGE_HEADERS: Record<string, string> = {
+  'content-type': 'text/html; charset=utf-8',
+  'x-frame-options': 'DENY',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+};
+
+function sendOAuth(res: ServerResponse, call: SandboxCall, result: OAuthResponse): void {
+  const headers = { ...OAUTH_HEADERS, ...result.headers };
+  if (result.html !== undefined)
+    send(res, call, result.status, result.html, { ...headers, ...PAGE_HEADERS });
+  else if (result.json !== undefined) sendJson(res, call, result.status, result.json, headers);
+  else send(res, call, result.status, null, headers);
+}
+
+/** The token endpoint's calls, told apart by grant type so a test can count refreshes. */
+function tokenEndpoint(grantType: string | undefined): string {
+  return grantType === 'authorization_code' || grantType === 'refresh_token'
+    ? `oauth.token.${grantType}`
+    : 'oauth.token';
+}
+
 async function handleOAuth(
   deps: DispatchDeps,
   req: IncomingMessage,
@@ -251,20 +286,25 @@ async function handleOAuth(
   call: SandboxCall,
   query: Record<string, string>,
 ): Promise<void> {
-  const { path } = call;
-  if (path === '/oauth/authorize' && req.method === 'GET') {
-    const result = deps.oauth.authorize(query);
-    if (result.status === 302) send(res, call, 302, null, result.headers);
-    else sendJson(res, call, result.status, result.body, result.headers);
+  const { path, method } = call;
+  if (path === '/oauth/authorize' && method === 'GET') {
+    call.endpoint = 'oauth.authorize';
+    sendOAuth(res, call, deps.oauth.authorize(query));
     return;
   }
-  if (path === '/oauth/token' && req.method === 'POST') {
-    const text = await readBody(req);
-    const result = deps.oauth.token({ ...query, ...formFields(req, text) });
-    sendJson(res, call, result.status, result.body, { 'cache-control': 'no-store' });
+  if (path === '/oauth/authorize' && method === 'POST') {
+    call.endpoint = 'oauth.consent';
+    const fields = formFields(req, await readBody(req, MAX_OAUTH_BODY_BYTES));
+    sendOAuth(res, call, deps.oauth.consent(fields));
     return;
   }
-  sendError(res, call, notFound(`${req.method ?? ''} ${path} does not exist`));
+  if (path === '/oauth/token' && method === 'POST') {
+    const params = { ...query, ...formFields(req, await readBody(req, MAX_OAUTH_BODY_BYTES)) };
+    call.endpoint = tokenEndpoint(params.grant_type);
+    sendOAuth(res, call, deps.oauth.token(params, req.headers.authorization));
+    return;
+  }
+  sendError(res, call, notFound(`${method} ${path} does not exist`));
 }
 
 async function handleApi(
@@ -277,6 +317,7 @@ async function handleApi(
   const { method, path, token } = call;
   const match = deps.router.match(method, path.slice(API_PREFIX.length) || '/');
   call.operationId = match?.operationId ?? null;
+  call.endpoint = call.operationId;
   const fault = deps.faults.pick(call.operationId, method);
   const delay = deps.faults.delayMs();
   if (delay > 0) await deps.sleep(delay);

@@ -5,6 +5,8 @@ import type { IdSource } from './transactions.js';
 
 export interface UserState {
   readonly id: string;
+  /** Shown on the OAuth sign-in and consent pages. */
+  readonly name: string;
   readonly token: string;
   readonly readOnlyToken: string | null;
   readonly planIds: string[];

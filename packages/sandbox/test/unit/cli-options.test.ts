@@ -169,4 +169,111 @@ describe('sandbox CLI options', () => {
     });
     expect(options.rateLimit).toEqual({ limit: 50 });
   });
+
+  describe('OAuth', () => {
+    it('keeps the demo application as it is, with the consent page, by default', () => {
+      const options = sandboxOptionsOf(settingsOf(parseCliOptions([], {})));
+      expect(options.oauthClients).toEqual([
+        expect.objectContaining({
+          clientId: 'sandbox-demo-client',
+          clientSecret: 'sandbox-demo-secret',
+          redirectUris: expect.arrayContaining([
+            'http://localhost:8080/oauth/callback',
+            'http://127.0.0.1/auth/callback',
+          ]),
+          defaultPlanSelection: true,
+        }),
+      ]);
+      expect(options.oauthConsent).toEqual({ mode: 'page' });
+    });
+
+    it("replaces the demo application's redirect URIs, flags over the environment", () => {
+      const fromEnv = settingsOf(
+        parseCliOptions([], {
+          SANDBOX_OAUTH_REDIRECT_URIS: ' https://gw.example/auth/callback  http://127.0.0.1/cb ',
+        }),
+      );
+      expect(sandboxOptionsOf(fromEnv).oauthClients?.[0]?.redirectUris).toEqual([
+        'https://gw.example/auth/callback',
+        'http://127.0.0.1/cb',
+      ]);
+      const fromFlags = settingsOf(
+        parseCliOptions(
+          [
+            '--oauth-redirect-uri',
+            'https://a.example/cb',
+            '--oauth-redirect-uri=https://b.example/cb',
+          ],
+          { SANDBOX_OAUTH_REDIRECT_URIS: 'https://env.example/cb' },
+        ),
+      );
+      expect(fromFlags.oauthRedirectUris).toEqual(['https://a.example/cb', 'https://b.example/cb']);
+    });
+
+    it('registers more applications and sets the consent mode', () => {
+      const settings = settingsOf(
+        parseCliOptions(
+          [
+            '--oauth-client',
+            'id=mobile,secret=s1,redirect-uri=https://m.example/cb,redirect-uri=http://127.0.0.1/cb,name=Mobile App,default-plan-selection',
+            '--oauth-consent',
+            'approve',
+          ],
+          {
+            SANDBOX_OAUTH_CLIENTS: 'id=replaced,secret=x,redirect-uri=https://r.example/cb',
+            SANDBOX_OAUTH_CONSENT: 'deny',
+          },
+        ),
+      );
+      const options = sandboxOptionsOf(settings);
+      expect(options.oauthClients?.slice(1)).toEqual([
+        {
+          clientId: 'mobile',
+          clientSecret: 's1',
+          redirectUris: ['https://m.example/cb', 'http://127.0.0.1/cb'],
+          name: 'Mobile App',
+          defaultPlanSelection: true,
+        },
+      ]);
+      expect(options.oauthConsent).toEqual({ mode: 'approve' });
+      const fromEnv = settingsOf(
+        parseCliOptions([], {
+          SANDBOX_OAUTH_CLIENTS:
+            'id=a,secret=x,redirect-uri=https://a.example/cb; id=b,secret=y,redirect-uri=https://b.example/cb',
+        }),
+      );
+      expect(fromEnv.oauthClients.map((client) => client.clientId)).toEqual(['a', 'b']);
+    });
+
+    it('names what is wrong with an OAuth option', () => {
+      expect(errorOf(parseCliOptions(['--oauth-redirect-uri', 'not a uri'], {}))).toBe(
+        "--oauth-redirect-uri: redirect URI 'not' is not an absolute URI",
+      );
+      expect(
+        errorOf(parseCliOptions(['--oauth-redirect-uri', 'https://x.example/cb#top'], {})),
+      ).toMatch(/must not have a fragment/);
+      expect(errorOf(parseCliOptions(['--oauth-client', 'id=a,secret=b'], {}))).toBe(
+        '--oauth-client: an application needs id=, secret= and redirect-uri=',
+      );
+      expect(
+        errorOf(
+          parseCliOptions(
+            ['--oauth-client', 'id=a,secret=b,redirect-uri=https://a.example,public'],
+            {},
+          ),
+        ),
+      ).toMatch(/unknown application setting 'public'/);
+      expect(
+        errorOf(
+          parseCliOptions(
+            ['--oauth-client', 'id=sandbox-demo-client,secret=b,redirect-uri=https://a.example'],
+            {},
+          ),
+        ),
+      ).toBe("--oauth-client: the client id 'sandbox-demo-client' is registered twice");
+      expect(errorOf(parseCliOptions([], { SANDBOX_OAUTH_CONSENT: 'maybe' }))).toBe(
+        "SANDBOX_OAUTH_CONSENT must be one of page, approve, deny, got 'maybe'",
+      );
+    });
+  });
 });
