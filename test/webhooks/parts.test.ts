@@ -47,6 +47,61 @@ describe('targets', () => {
     }
   });
 
+  it('refuses every range of the IANA special-purpose registries, and IPv4 ones in every IPv6 form', () => {
+    // Each entry's first, middle and last address is refused; the IPv4 ones also mapped
+    // (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d, issue 29) and through NAT64 (64:ff9b::a.b.c.d).
+    for (const cidr of IANA_IPV4_SPECIAL) {
+      for (const address of spanOf(cidr)) {
+        for (const form of [address, `::ffff:${address}`, `::${address}`, `64:ff9b::${address}`]) {
+          expect(isPublicAddress(form), `${form} (${cidr})`).toBe(false);
+        }
+      }
+    }
+    for (const cidr of IANA_IPV6_SPECIAL) {
+      for (const address of spanOf(cidr)) {
+        expect(isPublicAddress(address), `${address} (${cidr})`).toBe(false);
+      }
+    }
+    // Right outside some of them, and the usual public addresses, in every form.
+    for (const address of [
+      '192.31.195.255',
+      '192.31.197.0',
+      '192.175.49.0',
+      '198.17.255.255',
+      '198.20.0.0',
+      '223.255.255.255',
+      '8.8.8.8',
+      '93.184.216.34',
+    ]) {
+      for (const form of [address, `::ffff:${address}`, `64:ff9b::${address}`]) {
+        expect(isPublicAddress(form), form).toBe(true);
+      }
+      expect(isPublicAddress(`::${address}`), `::${address}`).toBe(false);
+    }
+    for (const address of [
+      '2001:200::1',
+      '2620:4f:7fff:ffff:ffff:ffff:ffff:ffff',
+      '2620:4f:8001::',
+      '2606:4700:4700::1111',
+      '2a00:1450:4001:81a::200e',
+      '3fff:1000::',
+    ]) {
+      expect(isPublicAddress(address), address).toBe(true);
+    }
+  });
+
+  it('refuses IPv4-compatible IPv6 URLs, however written', () => {
+    for (const url of [
+      'https://[::127.0.0.1]/',
+      'https://[::7f00:1]/',
+      'https://[0:0:0:0:0:0:7f00:1]/x',
+      'https://[::a9fe:a9fe]/latest/meta-data',
+      'https://[::1.2.3.4]/',
+    ]) {
+      expect(urlProblem(url, false), url).toMatch(/must reach a public address/);
+    }
+  });
+
   it('allows http only on loopback, and only with private targets allowed', () => {
     expect(urlProblem('https://hooks.example.com/x', false)).toBeNull();
     expect(urlProblem('http://127.0.0.1:9/x', false)).toContain('https');
@@ -368,3 +423,102 @@ describe('attempts', () => {
     }
   });
 });
+
+/**
+ * The IANA IPv4 Special-Purpose Address Registry, every entry, and multicast (its own registry),
+ * transcribed here on their own: the classifier's table in src/webhooks/target.ts is checked
+ * against them, not against itself.
+ */
+const IANA_IPV4_SPECIAL = [
+  '0.0.0.0/8',
+  '0.0.0.0/32',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.0.0/29',
+  '192.0.0.8/32',
+  '192.0.0.9/32',
+  '192.0.0.10/32',
+  '192.0.0.170/32',
+  '192.0.0.171/32',
+  '192.0.2.0/24',
+  '192.31.196.0/24',
+  '192.52.193.0/24',
+  '192.88.99.0/24',
+  '192.88.99.2/32',
+  '192.168.0.0/16',
+  '192.175.48.0/24',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+  '255.255.255.255/32',
+];
+
+/** The IANA IPv6 Special-Purpose Address Registry, every entry but IPv4-mapped (above), and the
+ * IPv4-compatible, site-local and multicast prefixes outside it. */
+const IANA_IPV6_SPECIAL = [
+  '::1/128',
+  '::/128',
+  '::/96',
+  '64:ff9b:1::/48',
+  '100::/64',
+  '100:0:0:1::/64',
+  '2001::/23',
+  '2001::/32',
+  '2001:1::1/128',
+  '2001:1::2/128',
+  '2001:1::3/128',
+  '2001:2::/48',
+  '2001:3::/32',
+  '2001:4:112::/48',
+  '2001:10::/28',
+  '2001:20::/28',
+  '2001:30::/28',
+  '2001:db8::/32',
+  '2002::/16',
+  '2620:4f:8000::/48',
+  '3fff::/20',
+  '5f00::/16',
+  'fc00::/7',
+  'fe80::/10',
+  'fec0::/10',
+  'ff00::/8',
+];
+
+/** The first, a middle and the last address of a CIDR block, in the block's family. */
+function spanOf(cidr: string): string[] {
+  const [network = '', bits = ''] = cidr.split('/');
+  const v6 = network.includes(':');
+  const width = v6 ? 128n : 32n;
+  const start = v6 ? v6Number(network) : v4Number(network);
+  const size = 1n << (width - BigInt(bits));
+  const text = v6 ? v6Text : v4Text;
+  return [start, start + size / 2n, start + size - 1n].map(text);
+}
+
+function v4Number(address: string): bigint {
+  return address.split('.').reduce((n, part) => (n << 8n) | BigInt(part), 0n);
+}
+
+function v4Text(n: bigint): string {
+  return [24n, 16n, 8n, 0n].map((shift) => String((n >> shift) & 255n)).join('.');
+}
+
+function v6Number(address: string): bigint {
+  const [head = '', tail = ''] = address.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return groups.reduce((n, group) => (n << 16n) | BigInt(`0x${group}`), 0n);
+}
+
+function v6Text(n: bigint): string {
+  return Array.from({ length: 8 }, (_, i) =>
+    ((n >> BigInt(112 - 16 * i)) & 0xffffn).toString(16),
+  ).join(':');
+}

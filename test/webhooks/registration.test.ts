@@ -168,6 +168,8 @@ describe('server-side request forgery', () => {
       'https://169.254.169.254/latest/meta-data',
       'https://[::1]/hooks',
       'https://[::ffff:192.168.0.1]/hooks',
+      'https://[::127.0.0.1]/hooks',
+      'https://[::7f00:1]/hooks',
       'http://127.0.0.1:8080/hooks',
     ]) {
       const answer = await stack.gql(CREATE, {
