@@ -1,8 +1,9 @@
 /**
  * The gateway's webhooks (src/webhooks), when the operator gave their key: the SQLite store at
- * its path, and feeds that run their `planChanged` subscription through this gateway's admission
- * path (`prepareOperation`), like any other transport. Without the key, a registry that answers
- * WEBHOOKS_DISABLED.
+ * its path (or Redis, shared, with `REDIS_URL`), and feeds that run their `planChanged`
+ * subscription through this gateway's admission path (`prepareOperation`), like any other
+ * transport. Without the key, a registry that answers WEBHOOKS_DISABLED. When WEBHOOK_KEY
+ * does not open the store, the operator is told so once.
  */
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
@@ -54,15 +55,17 @@ export function createGatewayWebhooks(parts: {
     if (!prepared.ok) return { errors: [...prepared.errors] };
     return prepared.subscribe();
   };
+  // Several instances share endpoints and the outbox in Redis; one alone keeps them in SQLite.
+  const redis = config.redisUrl ? redisClient(config.redisUrl) : undefined;
   const running = createWebhooks({
     config: settings,
-    // Several instances share endpoints and the outbox in Redis; one alone keeps them in SQLite.
-    store: config.redisUrl
-      ? createRedisWebhookStore(redisClient(config.redisUrl), config.cluster.keyPrefix)
+    records: redis
+      ? createRedisWebhookStore(redis, config.cluster.keyPrefix)
       : createSqliteWebhookStore(settings.databasePath),
     scheduler,
     subscribe,
     onError,
+    onKeyRefused: (error) => logger?.error({ setting: 'WEBHOOK_KEY' }, error.message),
     ...(parts.dispatcher ? { dispatcher: parts.dispatcher } : {}),
   });
   return {

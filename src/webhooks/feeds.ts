@@ -18,7 +18,6 @@ import type { FeedEvent } from './payload.js';
 import { payloadFor } from './payload.js';
 import { newEventId } from './signing.js';
 import type { FeedKey, NewDelivery, WebhookStore } from './store.js';
-import type { TokenVault } from './token-vault.js';
 
 /** Runs the feed document for a token and plan from `since`. */
 export type FeedSubscribe = (request: {
@@ -39,7 +38,6 @@ export interface WebhookFeedsOptions {
   /** This instance, as it holds feed leases in a shared store. */
   owner: string;
   store: WebhookStore;
-  vault: TokenVault;
   subscribe: FeedSubscribe;
   scheduler: Scheduler;
   /** Deliveries were queued. */
@@ -77,7 +75,7 @@ interface Feed {
 }
 
 export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
-  const { owner, store, vault, subscribe, scheduler, onQueued, onError } = options;
+  const { owner, store, subscribe, scheduler, onQueued, onError } = options;
   const feeds = new Map<string, Feed>();
   let closed = false;
 
@@ -113,9 +111,8 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
       }
       holdLease(feed);
     }
-    const sealed = await store.sealedToken(key.tokenKey);
-    if (sealed === undefined) return stop(feed);
-    const token = vault.open(sealed, key.tokenKey);
+    const token = await store.token(key.tokenKey);
+    if (token === undefined) return stop(feed);
     const since = await store.cursor(key);
     const result = await subscribe({ token, planId: key.planId, since });
     if (feed.stopped) {
@@ -152,7 +149,12 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
       if (event.serverKnowledge <= endpoint.startKnowledge) continue;
       const payload = payloadFor(event, endpoint.kinds, now);
       if (payload !== null) {
-        deliveries.push({ eventId: newEventId(), endpointId: endpoint.id, payload });
+        deliveries.push({
+          eventId: newEventId(),
+          endpointId: endpoint.id,
+          serverKnowledge: event.serverKnowledge,
+          payload,
+        });
       }
     }
     const written = await store.enqueue(feed.key, event.serverKnowledge, deliveries, now, owner);

@@ -13,11 +13,16 @@ import { DEFAULT_WEBHOOKS } from '../../src/config/config.js';
 import { createManualScheduler } from '../../src/live/scheduler.js';
 import { createDeliverer } from '../../src/webhooks/deliverer.js';
 import { retriesExhausted, retryDelay } from '../../src/webhooks/retry.js';
+import { sealedStore } from '../../src/webhooks/sealed-store.js';
+import {
+  createSealer,
+  SealBrokenError,
+  SealedWithAnotherKeyError,
+} from '../../src/webhooks/sealer.js';
 import { newEventId, newSecret, signedHeaders } from '../../src/webhooks/signing.js';
 import { createSqliteWebhookStore } from '../../src/webhooks/sqlite-store.js';
 import type { EndpointRecord } from '../../src/webhooks/store.js';
 import { checkedLookup, isPublicAddress, urlProblem } from '../../src/webhooks/target.js';
-import { createTokenVault } from '../../src/webhooks/token-vault.js';
 import { until } from '../support/wait.js';
 import { startReceiver } from './support/receiver.js';
 
@@ -138,15 +143,29 @@ describe('signatures', () => {
   });
 });
 
-describe('sealed tokens', () => {
-  it('open only with the key and the token key they were sealed for', () => {
+describe('sealing at rest', () => {
+  it('opens only with a key that sealed it, for the place it was sealed for', () => {
     const key = randomBytes(32);
-    const vault = createTokenVault(key);
-    const sealed = vault.seal('secret-token', 'key-a');
-    expect(sealed).not.toContain('secret-token');
-    expect(vault.open(sealed, 'key-a')).toBe('secret-token');
-    expect(() => vault.open(sealed, 'key-b')).toThrow();
-    expect(() => createTokenVault(randomBytes(32)).open(sealed, 'key-a')).toThrow();
+    const sealer = createSealer(key);
+    const sealed = sealer.seal('whsec_secret', 'secret:a');
+    expect(sealed).toMatch(new RegExp(`^s1\\.${sealer.keyId}\\.`));
+    expect(sealed).not.toContain('whsec_secret');
+    expect(sealer.open(sealed, 'secret:a')).toBe('whsec_secret');
+    // Moved to another endpoint's row, altered, or under another key: it does not open.
+    expect(() => sealer.open(sealed, 'secret:b')).toThrow(SealBrokenError);
+    expect(() => sealer.open(`${sealed.slice(0, -2)}AA`, 'secret:a')).toThrow(SealBrokenError);
+    const other = createSealer(randomBytes(32));
+    expect(() => other.open(sealed, 'secret:a')).toThrow(SealedWithAnotherKeyError);
+    // A key ring: the new key seals, the previous one still opens what it sealed.
+    const rotated = createSealer(randomBytes(32), [key]);
+    expect(rotated.open(sealed, 'secret:a')).toBe('whsec_secret');
+    expect(rotated.seal('x', 'c')).toMatch(new RegExp(`^s1\\.${rotated.keyId}\\.`));
+    // Digests name the same thing the same way under one key, differently under another.
+    expect(sealer.digest('feed', 'tk', 'plan')).toBe(
+      createSealer(key).digest('feed', 'tk', 'plan'),
+    );
+    expect(sealer.digest('feed', 'tk', 'plan')).not.toBe(other.digest('feed', 'tk', 'plan'));
+    expect(sealer.digest('feed', 'tk', 'plan')).not.toContain('plan');
   });
 });
 
@@ -183,7 +202,7 @@ describe('the SQLite store', () => {
   });
 
   it("hands out one head per endpoint, in each endpoint's order, and moves the cursor with the queue", async () => {
-    const store = createSqliteWebhookStore(':memory:');
+    const store = memoryStore();
     await store.createEndpoint(endpoint('a', 5), newSecret(), 'sealed');
     await store.createEndpoint(endpoint('b', 9), newSecret(), 'sealed');
     const key = { tokenKey: 'tk', planId: 'plan' };
@@ -192,7 +211,12 @@ describe('the SQLite store', () => {
       await store.enqueue(
         key,
         knowledge,
-        ['a', 'b'].map((id) => ({ eventId: `e${knowledge}${id}`, endpointId: id, payload: '{}' })),
+        ['a', 'b'].map((id) => ({
+          eventId: `e${knowledge}${id}`,
+          endpointId: id,
+          serverKnowledge: knowledge,
+          payload: '{}',
+        })),
         0,
         'me',
       );
@@ -220,13 +244,25 @@ describe('the SQLite store', () => {
   });
 
   it('keeps the last 1,000 deliveries of an endpoint, and every pending one', async () => {
-    const store = createSqliteWebhookStore(':memory:');
+    const store = memoryStore();
     await store.createEndpoint(endpoint('a', 0), newSecret(), 'sealed');
     const key = { tokenKey: 'tk', planId: 'plan' };
     const ok = { at: 1, durationMs: 1, statusCode: 204, ok: true, error: null };
-    await store.enqueue(key, 1, [{ eventId: 'pending', endpointId: 'a', payload: '{}' }], 0, 'me');
+    await store.enqueue(
+      key,
+      1,
+      [{ eventId: 'pending', endpointId: 'a', serverKnowledge: 1, payload: '{}' }],
+      0,
+      'me',
+    );
     for (let i = 2; i <= 1_100; i += 1) {
-      await store.enqueue(key, i, [{ eventId: `e${i}`, endpointId: 'a', payload: '{}' }], 0, 'me');
+      await store.enqueue(
+        key,
+        i,
+        [{ eventId: `e${i}`, endpointId: 'a', serverKnowledge: i, payload: '{}' }],
+        0,
+        'me',
+      );
       const last = (await store.deliveries('a', 1))[0]!;
       await store.recordAttempt(last, ok, { state: 'DELIVERED', nextAttemptAt: 1 }, 'me');
     }
@@ -249,7 +285,7 @@ describe('the deliverer', () => {
       },
     });
     const receiver = await startReceiver();
-    const store = createSqliteWebhookStore(':memory:');
+    const store = memoryStore();
     const dispatcher = new Agent();
     const errors: unknown[] = [];
     const deliverer = createDeliverer({
@@ -286,7 +322,7 @@ describe('the deliverer', () => {
       await store.enqueue(
         { tokenKey: 'tk', planId: 'plan' },
         1,
-        [{ eventId: 'e1', endpointId: 'a', payload: '{}' }],
+        [{ eventId: 'e1', endpointId: 'a', serverKnowledge: 1, payload: '{}' }],
         0,
         'me',
       );
@@ -319,7 +355,7 @@ describe('attempts', () => {
         now = ms;
       },
     });
-    const store = createSqliteWebhookStore(':memory:');
+    const store = memoryStore();
     const dispatcher = new Agent();
     await store.createEndpoint(
       {
@@ -340,7 +376,7 @@ describe('attempts', () => {
     await store.enqueue(
       { tokenKey: 'tk', planId: 'plan' },
       1,
-      [{ eventId: 'e1', endpointId: 'a', payload: '{}' }],
+      [{ eventId: 'e1', endpointId: 'a', serverKnowledge: 1, payload: '{}' }],
       0,
       'me',
     );
@@ -521,4 +557,9 @@ function v6Text(n: bigint): string {
   return Array.from({ length: 8 }, (_, i) =>
     ((n >> BigInt(112 - 16 * i)) & 0xffffn).toString(16),
   ).join(':');
+}
+
+/** A store of this process's life (SQLite in memory), sealed under a key of its own. */
+function memoryStore() {
+  return sealedStore(createSqliteWebhookStore(':memory:'), createSealer(randomBytes(32)));
 }

@@ -234,6 +234,6 @@ describe('a token the upstream refuses', () => {
       return listed[0]?.disabledReason != null;
     }, 'the endpoint disabled');
     expect(listed[0]?.disabledReason).toContain('refused the token');
-    expect(stack.gateway.webhooks!.feeds().open()).toEqual([]);
+    expect(stack.gateway.webhooks!.openFeeds()).toEqual([]);
   });
 });
