@@ -480,6 +480,38 @@ function deliveryOf(hash: Record<string, string>): DeliveryRecord {
   };
 }
 
+/** Where `persistenceOf` looks. */
+export interface RedisPersistence {
+  /** Append-only file on (`appendonly yes`). */
+  readonly aof: boolean;
+  /** Snapshots saved on a schedule (`save` not empty). */
+  readonly rdb: boolean;
+}
+
+/**
+ * Whether Redis keeps what it holds across its own restart: `CONFIG GET` where allowed, else
+ * `INFO persistence` (which tells AOF, and RDB only once a snapshot was saved). Undefined when
+ * neither answers.
+ */
+export async function persistenceOf(redis: Redis): Promise<RedisPersistence | undefined> {
+  try {
+    const [, appendonly] = (await redis.config('GET', 'appendonly')) as string[];
+    const [, save] = (await redis.config('GET', 'save')) as string[];
+    return { aof: appendonly === 'yes', rdb: (save ?? '').trim() !== '' };
+  } catch {
+    try {
+      const info = await redis.info('persistence');
+      const field = (name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
+      return {
+        aof: field('aof_enabled') === '1',
+        rdb: Number(field('rdb_saves') ?? 0) > 0 || field('rdb_last_bgsave_status') === 'ok',
+      };
+    } catch {
+      return undefined;
+    }
+  }
+}
+
 type Keys = {
   readonly token: (tokenKey: string) => string;
   readonly endpoint: (id: string) => string;

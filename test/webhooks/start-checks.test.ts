@@ -1,8 +1,9 @@
 /**
- * What a gateway says about its webhook store when it starts (issue 29, item 10), over
+ * What a gateway says about its webhook store when it starts (issue 29, items 10 and 12), over
  * real SQLite files and a real Redis: another WEBHOOK_KEY than the store's turns webhooks off
  * with one message that names it, changes nothing stored, and the right key brings everything
- * back.
+ * back; a Redis with neither AOF nor RDB is warned about at start and whenever the connection
+ * comes back.
  */
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -163,5 +164,39 @@ describe('another WEBHOOK_KEY than the store was sealed with', () => {
 
     const right = await gatewayWith(inRedis('key', key));
     await expectServed(right, secret, 'after the right key, in Redis');
+  });
+});
+
+describe('a Redis that keeps nothing on disk', () => {
+  const persistenceLines = (gateway: ServedGateway) =>
+    gateway.log.filter((line) => 'redisPersistence' in line);
+
+  it('is warned about at start and when the connection comes back', async () => {
+    const gateway = await gatewayWith(inRedis('persistence', randomBytes(32)));
+    await until(() => persistenceLines(gateway).length === 1, 'a warning at start');
+    expect(persistenceLines(gateway)[0]).toMatchObject({ level: 'warn', redisPersistence: 'none' });
+    expect(String(persistenceLines(gateway)[0]!.msg)).toMatch(/neither AOF nor RDB/);
+    await redis.stop();
+    await redis.start();
+    await until(() => persistenceLines(gateway).length === 2, 'a warning after Redis came back', {
+      timeoutMs: 30_000,
+    });
+    expect(persistenceLines(gateway)[1]).toMatchObject({ level: 'warn', redisPersistence: 'none' });
+  }, 60_000);
+
+  it('is not, once it saves snapshots', async () => {
+    // RDB rather than AOF: turning AOF on would write its files in this process's folder at once,
+    // while a snapshot an hour after a change never falls due in a test.
+    await redis.client.config('SET', 'save', '3600 1');
+    try {
+      const gateway = await gatewayWith(inRedis('persistent', randomBytes(32)));
+      await until(() => persistenceLines(gateway).length === 1, 'what persistence Redis has');
+      expect(persistenceLines(gateway)[0]).toMatchObject({
+        level: 'info',
+        redisPersistence: 'RDB',
+      });
+    } finally {
+      await redis.client.config('SET', 'save', '');
+    }
   });
 });
