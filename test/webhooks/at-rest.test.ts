@@ -360,7 +360,10 @@ describe('a sealed value moved to another row', () => {
       'does not open',
     );
     expect(theirs.delivered()).toEqual([]);
-    await until(() => mine.delivered().length === 1, 'the first endpoint served');
+    await until(async () => {
+      await stack.scheduler.advance(60_000);
+      return mine.delivered().length >= 1;
+    }, 'the first endpoint served');
   });
 });
 

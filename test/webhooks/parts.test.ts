@@ -6,12 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ExecutionResult } from 'graphql';
 import { Webhook } from 'standardwebhooks';
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WEBHOOKS } from '../../src/config/config.js';
 import { createManualScheduler } from '../../src/live/scheduler.js';
 import { createDeliverer } from '../../src/webhooks/deliverer.js';
+import { createWebhookFeeds } from '../../src/webhooks/feeds.js';
 import { retriesExhausted, retryDelay } from '../../src/webhooks/retry.js';
 import { sealedStore } from '../../src/webhooks/sealed-store.js';
 import {
@@ -271,6 +273,77 @@ describe('the SQLite store', () => {
     expect(kept.at(-1)?.eventId).toBe('pending');
     expect(await store.deliveryOfEvent('e50')).toBeUndefined();
     expect(await store.deliveryOfEvent('e1100')).toBeDefined();
+    await store.close();
+  });
+});
+
+describe('feeds', () => {
+  it('answer sync only once a feed they opened has joined its plan (a write right after is in it)', async () => {
+    const store = memoryStore();
+    await store.createEndpoint(
+      {
+        id: 'a',
+        tokenKey: 'tk',
+        planId: 'plan',
+        url: 'https://hooks.example.com/',
+        kinds: ['PAYEES'],
+        description: null,
+        createdAt: 0,
+        startKnowledge: 0,
+        disabledReason: null,
+        disabledAt: null,
+      },
+      newSecret(),
+      'token',
+    );
+    let admit = () => {};
+    const admitted = new Promise<void>((resolve) => {
+      admit = resolve;
+    });
+    // A subscription that takes its time to be admitted, then joins on its first pull.
+    let joined = false;
+    let end = () => {};
+    const ended = new Promise<IteratorResult<ExecutionResult>>((resolve) => {
+      end = () => resolve({ done: true, value: undefined });
+    });
+    const subscription: AsyncIterableIterator<ExecutionResult> = {
+      next: () => {
+        joined = true;
+        return ended;
+      },
+      return: async () => {
+        end();
+        return { done: true, value: undefined };
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    const feeds = createWebhookFeeds({
+      owner: 'me',
+      store,
+      scheduler: createManualScheduler({ now: () => 0, set() {} }),
+      subscribe: async ({ token }) => {
+        expect(token).toBe('token');
+        await admitted;
+        return subscription;
+      },
+      onQueued: () => {},
+      onError: (error) => {
+        throw error;
+      },
+    });
+    let synced = false;
+    const syncing = feeds.sync().then(() => {
+      synced = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(synced).toBe(false);
+    admit();
+    await syncing;
+    expect(joined).toBe(true);
+    expect(feeds.open()).toEqual([{ tokenKey: 'tk', planId: 'plan' }]);
+    await feeds.close();
     await store.close();
   });
 });
