@@ -185,12 +185,14 @@ async function addresses(): Promise<void> {
     '100:0:0:1::1',
     'fec0::1',
     '::ffff:0:7f00:1',
-    '64:ff9b::8.8.8.8',
   ];
+  // NAT64 (DNS64 on an IPv6-only host): judged by the IPv4 address carried.
+  const nat64 = ['64:ff9b::8.8.8.8', '64:ff9b::127.0.0.1', '64:ff9b::a9fe:a9fe'];
   report('9 IPv4-compatible IPv6 and other special-purpose addresses', {
     '::/96 addresses judged public': `${compatible.filter(isPublicAddress).length} of ${compatible.length} (${compatible.filter(isPublicAddress).join(', ') || 'none'})`,
     '::/96 URLs accepted for an endpoint': `${urls.filter((u) => urlProblem(u, false) === null).length} of ${urls.length}`,
-    'other special-purpose samples judged public': `${others.filter(isPublicAddress).join(', ') || 'none'}`,
+    'other special-purpose samples judged public': `${others.filter(isPublicAddress).length} of ${others.length} (${others.filter(isPublicAddress).join(', ') || 'none'})`,
+    'NAT64 addresses judged public': `${nat64.filter(isPublicAddress).join(', ') || 'none'} (of ${nat64.join(', ')})`,
   });
 }
 
