@@ -99,7 +99,10 @@ interface Running {
   readonly deliverer: Deliverer;
 }
 
-/** With a shared store, how often an instance looks for feeds other instances opened or closed. */
+/**
+ * With a shared store, how often an instance looks for feeds other instances opened or closed;
+ * also how soon a start that failed (the store did not answer) is tried again.
+ */
 const SHARED_RESYNC_MS = 5_000;
 /** An endpoint's description is a note for people: at most this many characters. */
 const MAX_DESCRIPTION = 500;
@@ -121,6 +124,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   let running: Running | undefined;
   let refused: WebhookKeyError | undefined;
   let resyncTimer: TimerHandle | undefined;
+  let retryTimer: TimerHandle | undefined;
   let closed = false;
 
   const startParts = (store: WebhookStore): Running => {
@@ -174,6 +178,23 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       await resync();
       resyncEvery(ms);
     }, ms);
+  };
+
+  // Opens the store and the feeds; a failure other than the key's (Redis away at start) is
+  // logged and tried again, so feeds start once the store answers.
+  const begin = async (): Promise<void> => {
+    if (closed) return;
+    try {
+      const parts = await open();
+      if (closed) return;
+      await parts.feeds.sync();
+      parts.deliverer.wake();
+      if (parts.store.shared) resyncEvery(SHARED_RESYNC_MS);
+    } catch (error) {
+      if (refused || closed) return; // the key's refusal is said once, by onKeyRefused
+      onError(error);
+      retryTimer = scheduler.setTimeout(() => void begin(), SHARED_RESYNC_MS);
+    }
   };
 
   const owned = async (who: Credentials, id: string, field: string): Promise<EndpointRecord> => {
@@ -266,23 +287,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       deliverer.wake();
       return copy;
     },
-    async start() {
-      let parts: Running;
-      try {
-        parts = await open();
-      } catch (error) {
-        if (refused) return; // said once, by onKeyRefused
-        throw error;
-      }
-      if (closed) return;
-      await parts.feeds.sync();
-      parts.deliverer.wake();
-      if (parts.store.shared) resyncEvery(SHARED_RESYNC_MS);
-    },
+    start: begin,
     openFeeds: () => running?.feeds.open() ?? [],
     async close() {
       closed = true;
       resyncTimer?.cancel();
+      retryTimer?.cancel();
       const parts = running ?? (await opening?.catch(() => undefined));
       if (parts) {
         await parts.feeds.close();
