@@ -291,8 +291,8 @@ export interface GatewayConfig {
   /** Tuning of the cluster tier (used with `redisUrl`). @default DEFAULT_CLUSTER */
   cluster: ClusterConfig;
   /**
-   * Webhooks (src/webhooks, docs/webhooks.md): on only with the operator's key, which encrypts
-   * the tokens they keep polling with. @default none: the mutations answer WEBHOOKS_DISABLED
+   * Webhooks (src/webhooks, docs/webhooks.md): on only with the operator's key, which seals
+   * everything they keep (the tokens they poll with, secrets, endpoints, the outbox). @default none: the mutations answer WEBHOOKS_DISABLED
    */
   webhooks?: WebhooksConfig;
 }
@@ -356,7 +356,7 @@ export const DEFAULT_MCP: McpConfig = {
 
 /** Webhooks: where endpoints, tokens and the outbox are kept, and how deliveries behave. */
 export interface WebhooksConfig {
-  /** AES-256-GCM key (32 bytes) that encrypts stored tokens. */
+  /** 32 bytes that seal everything webhooks keep (tokens, secrets, endpoints, the outbox). */
   key: Uint8Array;
   /** The SQLite file (without `redisUrl`). @default `${DATA_DIR}/webhooks.db` */
   databasePath: string;

@@ -162,7 +162,7 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   MCP_SCHEMA_SEARCH             the MCP search_schema tool (default off)
   MCP_TRUSTED_DOCUMENT_TOOLS    the TRUSTED_DOCUMENTS manifest's named operations as MCP tools (default off)
   MCP_SESSION_IDLE_SECONDS      close an MCP session idle this long (default ${DEFAULT_MCP.sessionIdleMs / 1000})
-  WEBHOOK_KEY                   32 bytes (base64 or 64 hex digits) that encrypt the tokens webhooks keep; webhooks are off without it
+  WEBHOOK_KEY                   32 bytes (base64 or 64 hex digits) that seal all webhooks keep; webhooks are off without it
   DATA_DIR                      where the gateway keeps files (default ./data)
   WEBHOOK_DB                    the webhooks' SQLite file (default DATA_DIR/webhooks.db)
   WEBHOOK_ALLOW_PRIVATE_TARGETS deliver to private and loopback addresses, and http on loopback (default off)

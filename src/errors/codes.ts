@@ -40,7 +40,7 @@ type RefusalCode =
   | 'NOT_ACCEPTABLE'
   /** The gateway is stopping; a subscription ends with this. */
   | 'SHUTTING_DOWN'
-  /** Webhooks are off: the operator gave no WEBHOOK_KEY to encrypt the tokens they keep. */
+  /** Webhooks are off: no WEBHOOK_KEY, or one that does not open the webhook store. */
   | 'WEBHOOKS_DISABLED'
   /** A request body over `limits.bodyBytes` (HTTP 413); yoga's code, as its limiter answered. */
   | 'REQUEST_ENTITY_TOO_LARGE'

@@ -57,6 +57,11 @@ export interface PlanChange {
   readonly serverKnowledge: number;
   /** The knowledge before the change, when known. */
   readonly previousServerKnowledge: number | null;
+  /**
+   * A WRITE change: the knowledge the upstream answered the write with, when it did. The
+   * replica's (`serverKnowledge`) does not move with a write: the delta after it does.
+   */
+  readonly writeServerKnowledge?: number;
   readonly accounts: readonly AccountRow[];
   readonly categoryGroups: readonly CategoryGroupRow[];
   /** With the amounts of the current month. */
@@ -209,6 +214,7 @@ export interface ChangeMeta {
   readonly origin: ChangeOrigin;
   readonly serverKnowledge: number;
   readonly previousServerKnowledge: number | null;
+  readonly writeServerKnowledge?: number;
 }
 
 /** The keys as rows of `source` (the replica after the change); what it lacks is deleted. */
@@ -345,6 +351,20 @@ export function isEmptyChange(change: PlanChange): boolean {
   );
 }
 
+/**
+ * Private: the write knowledge of two merged changes: only writes merged with writes keep one
+ * (the latest); a sync after them brings the replica's knowledge past them.
+ */
+function writesOf(first: PlanChange, second: PlanChange): { writeServerKnowledge?: number } {
+  if (second.origin !== 'WRITE') return {};
+  const known = [first, second]
+    .filter((change) => change.origin === 'WRITE')
+    .flatMap((change) =>
+      change.writeServerKnowledge === undefined ? [] : [change.writeServerKnowledge],
+    );
+  return known.length === 0 ? {} : { writeServerKnowledge: Math.max(...known) };
+}
+
 /** One change saying what `first` then `second` said: later rows win, a deletion removes a row. */
 export function mergeChanges(first: PlanChange, second: PlanChange): PlanChange {
   const months = mergeRows(
@@ -361,6 +381,7 @@ export function mergeChanges(first: PlanChange, second: PlanChange): PlanChange 
       origin: second.origin,
       serverKnowledge: Math.max(first.serverKnowledge, second.serverKnowledge),
       previousServerKnowledge: first.previousServerKnowledge,
+      ...writesOf(first, second),
     },
     {
       accounts: mergeById(first, second, 'accounts'),

@@ -187,6 +187,9 @@ export class PlanFeed<T> implements AsyncIterableIterator<T | GraphQLError> {
           from: this._knowledge,
           to: pending.serverKnowledge,
           previous: pending.previousServerKnowledge,
+          ...(pending.writeServerKnowledge === undefined
+            ? {}
+            : { write: pending.writeServerKnowledge }),
         },
         this._options.sizes,
       );

@@ -269,6 +269,9 @@ function publishApplied(live: HubState, applied: AppliedChange): void {
       origin: source.kind === 'write' ? 'WRITE' : 'SYNC',
       serverKnowledge: snapshot.serverKnowledge,
       previousServerKnowledge: previous?.serverKnowledge ?? null,
+      ...(source.kind === 'write' && source.saved.serverKnowledge !== undefined
+        ? { writeServerKnowledge: source.saved.serverKnowledge }
+        : {}),
     }),
   );
 }

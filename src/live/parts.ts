@@ -116,6 +116,8 @@ export interface PartsHeader {
   readonly to: number;
   /** `previousServerKnowledge` of the first event. */
   readonly previous: number | null;
+  /** A WRITE change's own knowledge (`PlanChange.writeServerKnowledge`), on each of its events. */
+  readonly write?: number;
 }
 
 /** One event cut from a stream. */
@@ -168,6 +170,7 @@ export class ChangeParts {
       origin: this.header.origin,
       serverKnowledge,
       previousServerKnowledge: this._previous,
+      ...(this.header.write === undefined ? {} : { writeServerKnowledge: this.header.write }),
       ...(last ? {} : { continues: true }),
     });
     this._previous = serverKnowledge;
@@ -275,7 +278,12 @@ class EventBuilder {
   build(
     meta: Pick<
       PlanChange,
-      'planId' | 'origin' | 'serverKnowledge' | 'previousServerKnowledge' | 'continues'
+      | 'planId'
+      | 'origin'
+      | 'serverKnowledge'
+      | 'previousServerKnowledge'
+      | 'writeServerKnowledge'
+      | 'continues'
     >,
   ): PlanChange {
     return {

@@ -144,6 +144,13 @@ const PlanChangeType = builder.objectRef<PlanChange>('PlanChange').implement({
       description: 'The knowledge before the change, when known.',
       resolve: (c) => c.previousServerKnowledge,
     }),
+    writeServerKnowledge: t.field({
+      type: 'SafeInt',
+      nullable: true,
+      description:
+        "A WRITE event: the knowledge the upstream gave the write, each write its own. `serverKnowledge` stays the replica's (resume from it): what the write moved elsewhere (balances, month totals) and others' changes before it come in the SYNC event after it. Null for other events, and for writes whose answer carries no knowledge.",
+      resolve: (c) => c.writeServerKnowledge ?? null,
+    }),
     accounts: t.field({
       complexity: EVENT_LIST,
       type: [Account],

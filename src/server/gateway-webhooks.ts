@@ -1,8 +1,10 @@
 /**
  * The gateway's webhooks (src/webhooks), when the operator gave their key: the SQLite store at
- * its path, and feeds that run their `planChanged` subscription through this gateway's admission
- * path (`prepareOperation`), like any other transport. Without the key, a registry that answers
- * WEBHOOKS_DISABLED.
+ * its path (or Redis, shared, with `REDIS_URL`), and feeds that run their `planChanged`
+ * subscription through this gateway's admission path (`prepareOperation`), like any other
+ * transport. Without the key, a registry that answers WEBHOOKS_DISABLED. What is said to the
+ * operator: one error when WEBHOOK_KEY does not open the store, and a warning at start and at each
+ * reconnection when Redis keeps nothing across its own restart.
  */
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
@@ -13,7 +15,7 @@ import type { Scheduler } from '../live/scheduler.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { FeedSubscribe } from '../webhooks/feeds.js';
 import { FEED_DOCUMENT } from '../webhooks/payload.js';
-import { createRedisWebhookStore } from '../webhooks/redis-store.js';
+import { createRedisWebhookStore, persistenceOf } from '../webhooks/redis-store.js';
 import { createSqliteWebhookStore } from '../webhooks/sqlite-store.js';
 import {
   createWebhooks,
@@ -54,15 +56,18 @@ export function createGatewayWebhooks(parts: {
     if (!prepared.ok) return { errors: [...prepared.errors] };
     return prepared.subscribe();
   };
+  // Several instances share endpoints and the outbox in Redis; one alone keeps them in SQLite.
+  const redis = config.redisUrl ? redisClient(config.redisUrl) : undefined;
+  if (redis && logger) warnWithoutPersistence(redis, logger);
   const running = createWebhooks({
     config: settings,
-    // Several instances share endpoints and the outbox in Redis; one alone keeps them in SQLite.
-    store: config.redisUrl
-      ? createRedisWebhookStore(redisClient(config.redisUrl), config.cluster.keyPrefix)
+    records: redis
+      ? createRedisWebhookStore(redis, config.cluster.keyPrefix)
       : createSqliteWebhookStore(settings.databasePath),
     scheduler,
     subscribe,
     onError,
+    onKeyRefused: (error) => logger?.error({ setting: 'WEBHOOK_KEY' }, error.message),
     ...(parts.dispatcher ? { dispatcher: parts.dispatcher } : {}),
   });
   return {
@@ -80,4 +85,29 @@ export function createGatewayWebhooks(parts: {
 function redisClient(url: string): Redis {
   const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   return new Client(url);
+}
+
+/**
+ * Private: with webhooks in Redis, a Redis that keeps nothing on disk loses every endpoint and
+ * its outbox when it restarts. Said at start and whenever the connection is (re)made, since a
+ * Redis that came back may be another one.
+ */
+function warnWithoutPersistence(redis: Redis, logger: Logger): void {
+  redis.on('ready', () => {
+    void persistenceOf(redis).then((kept) => {
+      if (kept === undefined) {
+        logger.warn(
+          'webhooks: could not tell whether Redis persists (CONFIG and INFO refused): without AOF or RDB, a restart of Redis loses every webhook endpoint and its outbox',
+        );
+      } else if (!kept.aof && !kept.rdb) {
+        logger.warn(
+          { redisPersistence: 'none' },
+          'webhooks: Redis has neither AOF nor RDB persistence: a restart of Redis loses every webhook endpoint and its outbox; run it with appendonly yes',
+        );
+      } else {
+        const kinds = [kept.aof ? 'AOF' : '', kept.rdb ? 'RDB' : ''].filter(Boolean).join(' and ');
+        logger.info({ redisPersistence: kinds }, `webhooks: Redis persists with ${kinds}`);
+      }
+    });
+  });
 }

@@ -15,10 +15,9 @@
 import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { Scheduler, TimerHandle } from '../live/scheduler.js';
 import type { FeedEvent } from './payload.js';
-import { payloadFor } from './payload.js';
+import { knowledgeOf, payloadFor } from './payload.js';
 import { newEventId } from './signing.js';
 import type { FeedKey, NewDelivery, WebhookStore } from './store.js';
-import type { TokenVault } from './token-vault.js';
 
 /** Runs the feed document for a token and plan from `since`. */
 export type FeedSubscribe = (request: {
@@ -28,7 +27,11 @@ export type FeedSubscribe = (request: {
 }) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
 
 export interface WebhookFeeds {
-  /** Opens the feeds of every (token, plan) with an enabled endpoint, closes the others. */
+  /**
+   * Opens the feeds of every (token, plan) with an enabled endpoint, closes the others; resolves
+   * once each feed it opened has joined its plan's changes (or failed to), so a write that lands
+   * after it reaches the endpoint that made it open.
+   */
   sync(): Promise<void>;
   /** (token key, plan) pairs with an open feed on this instance. */
   open(): FeedKey[];
@@ -39,7 +42,6 @@ export interface WebhookFeedsOptions {
   /** This instance, as it holds feed leases in a shared store. */
   owner: string;
   store: WebhookStore;
-  vault: TokenVault;
   subscribe: FeedSubscribe;
   scheduler: Scheduler;
   /** Deliveries were queued. */
@@ -74,16 +76,20 @@ interface Feed {
   renewal?: TimerHandle;
   failures: number;
   running: Promise<void>;
+  /** Its first subscription has joined the plan's changes, or will not. */
+  readonly joined: Promise<void>;
+  join(): void;
 }
 
 export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
-  const { owner, store, vault, subscribe, scheduler, onQueued, onError } = options;
+  const { owner, store, subscribe, scheduler, onQueued, onError } = options;
   const feeds = new Map<string, Feed>();
   let closed = false;
 
   const idOf = (key: FeedKey) => `${key.tokenKey}:${key.planId}`;
 
   const stop = (feed: Feed) => {
+    feed.join();
     feed.stopped = true;
     feed.timer?.cancel();
     feed.renewal?.cancel();
@@ -113,9 +119,8 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
       }
       holdLease(feed);
     }
-    const sealed = await store.sealedToken(key.tokenKey);
-    if (sealed === undefined) return stop(feed);
-    const token = vault.open(sealed, key.tokenKey);
+    const token = await store.token(key.tokenKey);
+    if (token === undefined) return stop(feed);
     const since = await store.cursor(key);
     const result = await subscribe({ token, planId: key.planId, since });
     if (feed.stopped) {
@@ -127,32 +132,56 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
       return ended(feed, result.errors ?? []);
     }
     feed.iterator = result;
-    for await (const next of result) {
-      if (next.errors?.length) {
-        feed.renewal?.cancel();
-        return ended(feed, next.errors);
+    // The first pull joins the plan's channel: a change published from then on is in this feed.
+    let pulled = result.next();
+    feed.join();
+    // Ended by itself, or left (errors, a lost lease, a failure): then it is returned.
+    let done = false;
+    try {
+      for (;;) {
+        const step = await pulled;
+        if (step.done) {
+          done = true;
+          break;
+        }
+        if (step.value.errors?.length) {
+          feed.renewal?.cancel();
+          return await ended(feed, step.value.errors);
+        }
+        const data = step.value.data as { planChanged?: FeedEvent } | null | undefined;
+        if (data?.planChanged) {
+          if (!(await enqueue(feed, data.planChanged))) break;
+          feed.failures = 0;
+        }
+        pulled = result.next();
       }
-      const event = (next.data as { planChanged?: FeedEvent } | null | undefined)?.planChanged;
-      if (!event) continue;
-      if (!(await enqueue(feed, event))) {
-        await result.return?.();
-        break;
-      }
-      feed.failures = 0;
+    } finally {
+      if (!done) await result.return?.();
     }
     feed.renewal?.cancel();
     if (!feed.stopped) restartLater(feed);
   };
 
+  // Each endpoint enabled when the event is written gets it, unless it is from before the
+  // endpoint existed (a feed resuming from an older cursor replays changes it never asked for).
+  // A write is after an endpoint when its own knowledge is past the one the endpoint started at,
+  // even while the replica's has not moved yet. The cursor moves to the replica's knowledge
+  // only: a write's does not tell that everything before it was seen.
   const enqueue = async (feed: Feed, event: FeedEvent) => {
+    const knowledge = knowledgeOf(event);
+    if (knowledge === undefined) return true;
     const now = scheduler.now();
     const deliveries: NewDelivery[] = [];
     for (const endpoint of await store.feedEndpoints(feed.key)) {
-      // A feed resuming from before an endpoint existed replays changes it never asked for.
-      if (event.serverKnowledge <= endpoint.startKnowledge) continue;
-      const payload = payloadFor(event, endpoint.kinds, now);
+      if (knowledge <= endpoint.startKnowledge) continue;
+      const payload = payloadFor(event, endpoint.kinds, knowledge, now);
       if (payload !== null) {
-        deliveries.push({ eventId: newEventId(), endpointId: endpoint.id, payload });
+        deliveries.push({
+          eventId: newEventId(),
+          endpointId: endpoint.id,
+          serverKnowledge: knowledge,
+          payload,
+        });
       }
     }
     const written = await store.enqueue(feed.key, event.serverKnowledge, deliveries, now, owner);
@@ -210,10 +239,12 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
   };
 
   const run = (feed: Feed): Promise<void> =>
-    runOnce(feed).catch((error: unknown) => {
-      onError(error);
-      restartLater(feed);
-    });
+    runOnce(feed)
+      .catch((error: unknown) => {
+        onError(error);
+        restartLater(feed);
+      })
+      .finally(() => feed.join());
 
   return {
     async sync() {
@@ -221,12 +252,26 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
       const wanted = await store.feeds();
       const ids = new Set(wanted.map(idOf));
       for (const feed of [...feeds.values()]) if (!ids.has(idOf(feed.key))) stop(feed);
+      const opened: Promise<void>[] = [];
       for (const key of wanted) {
         if (feeds.has(idOf(key))) continue;
-        const feed: Feed = { key, stopped: false, failures: 0, running: Promise.resolve() };
+        let join = () => {};
+        const joined = new Promise<void>((resolve) => {
+          join = resolve;
+        });
+        const feed: Feed = {
+          key,
+          stopped: false,
+          failures: 0,
+          running: Promise.resolve(),
+          joined,
+          join,
+        };
         feeds.set(idOf(key), feed);
         feed.running = run(feed);
+        opened.push(joined);
       }
+      await Promise.all(opened);
     },
     open: () => [...feeds.values()].map((feed) => feed.key),
     async close() {

@@ -15,7 +15,7 @@ const SCHEDULED_SUBTRANSACTION = 'id amount payeeId categoryId';
 /** The feed of one (token, plan): every change after `since`, in `serverKnowledge` order. */
 export const FEED_DOCUMENT = `subscription WebhookFeed($planId: PlanId!, $since: SafeInt) {
   planChanged(planId: $planId, since: $since) {
-    planId origin serverKnowledge previousServerKnowledge continues
+    planId origin serverKnowledge previousServerKnowledge writeServerKnowledge continues
     accounts { id name type onBudget closed note balance clearedBalance unclearedBalance transferPayeeId lastReconciledAt deleted }
     categoryGroups { id name hidden deleted }
     categories { id categoryGroupId name hidden note budgeted activity balance goalType goalTarget deleted }
@@ -34,6 +34,8 @@ export interface FeedEvent {
   readonly origin: string;
   readonly serverKnowledge: number;
   readonly previousServerKnowledge: number | null;
+  /** A WRITE event: the write's own knowledge, when its answer gave one. */
+  readonly writeServerKnowledge: number | null;
   readonly continues: boolean;
   readonly deleted: Readonly<Record<string, readonly unknown[]>>;
   readonly [list: string]: unknown;
@@ -42,19 +44,32 @@ export interface FeedEvent {
 export const EVENT_TYPE = 'plan.changed';
 
 /**
+ * The knowledge an event brings its receiver to: a write's own for a WRITE event (each write
+ * its own), the replica's otherwise; undefined for a write whose answer carried none (its delta,
+ * sent at once after it, brings the same rows as a SYNC event).
+ */
+export function knowledgeOf(event: FeedEvent): number | undefined {
+  if (event.origin !== 'WRITE') return event.serverKnowledge;
+  return event.writeServerKnowledge ?? undefined;
+}
+
+/**
  * The body sent to an endpoint that wants `kinds`, or null when the event holds nothing of
- * those kinds (an endpoint is not called for changes it did not ask for).
+ * those kinds (an endpoint is not called for changes it did not ask for). `knowledge` is the
+ * event's (`knowledgeOf`); a WRITE event's previous knowledge is the replica's before it.
  */
 export function payloadFor(
   event: FeedEvent,
   kinds: readonly WebhookKind[],
+  knowledge: number,
   now: number,
 ): string | null {
   const data: Record<string, unknown> = {
     planId: event.planId,
     origin: event.origin,
-    serverKnowledge: event.serverKnowledge,
-    previousServerKnowledge: event.previousServerKnowledge,
+    serverKnowledge: knowledge,
+    previousServerKnowledge:
+      event.origin === 'WRITE' ? event.serverKnowledge : event.previousServerKnowledge,
     continues: event.continues,
   };
   const deleted: Record<string, readonly unknown[]> = {};

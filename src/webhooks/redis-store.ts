@@ -5,38 +5,46 @@
  * endpoint's head (a claim that ends with the attempt, or after `holdMs` when its instance died:
  * then another sends it again, at least once). Every change of several keys is one Lua script.
  *
- * Keys (`w` = `<prefix>webhooks:`): `w:token:<tokenKey>` sealed token; `w:ep:<id>` endpoint
- * JSON; `w:eps` all endpoint ids; `w:secrets:<id>` JSON list; `w:cursor:<tokenKey>:<planId>`;
- * `w:seq` delivery counter; `w:d:<seq>` delivery hash; `w:q:<endpointId>` pending seqs in order;
- * `w:hist:<endpointId>` every seq, newest first; `w:a:<seq>` attempts; `w:ev:<eventId>` latest
- * seq of an event; `w:due` endpoint ids scored by when their head falls due (enabled endpoints
- * with something pending); `w:feed:<tokenKey>:<planId>` feed lease; `w:claim:<endpointId>`.
+ * It keeps records as `sealed-store.ts` hands them over (store.ts, "At rest"): sealed text and
+ * keyed digests, so Redis alone (or a dump of it) reveals no token, secret, URL, plan id or
+ * plan data.
+ *
+ * Keys (`w` = `<prefix>webhooks:`): `w:canary` the store's canary; `w:token:<tokenKey>` sealed
+ * token; `w:ep:<id>` endpoint JSON; `w:eps` all endpoint ids; `w:secrets:<id>` JSON list;
+ * `w:cursor:<tokenKey>:<feed>`; `w:seq` delivery counter; `w:d:<seq>` delivery hash;
+ * `w:q:<endpointId>` pending seqs in order; `w:hist:<endpointId>` every seq, newest first;
+ * `w:a:<seq>` attempts; `w:ev:<eventId>` latest seq of an event; `w:due` endpoint ids scored by
+ * when their head falls due (enabled endpoints with something pending);
+ * `w:feed:<tokenKey>:<feed>` feed lease; `w:claim:<endpointId>`. A `<feed>` is the keyed digest
+ * of a token key and plan id (`sealed-store.ts`).
  */
 import type { Redis } from 'ioredis';
 import type {
   AttemptRecord,
+  ClearRows,
   DeliveryRecord,
   DeliveryState,
   EndpointRecord,
-  FeedKey,
-  WebhookStore,
+  StoredEndpoint,
+  StoredFeed,
+  WebhookRecords,
 } from './store.js';
-import { DELIVERY_HISTORY as HISTORY } from './store.js';
+import { DELIVERY_HISTORY as HISTORY, patchedEndpoint } from './store.js';
 
-// KEYS: lease, cursor, seq, due. ARGV: owner, knowledge, now, prefix, history, then eventId,
-// endpointId, payload triples. Writes nothing unless the owner holds the lease. A history past its
-// bound drops its oldest delivery (with its attempts) once delivered.
+// KEYS: lease, cursor, seq, due. ARGV: owner, cursor, now, prefix, history, then eventId,
+// endpointId, serverKnowledge, payload quadruples. Writes nothing unless the owner holds the
+// lease. A history past its bound drops its oldest delivery (with its attempts) once delivered.
 const ENQUEUE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 local knowledge = tonumber(ARGV[2])
 local now = ARGV[3]
 local w = ARGV[4]
 local history = tonumber(ARGV[5])
-for i = 6, #ARGV, 3 do
+for i = 6, #ARGV, 4 do
   local seq = redis.call('INCR', KEYS[3])
   local endpoint = ARGV[i + 1]
   redis.call('HSET', w .. 'd:' .. seq, 'seq', seq, 'eventId', ARGV[i], 'endpointId', endpoint,
-    'serverKnowledge', knowledge, 'payload', ARGV[i + 2], 'createdAt', now, 'state', 'PENDING',
+    'serverKnowledge', ARGV[i + 2], 'payload', ARGV[i + 3], 'createdAt', now, 'state', 'PENDING',
     'attempts', 0, 'nextAttemptAt', now)
   redis.call('RPUSH', w .. 'q:' .. endpoint, seq)
   redis.call('LPUSH', w .. 'hist:' .. endpoint, seq)
@@ -115,6 +123,39 @@ end
 return 0
 `;
 
+// Compare-and-set, for sealing rows written before sealing: a value another instance changed
+// meanwhile is left as it is. KEYS: key. ARGV: the value read, the sealed one.
+const SET_IF = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+`;
+// KEYS: hash. ARGV: field, the value read, the sealed one.
+const HSET_IF = `
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+`;
+// KEYS: list. ARGV: n, the n values read, the n sealed ones.
+const LIST_IF = `
+local n = tonumber(ARGV[1])
+local current = redis.call('LRANGE', KEYS[1], 0, -1)
+if #current ~= n then return 0 end
+for i = 1, n do if current[i] ~= ARGV[1 + i] then return 0 end end
+redis.call('DEL', KEYS[1])
+for i = 1, n do redis.call('RPUSH', KEYS[1], ARGV[1 + n + i]) end
+return 1
+`;
+// KEYS: the cursor under a plan id, the cursor under its feed. Moves the first into the second.
+const MOVE_CURSOR = `
+local old = redis.call('GET', KEYS[1])
+if not old then return 0 end
+local current = tonumber(redis.call('GET', KEYS[2]) or '-1')
+if tonumber(old) > current then redis.call('SET', KEYS[2], old) end
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
 interface Secret {
   secret: string;
   createdAt: number;
@@ -122,14 +163,15 @@ interface Secret {
 }
 
 /** The store over `redis` (closed with it) under `prefix`. */
-export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookStore {
+export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookRecords {
   const w = `${prefix}webhooks:`;
   const k = {
+    canary: `${w}canary`,
     token: (tokenKey: string) => `${w}token:${tokenKey}`,
     endpoint: (id: string) => `${w}ep:${id}`,
     all: `${w}eps`,
     secrets: (id: string) => `${w}secrets:${id}`,
-    cursor: (key: FeedKey) => `${w}cursor:${key.tokenKey}:${key.planId}`,
+    cursor: (feed: StoredFeed) => `${w}cursor:${feed.tokenKey}:${feed.feed}`,
     seq: `${w}seq`,
     delivery: (seq: number | string) => `${w}d:${seq}`,
     queue: (id: string) => `${w}q:${id}`,
@@ -137,19 +179,19 @@ export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookSt
     attempts: (seq: number | string) => `${w}a:${seq}`,
     event: (eventId: string) => `${w}ev:${eventId}`,
     due: `${w}due`,
-    feed: (key: FeedKey) => `${w}feed:${key.tokenKey}:${key.planId}`,
+    feed: (feed: StoredFeed) => `${w}feed:${feed.tokenKey}:${feed.feed}`,
     claim: (id: string) => `${w}claim:${id}`,
   };
 
-  const endpoint = async (id: string): Promise<EndpointRecord | undefined> => {
+  const endpoint = async (id: string): Promise<StoredEndpoint | undefined> => {
     const json = await redis.get(k.endpoint(id));
-    return json === null ? undefined : (JSON.parse(json) as EndpointRecord);
+    return json === null ? undefined : (JSON.parse(json) as StoredEndpoint);
   };
-  const allEndpoints = async (): Promise<EndpointRecord[]> => {
+  const allEndpoints = async (): Promise<StoredEndpoint[]> => {
     const ids = await redis.smembers(k.all);
     if (ids.length === 0) return [];
     const values = await redis.mget(ids.map(k.endpoint));
-    return values.flatMap((json) => (json === null ? [] : [JSON.parse(json) as EndpointRecord]));
+    return values.flatMap((json) => (json === null ? [] : [JSON.parse(json) as StoredEndpoint]));
   };
   const delivery = async (seq: number | string): Promise<DeliveryRecord | undefined> => {
     const hash = await redis.hgetall(k.delivery(seq));
@@ -178,11 +220,31 @@ export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookSt
 
   return {
     shared: true,
-    async claimFeed(key, owner, ttlMs) {
-      return (await redis.eval(LEASE, 1, k.feed(key), owner, ttlMs)) === 1;
+    where: `Redis, under ${w}`,
+    async canary() {
+      return (await redis.get(k.canary)) ?? undefined;
     },
-    async releaseFeed(key, owner) {
-      await redis.eval(RELEASE, 1, k.feed(key), owner);
+    async setCanary(sealed) {
+      await redis.set(k.canary, sealed);
+    },
+    async anyToken() {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', k.token('*'), 'COUNT', 1_000);
+        cursor = next;
+        for (const key of keys) {
+          const sealed = await redis.get(key);
+          if (sealed !== null) return { tokenKey: key.slice(k.token('').length), sealed };
+        }
+      } while (cursor !== '0');
+      return undefined;
+    },
+    sealClearRows: (rows) => sealClearRows(redis, k, rows),
+    async claimFeed(feed, owner, ttlMs) {
+      return (await redis.eval(LEASE, 1, k.feed(feed), owner, ttlMs)) === 1;
+    },
+    async releaseFeed(feed, owner) {
+      await redis.eval(RELEASE, 1, k.feed(feed), owner);
     },
     async createEndpoint(record, secret, sealedToken) {
       const secrets: Secret[] = [{ secret, createdAt: record.createdAt, expiresAt: null }];
@@ -201,25 +263,16 @@ export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookSt
         .filter((e) => e.tokenKey === tokenKey)
         .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
     },
-    async feedEndpoints(key) {
+    async feedEndpoints(feed) {
       return (await allEndpoints())
-        .filter((e) => e.tokenKey === key.tokenKey && e.planId === key.planId)
+        .filter((e) => e.tokenKey === feed.tokenKey && e.feed === feed.feed)
         .filter((e) => e.disabledReason === null)
         .sort((a, b) => a.id.localeCompare(b.id));
     },
     async updateEndpoint(id, patch, now) {
       const current = await endpoint(id);
       if (!current) return undefined;
-      const next: EndpointRecord = {
-        ...current,
-        ...(patch.url === undefined ? {} : { url: patch.url }),
-        ...(patch.kinds === undefined ? {} : { kinds: patch.kinds }),
-        ...(patch.description === undefined ? {} : { description: patch.description }),
-        ...(patch.enabled === true ? { disabledReason: null, disabledAt: null } : {}),
-        ...(patch.enabled === false && current.disabledReason === null
-          ? { disabledReason: 'Disabled by its owner.', disabledAt: now }
-          : {}),
-      };
+      const next = patchedEndpoint(current, patch, now);
       await redis.set(k.endpoint(id), JSON.stringify(next));
       const reenabled = patch.enabled === true && current.disabledReason !== null;
       await reschedule(id, reenabled ? now : undefined);
@@ -257,33 +310,37 @@ export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookSt
         JSON.stringify([{ secret, createdAt: now, expiresAt: null }, ...kept]),
       );
     },
-    async sealedToken(tokenKey) {
+    async token(tokenKey) {
       return (await redis.get(k.token(tokenKey))) ?? undefined;
     },
     async feeds() {
-      const seen = new Map<string, FeedKey>();
+      const seen = new Map<string, StoredEndpoint>();
       for (const e of await allEndpoints()) {
-        if (e.disabledReason === null) {
-          seen.set(`${e.tokenKey}:${e.planId}`, { tokenKey: e.tokenKey, planId: e.planId });
-        }
+        const id = `${e.tokenKey}:${e.feed}`;
+        if (e.disabledReason === null && !seen.has(id)) seen.set(id, e);
       }
       return [...seen.values()];
     },
-    async cursor(key) {
-      const value = await redis.get(k.cursor(key));
+    async cursor(feed) {
+      const value = await redis.get(k.cursor(feed));
       return value === null ? undefined : Number(value);
     },
-    async enqueue(key, knowledge, deliveries, now, owner) {
-      const args = deliveries.flatMap((d) => [d.eventId, d.endpointId, d.payload]);
+    async enqueue(feed, cursor, deliveries, now, owner) {
+      const args = deliveries.flatMap((d) => [
+        d.eventId,
+        d.endpointId,
+        d.serverKnowledge,
+        d.payload,
+      ]);
       const written = await redis.eval(
         ENQUEUE,
         4,
-        k.feed(key),
-        k.cursor(key),
+        k.feed(feed),
+        k.cursor(feed),
         k.seq,
         k.due,
         owner,
-        knowledge,
+        cursor,
         now,
         w,
         HISTORY,
@@ -349,9 +406,9 @@ export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookSt
       );
       await redis.zrem(k.due, id);
     },
-    async disableFeeds(tokenKey, planId, reason, now) {
+    async disableFeeds(tokenKey, feed, reason, now) {
       for (const e of await allEndpoints()) {
-        if (e.tokenKey !== tokenKey || (planId !== null && e.planId !== planId)) continue;
+        if (e.tokenKey !== tokenKey || (feed !== null && e.feed !== feed)) continue;
         if (e.disabledReason !== null) continue;
         await redis.set(
           k.endpoint(e.id),
@@ -421,4 +478,123 @@ function deliveryOf(hash: Record<string, string>): DeliveryRecord {
     nextAttemptAt: Number(hash.nextAttemptAt),
     firstAttemptAt: hash.firstAttemptAt === undefined ? null : Number(hash.firstAttemptAt),
   };
+}
+
+/** Where `persistenceOf` looks. */
+export interface RedisPersistence {
+  /** Append-only file on (`appendonly yes`). */
+  readonly aof: boolean;
+  /** Snapshots saved on a schedule (`save` not empty). */
+  readonly rdb: boolean;
+}
+
+/**
+ * Whether Redis keeps what it holds across its own restart: `CONFIG GET` where allowed, else
+ * `INFO persistence` (which tells AOF, and RDB only once a snapshot was saved). Undefined when
+ * neither answers.
+ */
+export async function persistenceOf(redis: Redis): Promise<RedisPersistence | undefined> {
+  try {
+    const [, appendonly] = (await redis.config('GET', 'appendonly')) as string[];
+    const [, save] = (await redis.config('GET', 'save')) as string[];
+    return { aof: appendonly === 'yes', rdb: (save ?? '').trim() !== '' };
+  } catch {
+    try {
+      const info = await redis.info('persistence');
+      const field = (name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim();
+      return {
+        aof: field('aof_enabled') === '1',
+        rdb: Number(field('rdb_saves') ?? 0) > 0 || field('rdb_last_bgsave_status') === 'ok',
+      };
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+type Keys = {
+  readonly token: (tokenKey: string) => string;
+  readonly endpoint: (id: string) => string;
+  readonly all: string;
+  readonly secrets: (id: string) => string;
+  readonly cursor: (feed: StoredFeed) => string;
+  readonly feed: (feed: StoredFeed) => string;
+  readonly delivery: (seq: number | string) => string;
+  readonly history: (id: string) => string;
+  readonly attempts: (seq: number | string) => string;
+};
+
+/**
+ * Private: seals what an earlier version wrote in clear (endpoints with a `planId`, secrets,
+ * payloads and errors in clear, cursors and leases named by plan id), value by value with
+ * compare-and-set, so it may run on several instances at once and resume when cut short. Tokens
+ * first: one the key does not open stops it before anything else changed.
+ */
+async function sealClearRows(redis: Redis, k: Keys, rows: ClearRows): Promise<void> {
+  const tokenPrefix = k.token('');
+  for (const key of await scanAll(redis, `${tokenPrefix}*`)) {
+    const sealed = await redis.get(key);
+    if (sealed === null) continue;
+    const resealed = rows.token(key.slice(tokenPrefix.length), sealed);
+    if (resealed !== sealed) await redis.eval(SET_IF, 1, key, sealed, resealed);
+  }
+  for (const id of await redis.smembers(k.all)) {
+    const json = await redis.get(k.endpoint(id));
+    if (json === null) continue;
+    const parsed = JSON.parse(json) as Partial<EndpointRecord> & Partial<StoredEndpoint>;
+    if (parsed.planId !== undefined && parsed.details === undefined) {
+      const clear = parsed as EndpointRecord;
+      const stored = rows.endpoint(clear);
+      await redis.eval(SET_IF, 1, k.endpoint(id), json, JSON.stringify(stored));
+      const legacy = { tokenKey: clear.tokenKey, feed: clear.planId };
+      await redis.eval(MOVE_CURSOR, 2, k.cursor(legacy), k.cursor(stored));
+      await redis.del(k.feed(legacy));
+    }
+    const secretsJson = await redis.get(k.secrets(id));
+    if (secretsJson !== null) {
+      const secrets = JSON.parse(secretsJson) as Secret[];
+      const sealed = secrets.map((s) => ({ ...s, secret: rows.secret(id, s.secret) }));
+      if (sealed.some((s, i) => s.secret !== secrets[i]?.secret)) {
+        await redis.eval(SET_IF, 1, k.secrets(id), secretsJson, JSON.stringify(sealed));
+      }
+    }
+    for (const seq of await redis.lrange(k.history(id), 0, -1)) {
+      const [eventId, payload] = await redis.hmget(k.delivery(seq), 'eventId', 'payload');
+      if (eventId && payload) {
+        const sealed = rows.payload(id, eventId, payload);
+        if (sealed !== payload) {
+          await redis.eval(HSET_IF, 1, k.delivery(seq), 'payload', payload, sealed);
+        }
+      }
+      const attempts = await redis.lrange(k.attempts(seq), 0, -1);
+      const sealedAttempts = attempts.map((json) => {
+        const attempt = JSON.parse(json) as AttemptRecord;
+        return attempt.error === null
+          ? json
+          : JSON.stringify({ ...attempt, error: rows.error(Number(seq), attempt.error) });
+      });
+      if (sealedAttempts.some((json, i) => json !== attempts[i])) {
+        await redis.eval(
+          LIST_IF,
+          1,
+          k.attempts(seq),
+          attempts.length,
+          ...attempts,
+          ...sealedAttempts,
+        );
+      }
+    }
+  }
+}
+
+/** Private: every key matching `pattern`. */
+async function scanAll(redis: Redis, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000);
+    cursor = next;
+    found.push(...keys);
+  } while (cursor !== '0');
+  return found;
 }

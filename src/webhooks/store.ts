@@ -1,8 +1,16 @@
 /**
- * What webhooks keep beyond a request, behind one interface: endpoints and their secrets, the
- * tokens (sealed), each (token, plan) feed's cursor, the outbox of deliveries and their
- * attempts. `sqlite-store.ts` is the embedded one. Every method that changes two things changes
- * them in one transaction: a crash (`kill -9`) leaves either both or neither.
+ * What webhooks keep beyond a request: endpoints and their secrets, the tokens, each (token,
+ * plan) feed's cursor, the outbox of deliveries and their attempts. Two interfaces:
+ *
+ * - `WebhookStore`, what the rest of webhooks use: records in clear.
+ * - `WebhookRecords`, what a backend keeps (`sqlite-store.ts` alone, `redis-store.ts` with
+ *   `REDIS_URL`): the same records with everything that would tell something sealed under
+ *   `WEBHOOK_KEY` (tokens, secrets, endpoints' plan, URL, kinds and description, payloads,
+ *   reasons and errors) and plans named by a keyed digest. `sealed-store.ts` turns one into the
+ *   other, so a backend never sees a secret or plan data in clear.
+ *
+ * Every method that changes two things changes them in one transaction: a crash (`kill -9`)
+ * leaves either both or neither.
  */
 import type { WebhookKind } from './kinds.js';
 
@@ -53,6 +61,8 @@ export interface AttemptRecord {
 export interface NewDelivery {
   readonly eventId: string;
   readonly endpointId: string;
+  /** The knowledge the event brings its receiver to (a write's own knowledge for a WRITE event). */
+  readonly serverKnowledge: number;
   readonly payload: string;
 }
 
@@ -86,11 +96,11 @@ export interface WebhookStore {
   claimFeed(key: FeedKey, owner: string, ttlMs: number): Promise<boolean>;
   releaseFeed(key: FeedKey, owner: string): Promise<void>;
   /**
-   * Saves the endpoint, its first secret and the sealed token; starts the feed's cursor at the
+   * Saves the endpoint, its first secret and its owner's token; starts the feed's cursor at the
    * endpoint's `startKnowledge` if it has none (a feed that has one resumes from it: endpoints
    * disabled meanwhile get what they missed when enabled again).
    */
-  createEndpoint(endpoint: EndpointRecord, secret: string, sealedToken: string): Promise<void>;
+  createEndpoint(endpoint: EndpointRecord, secret: string, token: string): Promise<void>;
   endpoint(id: string): Promise<EndpointRecord | undefined>;
   endpointsOf(tokenKey: string): Promise<EndpointRecord[]>;
   /** Enabled endpoints of one feed. */
@@ -110,16 +120,18 @@ export interface WebhookStore {
     now: number,
     previousUntil: number,
   ): Promise<void>;
-  sealedToken(tokenKey: string): Promise<string | undefined>;
+  /** The token an endpoint's feed polls with. */
+  token(tokenKey: string): Promise<string | undefined>;
   feeds(): Promise<FeedKey[]>;
   cursor(key: FeedKey): Promise<number | undefined>;
   /**
-   * Adds an event's deliveries and moves the feed's cursor to `knowledge`, together; false (and
-   * nothing written) when `owner` no longer holds the feed's lease.
+   * Adds an event's deliveries and moves the feed's cursor to `cursor` (where the feed resumes:
+   * at most the event's knowledge), together; false (and nothing written) when `owner` no longer
+   * holds the feed's lease.
    */
   enqueue(
     key: FeedKey,
-    knowledge: number,
+    cursor: number,
     deliveries: readonly NewDelivery[],
     now: number,
     owner: string,
@@ -160,6 +172,139 @@ export interface WebhookStore {
   deliveryOfEvent(eventId: string): Promise<DeliveryRecord | undefined>;
   attempts(seq: number): Promise<AttemptRecord[]>;
   /** Queues an event again, with the same id and body, at the end of its endpoint's queue. */
+  redeliver(eventId: string, now: number): Promise<DeliveryRecord | undefined>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// At rest: what a backend keeps
+
+/**
+ * An endpoint as kept: who owns it (the token's digest), which feed it belongs to (a keyed
+ * digest of the token key and plan id), and the rest sealed.
+ */
+export interface StoredEndpoint {
+  readonly id: string;
+  readonly tokenKey: string;
+  readonly feed: string;
+  readonly createdAt: number;
+  readonly startKnowledge: number;
+  /** Sealed JSON of its plan id, URL, kinds and description (`sealed-store.ts`). */
+  readonly details: string;
+  /** Sealed; null while enabled. */
+  readonly disabledReason: string | null;
+  readonly disabledAt: number | null;
+}
+
+/** A feed as kept: the token's digest and the keyed digest of its plan. */
+export interface StoredFeed {
+  readonly tokenKey: string;
+  readonly feed: string;
+}
+
+export interface StoredEndpointPatch {
+  /** Sealed, as `StoredEndpoint.details`. */
+  readonly details?: string;
+  /** true: enabled again; false: disabled with `disabledReason` unless it already was. */
+  readonly enabled?: boolean;
+  /** Sealed: the reason recorded when `enabled: false` disables it. */
+  readonly disabledReason?: string;
+}
+
+/** An endpoint after `patch`: enabled again, disabled by its owner, its details replaced. */
+export function patchedEndpoint(
+  current: StoredEndpoint,
+  patch: StoredEndpointPatch,
+  now: number,
+): StoredEndpoint {
+  return {
+    ...current,
+    ...(patch.details === undefined ? {} : { details: patch.details }),
+    ...(patch.enabled === true ? { disabledReason: null, disabledAt: null } : {}),
+    ...(patch.enabled === false && current.disabledReason === null && patch.disabledReason
+      ? { disabledReason: patch.disabledReason, disabledAt: now }
+      : {}),
+  };
+}
+
+/**
+ * Rows written before sealing (`sealed-store.ts` makes it): a backend that finds them passes each
+ * through here and keeps what comes back. Each call throws when the key cannot do it (a token
+ * sealed under another key): the backend then changes nothing.
+ */
+export interface ClearRows {
+  /** A token as sealed before (or already in the current format): the current format. */
+  token(tokenKey: string, sealed: string): string;
+  endpoint(endpoint: EndpointRecord): StoredEndpoint;
+  feed(tokenKey: string, planId: string): string;
+  secret(endpointId: string, secret: string): string;
+  payload(endpointId: string, eventId: string, payload: string): string;
+  error(seq: number, error: string): string;
+}
+
+/** The store of a backend: `WebhookStore` over stored records (see the head of this file). */
+export interface WebhookRecords {
+  readonly shared: boolean;
+  /** Where it is, for messages: the SQLite file, or Redis and its prefix. */
+  readonly where: string;
+  /** A value sealed when the store was first opened: the key that opens it is the store's. */
+  canary(): Promise<string | undefined>;
+  setCanary(sealed: string): Promise<void>;
+  /** Any one token, to tell whether the key opens the store when it has no canary yet. */
+  anyToken(): Promise<{ tokenKey: string; sealed: string } | undefined>;
+  /** Seals what was written before sealing; nothing when there is none. */
+  sealClearRows(rows: ClearRows): Promise<void>;
+  claimFeed(feed: StoredFeed, owner: string, ttlMs: number): Promise<boolean>;
+  releaseFeed(feed: StoredFeed, owner: string): Promise<void>;
+  createEndpoint(endpoint: StoredEndpoint, secret: string, token: string): Promise<void>;
+  endpoint(id: string): Promise<StoredEndpoint | undefined>;
+  endpointsOf(tokenKey: string): Promise<StoredEndpoint[]>;
+  feedEndpoints(feed: StoredFeed): Promise<StoredEndpoint[]>;
+  updateEndpoint(
+    id: string,
+    patch: StoredEndpointPatch,
+    now: number,
+  ): Promise<StoredEndpoint | undefined>;
+  deleteEndpoint(id: string): Promise<boolean>;
+  secrets(endpointId: string, now: number): Promise<string[]>;
+  rotateSecret(
+    endpointId: string,
+    secret: string,
+    now: number,
+    previousUntil: number,
+  ): Promise<void>;
+  token(tokenKey: string): Promise<string | undefined>;
+  /** One enabled endpoint of each feed that has one. */
+  feeds(): Promise<StoredEndpoint[]>;
+  cursor(feed: StoredFeed): Promise<number | undefined>;
+  enqueue(
+    feed: StoredFeed,
+    cursor: number,
+    deliveries: readonly NewDelivery[],
+    now: number,
+    owner: string,
+  ): Promise<boolean>;
+  due(
+    now: number,
+    limit: number,
+    busy: ReadonlySet<string>,
+    owner: string,
+    holdMs: number,
+  ): Promise<DeliveryRecord[]>;
+  release(delivery: DeliveryRecord, owner: string): Promise<void>;
+  nextDueAt(after: number): Promise<number | undefined>;
+  recordAttempt(
+    delivery: DeliveryRecord,
+    attempt: AttemptRecord,
+    next: { state: DeliveryState; nextAttemptAt: number },
+    owner: string,
+  ): Promise<void>;
+  disableEndpoint(id: string, reason: string, now: number): Promise<void>;
+  /** Every endpoint of the token, or of one of its feeds (`StoredFeed.feed`). */
+  disableFeeds(tokenKey: string, feed: string | null, reason: string, now: number): Promise<void>;
+  deliveries(endpointId: string, limit: number, before?: number): Promise<DeliveryRecord[]>;
+  deliveryOfEvent(eventId: string): Promise<DeliveryRecord | undefined>;
+  attempts(seq: number): Promise<AttemptRecord[]>;
   redeliver(eventId: string, now: number): Promise<DeliveryRecord | undefined>;
   close(): Promise<void>;
 }

@@ -10,50 +10,114 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 
-/** Addresses that are not the public Internet: private, loopback, link-local, reserved, multicast. */
+/**
+ * The project's table of what is not the public Internet, after the IANA IPv4 and IPv6
+ * Special-Purpose Address Registries (and multicast). Every registry range is refused, also those
+ * marked globally reachable: they are protocol anycast addresses, AS112 sinks and translation
+ * prefixes, never a webhook receiver. `test/webhooks/parts.test.ts` checks the classifier over
+ * each registry entry on its own.
+ */
+const IPV4_NOT_PUBLIC: readonly (readonly [network: string, prefix: number, what: string])[] = [
+  ['0.0.0.0', 8, '"this network"'],
+  ['10.0.0.0', 8, 'private use'],
+  ['100.64.0.0', 10, 'shared address space (carrier-grade NAT)'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['169.254.0.0', 16, 'link local (cloud metadata)'],
+  ['172.16.0.0', 12, 'private use'],
+  ['192.0.0.0', 24, 'IETF protocol assignments (DS-Lite, PCP and TURN anycast, NAT64 discovery)'],
+  ['192.0.2.0', 24, 'documentation (TEST-NET-1)'],
+  ['192.31.196.0', 24, 'AS112-v4'],
+  ['192.52.193.0', 24, 'AMT'],
+  ['192.88.99.0', 24, 'deprecated 6to4 relay anycast'],
+  ['192.168.0.0', 16, 'private use'],
+  ['192.175.48.0', 24, 'direct delegation AS112'],
+  ['198.18.0.0', 15, 'benchmarking'],
+  ['198.51.100.0', 24, 'documentation (TEST-NET-2)'],
+  ['203.0.113.0', 24, 'documentation (TEST-NET-3)'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved, and the limited broadcast 255.255.255.255'],
+];
+
+/**
+ * IPv6 outside global unicast (`2000::/3`) is never public: that alone refuses `::/128`, `::1`,
+ * IPv4-compatible `::/96` (`::127.0.0.1` is `::7f00:1`), the discard and dummy prefixes
+ * (`100::/64`, `100:0:0:1::/64`), local-use translation (`64:ff9b:1::/48`), SRv6 SIDs
+ * (`5f00::/16`), unique-local, link-local, site-local and multicast. Within it, these:
+ */
+const IPV6_NOT_PUBLIC: readonly (readonly [network: string, prefix: number, what: string])[] = [
+  [
+    '2001::',
+    23,
+    'IETF protocol assignments (Teredo, benchmarking, AMT, AS112, ORCHID, DETs, anycast)',
+  ],
+  ['2001:db8::', 32, 'documentation'],
+  ['2002::', 16, '6to4'],
+  ['2620:4f:8000::', 48, 'direct delegation AS112'],
+  ['3fff::', 20, 'documentation'],
+];
+
+/** IPv6 prefixes whose last 32 bits are an IPv4 address, judged as that address. */
+const EMBEDDING_IPV4: readonly (readonly [network: string, what: string])[] = [
+  ['::ffff:0:0', 'IPv4-mapped'],
+  ['64:ff9b::', 'IPv4/IPv6 translation (NAT64, well-known prefix)'],
+];
+
 const NOT_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['64:ff9b:1::', 48],
-  ['100::', 64],
-  ['2001::', 23],
-  ['2001:db8::', 32],
-  ['2002::', 16],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+for (const [network, prefix] of IPV4_NOT_PUBLIC) NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of IPV6_NOT_PUBLIC) NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+const GLOBAL_UNICAST = new BlockList();
+GLOBAL_UNICAST.addSubnet('2000::', 3, 'ipv6');
+const EMBEDDED = EMBEDDING_IPV4.map(([network]) => {
+  const list = new BlockList();
+  list.addSubnet(network, 96, 'ipv6');
+  return list;
+});
+
+/**
+ * Whether an IP address is on the public Internet: IPv4 outside the table; IPv6 in global
+ * unicast and outside the table, or an IPv4-mapped or NAT64 address whose IPv4 address is.
+ */
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return !NOT_PUBLIC.check(address, 'ipv4');
+  if (family !== 6) return false;
+  const bytes = ipv6Bytes(address);
+  if (bytes === undefined) return false;
+  const text = ipv6Text(bytes);
+  if (EMBEDDED.some((list) => list.check(text, 'ipv6'))) {
+    return isPublicAddress(bytes.subarray(12).join('.'));
+  }
+  return GLOBAL_UNICAST.check(text, 'ipv6') && !NOT_PUBLIC.check(text, 'ipv6');
 }
 
-/** Whether an IP address (v4 or v6, v4-mapped v6 as its v4) is on the public Internet. */
-export function isPublicAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return isPublicAddress(mapped);
-  const family = isIP(address);
-  if (family === 0) return false;
-  return !NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+/** Private: the 16 bytes of an IPv6 address (`::` and a dotted IPv4 tail allowed), or undefined. */
+function ipv6Bytes(address: string): Buffer | undefined {
+  if (address.includes('%')) return undefined; // a zone: link-local by definition
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail, extra] = text.split('::');
+  if (extra !== undefined) return undefined;
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const missing = 8 - left.length - right.length;
+  if (tail === undefined ? missing !== 0 : missing < 1) return undefined;
+  const all = [...left, ...Array<string>(tail === undefined ? 0 : missing).fill('0'), ...right];
+  const bytes = Buffer.alloc(16);
+  for (const [index, group] of all.entries()) {
+    if (!/^[0-9a-f]{1,4}$/.test(group)) return undefined;
+    bytes.writeUInt16BE(Number.parseInt(group, 16), index * 2);
+  }
+  return bytes;
+}
+
+/** Private: the address in full hexadecimal groups, one form for `BlockList`. */
+function ipv6Text(bytes: Buffer): string {
+  return Array.from({ length: 8 }, (_, i) => bytes.readUInt16BE(i * 2).toString(16)).join(':');
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);

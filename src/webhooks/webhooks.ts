@@ -3,8 +3,10 @@
  * registry behind the GraphQL mutations and queries (an endpoint belongs to the token that
  * created it: every look-up is by token key, and another token's endpoint is "not found"), the
  * feeds that turn the live hub's changes into outbox entries (feeds.ts), and the deliverer that
- * sends them (deliverer.ts). Without the operator's key, `disabledWebhooks()` answers every
- * call with WEBHOOKS_DISABLED.
+ * sends them (deliverer.ts). Everything kept is sealed under the operator's key
+ * (sealed-store.ts); the store opens only when the key is the one it was sealed with, checked at
+ * start: otherwise webhooks stay off, saying why once. Without the operator's key,
+ * `disabledWebhooks()` answers every call with WEBHOOKS_DISABLED.
  */
 import { randomUUID } from 'node:crypto';
 import type { GraphQLError } from 'graphql';
@@ -16,16 +18,18 @@ import type { Credentials } from '../operation/credentials.js';
 import { createDeliverer, type Deliverer } from './deliverer.js';
 import { createWebhookFeeds, type FeedSubscribe, type WebhookFeeds } from './feeds.js';
 import { isWebhookKind, type WebhookKind } from './kinds.js';
+import { openSealedStore, WebhookKeyError } from './sealed-store.js';
 import { newSecret } from './signing.js';
 import type {
   AttemptRecord,
   DeliveryRecord,
   EndpointPatch,
   EndpointRecord,
+  FeedKey,
+  WebhookRecords,
   WebhookStore,
 } from './store.js';
 import { createTargetDispatcher, urlProblem } from './target.js';
-import { createTokenVault } from './token-vault.js';
 
 /** What a client sends to create an endpoint, the plan already resolved and read. */
 export interface EndpointInput {
@@ -62,24 +66,43 @@ export interface WebhookRegistry {
 }
 
 export interface Webhooks extends WebhookRegistry {
-  /** Opens the feeds of the stored endpoints and sends what waits in the outbox. */
+  /**
+   * Opens the store (checking the key, sealing what an earlier version left in clear), then the
+   * feeds of the stored endpoints, and sends what waits in the outbox.
+   */
   start(): Promise<void>;
   /** The (token key, plan) feeds open on this instance. */
-  feeds(): WebhookFeeds;
+  openFeeds(): FeedKey[];
   close(): Promise<void>;
 }
 
 export interface WebhooksOptions {
   config: WebhooksConfig;
-  store: WebhookStore;
+  /** Where endpoints and the outbox are kept; sealed under `config.key`. */
+  records: WebhookRecords;
   scheduler: Scheduler;
   subscribe: FeedSubscribe;
   onError: (error: unknown) => void;
+  /**
+   * `WEBHOOK_KEY` does not open the store: webhooks stay off and every call answers
+   * WEBHOOKS_DISABLED with this error's message. Called once.
+   */
+  onKeyRefused: (error: WebhookKeyError) => void;
   /** Where deliveries connect. @default checked targets (`createTargetDispatcher`) */
   dispatcher?: Dispatcher;
 }
 
-/** With a shared store, how often an instance looks for feeds other instances opened or closed. */
+/** What runs once the store is open. */
+interface Running {
+  readonly store: WebhookStore;
+  readonly feeds: WebhookFeeds;
+  readonly deliverer: Deliverer;
+}
+
+/**
+ * With a shared store, how often an instance looks for feeds other instances opened or closed;
+ * also how soon a start that failed (the store did not answer) is tried again.
+ */
 const SHARED_RESYNC_MS = 5_000;
 /** An endpoint's description is a note for people: at most this many characters. */
 const MAX_DESCRIPTION = 500;
@@ -87,8 +110,7 @@ const MAX_DESCRIPTION = 500;
 const MAX_ENDPOINTS_PER_TOKEN = 100;
 
 export function createWebhooks(options: WebhooksOptions): Webhooks {
-  const { config, store, scheduler, onError } = options;
-  const vault = createTokenVault(config.key);
+  const { config, scheduler, onError } = options;
   const dispatcher =
     options.dispatcher ??
     createTargetDispatcher({
@@ -98,27 +120,57 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     });
   // This instance, as it holds feeds and claims deliveries in a shared store.
   const owner = randomUUID();
-  const deliverer: Deliverer = createDeliverer({
-    owner,
-    store,
-    config,
-    scheduler,
-    dispatcher,
-    onError,
-    onDisabled: () => void feeds.sync().catch(onError),
-  });
-  const feeds = createWebhookFeeds({
-    owner,
-    store,
-    vault,
-    subscribe: options.subscribe,
-    scheduler,
-    onQueued: () => deliverer.wake(),
-    onError,
-  });
-  const resync = () => feeds.sync().catch(onError);
+  let opening: Promise<Running> | undefined;
+  let running: Running | undefined;
+  let refused: WebhookKeyError | undefined;
   let resyncTimer: TimerHandle | undefined;
+  let retryTimer: TimerHandle | undefined;
   let closed = false;
+
+  const startParts = (store: WebhookStore): Running => {
+    const deliverer: Deliverer = createDeliverer({
+      owner,
+      store,
+      config,
+      scheduler,
+      dispatcher,
+      onError,
+      onDisabled: () => void feeds.sync().catch(onError),
+    });
+    const feeds = createWebhookFeeds({
+      owner,
+      store,
+      subscribe: options.subscribe,
+      scheduler,
+      onQueued: () => deliverer.wake(),
+      onError,
+    });
+    return { store, feeds, deliverer };
+  };
+  // The store, opened once; a failure other than the key's (Redis away) is tried again on the
+  // next call. The key's is final: webhooks stay off, and say so once.
+  const open = (): Promise<Running> => {
+    if (refused) return Promise.reject(keyRefused());
+    opening ??= openSealedStore(options.records, config.key).then(
+      (store) => {
+        running = startParts(store);
+        return running;
+      },
+      (error: unknown) => {
+        opening = undefined;
+        if (error instanceof WebhookKeyError) {
+          refused = error;
+          options.onKeyRefused(error);
+          throw keyRefused();
+        }
+        throw error;
+      },
+    );
+    return opening;
+  };
+  const resync = async () => {
+    if (running) await running.feeds.sync().catch(onError);
+  };
   // Shared store: endpoints created, changed or deleted through other instances show up here.
   const resyncEvery = (ms: number) => {
     resyncTimer = scheduler.setTimeout(async () => {
@@ -128,7 +180,25 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     }, ms);
   };
 
+  // Opens the store and the feeds; a failure other than the key's (Redis away at start) is
+  // logged and tried again, so feeds start once the store answers.
+  const begin = async (): Promise<void> => {
+    if (closed) return;
+    try {
+      const parts = await open();
+      if (closed) return;
+      await parts.feeds.sync();
+      parts.deliverer.wake();
+      if (parts.store.shared) resyncEvery(SHARED_RESYNC_MS);
+    } catch (error) {
+      if (refused || closed) return; // the key's refusal is said once, by onKeyRefused
+      onError(error);
+      retryTimer = scheduler.setTimeout(() => void begin(), SHARED_RESYNC_MS);
+    }
+  };
+
   const owned = async (who: Credentials, id: string, field: string): Promise<EndpointRecord> => {
+    const { store } = await open();
     const endpoint = await store.endpoint(id);
     if (!endpoint || endpoint.tokenKey !== who.tokenKey) throw notFound(field, id);
     return endpoint;
@@ -140,6 +210,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       const url = checkUrl('input.url', input.url, config.allowPrivateTargets);
       const kinds = checkKinds('input.kinds', input.kinds);
       const description = checkDescription('input.description', input.description);
+      const { store, feeds } = await open();
       if ((await store.endpointsOf(who.tokenKey)).length >= MAX_ENDPOINTS_PER_TOKEN) {
         throw gatewayError(
           `A token may hold at most ${MAX_ENDPOINTS_PER_TOKEN} webhook endpoints; delete one first.`,
@@ -160,12 +231,13 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         disabledAt: null,
       };
       const secret = newSecret();
-      await store.createEndpoint(endpoint, secret, vault.seal(who.token, who.tokenKey));
-      await resync();
+      await store.createEndpoint(endpoint, secret, who.token);
+      await feeds.sync().catch(onError);
       return { endpoint, secret };
     },
     async update(who, id, changes) {
       await owned(who, id, 'id');
+      const { store, feeds, deliverer } = await open();
       const patch: EndpointPatch = {
         ...(changes.url == null
           ? {}
@@ -178,12 +250,13 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       };
       const updated = await store.updateEndpoint(id, patch, scheduler.now());
       if (!updated) throw notFound('id', id);
-      await resync();
+      await feeds.sync().catch(onError);
       deliverer.wake();
       return updated;
     },
     async rotateSecret(who, id) {
       const endpoint = await owned(who, id, 'id');
+      const { store } = await open();
       const secret = newSecret();
       const now = scheduler.now();
       await store.rotateSecret(id, secret, now, now + config.secretOverlapMs);
@@ -191,18 +264,21 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     },
     async delete(who, id) {
       await owned(who, id, 'id');
+      const { store, feeds } = await open();
       await store.deleteEndpoint(id);
-      await resync();
+      await feeds.sync().catch(onError);
       return id;
     },
-    endpoints: (who) => store.endpointsOf(who.tokenKey),
+    endpoints: async (who) => (await open()).store.endpointsOf(who.tokenKey),
     async endpoint(who, id) {
-      const endpoint = await store.endpoint(id);
+      const endpoint = await (await open()).store.endpoint(id);
       return endpoint && endpoint.tokenKey === who.tokenKey ? endpoint : null;
     },
-    deliveries: (endpointId, first, before) => store.deliveries(endpointId, first, before),
-    attempts: (seq) => store.attempts(seq),
+    deliveries: async (endpointId, first, before) =>
+      (await open()).store.deliveries(endpointId, first, before),
+    attempts: async (seq) => (await open()).store.attempts(seq),
     async redeliver(who, eventId) {
+      const { store, deliverer } = await open();
       const delivery = await store.deliveryOfEvent(eventId);
       if (!delivery) throw notFound('eventId', eventId);
       await owned(who, delivery.endpointId, 'eventId');
@@ -211,28 +287,39 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       deliverer.wake();
       return copy;
     },
-    async start() {
-      await feeds.sync();
-      deliverer.wake();
-      if (store.shared) resyncEvery(SHARED_RESYNC_MS);
-    },
-    feeds: () => feeds,
+    start: begin,
+    openFeeds: () => running?.feeds.open() ?? [],
     async close() {
       closed = true;
       resyncTimer?.cancel();
-      await feeds.close();
-      await deliverer.close();
+      retryTimer?.cancel();
+      const parts = running ?? (await opening?.catch(() => undefined));
+      if (parts) {
+        await parts.feeds.close();
+        await parts.deliverer.close();
+      }
       if (!options.dispatcher) await dispatcher.close();
-      await store.close();
+      await options.records.close();
     },
   };
+}
+
+/**
+ * Private: what every call answers once the key was refused: what is wrong, without the store's
+ * whereabouts or key ids (those are in the operator's log line).
+ */
+function keyRefused(): GraphQLError {
+  return gatewayError(
+    'Webhooks are off on this gateway: its WEBHOOK_KEY is not the key the webhook store was sealed with. The operator must start it with that key; nothing stored was changed.',
+    'WEBHOOKS_DISABLED',
+  );
 }
 
 /** Webhooks without the operator's key: every call says so. */
 export function disabledWebhooks(): WebhookRegistry {
   const off = async (): Promise<never> => {
     throw gatewayError(
-      'Webhooks are off on this gateway: the operator has not set WEBHOOK_KEY (the key that encrypts the tokens webhooks keep).',
+      'Webhooks are off on this gateway: the operator has not set WEBHOOK_KEY (the key that seals what webhooks keep).',
       'WEBHOOKS_DISABLED',
     );
   };

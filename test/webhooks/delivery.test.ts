@@ -61,7 +61,9 @@ interface Body {
   type: string;
   data: {
     planId: string;
+    origin: string;
     serverKnowledge: number;
+    previousServerKnowledge: number | null;
     transactions?: { id: string; memo: string | null; amount: number }[];
     accounts?: { id: string; balance: number }[];
   };
@@ -139,6 +141,51 @@ describe('deliveries', () => {
       id,
       'through the gateway',
     ]);
+    await deleteEndpoint(endpoint.id);
+  });
+
+  it("delivers a write at once to an endpoint created since the last sync, and to a plan's first one", async () => {
+    // A payee rename is its own whole effect: no delta follows it, only its WRITE event.
+    const older = await receiverFor();
+    const first = await createEndpoint(stack, older.url, { kinds: ['PAYEES'] });
+    await rename('Renamed for the first endpoint');
+    // No timer moves: the write's own event is the delivery (before: the next poll, 36 s on).
+    await until(() => delivered(older, 'Renamed for the first endpoint'), 'the first endpoint');
+    await poll();
+    const newer = await receiverFor();
+    const second = await createEndpoint(stack, newer.url, { kinds: ['PAYEES'] });
+    await rename('Renamed for both endpoints');
+    await until(
+      () =>
+        delivered(older, 'Renamed for both endpoints') &&
+        delivered(newer, 'Renamed for both endpoints'),
+      'both endpoints',
+    );
+    const [body] = bodies(newer, second.secret);
+    expect(body?.data).toMatchObject({
+      origin: 'WRITE',
+      serverKnowledge: await upstreamKnowledge(),
+    });
+    for (const endpoint of [first, second]) await deleteEndpoint(endpoint.id);
+  });
+
+  it('gives each write event its own knowledge, the one the upstream gave the write', async () => {
+    const r = await receiverFor();
+    const endpoint = await createEndpoint(stack, r.url, { kinds: ['PAYEES'] });
+    const expected: number[] = [];
+    for (const name of ['Rename one', 'Rename two', 'Rename three']) {
+      await rename(name);
+      expected.push(await upstreamKnowledge());
+    }
+    await until(() => r.delivered().length >= 3, 'three events');
+    const events = bodies(r, endpoint.secret).map((b) => b.data);
+    expect(events.map((e) => e.origin)).toEqual(['WRITE', 'WRITE', 'WRITE']);
+    expect(events.map((e) => e.serverKnowledge)).toEqual(expected);
+    expect(new Set(expected).size).toBe(3);
+    // Each says where the replica stood before it: a receiver can tell nothing was skipped.
+    expect(events.map((e) => e.previousServerKnowledge)).toEqual(
+      events.map(() => events[0]!.previousServerKnowledge),
+    );
     await deleteEndpoint(endpoint.id);
   });
 
@@ -335,6 +382,54 @@ describe('budget', () => {
     for (const endpoint of endpoints) await deleteEndpoint(endpoint.id);
   });
 });
+
+/**
+ * Renames a payee of its own through the gateway (created the first time, so that no transaction
+ * of the plan changes with it).
+ */
+async function rename(name: string): Promise<void> {
+  if (payeeId === undefined) {
+    const created = await stack.gql<{ createPayee: { payee: { id: string } } }>(
+      `mutation($planId: PlanId!) {
+        createPayee(planId: $planId, input: { name: "Renamed by the webhook tests" }) {
+          ... on CreatePayeePayload { payee { id } }
+        }
+      }`,
+      { planId: stack.planId },
+    );
+    payeeId = created.body.data!.createPayee.payee.id;
+  }
+  const answer = await stack.gql(
+    `mutation($planId: PlanId!, $payeeId: UUID!, $name: String!) {
+      updatePayee(planId: $planId, payeeId: $payeeId, input: { name: $name }) { __typename }
+    }`,
+    { planId: stack.planId, payeeId, name },
+  );
+  expect(answer.body.errors).toBeUndefined();
+}
+let payeeId: string | undefined;
+
+/** The plan's knowledge upstream, straight from the REST interface. */
+async function upstreamKnowledge(): Promise<number> {
+  const answer = await stack.rest<{ data: { server_knowledge: number } }>(
+    `/plans/${stack.planId}/payees`,
+  );
+  return answer.body.data.server_knowledge;
+}
+
+function delivered(r: Receiver, text: string): boolean {
+  return r.delivered().some((each) => each.body.includes(text));
+}
+
+/** What `r` received, verified with the reference library under `secret`. */
+function bodies(r: Receiver, secret: string): Body[] {
+  return r
+    .delivered()
+    .map(
+      (each) =>
+        new Webhook(secret).verify(each.body, each.headers as Record<string, string>) as Body,
+    );
+}
 
 async function deleteEndpoint(id: string): Promise<void> {
   const answer = await stack.gql('mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }', { id });
