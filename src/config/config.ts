@@ -337,10 +337,16 @@ export interface McpConfig {
   trustedDocumentTools: boolean;
   /** Streamable HTTP sessions one token may hold at once; a new one closes its oldest. @default 8 */
   sessionsPerToken: number;
-  /** Streamable HTTP sessions in all; past it a new session gets 503. @default 1_000 */
+  /**
+   * Streamable HTTP sessions in all (about 45 KB each). Past it a new session makes room: the
+   * longest-idle session without an open stream idle past `sessionIdleWhenFullMs`, else the
+   * longest-idle session of the token holding the most. @default 1_000
+   */
   maxSessions: number;
   /** A session without a request (or an open stream) this long is closed. @default 1_800_000 (30 min) */
   sessionIdleMs: number;
+  /** With the table full, a session without a request or stream this long gives way first. @default 60_000 (1 min) */
+  sessionIdleWhenFullMs: number;
 }
 
 export const DEFAULT_MCP: McpConfig = {
@@ -352,6 +358,7 @@ export const DEFAULT_MCP: McpConfig = {
   sessionsPerToken: 8,
   maxSessions: 1_000,
   sessionIdleMs: 30 * 60_000,
+  sessionIdleWhenFullMs: 60_000,
 };
 
 /** Webhooks: where endpoints, tokens and the outbox are kept, and how deliveries behave. */
