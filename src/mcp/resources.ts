@@ -20,6 +20,7 @@ import type { Gateway } from '../server/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import type { ToolCatalog } from './catalog.js';
 import { ArgumentError } from './money.js';
+import { quoted } from './quote.js';
 import type { Caller, ToolRunner } from './tool-runner.js';
 
 /** What changed in a plan, as far as the resources care. */
@@ -248,18 +249,22 @@ function subscriptions(
 /** Private: a resource URI, or InvalidParams naming what is wrong with it. */
 function parseUri(uri: string): ResourceRef {
   const overview = /^plans:\/\/([^/]+)\/overview$/.exec(uri);
-  if (overview?.[1]) return { kind: 'overview', planId: decodeURIComponent(overview[1]) };
+  if (overview?.[1]) return { kind: 'overview', planId: decoded(overview[1]) };
   const budget = /^plans:\/\/([^/]+)\/months\/([^/]+)\/budget$/.exec(uri);
   if (budget?.[1] && budget[2])
-    return {
-      kind: 'budget',
-      planId: decodeURIComponent(budget[1]),
-      month: decodeURIComponent(budget[2]),
-    };
+    return { kind: 'budget', planId: decoded(budget[1]), month: decoded(budget[2]) };
   throw new McpError(
     ErrorCode.InvalidParams,
-    `Unknown resource ${JSON.stringify(uri)}: the resources are plans://{planId}/overview and plans://{planId}/months/{month}/budget.`,
+    `Unknown resource ${quoted(uri)}: the resources are plans://{planId}/overview and plans://{planId}/months/{month}/budget.`,
   );
+}
+
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, `Resource URI part ${quoted(part)} is not valid.`);
+  }
 }
 
 /** Private: whether a change of the plan concerns the resource. */

@@ -9,12 +9,14 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import type { McpConfig } from '../config/config.js';
+import { cleanError } from '../errors/use-error-hygiene.js';
 import type { Gateway } from '../server/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import type { ToolCatalog } from './catalog.js';
 import { variablesFromArguments } from './input-schema.js';
 import { ArgumentError } from './money.js';
 import { foldAnswer } from './output-shape.js';
+import { quoted } from './quote.js';
 import type { ToolDefinition } from './tool-definition.js';
 
 /** Who calls, as the transport knows it. */
@@ -122,7 +124,7 @@ export function createToolRunner(
           .list()
           .map((t) => t.name)
           .join(', ');
-        return toolError(`Unknown tool "${name}". The tools are: ${names}.`);
+        return toolError(`Unknown tool ${quoted(name)}. The tools are: ${names}.`);
       }
       if (tool.writes && !config.writes)
         return toolError(
@@ -209,7 +211,7 @@ function describeErrors(errors: readonly GraphQLError[], tool: ToolDefinition): 
         outcomeUnknown?: boolean;
         safeToRetryWithSameImportId?: boolean;
       };
-      const coded = `${error.message}${code ? ` (${code})` : ''}`;
+      const coded = `${cleanError(error).message}${code ? ` (${code})` : ''}`;
       if (!outcomeUnknown) return coded;
       const check =
         tool.name === 'create_transaction'

@@ -82,6 +82,15 @@ describe('mcp over stdio', () => {
     expect(sandbox.calls()).toEqual([]);
   });
 
+  it('quotes at most a short prefix of a 900 KB argument (before: 4 MB on stdout)', async () => {
+    const big = 'x'.repeat(900_000);
+    const date = await call(server.client, 'search_transactions', { sinceDate: big });
+    expect(textOf(date)).toMatch(/^Argument "sinceDate": got invalid value "x{40}…" \(900000/);
+    const name = await call(server.client, 'search_transactions', { [big]: 1 });
+    expect(textOf(name)).toMatch(/^Argument "x{40}…" \(900000 characters\): this tool takes/);
+    for (const result of [date, name]) expect(textOf(result).length).toBeLessThan(1_000);
+  });
+
   it('ends with its client, leaving no process behind', async () => {
     await server.client.close();
     await until(() => !server.alive(), 'the server process group to exit');
