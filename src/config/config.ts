@@ -347,7 +347,16 @@ export interface McpConfig {
   sessionIdleMs: number;
   /** With the table full, a session without a request or stream this long gives way first. @default 60_000 (1 min) */
   sessionIdleWhenFullMs: number;
+  /** Resource URIs one session may subscribe to in one plan. @default 16 */
+  subscriptionsPerPlan: number;
+  /** Resource URIs one session may subscribe to in all its plans. @default 64 */
+  subscriptionsPerSession: number;
 }
+
+/** @see McpConfig.subscriptionsPerPlan */
+export const DEFAULT_MCP_SUBSCRIPTIONS_PER_PLAN = 16;
+/** @see McpConfig.subscriptionsPerSession */
+export const DEFAULT_MCP_SUBSCRIPTIONS_PER_SESSION = 64;
 
 export const DEFAULT_MCP: McpConfig = {
   path: '/mcp',
@@ -359,6 +368,8 @@ export const DEFAULT_MCP: McpConfig = {
   maxSessions: 1_000,
   sessionIdleMs: 30 * 60_000,
   sessionIdleWhenFullMs: 60_000,
+  subscriptionsPerPlan: DEFAULT_MCP_SUBSCRIPTIONS_PER_PLAN,
+  subscriptionsPerSession: DEFAULT_MCP_SUBSCRIPTIONS_PER_SESSION,
 };
 
 /** Webhooks: where endpoints, tokens and the outbox are kept, and how deliveries behave. */

@@ -17,6 +17,8 @@
  *   without a request or stream idle past `sessionIdleWhenFullMs`, else the longest-idle
  *   session of the token holding the most). Closed after `sessionIdleMs` without a request or an
  *   open stream (on the gateway's clock and timers), on `DELETE`, and when the gateway stops.
+ * - Notifications: handed to the SDK only while the session's GET stream takes them
+ *   (`updates.ts` keeps the rest, bounded by `SUBSCRIPTION_PENDING_KB`).
  * - Bodies: at most `limits.bodyBytes` (413), JSON (else a JSON-RPC parse error, 400).
  */
 import { randomUUID } from 'node:crypto';
@@ -44,11 +46,17 @@ interface HttpSession {
   readonly tokenKey: string;
   readonly mcp: McpSession;
   readonly transport: StreamableHTTPServerTransport;
+  readonly events: EventStream;
   /** Requests and streams open now: the session is idle only without any. */
   open: number;
   /** When its last request came (the gateway's clock). */
   lastSeen: number;
   idleTimer?: TimerHandle | undefined;
+}
+
+/** Private: the session's GET event stream (notifications), while one is open. */
+interface EventStream {
+  response?: ServerResponse | undefined;
 }
 
 export interface McpHttp {
@@ -145,6 +153,7 @@ export function createMcpHttp(parts: McpParts): McpHttp {
     if (!(await proven(token)))
       return unauthorized(response, 'The upstream refused this access token.', true);
     let session: HttpSession | undefined;
+    const events: EventStream = {};
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // Answers as JSON (notifications go over the session's GET stream).
@@ -155,6 +164,7 @@ export function createMcpHttp(parts: McpParts): McpHttp {
           tokenKey,
           mcp,
           transport,
+          events,
           open: 1,
           lastSeen: scheduler.now(),
         };
@@ -166,7 +176,12 @@ export function createMcpHttp(parts: McpParts): McpHttp {
         if (closing) void closeSession(closing);
       },
     });
-    const mcp = createMcpSession(parts, callerOf);
+    const mcp = createMcpSession(parts, callerOf, {
+      // The SDK queues whatever it is handed for the GET stream: hand it notifications only
+      // while that stream's socket takes them (src/mcp/updates.ts holds the rest, bounded).
+      backedUp: () => drained(events.response),
+      end: () => transport.closeStandaloneSSEStream(),
+    });
     await mcp.server.connect(transport);
     try {
       await transport.handleRequest(request, response, body);
@@ -247,6 +262,14 @@ export function createMcpHttp(parts: McpParts): McpHttp {
       session.open += 1;
       session.lastSeen = scheduler.now();
       session.idleTimer?.cancel();
+      if (request.method === 'GET' && !session.events.response) {
+        // Most likely the notification stream (the SDK refuses a second one with 409).
+        const events = session.events;
+        events.response = response;
+        response.once('close', () => {
+          if (events.response === response) events.response = undefined;
+        });
+      }
       response.once('close', () => {
         session.open -= 1;
         watchIdle(session);
@@ -278,6 +301,20 @@ export function withMcp(gateway: Gateway, mcp: McpHttp | undefined): RequestList
 /** Private: the session that stays idle longest. */
 function longestIdle(sessions: readonly HttpSession[]): HttpSession {
   return sessions.reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
+}
+
+/** Private: undefined while `response` takes writes; else when it drains (or closes). */
+function drained(response: ServerResponse | undefined): Promise<void> | undefined {
+  if (!response?.writableNeedDrain || response.destroyed) return undefined;
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
 }
 
 /** Private: who sends a request, from what `handle` put in its AuthInfo. */

@@ -124,3 +124,19 @@ export function neverReadingStream(url: string, token: string, sessionId: string
     socket.once('error', reject);
   });
 }
+
+/**
+ * Reads what a stream held by `neverReadingStream` holds from now on, until its response ends
+ * (the last chunk of a chunked body; the connection itself may stay open) or the socket closes.
+ */
+export function readResponseToEnd(socket: Socket): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      if (text.endsWith('\r\n0\r\n\r\n')) resolve(text);
+    });
+    socket.on('close', () => resolve(text));
+    socket.resume();
+  });
+}
