@@ -337,11 +337,26 @@ export interface McpConfig {
   trustedDocumentTools: boolean;
   /** Streamable HTTP sessions one token may hold at once; a new one closes its oldest. @default 8 */
   sessionsPerToken: number;
-  /** Streamable HTTP sessions in all; past it a new session gets 503. @default 1_000 */
+  /**
+   * Streamable HTTP sessions in all (about 45 KB each). Past it a new session makes room: the
+   * longest-idle session without an open stream idle past `sessionIdleWhenFullMs`, else the
+   * longest-idle session of the token holding the most. @default 1_000
+   */
   maxSessions: number;
   /** A session without a request (or an open stream) this long is closed. @default 1_800_000 (30 min) */
   sessionIdleMs: number;
+  /** With the table full, a session without a request or stream this long gives way first. @default 60_000 (1 min) */
+  sessionIdleWhenFullMs: number;
+  /** Resource URIs one session may subscribe to in one plan. @default 16 */
+  subscriptionsPerPlan: number;
+  /** Resource URIs one session may subscribe to in all its plans. @default 64 */
+  subscriptionsPerSession: number;
 }
+
+/** @see McpConfig.subscriptionsPerPlan */
+export const DEFAULT_MCP_SUBSCRIPTIONS_PER_PLAN = 16;
+/** @see McpConfig.subscriptionsPerSession */
+export const DEFAULT_MCP_SUBSCRIPTIONS_PER_SESSION = 64;
 
 export const DEFAULT_MCP: McpConfig = {
   path: '/mcp',
@@ -352,6 +367,9 @@ export const DEFAULT_MCP: McpConfig = {
   sessionsPerToken: 8,
   maxSessions: 1_000,
   sessionIdleMs: 30 * 60_000,
+  sessionIdleWhenFullMs: 60_000,
+  subscriptionsPerPlan: DEFAULT_MCP_SUBSCRIPTIONS_PER_PLAN,
+  subscriptionsPerSession: DEFAULT_MCP_SUBSCRIPTIONS_PER_SESSION,
 };
 
 /** Webhooks: where endpoints, tokens and the outbox are kept, and how deliveries behave. */

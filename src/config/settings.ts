@@ -162,6 +162,8 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   MCP_SCHEMA_SEARCH             the MCP search_schema tool (default off)
   MCP_TRUSTED_DOCUMENT_TOOLS    the TRUSTED_DOCUMENTS manifest's named operations as MCP tools (default off)
   MCP_SESSION_IDLE_SECONDS      close an MCP session idle this long (default ${DEFAULT_MCP.sessionIdleMs / 1000})
+  MCP_SUBSCRIPTIONS_PER_PLAN    resource URIs one MCP session may subscribe to in one plan (default ${DEFAULT_MCP.subscriptionsPerPlan})
+  MCP_SUBSCRIPTIONS_PER_SESSION resource URIs one MCP session may subscribe to in all (default ${DEFAULT_MCP.subscriptionsPerSession})
   WEBHOOK_KEY                   32 bytes (base64 or 64 hex digits) that seal all webhooks keep; webhooks are off without it
   DATA_DIR                      where the gateway keeps files (default ./data)
   WEBHOOK_DB                    the webhooks' SQLite file (default DATA_DIR/webhooks.db)
@@ -327,6 +329,12 @@ function mcpSettings(env: Env): McpConfig {
     sessionIdleMs:
       (optional(env, 'MCP_SESSION_IDLE_SECONDS', (v, n) => integer(v, n, 10, 86_400)) ??
         DEFAULT_MCP.sessionIdleMs / 1000) * 1000,
+    subscriptionsPerPlan:
+      optional(env, 'MCP_SUBSCRIPTIONS_PER_PLAN', (v, n) => integer(v, n, 1, 1_000)) ??
+      DEFAULT_MCP.subscriptionsPerPlan,
+    subscriptionsPerSession:
+      optional(env, 'MCP_SUBSCRIPTIONS_PER_SESSION', (v, n) => integer(v, n, 1, 10_000)) ??
+      DEFAULT_MCP.subscriptionsPerSession,
   };
 }
 

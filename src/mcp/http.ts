@@ -2,9 +2,10 @@
  * MCP over Streamable HTTP at `/mcp` on the gateway's port: the SDK's
  * `StreamableHTTPServerTransport`, one per session, behind the gateway's own door.
  *
- * - Origin: a browser origin outside `CORS_ORIGINS` gets 403 before anything is read (the same
- *   check as GraphQL, which also protects a local server from DNS rebinding); allowed origins get
- *   CORS headers, preflights included, with the MCP headers allowed and exposed.
+ * - Origin: a browser page may use `/mcp` only from an origin `CORS_ORIGINS` lists or from the
+ *   gateway's own address when that is an IP address or localhost (`origin.ts`: DNS rebinding),
+ *   whatever `CORS_ORIGINS=*` grants GraphQL; others get 403 before anything is read. Allowed
+ *   origins get CORS headers, preflights included, with the MCP headers allowed and exposed.
  * - Credentials: the bearer token (`Authorization: Bearer`, or `access_token`, as for GraphQL) is
  *   the upstream token. None: 401 with `WWW-Authenticate: Bearer realm="plans-gateway"`; one that
  *   cannot be a token, or that the upstream refused: 401 with `error="invalid_token"`. A new
@@ -12,8 +13,12 @@
  *   token gate), so made-up tokens cannot fill the session table.
  * - Sessions: bound to the token that opened them (another token gets 404, as for an unknown
  *   session); at most `sessionsPerToken` per token (a new one closes that token's oldest) and
- *   `maxSessions` in all (past it: 503); closed after `sessionIdleMs` without a request or an
- *   open stream, on `DELETE`, and when the gateway stops.
+ *   `maxSessions` in all: a newcomer to a full table is never refused, someone gives way (one
+ *   without a request or stream idle past `sessionIdleWhenFullMs`, else the longest-idle
+ *   session of the token holding the most). Closed after `sessionIdleMs` without a request or an
+ *   open stream (on the gateway's clock and timers), on `DELETE`, and when the gateway stops.
+ * - Notifications: handed to the SDK only while the session's GET stream takes them
+ *   (`updates.ts` keeps the rest, bounded by `SUBSCRIPTION_PENDING_KB`).
  * - Bodies: at most `limits.bodyBytes` (413), JSON (else a JSON-RPC parse error, 400).
  */
 import { randomUUID } from 'node:crypto';
@@ -22,11 +27,13 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { logInternalError } from '../errors/internal-errors.js';
+import type { TimerHandle } from '../live/scheduler.js';
 import { isUsableToken } from '../operation/credentials.js';
 import { ownOriginsOf } from '../server/admission/origin.js';
 import type { Gateway } from '../server/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import { tokenKey as digestOf } from '../upstream/token-key.js';
+import { FOREIGN_ORIGIN, isMcpOrigin } from './origin.js';
 import { createMcpSession, type McpParts, type McpSession } from './session.js';
 
 const REALM = 'Bearer realm="plans-gateway"';
@@ -39,10 +46,17 @@ interface HttpSession {
   readonly tokenKey: string;
   readonly mcp: McpSession;
   readonly transport: StreamableHTTPServerTransport;
+  readonly events: EventStream;
   /** Requests and streams open now: the session is idle only without any. */
   open: number;
+  /** When its last request came (the gateway's clock). */
   lastSeen: number;
-  idleTimer?: NodeJS.Timeout | undefined;
+  idleTimer?: TimerHandle | undefined;
+}
+
+/** Private: the session's GET event stream (notifications), while one is open. */
+interface EventStream {
+  response?: ServerResponse | undefined;
 }
 
 export interface McpHttp {
@@ -59,28 +73,60 @@ export function createMcpHttp(parts: McpParts): McpHttp {
   const { gateway, config } = parts;
   const path = config.path || '/mcp';
   const sessions = new Map<string, HttpSession>();
+  // Idle times run on the gateway's clock and timers, as polls do (tests move them by hand).
+  const scheduler = gateway.live.scheduler;
 
   const closeSession = async (session: HttpSession) => {
     if (sessions.get(session.id) !== session) return;
     sessions.delete(session.id);
-    clearTimeout(session.idleTimer);
+    session.idleTimer?.cancel();
     await session.mcp.close().catch(() => {});
   };
   const watchIdle = (session: HttpSession) => {
-    clearTimeout(session.idleTimer);
+    session.idleTimer?.cancel();
+    session.idleTimer = undefined;
     if (session.open > 0) return;
-    session.idleTimer = setTimeout(() => void closeSession(session), config.sessionIdleMs);
-    session.idleTimer.unref();
+    session.idleTimer = scheduler.setTimeout(() => closeSession(session), config.sessionIdleMs);
   };
 
-  // Private: room for a new session of `tokenKey`: its oldest goes past the per-token bound.
-  const makeRoom = async (tokenKey: string): Promise<boolean> => {
-    const own = [...sessions.values()].filter((s) => s.tokenKey === tokenKey);
-    if (own.length >= config.sessionsPerToken) {
-      const oldest = own.reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
-      await closeSession(oldest);
+  // Private: the session that gives way to `newcomer` in a full table: one without a request
+  // or stream idle past `sessionIdleWhenFullMs`, else the longest-idle session of the token
+  // holding the most (a token's flood displaces its own sessions before anyone else's).
+  const giving = (newcomer: HttpSession): HttpSession | undefined => {
+    const others = [...sessions.values()].filter((s) => s !== newcomer);
+    const now = scheduler.now();
+    const idle = others.filter(
+      (s) => s.open === 0 && now - s.lastSeen >= config.sessionIdleWhenFullMs,
+    );
+    if (idle.length > 0) return longestIdle(idle);
+    const byToken = new Map<string, HttpSession[]>();
+    for (const s of others) {
+      const group = byToken.get(s.tokenKey);
+      if (group) group.push(s);
+      else byToken.set(s.tokenKey, [s]);
     }
-    return sessions.size < config.maxSessions;
+    let most: HttpSession[] = [];
+    for (const group of byToken.values())
+      if (
+        group.length > most.length ||
+        (group.length === most.length && longestIdle(group).lastSeen < longestIdle(most).lastSeen)
+      )
+        most = group;
+    return most.length > 0 ? longestIdle(most) : undefined;
+  };
+
+  // Private: the bounds, kept once a new session is in the table (so concurrent initializes
+  // cannot pass them): its token's oldest past `sessionsPerToken`, then room in the table.
+  const makeRoom = (newcomer: HttpSession) => {
+    const own = [...sessions.values()].filter(
+      (s) => s.tokenKey === newcomer.tokenKey && s !== newcomer,
+    );
+    if (own.length >= config.sessionsPerToken) void closeSession(longestIdle(own));
+    while (sessions.size > config.maxSessions) {
+      const session = giving(newcomer);
+      if (!session) break;
+      void closeSession(session);
+    }
   };
 
   // Private: whether a token not yet accepted upstream is accepted now (one call, gated).
@@ -106,30 +152,36 @@ export function createMcpHttp(parts: McpParts): McpHttp {
   ) => {
     if (!(await proven(token)))
       return unauthorized(response, 'The upstream refused this access token.', true);
-    if (!(await makeRoom(tokenKey))) {
-      response.setHeader('retry-after', '60');
-      return rpcError(
-        response,
-        503,
-        -32000,
-        'Too many MCP sessions on this gateway; try again shortly.',
-      );
-    }
     let session: HttpSession | undefined;
+    const events: EventStream = {};
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       // Answers as JSON (notifications go over the session's GET stream).
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        session = { id, tokenKey, mcp, transport, open: 1, lastSeen: Date.now() };
+        session = {
+          id,
+          tokenKey,
+          mcp,
+          transport,
+          events,
+          open: 1,
+          lastSeen: scheduler.now(),
+        };
         sessions.set(id, session);
+        makeRoom(session);
       },
       onsessionclosed: (id) => {
         const closing = sessions.get(id);
         if (closing) void closeSession(closing);
       },
     });
-    const mcp = createMcpSession(parts, callerOf);
+    const mcp = createMcpSession(parts, callerOf, {
+      // The SDK queues whatever it is handed for the GET stream: hand it notifications only
+      // while that stream's socket takes them (src/mcp/updates.ts holds the rest, bounded).
+      backedUp: () => drained(events.response),
+      end: () => transport.closeStandaloneSSEStream(),
+    });
     await mcp.server.connect(transport);
     try {
       await transport.handleRequest(request, response, body);
@@ -149,8 +201,8 @@ export function createMcpHttp(parts: McpParts): McpHttp {
     async handle(request, response) {
       const origin = request.headers.origin ?? null;
       const ownOrigins = ownOriginsOf(request.headers.host);
-      const refusal = gateway.admission.originRefusal(origin, ownOrigins);
-      if (refusal) return rpcError(response, 403, -32000, refusal.message);
+      if (!isMcpOrigin(origin, request.headers.host, gateway.config.corsOrigins))
+        return rpcError(response, 403, -32000, FOREIGN_ORIGIN);
       if (origin) {
         response.setHeader('access-control-allow-origin', origin);
         response.setHeader('vary', 'origin');
@@ -208,8 +260,16 @@ export function createMcpHttp(parts: McpParts): McpHttp {
       if (!session || session.tokenKey !== tokenKey)
         return rpcError(response, 404, -32001, 'Session not found: initialize a new one.');
       session.open += 1;
-      session.lastSeen = Date.now();
-      clearTimeout(session.idleTimer);
+      session.lastSeen = scheduler.now();
+      session.idleTimer?.cancel();
+      if (request.method === 'GET' && !session.events.response) {
+        // Most likely the notification stream (the SDK refuses a second one with 409).
+        const events = session.events;
+        events.response = response;
+        response.once('close', () => {
+          if (events.response === response) events.response = undefined;
+        });
+      }
       response.once('close', () => {
         session.open -= 1;
         watchIdle(session);
@@ -236,6 +296,25 @@ export function withMcp(gateway: Gateway, mcp: McpHttp | undefined): RequestList
       response.end();
     });
   };
+}
+
+/** Private: the session that stays idle longest. */
+function longestIdle(sessions: readonly HttpSession[]): HttpSession {
+  return sessions.reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
+}
+
+/** Private: undefined while `response` takes writes; else when it drains (or closes). */
+function drained(response: ServerResponse | undefined): Promise<void> | undefined {
+  if (!response?.writableNeedDrain || response.destroyed) return undefined;
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
 }
 
 /** Private: who sends a request, from what `handle` put in its AuthInfo. */

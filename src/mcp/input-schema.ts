@@ -30,6 +30,7 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import { AMOUNT_INPUT_SCHEMA, ArgumentError, MILLIUNITS, toMilliunits } from './money.js';
+import { withValuesCut } from './quote.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -105,8 +106,11 @@ export function variablesFromArguments(
   if (coerced.errors) {
     const [error] = coerced.errors;
     const message = error?.message ?? 'invalid';
-    const name = /Variable "\$([^"]+)"/.exec(message)?.[1] ?? '?';
-    throw new ArgumentError(name, message.replace(/^Variable "\$[^"]+" /, ''));
+    const name = /^Variable "\$([^"]+)"/.exec(message)?.[1] ?? '?';
+    throw new ArgumentError(
+      name,
+      withValuesCut(message.replace(/^Variable "\$[^"]+" /, ''), values),
+    );
   }
   return values;
 }

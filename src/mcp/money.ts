@@ -6,6 +6,8 @@
  * a message naming the argument, never rounded.
  */
 
+import { QUOTED_CHARACTERS, quoted } from './quote.js';
+
 /** The scalar that holds amounts. */
 export const MILLIUNITS = 'Milliunits';
 
@@ -54,7 +56,9 @@ export class ArgumentError extends Error {
     readonly argument: string,
     reason: string,
   ) {
-    super(`Argument "${argument}": ${reason}`);
+    super(
+      `Argument ${argument.length > QUOTED_CHARACTERS ? quoted(argument) : `"${argument}"`}: ${reason}`,
+    );
     this.name = 'ArgumentError';
   }
 }
@@ -83,23 +87,23 @@ export function toMilliunits(value: unknown, argument: string): number {
   if (typeof value !== 'string')
     throw new ArgumentError(
       argument,
-      `an amount is a decimal string such as "-12.34" or an integer of milliunits; got ${JSON.stringify(value) ?? String(value)}.`,
+      `an amount is a decimal string such as "-12.34" or an integer of milliunits; got ${quoted(value)}.`,
     );
   const match = DECIMAL.exec(value.trim());
   if (!match)
     throw new ArgumentError(
       argument,
-      `"${value}" is not a decimal amount: write digits with at most one "." and no thousands separators, such as "-1234.56".`,
+      `${quoted(value)} is not a decimal amount: write digits with at most one "." and no thousands separators, such as "-1234.56".`,
     );
   const [, sign, whole = '0', fraction = ''] = match;
   if (fraction.length > 3)
     throw new ArgumentError(
       argument,
-      `"${value}" has ${fraction.length} decimals; amounts are exact to the thousandth (3 decimals at most), and are never rounded.`,
+      `${quoted(value)} has ${fraction.length} decimals; amounts are exact to the thousandth (3 decimals at most), and are never rounded.`,
     );
   const milliunits = Number(whole) * 1000 + Number(fraction.padEnd(3, '0'));
   if (!Number.isSafeInteger(milliunits) || whole.length > 13)
-    throw new ArgumentError(argument, `"${value}" is beyond the exact range of amounts.`);
+    throw new ArgumentError(argument, `${quoted(value)} is beyond the exact range of amounts.`);
   return sign === '-' ? -milliunits || 0 : milliunits;
 }
 

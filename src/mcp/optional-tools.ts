@@ -19,6 +19,7 @@ import type { McpConfig } from '../config/config.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
 import type { Gateway } from '../server/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
+import { QUOTED_CHARACTERS, quoted } from './quote.js';
 import type { Caller } from './tool-runner.js';
 
 export interface OptionalTool {
@@ -134,7 +135,9 @@ function schemaSearchTool(schema: GraphQLSchema): OptionalTool {
       if (words.length === 0) return error('Argument "words": some words to look for.');
       const lines = searchSchema(schema, words).slice(0, SEARCH_RESULTS);
       const text =
-        lines.length > 0 ? lines.join('\n') : `Nothing in the schema mentions ${words.join(' ')}.`;
+        lines.length > 0
+          ? lines.join('\n')
+          : `Nothing in the schema mentions ${shortened(words.join(' '))}.`;
       return { content: [{ type: 'text', text }] };
     },
   };
@@ -171,6 +174,11 @@ function forTool(graphQLError: GraphQLError): GraphQLFormattedError {
   const clean = cleanError(graphQLError).toJSON();
   const { http: _httpOnly, ...extensions } = clean.extensions ?? {};
   return { ...clean, extensions };
+}
+
+/** Private: words as they were sent, or quoted and cut when long. */
+function shortened(text: string): string {
+  return text.length > QUOTED_CHARACTERS ? quoted(text) : text;
 }
 
 function error(text: string): CallToolResult {

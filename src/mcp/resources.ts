@@ -20,33 +20,49 @@ import type { Gateway } from '../server/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import type { ToolCatalog } from './catalog.js';
 import { ArgumentError } from './money.js';
+import { quoted } from './quote.js';
 import type { Caller, ToolRunner } from './tool-runner.js';
+import { createUpdateQueue, type NotificationPacing } from './updates.js';
 
 /** What changed in a plan, as far as the resources care. */
 const CHANGES = `subscription McpPlanChanges($planId: PlanId!) {
   planChanged(planId: $planId) {
+    origin
     accounts { id }
     months { month }
     monthCategories { month }
     categories { id }
-    transactions { id }
-    deleted { accountIds categoryIds transactionIds }
+    deleted { accountIds categoryIds }
   }
 }`;
 
 interface PlanChangeEvent {
+  origin: 'SYNC' | 'WRITE' | 'REPLAY';
   accounts: unknown[];
   months: { month: string }[];
   monthCategories: { month: string }[];
   categories: unknown[];
-  transactions: unknown[];
-  deleted: { accountIds: unknown[]; categoryIds: unknown[]; transactionIds: unknown[] };
+  deleted: { accountIds: unknown[]; categoryIds: unknown[] };
 }
 
 /** A resource named by a URI. */
 type ResourceRef =
   | { kind: 'overview'; planId: string }
   | { kind: 'budget'; planId: string; month: string };
+
+/** What a session may hold: resource URIs per plan and in all, notification bytes unread. */
+export interface SubscriptionLimits {
+  readonly perPlan: number;
+  readonly perSession: number;
+  /** `SUBSCRIPTION_PENDING_KB`, as for a GraphQL subscriber. */
+  readonly pendingBytes: number;
+}
+
+/** The stream a session's notifications go out on. */
+export interface SessionStream extends NotificationPacing {
+  /** Ends it once what it holds is written (Streamable HTTP: the GET stream; stdio: nothing). */
+  end(): void;
+}
 
 export interface ResourceSubscriptions {
   /** Ends every subscription of the session. */
@@ -63,6 +79,8 @@ export function registerResources(
     caller: (extra: { authInfo?: AuthInfo | undefined }) => Caller;
     now: () => number;
     onError: (error: unknown) => void;
+    limits: SubscriptionLimits;
+    stream: SessionStream;
   },
 ): ResourceSubscriptions {
   const { catalog, runner, caller } = parts;
@@ -152,13 +170,102 @@ function subscriptions(
   mcp: McpServer,
   parts: Parameters<typeof registerResources>[1],
 ): ResourceSubscriptions {
-  const { gateway, runner, catalog, caller, now, onError } = parts;
-  const feeds = new Map<string, { uris: Set<string>; stop: () => void }>();
+  const { gateway, runner, catalog, caller, now, onError, limits, stream } = parts;
+  const feeds = new Map<string, PlanFeed>();
   let closed = false;
+
+  const endAll = () => {
+    for (const feed of feeds.values()) feed.stop();
+    feeds.clear();
+  };
+  const updates = createUpdateQueue({
+    pacing: stream,
+    send: (uri) => mcp.server.sendResourceUpdated({ uri }),
+    pendingBytes: limits.pendingBytes,
+    onError,
+    overflow(bytes) {
+      // The reader stayed behind: its subscriptions end (their hub slots and pollers go at
+      // once), and the reason is the last message of the stream, as SUBSCRIBER_TOO_SLOW is.
+      endAll();
+      const kib = (n: number) => Math.ceil(n / 1024);
+      gateway.logger?.warn(
+        { pendingKib: kib(bytes) },
+        'mcp: resource updates ended, the client did not read them',
+      );
+      void mcp.server
+        .sendLoggingMessage({
+          level: 'error',
+          logger: 'resources',
+          data: `Resource updates ended: ${kib(bytes)} KiB of notifications waited for this client, more than the ${kib(limits.pendingBytes)} KiB a session may leave unread (SUBSCRIPTION_PENDING_KB). Every resource subscription of this session ended; read the notifications as they come, and subscribe again.`,
+        })
+        .catch(() => {})
+        .finally(() => stream.end());
+    },
+  });
+
+  // Private: the plan's feed, opened now if the session has none: one planChanged
+  // subscription through the admission path, its events turned into notifications.
+  const feedOf = (planKey: string, who: Caller): PlanFeed => {
+    const existing = feeds.get(planKey);
+    if (existing) return existing;
+    const feed: PlanFeed = { resources: new Map(), stop: () => {}, ready: Promise.resolve() };
+    feeds.set(planKey, feed);
+    const forget = () => {
+      if (feeds.get(planKey) === feed) feeds.delete(planKey);
+    };
+    feed.ready = (async () => {
+      const prepared = await prepareOperation(gateway, {
+        query: CHANGES,
+        variables: { planId: planKey },
+        operationName: 'McpPlanChanges',
+        token: who.token,
+        origin: who.origin ?? null,
+        ownOrigins: who.ownOrigins ?? [],
+        path: '/mcp',
+        own: true,
+      });
+      if (!prepared.ok) throw new McpError(ErrorCode.InvalidRequest, messages(prepared.errors));
+      const events = await prepared.subscribe();
+      if (!(Symbol.asyncIterator in events))
+        throw new McpError(ErrorCode.InvalidRequest, messages(events.errors ?? []));
+      if (feeds.get(planKey) !== feed) {
+        // Unsubscribed, or the session closed, while it opened.
+        void events.return?.();
+        return;
+      }
+      feed.stop = () => void events.return?.();
+      void (async () => {
+        for await (const event of events) {
+          if (event.errors?.length) {
+            await mcp.server
+              .sendLoggingMessage({
+                level: 'warning',
+                data: `Updates of ${planKey} ended: ${messages(event.errors)}`,
+              })
+              .catch(() => {});
+            break;
+          }
+          const change = (event.data as { planChanged?: PlanChangeEvent } | null | undefined)
+            ?.planChanged;
+          // A write through the gateway is published twice: its REST answer at once (WRITE:
+          // the rows written), then the delta that follows it (SYNC: those rows again, with
+          // the balances and totals they moved, which is what the resources show). Notifying
+          // on the second only tells of each write once, when a read shows all of it.
+          if (change && change.origin !== 'WRITE' && feeds.get(planKey) === feed)
+            updates.notify(concerned(feed.resources, change, now()));
+        }
+      })()
+        .catch(onError)
+        .finally(forget);
+    })();
+    feed.ready.catch(forget);
+    return feed;
+  };
 
   mcp.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const uri = request.params.uri;
     const ref = parseUri(uri);
+    if (feeds.get(ref.planId)?.resources.has(uri)) return {};
     const who = caller(extra);
     const tool = catalog.tools.get(ref.kind === 'overview' ? 'plan_overview' : 'month_budget');
     if (!tool) throw new McpError(ErrorCode.InternalError, 'No resource tool');
@@ -173,65 +280,53 @@ function subscriptions(
         throw new McpError(ErrorCode.InvalidParams, error.message);
       throw error;
     }
+    // Checked as MonthSelector above: `current` or a date, whose month is what is watched.
+    const month = ref.kind === 'budget' ? monthOf(ref.month) : undefined;
+    if (month && month !== 'current') await checkMonth(ref.planId, month, who);
+    if (closed) throw new McpError(ErrorCode.ConnectionClosed, 'The session is closing.');
+
+    // The bounds, counted after the awaits above so that concurrent requests cannot pass them.
     const existing = feeds.get(ref.planId);
-    if (existing) {
-      existing.uris.add(uri);
-      return {};
+    if (existing?.resources.has(uri)) return {};
+    if ((existing?.resources.size ?? 0) >= limits.perPlan)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `This session already subscribes to ${limits.perPlan} resources of plan ${ref.planId} (MCP_SUBSCRIPTIONS_PER_PLAN): unsubscribe one first.`,
+      );
+    const total = [...feeds.values()].reduce((sum, feed) => sum + feed.resources.size, 0);
+    if (total >= limits.perSession)
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `This session already subscribes to ${limits.perSession} resources (MCP_SUBSCRIPTIONS_PER_SESSION): unsubscribe one first.`,
+      );
+    const feed = feedOf(ref.planId, who);
+    feed.resources.set(uri, month ? { kind: 'budget', month } : { kind: 'overview' });
+    try {
+      await feed.ready;
+    } catch (error) {
+      feed.resources.delete(uri);
+      throw error;
     }
-    const prepared = await prepareOperation(gateway, {
-      query: CHANGES,
-      variables: { planId: ref.planId },
-      operationName: 'McpPlanChanges',
-      token: who.token,
-      origin: who.origin ?? null,
-      ownOrigins: who.ownOrigins ?? [],
-      path: '/mcp',
-      own: true,
-    });
-    if (!prepared.ok) throw new McpError(ErrorCode.InvalidRequest, messages(prepared.errors));
-    const stream = await prepared.subscribe();
-    if (!(Symbol.asyncIterator in stream))
-      throw new McpError(ErrorCode.InvalidRequest, messages(stream.errors ?? []));
-    if (closed || feeds.has(ref.planId)) {
-      void stream.return?.();
-      feeds.get(ref.planId)?.uris.add(uri);
-      return {};
-    }
-    const entry = { uris: new Set([uri]), stop: () => void stream.return?.() };
-    feeds.set(ref.planId, entry);
-    void (async () => {
-      for await (const event of stream) {
-        if (event.errors?.length) {
-          await mcp.server
-            .sendLoggingMessage({
-              level: 'warning',
-              data: `Updates of ${ref.planId} ended: ${messages(event.errors)}`,
-            })
-            .catch(() => {});
-          break;
-        }
-        const change = (event.data as { planChanged?: PlanChangeEvent } | null | undefined)
-          ?.planChanged;
-        if (!change) continue;
-        for (const subscribed of entry.uris)
-          if (concerns(parseUri(subscribed), change, now()))
-            await mcp.server.sendResourceUpdated({ uri: subscribed });
-      }
-    })()
-      .catch(onError)
-      .finally(() => {
-        if (feeds.get(ref.planId) === entry) feeds.delete(ref.planId);
-      });
     return {};
   });
+
+  // Private: a month outside the plan's months is refused (it has no budget to watch).
+  const checkMonth = async (planId: string, month: string, who: Caller) => {
+    const months = await runner.planMonths(planId, who);
+    if (!months || (month >= months.first && month <= months.last)) return;
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Argument "month": ${month.slice(0, 7)} is not a month of plan ${planId}, which has ${months.first.slice(0, 7)} to ${months.last.slice(0, 7)}.`,
+    );
+  };
 
   mcp.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
     const ref = parseUri(uri);
-    const entry = feeds.get(ref.planId);
-    if (entry?.uris.delete(uri) && entry.uris.size === 0) {
+    const feed = feeds.get(ref.planId);
+    if (feed?.resources.delete(uri) && feed.resources.size === 0) {
       feeds.delete(ref.planId);
-      entry.stop();
+      feed.stop();
     }
     return {};
   });
@@ -239,48 +334,75 @@ function subscriptions(
   return {
     close() {
       closed = true;
-      for (const entry of feeds.values()) entry.stop();
-      feeds.clear();
+      updates.close();
+      endAll();
     },
   };
+}
+
+/** A subscribed resource: a plan's overview, or a month's budget (`current` or `YYYY-MM-01`). */
+type Resource = { kind: 'overview' } | { kind: 'budget'; month: string };
+
+/** Private: one plan's subscription in a session, and the URIs it notifies. */
+interface PlanFeed {
+  readonly resources: Map<string, Resource>;
+  /** Settles once the planChanged subscription is open (or failed to open). */
+  ready: Promise<void>;
+  stop: () => void;
 }
 
 /** Private: a resource URI, or InvalidParams naming what is wrong with it. */
 function parseUri(uri: string): ResourceRef {
   const overview = /^plans:\/\/([^/]+)\/overview$/.exec(uri);
-  if (overview?.[1]) return { kind: 'overview', planId: decodeURIComponent(overview[1]) };
+  if (overview?.[1]) return { kind: 'overview', planId: decoded(overview[1]) };
   const budget = /^plans:\/\/([^/]+)\/months\/([^/]+)\/budget$/.exec(uri);
   if (budget?.[1] && budget[2])
-    return {
-      kind: 'budget',
-      planId: decodeURIComponent(budget[1]),
-      month: decodeURIComponent(budget[2]),
-    };
+    return { kind: 'budget', planId: decoded(budget[1]), month: decoded(budget[2]) };
   throw new McpError(
     ErrorCode.InvalidParams,
-    `Unknown resource ${JSON.stringify(uri)}: the resources are plans://{planId}/overview and plans://{planId}/months/{month}/budget.`,
+    `Unknown resource ${quoted(uri)}: the resources are plans://{planId}/overview and plans://{planId}/months/{month}/budget.`,
   );
 }
 
-/** Private: whether a change of the plan concerns the resource. */
-function concerns(ref: ResourceRef, change: PlanChangeEvent, now: number): boolean {
-  if (ref.kind === 'overview')
-    return (
-      change.accounts.length > 0 ||
-      change.months.length > 0 ||
-      change.transactions.length > 0 ||
-      change.deleted.accountIds.length > 0
-    );
-  const month =
-    ref.month === 'current'
-      ? `${new Date(now).toISOString().slice(0, 7)}-01`
-      : `${ref.month.slice(0, 7)}-01`;
-  return (
-    change.months.some((m) => m.month === month) ||
-    change.monthCategories.some((c) => c.month === month) ||
-    change.categories.length > 0 ||
-    change.deleted.categoryIds.length > 0
-  );
+function monthOf(selector: string): string {
+  return selector === 'current' ? selector : `${selector.slice(0, 7)}-01`;
+}
+
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, `Resource URI part ${quoted(part)} is not valid.`);
+  }
+}
+
+/**
+ * Private: the subscribed URIs a change of their plan concerns, worked out once per change:
+ * the overview on changed accounts or months (what it shows: balances and this month's
+ * totals); a month's budget on a change of that month or of any category.
+ */
+function concerned(
+  resources: ReadonlyMap<string, Resource>,
+  change: PlanChangeEvent,
+  now: number,
+): string[] {
+  const overview =
+    change.accounts.length > 0 || change.months.length > 0 || change.deleted.accountIds.length > 0;
+  const everyMonth = change.categories.length > 0 || change.deleted.categoryIds.length > 0;
+  const months = new Set([
+    ...change.months.map((m) => m.month),
+    ...change.monthCategories.map((c) => c.month),
+  ]);
+  const current = `${new Date(now).toISOString().slice(0, 7)}-01`;
+  const uris: string[] = [];
+  for (const [uri, resource] of resources) {
+    const hit =
+      resource.kind === 'overview'
+        ? overview
+        : everyMonth || months.has(resource.month === 'current' ? current : resource.month);
+    if (hit) uris.push(uri);
+  }
+  return uris;
 }
 
 function one(value: string | string[] | undefined): string | undefined {

@@ -13,7 +13,7 @@ import { logInternalError } from '../errors/internal-errors.js';
 import type { Gateway } from '../server/gateway.js';
 import { buildCatalog, type ToolCatalog } from './catalog.js';
 import { type OptionalTool, optionalTools } from './optional-tools.js';
-import { registerResources } from './resources.js';
+import { registerResources, type SessionStream } from './resources.js';
 import { type Caller, createToolRunner, type ToolRunner } from './tool-runner.js';
 
 /** What every session of a gateway shares: the catalog, the runner, the optional tools. */
@@ -54,12 +54,19 @@ export function createMcpParts(
   };
 }
 
-/** A session's server; `caller` says who sends each request (its token). */
+/** A transport that paces its own writes (stdio: the SDK's `send` waits for stdout to drain). */
+const SELF_PACED: SessionStream = { backedUp: () => undefined, end: () => {} };
+
+/**
+ * A session's server; `caller` says who sends each request (its token), `stream` how its
+ * notifications are paced and ended.
+ */
 export function createMcpSession(
   parts: McpParts,
   caller: (extra: { authInfo?: AuthInfo | undefined }) => Caller,
+  stream: SessionStream = SELF_PACED,
 ): McpSession {
-  const { gateway, runner, optional } = parts;
+  const { gateway, runner, optional, config } = parts;
   const mcp = new McpServer(
     { name: 'plans-graphql-gateway', title: 'Plans GraphQL gateway', version: parts.version },
     {
@@ -92,6 +99,12 @@ export function createMcpSession(
     caller,
     now: () => gateway.live.scheduler.now(),
     onError: (error) => logInternalError(gateway.logger, error, 'mcp resource updates failed'),
+    limits: {
+      perPlan: config.subscriptionsPerPlan,
+      perSession: config.subscriptionsPerSession,
+      pendingBytes: gateway.config.live.pendingBytesPerSubscriber,
+    },
+    stream,
   });
   // McpServer announces list changes once resources are registered; these lists never change.
   mcp.server.registerCapabilities({

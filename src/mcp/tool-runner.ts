@@ -9,12 +9,14 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import type { McpConfig } from '../config/config.js';
+import { cleanError } from '../errors/use-error-hygiene.js';
 import type { Gateway } from '../server/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import type { ToolCatalog } from './catalog.js';
 import { variablesFromArguments } from './input-schema.js';
 import { ArgumentError } from './money.js';
 import { foldAnswer } from './output-shape.js';
+import { quoted } from './quote.js';
 import type { ToolDefinition } from './tool-definition.js';
 
 /** Who calls, as the transport knows it. */
@@ -31,7 +33,13 @@ export type Outcome =
   | { readonly ok: false; readonly message: string };
 
 const PLAN_ALIASES = new Set(['last-used', 'default']);
-const PLAN_IDS = 'query McpPlanIds { plans { id } }';
+const PLANS = 'query McpPlanIds { plans { id firstMonth lastMonth } }';
+
+/** The months a plan has, as `YYYY-MM-01` dates (inclusive). */
+export interface PlanMonths {
+  readonly first: string;
+  readonly last: string;
+}
 
 export interface ToolRunner {
   /** The tools `tools/list` shows: writes only when they are on. */
@@ -49,6 +57,11 @@ export interface ToolRunner {
     args: Readonly<Record<string, unknown>>,
     caller: Caller,
   ): Promise<Record<string, unknown>>;
+  /**
+   * The months of a plan the token has (for an alias, the span of all its plans); undefined when
+   * the plan list cannot be read.
+   */
+  planMonths(planId: string, caller: Caller): Promise<PlanMonths | undefined>;
 }
 
 export function createToolRunner(
@@ -77,13 +90,23 @@ export function createToolRunner(
     return prepared.execute();
   };
 
-  // Private: a plan id the token does not have is refused before the operation runs (the plan
-  // list is cached with the max-age, so this costs an upstream call once per max-age at most).
+  // Private: the token's plans (the list is cached with the max-age, so this costs an upstream
+  // call once per max-age at most); undefined when it cannot be read.
+  const plansOf = async (caller: Caller) => {
+    const result = await execute(PLANS, 'McpPlanIds', {}, caller);
+    return (
+      result.data as
+        | { plans?: { id: string; firstMonth: string; lastMonth: string }[] }
+        | null
+        | undefined
+    )?.plans;
+  };
+
+  // Private: a plan id the token does not have is refused before the operation runs.
   const checkPlan = async (variables: Record<string, unknown>, caller: Caller) => {
     const planId = variables.planId;
     if (typeof planId !== 'string' || PLAN_ALIASES.has(planId)) return;
-    const result = await execute(PLAN_IDS, 'McpPlanIds', {}, caller);
-    const plans = (result.data as { plans?: { id: string }[] } | null | undefined)?.plans;
+    const plans = await plansOf(caller);
     if (!plans || plans.some((plan) => plan.id === planId)) return;
     throw new ArgumentError(
       'planId',
@@ -110,6 +133,19 @@ export function createToolRunner(
       return variables;
     },
 
+    async planMonths(planId, caller) {
+      const plans = (await plansOf(caller))?.filter(
+        (plan) => PLAN_ALIASES.has(planId) || plan.id === planId,
+      );
+      // Dates as `YYYY-MM-DD` sort as text.
+      const first = plans?.map((plan) => plan.firstMonth).sort()[0];
+      const last = plans
+        ?.map((plan) => plan.lastMonth)
+        .sort()
+        .at(-1);
+      return first && last ? { first, last } : undefined;
+    },
+
     async run(tool, variables, caller) {
       const result = await execute(tool.query, tool.operationName, variables, caller);
       return outcomeOf(schema, tool, result);
@@ -122,7 +158,7 @@ export function createToolRunner(
           .list()
           .map((t) => t.name)
           .join(', ');
-        return toolError(`Unknown tool "${name}". The tools are: ${names}.`);
+        return toolError(`Unknown tool ${quoted(name)}. The tools are: ${names}.`);
       }
       if (tool.writes && !config.writes)
         return toolError(
@@ -209,7 +245,7 @@ function describeErrors(errors: readonly GraphQLError[], tool: ToolDefinition): 
         outcomeUnknown?: boolean;
         safeToRetryWithSameImportId?: boolean;
       };
-      const coded = `${error.message}${code ? ` (${code})` : ''}`;
+      const coded = `${cleanError(error).message}${code ? ` (${code})` : ''}`;
       if (!outcomeUnknown) return coded;
       const check =
         tool.name === 'create_transaction'

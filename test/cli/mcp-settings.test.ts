@@ -31,6 +31,8 @@ describe('MCP settings', () => {
       MCP_TRUSTED_DOCUMENT_TOOLS: 'on',
       TRUSTED_DOCUMENTS: 'persisted-documents.json',
       MCP_SESSION_IDLE_SECONDS: '60',
+      MCP_SUBSCRIPTIONS_PER_PLAN: '4',
+      MCP_SUBSCRIPTIONS_PER_SESSION: '12',
     });
     expect(settings.mcp).toEqual({
       ...DEFAULT_MCP,
@@ -40,6 +42,15 @@ describe('MCP settings', () => {
       schemaSearch: true,
       trustedDocumentTools: true,
       sessionIdleMs: 60_000,
+      subscriptionsPerPlan: 4,
+      subscriptionsPerSession: 12,
+    });
+  });
+
+  it('bounds the resource subscriptions of a session by default', () => {
+    expect(run([]).settings.mcp).toMatchObject({
+      subscriptionsPerPlan: 16,
+      subscriptionsPerSession: 64,
     });
   });
 
@@ -53,6 +64,14 @@ describe('MCP settings', () => {
       message: 'MCP_TRUSTED_DOCUMENT_TOOLS needs TRUSTED_DOCUMENTS (the manifest path)',
     });
     expect(parseSettings(['serve'], {})).toMatchObject({ kind: 'error' });
+    expect(parseSettings([], { MCP_SUBSCRIPTIONS_PER_PLAN: '0' })).toEqual({
+      kind: 'error',
+      message: 'MCP_SUBSCRIPTIONS_PER_PLAN must be an integer from 1 to 1000; got "0"',
+    });
+    expect(parseSettings([], { MCP_SUBSCRIPTIONS_PER_SESSION: 'all' })).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('MCP_SUBSCRIPTIONS_PER_SESSION must be an integer'),
+    });
   });
 
   it('runs `mcp` with the token of PLANS_TOKEN, else YNAB_TOKEN', () => {

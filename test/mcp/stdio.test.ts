@@ -18,6 +18,7 @@ beforeAll(async () => {
     PLANS_TOKEN: sandbox.users[0]!.token,
     // A long max-age: the repeated calls below are all within it, however slow the machine.
     MAX_AGE_SECONDS: '3600',
+    MCP_SUBSCRIPTIONS_PER_PLAN: '3',
   });
 }, 60_000);
 afterAll(async () => {
@@ -80,6 +81,32 @@ describe('mcp over stdio', () => {
     expect(wrong.isError).toBe(true);
     expect(textOf(wrong)).toMatch(/^Argument "sinceDate": /);
     expect(sandbox.calls()).toEqual([]);
+  });
+
+  it('bounds resource subscriptions as over HTTP: months of the plan, MCP_SUBSCRIPTIONS_PER_PLAN', async () => {
+    const planId = sandbox.users[0]!.planIds[0]!;
+    const plans = await call(server.client, 'list_plans');
+    const { lastMonth } = (plans.structuredContent as { plans: { lastMonth: string }[] }).plans[0]!;
+    const budget = (day: string) => `plans://${planId}/months/${day}/budget`;
+    await expect(server.client.subscribeResource({ uri: budget('1000-01-01') })).rejects.toThrow(
+      /Argument "month": 1000-01 is not a month of plan/,
+    );
+    for (const day of ['01', '02', '03'])
+      await server.client.subscribeResource({ uri: budget(`${lastMonth.slice(0, 8)}${day}`) });
+    await expect(
+      server.client.subscribeResource({ uri: budget(`${lastMonth.slice(0, 8)}04`) }),
+    ).rejects.toThrow(/already subscribes to 3 resources of plan .*MCP_SUBSCRIPTIONS_PER_PLAN/);
+    for (const day of ['01', '02', '03'])
+      await server.client.unsubscribeResource({ uri: budget(`${lastMonth.slice(0, 8)}${day}`) });
+  });
+
+  it('quotes at most a short prefix of a 900 KB argument (before: 4 MB on stdout)', async () => {
+    const big = 'x'.repeat(900_000);
+    const date = await call(server.client, 'search_transactions', { sinceDate: big });
+    expect(textOf(date)).toMatch(/^Argument "sinceDate": got invalid value "x{40}…" \(900000/);
+    const name = await call(server.client, 'search_transactions', { [big]: 1 });
+    expect(textOf(name)).toMatch(/^Argument "x{40}…" \(900000 characters\): this tool takes/);
+    for (const result of [date, name]) expect(textOf(result).length).toBeLessThan(1_000);
   });
 
   it('ends with its client, leaving no process behind', async () => {

@@ -248,6 +248,35 @@ describe('refusals', () => {
     );
   });
 
+  it('a value of 900 KB, quoting at most a short prefix of it, as GraphQL errors are cut', async () => {
+    // Before: the whole value, twice (a 900 KB argument gave a 1.8 MB error).
+    const big = 'x'.repeat(900_000);
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      [
+        'search_transactions',
+        { sinceDate: big },
+        /^Argument "sinceDate": got invalid value "x{40}…" \(900000 characters\); /,
+      ],
+      [
+        'plan_overview',
+        { [big]: 1 },
+        /^Argument "x{40}…" \(900000 characters\): this tool takes no such argument/,
+      ],
+      [`drop_${big}`, {}, /^Unknown tool "drop_x{35}…" \(900005 characters\)\. The tools are/],
+    ];
+    for (const [name, args, expected] of cases) {
+      const text = await refused(name, args);
+      expect(text).toMatch(expected);
+      expect(text.length).toBeLessThan(1_000);
+    }
+    const uri = await client.subscribeResource({ uri: `plans://${big}` }).then(
+      () => 'subscribed',
+      (error: unknown) => String(error),
+    );
+    expect(uri).toMatch(/Unknown resource "plans:\/\/x{32}…" \(900008 characters\): the resources/);
+    expect(uri.length).toBeLessThan(1_000);
+  });
+
   it('a plan the token does not have, naming the argument', async () => {
     expect(
       await refused('plan_overview', { planId: '0f0e8c27-5d4c-4d8c-9d9a-0a6f5a3f1b11' }),

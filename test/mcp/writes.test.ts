@@ -131,6 +131,11 @@ describe('create_transaction', () => {
         /^Argument "amount": 12\.34 is not a whole number of milliunits; send a decimal amount as a string \("12\.34"\)/,
       ],
       ['1,234.00', /^Argument "amount": "1,234\.00" is not a decimal amount/],
+      // 900 KB of it: a short prefix is quoted, not the whole (before: a 900 KB error).
+      [
+        'x'.repeat(900_000),
+        /^Argument "amount": "x{40}…" \(900000 characters\) is not a decimal amount.{0,200}$/,
+      ],
     ] as const) {
       const result = await call(client, 'create_transaction', {
         accountId,
