@@ -24,6 +24,7 @@ const LAYERS = [
   'src/telemetry',
   'src/webhooks',
   'src/schema',
+  'src/admission',
   'src/server',
   'src/mcp',
   'packages/sandbox',
@@ -103,6 +104,28 @@ module.exports = {
         path: '^src/schema/',
         pathNot: '^src/schema/(index|context|cost|input-checks)\\.ts$',
       },
+    },
+    {
+      name: 'admission-is-transport-neutral',
+      severity: 'error',
+      comment:
+        "The admission path serves every transport (HTTP, WebSocket, MCP, webhook feeds): nothing in src/admission loads a transport or its library. A transport adapter (yoga's plugin, the WebSocket glue) lives with its transport.",
+      from: { path: '^src/admission/' },
+      to: {
+        path: [
+          '^src/(server|mcp|gateway)/',
+          '^node_modules/(graphql-yoga|graphql-ws|ws|@modelcontextprotocol)/',
+          '^(node:)?https?$',
+        ],
+      },
+    },
+    {
+      name: 'mcp-runs-operations-through-run-operation',
+      severity: 'error',
+      comment:
+        "MCP is a transport beside HTTP, not a part of it: of src/server it uses only run-operation.ts (the one way a transport that is not yoga's own runs an operation). What transports share sits below them (src/admission).",
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/server/', pathNot: '^src/server/(run-operation|gateway)\\.ts$' },
     },
     {
       name: 'upstream-never-reaches-graphql',

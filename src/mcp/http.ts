@@ -26,10 +26,10 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ownOriginsOf } from '../admission/origin.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import type { TimerHandle } from '../live/scheduler.js';
 import { isUsableToken } from '../operation/credentials.js';
-import { ownOriginsOf } from '../server/admission/origin.js';
 import type { Gateway } from '../server/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import { tokenKey as digestOf } from '../upstream/token-key.js';

@@ -42,7 +42,7 @@ export function isUsableToken(token: string): boolean {
  * two ways the REST interface accepts). Only its digest is kept beside it, for cache keys.
  * A token that could never be sent upstream (non-ASCII, control characters, over
  * MAX_TOKEN_LENGTH) throws UNAUTHENTICATED (HTTP 401); the admission path refuses such an
- * operation before anything is built for it (src/server/admission).
+ * operation before anything is built for it (src/admission).
  */
 export function credentialsFrom(request: Request): Credentials | null {
   const token = presentedToken(request);

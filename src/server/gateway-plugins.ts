@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { type GraphQLSchema, printSchema } from 'graphql';
 import type { Plugin, YogaServerOptions } from 'graphql-yoga';
+import type { Admission } from '../admission/admission.js';
 import type { GatewayConfig } from '../config/config.js';
 import { useErrorHygiene } from '../errors/use-error-hygiene.js';
 import { useInputErrorNames } from '../errors/use-input-error-names.js';
@@ -11,11 +12,10 @@ import type { GatewayContext } from '../schema/context.js';
 import { type Logger, logOperations } from '../telemetry/logger.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { OperationReportSink } from '../telemetry/operation-report.js';
-import type { Admission } from './admission/admission.js';
-import { useAdmission } from './admission/use-admission.js';
 import type { FreshnessOf } from './freshness.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import type { AnswerCache } from './plugins/answer-cache.js';
+import { useAdmission } from './plugins/use-admission.js';
 import { useCompiledQueries } from './plugins/use-compiled-queries.js';
 import { useCompression } from './plugins/use-compression.js';
 import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
@@ -38,7 +38,7 @@ export interface GatewayPluginsOptions {
   metrics: GatewayMetrics;
   replicas: ReplicaStore;
   requestIds: RequestIds;
-  /** The admission path every operation passes (see src/server/admission). */
+  /** The admission path every operation passes (see src/admission). */
   admission: Admission;
   /** yoga plugins of persisted documents (automatic persisted queries), before admission. */
   persisted: readonly Plugin[];

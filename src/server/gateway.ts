@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
+import { type Admission, createAdmission } from '../admission/admission.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
 import { logInternalError, maskAndLog } from '../errors/internal-errors.js';
@@ -25,7 +26,6 @@ import {
 import type { RequestLedger } from '../upstream/request-ledger.js';
 import type { Webhooks } from '../webhooks/webhooks.js';
 import { createSettling } from '../writes/settling.js';
-import { type Admission, createAdmission } from './admission/admission.js';
 import { corsOptions } from './cors-options.js';
 import { classifyFailure } from './failure-policy.js';
 import { requestFreshness } from './freshness.js';
@@ -117,7 +117,7 @@ export interface Gateway {
   readonly live: LiveHub;
   readonly metrics: GatewayMetrics;
   /**
-   * The one admission path of every operation (src/server/admission): HTTP through yoga's
+   * The one admission path of every operation (src/admission): HTTP through yoga's
    * plugins, WebSocket through `attachWebSockets`, and any transport added later.
    */
   readonly admission: Admission;

@@ -11,10 +11,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
+import type { Admission } from '../admission/admission.js';
 import { gatewayError } from '../errors/codes.js';
 import type { Credentials } from '../operation/credentials.js';
 import type { GatewayContext } from '../schema/context.js';
-import type { Admission } from './admission/admission.js';
 
 /**
  * What running an operation needs of a gateway: its admission path and its yoga instance (a

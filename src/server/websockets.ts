@@ -3,7 +3,7 @@
  * HTTP server, at the GraphQL endpoint (and at `/subgraph`, for a router's subscriptions). graphql-ws speaks the protocol; this file is its glue to
  * `ws` (in place of `graphql-ws/use/ws`, which prints to stderr and closes the whole connection
  * with 4500 when anything throws) and to the gateway: every operation passes the admission path
- * (src/server/admission) and then runs through the gateway's yoga instance (`getEnveloped`), so
+ * (src/admission) and then runs through the gateway's yoga instance (`getEnveloped`), so
  * it gets the same checks, context, error masking and report as over HTTP.
  *
  * - Origin: an upgrade from an origin outside `CORS_ORIGINS` is refused with 403 before any
@@ -40,12 +40,12 @@ import {
   type OperationResult,
 } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { ownOriginsOf } from '../admission/origin.js';
 import { copyError, gatewayError } from '../errors/codes.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
 import type { TimerHandle } from '../live/scheduler.js';
 import { presentedToken } from '../operation/credentials.js';
-import { ownOriginsOf } from './admission/origin.js';
 import type { Gateway } from './gateway.js';
 import { SUBGRAPH_PATH } from './plugins/use-subgraph-endpoint.js';
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type ExecutionResult, getOperationAST } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+import type { Admission, Bounded } from '../../admission/admission.js';
 import type { Dependencies, ReplicaDependency } from '../../loaders/read-log.js';
 import { credentialsFrom, isUsableToken, presentedToken } from '../../operation/credentials.js';
 import {
@@ -14,7 +15,6 @@ import type { ReplicaStore } from '../../replica/types.js';
 import type { GatewayContext } from '../../schema/context.js';
 import type { OperationReport, OperationReportSink } from '../../telemetry/operation-report.js';
 import type { UpstreamCallRecord } from '../../upstream/client.js';
-import type { Admission, Bounded } from '../admission/admission.js';
 import type { FreshnessOf } from '../freshness.js';
 import type { AnswerCache, StoredAnswer } from './answer-cache.js';
 import { isPreflighted } from './use-csrf-prevention.js';

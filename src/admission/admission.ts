@@ -17,11 +17,11 @@
  * passed every stage.
  */
 import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
-import type { GatewayConfig, Limits } from '../../config/config.js';
-import { copyError, gatewayError } from '../../errors/codes.js';
-import { type Credentials, isUsableToken, unusableToken } from '../../operation/credentials.js';
-import { type OperationReportSink, refusalReport } from '../../telemetry/operation-report.js';
-import { tokenKey } from '../../upstream/token-key.js';
+import type { GatewayConfig, Limits } from '../config/config.js';
+import { copyError, gatewayError } from '../errors/codes.js';
+import { type Credentials, isUsableToken, unusableToken } from '../operation/credentials.js';
+import { type OperationReportSink, refusalReport } from '../telemetry/operation-report.js';
+import { tokenKey } from '../upstream/token-key.js';
 import { nestedTooDeep, parseWithin } from './bounded-parse.js';
 import { createDocumentCache, digestOf } from './document-cache.js';
 import { createOperationLimits, type OperationLimits } from './operation-limits.js';

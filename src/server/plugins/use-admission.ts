@@ -1,9 +1,9 @@
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import type { Admission, OperationRequest } from '../../admission/admission.js';
+import { ownOriginsOf } from '../../admission/origin.js';
 import { gatewayError } from '../../errors/codes.js';
 import { presentedToken } from '../../operation/credentials.js';
-import type { Admission, OperationRequest } from './admission.js';
-import { ownOriginsOf } from './origin.js';
 
 export interface UseAdmissionOptions {
   /** The request id of a request (see use-request-id.ts), for the report of a refusal. */
