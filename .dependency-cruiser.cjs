@@ -128,6 +128,14 @@ module.exports = {
       to: { path: '^src/server/', pathNot: '^src/server/(run-operation|gateway)\\.ts$' },
     },
     {
+      name: 'only-admission-makes-credentials',
+      severity: 'error',
+      comment:
+        "Credentials (the upstream token beside the key it is held under) are made by the admission path alone, once per presented credential (src/admission/credentials.ts), and travel whole from there: nothing else in src digests a token. The upstream client's own digest serves only callers that hold no Credentials.",
+      from: { path: '^src/', pathNot: '^src/(admission|upstream)/' },
+      to: { path: '^src/upstream/token-key\\.ts$' },
+    },
+    {
       name: 'upstream-never-reaches-graphql',
       severity: 'error',
       comment:

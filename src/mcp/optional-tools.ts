@@ -82,7 +82,7 @@ function graphqlTool(gateway: Gateway, writes: boolean): OptionalTool {
         query,
         variables: variables as Record<string, unknown> | undefined,
         operationName,
-        token: caller.token,
+        presented: caller.presented,
         origin: caller.origin ?? null,
         ownOrigins: caller.ownOrigins ?? [],
         path: '/mcp',

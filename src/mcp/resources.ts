@@ -218,7 +218,7 @@ function subscriptions(
         query: CHANGES,
         variables: { planId: planKey },
         operationName: 'McpPlanChanges',
-        token: who.token,
+        presented: who.presented,
         origin: who.origin ?? null,
         ownOrigins: who.ownOrigins ?? [],
         path: '/mcp',

@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { Dispatcher } from 'undici';
+import { bearer } from '../admission/presented.js';
 import type { GatewayConfig } from '../config/config.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import type { Scheduler } from '../live/scheduler.js';
@@ -48,7 +49,7 @@ export function createGatewayWebhooks(parts: {
       query: FEED_DOCUMENT,
       variables: { planId, since: since ?? null },
       operationName: 'WebhookFeed',
-      token,
+      presented: bearer(token),
       path: '/webhooks',
       // The gateway's own document: it runs under TRUSTED_DOCUMENTS_ONLY like the MCP tools.
       own: true,

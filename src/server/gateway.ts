@@ -40,7 +40,7 @@ import {
 } from './gateway-plugins.js';
 import { createGatewayReplicas } from './gateway-replicas.js';
 import { createGatewayWebhooks } from './gateway-webhooks.js';
-import { operationContext } from './operation-context.js';
+import { type OperationInitialContext, operationContext } from './operation-context.js';
 import { createAnswerCache } from './plugins/answer-cache.js';
 import { guardRequestHook } from './plugins/guard-request-hook.js';
 import { persistedDocuments } from './plugins/use-persisted-documents.js';
@@ -332,7 +332,7 @@ function createGatewayYoga(
     schema: GraphQLSchema;
     endpoint: string;
     plugins: GatewayPlugin[];
-    context: (initial: { request: Request }) => GatewayContext;
+    context: (initial: OperationInitialContext) => GatewayContext;
     logger: Logger | undefined;
     cors: boolean;
   },

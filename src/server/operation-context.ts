@@ -4,7 +4,7 @@ import type { LiveHub } from '../live/hub.js';
 import { createLoaders } from '../loaders/create-loaders.js';
 import { createReadLog, type ReadLog } from '../loaders/read-log.js';
 import type { RestCache } from '../loaders/rest-cache.js';
-import { credentialsFrom, unauthenticated } from '../operation/credentials.js';
+import { type Credentials, unauthenticated } from '../operation/credentials.js';
 import { createDeadline } from '../operation/deadline.js';
 import { createOperationMeter } from '../operation/meter.js';
 import type { OperationTracer } from '../operation/tracer.js';
@@ -37,9 +37,20 @@ export interface OperationContextDeps {
 }
 
 /**
+ * What a transport hands yoga for one operation: its request, and the credentials admission made
+ * for it (`useAdmission` puts them there over HTTP; WebSocket and `run-operation.ts` pass them to
+ * `getEnveloped`). Missing credentials are no credentials: what needs them fails with
+ * UNAUTHENTICATED.
+ */
+export interface OperationInitialContext {
+  readonly request: Request;
+  readonly credentials?: Credentials | null;
+}
+
+/**
  * yoga's `context` factory: each operation gets its own loaders, meter, deadline, read log and
  * write pipeline over the gateway's shared stores, so nothing one operation memoises reaches
- * another.
+ * another. It takes the operation's credentials as admission made them.
  */
 export function operationContext(deps: OperationContextDeps) {
   const {
@@ -57,8 +68,7 @@ export function operationContext(deps: OperationContextDeps) {
     freshnessOf,
   } = deps;
   const { webhooks } = deps;
-  return ({ request }: { request: Request }): GatewayContext => {
-    const credentials = credentialsFrom(request);
+  return ({ request, credentials = null }: OperationInitialContext): GatewayContext => {
     if (credentials) cluster?.remember(credentials.token, credentials.tokenKey);
     const freshness = freshnessOf(request);
     const span = tracer?.startOperation(request);

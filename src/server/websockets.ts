@@ -41,11 +41,11 @@ import {
 } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { ownOriginsOf } from '../admission/origin.js';
+import { type Presented, presentedByConnection } from '../admission/presented.js';
 import { copyError, gatewayError } from '../errors/codes.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
 import type { TimerHandle } from '../live/scheduler.js';
-import { presentedToken } from '../operation/credentials.js';
 import type { Gateway } from './gateway.js';
 import { SUBGRAPH_PATH } from './plugins/use-subgraph-endpoint.js';
 
@@ -76,18 +76,6 @@ interface Extra {
 type WsContext = Context<ConnectionParams, Extra>;
 type Enveloped = ReturnType<Gateway['yoga']['getEnveloped']>;
 
-/** The bearer token a client put in `connectionParams`, if any. */
-export function tokenFromConnectionParams(params: ConnectionParams | undefined): string | null {
-  if (!params) return null;
-  const header = params.authorization ?? params.Authorization;
-  if (typeof header === 'string') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (match?.[1]) return match[1];
-  }
-  const token = params.token ?? params.access_token;
-  return typeof token === 'string' && /^\S+$/.test(token) ? token : null;
-}
-
 export function attachWebSockets(
   server: Server,
   gateway: Gateway,
@@ -107,6 +95,19 @@ export function attachWebSockets(
     handleProtocols: (protocols) => handleProtocols(protocols),
   });
   const idleTimers = new WeakMap<WsContext, TimerHandle>();
+  // What each connection presents, read at its first operation: every operation on it carries
+  // the same value, which admission checks and digests once.
+  const presentedOn = new WeakMap<WsContext, Presented | null>();
+  const presentedOf = (ctx: WsContext): Presented | undefined => {
+    let presented = presentedOn.get(ctx);
+    if (presented === undefined) {
+      const { headers, url } = ctx.extra.request;
+      const upgrade = { authorization: headers.authorization, url };
+      presented = presentedByConnection(ctx.connectionParams, upgrade) ?? null;
+      presentedOn.set(ctx, presented);
+    }
+    return presented ?? undefined;
+  };
   // The yoga instance each operation runs in, by its context (graphql-ws hands the args back).
   const runners = new WeakMap<object, Enveloped>();
 
@@ -162,29 +163,23 @@ export function attachWebSockets(
         const endpointPath = pathOf(ctx.extra.request);
         const endpoint = endpoints.get(endpointPath)?.();
         if (!endpoint) throw new Error(`no WebSocket endpoint at ${endpointPath}`);
-        const token =
-          tokenFromConnectionParams(ctx.connectionParams) ?? upgradeToken(ctx.extra.request);
         const verdict = admission.admit({
           query: payload.query,
           variables: payload.variables,
           operationName: payload.operationName,
           extensions: payload.extensions,
-          token,
+          presented: presentedOf(ctx),
           origin: headers.origin ?? null,
           ownOrigins: ownOriginsOf(headers.host),
           requestId: randomUUID(),
           ...(endpoint.schema ? { schema: endpoint.schema } : {}),
         });
         if (!verdict.admitted) return [forSocket(verdict.error)];
-        // The yoga context is built from a request, as over HTTP: the token travels as its
-        // header (admission has checked it can be one).
-        const request = new Request(`http://websocket.invalid${endpointPath}`, {
-          headers: verdict.credentials
-            ? { authorization: `Bearer ${verdict.credentials.token}` }
-            : {},
-        });
+        // The yoga context is built from a request, as over HTTP, and the credentials admission
+        // made; the request carries no credential.
         const enveloped = endpoint.yoga.getEnveloped({
-          request,
+          request: new Request(`http://websocket.invalid${endpointPath}`),
+          credentials: verdict.credentials,
           params: { ...payload, query: verdict.query },
         });
         const errors = enveloped.validate(enveloped.schema, verdict.document);
@@ -284,16 +279,6 @@ export function attachWebSockets(
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
-}
-
-/** Private: the token the upgrade request presents, read as an HTTP request's is. */
-function upgradeToken(request: IncomingMessage): string | undefined {
-  const { authorization } = request.headers;
-  return presentedToken(
-    new Request(new URL(request.url ?? '/', 'http://upgrade.invalid'), {
-      headers: authorization ? { authorization } : {},
-    }),
-  );
 }
 
 /** Private: the path of an upgrade request. */

@@ -114,6 +114,12 @@ export interface UpstreamAttemptTrace {
 export interface CallOptions {
   /** The caller's access token, sent as `Authorization: Bearer`. */
   token: string;
+  /**
+   * The token's key (`tokenKey(token)`), when the caller holds it already: an operation's
+   * `Credentials` carry it, made once by admission, so the client does not digest the token
+   * again for its gate, ledger and fair share. @default the token's digest
+   */
+  tokenKey?: string;
   /** Aborts the call (including a pending retry); the call then rejects with `signal.reason`. */
   signal?: AbortSignal;
   meter?: UpstreamMeter;
@@ -554,6 +560,7 @@ async function sendCall(
   const request = buildOutgoingRequest(
     operationId,
     call?.token,
+    call?.tokenKey,
     context.basePath,
     params,
     context.headerSettings,

@@ -4,7 +4,7 @@ import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Admission, Bounded } from '../../admission/admission.js';
 import type { Dependencies, ReplicaDependency } from '../../loaders/read-log.js';
-import { credentialsFrom, isUsableToken, presentedToken } from '../../operation/credentials.js';
+import type { Credentials } from '../../operation/credentials.js';
 import {
   createOperationMeter,
   type OperationCost,
@@ -27,7 +27,7 @@ export interface HttpCachingOptions {
    * once its variables and extensions are within the nesting bound; any other goes on to
    * admission, which refuses it.
    */
-  admission: Pick<Admission, 'bounded'>;
+  admission: Pick<Admission, 'bounded' | 'presentedBy' | 'credentials'>;
   /** Re-reads the replicas a remembered answer depended on: no upstream call within max-age. */
   replicas: Pick<ReplicaStore, 'read'>;
   /**
@@ -76,10 +76,14 @@ interface Remembered {
   readonly replayable: boolean;
 }
 
-/** A request the door could name: its operation's fingerprint, and whether it came as GET. */
+/**
+ * A request the door could name: its operation's fingerprint, whether it came as GET, and who
+ * sends it (admission's credentials stage, asked at the door: the same value admission keeps).
+ */
 interface Named {
   readonly fingerprint: string;
   readonly get: boolean;
+  readonly credentials: Credentials | null;
 }
 
 /**
@@ -125,11 +129,10 @@ export function useHttpCaching({
 
   async function revalidate(
     request: Request,
-    fingerprint: string,
+    { fingerprint, credentials }: Named,
     meter?: OperationMeter,
   ): Promise<{ etag: string; ages: number[] } | null> {
     const entry = remembered.get(fingerprint);
-    const credentials = credentialsFrom(request);
     if (!entry?.replayable || !credentials) return null;
     const freshness = freshnessOf(request);
     const dependencies: ReplicaDependency[] = [];
@@ -153,9 +156,10 @@ export function useHttpCaching({
   /** Private: the held answer for this request, as a response, when its replicas have not moved. */
   async function replay(
     request: Request,
-    { fingerprint, get }: Named,
+    name: Named,
     fetchAPI: { Response: typeof Response },
   ): Promise<Response | null> {
+    const { get } = name;
     const candidates = get ? request.headers.get('if-none-match') : null;
     // A GET is answered here only if the CSRF rule would let it run (a JSON POST always would).
     if (get && !isPreflighted(request)) return null;
@@ -172,7 +176,7 @@ export function useHttpCaching({
       },
     };
     carried.set(request, calls);
-    const current = await revalidate(request, fingerprint, meter);
+    const current = await revalidate(request, name, meter);
     if (current === null) return null;
     if (candidates !== null && matches(candidates, current.etag))
       return new fetchAPI.Response(null, { status: 304, headers: headersFor(current.etag) });
@@ -183,7 +187,10 @@ export function useHttpCaching({
     if (get && asked) return null;
     const showMetrics = !get && (metrics === 'always' || asked);
     etags.set(request, current.etag);
-    if (report) reportReplay(report, request, answer, meter.cost(), performance.now() - started);
+    if (report) {
+      const durationMs = performance.now() - started;
+      reportReplay(report, request, name.credentials, answer, meter.cost(), durationMs);
+    }
     return new fetchAPI.Response(
       showMetrics ? withUpstream(answer, meter.cost(), current.ages) : answer.body,
       {
@@ -197,12 +204,18 @@ export function useHttpCaching({
   }
 
   /** Private: names the request's one operation (GET's query string, POST's JSON body). */
-  async function nameOf(request: Request, url: URL, RequestClass: unknown): Promise<Named | null> {
+  async function nameOf(
+    request: Request,
+    url: URL,
+    RequestClass: unknown,
+    credentials: Credentials | null,
+  ): Promise<Named | null> {
+    const tokenKey = credentials?.tokenKey ?? null;
     if (request.method === 'GET') {
       const params = paramsOfUrl(url);
       const bounded = params && admission.bounded(params);
-      const fingerprint = bounded && fingerprintOf(request, url, bounded, schemaDigest);
-      return fingerprint ? { fingerprint, get: true } : null;
+      const fingerprint = bounded && fingerprintOf(request, url, bounded, schemaDigest, tokenKey);
+      return fingerprint ? { fingerprint, get: true, credentials } : null;
     }
     if (request.method !== 'POST' || !answers) return null;
     // Only yoga's own request class keeps the parsed body for yoga to read again; only a JSON
@@ -215,16 +228,27 @@ export function useHttpCaching({
     const body: unknown = await request.json().catch(() => null);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
     const bounded = admission.bounded(body as OperationParams);
-    const fingerprint = bounded && fingerprintOf(request, url, bounded, schemaDigest);
-    return fingerprint ? { fingerprint, get: false } : null;
+    const fingerprint = bounded && fingerprintOf(request, url, bounded, schemaDigest, tokenKey);
+    return fingerprint ? { fingerprint, get: false, credentials } : null;
+  }
+
+  /**
+   * Private: who sends the request, by admission's credentials stage; undefined when it would
+   * refuse them (a token that cannot be one, or one the upstream refused): such a request names
+   * no answer, and admission refuses it.
+   */
+  function callerOf(request: Request): Credentials | null | undefined {
+    const presented = admission.presentedBy(request);
+    if (presented === undefined) return null;
+    const checked = admission.credentials(presented);
+    return checked.ok ? checked.credentials : undefined;
   }
 
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      // A token that cannot be one is refused by admission; it names no answer to revalidate.
-      const token = presentedToken(request);
-      if (token !== undefined && !isUsableToken(token)) return;
-      const name = await nameOf(request, url, fetchAPI.Request);
+      const credentials = callerOf(request);
+      if (credentials === undefined) return;
+      const name = await nameOf(request, url, fetchAPI.Request, credentials);
       if (name === null) return;
       named.set(request, name);
       const response = await replay(request, name, fetchAPI);
@@ -326,6 +350,7 @@ export function useHttpCaching({
 function reportReplay(
   { sinks, requestIdOf, isAccepted, tracer }: ReplayReporting,
   request: Request,
+  credentials: Credentials | null,
   answer: StoredAnswer,
   cost: OperationCost,
   durationMs: number,
@@ -334,7 +359,7 @@ function reportReplay(
   const span = tracer?.startOperation(request);
   span?.describe(described);
   span?.end({ errorCodes: [], stale: false });
-  const tokenKey = credentialsFrom(request)?.tokenKey;
+  const tokenKey = credentials?.tokenKey;
   const operationReport: OperationReport = {
     requestId: requestIdOf(request),
     traceId: span?.traceId ?? null,
@@ -423,6 +448,7 @@ function fingerprintOf(
   url: URL,
   params: Bounded<OperationParams>,
   schemaDigest: string,
+  tokenKey: string | null,
 ): string | null {
   const { query, operationName, variables = null, extensions } = params;
   const document =
@@ -432,7 +458,7 @@ function fingerprintOf(
     JSON.stringify([
       schemaDigest,
       url.pathname,
-      credentialsFrom(request)?.tokenKey ?? null,
+      tokenKey,
       document,
       typeof operationName === 'string' && operationName !== '' ? operationName : null,
       canonical(variables),
