@@ -17,7 +17,7 @@ import {
 } from 'graphql';
 import type { McpConfig } from '../config/config.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
-import type { Gateway } from '../server/gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import { QUOTED_CHARACTERS, quoted } from './quote.js';
 import type { Caller } from './tool-runner.js';

@@ -11,7 +11,7 @@ import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import type { Presented } from '../admission/presented.js';
 import type { McpConfig } from '../config/config.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
-import type { Gateway } from '../server/gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import type { ToolCatalog } from './catalog.js';
 import { variablesFromArguments } from './input-schema.js';

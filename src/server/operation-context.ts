@@ -11,11 +11,11 @@ import type { OperationTracer } from '../operation/tracer.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import type { UpstreamClient } from '../upstream/client.js';
+import type { RequestUsage } from '../upstream/request-ledger.js';
 import type { WebhookRegistry } from '../webhooks/webhooks.js';
 import { createWritePipeline } from '../writes/pipeline.js';
 import type { Settling } from '../writes/settling.js';
 import type { FreshnessOf } from './freshness.js';
-import type { GatewayLedger } from './gateway-cluster.js';
 import type { RequestIds } from './plugins/use-request-id.js';
 
 export interface OperationContextDeps {
@@ -25,7 +25,8 @@ export interface OperationContextDeps {
   replicas: ReplicaStore;
   restCache: RestCache;
   live: LiveHub;
-  usage: GatewayLedger['usage'];
+  /** A token's upstream usage (with a cluster: every instance's). */
+  usage: (tokenKey: string) => RequestUsage | Promise<RequestUsage>;
   requestIds: RequestIds;
   cluster?: Cluster | undefined;
   tracer?: OperationTracer | undefined;

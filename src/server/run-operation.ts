@@ -18,13 +18,16 @@ import type { Credentials } from '../operation/credentials.js';
 import type { GatewayContext } from '../schema/context.js';
 import type { OperationInitialContext } from './operation-context.js';
 
+/** The gateway's yoga server: no server context of its own, the `GatewayContext` per operation. */
+export type GatewayYoga = YogaServerInstance<Record<string, never>, GatewayContext>;
+
 /**
  * What running an operation needs of a gateway: its admission path and its yoga instance (a
  * `Gateway` is one; createGateway's own parts, such as webhooks, hand over these two alone).
  */
 export interface OperationRunner {
   readonly admission: Admission;
-  readonly yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
+  readonly yoga: GatewayYoga;
 }
 
 /** An operation as a transport received it, with who sends it. */

@@ -40,14 +40,17 @@ import {
   type OperationResult,
 } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { Admission } from '../admission/admission.js';
 import { ownOriginsOf } from '../admission/origin.js';
 import { type Presented, presentedByConnection } from '../admission/presented.js';
+import type { GatewayConfig } from '../config/config.js';
 import { copyError, gatewayError } from '../errors/codes.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
-import type { TimerHandle } from '../live/scheduler.js';
-import type { Gateway } from './gateway.js';
+import type { Scheduler, TimerHandle } from '../live/scheduler.js';
+import type { Logger } from '../telemetry/logger.js';
 import { SUBGRAPH_PATH } from './plugins/use-subgraph-endpoint.js';
+import type { GatewayYoga } from './run-operation.js';
 
 export const IDLE_CLOSE_CODE = 1000;
 
@@ -61,9 +64,21 @@ export interface AttachWebSocketsOptions {
   path?: string;
 }
 
+/** What GraphQL over WebSocket needs of a gateway (`createGateway`'s `Gateway` is one). */
+export interface WebSocketGateway {
+  readonly yoga: GatewayYoga;
+  /** The subgraph, when served: its schema and the yoga instance that runs it. */
+  readonly subgraph?: () => { readonly schema: GraphQLSchema; readonly yoga: GatewayYoga };
+  readonly config: Pick<GatewayConfig, 'live' | 'limits'>;
+  readonly admission: Admission;
+  readonly logger?: Logger;
+  /** The live hub's timers (idle connections close on them). */
+  readonly live: { readonly scheduler: Scheduler };
+}
+
 /** Private: what runs the operations of one WebSocket path. */
 interface Endpoint {
-  readonly yoga: Gateway['yoga'];
+  readonly yoga: GatewayYoga;
   /** The schema admission prices against, when not the graph's. */
   readonly schema?: GraphQLSchema;
 }
@@ -74,11 +89,11 @@ interface Extra {
   readonly request: IncomingMessage;
 }
 type WsContext = Context<ConnectionParams, Extra>;
-type Enveloped = ReturnType<Gateway['yoga']['getEnveloped']>;
+type Enveloped = ReturnType<GatewayYoga['getEnveloped']>;
 
 export function attachWebSockets(
   server: Server,
-  gateway: Gateway,
+  gateway: WebSocketGateway,
   { path = '/graphql' }: AttachWebSocketsOptions = {},
 ): WebSocketAttachment {
   const { live: settings, limits } = gateway.config;

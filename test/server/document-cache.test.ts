@@ -15,7 +15,7 @@ import {
   estimatedBytes,
 } from '../../src/admission/document-cache.js';
 import { DEFAULT_LIMITS } from '../../src/config/config.js';
-import type { Gateway } from '../../src/server/gateway.js';
+import type { Gateway } from '../../src/gateway/gateway.js';
 import { type Stack, startStack } from '../support/stack.js';
 
 setFlagsFromString('--expose-gc');

@@ -15,10 +15,10 @@ import {
 import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { assertExportHead } from '../replica/validate.js';
+import { classifyFailure } from '../server/failure-policy.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { UpstreamClient, UpstreamMeter } from '../upstream/client.js';
-import { classifyFailure } from './failure-policy.js';
-import { withCluster } from './gateway-cluster.js';
+import { withCluster } from './cluster.js';
 
 export interface GatewayReplicasOptions {
   config: GatewayConfig;

@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import { type Admission, createAdmission } from '../admission/admission.js';
 import type { Cluster } from '../cluster/cluster.js';
@@ -16,6 +16,24 @@ import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import { schema, subgraphSchema } from '../schema/index.js';
+import { corsOptions } from '../server/cors-options.js';
+import { classifyFailure } from '../server/failure-policy.js';
+import { requestFreshness } from '../server/freshness.js';
+import {
+  doorPlugins,
+  type GatewayPlugin,
+  type GatewayPluginsOptions,
+  operationPlugins,
+  reportSinks,
+} from '../server/gateway-plugins.js';
+import { type OperationInitialContext, operationContext } from '../server/operation-context.js';
+import { createAnswerCache } from '../server/plugins/answer-cache.js';
+import { guardRequestHook } from '../server/plugins/guard-request-hook.js';
+import { persistedDocuments } from '../server/plugins/use-persisted-documents.js';
+import { useRequestBodyLimit } from '../server/plugins/use-request-body-limit.js';
+import { createRequestIds } from '../server/plugins/use-request-id.js';
+import { SUBGRAPH_PATH, useSubgraphEndpoint } from '../server/plugins/use-subgraph-endpoint.js';
+import type { GatewayYoga } from '../server/run-operation.js';
 import type { Logger } from '../telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
 import {
@@ -26,27 +44,10 @@ import {
 import type { RequestLedger } from '../upstream/request-ledger.js';
 import type { Webhooks } from '../webhooks/webhooks.js';
 import { createSettling } from '../writes/settling.js';
-import { corsOptions } from './cors-options.js';
-import { classifyFailure } from './failure-policy.js';
-import { requestFreshness } from './freshness.js';
-import { ownCluster, requestLedger } from './gateway-cluster.js';
-import { createGatewayLive } from './gateway-live.js';
-import {
-  doorPlugins,
-  type GatewayPlugin,
-  type GatewayPluginsOptions,
-  operationPlugins,
-  reportSinks,
-} from './gateway-plugins.js';
-import { createGatewayReplicas } from './gateway-replicas.js';
-import { createGatewayWebhooks } from './gateway-webhooks.js';
-import { type OperationInitialContext, operationContext } from './operation-context.js';
-import { createAnswerCache } from './plugins/answer-cache.js';
-import { guardRequestHook } from './plugins/guard-request-hook.js';
-import { persistedDocuments } from './plugins/use-persisted-documents.js';
-import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
-import { createRequestIds } from './plugins/use-request-id.js';
-import { SUBGRAPH_PATH, useSubgraphEndpoint } from './plugins/use-subgraph-endpoint.js';
+import { ownCluster, requestLedger } from './cluster.js';
+import { createGatewayLive } from './live.js';
+import { createGatewayReplicas } from './replicas.js';
+import { createGatewayWebhooks } from './webhooks.js';
 
 export interface GatewayDeps {
   /** Dispatcher for upstream requests (tests inject one); default: the client's own pool. */
@@ -89,8 +90,6 @@ export interface GatewayDeps {
    */
   webhookDispatcher?: Dispatcher;
 }
-
-type GatewayYoga = YogaServerInstance<Record<string, never>, GatewayContext>;
 
 /** The Federation v2 subgraph: its schema, and the yoga instance that runs it. */
 export interface SubgraphEndpoint {

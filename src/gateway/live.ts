@@ -8,7 +8,7 @@ import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
-import type { GatewayLedger } from './gateway-cluster.js';
+import type { GatewayLedger } from './cluster.js';
 
 export interface GatewayLiveOptions {
   config: GatewayConfig;

@@ -13,6 +13,7 @@ import { bearer } from '../admission/presented.js';
 import type { GatewayConfig } from '../config/config.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import type { Scheduler } from '../live/scheduler.js';
+import { type OperationRunner, prepareOperation } from '../server/run-operation.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { FeedSubscribe } from '../webhooks/feeds.js';
 import { FEED_DOCUMENT } from '../webhooks/payload.js';
@@ -24,7 +25,6 @@ import {
   type WebhookRegistry,
   type Webhooks,
 } from '../webhooks/webhooks.js';
-import { type OperationRunner, prepareOperation } from './run-operation.js';
 
 export interface GatewayWebhooks {
   readonly registry: WebhookRegistry;
