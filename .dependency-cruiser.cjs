@@ -137,6 +137,14 @@ module.exports = {
       to: { path: '^src/upstream/token-key\\.ts$' },
     },
     {
+      name: 'yoga-plugins-live-in-plugins',
+      severity: 'error',
+      comment:
+        "yoga's plugins live in src/server/plugins, and plugins/order.ts lists them in the order they run: a plugin library (@graphql-yoga/plugin-*, @graphql-yoga/render-graphiql, @envelop/*) is loaded there alone.",
+      from: { path: '^src/', pathNot: '^src/server/plugins/' },
+      to: { path: '^node_modules/(@graphql-yoga/(plugin-|render-)|@envelop/)' },
+    },
+    {
       name: 'upstream-never-reaches-graphql',
       severity: 'error',
       comment:

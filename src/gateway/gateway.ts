@@ -19,23 +19,21 @@ import { schema, subgraphSchema } from '../schema/index.js';
 import { corsOptions } from '../server/cors-options.js';
 import { classifyFailure } from '../server/failure-policy.js';
 import { requestFreshness } from '../server/freshness.js';
-import {
-  doorPlugins,
-  type GatewayPlugin,
-  type GatewayPluginsOptions,
-  operationPlugins,
-  reportSinks,
-} from '../server/gateway-plugins.js';
 import { type OperationInitialContext, operationContext } from '../server/operation-context.js';
 import { createAnswerCache } from '../server/plugins/answer-cache.js';
-import { guardRequestHook } from '../server/plugins/guard-request-hook.js';
+import {
+  type GatewayPlugin,
+  type GatewayPluginsOptions,
+  graphPlugins,
+  subgraphPlugins,
+} from '../server/plugins/order.js';
 import { persistedDocuments } from '../server/plugins/use-persisted-documents.js';
-import { useRequestBodyLimit } from '../server/plugins/use-request-body-limit.js';
 import { createRequestIds } from '../server/plugins/use-request-id.js';
-import { SUBGRAPH_PATH, useSubgraphEndpoint } from '../server/plugins/use-subgraph-endpoint.js';
+import { SUBGRAPH_PATH } from '../server/plugins/use-subgraph-endpoint.js';
 import type { GatewayYoga } from '../server/run-operation.js';
-import type { Logger } from '../telemetry/logger.js';
+import { type Logger, logOperations } from '../telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
+import type { OperationReportSink } from '../telemetry/operation-report.js';
 import {
   createUpstreamClient,
   type UpstreamClient,
@@ -237,6 +235,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     extra: deps.plugins,
     compiledQueries: config.compiledQueries,
     freshnessOf,
+    logger,
   };
   const webhooks = createGatewayWebhooks({
     config,
@@ -270,7 +269,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         const yoga = createGatewayYoga(config, {
           schema: served,
           endpoint: SUBGRAPH_PATH,
-          plugins: operationPlugins(config, pluginOptions, served),
+          plugins: subgraphPlugins(config, pluginOptions, served),
           context,
           logger,
           cors: false,
@@ -282,11 +281,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const yoga = createGatewayYoga(config, {
     schema,
     endpoint: '/graphql',
-    plugins: [
-      ...doorPlugins(config, pluginOptions),
-      ...(subgraph ? [useSubgraphEndpoint(() => subgraph().yoga)] : []),
-      ...operationPlugins(config, pluginOptions, schema),
-    ],
+    plugins: graphPlugins(config, pluginOptions, schema, subgraph && (() => subgraph().yoga)),
     context,
     logger,
     cors: true,
@@ -353,11 +348,25 @@ function createGatewayYoga(
     // yoga's own caches keyed 1,024 whole texts each and kept failed parses.
     parserAndValidationCache: false,
     cors: parts.cors ? corsOptions(config) : false,
-    // Last: it wraps whichever request parser the plugins before it chose. A request hook's
-    // failure is answered as JSON and logged, never as whatwg-node's text/plain stack.
-    plugins: [...parts.plugins, useRequestBodyLimit(config.limits.bodyBytes)].map((plugin) =>
-      guardRequestHook(plugin, parts.logger),
-    ),
+    // In the order src/server/plugins/order.ts states.
+    plugins: parts.plugins,
     context: parts.context,
   });
+}
+
+/** Private: each operation's report goes to the metrics and, with a logger, to one log line. */
+function reportSinks(metrics: GatewayMetrics, logger: Logger | undefined): OperationReportSink[] {
+  return [
+    (report) =>
+      metrics.operation({
+        name: report.operationName,
+        verified: report.verified,
+        type: report.operationType,
+        outcome: report.outcome,
+        ...(report.durationMs === undefined ? {} : { durationMs: report.durationMs }),
+        errorCodes: report.errorCodes,
+        staleReasons: report.stale.map((s) => s.reason),
+      }),
+    ...(logger ? [logOperations(logger)] : []),
+  ];
 }

@@ -7,7 +7,10 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type GraphiQLOptions, useGraphiQL } from '../../src/server/graphiql/use-graphiql.js';
+import {
+  type GraphiQLOptions,
+  useGraphiQL,
+} from '../../src/server/plugins/graphiql/use-graphiql.js';
 import { until } from '../support/wait.js';
 
 let server: Server | undefined;
