@@ -8,7 +8,13 @@ import { type AddressInfo, connect, type Socket } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createManualScheduler, type ManualScheduler } from '../../src/live/scheduler.js';
-import { type GraphiQLOptions, useGraphiQL } from '../../src/server/graphiql/use-graphiql.js';
+import {
+  DEFAULT_EVICT_IDLE_MS,
+  DEFAULT_MAX_ASSET_READERS,
+  DEFAULT_STALL_MS,
+  type GraphiQLOptions,
+  useGraphiQL,
+} from '../../src/server/graphiql/use-graphiql.js';
 import { until } from '../support/wait.js';
 
 let server: Server | undefined;
@@ -128,5 +134,12 @@ describe('GraphiQL downloads that stop reading', () => {
     // Nothing is cut for stalling within the hour: only eviction can make room.
     const statuses = await served(`${origin}${script}`, scheduler, 100);
     expect(statuses.at(-1)).toBe(200);
+  });
+
+  it('default to 64 downloads at once, cut after 10 s without a chunk, evicted after 2 s idle', () => {
+    // The figures docs/security.md gives; the behaviour with each is tested above.
+    expect([DEFAULT_MAX_ASSET_READERS, DEFAULT_STALL_MS, DEFAULT_EVICT_IDLE_MS]).toEqual([
+      64, 10_000, 2_000,
+    ]);
   });
 });
