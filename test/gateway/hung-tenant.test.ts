@@ -121,8 +121,8 @@ describe('a write past the deadline', () => {
       { planId: s.sandbox.users[0]!.planIds[0]! },
     );
     const account = accounts.find((a) => !a.closed && !a.deleted && a.on_budget)!;
-    dataOf(await s.gql('{ plan(id: "last-used") { name } }', {}, { token: HUNG }));
-    dataOf(await s.gql('{ user { id } }', {}, { token: OTHER }));
+    // Nothing here that gets an answer has to beat the 200 ms deadline (a loaded machine may take
+    // longer): the write is held, and the read below is meant to meet it.
     let release!: () => void;
     const released = new Promise<void>((resolve) => {
       release = resolve;
