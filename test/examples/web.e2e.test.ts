@@ -11,29 +11,15 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_POLL_INTERVAL_MS } from '../live/support/live.js';
+import { launchChromium } from '../support/browser.js';
 import { runCommand } from '../support/run-command.js';
 import { startStack, type TimedStack } from '../support/stack.js';
 import { type StaticServer, serveStatic } from '../support/static-server.js';
 
 const root = new URL('../../', import.meta.url).pathname;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/**
- * As root (CI, containers) Chromium's own sandbox cannot start (the page is ours, loaded from
- * loopback); and on a machine without outside network, Chromium's background connections (sync,
- * component updates, QUIC probes) only fail, many at a time: none of them.
- */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const out = mkdtempSync(join(tmpdir(), 'example-web-'));
 
 let stack: TimedStack;
@@ -63,7 +49,7 @@ beforeAll(async () => {
     sandbox: { rateLimit: false },
   });
   site = await serveStatic(join(out, 'site'));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   const address = new URL(site.url);
   address.searchParams.set('gateway', stack.url);

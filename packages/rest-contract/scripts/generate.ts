@@ -12,7 +12,7 @@
  * says so and passes, since there is nothing to compare with. `--out <dir>` writes or checks
  * another folder (the tests run the script on a description of their own).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { parse } from 'yaml';
@@ -110,16 +110,29 @@ function dataOf(description: Description): string {
   ].join('\n');
 }
 
-async function main(): Promise<void> {
-  const check = process.argv.includes('--check');
-  const out = process.argv[process.argv.indexOf('--out') + 1];
-  const output = process.argv.includes('--out') && out ? pathToFileURL(`${out}/`) : GENERATED;
-  const source = process.env.OPENAPI_DESCRIPTION ?? fileURLToPath(DEFAULT_DESCRIPTION);
+/** What to generate from, and where. */
+export interface GenerateOptions {
+  /** The OpenAPI description (YAML). */
+  readonly source: string;
+  /** The folder of `openapi.ts` and `operations.ts`. */
+  readonly out: URL;
+  /** Compare with what `out` holds instead of writing. */
+  readonly check: boolean;
+}
+
+/** The exit code and what the command prints (what passed on stdout, what failed on stderr). */
+export interface GenerateResult {
+  readonly code: 0 | 1;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Writes or checks the two files; the command's outcome, without exiting. */
+export async function generate({ source, out, check }: GenerateOptions): Promise<GenerateResult> {
   if (!existsSync(source)) {
     const message = `rest-contract: ${source} not found; src/generated is used as committed`;
-    if (!check) throw new Error(message);
-    process.stdout.write(`${message} (not checked)\n`);
-    return;
+    if (!check) return { code: 1, stdout: '', stderr: `${message}\n` };
+    return { code: 0, stdout: `${message} (not checked)\n`, stderr: '' };
   }
   const document: unknown = parse(readFileSync(source, 'utf8'));
   const description = document as Description;
@@ -129,21 +142,38 @@ async function main(): Promise<void> {
   };
   const stale: string[] = [];
   for (const [name, text] of Object.entries(files)) {
-    const target = new URL(name, output);
+    const target = new URL(name, out);
     const current = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
     if (current === text) continue;
     if (check) stale.push(name);
     else writeFileSync(target, text);
   }
-  if (stale.length > 0) {
-    process.stderr.write(
-      `rest-contract: ${fileURLToPath(output)}{${stale.join(',')}} differ from ${source}; run npm run codegen\n`,
-    );
-    process.exitCode = 1;
-  }
+  if (stale.length === 0) return { code: 0, stdout: '', stderr: '' };
+  return {
+    code: 1,
+    stdout: '',
+    stderr: `rest-contract: ${fileURLToPath(out)}{${stale.join(',')}} differ from ${source}; run npm run codegen\n`,
+  };
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-});
+async function main(): Promise<void> {
+  const check = process.argv.includes('--check');
+  const out = process.argv[process.argv.indexOf('--out') + 1];
+  const result = await generate({
+    source: process.env.OPENAPI_DESCRIPTION ?? fileURLToPath(DEFAULT_DESCRIPTION),
+    out: process.argv.includes('--out') && out ? pathToFileURL(`${out}/`) : GENERATED,
+    check,
+  });
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  process.exitCode = result.code;
+}
+
+// Run as a command (not when a test imports `generate`). The loader resolves symbolic links in
+// `import.meta.url`; node does not in `argv[1]`.
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -1,15 +1,17 @@
 /**
  * The generator (`npm run codegen`) on a small description of the tests' own, so it runs where
  * the official one is absent: what it writes, and that `--check` (run by `npm test`) fails on a
- * stale output, naming the file, and passes when there is no description to compare with.
+ * stale output, naming the file, and passes when there is no description to compare with. The
+ * generator runs in this process; one test runs the command itself, for its exit code.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { generate as generateIn } from '../scripts/generate.js';
 
 const run = promisify(execFile);
 const SCRIPT = fileURLToPath(new URL('../scripts/generate.ts', import.meta.url));
@@ -53,7 +55,17 @@ components:
 `;
 
 async function generate(description: string, out: string, check = false) {
-  const args = ['--import', 'tsx', SCRIPT, '--out', out, ...(check ? ['--check'] : [])];
+  const { code, stdout, stderr } = await generateIn({
+    source: description,
+    out: pathToFileURL(`${out}/`),
+    check,
+  });
+  return { code, output: stdout + stderr };
+}
+
+/** The command itself, as `npm test` runs it. */
+async function command(description: string, out: string) {
+  const args = ['--import', 'tsx', SCRIPT, '--out', out, '--check'];
   try {
     const { stdout, stderr } = await run(process.execPath, args, {
       env: { ...process.env, OPENAPI_DESCRIPTION: description },
@@ -113,4 +125,23 @@ describe('scripts/generate.ts', () => {
     expect(absent.output).toContain('absent.yaml not found');
     expect(absent.output).toContain('(not checked)');
   });
+
+  it('refuses to write without a description, naming it', async () => {
+    const absent = await generate(join(scratch, 'absent.yaml'), scratch);
+    expect(absent.code).toBe(1);
+    expect(absent.output).toContain('absent.yaml not found');
+  });
+
+  // A process of its own: node and tsx start, then openapi-typescript loads, which takes
+  // seconds on a loaded machine (30 s did not suffice with two full runs at once on two cores).
+  it('runs as a command that exits 1 on a stale output, reading OPENAPI_DESCRIPTION', async () => {
+    const out = join(scratch, 'command');
+    mkdirSync(out);
+    expect((await generate(source, out)).code).toBe(0);
+    const moved = join(scratch, 'moved-again.yaml');
+    writeFileSync(moved, DESCRIPTION.replace('enum: [one, two]', 'enum: [one]'));
+    const stale = await command(moved, out);
+    expect(stale.code).toBe(1);
+    expect(stale.output).toContain(`${out}/{openapi.ts,operations.ts} differ from ${moved}`);
+  }, 120_000);
 });
