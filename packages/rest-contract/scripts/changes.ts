@@ -220,7 +220,13 @@ function describe(change: RawChange, before: Json, after: Json): Change[] {
     const tag = `tag ${String(path[1])}`;
     if (path.length === 2) return [{ group: 'Other', text: `${tag} ${kind}` }];
     if (isDescriptionKey(last)) {
-      if (kind === 'added') return [{ group: 'Descriptions', text: `${tag}: description added` }];
+      if (kind === 'added')
+        return [
+          {
+            group: 'Descriptions',
+            text: `${tag}: description added: "${clip(String(change.after))}"`,
+          },
+        ];
       if (kind === 'removed')
         return [{ group: 'Descriptions', text: `${tag}: description removed` }];
       return [
