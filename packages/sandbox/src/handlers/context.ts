@@ -27,6 +27,8 @@ export interface HandlerContext {
   readonly state: SandboxState;
   readonly now: number;
   readonly today: IsoDate;
+  /** An injected `silent` fault: the write leaves no trace for deltas (see PlanStore.change). */
+  readonly silent: boolean;
 }
 
 export interface HandlerResult<Op extends OperationId> {
@@ -154,9 +156,12 @@ export function moneyOf(store: PlanStore): MoneyPresenter {
   return createMoneyPresenter(store.currencyFormat);
 }
 
-/** Runs a write as one change of the plan (one new server knowledge value). */
+/**
+ * Runs a write as one change of the plan (one new server knowledge value), or, under a `silent`
+ * fault, as a change no delta will carry.
+ */
 export function write<T>(ctx: HandlerContext, entry: PlanEntry, mutate: () => T): T {
-  return entry.store.change(ctx.now, mutate);
+  return entry.store.change(ctx.now, mutate, { silent: ctx.silent });
 }
 
 /** Delta filter: everything live on a full request, everything changed after `since` on a delta. */

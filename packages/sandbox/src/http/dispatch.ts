@@ -133,6 +133,8 @@ function applyFault(
   deps: DispatchDeps,
 ): void {
   switch (kind) {
+    case 'silent':
+      return; // not played out here: the write runs, silently (HandlerContext.silent)
     case 'status500':
       sendError(
         res,
@@ -322,7 +324,7 @@ async function handleApi(
   const delay = deps.faults.delayMs();
   if (delay > 0) await deps.sleep(delay);
   if (deps.isClosing()) return;
-  if (fault) {
+  if (fault && fault !== 'silent') {
     applyFault(fault, req, res, call, deps);
     return;
   }
@@ -355,6 +357,7 @@ async function handleApi(
     state: deps.state,
     now,
     today: isoDateOf(now),
+    silent: fault === 'silent',
   };
   const handler = HANDLERS[match.operationId as OperationId] as (ctx: HandlerContext) => {
     status: number;

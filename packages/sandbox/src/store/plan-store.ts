@@ -85,6 +85,11 @@ export class PlanStore {
 
   private pendingKnowledge: number | null = null;
   private touchedAny = false;
+  /**
+   * During a silent change (a fault): each touched record's knowledge from before, put back when
+   * the change ends. `null` outside one.
+   */
+  private silentOriginals: Map<Versioned, number> | null = null;
   private readonly accountDeltas = new Map<string, AccountDelta>();
   /** categoryId → month → activity delta, applied when the change settles. */
   private readonly activityDeltas = new Map<string, Map<IsoDate, number>>();
@@ -112,21 +117,30 @@ export class PlanStore {
   /**
    * Runs `mutate` as one change: everything touched gets the same new knowledge value, derived
    * values are settled, and the counter advances only if something actually changed.
+   *
+   * `silent` makes it a fault the sandbox can inject: the change is made and settled like any
+   * other, then every record it touched gets its former knowledge back (transactions remember
+   * no former scope for it), and neither the counter nor the plan's last-modified time moves. Full reads and the export show the change; no delta ever carries
+   * it. A nested call joins the running change.
    */
-  change<T>(nowMs: number, mutate: () => T): T {
+  change<T>(nowMs: number, mutate: () => T, { silent = false }: { silent?: boolean } = {}): T {
     if (this.pendingKnowledge !== null) return mutate();
-    this.pendingKnowledge = this.knowledge + 1;
+    const pending = this.knowledge + 1;
+    this.pendingKnowledge = pending;
     this.touchedAny = false;
+    this.silentOriginals = silent ? new Map() : null;
     try {
       const result = mutate();
       this.settle(this);
-      if (this.touchedAny) {
-        this.knowledge = this.pendingKnowledge;
+      if (this.silentOriginals) this.forget(this.silentOriginals);
+      else if (this.touchedAny) {
+        this.knowledge = pending;
         this.lastModifiedOn = nowMs;
       }
       return result;
     } finally {
       this.pendingKnowledge = null;
+      this.silentOriginals = null;
       this.accountDeltas.clear();
       this.activityDeltas.clear();
       this.cardActivityDeltas.clear();
@@ -134,9 +148,21 @@ export class PlanStore {
     }
   }
 
+  /** Private: gives the records a silent change touched their former knowledge back. */
+  private forget(originals: Map<Versioned, number>): void {
+    for (const [record, former] of originals) record.knowledge = former;
+  }
+
+  /** Whether the running change is silent (see `change`): it leaves no trace for deltas. */
+  get silent(): boolean {
+    return this.silentOriginals !== null;
+  }
+
   /** Marks a record as changed by the running change. */
   touch(record: Versioned): void {
     if (this.pendingKnowledge === null) throw new Error('PlanStore.touch called outside change()');
+    if (this.silentOriginals && !this.silentOriginals.has(record))
+      this.silentOriginals.set(record, record.knowledge);
     record.knowledge = this.pendingKnowledge;
     this.touchedAny = true;
   }
