@@ -8,6 +8,7 @@
 import type { CategoryGroupWithCategories } from '@plans-gateway/rest-contract';
 import { addMonths, monthsBetween } from '../core/dates.js';
 import { badRequest, resourceNotFound } from '../core/errors.js';
+import type { Exactly } from '../core/exact.js';
 import {
   orderedCategories,
   presentCategoryGroup,
@@ -69,7 +70,7 @@ const getCategories: Handler<'getCategories'> = (ctx) => {
     list.push(category);
     byGroup.set(category.category_group_id, list);
   }
-  const groups: CategoryGroupWithCategories[] = [];
+  const groups: Exactly<CategoryGroupWithCategories>[] = [];
   for (const group of store.categoryGroups.values()) {
     const categories = byGroup.get(group.id) ?? [];
     const include =

@@ -6,6 +6,7 @@ import type { IsoDate, OperationId, ResponseData } from '@plans-gateway/rest-con
 import type { Principal } from '../core/api.js';
 import { calendarDateOf, monthOf } from '../core/dates.js';
 import { badRequest, resourceNotFound } from '../core/errors.js';
+import type { Exactly } from '../core/exact.js';
 import type { Streamable } from '../present/lazy-list.js';
 import { createMoneyPresenter, type MoneyPresenter } from '../present/money.js';
 import { ensureMonth } from '../store/budget.js';
@@ -33,18 +34,21 @@ export interface HandlerContext {
 
 export interface HandlerResult<Op extends OperationId> {
   status: 200 | 201;
-  /** The REST `data`; a list that can grow to hundreds of MB is a `LazyList`, written as it streams. */
-  data: Streamable<ResponseData[Op]>;
+  /**
+   * The REST `data`; a list that can grow to hundreds of MB is a `LazyList`, written as it
+   * streams. Sums may be bigints past 2^53 (core/exact.ts), written as the integers they are.
+   */
+  data: Streamable<Exactly<ResponseData[Op]>>;
 }
 
 export type Handler<Op extends OperationId> = (ctx: HandlerContext) => HandlerResult<Op>;
 export type HandlerTable = { [Op in OperationId]: Handler<Op> };
 
 export const ok = <Op extends OperationId>(
-  data: Streamable<ResponseData[Op]>,
+  data: Streamable<Exactly<ResponseData[Op]>>,
 ): HandlerResult<Op> => ({ status: 200, data });
 export const created = <Op extends OperationId>(
-  data: Streamable<ResponseData[Op]>,
+  data: Streamable<Exactly<ResponseData[Op]>>,
 ): HandlerResult<Op> => ({ status: 201, data });
 
 /** A path id that must be a UUID; lower-cased. */

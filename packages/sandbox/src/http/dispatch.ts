@@ -28,7 +28,7 @@ import type { SandboxState, UserState } from '../store/state.js';
 import { accessRefusal, dataLimitRefusal } from './account-state.js';
 import type { TokenRegistry } from './auth.js';
 import type { FaultEngine } from './faults.js';
-import { isStreamed, streamJson } from './json-stream.js';
+import { isStreamed, streamJson, toJson } from './json-stream.js';
 import type { OAuthResponse, OAuthService } from './oauth.js';
 import type { RateLimiter } from './rate-limit.js';
 import {
@@ -93,7 +93,7 @@ function sendJson(
   value: unknown,
   headers?: Record<string, string>,
 ): void {
-  send(res, call, status, JSON.stringify(value), headers);
+  send(res, call, status, toJson(value), headers);
 }
 
 /** Private: an answer too large for one string, streamed with chunked transfer encoding. */

@@ -19,6 +19,7 @@
  */
 import type { IsoDate } from '@plans-gateway/rest-contract';
 import { daysInMonth, monthOf, monthsBetween, weekdayOf } from '../core/dates.js';
+import { add, ceilDivide, type Exact, max, min, multiply, subtract } from '../core/exact.js';
 import type { GoalConfig, MonthCategoryRecord } from './records.js';
 
 /** The goal fields of a category without a goal. */
@@ -37,9 +38,9 @@ export const NO_GOAL: GoalConfig = {
 export interface GoalProgress {
   goal_percentage_complete: number | null;
   goal_months_to_budget: number | null;
-  goal_under_funded: number | null;
-  goal_overall_funded: number | null;
-  goal_overall_left: number | null;
+  goal_under_funded: Exact | null;
+  goal_overall_funded: Exact | null;
+  goal_overall_left: Exact | null;
 }
 
 /** Only the goal fields of a category record. */
@@ -65,8 +66,15 @@ const NO_PROGRESS: GoalProgress = {
   goal_overall_left: null,
 };
 
-function clamp(value: number, low: number, high: number): number {
-  return Math.min(high, Math.max(low, value));
+function clamp(value: Exact, low: Exact, high: Exact): Exact {
+  return min(high, max(low, value));
+}
+
+/** Private: `⌊100 · part / whole⌋` for 0 <= part <= whole, whole > 0. */
+function percentOf(part: Exact, whole: Exact): number {
+  if (typeof part === 'number' && typeof whole === 'number' && part <= 2 ** 40)
+    return Math.floor((part * 100) / whole);
+  return Number((BigInt(part) * 100n) / BigInt(whole));
 }
 
 /** Private: how many times a weekday (0 = Sunday) falls in a month. */
@@ -86,14 +94,14 @@ function monthsPerPeriod(cadence: number, frequency: number): number {
 }
 
 /** What a NEED goal asks for in `month`, by its cadence (see the rules above). */
-export function monthlyNeed(goal: GoalConfig, target: number, month: IsoDate): number {
+export function monthlyNeed(goal: GoalConfig, target: number, month: IsoDate): Exact {
   const cadence = goal.goal_cadence ?? 1;
   const frequency = Math.max(1, goal.goal_cadence_frequency ?? 1);
   const months = monthsPerPeriod(cadence, frequency);
-  if (months > 0) return Math.ceil(target / months);
+  if (months > 0) return ceilDivide(target, months);
   // Weekly: once per due weekday (every `frequency` weeks); without a day, once a week.
   const times = goal.goal_day === null ? 4 : weekdaysIn(month, goal.goal_day);
-  return Math.ceil((target * times) / frequency);
+  return ceilDivide(multiply(target, times), frequency);
 }
 
 export function goalProgress(
@@ -104,16 +112,16 @@ export function goalProgress(
   const target = goal.goal_target;
   if (goal.goal_type === null || target === null) return NO_PROGRESS;
   if (goal.goal_creation_month !== null && month < goal.goal_creation_month) return NO_PROGRESS;
-  const carry = amounts.balance - amounts.budgeted - amounts.activity;
+  const carry = subtract(subtract(amounts.balance, amounts.budgeted), amounts.activity);
   const monthsToDate =
     goal.goal_target_date === null
       ? null
       : Math.max(0, monthsBetween(month, monthOf(goal.goal_target_date)) + 1);
 
-  let funded: number;
+  let funded: Exact;
   let monthsToBudget: number | null = 1;
-  let underFunded: number | null = null;
-  let need = target;
+  let underFunded: Exact | null = null;
+  let need: Exact = target;
   switch (goal.goal_type) {
     case 'TB':
       funded = clamp(amounts.balance, 0, target);
@@ -122,16 +130,16 @@ export function goalProgress(
     case 'TBD': {
       funded = clamp(amounts.balance, 0, target);
       monthsToBudget = monthsToDate ?? 1;
-      const missing = Math.max(0, target - carry);
-      const share = monthsToBudget > 0 ? Math.ceil(missing / monthsToBudget) : missing;
-      underFunded = Math.max(0, share - amounts.budgeted);
+      const missing = max(0, subtract(target, carry));
+      const share = monthsToBudget > 0 ? ceilDivide(missing, monthsToBudget) : missing;
+      underFunded = max(0, subtract(share, amounts.budgeted));
       break;
     }
     case 'NEED':
       need = monthlyNeed(goal, target, month);
       funded =
         goal.goal_needs_whole_amount === false
-          ? clamp(carry + amounts.budgeted, 0, need)
+          ? clamp(add(carry, amounts.budgeted), 0, need)
           : clamp(amounts.budgeted, 0, need);
       monthsToBudget = monthsToDate ?? 1;
       break;
@@ -140,11 +148,11 @@ export function goalProgress(
       funded = clamp(amounts.budgeted, 0, target);
       break;
   }
-  const left = need - funded;
+  const left = subtract(need, funded);
   return {
-    goal_percentage_complete: need > 0 ? Math.floor((funded * 100) / need) : 100,
+    goal_percentage_complete: need > 0 ? percentOf(funded, need) : 100,
     goal_months_to_budget: monthsToBudget,
-    goal_under_funded: underFunded === null ? left : Math.min(left, underFunded),
+    goal_under_funded: underFunded === null ? left : min(left, underFunded),
     goal_overall_funded: funded,
     goal_overall_left: left,
   };

@@ -7,6 +7,7 @@
  */
 import type { CurrencyFormat, DateFormat, IsoDate } from '@plans-gateway/rest-contract';
 import { monthOf } from '../core/dates.js';
+import { add, type Exact, subtract } from '../core/exact.js';
 import { createDueQueue } from './due-queue.js';
 import type {
   AccountRecord,
@@ -38,8 +39,8 @@ export interface PlanIdentity {
 export type Settler = (store: PlanStore) => void;
 
 export interface AccountDelta {
-  balance: number;
-  cleared: number;
+  balance: Exact;
+  cleared: Exact;
 }
 
 export class PlanStore {
@@ -92,9 +93,9 @@ export class PlanStore {
   private silentOriginals: Map<Versioned, number> | null = null;
   private readonly accountDeltas = new Map<string, AccountDelta>();
   /** categoryId → month → activity delta, applied when the change settles. */
-  private readonly activityDeltas = new Map<string, Map<IsoDate, number>>();
+  private readonly activityDeltas = new Map<string, Map<IsoDate, Exact>>();
   /** categoryId → month → card account id → card activity delta, applied when the change settles. */
-  private readonly cardActivityDeltas = new Map<string, Map<IsoDate, Map<string, number>>>();
+  private readonly cardActivityDeltas = new Map<string, Map<IsoDate, Map<string, Exact>>>();
   /** categoryId → earliest month whose balance must be recomputed. */
   readonly dirtyCategories = new Map<string, IsoDate>();
 
@@ -179,8 +180,8 @@ export class PlanStore {
 
   addAccountDelta(accountId: string, balance: number, cleared: number): void {
     const delta = this.accountDeltas.get(accountId) ?? { balance: 0, cleared: 0 };
-    delta.balance += balance;
-    delta.cleared += cleared;
+    delta.balance = add(delta.balance, balance);
+    delta.cleared = add(delta.cleared, cleared);
     this.accountDeltas.set(accountId, delta);
   }
 
@@ -190,7 +191,7 @@ export class PlanStore {
   }
 
   /** What the running change has added so far to a category's activity in a month. */
-  pendingActivity(categoryId: string, month: IsoDate): number {
+  pendingActivity(categoryId: string, month: IsoDate): Exact {
     return this.activityDeltas.get(categoryId)?.get(month) ?? 0;
   }
 
@@ -200,7 +201,7 @@ export class PlanStore {
       byMonth = new Map();
       this.activityDeltas.set(categoryId, byMonth);
     }
-    byMonth.set(month, (byMonth.get(month) ?? 0) + amount);
+    byMonth.set(month, add(byMonth.get(month) ?? 0, amount));
   }
 
   /** Records that `amount` of a category's activity in `month` happened on credit card `cardId`. */
@@ -215,7 +216,7 @@ export class PlanStore {
       byCard = new Map();
       byMonth.set(month, byCard);
     }
-    byCard.set(cardId, (byCard.get(cardId) ?? 0) + amount);
+    byCard.set(cardId, add(byCard.get(cardId) ?? 0, amount));
   }
 
   markCategoryDirty(categoryId: string, fromMonth: IsoDate): void {
@@ -228,9 +229,9 @@ export class PlanStore {
     for (const [accountId, delta] of this.accountDeltas) {
       const account = this.accounts.get(accountId);
       if (!account || (delta.balance === 0 && delta.cleared === 0)) continue;
-      account.balance += delta.balance;
-      account.cleared_balance += delta.cleared;
-      account.uncleared_balance = account.balance - account.cleared_balance;
+      account.balance = add(account.balance, delta.balance);
+      account.cleared_balance = add(account.cleared_balance, delta.cleared);
+      account.uncleared_balance = subtract(account.balance, account.cleared_balance);
       this.touch(account);
     }
     this.accountDeltas.clear();
@@ -243,7 +244,7 @@ export class PlanStore {
         if (amount === 0) continue;
         const monthCategory = this.monthsByKey.get(month)?.categories.get(categoryId);
         if (!monthCategory) continue;
-        monthCategory.activity += amount;
+        monthCategory.activity = add(monthCategory.activity, amount);
         // Touch here, not only when the balance moves: activity can change with an unchanged balance.
         this.touch(monthCategory);
         this.markCategoryDirty(categoryId, month);
@@ -263,8 +264,8 @@ export class PlanStore {
         if (!monthCategory) continue;
         for (const [cardId, amount] of byCard) {
           if (amount === 0) continue;
-          const cards = monthCategory.cardActivity ?? new Map<string, number>();
-          const total = (cards.get(cardId) ?? 0) + amount;
+          const cards = monthCategory.cardActivity ?? new Map<string, Exact>();
+          const total = add(cards.get(cardId) ?? 0, amount);
           if (total === 0) cards.delete(cardId);
           else cards.set(cardId, total);
           monthCategory.cardActivity = cards.size > 0 ? cards : undefined;
