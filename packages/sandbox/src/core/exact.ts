@@ -50,13 +50,6 @@ export function negate(a: Exact): Exact {
   return typeof a === 'number' ? 0 - a : exact(-a);
 }
 
-/** The sum of a list of amounts (0 for none). */
-export function sum(values: Iterable<Exact>): Exact {
-  let total: Exact = 0;
-  for (const value of values) total = add(total, value);
-  return total;
-}
-
 export function max(a: Exact, b: Exact): Exact {
   return a >= b ? a : b;
 }
@@ -74,7 +67,7 @@ export function multiply(a: Exact, factor: number): Exact {
   return exact(BigInt(a) * BigInt(factor));
 }
 
-/** Below this, a number divided by a small divisor rounds the same as the exact quotient. */
+/** Below this, a number divided by a small divisor rounds up the same as the exact quotient. */
 const SMALL = 2 ** 40;
 
 /** `⌈a / divisor⌉` for a positive integer divisor (up to a few thousand). */
@@ -84,15 +77,6 @@ export function ceilDivide(a: Exact, divisor: number): Exact {
   const d = BigInt(divisor);
   const quotient = big / d; // truncates towards zero
   return exact(big % d > 0n ? quotient + 1n : quotient);
-}
-
-/** `⌊a / divisor⌋` for a positive integer divisor (up to a few thousand). */
-export function floorDivide(a: Exact, divisor: number): Exact {
-  if (typeof a === 'number' && Math.abs(a) <= SMALL) return Math.floor(a / divisor) + 0;
-  const big = BigInt(a);
-  const d = BigInt(divisor);
-  const quotient = big / d;
-  return exact(big % d < 0n ? quotient - 1n : quotient);
 }
 
 /** Whether an amount is within the interface's int64. */
