@@ -13,6 +13,7 @@
 const LAYERS = [
   'packages/rest-contract',
   'src/config',
+  'src/crypto',
   'src/replica',
   'src/errors',
   'src/upstream',
@@ -103,6 +104,14 @@ module.exports = {
         path: '^src/schema/',
         pathNot: '^src/schema/(index|context|cost|input-checks)\\.ts$',
       },
+    },
+    {
+      name: 'crypto-stands-alone',
+      comment:
+        'src/crypto is the one AES-256-GCM and the sealing under keys: it imports nothing of the gateway (only node:crypto), so every layer can seal with it and none can bend it toward its data.',
+      severity: 'error',
+      from: { path: '^src/crypto/' },
+      to: { pathNot: ['^src/crypto/', '^node_modules/'], dependencyTypesNot: ['core'] },
     },
     {
       name: 'upstream-never-reaches-graphql',
