@@ -106,6 +106,14 @@ module.exports = {
       },
     },
     {
+      name: 'one-redis-link',
+      comment:
+        "Redis is reached through the cluster's one link (src/cluster/redis.ts): no offline queue, every round trip bounded by REDIS_COMMAND_TIMEOUT_MS, a hang taking every caller off Redis at once. A client of one's own (webhooks had one) would wait without bound.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cluster/redis\\.ts$' },
+      to: { path: '^node_modules/ioredis/' },
+    },
+    {
       name: 'crypto-stands-alone',
       comment:
         'src/crypto is the one AES-256-GCM and the sealing under keys: it imports nothing of the gateway (only node:crypto), so every layer can seal with it and none can bend it toward its data.',

@@ -241,6 +241,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   };
   const webhooks = createGatewayWebhooks({
     config,
+    cluster,
     scheduler: live.scheduler,
     gateway: () => gateway,
     logger,
@@ -313,7 +314,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...(cluster ? { cluster } : {}),
     ...(webhooks.running ? { webhooks: webhooks.running } : {}),
     async close() {
-      await webhooks.running?.close();
+      await webhooks.close();
       await live.close();
       // Deltas after writes carry on past their answers; the upstream pool closes after them.
       await settling.idle();

@@ -239,6 +239,7 @@ export function sealedStore(records: WebhookRecords, sealer: Sealer): WebhookSto
       const copy = await records.redeliver(eventId, now);
       return copy === undefined ? undefined : openDelivery(copy);
     },
+    ...(records.onAvailable ? { onAvailable: records.onAvailable } : {}),
     close: () => records.close(),
   };
 }

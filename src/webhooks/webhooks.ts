@@ -20,14 +20,15 @@ import { createWebhookFeeds, type FeedSubscribe, type WebhookFeeds } from './fee
 import { isWebhookKind, type WebhookKind } from './kinds.js';
 import { openSealedStore, WebhookKeyError } from './sealed-store.js';
 import { newSecret } from './signing.js';
-import type {
-  AttemptRecord,
-  DeliveryRecord,
-  EndpointPatch,
-  EndpointRecord,
-  FeedKey,
-  WebhookRecords,
-  WebhookStore,
+import {
+  type AttemptRecord,
+  type DeliveryRecord,
+  type EndpointPatch,
+  type EndpointRecord,
+  type FeedKey,
+  type WebhookRecords,
+  type WebhookStore,
+  WebhookStoreUnavailableError,
 } from './store.js';
 import { createTargetDispatcher, urlProblem } from './target.js';
 
@@ -125,6 +126,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   let refused: WebhookKeyError | undefined;
   let resyncTimer: TimerHandle | undefined;
   let retryTimer: TimerHandle | undefined;
+  let stopResuming: (() => void) | undefined;
   let closed = false;
 
   const startParts = (store: WebhookStore): Running => {
@@ -172,11 +174,14 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     if (running) await running.feeds.sync().catch(onError);
   };
   // Shared store: endpoints created, changed or deleted through other instances show up here.
+  // Fire and forget, as every timer that waits on Redis: a manual scheduler waits for a task's
+  // promise, and this one may wait on another of its timers (the link's deadline).
   const resyncEvery = (ms: number) => {
-    resyncTimer = scheduler.setTimeout(async () => {
+    resyncTimer = scheduler.setTimeout(() => {
       if (closed) return;
-      await resync();
-      resyncEvery(ms);
+      void resync().then(() => {
+        if (!closed) resyncEvery(ms);
+      });
     }, ms);
   };
 
@@ -187,6 +192,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     try {
       const parts = await open();
       if (closed) return;
+      // Redis back after an outage: what waited for it goes on now, not after its back-off.
+      stopResuming ??= parts.store.onAvailable?.(() => {
+        parts.feeds.resume();
+        parts.deliverer.wake();
+      });
       await parts.feeds.sync();
       parts.deliverer.wake();
       if (parts.store.shared) resyncEvery(SHARED_RESYNC_MS);
@@ -204,7 +214,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     return endpoint;
   };
 
-  return {
+  return answeringUnavailable({
     enabled: true,
     async create(who, input) {
       const url = checkUrl('input.url', input.url, config.allowPrivateTargets);
@@ -293,6 +303,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       closed = true;
       resyncTimer?.cancel();
       retryTimer?.cancel();
+      stopResuming?.();
       const parts = running ?? (await opening?.catch(() => undefined));
       if (parts) {
         await parts.feeds.close();
@@ -301,6 +312,38 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       if (!options.dispatcher) await dispatcher.close();
       await options.records.close();
     },
+  });
+}
+
+/**
+ * Private: `webhooks` whose registry calls answer WEBHOOKS_UNAVAILABLE, at once, when the store
+ * could not answer (Redis away or hanging), instead of an unexpected error.
+ */
+function answeringUnavailable(webhooks: Webhooks): Webhooks {
+  const guard =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args);
+      } catch (error) {
+        if (!(error instanceof WebhookStoreUnavailableError)) throw error;
+        throw gatewayError(
+          'Webhooks are unavailable for a moment: their store (Redis) did not answer in time. A change asked for may or may not have been made; read before trying it again.',
+          'WEBHOOKS_UNAVAILABLE',
+        );
+      }
+    };
+  return {
+    ...webhooks,
+    create: guard(webhooks.create),
+    update: guard(webhooks.update),
+    rotateSecret: guard(webhooks.rotateSecret),
+    delete: guard(webhooks.delete),
+    endpoints: guard(webhooks.endpoints),
+    endpoint: guard(webhooks.endpoint),
+    deliveries: guard(webhooks.deliveries),
+    attempts: guard(webhooks.attempts),
+    redeliver: guard(webhooks.redeliver),
   };
 }
 
