@@ -25,6 +25,7 @@ const LAYERS = [
   'src/telemetry',
   'src/webhooks',
   'src/schema',
+  'src/deliveries',
   'src/server',
   'src/mcp',
   'packages/sandbox',
@@ -112,6 +113,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/cluster/redis\\.ts$' },
       to: { path: '^node_modules/ioredis/' },
+    },
+    {
+      name: 'webhook-registry-runs-no-operation',
+      comment:
+        'src/webhooks is the registry below the schema (store, vault, kinds, targets, signing): it keeps endpoints and the outbox, and runs no GraphQL operation. Running feeds and sending deliveries is a transport (src/deliveries), above the schema beside the others.',
+      severity: 'error',
+      from: { path: '^src/webhooks/' },
+      to: { path: '^node_modules/graphql/' },
     },
     {
       name: 'crypto-stands-alone',

@@ -1,31 +1,35 @@
 /**
- * The gateway's webhooks (src/webhooks), when the operator gave their key: the SQLite store at
- * its path (or, with a cluster, Redis through the cluster's one link), and feeds that run their
- * `planChanged` subscription through this gateway's admission path (`prepareOperation`), like
- * any other transport. Without the key, a registry that answers WEBHOOKS_DISABLED. What is said
- * to the operator: one error when WEBHOOK_KEY does not open the store, and a warning at start and
- * each time the link comes back when Redis keeps nothing across its own restart.
+ * The gateway's webhooks, when the operator gave their key: the registry (src/webhooks) over the
+ * SQLite store at its path (or, with a cluster, Redis through the cluster's one link), and the
+ * transport that sends them (src/deliveries), whose feeds run through this gateway's admission
+ * path. Without the key, a registry that answers WEBHOOKS_DISABLED. What is said to the
+ * operator: one error when WEBHOOK_KEY does not open the store, and a warning at start and each
+ * time the link comes back when Redis keeps nothing across its own restart.
  */
 import type { Dispatcher } from 'undici';
 import type { Cluster } from '../cluster/cluster.js';
 import type { RedisLink } from '../cluster/redis.js';
 import type { GatewayConfig } from '../config/config.js';
 import { createSealer } from '../crypto/sealer.js';
+import { createWebhookDeliveries } from '../deliveries/deliveries.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import type { Scheduler } from '../live/scheduler.js';
 import type { Logger } from '../telemetry/logger.js';
-import type { FeedSubscribe } from '../webhooks/feeds.js';
-import { FEED_DOCUMENT } from '../webhooks/payload.js';
 import { createRedisWebhookStore, watchPersistence } from '../webhooks/redis-store.js';
-import { createSqliteWebhookStore } from '../webhooks/sqlite-store.js';
-import { WebhookStoreUnavailableError } from '../webhooks/store.js';
 import {
-  createWebhooks,
+  createWebhookRegistry,
   disabledWebhooks,
   type WebhookRegistry,
-  type Webhooks,
-} from '../webhooks/webhooks.js';
+} from '../webhooks/registry.js';
+import { createSqliteWebhookStore } from '../webhooks/sqlite-store.js';
+import { type FeedKey, WebhookStoreUnavailableError } from '../webhooks/store.js';
 import { type OperationRunner, prepareOperation } from './run-operation.js';
+
+/** Webhooks on (`config.webhooks`): the registry, and the feeds and deliveries it has open. */
+export interface Webhooks extends WebhookRegistry {
+  /** The (token key, plan) feeds open on this instance. */
+  openFeeds(): FeedKey[];
+}
 
 export interface GatewayWebhooks {
   readonly registry: WebhookRegistry;
@@ -54,23 +58,10 @@ export function createGatewayWebhooks(parts: {
     if (error instanceof WebhookStoreUnavailableError) return;
     logInternalError(logger, error, 'webhooks');
   };
-  const subscribe: FeedSubscribe = async ({ token, planId, since }) => {
-    const prepared = await prepareOperation(gateway(), {
-      query: FEED_DOCUMENT,
-      variables: { planId, since: since ?? null },
-      operationName: 'WebhookFeed',
-      token,
-      path: '/webhooks',
-      // The gateway's own document: it runs under TRUSTED_DOCUMENTS_ONLY like the MCP tools.
-      own: true,
-    });
-    if (!prepared.ok) return { errors: [...prepared.errors] };
-    return prepared.subscribe();
-  };
   // Several instances share endpoints and the outbox in Redis; one alone keeps them in SQLite.
   const link = parts.cluster?.link;
   const stopWarning = link && logger ? warnWithoutPersistence(link, logger) : () => {};
-  const running = createWebhooks({
+  const registry = createWebhookRegistry({
     config: settings,
     records: link
       ? createRedisWebhookStore({
@@ -84,18 +75,25 @@ export function createGatewayWebhooks(parts: {
         })
       : createSqliteWebhookStore(settings.databasePath),
     scheduler,
-    subscribe,
     onError,
     onKeyRefused: (error) => logger?.error({ setting: 'WEBHOOK_KEY' }, error.message),
+  });
+  const deliveries = createWebhookDeliveries({
+    config: settings,
+    registry,
+    admission: (call) => prepareOperation(gateway(), call),
+    scheduler,
+    onError,
     ...(parts.dispatcher ? { dispatcher: parts.dispatcher } : {}),
   });
   return {
-    registry: running,
-    running,
-    start: () => void running.start().catch(onError),
+    registry,
+    running: { ...registry, openFeeds: deliveries.openFeeds },
+    start: () => void deliveries.start().catch(onError),
     close: async () => {
       stopWarning();
-      await running.close();
+      await deliveries.close();
+      await registry.close();
     },
   };
 }

@@ -23,7 +23,6 @@ import {
   type UpstreamClientOptions,
 } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
-import type { Webhooks } from '../webhooks/webhooks.js';
 import { createSettling } from '../writes/settling.js';
 import { type Admission, createAdmission } from './admission/admission.js';
 import { corsOptions } from './cors-options.js';
@@ -39,7 +38,7 @@ import {
   reportSinks,
 } from './gateway-plugins.js';
 import { createGatewayReplicas } from './gateway-replicas.js';
-import { createGatewayWebhooks } from './gateway-webhooks.js';
+import { createGatewayWebhooks, type Webhooks } from './gateway-webhooks.js';
 import { operationContext } from './operation-context.js';
 import { createAnswerCache } from './plugins/answer-cache.js';
 import { guardRequestHook } from './plugins/guard-request-hook.js';

@@ -16,10 +16,10 @@ import {
   SealBrokenError,
   SealedWithAnotherKeyError,
 } from '../../src/crypto/sealer.js';
+import { createDeliverer } from '../../src/deliveries/deliverer.js';
+import { createWebhookFeeds } from '../../src/deliveries/feeds.js';
+import { retriesExhausted, retryDelay } from '../../src/deliveries/retry.js';
 import { createManualScheduler } from '../../src/live/scheduler.js';
-import { createDeliverer } from '../../src/webhooks/deliverer.js';
-import { createWebhookFeeds } from '../../src/webhooks/feeds.js';
-import { retriesExhausted, retryDelay } from '../../src/webhooks/retry.js';
 import { sealedStore } from '../../src/webhooks/sealed-store.js';
 import { newEventId, newSecret, signedHeaders } from '../../src/webhooks/signing.js';
 import { createSqliteWebhookStore } from '../../src/webhooks/sqlite-store.js';

@@ -13,16 +13,16 @@ import { performance } from 'node:perf_hooks';
 import { type Dispatcher, request } from 'undici';
 import type { WebhooksConfig } from '../config/config.js';
 import type { Scheduler, TimerHandle } from '../live/scheduler.js';
-import { retriesExhausted, retryDelay } from './retry.js';
-import { signedHeaders } from './signing.js';
+import { signedHeaders } from '../webhooks/signing.js';
 import {
   type AttemptRecord,
   type DeliveryRecord,
   type DeliveryState,
   type WebhookStore,
   WebhookStoreUnavailableError,
-} from './store.js';
-import { urlProblem } from './target.js';
+} from '../webhooks/store.js';
+import { urlProblem } from '../webhooks/target.js';
+import { retriesExhausted, retryDelay } from './retry.js';
 
 export interface Deliverer {
   /** Something was queued or became due: look at the outbox now. */

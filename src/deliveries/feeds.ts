@@ -12,13 +12,13 @@
  * 404) that plan's, with the reason; any other ending (a shutdown, the upstream down) restarts
  * the feed after a back-off.
  */
-import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import { type LeaseRenewal, renewLease } from '../live/lease-renewal.js';
 import type { Scheduler, TimerHandle } from '../live/scheduler.js';
+import { newEventId } from '../webhooks/signing.js';
+import type { FeedKey, NewDelivery, WebhookStore } from '../webhooks/store.js';
 import type { FeedEvent } from './payload.js';
-import { knowledgeOf, payloadFor } from './payload.js';
-import { newEventId } from './signing.js';
-import type { FeedKey, NewDelivery, WebhookStore } from './store.js';
+import { FEED_DOCUMENT, knowledgeOf, payloadFor } from './payload.js';
 
 /** Runs the feed document for a token and plan from `since`. */
 export type FeedSubscribe = (request: {
@@ -26,6 +26,46 @@ export type FeedSubscribe = (request: {
   planId: string;
   since: number | undefined;
 }) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
+
+/**
+ * The gateway's admission path for transports that are not yoga's own (`prepareOperation` in
+ * src/server/run-operation.ts, bound to the gateway): admission, validation, the operation's
+ * context, as over HTTP.
+ */
+export type AdmissionPath = (call: {
+  readonly query: string;
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly operationName: string;
+  readonly token: string;
+  readonly path: string;
+  readonly own: boolean;
+}) => Promise<
+  | {
+      readonly ok: true;
+      subscribe(): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
+    }
+  | { readonly ok: false; readonly errors: readonly GraphQLError[] }
+>;
+
+/**
+ * The feeds' subscription: the fixed `WebhookFeed` document (payload.ts) through the admission
+ * path with the stored token, like any operation of any transport.
+ */
+export function feedThrough(admission: AdmissionPath): FeedSubscribe {
+  return async ({ token, planId, since }) => {
+    const prepared = await admission({
+      query: FEED_DOCUMENT,
+      variables: { planId, since: since ?? null },
+      operationName: 'WebhookFeed',
+      token,
+      path: '/webhooks',
+      // The gateway's own document: it runs under TRUSTED_DOCUMENTS_ONLY like the MCP tools.
+      own: true,
+    });
+    if (!prepared.ok) return { errors: [...prepared.errors] };
+    return prepared.subscribe();
+  };
+}
 
 export interface WebhookFeeds {
   /**
