@@ -13,6 +13,7 @@
 const LAYERS = [
   'packages/rest-contract',
   'src/config',
+  'src/crypto',
   'src/replica',
   'src/errors',
   'src/upstream',
@@ -24,6 +25,7 @@ const LAYERS = [
   'src/telemetry',
   'src/webhooks',
   'src/schema',
+  'src/deliveries',
   'src/server',
   'src/mcp',
   'packages/sandbox',
@@ -103,6 +105,30 @@ module.exports = {
         path: '^src/schema/',
         pathNot: '^src/schema/(index|context|cost|input-checks)\\.ts$',
       },
+    },
+    {
+      name: 'one-redis-link',
+      comment:
+        "Redis is reached through the cluster's one link (src/cluster/redis.ts): no offline queue, every round trip bounded by REDIS_COMMAND_TIMEOUT_MS, a hang taking every caller off Redis at once. A client of one's own (webhooks had one) would wait without bound.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cluster/redis\\.ts$' },
+      to: { path: '^node_modules/ioredis/' },
+    },
+    {
+      name: 'webhook-registry-runs-no-operation',
+      comment:
+        'src/webhooks is the registry below the schema (store, vault, kinds, targets, signing): it keeps endpoints and the outbox, and runs no GraphQL operation. Running feeds and sending deliveries is a transport (src/deliveries), above the schema beside the others.',
+      severity: 'error',
+      from: { path: '^src/webhooks/' },
+      to: { path: '^node_modules/graphql/' },
+    },
+    {
+      name: 'crypto-stands-alone',
+      comment:
+        'src/crypto is the one AES-256-GCM and the sealing under keys: it imports nothing of the gateway (only node:crypto), so every layer can seal with it and none can bend it toward its data.',
+      severity: 'error',
+      from: { path: '^src/crypto/' },
+      to: { pathNot: ['^src/crypto/', '^node_modules/'], dependencyTypesNot: ['core'] },
     },
     {
       name: 'upstream-never-reaches-graphql',

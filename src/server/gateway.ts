@@ -23,7 +23,6 @@ import {
   type UpstreamClientOptions,
 } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
-import type { Webhooks } from '../webhooks/webhooks.js';
 import { createSettling } from '../writes/settling.js';
 import { type Admission, createAdmission } from './admission/admission.js';
 import { corsOptions } from './cors-options.js';
@@ -39,7 +38,7 @@ import {
   reportSinks,
 } from './gateway-plugins.js';
 import { createGatewayReplicas } from './gateway-replicas.js';
-import { createGatewayWebhooks } from './gateway-webhooks.js';
+import { createGatewayWebhooks, type Webhooks } from './gateway-webhooks.js';
 import { operationContext } from './operation-context.js';
 import { createAnswerCache } from './plugins/answer-cache.js';
 import { guardRequestHook } from './plugins/guard-request-hook.js';
@@ -241,6 +240,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   };
   const webhooks = createGatewayWebhooks({
     config,
+    cluster,
     scheduler: live.scheduler,
     gateway: () => gateway,
     logger,
@@ -313,7 +313,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...(cluster ? { cluster } : {}),
     ...(webhooks.running ? { webhooks: webhooks.running } : {}),
     async close() {
-      await webhooks.running?.close();
+      await webhooks.close();
       await live.close();
       // Deltas after writes carry on past their answers; the upstream pool closes after them.
       await settling.idle();
