@@ -17,6 +17,7 @@ const LAYERS = [
   'src/replica',
   'src/errors',
   'src/upstream',
+  'src/replica-fetch',
   'src/operation',
   'src/loaders',
   'src/live',
@@ -129,6 +130,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/crypto/' },
       to: { pathNot: ['^src/crypto/', '^node_modules/'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'replicas-are-built-on-the-replica-side',
+      severity: 'error',
+      comment:
+        'A replica is built from a streamed export only in src/replica and its one fetch path (src/replica-fetch: the export into a builder, the delta, the sync metrics, the too-large memo); wiring and other folders take the store as it is.',
+      from: { path: '^src/', pathNot: '^src/(replica|replica-fetch)/' },
+      to: { path: '^src/replica/plan-builder\\.ts$' },
     },
     {
       name: 'upstream-never-reaches-graphql',
