@@ -132,6 +132,14 @@ module.exports = {
       to: { pathNot: ['^src/crypto/', '^node_modules/'], dependencyTypesNot: ['core'] },
     },
     {
+      name: 'live-reads-plans-through-the-replica',
+      severity: 'error',
+      comment:
+        "Live updates get every plan, a replay's backfill included, through the replica store, whose one fetch path holds the cluster's flight lease and relay, the sync metrics and the memory estimate: nothing in src/live reaches the REST client or that path beside it.",
+      from: { path: '^src/live/' },
+      to: { path: ['^src/upstream/client\\.ts$', '^src/replica-fetch/'] },
+    },
+    {
       name: 'replicas-are-built-on-the-replica-side',
       severity: 'error',
       comment:

@@ -1,6 +1,6 @@
 /**
  * `createPlanFetch(options)`: the replica store's `fetchPlan`, the one way the gateway asks the
- * upstream for a plan (a read's sync, a poll). See README.md here.
+ * upstream for a plan (a read's sync, a poll, a live replay's backfill). See README.md here.
  */
 import type { ResponseData } from '@plans-gateway/rest-contract';
 import { largestExportBytes } from '../replica/cache.js';
