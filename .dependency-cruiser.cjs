@@ -17,6 +17,7 @@ const LAYERS = [
   'src/replica',
   'src/errors',
   'src/upstream',
+  'src/replica-fetch',
   'src/operation',
   'src/loaders',
   'src/live',
@@ -129,6 +130,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/crypto/' },
       to: { pathNot: ['^src/crypto/', '^node_modules/'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'live-reads-plans-through-the-replica',
+      severity: 'error',
+      comment:
+        "Live updates get every plan, a replay's backfill included, through the replica store, whose one fetch path holds the cluster's flight lease and relay, the sync metrics and the memory estimate: nothing in src/live reaches the REST client or that path beside it.",
+      from: { path: '^src/live/' },
+      to: { path: ['^src/upstream/client\\.ts$', '^src/replica-fetch/'] },
+    },
+    {
+      name: 'replicas-are-built-on-the-replica-side',
+      severity: 'error',
+      comment:
+        'A replica is built from a streamed export only in src/replica and its one fetch path (src/replica-fetch: the export into a builder, the delta, the sync metrics, the too-large memo); wiring and other folders take the store as it is.',
+      from: { path: '^src/', pathNot: '^src/(replica|replica-fetch)/' },
+      to: { path: '^src/replica/plan-builder\\.ts$' },
     },
     {
       name: 'upstream-never-reaches-graphql',

@@ -196,7 +196,6 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     config,
     now,
     replicas,
-    upstream,
     usage,
     cluster,
     scheduler: deps.scheduler,
