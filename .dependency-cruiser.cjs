@@ -13,9 +13,11 @@
 const LAYERS = [
   'packages/rest-contract',
   'src/config',
+  'src/crypto',
   'src/replica',
   'src/errors',
   'src/upstream',
+  'src/replica-fetch',
   'src/operation',
   'src/loaders',
   'src/live',
@@ -25,6 +27,7 @@ const LAYERS = [
   'src/webhooks',
   'src/schema',
   'src/admission',
+  'src/deliveries',
   'src/server',
   'src/gateway',
   'src/mcp',
@@ -143,6 +146,46 @@ module.exports = {
         "yoga's plugins live in src/server/plugins, and plugins/order.ts lists them in the order they run: a plugin library (@graphql-yoga/plugin-*, @graphql-yoga/render-graphiql, @envelop/*) is loaded there alone.",
       from: { path: '^src/', pathNot: '^src/server/plugins/' },
       to: { path: '^node_modules/(@graphql-yoga/(plugin-|render-)|@envelop/)' },
+    },
+    {
+      name: 'one-redis-link',
+      comment:
+        "Redis is reached through the cluster's one link (src/cluster/redis.ts): no offline queue, every round trip bounded by REDIS_COMMAND_TIMEOUT_MS, a hang taking every caller off Redis at once. A client of one's own (webhooks had one) would wait without bound.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cluster/redis\\.ts$' },
+      to: { path: '^node_modules/ioredis/' },
+    },
+    {
+      name: 'webhook-registry-runs-no-operation',
+      comment:
+        'src/webhooks is the registry below the schema (store, vault, kinds, targets, signing): it keeps endpoints and the outbox, and runs no GraphQL operation. Running feeds and sending deliveries is a transport (src/deliveries), above the schema beside the others.',
+      severity: 'error',
+      from: { path: '^src/webhooks/' },
+      to: { path: '^node_modules/graphql/' },
+    },
+    {
+      name: 'crypto-stands-alone',
+      comment:
+        'src/crypto is the one AES-256-GCM and the sealing under keys: it imports nothing of the gateway (only node:crypto), so every layer can seal with it and none can bend it toward its data.',
+      severity: 'error',
+      from: { path: '^src/crypto/' },
+      to: { pathNot: ['^src/crypto/', '^node_modules/'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'live-reads-plans-through-the-replica',
+      severity: 'error',
+      comment:
+        "Live updates get every plan, a replay's backfill included, through the replica store, whose one fetch path holds the cluster's flight lease and relay, the sync metrics and the memory estimate: nothing in src/live reaches the REST client or that path beside it.",
+      from: { path: '^src/live/' },
+      to: { path: ['^src/upstream/client\\.ts$', '^src/replica-fetch/'] },
+    },
+    {
+      name: 'replicas-are-built-on-the-replica-side',
+      severity: 'error',
+      comment:
+        'A replica is built from a streamed export only in src/replica and its one fetch path (src/replica-fetch: the export into a builder, the delta, the sync metrics, the too-large memo); wiring and other folders take the store as it is.',
+      from: { path: '^src/', pathNot: '^src/(replica|replica-fetch)/' },
+      to: { path: '^src/replica/plan-builder\\.ts$' },
     },
     {
       name: 'upstream-never-reaches-graphql',

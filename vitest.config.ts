@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -20,6 +21,14 @@ class HeavyFirst extends BaseSequencer {
   }
 }
 
+/**
+ * One worker more than the cores: much of a suite's time is spent waiting on sockets, timers and
+ * child processes, and the extra worker fills that idle CPU (on two cores: 82 s against 91 s with
+ * two, all passing, on an idle machine). At most 8: every worker holds a schema, and the
+ * cluster and browser suites start processes of their own.
+ */
+const WORKERS = Math.min(8, availableParallelism() + 1);
+
 export default defineConfig({
   resolve: {
     // The workspace packages resolve to their sources (tsconfig `paths`), as in tsx and tsc, so
@@ -32,16 +41,18 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Liveness limits, not speed checks: no test waits on a real timer (test/README.md, "Time in
+    // tests"), but a loaded machine runs everything slower. Two full runs at once on two cores
+    // take each file several times as long as alone; a test that takes more than 10 s alone says
+    // so with its own limit.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     // Integration suites start real HTTP servers; files in parallel, tests inside a file in order.
-    // Three workers on CI's two cores: much of a suite's time is spent waiting on sockets, timers
-    // and child processes, and a third worker fills that idle CPU (82 s against 91 s with two,
-    // all passing, on an idle 2-core machine). Files run in a worker that is not reset between
-    // them, so the schema and the rest of src are loaded once per worker, not once per file; no
-    // suite keeps global state across files (each builds its own gateway, registry and clock).
+    // Files run in a worker that is not reset between them, so the schema and the rest of src are
+    // loaded once per worker, not once per file; no suite keeps global state across files (each
+    // builds its own gateway, registry and clock).
     pool: 'forks',
-    maxWorkers: 3,
+    maxWorkers: WORKERS,
     isolate: false,
     sequence: { sequencer: HeavyFirst },
   },

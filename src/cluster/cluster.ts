@@ -27,10 +27,11 @@ import { ClusterEventTarget } from './event-target.js';
 import { clusterFetchPlan } from './flights.js';
 import { createRedisLink, type LinkChange, type RedisLink, type RedisLinkStats } from './redis.js';
 import { createRedisPollLeases } from './redis-leases.js';
-import { createReplicaTier, type ReplicaTier, type TierStats } from './replica-tier.js';
+import { createReplicaTier, type ReplicaTier } from './replica-tier.js';
 import { createSharedRestEntries } from './rest-entries.js';
 import { TokenSeals } from './seal.js';
 import { createSharedLedger, type SharedLedger } from './shared-ledger.js';
+import type { TierStats } from './tier-state.js';
 
 type FetchPlan = (request: FetchPlanRequest) => Promise<FetchPlanResult>;
 

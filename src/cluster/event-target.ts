@@ -3,7 +3,7 @@
  * what each instance can work out for itself stays in process.
  *
  * - `change` messages stay local. Every instance that holds a replica applies each relayed sync
- *   to it (`replica-tier.ts`), and its replica store announces the change to its own hub, which
+ *   to it (`tier-relays.ts`), and its replica store announces the change to its own hub, which
  *   publishes it to its own subscribers; rows and links then come from the same replica, and a
  *   change is never delivered twice (once relayed, once published by the instance that made it).
  * - `end` messages (a token refused, a plan gone) cross Redis, sealed with the token's key, on a

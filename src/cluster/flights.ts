@@ -24,6 +24,7 @@
  */
 
 import { isUpstreamError, UpstreamError } from '../errors/upstream-error.js';
+import { renewLease } from '../live/lease-renewal.js';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import { createPlanSnapshot } from '../replica/snapshot.js';
 import type { FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
@@ -38,6 +39,7 @@ import {
   OWNED,
   RELEASE,
   replyText,
+  TAKE,
   voidLease,
 } from './redis-leases.js';
 import type { ReplicaTier } from './replica-tier.js';
@@ -77,16 +79,13 @@ export interface ClusterFlightsOptions {
  * ARGV: owner, lease value, TTL, a pause judged void, a lease judged void ('' for none).
  * ['paused', ms left, sealed failure] | ['ok'] | ['held', ms left, lease value]
  */
-const TAKE_FLIGHT = luaScript(`${OWNED}
+const TAKE_FLIGHT = luaScript(`${TAKE}
 local pause = redis.call('GET', KEYS[2])
 if pause and pause ~= ARGV[4] then return { 'paused', redis.call('PTTL', KEYS[2]), pause } end
 if pause then redis.call('DEL', KEYS[2]) end
-local current = redis.call('GET', KEYS[1])
-if current == false or current == ARGV[5] or owned(current, ARGV[1]) then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-  return { 'ok' }
-end
-return { 'held', redis.call('PTTL', KEYS[1]), current }
+local taken = take(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[5])
+if taken == 1 then return { 'ok' } end
+return { 'held', redis.call('PTTL', KEYS[1]), taken }
 `);
 
 /** Pauses the token's reads cluster-wide and releases the flight. */
@@ -127,6 +126,7 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
     onError = () => {},
   } = options;
   let sequence = 0;
+  const realTime = createSystemScheduler();
   const leaseOf = (seal: TokenSeal, flight: { key: string; owner: string }) =>
     leaseValue(seal, flight.key, flight.owner, now() + leaseMs);
   /**
@@ -181,12 +181,20 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
         return { data: stored.data, bytes: stored.bytes, sentAt: stored.sentAt, relayed: true };
       }
     }
-    // Real time, as Redis counts the lease's TTL.
-    const renew = setInterval(
-      () =>
-        void link.script(ACQUIRE, [flight.key], [flight.owner, leaseOf(seal, flight), leaseMs, '']),
-      Math.max(1, Math.floor(leaseMs / 3)),
-    );
+    // Real time, as Redis counts the lease's TTL. The sync goes on whatever a renewal answers:
+    // the lease only tells other instances to wait for its relay.
+    const renewal = renewLease({
+      scheduler: realTime,
+      everyMs: Math.max(1, Math.floor(leaseMs / 3)),
+      renew: async () => {
+        await link.script(
+          ACQUIRE,
+          [flight.key],
+          [flight.owner, leaseOf(seal, flight), leaseMs, ''],
+        );
+        return true;
+      },
+    });
     let renewing = true;
     const sentAt = now();
     try {
@@ -212,7 +220,7 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
             flight,
           )
           .catch(onError)
-          .finally(() => clearInterval(renew));
+          .finally(() => renewal.stop());
       } else if (resolved === planId) {
         await tier.publishDelta(
           seal,
@@ -228,7 +236,7 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
       await pauseAfter(error, seal, flight, pauseKey);
       throw error;
     } finally {
-      if (renewing) clearInterval(renew);
+      if (renewing) renewal.stop();
     }
   }
 

@@ -1,23 +1,27 @@
 /**
- * Leases in Redis: `<prefix><kind>:<digest>` holds `<owner> <until> <tag>` with a TTL. Scripts
- * compare the owner (in clear); the tag (`seal.ts`, signed with the token's key, bound to the
- * key's name) proves that an instance holding the token wrote it, and `until` (epoch ms) when
- * it ends whatever TTL Redis keeps. Taking one is `SET PX` when the key is free or the caller
- * already owns it (then it renews); giving one up deletes it only if the caller still owns it.
- * A holder that dies stops renewing and the lease passes on when its TTL runs out.
+ * Leases in Redis, the one mechanism of every lease and claim the gateway holds there (poll
+ * leases, flight leases, webhook feed leases and delivery claims): a key holds
+ * `<owner> <until> <tag>` with a TTL. Scripts compare the owner (in clear); the tag (a `Signer`:
+ * the token's key for a token's leases, the operator's key for webhooks), bound to the key's
+ * name, proves that someone holding that key wrote it, and `until` (epoch ms) when it ends
+ * whatever TTL Redis keeps. Taking one is `SET PX` when the key is free or the caller already
+ * owns it (then it renews); giving one up deletes it only if the caller still owns it. A holder
+ * that dies stops renewing and the lease passes on when its TTL runs out; a holder that lives
+ * renews it with `renewLease` (src/live/lease-renewal.ts).
  *
- * A lease whose tag does not verify (written by someone without the token) or whose `until` has
+ * A lease whose tag does not verify (written by someone without the key) or whose `until` has
  * passed (an old value written again) binds nobody: the caller reports it, takes the lease over
  * and goes on as if it had been free. So write access to Redis can no longer stop a token's
- * polls or syncs: at most it makes two instances poll once (the poll budget still bounds them).
+ * polls or syncs, or a webhook feed: at most it makes two instances do the work once.
  *
  * `createRedisPollLeases` is the live updates' `PollLeases`: one poller per (token, plan) in the
  * cluster. Without Redis, or without the token's seal here, every instance is granted its own
  * lease, so each polls alone (the poll budget still bounds what it spends).
  */
+import type { Signer } from '../crypto/signer.js';
 import type { PollLeases } from '../live/poll-leases.js';
-import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
-import { redisName, signed, type TokenSeal, type TokenSeals, verified } from './seal.js';
+import { luaScript, type RedisLink, UNAVAILABLE, type Unavailable } from './redis.js';
+import { redisName, type TokenSeals } from './seal.js';
 
 /** Clocks of instances differ by up to this much (README: keep them within a few hundred ms). */
 export const CLOCK_SLACK_MS = 1_000;
@@ -30,16 +34,24 @@ end
 `;
 
 /**
- * ARGV: owner, new value, TTL, a value the caller judged void ('' for none). 1 when taken or
- * renewed; else the value of the lease as it is, for the caller to judge.
+ * Lua: takes `key` for `owner` (sets `value` for `ttl` ms) when it is free, the caller's own, or
+ * holds `void` (a value the caller judged void; '' for none). 1 when taken or renewed; else the
+ * value as it is, for the caller to judge. For scripts that take a lease among other steps.
  */
-export const ACQUIRE = luaScript(`${OWNED}
-local current = redis.call('GET', KEYS[1])
-if current == false or current == ARGV[4] or owned(current, ARGV[1]) then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-  return 1
+export const TAKE = `${OWNED}
+local function take(key, owner, value, ttl, void)
+  local current = redis.call('GET', key)
+  if current == false or current == void or owned(current, owner) then
+    redis.call('SET', key, value, 'PX', ttl)
+    return 1
+  end
+  return current
 end
-return current
+`;
+
+/** ARGV: owner, new value, TTL, a value judged void. As `TAKE`. */
+export const ACQUIRE = luaScript(`${TAKE}
+return take(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4])
 `);
 
 export const RELEASE = luaScript(`${OWNED}
@@ -48,8 +60,9 @@ return 0
 `);
 
 /** The value of `owner`'s lease of `key` until `until` (epoch ms). */
-export function leaseValue(seal: TokenSeal, key: string, owner: string, until: number): string {
-  return signed(seal, `${owner} ${Math.ceil(until)}`, key);
+export function leaseValue(signer: Signer, key: string, owner: string, until: number): string {
+  const text = `${owner} ${Math.ceil(until)}`;
+  return `${text} ${signer.sign(text, key)}`;
 }
 
 /** What a lease value found in Redis is worth. */
@@ -60,8 +73,12 @@ export type LeaseVerdict =
   /** Genuine, but past its own end: written again after it ran out. */
   | { readonly kind: 'expired' };
 
-export function judgeLease(seal: TokenSeal, key: string, value: string, now: number): LeaseVerdict {
-  const text = verified(seal, value, key);
+export function judgeLease(signer: Signer, key: string, value: string, now: number): LeaseVerdict {
+  const space = value.lastIndexOf(' ');
+  const text =
+    space > 0 && signer.verify(value.slice(0, space), value.slice(space + 1), key)
+      ? value.slice(0, space)
+      : undefined;
   const [owner, until] = text?.split(' ') ?? [];
   const end = Number(until);
   if (!owner || !Number.isSafeInteger(end)) return { kind: 'forged' };
@@ -78,6 +95,55 @@ export function voidLease(what: string, verdict: LeaseVerdict): string {
 /** A script's reply as text (scripts run with buffers answer buffers). */
 export function replyText(reply: unknown): string {
   return Buffer.isBuffer(reply) ? reply.toString('utf8') : String(reply);
+}
+
+/** A lease to take or renew: `key` (with the prefix) for `owner`, signed by `signer`. */
+export interface LeaseRequest {
+  readonly key: string;
+  readonly owner: string;
+  readonly ttlMs: number;
+  readonly signer: Signer;
+  /** Epoch ms, for the lease's own end. */
+  readonly now: () => number;
+  /** What a void lease is called in the report ("a poll lease"). */
+  readonly what: string;
+  /** A void lease was found and taken over. */
+  readonly onRejected: (what: string) => void;
+}
+
+/**
+ * Takes or renews a signed lease (one round trip; two when a void one is taken over): true when
+ * the caller holds it now (or took a void one over), false while someone else does, `UNAVAILABLE` when Redis did not
+ * answer (each caller decides what that means: a poller polls alone, a webhook feed waits).
+ */
+export async function takeLease(
+  link: RedisLink,
+  lease: LeaseRequest,
+): Promise<boolean | Unavailable> {
+  const { key, owner, signer, now } = lease;
+  const ttl = Math.ceil(lease.ttlMs);
+  const take = (replacing: string) =>
+    link.script(
+      ACQUIRE,
+      [key],
+      [owner, leaseValue(signer, key, owner, now() + ttl), ttl, replacing],
+    );
+  const reply = await take('');
+  if (reply === UNAVAILABLE) return UNAVAILABLE;
+  if (reply === 1) return true;
+  const value = replyText(reply);
+  const verdict = judgeLease(signer, key, value, now());
+  if (verdict.kind === 'held') return false;
+  lease.onRejected(voidLease(lease.what, verdict));
+  // Taken over unless it changed meanwhile; either way the caller goes on as if it were free
+  // (whatever it writes under the lease is checked against it again).
+  await take(value);
+  return true;
+}
+
+/** Gives `owner`'s lease of `key` up, if still theirs; false when Redis did not answer. */
+export async function releaseLease(link: RedisLink, key: string, owner: string): Promise<boolean> {
+  return (await link.script(RELEASE, [key], [owner])) !== UNAVAILABLE;
 }
 
 export interface RedisPollLeasesOptions {
@@ -100,26 +166,20 @@ export function createRedisPollLeases(options: RedisPollLeasesOptions): PollLeas
       // Lease keys are live channel keys: `<tokenKey>:<planId>`.
       const seal = seals.get(leaseKey.slice(0, leaseKey.indexOf(':')));
       if (!seal) return true;
-      const key = keyOf(leaseKey);
-      const ttl = Math.ceil(ttlMs);
-      const take = (replacing: string) =>
-        link.script(
-          ACQUIRE,
-          [key],
-          [owner, leaseValue(seal, key, owner, now() + ttl), ttl, replacing],
-        );
-      const reply = await take('');
-      if (reply === UNAVAILABLE || reply === 1) return true;
-      const value = replyText(reply);
-      const verdict = judgeLease(seal, key, value, now());
-      if (verdict.kind === 'held') return false;
-      onRejected(voidLease('a poll lease', verdict));
-      // Taken over unless it changed meanwhile; either way this instance polls this turn.
-      await take(value);
-      return true;
+      const held = await takeLease(link, {
+        key: keyOf(leaseKey),
+        owner,
+        ttlMs,
+        signer: seal,
+        now,
+        what: 'a poll lease',
+        onRejected,
+      });
+      // Without an answer this instance polls alone this turn.
+      return held !== false;
     },
     async release(leaseKey) {
-      await link.script(RELEASE, [keyOf(leaseKey)], [owner]);
+      await releaseLease(link, keyOf(leaseKey), owner);
     },
   };
 }

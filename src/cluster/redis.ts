@@ -26,6 +26,12 @@ import { createHash } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 
+/**
+ * The command connection as a round trip sees it (`RedisLink.run`): the one Redis client type
+ * the rest of the gateway names, so nothing outside this file imports ioredis.
+ */
+export type RedisCommands = Redis;
+
 /** Returned instead of a result when Redis could not answer; the caller goes on alone. */
 export const UNAVAILABLE: unique symbol = Symbol('redis unavailable');
 export type Unavailable = typeof UNAVAILABLE;
@@ -83,7 +89,7 @@ export interface RedisLink {
    * One round trip with the command connection; `UNAVAILABLE` when Redis cannot answer within
    * `timeoutMs` (@default `commandTimeoutMs`: more only for large transfers off a request's path).
    */
-  run<T>(op: (redis: Redis) => Promise<T>, timeoutMs?: number): Promise<T | Unavailable>;
+  run<T>(op: (redis: RedisCommands) => Promise<T>, timeoutMs?: number): Promise<T | Unavailable>;
   /** Runs a script (one round trip); replies with buffers when `buffers` is true. */
   script(
     script: LuaScript,

@@ -2,8 +2,8 @@
  * What makes Redis safe to share: every value stored or published is sealed with a key derived
  * from the access token it belongs to, and every key or channel name is a digest.
  *
- * - Sealing: AES-256-GCM with a key from HKDF-SHA256 of the token (a fresh 12-byte IV per
- *   message). The additional data is the name the blob is stored or published under, so a blob
+ * - Sealing: AES-256-GCM (`src/crypto/aead.ts`) with a key from HKDF-SHA256 of the token (a
+ *   fresh 12-byte IV per message). The additional data is the name the blob is stored or published under, so a blob
  *   moved to another key or channel fails to open. Without the token, a blob is noise; with
  *   another token, it fails authentication.
  * - Names: `redisName(purpose, ...parts)` is a truncated SHA-256 of the parts. Every name that
@@ -13,21 +13,13 @@
  *   shrinks about tenfold); compression runs on libuv's thread pool, off the event loop.
  * - Signing: what Redis scripts must read in clear (lease owners, ledger entries, alias
  *   pointers) carries a tag instead: HMAC-SHA256 under a second key from HKDF-SHA256 of the
- *   token, over the name and the text, 128 bits (`signed`, `verified`). Without the token one
+ *   token, over the name and the text, 128 bits (`src/crypto/signer.ts`; `signed`, `verified`). Without the token one
  *   cannot make a tag that verifies; a tag made for one name does not verify under another.
  *
  * Layout of a sealed blob: version (1 byte), flags (1 byte: bit 0 = brotli), IV (12), ciphertext,
  * GCM tag (16).
  */
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  createHmac,
-  hkdfSync,
-  randomBytes,
-  timingSafeEqual,
-} from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import {
   brotliCompress,
@@ -37,11 +29,12 @@ import {
   constants as zlib,
 } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import { AeadOpenError, aeadOpen, aeadSeal, deriveKey, TAG_BYTES } from '../crypto/aead.js';
+import { createSigner, type Signer } from '../crypto/signer.js';
 
 const VERSION = 1;
 const BROTLI = 1;
 const IV_BYTES = 12;
-const TAG_BYTES = 16;
 const HEADER_BYTES = 2 + IV_BYTES;
 /** Bodies below this are sealed as they are: compressing them saves nothing worth the time. */
 const COMPRESS_FROM_BYTES = 1024;
@@ -55,41 +48,28 @@ const BROTLI_QUALITY = 4;
 const SALT = 'plans-graphql-gateway/cluster/v1';
 /** Largest body a sealed blob may unpack to (a plan export of a million transactions is ~600 MB). */
 const MAX_OPENED_BYTES = 1024 * 1024 * 1024;
-/** A signing tag: 128 bits of HMAC-SHA256, 22 base64url characters. */
-const TAG_OF_SIGNATURE_BYTES = 16;
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
 
-/** A token's sealing key. Holds no token; anyone holding it can read that token's blobs. */
-export interface TokenSeal {
+/**
+ * A token's sealing key, and its signing key (`sign`, `verify`: the token's tags). Holds no token;
+ * anyone holding it can read that token's blobs.
+ */
+export interface TokenSeal extends Signer {
   readonly tokenKey: string;
   seal(body: Buffer, name: string): Promise<Buffer>;
   /** Throws when the blob was not sealed under `name` with this token's key, or was altered. */
   open(blob: Buffer, name: string): Promise<Buffer>;
-  /** The tag of `text` under `name` (22 base64url characters). */
-  sign(text: string, name: string): string;
-  /** Whether `tag` is this token's tag of `text` under `name`. */
-  verify(text: string, tag: string, name: string): boolean;
 }
 
 export function createTokenSeal(token: string, tokenKey: string): TokenSeal {
-  const key = Buffer.from(hkdfSync('sha256', token, SALT, 'seal', 32));
-  const signingKey = Buffer.from(hkdfSync('sha256', token, SALT, 'sign', 32));
-  const tagOf = (text: string, name: string) =>
-    createHmac('sha256', signingKey)
-      .update(name, 'utf8')
-      .update('\0')
-      .update(text, 'utf8')
-      .digest()
-      .subarray(0, TAG_OF_SIGNATURE_BYTES);
+  const key = deriveKey(token, SALT, 'seal');
+  const signer = createSigner(deriveKey(token, SALT, 'sign'));
   return {
     tokenKey,
-    sign: (text, name) => tagOf(text, name).toString('base64url'),
-    verify(text, tag, name) {
-      const given = Buffer.from(tag, 'base64url');
-      return given.length === TAG_OF_SIGNATURE_BYTES && timingSafeEqual(given, tagOf(text, name));
-    },
+    sign: signer.sign,
+    verify: signer.verify,
     async seal(body, name) {
       const packed = body.length >= COMPRESS_FROM_BYTES;
       const options = {
@@ -103,27 +83,24 @@ export function createTokenSeal(token: string, tokenKey: string): TokenSeal {
         : body.length < SYNC_BELOW_BYTES
           ? brotliCompressSync(body, options)
           : await compress(body, options);
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
-      cipher.setAAD(Buffer.from(name, 'utf8'));
+      const { iv, ciphertext, tag } = aeadSeal(key, plain, name);
       const header = Buffer.from([VERSION, packed ? BROTLI : 0]);
-      return Buffer.concat([header, iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+      return Buffer.concat([header, iv, ciphertext, tag]);
     },
     async open(blob, name) {
       if (blob.length < HEADER_BYTES + TAG_BYTES || blob[0] !== VERSION) {
         throw new SealError(`not a sealed blob of version ${VERSION} (${blob.length} bytes)`);
       }
-      const iv = blob.subarray(2, HEADER_BYTES);
-      const decipher = createDecipheriv('aes-256-gcm', key, iv);
-      decipher.setAAD(Buffer.from(name, 'utf8'));
-      decipher.setAuthTag(blob.subarray(blob.length - TAG_BYTES));
+      const parts = {
+        iv: blob.subarray(2, HEADER_BYTES),
+        ciphertext: blob.subarray(HEADER_BYTES, blob.length - TAG_BYTES),
+        tag: blob.subarray(blob.length - TAG_BYTES),
+      };
       let plain: Buffer;
       try {
-        plain = Buffer.concat([
-          decipher.update(blob.subarray(HEADER_BYTES, blob.length - TAG_BYTES)),
-          decipher.final(),
-        ]);
-      } catch {
+        plain = aeadOpen(key, parts, name);
+      } catch (error) {
+        if (!(error instanceof AeadOpenError)) throw error;
         throw new SealError('the blob does not open with this token under this name');
       }
       if (!((blob[1] ?? 0) & BROTLI)) return plain;

@@ -42,6 +42,11 @@ type RefusalCode =
   | 'SHUTTING_DOWN'
   /** Webhooks are off: no WEBHOOK_KEY, or one that does not open the webhook store. */
   | 'WEBHOOKS_DISABLED'
+  /**
+   * The webhook store (Redis) did not answer within `REDIS_COMMAND_TIMEOUT_MS`, or is away: the
+   * call failed at once instead of waiting. Try again once it is back.
+   */
+  | 'WEBHOOKS_UNAVAILABLE'
   /** A request body over `limits.bodyBytes` (HTTP 413); yoga's code, as its limiter answered. */
   | 'REQUEST_ENTITY_TOO_LARGE'
   /** A failure the gateway did not expect, masked. */

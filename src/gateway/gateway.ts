@@ -40,12 +40,11 @@ import {
   type UpstreamClientOptions,
 } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
-import type { Webhooks } from '../webhooks/webhooks.js';
 import { createSettling } from '../writes/settling.js';
 import { ownCluster, requestLedger } from './cluster.js';
 import { createGatewayLive } from './live.js';
 import { createGatewayReplicas } from './replicas.js';
-import { createGatewayWebhooks } from './webhooks.js';
+import { createGatewayWebhooks, type Webhooks } from './webhooks.js';
 
 export interface GatewayDeps {
   /** Dispatcher for upstream requests (tests inject one); default: the client's own pool. */
@@ -194,7 +193,6 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     config,
     now,
     replicas,
-    upstream,
     usage,
     cluster,
     scheduler: deps.scheduler,
@@ -239,6 +237,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   };
   const webhooks = createGatewayWebhooks({
     config,
+    cluster,
     scheduler: live.scheduler,
     gateway: () => gateway,
     logger,
@@ -307,7 +306,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...(cluster ? { cluster } : {}),
     ...(webhooks.running ? { webhooks: webhooks.running } : {}),
     async close() {
-      await webhooks.running?.close();
+      await webhooks.close();
       await live.close();
       // Deltas after writes carry on past their answers; the upstream pool closes after them.
       await settling.idle();

@@ -6,7 +6,6 @@ import type { LiveBus } from '../live/live-bus.js';
 import type { PollLeases } from '../live/poll-leases.js';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { ReplicaStore } from '../replica/types.js';
-import type { UpstreamClient } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
 import type { GatewayLedger } from './cluster.js';
 
@@ -14,7 +13,6 @@ export interface GatewayLiveOptions {
   config: GatewayConfig;
   now: () => number;
   replicas: ReplicaStore;
-  upstream: UpstreamClient;
   usage: GatewayLedger['usage'];
   cluster?: Cluster | undefined;
   /** @default real timers on `now` */
@@ -29,7 +27,7 @@ export interface GatewayLiveOptions {
  * poll leases and the poll ledger with other instances through the cluster, when there is one.
  */
 export function createGatewayLive(options: GatewayLiveOptions): LiveHub {
-  const { config, now, replicas, upstream, usage, cluster, scheduler, live, onError } = options;
+  const { config, now, replicas, usage, cluster, scheduler, live, onError } = options;
   const sharedPolls = cluster?.ledger('polls', config.rateLimit);
   const polls =
     live?.pollLedger ??
@@ -38,11 +36,6 @@ export function createGatewayLive(options: GatewayLiveOptions): LiveHub {
   const leases = live?.leases ?? cluster?.leases;
   return createLiveHub({
     replicas,
-    fetchDelta: ({ token, planId, since, meter }) =>
-      upstream.getPlanById(
-        { token, ...(meter ? { meter } : {}) },
-        { planId, lastKnowledgeOfServer: since },
-      ),
     budget: createPollBudget({
       usage,
       ...config.rateLimit,

@@ -18,7 +18,6 @@
  * With the defaults (200 an hour, share 0.5, max-age 30 s) one plan is polled every 36 s: 100
  * requests an hour, leaving 100 for reads and writes.
  */
-import type { UpstreamMeter } from '../upstream/client.js';
 import { createRequestLedger, type RequestUsage } from '../upstream/request-ledger.js';
 
 /** Polls never take the last 5% of a token's requests (see 3. above). */
@@ -55,6 +54,14 @@ export interface PollLedger {
   usage(tokenKey: string): RequestUsage | Promise<RequestUsage>;
 }
 
+/**
+ * Counts a poll's upstream calls: passed as the read's (or the backfill's) meter, it is told of
+ * each call as the upstream client's meters are, and reads only its status.
+ */
+export interface PollMeter {
+  record(call: { readonly status: number | null }): void;
+}
+
 export interface PollBudgetUsage {
   /** Requests polls may spend per window. */
   readonly allowance: number;
@@ -68,7 +75,7 @@ export interface PollBudget {
   /** How long the token's next poll must wait for the budget; 0 when it may go now. */
   waitMs(tokenKey: string): Promise<number>;
   /** Counts the upstream requests of a poll (pass it as the read's meter). */
-  meter(tokenKey: string): UpstreamMeter;
+  meter(tokenKey: string): PollMeter;
   usage(tokenKey: string): Promise<PollBudgetUsage>;
 }
 

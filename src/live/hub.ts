@@ -17,7 +17,6 @@
  *   of the plan, through the bus so that every instance ends its own.
  */
 
-import type { ResponseData } from '@plans-gateway/rest-contract';
 import type { GraphQLError } from 'graphql';
 import { gatewayError } from '../errors/codes.js';
 import { rethrowAsGraphQL, toGraphQLError } from '../errors/to-graphql.js';
@@ -26,7 +25,6 @@ import type { Loaders } from '../loaders/loaders.js';
 import { type Credentials, unauthenticated } from '../operation/credentials.js';
 import type { AppliedChange } from '../replica/store.js';
 import type { Freshness, PlanSnapshot, ReplicaStore } from '../replica/types.js';
-import type { UpstreamMeter } from '../upstream/client.js';
 import type { PollBudget } from './budget.js';
 import type { ChangeLog, ChangeLogLimits, LogEntry } from './change-log.js';
 import {
@@ -69,22 +67,9 @@ export const DEFAULT_CHANGE_LOG_BUDGET = 1_000_000;
 /** @default 2 MiB of changes waiting for one subscriber that is not reading */
 export const DEFAULT_PENDING_BYTES = 2 * 1024 * 1024;
 
-export interface FetchDeltaRequest {
-  readonly token: string;
-  readonly planId: string;
-  readonly since: number;
-  /** Counts the call (the poll budget's meter: a backfill is charged to the polls' share). */
-  readonly meter?: UpstreamMeter;
-}
-
-/** `GET /plans/{planId}?last_knowledge_of_server=since`: the backfill of replays the log cannot serve. */
-export type FetchDelta = (request: FetchDeltaRequest) => Promise<ResponseData['getPlanById']>;
-
 export interface LiveHubOptions {
-  /** `applyRelayed` stores a backfill's delta like any delta fetched outside a read. */
-  replicas: Pick<ReplicaStore, 'read' | 'peek' | 'applyRelayed'>;
-  /** `GET /plans/{planId}?last_knowledge_of_server=since`: backfills of replays older than the log. */
-  fetchDelta: FetchDelta;
+  /** `backfill`: the delta of a replay older than the log, through the store's one fetch path. */
+  replicas: Pick<ReplicaStore, 'read' | 'peek' | 'backfill'>;
   budget: PollBudget;
   scheduler: Scheduler;
   /** @default an in-process bus (`createLiveBus()`) */
@@ -160,8 +145,7 @@ export interface LiveHub {
 
 /** What the hub's parts share: the channels' state plus what opening and resuming need. */
 interface HubState extends LiveState {
-  readonly replicas: Pick<ReplicaStore, 'read' | 'peek' | 'applyRelayed'>;
-  readonly fetchDelta: FetchDelta;
+  readonly replicas: Pick<ReplicaStore, 'read' | 'peek' | 'backfill'>;
   readonly maxSubscriptionsPerToken: number;
   readonly limits: FeedLimits;
   /** Row sizes, measured once per row for every subscriber. */
@@ -192,7 +176,6 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
 function hubStateOf(options: LiveHubOptions): HubState {
   const {
     replicas,
-    fetchDelta,
     budget,
     scheduler,
     bus = createLiveBus(),
@@ -228,7 +211,6 @@ function hubStateOf(options: LiveHubOptions): HubState {
     changeLog,
     onError,
     replicas,
-    fetchDelta,
     maxSubscriptionsPerToken,
     limits: { event: eventLimits, pendingBytes: pendingBytesPerSubscriber },
     sizes: new RowSizes(),
@@ -341,36 +323,31 @@ async function fillGap(live: HubState, channel: Channel, since: number): Promise
 
 /**
  * Private: one delta from `from` for the channel's replays, at the poller's call (within the
- * poll budget, charged to it). Its keys become the oldest entry of the log, which then reaches
- * back to `from` (or, too many, a whole-plan entry with the delta's deletions; more deletions
- * than even that are kept on the channel for the replays waiting now). The delta is then stored
- * like any delta fetched outside a read: it brings the replica up to date too.
+ * poll budget, charged to it), through the replica store's one fetch path. Its keys become the
+ * oldest entry of the log, which then reaches back to `from` (or, too many, a whole-plan entry
+ * with the delta's deletions; more deletions than even that are kept on the channel for the
+ * replays waiting now), before the store merges it like any delta fetched outside a read: it
+ * brings the replica up to date too.
  */
 async function backfill(live: HubState, channel: Channel, from: number): Promise<void> {
-  const sentAt = live.poll.scheduler.now();
-  const data = await live.fetchDelta({
+  await live.replicas.backfill({
     token: channel.token,
+    tokenKey: channel.tokenKey,
     planId: channel.planId,
     since: from,
     meter: live.poll.budget.meter(channel.tokenKey),
-  });
-  const held = live.replicas.peek(channel.tokenKey, channel.planId)?.snapshot;
-  const { log } = channel;
-  delete channel.backfilled;
-  if (!log.extendBack(from, keysOfDelta(data.plan, held))) {
-    const deleted = deletedKeysOf(data.plan);
-    if (!log.extendBack(from, deleted, true)) {
-      const entry: LogEntry = { to: log.base, keys: deleted, size: 0, everything: true };
-      channel.backfilled = { from, entry };
-    }
-  }
-  live.logs.set(channel.key, log);
-  live.replicas.applyRelayed(channel.tokenKey, {
-    kind: 'delta',
-    data,
-    fromKnowledge: from,
-    sentAt,
-    bytes: 0,
+    beforeMerge: (data, held) => {
+      const { log } = channel;
+      delete channel.backfilled;
+      if (!log.extendBack(from, keysOfDelta(data.plan, held))) {
+        const deleted = deletedKeysOf(data.plan);
+        if (!log.extendBack(from, deleted, true)) {
+          const entry: LogEntry = { to: log.base, keys: deleted, size: 0, everything: true };
+          channel.backfilled = { from, entry };
+        }
+      }
+      live.logs.set(channel.key, log);
+    },
   });
 }
 

@@ -49,7 +49,9 @@
  *    write applied here meanwhile: only its knowledge can (rule 3 without the epoch). Ages count
  *    from its own `sentAt`. A relayed answer at the knowledge the replica already has brings
  *    nothing new and is not merged again; one lower than the replica's is older, never a sign of
- *    knowledge going back (rule 5 judges this instance's own requests only).
+ *    knowledge going back (rule 5 judges this instance's own requests only). A live replay's
+ *    `backfill` (a delta from below the replica's knowledge, through `fetchPlan`) is stored the
+ *    same way: no reader asked for it.
  *
  * Failures: when `classifyFailure` names a reason (rate limited, upstream error or down) and a
  * replica is held, the read is answered from it with `stale: { reason, error }` and its age.
@@ -79,6 +81,7 @@ import { createPlanSnapshot } from './snapshot.js';
 import { abortable, createSingleFlight, type SingleFlight } from './sync.js';
 import type { QueryMeter } from './transaction-query.js';
 import type {
+  BackfillRequest,
   PlanSnapshot,
   RelayedSync,
   ReplicaRead,
@@ -218,6 +221,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
       return entry ? answerFrom(store, entry, 'none', store.now()) : undefined;
     },
     applyRelayed: (tokenKey, relayed) => applyRelayed(store, tokenKey, relayed),
+    backfill: (request) => backfill(store, request),
     expire: (tokenKey, planId) => expire(store, tokenKey, planId),
     forgetToken: (tokenKey) => forgetToken(store, tokenKey),
     stats: () => store.cache.stats(),
@@ -804,6 +808,43 @@ function applyRelayed(
   return knowledgeBefore === undefined || entry.state.serverKnowledge > knowledgeBefore
     ? 'applied'
     : 'kept';
+}
+
+/**
+ * Private: a delta from an older knowledge, through the one fetch path. Only an answer to its
+ * own request serves it: another instance's (`notSentBefore`) is relative to that instance's
+ * replica, and need not hold what changed after `since`. Stored as `applyRelayed` stores one.
+ */
+async function backfill(store: StoreState, request: BackfillRequest): Promise<void> {
+  const { token, tokenKey, planId, since, meter, beforeMerge } = request;
+  assertKey('tokenKey', tokenKey);
+  assertKey('planId', planId);
+  if (!Number.isSafeInteger(since) || since < 0) {
+    throw new RangeError(
+      `BackfillRequest.since must be a non-negative integer, got ${String(since)}`,
+    );
+  }
+  const sentAt = store.now();
+  const result = await store.fetchPlan({
+    token,
+    tokenKey,
+    planId,
+    lastKnowledgeOfServer: since,
+    ...(meter === undefined ? {} : { meter }),
+    notSentBefore: Number.POSITIVE_INFINITY,
+  });
+  assertPlanExport(result?.data);
+  beforeMerge?.(
+    result.data,
+    lookupReplica(store.aliases, store.cache, tokenKey, planId).entry?.snapshot,
+  );
+  applyRelayed(store, tokenKey, {
+    kind: 'delta',
+    data: result.data,
+    fromKnowledge: since,
+    sentAt: result.sentAt ?? sentAt,
+    bytes: result.bytes,
+  });
 }
 
 function expire(store: StoreState, tokenKey: string, planId: string): void {

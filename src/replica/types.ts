@@ -230,6 +230,26 @@ export interface SavedEntities {
   readonly scheduledTransactions?: readonly ScheduledTransactionDetail[];
 }
 
+/** A delta from a knowledge older than the replica's (see `ReplicaStore.backfill`). */
+export interface BackfillRequest {
+  readonly token: string;
+  readonly tokenKey: string;
+  /** The concrete plan id. */
+  readonly planId: string;
+  /** The knowledge the delta is asked from. */
+  readonly since: number;
+  /** Opaque to the store, as a read's: handed to `fetchPlan` (the poll budget's meter). */
+  readonly meter?: unknown;
+  /**
+   * Told of the delta once it arrived, before it is merged, with the replica as it was then
+   * (the live hub extends its change log back to `since` before the merge is announced).
+   */
+  readonly beforeMerge?: (
+    data: ResponseData['getPlanById'],
+    held: PlanSnapshot | undefined,
+  ) => void;
+}
+
 /** A sync answered to another gateway instance (see `ReplicaStore.applyRelayed`). */
 export interface RelayedSync {
   readonly kind: 'full' | 'delta';
@@ -266,6 +286,12 @@ export interface ReplicaStore {
    * `sentAt`), or `gap` (a delta asked from beyond the replica's knowledge, or none held)
    */
   applyRelayed(tokenKey: string, sync: RelayedSync): 'applied' | 'kept' | 'gap';
+  /**
+   * One delta from `since`, a knowledge below the replica's (a live replay older than the change
+   * log), sent through `fetchPlan` like any sync (the sync metrics; with a cluster its flight
+   * lease and relay), then stored like a delta fetched outside a read (`applyRelayed`).
+   */
+  backfill(request: BackfillRequest): Promise<void>;
   /**
    * Makes the next read of (tokenKey, planId) sync whatever its max-age, keeping the data for
    * stale answers meanwhile. For a write whose outcome is unknown: the upstream may hold a change

@@ -5,7 +5,7 @@ import type { Credentials } from '../operation/credentials.js';
 import type { OperationDeadline } from '../operation/deadline.js';
 import type { OperationMeter } from '../operation/meter.js';
 import type { OperationSpan } from '../operation/tracer.js';
-import type { WebhookRegistry } from '../webhooks/webhooks.js';
+import type { WebhookRegistry } from '../webhooks/registry.js';
 import type { Writes } from '../writes/pipeline.js';
 
 export interface RateLimitUsage {

@@ -12,7 +12,7 @@ import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { RequestUsage } from '../upstream/request-ledger.js';
-import type { WebhookRegistry } from '../webhooks/webhooks.js';
+import type { WebhookRegistry } from '../webhooks/registry.js';
 import { createWritePipeline } from '../writes/pipeline.js';
 import type { Settling } from '../writes/settling.js';
 import type { FreshnessOf } from './freshness.js';

@@ -5,6 +5,16 @@
  * endpoint's head (a claim that ends with the attempt, or after `holdMs` when its instance died:
  * then another sends it again, at least once). Every change of several keys is one Lua script.
  *
+ * It talks to Redis only through the cluster's link (`src/cluster/redis.ts`): no offline queue,
+ * every round trip bounded by `REDIS_COMMAND_TIMEOUT_MS`, and the first that runs out takes the
+ * link down for every caller until Redis answers again. A call that finds Redis unavailable (or
+ * gets no answer in time) throws `WebhookStoreUnavailableError` at once; the one wait longer
+ * than a round trip is a call made before the link's first connection, which waits for it up to
+ * `FIRST_CONNECTION_WAIT_MS` (a gateway starting beside its Redis). Feed leases and delivery
+ * claims are the cluster's signed leases (`src/cluster/redis-leases.ts`), signed with the
+ * operator key's signer: someone who can write to Redis without `WEBHOOK_KEY` cannot hold a
+ * feed or an endpoint's queue back.
+ *
  * It keeps records as `sealed-store.ts` hands them over (store.ts, "At rest"): sealed text and
  * keyed digests, so Redis alone (or a dump of it) reveals no token, secret, URL, plan id or
  * plan data.
@@ -15,27 +25,48 @@
  * `w:q:<endpointId>` pending seqs in order; `w:hist:<endpointId>` every seq, newest first;
  * `w:a:<seq>` attempts; `w:ev:<eventId>` latest seq of an event; `w:due` endpoint ids scored by
  * when their head falls due (enabled endpoints with something pending);
- * `w:feed:<tokenKey>:<feed>` feed lease; `w:claim:<endpointId>`. A `<feed>` is the keyed digest
- * of a token key and plan id (`sealed-store.ts`).
+ * `w:feed:<tokenKey>:<feed>` feed lease; `w:claim:<endpointId>` delivery claim (both
+ * `<owner> <until> <tag>`). A `<feed>` is the keyed digest of a token key and plan id
+ * (`sealed-store.ts`).
  */
-import type { Redis } from 'ioredis';
-import type {
-  AttemptRecord,
-  ClearRows,
-  DeliveryRecord,
-  DeliveryState,
-  EndpointRecord,
-  StoredEndpoint,
-  StoredFeed,
-  WebhookRecords,
+import {
+  type LuaScript,
+  luaScript,
+  type RedisCommands,
+  type RedisLink,
+  UNAVAILABLE,
+  type Unavailable,
+} from '../cluster/redis.js';
+import {
+  judgeLease,
+  leaseValue,
+  OWNED,
+  releaseLease,
+  replyText,
+  TAKE,
+  takeLease,
+  voidLease,
+} from '../cluster/redis-leases.js';
+import type { Signer } from '../crypto/signer.js';
+import {
+  type AttemptRecord,
+  type ClearRows,
+  type DeliveryRecord,
+  type DeliveryState,
+  type EndpointRecord,
+  DELIVERY_HISTORY as HISTORY,
+  patchedEndpoint,
+  type StoredEndpoint,
+  type StoredFeed,
+  type WebhookRecords,
+  WebhookStoreUnavailableError,
 } from './store.js';
-import { DELIVERY_HISTORY as HISTORY, patchedEndpoint } from './store.js';
 
 // KEYS: lease, cursor, seq, due. ARGV: owner, cursor, now, prefix, history, then eventId,
 // endpointId, serverKnowledge, payload quadruples. Writes nothing unless the owner holds the
 // lease. A history past its bound drops its oldest delivery (with its attempts) once delivered.
-const ENQUEUE = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+const ENQUEUE = luaScript(`${OWNED}
+if not owned(redis.call('GET', KEYS[1]), ARGV[1]) then return 0 end
 local knowledge = tonumber(ARGV[2])
 local now = ARGV[3]
 local w = ARGV[4]
@@ -70,20 +101,20 @@ end
 local current = tonumber(redis.call('GET', KEYS[2]) or '-1')
 if knowledge > current then redis.call('SET', KEYS[2], knowledge) end
 return 1
-`;
+`);
 
-// KEYS: claim, due. ARGV: owner, holdMs, endpointId, now. The head's seq when claimed.
-const CLAIM = `
-local score = redis.call('ZSCORE', KEYS[2], ARGV[3])
-if not score or tonumber(score) > tonumber(ARGV[4]) then return false end
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
-return 1
-`;
+// KEYS: claim, due. ARGV: owner, claim value, holdMs, endpointId, now, a claim judged void. 0
+// when the endpoint is not due; else as a lease is taken (1, or the claim found, to judge).
+const CLAIM = luaScript(`${TAKE}
+local score = redis.call('ZSCORE', KEYS[2], ARGV[4])
+if not score or tonumber(score) > tonumber(ARGV[5]) then return 0 end
+return take(KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[6])
+`);
 
 // KEYS: claim, delivery, attempts, queue, due, endpoint. ARGV: owner, attempt JSON, state,
 // nextAttemptAt, at, endpointId, prefix.
-const RECORD = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+const RECORD = luaScript(`${OWNED}
+if not owned(redis.call('GET', KEYS[1]), ARGV[1]) then return 0 end
 redis.call('RPUSH', KEYS[3], ARGV[2])
 redis.call('HINCRBY', KEYS[2], 'attempts', 1)
 redis.call('HSET', KEYS[2], 'state', ARGV[3], 'nextAttemptAt', ARGV[4])
@@ -105,39 +136,23 @@ local ep = redis.call('GET', KEYS[6])
 if not ep or cjson.decode(ep).disabledReason ~= cjson.null then redis.call('ZREM', KEYS[5], ARGV[6]) end
 redis.call('DEL', KEYS[1])
 return 1
-`;
-
-// KEYS: key. ARGV: owner. Deletes the key only if `owner` holds it.
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
-// KEYS: lease. ARGV: owner, ttl. Takes a free lease or renews one's own.
-const LEASE = `
-local holder = redis.call('GET', KEYS[1])
-if holder == false or holder == ARGV[1] then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-return 0
-`;
+`);
 
 // Compare-and-set, for sealing rows written before sealing: a value another instance changed
 // meanwhile is left as it is. KEYS: key. ARGV: the value read, the sealed one.
-const SET_IF = `
+const SET_IF = luaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2])
 return 1
-`;
+`);
 // KEYS: hash. ARGV: field, the value read, the sealed one.
-const HSET_IF = `
+const HSET_IF = luaScript(`
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
-`;
+`);
 // KEYS: list. ARGV: n, the n values read, the n sealed ones.
-const LIST_IF = `
+const LIST_IF = luaScript(`
 local n = tonumber(ARGV[1])
 local current = redis.call('LRANGE', KEYS[1], 0, -1)
 if #current ~= n then return 0 end
@@ -145,16 +160,16 @@ for i = 1, n do if current[i] ~= ARGV[1 + i] then return 0 end end
 redis.call('DEL', KEYS[1])
 for i = 1, n do redis.call('RPUSH', KEYS[1], ARGV[1 + n + i]) end
 return 1
-`;
+`);
 // KEYS: the cursor under a plan id, the cursor under its feed. Moves the first into the second.
-const MOVE_CURSOR = `
+const MOVE_CURSOR = luaScript(`
 local old = redis.call('GET', KEYS[1])
 if not old then return 0 end
 local current = tonumber(redis.call('GET', KEYS[2]) or '-1')
 if tonumber(old) > current then redis.call('SET', KEYS[2], old) end
 redis.call('DEL', KEYS[1])
 return 1
-`;
+`);
 
 interface Secret {
   secret: string;
@@ -162,9 +177,24 @@ interface Secret {
   expiresAt: number | null;
 }
 
-/** The store over `redis` (closed with it) under `prefix`. */
-export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookRecords {
-  const w = `${prefix}webhooks:`;
+/** A call made before the link's first connection waits for it this long (a start beside Redis). */
+const FIRST_CONNECTION_WAIT_MS = 3_000;
+
+export interface RedisWebhookStoreOptions {
+  /** The cluster's link: its prefix, deadlines and availability are the store's. */
+  readonly link: RedisLink;
+  /** Signs feed leases and delivery claims: the operator key's (`Sealer.signer`). */
+  readonly signer: Signer;
+  /** Epoch ms, for the leases' own ends. */
+  readonly now: () => number;
+  /** A void lease or claim (forged, or written again after its end) was taken over. */
+  readonly onRejected?: (what: string) => void;
+}
+
+/** The store over the cluster's link, under `<link prefix>webhooks:`; closing it leaves the link. */
+export function createRedisWebhookStore(options: RedisWebhookStoreOptions): WebhookRecords {
+  const { link, signer, now, onRejected = () => {} } = options;
+  const w = `${link.prefix}webhooks:`;
   const k = {
     canary: `${w}canary`,
     token: (tokenKey: string) => `${w}token:${tokenKey}`,
@@ -183,79 +213,136 @@ export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookRe
     claim: (id: string) => `${w}claim:${id}`,
   };
 
+  let connectedOnce = link.available;
+  const stopWatching = link.onAvailable(() => {
+    connectedOnce = true;
+  });
+  const connected = async () => {
+    if (!connectedOnce && !link.available) await link.ready(FIRST_CONNECTION_WAIT_MS);
+  };
+  const answered = <T>(reply: T | Unavailable): T => {
+    if (reply === UNAVAILABLE) throw new WebhookStoreUnavailableError(`Redis (${w})`);
+    return reply;
+  };
+  /** One round trip, bounded by the link's deadline. */
+  const run = async <T>(op: (redis: RedisCommands) => Promise<T>): Promise<T> => {
+    await connected();
+    return answered(await link.run(op));
+  };
+  const script = async (
+    lua: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown> => {
+    await connected();
+    return answered(await link.script(lua, keys, args));
+  };
+  const lease = (key: string, owner: string, ttlMs: number, what: string) =>
+    ({ key, owner, ttlMs, signer, now, what, onRejected }) as const;
+
   const endpoint = async (id: string): Promise<StoredEndpoint | undefined> => {
-    const json = await redis.get(k.endpoint(id));
+    const json = await run((redis) => redis.get(k.endpoint(id)));
     return json === null ? undefined : (JSON.parse(json) as StoredEndpoint);
   };
   const allEndpoints = async (): Promise<StoredEndpoint[]> => {
-    const ids = await redis.smembers(k.all);
+    const ids = await run((redis) => redis.smembers(k.all));
     if (ids.length === 0) return [];
-    const values = await redis.mget(ids.map(k.endpoint));
+    const values = await run((redis) => redis.mget(ids.map(k.endpoint)));
     return values.flatMap((json) => (json === null ? [] : [JSON.parse(json) as StoredEndpoint]));
   };
   const delivery = async (seq: number | string): Promise<DeliveryRecord | undefined> => {
-    const hash = await redis.hgetall(k.delivery(seq));
+    const hash = await run((redis) => redis.hgetall(k.delivery(seq)));
     return hash.seq === undefined ? undefined : deliveryOf(hash);
   };
+  const release = async (key: string, owner: string) => {
+    await connected();
+    if (!(await releaseLease(link, key, owner))) {
+      throw new WebhookStoreUnavailableError(`Redis (${w})`);
+    }
+  };
   // Private: puts the endpoint on (or off) the due set, from its head, after a change of state.
-  const reschedule = async (id: string, now?: number) => {
+  const reschedule = async (id: string, at?: number) => {
     const ep = await endpoint(id);
-    const head = await redis.lindex(k.queue(id), 0);
+    const head = await run((redis) => redis.lindex(k.queue(id), 0));
     if (!ep || ep.disabledReason !== null || head === null) {
-      await redis.zrem(k.due, id);
+      await run((redis) => redis.zrem(k.due, id));
       return;
     }
-    if (now !== undefined) {
-      const seqs = await redis.lrange(k.queue(id), 0, -1);
-      const pipeline = redis.pipeline();
-      for (const seq of seqs) {
-        pipeline.hset(k.delivery(seq), 'nextAttemptAt', now);
-        pipeline.hdel(k.delivery(seq), 'firstAttemptAt');
-      }
-      await pipeline.exec();
+    if (at !== undefined) {
+      const seqs = await run((redis) => redis.lrange(k.queue(id), 0, -1));
+      await run((redis) => {
+        const pipeline = redis.pipeline();
+        for (const seq of seqs) {
+          pipeline.hset(k.delivery(seq), 'nextAttemptAt', at);
+          pipeline.hdel(k.delivery(seq), 'firstAttemptAt');
+        }
+        return pipeline.exec();
+      });
     }
-    const next = await redis.hget(k.delivery(head), 'nextAttemptAt');
-    await redis.zadd(k.due, Number(next ?? 0), id);
+    const next = await run((redis) => redis.hget(k.delivery(head), 'nextAttemptAt'));
+    await run((redis) => redis.zadd(k.due, Number(next ?? 0), id));
+  };
+  // Private: claims an endpoint's head when it is due; a void claim is taken over once.
+  const claim = async (id: string, owner: string, holdMs: number, at: number) => {
+    const key = k.claim(id);
+    const take = (replacing: string) =>
+      script(
+        CLAIM,
+        [key, k.due],
+        [owner, leaseValue(signer, key, owner, at + holdMs), holdMs, id, at, replacing],
+      );
+    const reply = await take('');
+    if (reply === 1 || reply === 0) return reply === 1;
+    const value = replyText(reply);
+    const verdict = judgeLease(signer, key, value, now());
+    if (verdict.kind === 'held') return false;
+    onRejected(voidLease('a delivery claim', verdict));
+    return (await take(value)) === 1;
   };
 
   return {
     shared: true,
     where: `Redis, under ${w}`,
     async canary() {
-      return (await redis.get(k.canary)) ?? undefined;
+      return (await run((redis) => redis.get(k.canary))) ?? undefined;
     },
     async setCanary(sealed) {
-      await redis.set(k.canary, sealed);
+      await run((redis) => redis.set(k.canary, sealed));
     },
     async anyToken() {
       let cursor = '0';
       do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', k.token('*'), 'COUNT', 1_000);
+        const [next, keys] = await run((redis) =>
+          redis.scan(cursor, 'MATCH', k.token('*'), 'COUNT', 1_000),
+        );
         cursor = next;
         for (const key of keys) {
-          const sealed = await redis.get(key);
+          const sealed = await run((redis) => redis.get(key));
           if (sealed !== null) return { tokenKey: key.slice(k.token('').length), sealed };
         }
       } while (cursor !== '0');
       return undefined;
     },
-    sealClearRows: (rows) => sealClearRows(redis, k, rows),
+    sealClearRows: (rows) => sealClearRows({ run, script }, k, rows),
     async claimFeed(feed, owner, ttlMs) {
-      return (await redis.eval(LEASE, 1, k.feed(feed), owner, ttlMs)) === 1;
+      await connected();
+      return answered(
+        await takeLease(link, lease(k.feed(feed), owner, ttlMs, 'a webhook feed lease')),
+      );
     },
-    async releaseFeed(feed, owner) {
-      await redis.eval(RELEASE, 1, k.feed(feed), owner);
-    },
+    releaseFeed: (feed, owner) => release(k.feed(feed), owner),
     async createEndpoint(record, secret, sealedToken) {
       const secrets: Secret[] = [{ secret, createdAt: record.createdAt, expiresAt: null }];
-      await redis
-        .multi()
-        .set(k.token(record.tokenKey), sealedToken)
-        .set(k.endpoint(record.id), JSON.stringify(record))
-        .sadd(k.all, record.id)
-        .set(k.secrets(record.id), JSON.stringify(secrets))
-        .set(k.cursor(record), record.startKnowledge, 'NX')
-        .exec();
+      await run((redis) =>
+        redis
+          .multi()
+          .set(k.token(record.tokenKey), sealedToken)
+          .set(k.endpoint(record.id), JSON.stringify(record))
+          .sadd(k.all, record.id)
+          .set(k.secrets(record.id), JSON.stringify(secrets))
+          .set(k.cursor(record), record.startKnowledge, 'NX')
+          .exec(),
+      );
     },
     endpoint,
     async endpointsOf(tokenKey) {
@@ -269,49 +356,49 @@ export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookRe
         .filter((e) => e.disabledReason === null)
         .sort((a, b) => a.id.localeCompare(b.id));
     },
-    async updateEndpoint(id, patch, now) {
+    async updateEndpoint(id, patch, at) {
       const current = await endpoint(id);
       if (!current) return undefined;
-      const next = patchedEndpoint(current, patch, now);
-      await redis.set(k.endpoint(id), JSON.stringify(next));
+      const next = patchedEndpoint(current, patch, at);
+      await run((redis) => redis.set(k.endpoint(id), JSON.stringify(next)));
       const reenabled = patch.enabled === true && current.disabledReason !== null;
-      await reschedule(id, reenabled ? now : undefined);
+      await reschedule(id, reenabled ? at : undefined);
       return next;
     },
     async deleteEndpoint(id) {
-      const removed = await redis.srem(k.all, id);
-      const seqs = await redis.lrange(k.history(id), 0, -1);
-      await redis.del(
-        k.endpoint(id),
-        k.secrets(id),
-        k.queue(id),
-        k.history(id),
-        ...seqs.flatMap((seq) => [k.delivery(seq), k.attempts(seq)]),
+      const removed = await run((redis) => redis.srem(k.all, id));
+      const seqs = await run((redis) => redis.lrange(k.history(id), 0, -1));
+      await run((redis) =>
+        redis.del(
+          k.endpoint(id),
+          k.secrets(id),
+          k.queue(id),
+          k.history(id),
+          ...seqs.flatMap((seq) => [k.delivery(seq), k.attempts(seq)]),
+        ),
       );
-      await redis.zrem(k.due, id);
+      await run((redis) => redis.zrem(k.due, id));
       return removed > 0;
     },
-    async secrets(endpointId, now) {
-      const json = await redis.get(k.secrets(endpointId));
+    async secrets(endpointId, at) {
+      const json = await run((redis) => redis.get(k.secrets(endpointId)));
       const secrets = json === null ? [] : (JSON.parse(json) as Secret[]);
       return secrets
-        .filter((s) => s.expiresAt === null || s.expiresAt > now)
+        .filter((s) => s.expiresAt === null || s.expiresAt > at)
         .sort((a, b) => b.createdAt - a.createdAt)
         .map((s) => s.secret);
     },
-    async rotateSecret(endpointId, secret, now, previousUntil) {
-      const json = await redis.get(k.secrets(endpointId));
+    async rotateSecret(endpointId, secret, at, previousUntil) {
+      const json = await run((redis) => redis.get(k.secrets(endpointId)));
       const old = json === null ? [] : (JSON.parse(json) as Secret[]);
       const kept = old
-        .filter((s) => s.expiresAt === null || s.expiresAt > now)
+        .filter((s) => s.expiresAt === null || s.expiresAt > at)
         .map((s) => (s.expiresAt === null ? { ...s, expiresAt: previousUntil } : s));
-      await redis.set(
-        k.secrets(endpointId),
-        JSON.stringify([{ secret, createdAt: now, expiresAt: null }, ...kept]),
-      );
+      const secrets = [{ secret, createdAt: at, expiresAt: null }, ...kept];
+      await run((redis) => redis.set(k.secrets(endpointId), JSON.stringify(secrets)));
     },
     async token(tokenKey) {
-      return (await redis.get(k.token(tokenKey))) ?? undefined;
+      return (await run((redis) => redis.get(k.token(tokenKey)))) ?? undefined;
     },
     async feeds() {
       const seen = new Map<string, StoredEndpoint>();
@@ -322,103 +409,86 @@ export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookRe
       return [...seen.values()];
     },
     async cursor(feed) {
-      const value = await redis.get(k.cursor(feed));
+      const value = await run((redis) => redis.get(k.cursor(feed)));
       return value === null ? undefined : Number(value);
     },
-    async enqueue(feed, cursor, deliveries, now, owner) {
+    async enqueue(feed, cursor, deliveries, at, owner) {
       const args = deliveries.flatMap((d) => [
         d.eventId,
         d.endpointId,
         d.serverKnowledge,
         d.payload,
       ]);
-      const written = await redis.eval(
+      const written = await script(
         ENQUEUE,
-        4,
-        k.feed(feed),
-        k.cursor(feed),
-        k.seq,
-        k.due,
-        owner,
-        cursor,
-        now,
-        w,
-        HISTORY,
-        ...args,
+        [k.feed(feed), k.cursor(feed), k.seq, k.due],
+        [owner, cursor, at, w, HISTORY, ...args],
       );
       return written === 1;
     },
-    async due(now, limit, busy, owner, holdMs) {
-      const ids = await redis.zrangebyscore(k.due, '-inf', now, 'LIMIT', 0, limit * 4);
+    async due(at, limit, busy, owner, holdMs) {
+      const ids = await run((redis) =>
+        redis.zrangebyscore(k.due, '-inf', at, 'LIMIT', 0, limit * 4),
+      );
       const claimed: DeliveryRecord[] = [];
       for (const id of ids) {
         if (claimed.length >= limit) break;
         if (busy.has(id)) continue;
-        const got = await redis.eval(CLAIM, 2, k.claim(id), k.due, owner, holdMs, id, now);
-        if (got !== 1) continue;
-        const head = await redis.lindex(k.queue(id), 0);
+        if (!(await claim(id, owner, holdMs, at))) continue;
+        const head = await run((redis) => redis.lindex(k.queue(id), 0));
         const record = head === null ? undefined : await delivery(head);
         if (record) claimed.push(record);
-        else await redis.eval(RELEASE, 1, k.claim(id), owner);
+        else await release(k.claim(id), owner);
       }
       return claimed;
     },
-    async release(record, owner) {
-      await redis.eval(RELEASE, 1, k.claim(record.endpointId), owner);
-    },
+    release: (record, owner) => release(k.claim(record.endpointId), owner),
     async nextDueAt(after) {
-      const [, score] = await redis.zrangebyscore(
-        k.due,
-        `(${after}`,
-        '+inf',
-        'WITHSCORES',
-        'LIMIT',
-        0,
-        1,
+      const [, score] = await run((redis) =>
+        redis.zrangebyscore(k.due, `(${after}`, '+inf', 'WITHSCORES', 'LIMIT', 0, 1),
       );
       return score === undefined ? undefined : Number(score);
     },
     async recordAttempt(record, attempt, next, owner) {
-      await redis.eval(
+      await script(
         RECORD,
-        6,
-        k.claim(record.endpointId),
-        k.delivery(record.seq),
-        k.attempts(record.seq),
-        k.queue(record.endpointId),
-        k.due,
-        k.endpoint(record.endpointId),
-        owner,
-        JSON.stringify(attempt),
-        next.state,
-        next.nextAttemptAt,
-        attempt.at,
-        record.endpointId,
-        w,
+        [
+          k.claim(record.endpointId),
+          k.delivery(record.seq),
+          k.attempts(record.seq),
+          k.queue(record.endpointId),
+          k.due,
+          k.endpoint(record.endpointId),
+        ],
+        [
+          owner,
+          JSON.stringify(attempt),
+          next.state,
+          next.nextAttemptAt,
+          attempt.at,
+          record.endpointId,
+          w,
+        ],
       );
     },
-    async disableEndpoint(id, reason, now) {
+    async disableEndpoint(id, reason, at) {
       const current = await endpoint(id);
       if (!current || current.disabledReason !== null) return;
-      await redis.set(
-        k.endpoint(id),
-        JSON.stringify({ ...current, disabledReason: reason, disabledAt: now }),
-      );
-      await redis.zrem(k.due, id);
+      const disabled = { ...current, disabledReason: reason, disabledAt: at };
+      await run((redis) => redis.set(k.endpoint(id), JSON.stringify(disabled)));
+      await run((redis) => redis.zrem(k.due, id));
     },
-    async disableFeeds(tokenKey, feed, reason, now) {
+    async disableFeeds(tokenKey, feed, reason, at) {
       for (const e of await allEndpoints()) {
         if (e.tokenKey !== tokenKey || (feed !== null && e.feed !== feed)) continue;
         if (e.disabledReason !== null) continue;
-        await redis.set(
-          k.endpoint(e.id),
-          JSON.stringify({ ...e, disabledReason: reason, disabledAt: now }),
-        );
-        await redis.zrem(k.due, e.id);
+        const disabled = { ...e, disabledReason: reason, disabledAt: at };
+        await run((redis) => redis.set(k.endpoint(e.id), JSON.stringify(disabled)));
+        await run((redis) => redis.zrem(k.due, e.id));
       }
     },
     async deliveries(endpointId, limit, before) {
-      const seqs = await redis.lrange(k.history(endpointId), 0, -1);
+      const seqs = await run((redis) => redis.lrange(k.history(endpointId), 0, -1));
       const wanted = seqs
         .map(Number)
         .filter((seq) => before === undefined || seq < before)
@@ -427,40 +497,44 @@ export function createRedisWebhookStore(redis: Redis, prefix: string): WebhookRe
       return records.filter((r): r is DeliveryRecord => r !== undefined);
     },
     async deliveryOfEvent(eventId) {
-      const seq = await redis.get(k.event(eventId));
+      const seq = await run((redis) => redis.get(k.event(eventId)));
       return seq === null ? undefined : delivery(seq);
     },
     async attempts(seq) {
-      return (await redis.lrange(k.attempts(seq), 0, -1)).map(
+      return (await run((redis) => redis.lrange(k.attempts(seq), 0, -1))).map(
         (json) => JSON.parse(json) as AttemptRecord,
       );
     },
-    async redeliver(eventId, now) {
+    async redeliver(eventId, at) {
       const original = await this.deliveryOfEvent(eventId);
       if (!original) return undefined;
-      const seq = await redis.incr(k.seq);
-      await redis
-        .multi()
-        .hset(k.delivery(seq), {
-          seq,
-          eventId,
-          endpointId: original.endpointId,
-          serverKnowledge: original.serverKnowledge,
-          payload: original.payload,
-          createdAt: now,
-          state: 'PENDING',
-          attempts: 0,
-          nextAttemptAt: now,
-        })
-        .rpush(k.queue(original.endpointId), seq)
-        .lpush(k.history(original.endpointId), seq)
-        .set(k.event(eventId), seq)
-        .exec();
+      const seq = await run((redis) => redis.incr(k.seq));
+      await run((redis) =>
+        redis
+          .multi()
+          .hset(k.delivery(seq), {
+            seq,
+            eventId,
+            endpointId: original.endpointId,
+            serverKnowledge: original.serverKnowledge,
+            payload: original.payload,
+            createdAt: at,
+            state: 'PENDING',
+            attempts: 0,
+            nextAttemptAt: at,
+          })
+          .rpush(k.queue(original.endpointId), seq)
+          .lpush(k.history(original.endpointId), seq)
+          .set(k.event(eventId), seq)
+          .exec(),
+      );
       await reschedule(original.endpointId);
       return delivery(seq);
     },
+    onAvailable: (listener) => link.onAvailable(listener),
     async close() {
-      await redis.quit().catch(() => redis.disconnect());
+      // The link is the cluster's: it closes with the gateway.
+      stopWatching();
     },
   };
 }
@@ -489,11 +563,29 @@ export interface RedisPersistence {
 }
 
 /**
+ * Calls `listener` with the persistence Redis has (`persistenceOf`) each time the link comes up,
+ * and at once when it is up already: a Redis that came back may be another one. Returns the
+ * function that stops it.
+ */
+export function watchPersistence(
+  link: RedisLink,
+  listener: (kept: RedisPersistence | undefined) => void,
+): () => void {
+  const look = () =>
+    void link.run(persistenceOf).then((kept) => {
+      // No answer in time: the link is down again, and says so; the next time it is up, look.
+      if (kept !== UNAVAILABLE) listener(kept);
+    });
+  if (link.available) look();
+  return link.onAvailable(look);
+}
+
+/**
  * Whether Redis keeps what it holds across its own restart: `CONFIG GET` where allowed, else
  * `INFO persistence` (which tells AOF, and RDB only once a snapshot was saved). Undefined when
  * neither answers.
  */
-export async function persistenceOf(redis: Redis): Promise<RedisPersistence | undefined> {
+async function persistenceOf(redis: RedisCommands): Promise<RedisPersistence | undefined> {
   try {
     const [, appendonly] = (await redis.config('GET', 'appendonly')) as string[];
     const [, save] = (await redis.config('GET', 'save')) as string[];
@@ -510,6 +602,16 @@ export async function persistenceOf(redis: Redis): Promise<RedisPersistence | un
       return undefined;
     }
   }
+}
+
+/** Round trips as the store makes them: bounded, throwing when Redis did not answer. */
+interface RoundTrips {
+  run<T>(op: (redis: RedisCommands) => Promise<T>): Promise<T>;
+  script(
+    lua: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ): Promise<unknown>;
 }
 
 type Keys = {
@@ -530,43 +632,44 @@ type Keys = {
  * compare-and-set, so it may run on several instances at once and resume when cut short. Tokens
  * first: one the key does not open stops it before anything else changed.
  */
-async function sealClearRows(redis: Redis, k: Keys, rows: ClearRows): Promise<void> {
+async function sealClearRows(redis: RoundTrips, k: Keys, rows: ClearRows): Promise<void> {
+  const { run, script } = redis;
   const tokenPrefix = k.token('');
-  for (const key of await scanAll(redis, `${tokenPrefix}*`)) {
-    const sealed = await redis.get(key);
+  for (const key of await scanAll(run, `${tokenPrefix}*`)) {
+    const sealed = await run((r) => r.get(key));
     if (sealed === null) continue;
     const resealed = rows.token(key.slice(tokenPrefix.length), sealed);
-    if (resealed !== sealed) await redis.eval(SET_IF, 1, key, sealed, resealed);
+    if (resealed !== sealed) await script(SET_IF, [key], [sealed, resealed]);
   }
-  for (const id of await redis.smembers(k.all)) {
-    const json = await redis.get(k.endpoint(id));
+  for (const id of await run((r) => r.smembers(k.all))) {
+    const json = await run((r) => r.get(k.endpoint(id)));
     if (json === null) continue;
     const parsed = JSON.parse(json) as Partial<EndpointRecord> & Partial<StoredEndpoint>;
     if (parsed.planId !== undefined && parsed.details === undefined) {
       const clear = parsed as EndpointRecord;
       const stored = rows.endpoint(clear);
-      await redis.eval(SET_IF, 1, k.endpoint(id), json, JSON.stringify(stored));
+      await script(SET_IF, [k.endpoint(id)], [json, JSON.stringify(stored)]);
       const legacy = { tokenKey: clear.tokenKey, feed: clear.planId };
-      await redis.eval(MOVE_CURSOR, 2, k.cursor(legacy), k.cursor(stored));
-      await redis.del(k.feed(legacy));
+      await script(MOVE_CURSOR, [k.cursor(legacy), k.cursor(stored)], []);
+      await run((r) => r.del(k.feed(legacy)));
     }
-    const secretsJson = await redis.get(k.secrets(id));
+    const secretsJson = await run((r) => r.get(k.secrets(id)));
     if (secretsJson !== null) {
       const secrets = JSON.parse(secretsJson) as Secret[];
       const sealed = secrets.map((s) => ({ ...s, secret: rows.secret(id, s.secret) }));
       if (sealed.some((s, i) => s.secret !== secrets[i]?.secret)) {
-        await redis.eval(SET_IF, 1, k.secrets(id), secretsJson, JSON.stringify(sealed));
+        await script(SET_IF, [k.secrets(id)], [secretsJson, JSON.stringify(sealed)]);
       }
     }
-    for (const seq of await redis.lrange(k.history(id), 0, -1)) {
-      const [eventId, payload] = await redis.hmget(k.delivery(seq), 'eventId', 'payload');
+    for (const seq of await run((r) => r.lrange(k.history(id), 0, -1))) {
+      const [eventId, payload] = await run((r) => r.hmget(k.delivery(seq), 'eventId', 'payload'));
       if (eventId && payload) {
         const sealed = rows.payload(id, eventId, payload);
         if (sealed !== payload) {
-          await redis.eval(HSET_IF, 1, k.delivery(seq), 'payload', payload, sealed);
+          await script(HSET_IF, [k.delivery(seq)], ['payload', payload, sealed]);
         }
       }
-      const attempts = await redis.lrange(k.attempts(seq), 0, -1);
+      const attempts = await run((r) => r.lrange(k.attempts(seq), 0, -1));
       const sealedAttempts = attempts.map((json) => {
         const attempt = JSON.parse(json) as AttemptRecord;
         return attempt.error === null
@@ -574,25 +677,18 @@ async function sealClearRows(redis: Redis, k: Keys, rows: ClearRows): Promise<vo
           : JSON.stringify({ ...attempt, error: rows.error(Number(seq), attempt.error) });
       });
       if (sealedAttempts.some((json, i) => json !== attempts[i])) {
-        await redis.eval(
-          LIST_IF,
-          1,
-          k.attempts(seq),
-          attempts.length,
-          ...attempts,
-          ...sealedAttempts,
-        );
+        await script(LIST_IF, [k.attempts(seq)], [attempts.length, ...attempts, ...sealedAttempts]);
       }
     }
   }
 }
 
 /** Private: every key matching `pattern`. */
-async function scanAll(redis: Redis, pattern: string): Promise<string[]> {
+async function scanAll(run: RoundTrips['run'], pattern: string): Promise<string[]> {
   const found: string[] = [];
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000);
+    const [next, keys] = await run((r) => r.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000));
     cursor = next;
     found.push(...keys);
   } while (cursor !== '0');

@@ -3,21 +3,21 @@
  * `WebhookStore` the rest of webhooks use over a backend's `WebhookRecords` (store.ts), and
  * `openSealedStore` checks the key and seals what an older version wrote in clear first.
  *
- * What is sealed (sealer.ts), each for the place it is kept (a value moved elsewhere does not
+ * What is sealed (`src/crypto/sealer.ts`), each for the place it is kept (a value moved elsewhere does not
  * open): a token for its token key; an endpoint's plan id, URL, kinds and description for the
  * endpoint, its owner and its feed; a secret for its endpoint; a payload for its endpoint and
  * event; an attempt's error for its delivery. Reasons for disabling are sealed too. A plan is
  * named at rest only by its feed: a keyed digest of the token key and the plan id.
  */
-import { createDecipheriv } from 'node:crypto';
-import type { WebhookKind } from './kinds.js';
+import { aeadOpen } from '../crypto/aead.js';
 import {
   createSealer,
   isSealed,
   keyIdOf,
   SealedWithAnotherKeyError,
   type Sealer,
-} from './sealer.js';
+} from '../crypto/sealer.js';
+import type { WebhookKind } from './kinds.js';
 import type {
   AttemptRecord,
   ClearRows,
@@ -239,6 +239,7 @@ export function sealedStore(records: WebhookRecords, sealer: Sealer): WebhookSto
       const copy = await records.redeliver(eventId, now);
       return copy === undefined ? undefined : openDelivery(copy);
     },
+    ...(records.onAvailable ? { onAvailable: records.onAvailable } : {}),
     close: () => records.close(),
   };
 }
@@ -327,13 +328,12 @@ function openLegacyToken(key: Uint8Array, sealed: string, tokenKey: string): str
     throw new LegacyTokenError('a stored token in no format this version knows');
   }
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-    decipher.setAAD(Buffer.from(tokenKey, 'utf8'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([
-      decipher.update(Buffer.from(body, 'base64url')),
-      decipher.final(),
-    ]).toString('utf8');
+    const parts = {
+      iv: Buffer.from(iv, 'base64url'),
+      ciphertext: Buffer.from(body, 'base64url'),
+      tag: Buffer.from(tag, 'base64url'),
+    };
+    return aeadOpen(key, parts, tokenKey).toString('utf8');
   } catch {
     throw new LegacyTokenError('a token sealed by an earlier version does not open with it');
   }

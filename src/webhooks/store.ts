@@ -81,6 +81,18 @@ export interface FeedKey {
 }
 
 /**
+ * The store could not answer (Redis away, or slower than `REDIS_COMMAND_TIMEOUT_MS`): the call
+ * failed at once rather than wait. A change it was making may have been applied or not; every
+ * change is one script or transaction, so it was applied whole or not at all.
+ */
+export class WebhookStoreUnavailableError extends Error {
+  override readonly name = 'WebhookStoreUnavailableError';
+  constructor(where: string) {
+    super(`The webhook store (${where}) did not answer in time.`);
+  }
+}
+
+/**
  * Deliveries kept in an endpoint's history, in either store: older ones are dropped with their
  * attempts (pending ones are always kept).
  */
@@ -173,6 +185,11 @@ export interface WebhookStore {
   attempts(seq: number): Promise<AttemptRecord[]>;
   /** Queues an event again, with the same id and body, at the end of its endpoint's queue. */
   redeliver(eventId: string, now: number): Promise<DeliveryRecord | undefined>;
+  /**
+   * Calls `listener` each time the store answers again after it could not (Redis came back);
+   * undefined for a store that is never away (SQLite). Returns the function that stops it.
+   */
+  onAvailable?(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -306,5 +323,7 @@ export interface WebhookRecords {
   deliveryOfEvent(eventId: string): Promise<DeliveryRecord | undefined>;
   attempts(seq: number): Promise<AttemptRecord[]>;
   redeliver(eventId: string, now: number): Promise<DeliveryRecord | undefined>;
+  /** As `WebhookStore.onAvailable`. */
+  onAvailable?(listener: () => void): () => void;
   close(): Promise<void>;
 }

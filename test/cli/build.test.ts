@@ -5,7 +5,7 @@
  * write in flight when SIGTERM arrives still completes and reaches its client. The sandbox
  * package's own command runs from its build too.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,8 @@ import { promisify } from 'node:util';
 import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, launchStdio } from '../mcp/support/mcp-clients.js';
+import { exclusively } from '../support/exclusive.js';
+import { runCommand } from '../support/run-command.js';
 import { until } from '../support/wait.js';
 import { childrenOf, killAll, launch, ROOT } from './support/process.js';
 
@@ -26,7 +28,11 @@ describe('node dist/cli.js', () => {
   beforeAll(async () => {
     // The build script as users run it, minus its type check: `npm test` has type-checked these
     // sources already (tsc --noEmit), and `--noCheck` emits the same JavaScript in half the time.
-    execFileSync('npm', ['run', 'build', '--', '--noCheck'], { cwd: ROOT, stdio: 'pipe' });
+    // One build at a time in this checkout: another run's then finds it up to date.
+    const build = await exclusively('npm run build', () =>
+      runCommand('npm', ['run', 'build', '--', '--noCheck'], { cwd: ROOT }),
+    );
+    expect(build.code, build.output).toBe(0);
     sandbox = await createSandbox({ port: 0 });
     scratch = mkdtempSync(join(tmpdir(), 'gateway-build-'));
   }, 180_000);

@@ -4,13 +4,9 @@
  */
 import type { ResponseData } from '@plans-gateway/rest-contract';
 import { describe, expect, it } from 'vitest';
-import {
-  openDelta,
-  openSnapshot,
-  RelayWaiters,
-  ReplicaQueues,
-} from '../../src/cluster/replica-tier.js';
 import { createTokenSeal, sealJson } from '../../src/cluster/seal.js';
+import { openDelta, openSnapshot } from '../../src/cluster/tier-messages.js';
+import { RelayWaiters, ReplicaQueues } from '../../src/cluster/tier-queues.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 import { until } from '../support/wait.js';
 

@@ -1,50 +1,78 @@
 /**
- * The example web app (examples/web) end to end: built with Vite, served as static files, run in
- * headless Chromium (Debian's, driven by playwright-core) against the sandbox and a gateway. It
- * shows the accounts and this month's chart, adds a transaction through its form and sees the
- * account balance and the category's bar change (from the mutation's `changes`, no refetch),
- * then sees a change made elsewhere arrive through its subscription.
+ * The example web app (examples/web) end to end, as a person meets it on a phone and on a
+ * desktop: built with Vite (`VITE_GATEWAY_URL` set), served as static files, run in headless
+ * Chromium (Debian's, driven by playwright-core) against the sandbox and a real gateway. The
+ * person signs in by clicking through the sandbox's consent page, sees the dashboard (nothing
+ * cut off at 390 px), adds a transaction (no category chosen for them; dated today where they
+ * are, far from UTC), sees a change made elsewhere arrive live, signs out (the next request is
+ * UNAUTHENTICATED; the other tabs' sessions end too) and signs in again.
  *
- * The screenshot in docs/images/example-app.png comes from this test:
+ * The gateway's browser sign-in (`/auth/*`) is played by `support/sign-in-stand-in.ts` in front
+ * of the real gateway until the gateway serves it itself.
+ *
+ * The screenshots in docs/images/example-app-{phone,desktop}.png come from this test:
  * `UPDATE_SCREENSHOTS=1 npx vitest run test/examples/web.e2e.test.ts`.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_POLL_INTERVAL_MS } from '../live/support/live.js';
+import { launchChromium } from '../support/browser.js';
 import { runCommand } from '../support/run-command.js';
 import { startStack, type TimedStack } from '../support/stack.js';
 import { type StaticServer, serveStatic } from '../support/static-server.js';
+import {
+  SESSION_COOKIE,
+  type SignInStandIn,
+  startSignInStandIn,
+} from './support/sign-in-stand-in.js';
 
 const root = new URL('../../', import.meta.url).pathname;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The sandbox's demo application: loopback `/auth/callback` on any port is registered. */
+const DEMO_CLIENT = { clientId: 'sandbox-demo-client', clientSecret: 'sandbox-demo-secret' };
 /**
- * As root (CI, containers) Chromium's own sandbox cannot start (the page is ours, loaded from
- * loopback); and on a machine without outside network, Chromium's background connections (sync,
- * component updates, QUIC probes) only fail, many at a time: none of them.
+ * The moment the whole test lives in: 05:00 UTC on 15 June, which is still the evening of 14 June
+ * in Pago Pago (UTC-11), where the browser is. A date taken as UTC would be a day late there.
  */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const NOW = Date.UTC(2025, 5, 15, 5, 0, 0);
+const TIME_ZONE = 'Pacific/Pago_Pago';
+const TODAY_THERE = '2025-06-14';
+const TODAY_IN_UTC = '2025-06-15';
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 860 };
 const out = mkdtempSync(join(tmpdir(), 'example-web-'));
 
 let stack: TimedStack;
+let standIn: SignInStandIn;
 let site: StaticServer;
 let browser: Browser;
-let page: Page;
+let phone: BrowserContext;
+let desktop: BrowserContext;
 
 beforeAll(async () => {
+  // Polls run as the test says; the sandbox and the gateway share the test's clock.
+  stack = await startStack({
+    serve: 'websocket',
+    clock: 'ticking',
+    start: NOW,
+    timers: 'manual',
+    sandbox: { rateLimit: false },
+  });
+  site = await serveStatic(join(out, 'site'));
+  standIn = await startSignInStandIn({
+    gateway: stack.url,
+    oauth: { origin: stack.sandbox.origin, ...DEMO_CLIENT },
+    corsOrigins: [site.url],
+    now: () => stack.clock.now(),
+  });
+  // Built as a team would build it for their gateway: its URL in VITE_GATEWAY_URL.
   const build = await runCommand(
-    process.execPath,
+    'env',
     [
+      `VITE_GATEWAY_URL=${standIn.url}`,
+      process.execPath,
       join(root, 'node_modules/vite/bin/vite.js'),
       'build',
       'examples/web',
@@ -54,39 +82,36 @@ beforeAll(async () => {
     { cwd: root },
   );
   expect(build.code, build.output).toBe(0);
-  // The stack's clock starts now, so the browser's today is the plan's; polls run as the test says.
-  stack = await startStack({
-    serve: 'websocket',
-    clock: 'ticking',
-    start: Date.now(),
-    timers: 'manual',
-    sandbox: { rateLimit: false },
-  });
-  site = await serveStatic(join(out, 'site'));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  const address = new URL(site.url);
-  address.searchParams.set('gateway', stack.url);
-  address.searchParams.set('token', stack.token);
-  await page.goto(address.href);
-});
+  browser = await launchChromium();
+  const context = async (options: Parameters<Browser['newContext']>[0]) => {
+    const made = await browser.newContext({ timezoneId: TIME_ZONE, ...options });
+    await made.clock.setFixedTime(NOW);
+    return made;
+  };
+  phone = await context({ viewport: PHONE, isMobile: true, hasTouch: true });
+  desktop = await context({ viewport: DESKTOP });
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
+  await standIn?.close();
   await site?.close();
   await stack?.close();
   rmSync(out, { recursive: true, force: true });
 });
 
+const testId = (page: Page, id: string) => page.locator(`[data-testid=${id}]`);
+const count = (page: Page, id: string) => () => testId(page, id).count();
+
 /** The balance the page shows for an account, in milliunits. */
-const balanceOf = (accountId: string) =>
+const balanceOf = (page: Page, accountId: string) =>
   page
     .locator(`[data-testid=account][data-id="${accountId}"] [data-testid=account-balance]`)
     .getAttribute('data-milliunits')
     .then(Number);
 
 /** What the chart shows as spent for a category, in milliunits. */
-const spentOf = (categoryId: string) =>
+const spentOf = (page: Page, categoryId: string) =>
   page
     .locator(`[data-testid=chart-row][data-category-id="${categoryId}"]`)
     .getAttribute('data-spent')
@@ -97,53 +122,163 @@ async function until(read: () => Promise<number>, expected: number): Promise<voi
   await expect.poll(read, { timeout: 15_000 }).toBe(expected);
 }
 
-describe('the example web app', () => {
-  it('shows the accounts, the chart of this month and the recent transactions', async () => {
-    // The three parts render as their data arrives, not together: wait for each.
-    const count = (testId: string) => () => page.locator(`[data-testid=${testId}]`).count();
-    await expect.poll(count('account'), { timeout: 15_000 }).toBeGreaterThan(3);
-    await expect.poll(count('chart-row'), { timeout: 15_000 }).toBeGreaterThan(3);
-    await expect.poll(count('transaction'), { timeout: 15_000 }).toBe(10);
-    await expect.poll(() => page.locator('[data-testid=live]').textContent()).toContain('Live');
+/** The sign-in screen's reason (`new`, `signedOut`, `ended`), once it shows. */
+async function signInScreen(page: Page): Promise<string | null> {
+  await testId(page, 'sign-in').waitFor({ timeout: 15_000 });
+  return testId(page, 'sign-in').getAttribute('data-reason');
+}
+
+/** Signs in from the sign-in screen: the gateway, the sandbox's consent page, back to the app. */
+async function signIn(page: Page): Promise<void> {
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await expect.poll(() => page.title()).toBe('Authorize Plans Sandbox Demo App · Plans sandbox');
+  await page.getByRole('button', { name: 'Authorize' }).click();
+  await dashboardShows(page);
+}
+
+async function dashboardShows(page: Page): Promise<void> {
+  // The parts render as their data arrives, not together: wait for each.
+  await expect.poll(count(page, 'account'), { timeout: 15_000 }).toBeGreaterThan(3);
+  await expect.poll(count(page, 'chart-row'), { timeout: 15_000 }).toBeGreaterThan(3);
+  await expect.poll(count(page, 'transaction'), { timeout: 15_000 }).toBe(10);
+  await expect.poll(() => testId(page, 'live').textContent()).toContain('Live');
+}
+
+/** What a page's own `fetch` of the gateway's GraphQL endpoint gets, with its cookies. */
+function graphqlFromPage(page: Page) {
+  return page.evaluate(async (url) => {
+    const response = await fetch(url, {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ plans { id } }' }),
+    });
+    return { status: response.status, body: await response.json() };
+  }, `${standIn.url}/graphql`);
+}
+
+async function screenshot(page: Page, name: string, fullPage: boolean): Promise<void> {
+  const shot = join(out, name);
+  await page.screenshot({ path: shot, fullPage });
+  if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(shot, join(root, 'docs/images', name));
+}
+
+describe('the example web app on a phone', () => {
+  let page: Page;
+
+  it('opens at the sign-in screen, with its favicon and no token anywhere', async () => {
+    page = await phone.newPage();
+    await page.goto(site.url);
+    expect(await signInScreen(page)).toBe('new');
+    const icon = await page.locator('link[rel=icon]').getAttribute('href');
+    const served = await page.request.get(new URL(icon ?? '', site.url).href);
+    expect(served.status()).toBe(200);
+    expect(await served.text()).toContain('<svg');
+    // The sign-in goes to the gateway and comes back to this very page.
+    const href = new URL((await page.getByRole('link', { name: 'Sign in' }).getAttribute('href'))!);
+    expect(href.origin + href.pathname).toBe(`${standIn.url}/auth/login`);
+    expect(href.searchParams.get('return_to')).toBe(`${site.url}/`);
+  });
+
+  it('signs in through the consent page; the session is a cookie the page cannot read', async () => {
+    await signIn(page);
+    // Back at the app's own address: no code, no token in it.
+    expect(page.url()).toBe(`${site.url}/`);
+    const [session] = (await phone.cookies(standIn.url)).filter((c) => c.name === SESSION_COOKIE);
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
+    expect(standIn.sessionCount()).toBe(1);
+  });
+
+  it('fits 390 px: nothing is cut off, the chart and the table are in full view', async () => {
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      PHONE.width,
+    );
+    // Every row of the chart and of the table, every section: inside the screen's width.
+    const boxes = await page
+      .locator('section, [data-testid=chart-row], [data-testid=transaction], .bars, td')
+      .evaluateAll((elements) =>
+        elements.map((element) => {
+          const box = element.getBoundingClientRect();
+          return { left: box.left, right: box.right, width: box.width };
+        }),
+      );
+    expect(boxes.length).toBeGreaterThan(50);
+    for (const box of boxes) {
+      expect(box.left).toBeGreaterThanOrEqual(0);
+      expect(box.right).toBeLessThanOrEqual(PHONE.width);
+    }
+    for (const part of ['.category-chart', '.transaction-table']) {
+      const box = await page.locator(part).boundingBox();
+      expect(box?.width).toBeGreaterThan(PHONE.width * 0.75);
+    }
+    // The bars get the width of the screen, not a thumbnail's.
+    const bar = await page.locator('.category-chart .bars').first().boundingBox();
+    expect(bar?.width).toBeGreaterThan(PHONE.width / 2);
+    await screenshot(page, 'example-app-phone.png', false);
+  });
+});
+
+describe('the example web app on a desktop', () => {
+  let page: Page;
+
+  it('signs in and shows the dashboard in two columns', async () => {
+    page = await desktop.newPage();
+    await page.goto(site.url);
+    expect(await signInScreen(page)).toBe('new');
+    await signIn(page);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      DESKTOP.width,
+    );
+    const chart = await page.locator('section.chart').boundingBox();
+    const accounts = await page.locator('section.accounts').boundingBox();
+    expect(chart!.x).toBeGreaterThan(accounts!.x + accounts!.width);
   });
 
   it('pages through the transactions', async () => {
     await page.getByRole('button', { name: 'Show more' }).click();
-    await expect.poll(() => page.locator('[data-testid=transaction]').count()).toBe(20);
+    await expect.poll(count(page, 'transaction')).toBe(20);
   });
 
-  it('adds a transaction and shows the new balance and the bar of its category', async () => {
+  it('adds a transaction: no category chosen for the person, dated today where they are', async () => {
+    const category = page.locator('select[name=category]');
+    expect(await category.inputValue()).toBe('');
+    expect(await page.locator('input[name=date]').inputValue()).toBe(TODAY_THERE);
+    await page.locator('input[name=amount]').fill('23.45');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await expect.poll(() => testId(page, 'form-message').textContent()).toBe('Choose a category.');
+
     // A category on the chart; a bakery goes to Dining Out when the plan has it.
-    const rows = page.locator('[data-testid=chart-row]');
+    const rows = testId(page, 'chart-row');
     const dining = rows.filter({ hasText: 'Dining Out' });
     const row = (await dining.count()) > 0 ? dining : rows.first();
     const categoryId = (await row.getAttribute('data-category-id'))!;
     const accountId = await page.locator('select[name=account]').inputValue();
-    await page.locator('select[name=category]').selectOption(categoryId);
-    const balance = await balanceOf(accountId);
-    const spent = await spentOf(categoryId);
+    await category.selectOption(categoryId);
+    const balance = await balanceOf(page, accountId);
+    const spent = await spentOf(page, categoryId);
 
     await page.locator('input[name=payee]').fill('Corner Bakery');
-    await page.locator('input[name=amount]').fill('23.45');
     await page.locator('input[name=memo]').fill('added in the example app');
     await page.getByRole('button', { name: 'Add' }).click();
 
-    await until(() => balanceOf(accountId), balance - 23_450);
-    await until(() => spentOf(categoryId), spent + 23_450);
-    // The list is read again: the new row is among today's, at the top.
-    await expect
-      .poll(() => page.locator('[data-testid=transaction]', { hasText: 'Corner Bakery' }).count())
-      .toBe(1);
-    expect(await page.locator('[data-testid=form-message]').textContent()).toBe('Added.');
+    await until(() => balanceOf(page, accountId), balance - 23_450);
+    await until(() => spentOf(page, categoryId), spent + 23_450);
+    // The list is read again: the new row is at the top, dated the person's today.
+    const added = testId(page, 'transaction').filter({ hasText: 'Corner Bakery' });
+    await expect.poll(() => added.count()).toBe(1);
+    expect(await added.locator('time').getAttribute('datetime')).toBe(TODAY_THERE);
+    await expect.poll(() => testId(page, 'form-message').textContent()).toBe('Added.');
+    // Ready for the next one: the category is not carried over.
+    expect(await category.inputValue()).toBe('');
   });
 
   it('shows a change made elsewhere as it arrives through the subscription', async () => {
-    const accountId = (await page.locator('[data-testid=account]').nth(1).getAttribute('data-id'))!;
-    const balance = await balanceOf(accountId);
-    const events = () =>
-      page.locator('[data-testid=live]').getAttribute('data-events').then(Number);
+    const accountId = (await testId(page, 'account').nth(1).getAttribute('data-id'))!;
+    const balance = await balanceOf(page, accountId);
+    const events = () => testId(page, 'live').getAttribute('data-events').then(Number);
     const before = await events();
-    const today = new Date().toISOString().slice(0, 10);
     await stack.writer.createTransaction(
       { token: stack.token },
       {
@@ -151,7 +286,7 @@ describe('the example web app', () => {
         body: {
           transaction: {
             account_id: accountId,
-            date: today,
+            date: TODAY_IN_UTC,
             amount: -5_000,
             payee_name: 'Farmers Market',
             memo: 'from another device',
@@ -160,15 +295,113 @@ describe('the example web app', () => {
       },
     );
     await stack.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
-    await until(() => balanceOf(accountId), balance - 5_000);
+    await until(() => balanceOf(page, accountId), balance - 5_000);
     expect(await events()).toBeGreaterThan(before);
     await expect
-      .poll(() => page.locator('[data-testid=transaction]', { hasText: 'Farmers Market' }).count())
+      .poll(() => testId(page, 'transaction').filter({ hasText: 'Farmers Market' }).count())
       .toBe(1);
+    await screenshot(page, 'example-app-desktop.png', true);
+  });
 
-    const shot = join(out, 'example-app.png');
-    await page.screenshot({ path: shot, fullPage: true });
-    if (process.env.UPDATE_SCREENSHOTS === '1')
-      copyFileSync(shot, join(root, 'docs/images/example-app.png'));
+  it('signs out: the next request is UNAUTHENTICATED, the app shows sign-in; signs in again', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(await signInScreen(page)).toBe('signedOut');
+    expect(await desktop.cookies(standIn.url)).toEqual([]);
+    const next = await graphqlFromPage(page);
+    expect(next.status).toBe(401);
+    expect(next.body.errors[0].extensions).toEqual({
+      code: 'UNAUTHENTICATED',
+      signIn: { url: '/auth/login' },
+    });
+
+    await signIn(page);
+    expect(page.url()).toBe(`${site.url}/`);
+  });
+});
+
+describe('a session that ends while the app is open', () => {
+  it('ends in every tab when one signs out', async () => {
+    const [first] = phone.pages();
+    // Another tab of the same browser: already signed in, by its cookie.
+    const second = await phone.newPage();
+    await second.goto(site.url);
+    await dashboardShows(second);
+    await second.getByRole('button', { name: 'Sign out' }).click();
+    expect(await signInScreen(second)).toBe('signedOut');
+    // The first tab's subscription socket was closed with the session: it says so at once.
+    expect(await signInScreen(first!)).toBe('ended');
+    await second.close();
+  });
+
+  it('shows sign-in when the upstream ended the grant: the next request says so', async () => {
+    const [page] = desktop.pages();
+    // The person removed the app in the upstream's settings.
+    expect(stack.sandbox.revokeOAuthGrants({ clientId: DEMO_CLIENT.clientId })).toBeGreaterThan(0);
+    const rows = testId(page!, 'chart-row');
+    await page!
+      .locator('select[name=category]')
+      .selectOption((await rows.first().getAttribute('data-category-id'))!);
+    await page!.locator('input[name=amount]').fill('1.00');
+    await page!.getByRole('button', { name: 'Add' }).click();
+    expect(await signInScreen(page!)).toBe('ended');
+    expect(standIn.sessionCount()).toBe(0);
+  });
+});
+
+/**
+ * What the app relies on from the gateway's sign-in, refusals included: checked here against
+ * the stand-in, and against the gateway's own `/auth` endpoints once they replace it.
+ */
+describe('the sign-in contract the app is built against', () => {
+  const at = (path: string) => `${standIn.url}${path}`;
+
+  it('sends the browser back only to its own or a CORS origin', async () => {
+    const login = (returnTo?: string) =>
+      fetch(
+        at(
+          `/auth/login${returnTo === undefined ? '' : `?return_to=${encodeURIComponent(returnTo)}`}`,
+        ),
+        { redirect: 'manual' },
+      );
+    const elsewhere = await login('https://attacker.example/');
+    expect(elsewhere.status).toBe(400);
+    expect(await elsewhere.text()).toContain('https://attacker.example');
+    expect((await login()).status).toBe(400);
+    expect((await login('/relative')).status).toBe(400);
+    const started = await login(`${site.url}/`);
+    expect(started.status).toBe(302);
+    const authorize = new URL(started.headers.get('location')!);
+    expect(authorize.origin + authorize.pathname).toBe(`${stack.sandbox.origin}/oauth/authorize`);
+    expect(authorize.searchParams.get('redirect_uri')).toBe(at('/auth/callback'));
+  });
+
+  it('refuses a callback whose state it did not give this browser', async () => {
+    const forged = await fetch(at('/auth/callback?code=c&state=forged'), { redirect: 'manual' });
+    expect(forged.status).toBe(400);
+    expect(forged.headers.get('set-cookie') ?? '').not.toContain(`${SESSION_COOKIE}=`);
+  });
+
+  it('says who is signed in to the app origin only, and never caches it', async () => {
+    const fromApp = await fetch(at('/auth/session'), { headers: { origin: site.url } });
+    expect(await fromApp.json()).toEqual({ signedIn: false, loginUrl: '/auth/login' });
+    expect(fromApp.headers.get('cache-control')).toBe('no-store');
+    expect(fromApp.headers.get('access-control-allow-origin')).toBe(site.url);
+    expect(fromApp.headers.get('access-control-allow-credentials')).toBe('true');
+    const foreign = await fetch(at('/auth/session'), {
+      headers: { origin: 'https://attacker.example' },
+    });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('signs out and runs cookie-authenticated operations only when not simple requests', async () => {
+    const simple = { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' };
+    expect((await fetch(at('/auth/logout'), simple)).status).toBe(403);
+    expect((await fetch(at('/graphql'), simple)).status).toBe(403);
+    const logout = await fetch(at('/auth/logout'), {
+      method: 'POST',
+      headers: { 'x-requested-with': 'plans-gateway' },
+    });
+    expect(logout.status).toBe(204);
   });
 });

@@ -2,7 +2,8 @@
  * One tenant whose requests hang upstream (issue 8, item 5): it holds at most its share of the
  * upstream connections, so another tenant's cold read and write are answered while the hung
  * ones still wait; and each operation has a deadline, past which a read answers from what is
- * held (marked stale) or with UPSTREAM_UNAVAILABLE, instead of 3 attempts of 30 s.
+ * held (marked stale) or with UPSTREAM_UNAVAILABLE, instead of 3 attempts of 30 s. A write is
+ * never cut by it: it answers what the upstream did, however late.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -109,5 +110,64 @@ describe('the operation deadline', () => {
     expect(cold.body.errors?.[0]?.message).toMatch(/deadline/);
     // Both answers came while their requests still hang upstream (no attempt was repeated).
     expect(openOf(s, HUNG)).toBe(2);
+  });
+});
+
+describe('a write past the deadline', () => {
+  it('is not cut: it answers what the upstream did once it answers', async () => {
+    const s = await started(200);
+    const { accounts } = await s.writer.getAccounts(
+      { token: HUNG },
+      { planId: s.sandbox.users[0]!.planIds[0]! },
+    );
+    const account = accounts.find((a) => !a.closed && !a.deleted && a.on_budget)!;
+    // Nothing here that gets an answer has to beat the 200 ms deadline (a loaded machine may take
+    // longer): the write is held, and the read below is meant to meet it.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    s.hostile.setRule((r) => {
+      if (r.token === HUNG && r.operationId === 'createTransaction') {
+        return { kind: 'hold', until: released };
+      }
+      if (r.token === OTHER && r.operationId === 'getPlanById') return { kind: 'hang' };
+      return { kind: 'pass' };
+    });
+    let answered = false;
+    const write = s
+      .gql<{ createTransaction: { __typename: string; transaction?: { memo: string } } }>(
+        `mutation($account: UUID!) {
+          createTransaction(planId: "last-used", input: { accountId: $account, date: "2025-06-15", amount: -4200, memo: "held past the deadline" }) {
+            __typename ... on CreateTransactionPayload { transaction { memo } }
+          }
+        }`,
+        { account: account.id },
+        { token: HUNG },
+      )
+      .finally(() => {
+        answered = true;
+      });
+    await until(
+      () => s.hostile.calls().some((c) => c.operationId === 'createTransaction'),
+      'the write to reach the upstream',
+    );
+    // A read sent after the write began, whose upstream call never answers, ends at its own
+    // deadline: the write's has passed by then, and the write still waits.
+    const late = await s.gql('{ plan(id: "last-used") { name } }', {}, { token: OTHER });
+    expect(late.body.errors?.map((e) => e.extensions?.code)).toEqual(['UPSTREAM_UNAVAILABLE']);
+    expect(answered).toBe(false);
+    release();
+    const done = await write;
+    expect(done.body.errors).toBeUndefined();
+    expect(done.body.data?.createTransaction).toEqual({
+      __typename: 'CreateTransactionPayload',
+      transaction: { memo: 'held past the deadline' },
+    });
+    const { transactions } = await s.writer.getTransactions(
+      { token: HUNG },
+      { planId: s.sandbox.users[0]!.planIds[0]!, sinceDate: '2025-06-01' },
+    );
+    expect(transactions.filter((t) => t.memo === 'held past the deadline')).toHaveLength(1);
   });
 });

@@ -18,9 +18,21 @@ function setup(options: Partial<RestCacheOptions> = {}) {
     <T>(value: T) =>
     async () => {
       calls += 1;
-      await new Promise((resolve) => setTimeout(resolve, 5));
       return value;
     };
+  /** A load that stays in flight until the test calls `release`: no timer decides the overlap. */
+  const held = <T>(value: T) => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const load = async () => {
+      calls += 1;
+      await released;
+      return value;
+    };
+    return { load, release };
+  };
   const failure = (message: string) => async () => {
     calls += 1;
     throw new Error(message);
@@ -28,6 +40,7 @@ function setup(options: Partial<RestCacheOptions> = {}) {
   return {
     cache,
     answer,
+    held,
     failure,
     calls: () => calls,
     advance: (ms: number) => {
@@ -38,11 +51,14 @@ function setup(options: Partial<RestCacheOptions> = {}) {
 
 describe('REST cache', () => {
   it('shares one load among concurrent reads and answers later ones within their max-age', async () => {
-    const { cache, answer, calls, advance } = setup();
-    const reads = await Promise.all([
-      cache.read('t', 'getUser', 100, answer(1)),
+    const { cache, answer, held, calls, advance } = setup();
+    const first = held(1);
+    const both = Promise.all([
+      cache.read('t', 'getUser', 100, first.load),
       cache.read('t', 'getUser', 100, answer(2)),
     ]);
+    first.release();
+    const reads = await both;
     expect(reads).toEqual([
       { value: 1, ageMs: 0, hit: false },
       { value: 1, ageMs: 0, hit: false },
@@ -62,14 +78,20 @@ describe('REST cache', () => {
   });
 
   it('answers the held copy while a stricter read refreshes it', async () => {
-    const { cache, answer, advance } = setup();
+    const { cache, answer, held, advance } = setup();
     await cache.read('t', 'getPlans', 100, answer('old'));
     advance(10);
-    const refresh = cache.read('t', 'getPlans', 0, answer('new'));
-    expect(await cache.read('t', 'getPlans', 100, answer('unused'))).toMatchObject({
-      value: 'old',
-      hit: true,
+    const fresh = held('new');
+    const refresh = cache.read('t', 'getPlans', 0, fresh.load);
+    let during: unknown;
+    void cache.read('t', 'getPlans', 100, answer('unused')).then((read) => {
+      during = read;
     });
+    // Every promise job runs before the next turn: a read that waits for the refresh has not
+    // answered by then.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(during).toMatchObject({ value: 'old', hit: true });
+    fresh.release();
     expect(await refresh).toMatchObject({ value: 'new', hit: false });
   });
 

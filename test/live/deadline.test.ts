@@ -4,8 +4,7 @@
  * upstream (here the plan's money movements, from the REST cache).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStack } from '../support/stack.js';
-import { until } from '../support/wait.js';
+import { type HostileStack, startStack } from '../support/stack.js';
 import {
   DEFAULT_POLL_INTERVAL_MS,
   LIVE,
@@ -18,7 +17,7 @@ import { sseClient, type Transport } from './support/subscribers.js';
 
 const DEADLINE_MS = 100;
 
-let stack: LiveStack | undefined;
+let stack: (LiveStack & HostileStack) | undefined;
 let client: Transport | undefined;
 
 afterEach(async () => {
@@ -38,16 +37,25 @@ interface BalancesChanged {
 
 describe('a subscription', () => {
   it('has no operation deadline: an event past it still asks the upstream', async () => {
-    stack = await startStack({ ...LIVE, config: { operationDeadlineMs: DEADLINE_MS } });
+    stack = await startStack({
+      ...LIVE,
+      hostile: true,
+      config: { operationDeadlineMs: DEADLINE_MS },
+    });
     const s = stack;
     const accountId = await openAccount(s);
     client = sseClient(s.url, s.token);
     const subscriber = client.subscribe<BalancesChanged>(BALANCES, { planId: s.planId });
     await subscribed(s, 1);
-    // The operation began before the hub held it; wait past its deadline from then, in real time
-    // (the deadline is not on the manual clock).
-    const held = Date.now();
-    await until(() => Date.now() - held > DEADLINE_MS, 'the operation deadline to pass');
+    // The deadline runs on real time. A query sent after the subscription began, whose upstream
+    // call never answers, ends at its own deadline: the subscription's has passed by then.
+    s.hostile.setRule((request) =>
+      request.operationId === 'getUser' ? { kind: 'hang' } : { kind: 'pass' },
+    );
+    const late = await s.gql('{ user { id } }', {}, { headers: { 'cache-control': 'no-cache' } });
+    expect(late.body.errors?.map((e) => e.extensions?.code)).toEqual(['UPSTREAM_UNAVAILABLE']);
+    s.hostile.setRule(() => ({ kind: 'pass' }));
+    s.hostile.dropOpen();
     await outsideWrite(s, accountId, 'after the deadline');
     await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
     const event = await subscriber.until(

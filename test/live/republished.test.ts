@@ -44,9 +44,8 @@ function hubOver(first: PlanSnapshot): { hub: LiveHub; hold(next: PlanSnapshot):
     replicas: {
       read: async () => read(),
       peek: () => read(),
-      applyRelayed: () => 'kept',
+      backfill: () => Promise.reject(new Error('no upstream call expected')),
     },
-    fetchDelta: () => Promise.reject(new Error('no upstream call expected')),
     budget: createPollBudget({
       usage: () => {
         throw new Error('no poll runs in these tests');

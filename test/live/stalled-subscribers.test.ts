@@ -4,12 +4,16 @@
  * each (heap growth bounded by the event bytes, not the plan), and one that falls too far
  * behind while changes keep coming is ended with `SUBSCRIBER_TOO_SLOW` instead of buffering.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import type { ExecutionResult } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIVE } from '../../src/config/config.js';
 import { startStack } from '../support/stack.js';
+import { until } from '../support/wait.js';
 import {
   DEFAULT_POLL_INTERVAL_MS,
   LIVE,
@@ -24,9 +28,11 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 const EVENT_BYTES = 32 * 1024;
+/** About 120 KB of replay on the wire, more than the bound below allows a subscriber. */
+const TRANSACTIONS = 1_200;
 const REPLAY = `subscription($since: SafeInt) {
   planChanged(planId: "last-used", since: $since) {
-    origin serverKnowledge
+    origin serverKnowledge continues
     transactions { id date amount memo }
     categories { id name }
   }
@@ -61,6 +67,36 @@ async function stalled(url: string, token: string, since: number, query = REPLAY
   return socket;
 }
 
+/**
+ * Watches each subscription's replay: whether its last event (`continues: false`) has been made,
+ * and the socket it goes to. A replay is as far as it goes once its last event is made or its
+ * socket waits for the reader (on a machine whose socket buffers take less than the replay).
+ */
+function replays() {
+  const watched: { socket: Socket | undefined; made: boolean }[] = [];
+  const plugin: Plugin = {
+    onSubscribe({ args }) {
+      const replay = {
+        socket: (args.contextValue as { req?: IncomingMessage }).req?.socket,
+        made: false,
+      };
+      watched.push(replay);
+      return {
+        onSubscribeResult: () => ({
+          onNext({ result }) {
+            const change = (result as ExecutionResult<{ planChanged?: { continues: boolean } }>)
+              .data?.planChanged;
+            if (change?.continues === false) replay.made = true;
+          },
+        }),
+      };
+    },
+  };
+  const settled = () =>
+    watched.filter((replay) => replay.made || replay.socket?.writableNeedDrain).length;
+  return { plugin, settled };
+}
+
 function heap(): number {
   gc();
   gc();
@@ -71,16 +107,18 @@ function heap(): number {
 describe('subscribers that never read', () => {
   it('4 tokens x 100 of them hold a few events each, not the replay', async () => {
     const tokens = Array.from({ length: 4 }, (_, i) => `stalled-token-00000000${i}`);
+    const watch = replays();
     const s = await startStack({
       ...LIVE,
       sandbox: {
         rateLimit: false,
         users: tokens.map((token, i) => ({
           token,
-          plans: [{ seed: 20 + i, transactions: 1_200 }],
+          plans: [{ seed: 20 + i, transactions: TRANSACTIONS }],
         })),
       },
       config: { live: { ...DEFAULT_LIVE, eventBytes: EVENT_BYTES } },
+      deps: { plugins: [watch.plugin] },
     });
     stack = s;
     for (const token of tokens) {
@@ -90,13 +128,19 @@ describe('subscribers that never read', () => {
     for (const token of tokens) {
       for (let i = 0; i < 100; i++) await stalled(s.url, token, 0);
     }
+    // Each replay runs until its socket stops draining, or to its end (loopback buffers here
+    // take all of it). The limits are for two full runs at once on two cores, several times
+    // what this takes alone (about 6 s).
+    await until(
+      () => watch.settled() === 400,
+      () => `400 replays as far as their sockets take (have ${watch.settled()})`,
+      { timeoutMs: 120_000 },
+    );
     await subscribed(s, 400);
-    // Each replay runs until its socket stops draining.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
     const growth = heap() - before;
-    // Before: every subscriber held its whole replay (about 1.7 MB each on this plan).
+    // About 17 MB here; a feed that kept the events it sent grew by 470 MB.
     expect(growth).toBeLessThan(400 * (2 * EVENT_BYTES + 64 * 1024));
-  }, 60_000);
+  }, 180_000);
 
   it('one that falls too far behind is ended with SUBSCRIBER_TOO_SLOW, the rest still served', async () => {
     const s = await startStack({

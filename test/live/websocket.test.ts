@@ -68,11 +68,11 @@ function client(s: LiveStack, token: string | null = s.token, onClose?: (code: n
 
 /** A raw graphql-transport-ws connection, for what the client library hides. */
 async function rawConnection(
-  s: LiveStack,
+  wsUrl: string,
   params: Record<string, unknown>,
   options: { autoPong?: boolean } = {},
 ): Promise<{ socket: WebSocket; closed: Promise<{ code: number; reason: string }> }> {
-  const socket = new WebSocket(s.wsUrl, 'graphql-transport-ws', options);
+  const socket = new WebSocket(wsUrl, 'graphql-transport-ws', options);
   sockets.push(socket);
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
     socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
@@ -162,15 +162,21 @@ describe('transactionsChanged over WebSocket', () => {
   });
 
   it('closes a connection that stays idle, and one that stops answering pings', async () => {
-    const s = await started({ idleTimeoutMs: 60_000, heartbeatMs: 50 });
-    const idle = await rawConnection(s, { authorization: `Bearer ${s.token}` });
+    // The default heartbeat (12 s): an answering peer is never dropped however slow the machine.
+    const s = await started({ idleTimeoutMs: 60_000 });
+    const idle = await rawConnection(s.wsUrl, { authorization: `Bearer ${s.token}` });
     await s.scheduler.advance(59_999);
     expect(idle.socket.readyState).toBe(WebSocket.OPEN);
     await s.scheduler.advance(1);
     expect(await idle.closed).toEqual({ code: 1000, reason: 'idle' });
 
-    // The heartbeat runs on real time (it watches real sockets): a silent peer is dropped.
-    const silent = await rawConnection(s, { token: s.token }, { autoPong: false });
+    // The heartbeat runs on real time (it watches real sockets): a peer that never answers is
+    // dropped, whenever the pings come. No other connection is on this gateway.
+    const pinging = await s.addGateway({
+      serve: 'websocket',
+      config: { live: { ...DEFAULT_LIVE, heartbeatMs: 50 } },
+    });
+    const silent = await rawConnection(pinging.wsUrl, { token: s.token }, { autoPong: false });
     const { code } = await silent.closed;
     expect(code).toBe(1006);
     await until(() => silent.socket.readyState === WebSocket.CLOSED, 'the silent socket closed');

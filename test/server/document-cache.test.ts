@@ -146,6 +146,13 @@ describe('over HTTP', () => {
     expect(await each(40, (i) => post(`query V${i} { noSuchField }`))).toEqual({
       '200 GRAPHQL_VALIDATION_FAILED': 40,
     });
+    const aliases = Array.from(
+      { length: DEFAULT_LIMITS.aliases + 1 },
+      (_, a) => `a${a}: __typename`,
+    );
+    expect(await each(40, (i) => post(`query A${i} { ${aliases.join(' ')} }`))).toEqual({
+      '400 OPERATION_TOO_COMPLEX:aliases': 40,
+    });
     expect(gateway.admission.stats()).toEqual(kept);
     // 496 texts of 80 KB went through: kept whole (yoga's caches keyed by text), about 80 MB,
     // four times the bound.

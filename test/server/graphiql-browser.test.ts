@@ -3,13 +3,13 @@
  * real gateway and sandbox. A subscription with no event yet says that it waits for changes (not a
  * bare spinner); the note goes with the first event, and Stop ends the stream.
  */
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBSCRIPTION_WAITING_MESSAGE } from '../../src/server/plugins/graphiql/use-graphiql.js';
+import { launchChromium } from '../support/browser.js';
 import { type ServedGateway, type Stack, startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SUBSCRIPTION =
   'subscription Payees { planChanged(planId: "last-used") { origin serverKnowledge payees { id name } } }';
 const PAYEES = '{ plan(id: "last-used") { payees { id name } } }';
@@ -32,7 +32,7 @@ describe('GraphiQL in Chromium', () => {
         graphiqlDefaultHeaders: { Authorization: `Bearer ${stack.token}` },
       },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(served.url);
     await page.waitForSelector('.graphiql-execute-button');

@@ -7,7 +7,9 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { Agent, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/telemetry/logger.js';
+import { MAX_OPERATION_NAMES } from '../../src/telemetry/metrics.js';
 import { createOtelTracing, type OtelTracing } from '../../src/telemetry/otel.js';
+import { tokenKey } from '../../src/upstream/token-key.js';
 import { type Stack, startStack } from '../support/stack.js';
 
 const QUERY = 'query Accounts { plan(id: "last-used") { name accounts { name } } }';
@@ -202,6 +204,45 @@ describe('logs and metrics', () => {
     ).toBe(1);
     await stack.gql(QUERY, { token: stack.token }, { headers: { 'x-request-id': 'tok' } });
     expect(log.raw()).not.toContain(stack.token);
+  });
+
+  it('holds neither a token nor its digest in any log line or metric', async () => {
+    // A refused token and an accepted one, over queries, a failure and a refusal.
+    await stack.gql(QUERY, undefined, { token: 'refused-token-telemetry-01' });
+    await stack.gql('query Broken { plan(id: "last-used") { noSuchField } }');
+    await stack.gql(QUERY);
+    const text = await (await fetch(stack.url.replace('/graphql', '/metrics'))).text();
+    for (const secret of [
+      stack.token,
+      stack.tokenKey,
+      'refused-token-telemetry-01',
+      tokenKey('refused-token-telemetry-01'),
+    ]) {
+      expect(log.raw()).not.toContain(secret);
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it(`names the first ${MAX_OPERATION_NAMES} operations of verified callers, then "other"`, async () => {
+    const names = (samples: Map<string, number>) =>
+      new Set(
+        [...samples.keys()]
+          .filter((key) => key.startsWith('gateway_operations_total{'))
+          .map((key) => /operation="([^"]*)"/.exec(key)?.[1])
+          .filter((name) => !['unverified', 'anonymous', 'other'].includes(name ?? '')),
+      );
+    const before = names(await metrics()).size;
+    // Enough new names to fill every slot left, and some more.
+    for (let i = 0; i < MAX_OPERATION_NAMES - before + 5; i += 10) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, j) => stack.gql(`query Named${i + j} { __typename }`)),
+      );
+    }
+    const after = await metrics();
+    expect(names(after).size).toBe(MAX_OPERATION_NAMES);
+    expect(
+      after.get('gateway_operations_total{operation="other",type="query",outcome="ok"}'),
+    ).toBeGreaterThanOrEqual(5);
   });
 });
 

@@ -11,7 +11,7 @@ import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { DEFAULT_LIMITS, DEFAULT_LIVE } from '../../src/config/config.js';
-import { type Stack, startStack } from '../support/stack.js';
+import { startStack, type TimedStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import { postOperation, wsConnection } from './support/transports.js';
 
@@ -26,14 +26,17 @@ const boom: Plugin = {
   },
 };
 
-let front: Stack;
+let front: TimedStack;
 const printed: string[] = [];
 
 beforeAll(async () => {
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
     printed.push(args.map(String).join(' '));
   });
+  // Manual timers: a connection's idle time passes only as a test advances it.
   front = await startStack({
+    clock: 'manual',
+    timers: 'manual',
     serve: 'websocket',
     log: true,
     config: { limits: { ...DEFAULT_LIMITS, bodyBytes: 16 * 1024 } },
@@ -99,20 +102,20 @@ describe('GraphQL over WebSocket', () => {
   });
 
   it('closes a connection that only ever had operations refused once it has been idle', async () => {
-    const idle = await front.addGateway({
-      serve: 'websocket',
-      log: true,
-      config: { live: { ...DEFAULT_LIVE, idleTimeoutMs: 300 } },
-    });
-    const ws = wsConnection(idle.wsUrl, { token: 'tøken' });
+    const { idleTimeoutMs } = DEFAULT_LIVE;
+    const ws = wsConnection(front.wsUrl, { token: 'tøken' });
     try {
-      for (let i = 0; i < 3; i++)
+      for (let i = 0; i < 3; i++) {
         expect((await ws.send({ query: '{ user { id } }' })).codes).toEqual(['UNAUTHENTICATED']);
+        // Refused operations neither keep it open nor restart its idle time.
+        await front.scheduler.advance(idleTimeoutMs / 4);
+      }
+      expect(ws.closes).toEqual([]);
+      await front.scheduler.advance(idleTimeoutMs / 4);
       await until(() => ws.closes.length > 0, 'the idle connection closed');
       expect(ws.closes).toEqual([1000]);
     } finally {
       await ws.close();
-      await idle.close();
     }
   });
 });

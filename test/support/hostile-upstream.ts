@@ -38,6 +38,8 @@ export type HostileAction =
   | { readonly kind: 'reply'; readonly status: number; readonly body: unknown }
   /** Accept the request and never answer (until the client gives up or `close()`). */
   | { readonly kind: 'hang' }
+  /** Forward it once `until` resolves: a request held in flight for as long as the test says. */
+  | { readonly kind: 'hold'; readonly until: Promise<void> }
   /** Answer 200 with a body that never ends, as fast as the client reads. */
   | { readonly kind: 'endless' };
 
@@ -165,8 +167,10 @@ export async function startHostileUpstream(
       case 'reply':
         reply(res, action.status, JSON.stringify(action.body));
         return;
+      case 'hold':
       case 'pass':
       case 'rewrite': {
+        if (action.kind === 'hold') await action.until;
         const sent =
           action.kind === 'rewrite' && action.query
             ? { ...request, query: action.query(new URLSearchParams(request.query)) }

@@ -137,6 +137,21 @@ describe('a refused token', () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it('remembers at most maxTokens refused tokens: the one refused longest ago is asked again', async () => {
+    server.handle((_r, res) => sendRestError(res, 401, '401', 'not_authorized', 'no'));
+    const c = client({ tokenGate: { rejectedMs: 60_000, maxTokens: 2 } });
+    for (const token of ['refused-token-0001', 'refused-token-0002', 'refused-token-0003'])
+      await settle(c.getUser({ token }));
+    expect(server.requests).toHaveLength(3);
+    // The last two are remembered: refused without a request.
+    await settle(c.getUser({ token: 'refused-token-0002' }));
+    await settle(c.getUser({ token: 'refused-token-0003' }));
+    expect(server.requests).toHaveLength(3);
+    // The first was forgotten to keep the bound: asking costs a request again.
+    await settle(c.getUser({ token: 'refused-token-0001' }));
+    expect(server.requests).toHaveLength(4);
+  });
+
   it('drops what a proven token had when the upstream starts refusing it', async () => {
     server.handle((_r, res) => sendJson(res, 200, { data: { user: { id: 'u' } } }));
     const c = client();

@@ -11,16 +11,16 @@ import { Webhook } from 'standardwebhooks';
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_WEBHOOKS } from '../../src/config/config.js';
-import { createManualScheduler } from '../../src/live/scheduler.js';
-import { createDeliverer } from '../../src/webhooks/deliverer.js';
-import { createWebhookFeeds } from '../../src/webhooks/feeds.js';
-import { retriesExhausted, retryDelay } from '../../src/webhooks/retry.js';
-import { sealedStore } from '../../src/webhooks/sealed-store.js';
 import {
   createSealer,
   SealBrokenError,
   SealedWithAnotherKeyError,
-} from '../../src/webhooks/sealer.js';
+} from '../../src/crypto/sealer.js';
+import { createDeliverer } from '../../src/deliveries/deliverer.js';
+import { createWebhookFeeds } from '../../src/deliveries/feeds.js';
+import { retriesExhausted, retryDelay } from '../../src/deliveries/retry.js';
+import { createManualScheduler } from '../../src/live/scheduler.js';
+import { sealedStore } from '../../src/webhooks/sealed-store.js';
 import { newEventId, newSecret, signedHeaders } from '../../src/webhooks/signing.js';
 import { createSqliteWebhookStore } from '../../src/webhooks/sqlite-store.js';
 import type { EndpointRecord } from '../../src/webhooks/store.js';

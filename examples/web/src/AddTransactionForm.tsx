@@ -1,11 +1,13 @@
 import { useMutation } from '@apollo/client/react';
 import { type FormEvent, useState } from 'react';
+import { localToday } from './dates.js';
 import { type Account, ADD_TRANSACTION, type MonthCategory } from './operations.js';
 
 /**
  * Adds an outflow. The mutation selects `changes`, so the account balance, the category's
  * activity in the chart and Ready to Assign update from its answer alone; the transaction list
- * is read again to show the new row.
+ * is read again to show the new row. The category starts unchosen (a guess would file spending
+ * under the wrong one unnoticed) and the date starts at today where the person is.
  */
 export function AddTransactionForm(props: {
   planId: string;
@@ -13,7 +15,8 @@ export function AddTransactionForm(props: {
   categories: MonthCategory[];
 }) {
   const [accountId, setAccountId] = useState(props.accounts[0]?.id ?? '');
-  const [categoryId, setCategoryId] = useState(props.categories[0]?.categoryId ?? '');
+  const [categoryId, setCategoryId] = useState('');
+  const [date, setDate] = useState(localToday);
   const [payee, setPayee] = useState('');
   const [spent, setSpent] = useState('');
   const [memo, setMemo] = useState('');
@@ -25,8 +28,17 @@ export function AddTransactionForm(props: {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const milliunits = Math.round(Number(spent) * 1000);
-    if (!Number.isFinite(milliunits) || milliunits <= 0) {
-      setMessage('Enter what was spent, as a positive amount.');
+    const problem = !accountId
+      ? 'Choose an account.'
+      : !categoryId
+        ? 'Choose a category.'
+        : !/^\d{4}-\d{2}-\d{2}$/.test(date)
+          ? 'Enter the date.'
+          : !Number.isFinite(milliunits) || milliunits <= 0
+            ? 'Enter what was spent, as a positive amount.'
+            : null;
+    if (problem) {
+      setMessage(problem);
       return;
     }
     const { data, error } = await add({
@@ -36,7 +48,7 @@ export function AddTransactionForm(props: {
           accountId,
           categoryId,
           amount: -milliunits,
-          date: new Date().toISOString().slice(0, 10),
+          date,
           payeeName: payee.trim() || null,
           memo: memo.trim() || null,
         },
@@ -48,13 +60,14 @@ export function AddTransactionForm(props: {
       setMessage(`Not added: ${result.message}`);
     else {
       setMessage('Added.');
+      setCategoryId('');
       setSpent('');
       setMemo('');
     }
   };
 
   return (
-    <form onSubmit={submit} className="add-form" data-testid="add-form">
+    <form onSubmit={submit} className="add-form" data-testid="add-form" noValidate>
       <label>
         Account
         <select name="account" value={accountId} onChange={(e) => setAccountId(e.target.value)}>
@@ -68,6 +81,9 @@ export function AddTransactionForm(props: {
       <label>
         Category
         <select name="category" value={categoryId} onChange={(e) => setCategoryId(e.target.value)}>
+          <option value="" disabled>
+            Choose a category
+          </option>
           {props.categories.map((category) => (
             <option key={category.categoryId} value={category.categoryId}>
               {category.categoryGroupName}: {category.name}
@@ -75,19 +91,31 @@ export function AddTransactionForm(props: {
           ))}
         </select>
       </label>
+      <div className="pair">
+        <label>
+          Date
+          <input
+            name="date"
+            type="date"
+            value={date}
+            max={localToday()}
+            onChange={(e) => setDate(e.target.value)}
+          />
+        </label>
+        <label>
+          Spent
+          <input
+            name="amount"
+            inputMode="decimal"
+            placeholder="12.34"
+            value={spent}
+            onChange={(e) => setSpent(e.target.value)}
+          />
+        </label>
+      </div>
       <label>
         Payee
         <input name="payee" value={payee} onChange={(e) => setPayee(e.target.value)} />
-      </label>
-      <label>
-        Spent
-        <input
-          name="amount"
-          inputMode="decimal"
-          placeholder="12.34"
-          value={spent}
-          onChange={(e) => setSpent(e.target.value)}
-        />
       </label>
       <label>
         Memo
@@ -97,7 +125,7 @@ export function AddTransactionForm(props: {
         {loading ? 'Adding…' : 'Add'}
       </button>
       {message && (
-        <p className="message" data-testid="form-message">
+        <p className="message" data-testid="form-message" role="status">
           {message}
         </p>
       )}

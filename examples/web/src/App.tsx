@@ -1,29 +1,86 @@
 import { useQuery, useSubscription } from '@apollo/client/react';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Accounts } from './Accounts.js';
 import { AddTransactionForm } from './AddTransactionForm.js';
 import { CategoryChart } from './CategoryChart.js';
 import { isSpendingCategory } from './categories.js';
 import { DASHBOARD, PLAN_CHANGED } from './operations.js';
 import { RecentTransactionsList } from './RecentTransactions.js';
+import type { Plan } from './session.js';
 
-/** One screen: the plan's accounts, this month's categories charted, transactions, a form. */
-export function App() {
-  const { data, error, loading } = useQuery(DASHBOARD);
+/**
+ * One screen: the plan's accounts, this month's categories charted, transactions, a form. The
+ * session's plans come from the gateway; with several, a chooser switches between them.
+ */
+export function App({
+  plans,
+  onSignOut,
+}: {
+  plans: readonly Plan[];
+  onSignOut: () => Promise<void>;
+}) {
+  const [planId, setPlanId] = useState(plans[0]?.id ?? null);
+  if (planId === null)
+    return (
+      <main className="dashboard">
+        <Header title={<h1>No plans</h1>} onSignOut={onSignOut} />
+        <p className="status">This account has no plans yet.</p>
+      </main>
+    );
+  return (
+    <Dashboard
+      key={planId}
+      planId={planId}
+      plans={plans}
+      onPlan={setPlanId}
+      onSignOut={onSignOut}
+    />
+  );
+}
+
+function Dashboard(props: {
+  planId: string;
+  plans: readonly Plan[];
+  onPlan: (id: string) => void;
+  onSignOut: () => Promise<void>;
+}) {
+  const { data, error, loading } = useQuery(DASHBOARD, { variables: { planId: props.planId } });
   const plan = data?.plan;
   if (loading && !plan) return <p className="status">Loading the plan…</p>;
   if (error || !plan) return <p className="status error">Cannot load the plan: {error?.message}</p>;
   return (
-    <main>
-      <header>
-        <h1>{plan.name}</h1>
+    <main className="dashboard">
+      <Header
+        onSignOut={props.onSignOut}
+        title={
+          props.plans.length > 1 ? (
+            <>
+              <h1 className="visually-hidden">{plan.name}</h1>
+              <select
+                className="plan-picker"
+                aria-label="Plan"
+                value={props.planId}
+                onChange={(event) => props.onPlan(event.target.value)}
+              >
+                {props.plans.map((choice) => (
+                  <option key={choice.id} value={choice.id}>
+                    {choice.name}
+                  </option>
+                ))}
+              </select>
+            </>
+          ) : (
+            <h1>{plan.name}</h1>
+          )
+        }
+      >
         {plan.month && (
           <p className="ready" data-testid="ready-to-assign">
             Ready to Assign <strong>{plan.month.toBeBudgetedFormatted}</strong>
           </p>
         )}
         <LiveStatus planId={plan.id} />
-      </header>
+      </Header>
       <section className="accounts">
         <h2>Accounts</h2>
         <Accounts accounts={plan.accounts} />
@@ -45,6 +102,37 @@ export function App() {
         />
       </section>
     </main>
+  );
+}
+
+/** The plan's title and figures, and the sign-out (which says so when it fails). */
+function Header(props: { title: ReactNode; children?: ReactNode; onSignOut: () => Promise<void> }) {
+  const { title, children, onSignOut } = props;
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const signOut = async () => {
+    setBusy(true);
+    setFailure(null);
+    try {
+      await onSignOut();
+    } catch (error) {
+      setFailure(`Not signed out: ${(error as Error).message}`);
+      setBusy(false);
+    }
+  };
+  return (
+    <header>
+      <div className="title">{title}</div>
+      <button type="button" className="sign-out" disabled={busy} onClick={() => void signOut()}>
+        Sign out
+      </button>
+      {children}
+      {failure && (
+        <p className="message error" role="alert">
+          {failure}
+        </p>
+      )}
+    </header>
   );
 }
 

@@ -1,9 +1,13 @@
 import { useQuery } from '@apollo/client/react';
+import { shortDate } from './dates.js';
 import { RECENT_TRANSACTIONS } from './operations.js';
 
 const PAGE = 10;
 
-/** The newest transactions, a page at a time (the client kit's relayStylePagination merges them). */
+/**
+ * The newest transactions, a page at a time (the client kit's relayStylePagination merges them).
+ * A table on wide screens; on a phone each row folds into two lines (styles.css).
+ */
 export function RecentTransactionsList({ planId }: { planId: string }) {
   const { data, fetchMore, loading } = useQuery(RECENT_TRANSACTIONS, {
     variables: { planId, first: PAGE },
@@ -16,20 +20,22 @@ export function RecentTransactionsList({ planId }: { planId: string }) {
       <table className="transaction-table">
         <thead>
           <tr>
-            <th>Date</th>
-            <th>Payee</th>
-            <th>Category</th>
-            <th>Account</th>
+            <th className="date">Date</th>
+            <th className="payee">Payee</th>
+            <th className="category">Category</th>
+            <th className="account">Account</th>
             <th className="amount">Amount</th>
           </tr>
         </thead>
         <tbody>
           {connection.edges.map(({ node }) => (
             <tr key={node.id} data-testid="transaction">
-              <td>{node.date}</td>
-              <td>{node.payeeName ?? '—'}</td>
-              <td>{node.categoryName ?? '—'}</td>
-              <td>{node.account.name}</td>
+              <td className="date">
+                <time dateTime={node.date}>{shortDate(node.date)}</time>
+              </td>
+              <td className="payee">{node.payeeName ?? '—'}</td>
+              <td className="category">{node.categoryName ?? '—'}</td>
+              <td className="account">{node.account.name}</td>
               <td className={`amount ${node.amount < 0 ? 'negative' : ''}`}>
                 {node.amountFormatted}
               </td>

@@ -1,28 +1,84 @@
+import type { ErrorLike } from '@apollo/client';
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
+import { CombinedGraphQLErrors, ServerError } from '@apollo/client/errors';
+import { ErrorLink } from '@apollo/client/link/error';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { getMainDefinition } from '@apollo/client/utilities';
 import { cacheConfig } from '@plans-gateway/client-kit/apollo';
-import { createClient as createWsClient } from 'graphql-ws';
-import { type Settings, webSocketUrl } from './settings.js';
+import { CloseCode, createClient as createWsClient } from 'graphql-ws';
+import type { Gateway } from './gateway.js';
+import { DEFAULT_LOGIN_URL } from './session.js';
+
+/** A signed-in session's client, and how to let go of it when the session ends. */
+export interface SessionClient {
+  readonly apollo: ApolloClient;
+  /** Closes the WebSocket and forgets every cached row: nothing of this session stays. */
+  dispose(): void;
+}
 
 /**
  * Apollo Client over the gateway: queries and mutations over HTTP, subscriptions over
  * graphql-ws, one normalized cache configured by the client kit (possible types, pagination of
  * every connection). Mutation payloads' `changes` and subscription events carry rows with ids,
  * so the cache updates every panel that shows them.
+ *
+ * Credentials are the gateway's session cookie (`credentials: 'include'`; browsers send cookies
+ * on WebSocket upgrades by themselves). `onSessionEnded` runs, with where to sign in again, when
+ * an answer says the session is gone: `UNAUTHENTICATED` over either transport, a 401, or the
+ * socket closed as Unauthorized (4401) because the person signed out elsewhere.
  */
-export function createApolloClient(settings: Settings): ApolloClient {
-  const authorization = `Bearer ${settings.token}`;
-  const http = new HttpLink({ uri: settings.gateway, headers: { authorization } });
-  const ws = new GraphQLWsLink(
-    createWsClient({ url: webSocketUrl(settings.gateway), connectionParams: { authorization } }),
-  );
+export function createSessionClient(
+  gateway: Gateway,
+  onSessionEnded: (loginUrl: string) => void,
+): SessionClient {
+  // Operations go as JSON POSTs: a request a page on another site cannot send without a CORS
+  // preflight, so the gateway's CSRF prevention admits it with the cookie.
+  const http = new HttpLink({ uri: gateway.graphql, credentials: 'include' });
+  const socket = createWsClient({
+    url: gateway.webSocket,
+    on: {
+      closed: (event) => {
+        if (isCloseEvent(event) && event.code === CloseCode.Unauthorized)
+          onSessionEnded(DEFAULT_LOGIN_URL);
+      },
+    },
+  });
+  const ended = new ErrorLink(({ error }) => {
+    const loginUrl = signInAfter(error);
+    if (loginUrl !== null) onSessionEnded(loginUrl);
+  });
   const isSubscription = ({ query }: ApolloLink.Operation) => {
     const definition = getMainDefinition(query);
     return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
   };
-  return new ApolloClient({
-    link: ApolloLink.split(isSubscription, ws, http),
+  const apollo = new ApolloClient({
+    link: ApolloLink.from([
+      ended,
+      ApolloLink.split(isSubscription, new GraphQLWsLink(socket), http),
+    ]),
     cache: new InMemoryCache(cacheConfig()),
   });
+  return {
+    apollo,
+    dispose() {
+      void socket.dispose();
+      apollo.stop();
+      void apollo.clearStore();
+    },
+  };
+}
+
+/** Where to sign in again, when `error` says the session ended; else null. */
+function signInAfter(error: ErrorLike): string | null {
+  if (CombinedGraphQLErrors.is(error)) {
+    const refusal = error.errors.find((e) => e.extensions?.code === 'UNAUTHENTICATED');
+    if (!refusal) return null;
+    const signIn = refusal.extensions?.signIn as { url?: unknown } | undefined;
+    return typeof signIn?.url === 'string' ? signIn.url : DEFAULT_LOGIN_URL;
+  }
+  return ServerError.is(error) && error.statusCode === 401 ? DEFAULT_LOGIN_URL : null;
+}
+
+function isCloseEvent(event: unknown): event is { code: number } {
+  return typeof event === 'object' && event !== null && 'code' in event;
 }

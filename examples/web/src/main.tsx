@@ -1,18 +1,27 @@
-import { ApolloProvider } from '@apollo/client/react';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './App.js';
-import { createApolloClient } from './client.js';
-import { readSettings } from './settings.js';
+import { type Gateway, gatewayAt } from './gateway.js';
+import { Root } from './Root.js';
 import './styles.css';
 
-const client = createApolloClient(readSettings(window.location, window.localStorage));
-const root = document.getElementById('root');
-if (!root) throw new Error('index.html has no #root');
-createRoot(root).render(
+const element = document.getElementById('root');
+if (!element) throw new Error('index.html has no #root');
+const root = createRoot(element);
+
+let gateway: Gateway | Error;
+try {
+  gateway = gatewayAt(import.meta.env.VITE_GATEWAY_URL, window.location.origin);
+} catch (error) {
+  gateway = error instanceof Error ? error : new Error(String(error));
+}
+root.render(
   <StrictMode>
-    <ApolloProvider client={client}>
-      <App />
-    </ApolloProvider>
+    {gateway instanceof Error ? (
+      <p className="status error" role="alert">
+        {gateway.message}
+      </p>
+    ) : (
+      <Root gateway={gateway} />
+    )}
   </StrictMode>,
 );

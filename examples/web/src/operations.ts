@@ -44,9 +44,9 @@ export interface Dashboard {
   } | null;
 }
 
-export const DASHBOARD: TypedDocumentNode<Dashboard, Record<string, never>> = gql`
-  query Dashboard {
-    plan(id: "last-used") {
+export const DASHBOARD: TypedDocumentNode<Dashboard, { planId: string }> = gql`
+  query Dashboard($planId: PlanId!) {
+    plan(id: $planId) {
       id
       name
       accounts { id name type closed onBudget balance balanceFormatted }

@@ -32,15 +32,35 @@ function decimalDigitsOf(format: CurrencyFormat | null): number {
 }
 
 /**
+ * Private: bigint milliunits rounded to the format's digits, as the integer count of its smallest
+ * unit, with the same rule as the number path (halves towards positive infinity).
+ */
+function roundedUnits(milliunits: bigint, digits: number): bigint {
+  const step = 10n ** BigInt(MILLIUNIT_DIGITS - digits);
+  if (step === 1n) return milliunits;
+  const shifted = milliunits + step / 2n;
+  const quotient = shifted / step;
+  return shifted % step < 0n ? quotient - 1n : quotient; // floor, not truncation
+}
+
+/**
  * Milliunits as a decimal amount of the currency, rounded to the format's decimal digits.
  *
  * Rounds exactly like the ynab SDK's `convertMilliUnitsToCurrencyAmount`: halves go towards
  * positive infinity (`Math.round`), so 1235 → 1.24 but -1235 → -1.23 with two digits. Keeping
  * that quirk means a client comparing our `_currency` values with the SDK's helper never sees a
- * difference of one cent.
+ * difference of one cent. A bigint (an amount past 2^53, which only sums reach) is rounded
+ * exactly, then given as the nearest double, as a `_currency` value can only be.
  */
-export function toCurrencyAmount(milliunits: Milliunits, format: CurrencyFormat | null): number {
+export function toCurrencyAmount(
+  milliunits: Milliunits | bigint,
+  format: CurrencyFormat | null,
+): number {
   const digits = decimalDigitsOf(format);
+  if (typeof milliunits === 'bigint') {
+    const amount = Number(roundedUnits(milliunits, digits)) / 10 ** digits;
+    return amount === 0 ? 0 : amount;
+  }
   const step = 10 ** (MILLIUNIT_DIGITS - digits);
   const perStep = 1 / step;
   const roundedMilliunits = Math.round(milliunits * perStep) / perStep;
@@ -58,21 +78,43 @@ function groupDigits(integerDigits: string, separator: string): string {
   return groups.join(separator);
 }
 
+/** Private: the digits of an amount's absolute value, split at the decimal point, and its sign. */
+function amountDigits(
+  milliunits: Milliunits | bigint,
+  format: CurrencyFormat,
+  digits: number,
+): { integerPart: string; fractionPart: string; negative: boolean } {
+  if (typeof milliunits === 'bigint') {
+    const units = roundedUnits(milliunits, digits);
+    const text = (units < 0n ? -units : units).toString().padStart(digits + 1, '0');
+    return {
+      integerPart: text.slice(0, text.length - digits),
+      fractionPart: text.slice(text.length - digits),
+      negative: units < 0n,
+    };
+  }
+  const amount = toCurrencyAmount(milliunits, format);
+  const [integerPart = '0', fractionPart = ''] = Math.abs(amount).toFixed(digits).split('.');
+  return { integerPart, fractionPart, negative: amount < 0 };
+}
+
 /**
  * Milliunits as display text in the plan's currency format. The minus sign always comes first,
  * before a leading symbol: USD gives `-$1,234.56`, EUR with the symbol last gives `-1.234,56€`.
- * The digits shown are those of {@link toCurrencyAmount}, so both companions always agree.
- * A `null` format uses {@link DEFAULT_CURRENCY_FORMAT}.
+ * The digits shown are those of {@link toCurrencyAmount}, so both companions always agree; a
+ * bigint shows every digit, exactly. A `null` format uses {@link DEFAULT_CURRENCY_FORMAT}.
  */
-export function formatMilliunits(milliunits: Milliunits, format: CurrencyFormat | null): string {
+export function formatMilliunits(
+  milliunits: Milliunits | bigint,
+  format: CurrencyFormat | null,
+): string {
   const fmt = format ?? DEFAULT_CURRENCY_FORMAT;
   const digits = decimalDigitsOf(fmt);
-  const amount = toCurrencyAmount(milliunits, fmt);
-  const [integerPart = '0', fractionPart = ''] = Math.abs(amount).toFixed(digits).split('.');
+  const { integerPart, fractionPart, negative } = amountDigits(milliunits, fmt, digits);
   const number =
     groupDigits(integerPart, fmt.group_separator) +
     (digits > 0 ? fmt.decimal_separator + fractionPart : '');
   const symbol = fmt.display_symbol ? fmt.currency_symbol : '';
   const body = fmt.symbol_first ? symbol + number : number + symbol;
-  return amount < 0 ? `-${body}` : body;
+  return negative ? `-${body}` : body;
 }

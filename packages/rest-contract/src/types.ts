@@ -44,6 +44,9 @@ export const SAVE_ACCOUNT_TYPES = ENUMS.SaveAccountType;
 export type SaveAccountType = Schemas['SaveAccountType'];
 export const GOAL_TYPES = ENUMS['CategoryBase.goal_type'];
 export type GoalType = (typeof GOAL_TYPES)[number];
+/** The repeat of a recurring target, set through a category's `goal_frequency` (since 1.86.0). */
+export const GOAL_FREQUENCIES = ENUMS['SaveCategory.goal_frequency'];
+export type GoalFrequency = (typeof GOAL_FREQUENCIES)[number];
 export const CLEARED_STATUSES = ENUMS.TransactionClearedStatus;
 export type ClearedStatus = Schemas['TransactionClearedStatus'];
 /** The empty string is a valid flag colour on the wire (it clears the flag). */

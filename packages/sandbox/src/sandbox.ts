@@ -27,6 +27,8 @@ import { createRateLimiter } from './http/rate-limit.js';
 import { createRouter } from './http/router.js';
 import { DEFAULT_SEED_TRANSACTIONS, seedPlan, US_DATE_FORMAT, USD_FORMAT } from './seed/index.js';
 import type { PlanEntry, SandboxState, UserState } from './store/state.js';
+import { editSplitLine } from './store/transactions.js';
+import { MEMO_MAX } from './validate/transaction.js';
 
 export const DEMO_TOKEN = 'sandbox-demo-token';
 export const DEMO_READ_ONLY_TOKEN = 'sandbox-demo-read-only-token';
@@ -149,6 +151,13 @@ function buildState(
   });
 }
 
+/** Private: a plan of any user, for the programmatic hooks (which act as the product, not a token). */
+function planEntry(state: SandboxState, planId: string, hook: string): PlanEntry {
+  const entry = state.plans.get(planId);
+  if (!entry) throw new RangeError(`${hook}: no sandbox plan has the id '${planId}'`);
+  return entry;
+}
+
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const clock = options.clock ?? systemClock;
   const state: SandboxState = { clock, users: new Map(), plans: new Map() };
@@ -252,6 +261,31 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     },
     setOAuthConsent: (consent) => oauth.setConsent(consent),
     revokeOAuthGrants: (filter) => oauth.revokeGrants(filter),
+    editSplitLine(planId, subtransactionId, changes, options = {}) {
+      const { store } = planEntry(state, planId, 'editSplitLine');
+      const line = store.subtransactions.get(subtransactionId);
+      const parent = line && store.transactions.get(line.transaction_id);
+      if (!line || line.deleted || !parent || parent.deleted)
+        throw new RangeError(
+          `editSplitLine: plan '${planId}' has no live split line '${subtransactionId}'`,
+        );
+      const { memo, categoryId } = changes;
+      if (
+        memo !== undefined &&
+        memo !== null &&
+        !(typeof memo === 'string' && [...memo].length <= MEMO_MAX)
+      )
+        throw new RangeError(
+          `editSplitLine: memo must be null or a string of at most ${MEMO_MAX} characters`,
+        );
+      if (categoryId !== undefined && categoryId !== null && !store.liveCategory(categoryId))
+        throw new RangeError(
+          `editSplitLine: '${categoryId}' is not a live category of plan '${planId}'`,
+        );
+      store.change(clock.now(), () => editSplitLine(store, line, changes), {
+        silent: options.silent === true,
+      });
+    },
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing = true;

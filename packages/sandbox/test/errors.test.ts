@@ -589,8 +589,9 @@ describe('400 bad_request', () => {
   });
 });
 
-describe('400 for totals beyond exact milliunits', () => {
+describe('400 for totals beyond the int64 of the interface', () => {
   const MAX = Number.MAX_SAFE_INTEGER;
+  const INT64 = '9223372036854775807';
 
   /** A new, empty tracking-free account and a new category, so only the test's amounts count. */
   async function emptyAccountAndCategory(
@@ -613,63 +614,84 @@ describe('400 for totals beyond exact milliunits', () => {
     return { accountId: account.id, categoryId: created.id };
   }
 
-  it('refuses a transaction that would take an account balance beyond 2^53 - 1, changing nothing', async () => {
-    const { accountId } = await emptyAccountAndCategory('balance');
-    const first = await box.rest.post(plan('/transactions'), {
-      transaction: { account_id: accountId, date: TODAY, amount: MAX, payee_name: 'Huge' },
-    });
-    expect(first.status).toBe(201);
-    const response = await expectPlanUnchanged(box.rest, box.planId, () =>
-      box.rest.post(plan('/transactions'), {
-        transaction: { account_id: accountId, date: TODAY, amount: 1, payee_name: 'One more' },
-      }),
-    );
-    expectError(response, 400, '400', 'bad_request', /amount/);
+  /** `count` transactions of `amount` in one request. */
+  const batch = (count: number, line: Record<string, unknown>) => ({
+    transactions: Array.from(
+      { length: count },
+      (): Record<string, unknown> => ({ date: TODAY, ...line }),
+    ),
   });
 
-  it("refuses a transaction that would take a category's activity beyond 2^53 - 1, changing nothing", async () => {
+  it('takes an account balance past 2^53 exactly, and refuses one past int64, changing nothing', async () => {
+    const { accountId } = await emptyAccountAndCategory('balance');
+    expect(
+      (await box.rest.post(plan('/transactions'), batch(2, { account_id: accountId, amount: MAX })))
+        .status,
+    ).toBe(201);
+    const read = await box.rest.get(plan(`/accounts/${accountId}`));
+    expect(read.text).toContain(`"balance":${2n * BigInt(MAX)},`);
+    const response = await expectPlanUnchanged(box.rest, box.planId, () =>
+      box.rest.post(plan('/transactions'), batch(1_023, { account_id: accountId, amount: MAX })),
+    );
+    expectError(
+      response,
+      400,
+      '400',
+      'bad_request',
+      new RegExp(
+        `^transactions\\[0\\]\\.amount would take the balance of account 'Big balance' beyond ±${INT64} milliunits$`,
+      ),
+    );
+  });
+
+  it("refuses a transaction that would take a category's activity past int64, changing nothing", async () => {
     const a = await emptyAccountAndCategory('activity a');
     const b = await emptyAccountAndCategory('activity b');
-    // Room is left below the limit for the month's other activity, which the month total sums.
-    const ROOM = 10 ** 12;
-    const first = await box.rest.post(plan('/transactions'), {
-      transaction: {
-        account_id: a.accountId,
-        date: TODAY,
-        amount: -(MAX - ROOM),
-        payee_name: 'Huge',
-        category_id: a.categoryId,
-      },
-    });
-    expect(first.status).toBe(201);
+    // Half on each account: each balance stays within int64, their category's activity would not.
+    const half = { amount: -MAX, category_id: a.categoryId };
+    expect(
+      (await box.rest.post(plan('/transactions'), batch(512, { ...half, account_id: a.accountId })))
+        .status,
+    ).toBe(201);
     const response = await expectPlanUnchanged(box.rest, box.planId, () =>
-      box.rest.post(plan('/transactions'), {
-        transaction: {
-          account_id: b.accountId,
-          date: TODAY,
-          amount: -(ROOM + 1),
-          payee_name: 'One more',
-          category_id: a.categoryId,
-        },
-      }),
+      box.rest.post(plan('/transactions'), batch(513, { ...half, account_id: b.accountId })),
     );
-    expectError(response, 400, '400', 'bad_request', /amount|activity|category/);
+    expectError(response, 400, '400', 'bad_request', /activity of category 'Big activity a'/);
   });
 
-  it("refuses an assignment that would take the month's total assigned beyond 2^53 - 1, changing nothing", async () => {
+  it("refuses an assignment that would take a category's month balance past int64, changing nothing", async () => {
     const a = await emptyAccountAndCategory('assigned a');
     const b = await emptyAccountAndCategory('assigned b');
     const month = `${TODAY.slice(0, 8)}01`;
-    const first = await box.rest.patch(plan(`/months/${month}/categories/${a.categoryId}`), {
-      category: { budgeted: MAX - 1_000_000_000 },
+    // Inflows categorized to the category: 2^63 - 11 of activity, on two accounts.
+    const inflow = { amount: MAX, category_id: a.categoryId };
+    expect(
+      (
+        await box.rest.post(
+          plan('/transactions'),
+          batch(512, { ...inflow, account_id: a.accountId }),
+        )
+      ).status,
+    ).toBe(201);
+    const rest = batch(512, { ...inflow, account_id: b.accountId });
+    rest.transactions.push({ date: TODAY, ...inflow, account_id: b.accountId, amount: 1_013 });
+    expect((await box.rest.post(plan('/transactions'), rest)).status).toBe(201);
+    const within = await box.rest.patch(plan(`/months/${month}/categories/${a.categoryId}`), {
+      category: { budgeted: 10 },
     });
-    expect(first.status).toBe(200);
+    expect(within.text).toContain(`"balance":${2n ** 63n - 1n},`);
     const response = await expectPlanUnchanged(box.rest, box.planId, () =>
-      box.rest.patch(plan(`/months/${month}/categories/${b.categoryId}`), {
-        category: { budgeted: 2_000_000_000 },
+      box.rest.patch(plan(`/months/${month}/categories/${a.categoryId}`), {
+        category: { budgeted: 11 },
       }),
     );
-    expectError(response, 400, '400', 'bad_request', /budgeted/);
+    expectError(
+      response,
+      400,
+      '400',
+      'bad_request',
+      /budgeted would take the balance of the category/,
+    );
   });
 });
 

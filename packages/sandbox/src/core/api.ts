@@ -114,7 +114,14 @@ export type FaultKind =
   /** Destroy the socket without a response. */
   | 'drop'
   /** 200 with a body that is not valid JSON. */
-  | 'malformed';
+  | 'malformed'
+  /**
+   * Apply the write, but leave no trace for deltas: `server_knowledge` does not advance and the
+   * rows it changed keep their knowledge, so no delta request ever brings the change, while full
+   * reads and the plan export show it. Only writes (POST, PUT, PATCH, DELETE) match; a read
+   * never uses up `times`. A replica kept by deltas drifts from the upstream this way.
+   */
+  | 'silent';
 
 export interface FaultRule {
   kind: FaultKind;
@@ -204,8 +211,28 @@ export interface Sandbox {
    * Returns how many grants it ended.
    */
   revokeOAuthGrants(filter: OAuthGrantFilter): number;
+  /**
+   * Changes a line of a split transaction the way the product's own apps can and the REST
+   * interface cannot (it keeps an existing split's lines): its memo and its category. An ordinary
+   * change (a new server knowledge, carried by deltas) unless `silent`, which makes it the
+   * `silent` fault's kind of change: rows change, no delta ever brings it. Throws a RangeError
+   * naming what is unknown or wrong.
+   */
+  editSplitLine(
+    planId: string,
+    subtransactionId: string,
+    changes: SplitLineEdit,
+    options?: { silent?: boolean },
+  ): void;
   /** Stops listening, ends hung requests and resolves when every socket is closed. */
   close(): Promise<void>;
+}
+
+/** What `editSplitLine` may change; an absent field stays as it is. */
+export interface SplitLineEdit {
+  memo?: string | null;
+  /** A live category of the plan, or null for none. */
+  categoryId?: string | null;
 }
 
 /** Who a request acts as: resolved from its token by the sandbox's token registry. */

@@ -57,6 +57,11 @@ export function toEpochDay(date: IsoDate): number {
   return Math.floor(Date.parse(`${date}T00:00:00Z`) / MS_PER_DAY);
 }
 
+/** The day of the week, 0 = Sunday to 6 = Saturday (1970-01-01 was a Thursday). */
+export function weekdayOf(date: IsoDate): number {
+  return (((toEpochDay(date) + 4) % 7) + 7) % 7;
+}
+
 export function fromEpochDay(day: number): IsoDate {
   return isoDateOf(day * MS_PER_DAY);
 }

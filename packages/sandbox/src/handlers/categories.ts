@@ -8,6 +8,7 @@
 import type { CategoryGroupWithCategories } from '@plans-gateway/rest-contract';
 import { addMonths, monthsBetween } from '../core/dates.js';
 import { badRequest, resourceNotFound } from '../core/errors.js';
+import type { Exactly } from '../core/exact.js';
 import {
   orderedCategories,
   presentCategoryGroup,
@@ -69,7 +70,7 @@ const getCategories: Handler<'getCategories'> = (ctx) => {
     list.push(category);
     byGroup.set(category.category_group_id, list);
   }
-  const groups: CategoryGroupWithCategories[] = [];
+  const groups: Exactly<CategoryGroupWithCategories>[] = [];
   for (const group of store.categoryGroups.values()) {
     const categories = byGroup.get(group.id) ?? [];
     const include =
@@ -111,7 +112,7 @@ const createCategory: Handler<'createCategory'> = (ctx) => {
   const name = readCategoryName(requirePresent(body.name, 'category.name'), 'category.name');
   const group = readTargetGroup(store, body.category_group_id, 'category.category_group_id');
   const note = body.note === undefined ? null : readNote(body.note, 'category.note');
-  const goal = nextGoal(NO_GOAL, body, 'regular', store.currentMonth, 'category');
+  const goal = nextGoal(NO_GOAL, body, 'regular', ctx.today, 'category');
   const category = write(ctx, entry, () => {
     const record: CategoryRecord = {
       id: newId(),
@@ -155,7 +156,7 @@ const updateCategory: Handler<'updateCategory'> = (ctx) => {
       'category.category_group_id',
     ).id;
   }
-  changes.goal = nextGoal(category, body, category.role, store.currentMonth, 'category');
+  changes.goal = nextGoal(category, body, category.role, ctx.today, 'category');
   write(ctx, entry, () => applyCategoryChanges(store, category, changes));
   return ok({
     category: presentCurrentCategory(store, category, moneyOf(store)),

@@ -6,6 +6,7 @@ import type { IsoDate, OperationId, ResponseData } from '@plans-gateway/rest-con
 import type { Principal } from '../core/api.js';
 import { calendarDateOf, monthOf } from '../core/dates.js';
 import { badRequest, resourceNotFound } from '../core/errors.js';
+import type { Exactly } from '../core/exact.js';
 import type { Streamable } from '../present/lazy-list.js';
 import { createMoneyPresenter, type MoneyPresenter } from '../present/money.js';
 import { ensureMonth } from '../store/budget.js';
@@ -27,22 +28,27 @@ export interface HandlerContext {
   readonly state: SandboxState;
   readonly now: number;
   readonly today: IsoDate;
+  /** An injected `silent` fault: the write leaves no trace for deltas (see PlanStore.change). */
+  readonly silent: boolean;
 }
 
 export interface HandlerResult<Op extends OperationId> {
   status: 200 | 201;
-  /** The REST `data`; a list that can grow to hundreds of MB is a `LazyList`, written as it streams. */
-  data: Streamable<ResponseData[Op]>;
+  /**
+   * The REST `data`; a list that can grow to hundreds of MB is a `LazyList`, written as it
+   * streams. Sums may be bigints past 2^53 (core/exact.ts), written as the integers they are.
+   */
+  data: Streamable<Exactly<ResponseData[Op]>>;
 }
 
 export type Handler<Op extends OperationId> = (ctx: HandlerContext) => HandlerResult<Op>;
 export type HandlerTable = { [Op in OperationId]: Handler<Op> };
 
 export const ok = <Op extends OperationId>(
-  data: Streamable<ResponseData[Op]>,
+  data: Streamable<Exactly<ResponseData[Op]>>,
 ): HandlerResult<Op> => ({ status: 200, data });
 export const created = <Op extends OperationId>(
-  data: Streamable<ResponseData[Op]>,
+  data: Streamable<Exactly<ResponseData[Op]>>,
 ): HandlerResult<Op> => ({ status: 201, data });
 
 /** A path id that must be a UUID; lower-cased. */
@@ -154,9 +160,12 @@ export function moneyOf(store: PlanStore): MoneyPresenter {
   return createMoneyPresenter(store.currencyFormat);
 }
 
-/** Runs a write as one change of the plan (one new server knowledge value). */
+/**
+ * Runs a write as one change of the plan (one new server knowledge value), or, under a `silent`
+ * fault, as a change no delta will carry.
+ */
 export function write<T>(ctx: HandlerContext, entry: PlanEntry, mutate: () => T): T {
-  return entry.store.change(ctx.now, mutate);
+  return entry.store.change(ctx.now, mutate, { silent: ctx.silent });
 }
 
 /** Delta filter: everything live on a full request, everything changed after `since` on a delta. */

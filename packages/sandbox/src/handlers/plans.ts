@@ -5,6 +5,7 @@ import type {
   PlanDetail,
   PlanSummary,
 } from '@plans-gateway/rest-contract';
+import type { Exactly } from '../core/exact.js';
 import {
   orderedCategories,
   presentAccount,
@@ -52,12 +53,12 @@ function defaultPlanIdFor(ctx: HandlerContext): string | null {
 
 const getPlans: Handler<'getPlans'> = (ctx) => {
   const includeAccounts = readBooleanParam(ctx.query, 'include_accounts') ?? false;
-  const summaries = new Map<string, PlanSummary>();
+  const summaries = new Map<string, Exactly<PlanSummary>>();
   for (const planId of ctx.user.planIds) {
     const entry = ctx.state.plans.get(planId);
     if (!entry) continue;
     followClock(entry, ctx.today, ctx.now);
-    const summary = presentPlanSummary(entry.store);
+    const summary: Exactly<PlanSummary> = presentPlanSummary(entry.store);
     if (includeAccounts) {
       const money = moneyOf(entry.store);
       summary.accounts = [...entry.store.accounts.values()]
@@ -72,7 +73,7 @@ const getPlans: Handler<'getPlans'> = (ctx) => {
 };
 
 /** Private: a category as the export lists it, with its current month amounts. */
-function exportCategory(store: PlanStore, categoryId: string): CategoryBase | null {
+function exportCategory(store: PlanStore, categoryId: string): Exactly<CategoryBase> | null {
   const category = store.categories.get(categoryId);
   if (!category) return null;
   const amounts = store.monthsByKey.get(store.currentMonth)?.categories.get(category.id);
@@ -105,14 +106,14 @@ const getPlanById: Handler<'getPlanById'> = (ctx) => {
   const live = <T extends { knowledge: number; deleted: boolean }>(records: Iterable<T>) =>
     [...records].filter((record) => inDelta(record, since));
 
-  const categories: CategoryBase[] = [];
+  const categories: Exactly<CategoryBase>[] = [];
   for (const category of orderedCategories(store)) {
     const changed =
       since === null ? !category.deleted : currentCategoryKnowledge(store, category.id) > since;
     const presented = changed ? exportCategory(store, category.id) : null;
     if (presented) categories.push(presented);
   }
-  const months: MonthDetailBase[] = store.months
+  const months: Exactly<MonthDetailBase>[] = store.months
     .filter((month) => (since === null ? !month.deleted : monthChangedSince(store, month, since)))
     .map((month) => presentMonthDetailBase(store, month, since));
 
@@ -124,7 +125,7 @@ const getPlanById: Handler<'getPlanById'> = (ctx) => {
     record.subtransactions.filter((sub) => inDelta(sub, since)),
   );
 
-  const plan: Streamable<PlanDetail> = {
+  const plan: Streamable<Exactly<PlanDetail>> = {
     ...presentPlanSummary(store),
     accounts: live(store.accounts.values()).map(presentAccountBase),
     payees: live(store.payees.values()).map(presentPayee),

@@ -4,7 +4,7 @@
  * YNAB does, and `date_next` moves on to the next occurrence of the series (a 'never' one is
  * deleted instead). Occurrences are entered in date order, every missed one after a long idle
  * time included, except those older than the 5 years a transaction may be dated back, and those
- * that would take a balance beyond exact milliunits (which a write would be refused for).
+ * that would take a balance beyond the interface's int64 (a write doing that is refused).
  *
  * An entered occurrence looks as if the user had entered it: the scheduled payee, category (or
  * split lines), memo, flag and amount, no import id (so a later bank import matches it), not yet

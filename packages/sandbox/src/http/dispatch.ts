@@ -28,7 +28,7 @@ import type { SandboxState, UserState } from '../store/state.js';
 import { accessRefusal, dataLimitRefusal } from './account-state.js';
 import type { TokenRegistry } from './auth.js';
 import type { FaultEngine } from './faults.js';
-import { isStreamed, streamJson } from './json-stream.js';
+import { isStreamed, streamJson, toJson } from './json-stream.js';
 import type { OAuthResponse, OAuthService } from './oauth.js';
 import type { RateLimiter } from './rate-limit.js';
 import {
@@ -93,7 +93,7 @@ function sendJson(
   value: unknown,
   headers?: Record<string, string>,
 ): void {
-  send(res, call, status, JSON.stringify(value), headers);
+  send(res, call, status, toJson(value), headers);
 }
 
 /** Private: an answer too large for one string, streamed with chunked transfer encoding. */
@@ -133,6 +133,8 @@ function applyFault(
   deps: DispatchDeps,
 ): void {
   switch (kind) {
+    case 'silent':
+      return; // not played out here: the write runs, silently (HandlerContext.silent)
     case 'status500':
       sendError(
         res,
@@ -322,7 +324,7 @@ async function handleApi(
   const delay = deps.faults.delayMs();
   if (delay > 0) await deps.sleep(delay);
   if (deps.isClosing()) return;
-  if (fault) {
+  if (fault && fault !== 'silent') {
     applyFault(fault, req, res, call, deps);
     return;
   }
@@ -355,6 +357,7 @@ async function handleApi(
     state: deps.state,
     now,
     today: isoDateOf(now),
+    silent: fault === 'silent',
   };
   const handler = HANDLERS[match.operationId as OperationId] as (ctx: HandlerContext) => {
     status: number;

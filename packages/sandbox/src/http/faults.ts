@@ -5,6 +5,7 @@
 import type { OperationId } from '@plans-gateway/rest-contract';
 import type { FaultKind, FaultRule, LatencyOptions } from '../core/api.js';
 import { createRandom, type Random } from '../core/random.js';
+import { isWriteMethod } from './routes.js';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   'status500',
@@ -12,6 +13,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'hang',
   'drop',
   'malformed',
+  'silent',
 ];
 
 export interface FaultEngine {
@@ -75,6 +77,7 @@ export function createFaultEngine(
         const { rule } = entry;
         if (rule.operationId !== undefined && rule.operationId !== operationId) continue;
         if (rule.method !== undefined && rule.method.toUpperCase() !== method) continue;
+        if (rule.kind === 'silent' && !isWriteMethod(method)) continue;
         if (rule.times !== undefined && entry.used >= rule.times) continue;
         if (rule.rate !== undefined && rule.rate < 1 && !random.chance(rule.rate)) continue;
         entry.used++;

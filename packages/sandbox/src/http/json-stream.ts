@@ -4,8 +4,33 @@
  * waiting for the socket to drain between pieces, so a plan of a million transactions exports
  * without ever holding its whole text.
  */
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { LazyList } from '../present/lazy-list.js';
+
+/**
+ * Private: marks a bigint while `JSON.stringify` writes it as a string, so the quotes can come
+ * off afterwards. The NUL and the per-process nonce keep any string a client stored from looking
+ * like one.
+ */
+const BIG_MARK = `\u0000exact-${randomUUID()}:`;
+const MARKED = new RegExp(`"${BIG_MARK.replace('\u0000', '\\\\u0000')}(-?\\d+)"`, 'g');
+
+/**
+ * `JSON.stringify`, except that a bigint (a sum past 2^53, see core/exact.ts) is written as the
+ * JSON integer it is. Answers without one, nearly all, take the plain path.
+ */
+export function toJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? 'null';
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    const marked = JSON.stringify(value, (_key, field: unknown) =>
+      typeof field === 'bigint' ? `${BIG_MARK}${field}` : field,
+    );
+    return (marked ?? 'null').replace(MARKED, '$1');
+  }
+}
 
 /** @default 64 KiB: large enough for few writes, small enough to stay out of the way. */
 const CHUNK_CHARS = 64 * 1024;
@@ -23,14 +48,14 @@ function* jsonPieces(value: unknown): Generator<string> {
     yield '[';
     let first = true;
     for (const item of value) {
-      yield first ? JSON.stringify(item) : `,${JSON.stringify(item)}`;
+      yield first ? toJson(item) : `,${toJson(item)}`;
       first = false;
     }
     yield ']';
     return;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !isStreamed(value)) {
-    yield JSON.stringify(value) ?? 'null';
+    yield toJson(value);
     return;
   }
   yield '{';

@@ -21,6 +21,7 @@ import type {
   PlanSummary,
 } from '@plans-gateway/rest-contract';
 import { isoDateTimeOf } from '../core/dates.js';
+import type { Exact, Exactly } from '../core/exact.js';
 import { goalProgress } from '../store/goals.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type {
@@ -36,7 +37,7 @@ import type {
 } from '../store/records.js';
 import type { MoneyPresenter } from './money.js';
 
-export function presentAccountBase(account: AccountRecord): AccountBase {
+export function presentAccountBase(account: AccountRecord): Exactly<AccountBase> {
   return {
     id: account.id,
     name: account.name,
@@ -59,7 +60,7 @@ export function presentAccountBase(account: AccountRecord): AccountBase {
   };
 }
 
-export function presentAccount(account: AccountRecord, money: MoneyPresenter): Account {
+export function presentAccount(account: AccountRecord, money: MoneyPresenter): Exactly<Account> {
   const balance = money(account.balance);
   const cleared = money(account.cleared_balance);
   const uncleared = money(account.uncleared_balance);
@@ -111,7 +112,7 @@ export function presentCategoryBase(
   category: CategoryRecord,
   month: IsoDate,
   amounts: Pick<MonthCategoryRecord, 'budgeted' | 'activity' | 'balance'> | undefined,
-): CategoryBase {
+): Exactly<CategoryBase> {
   const values = amounts ?? ZERO_AMOUNTS;
   const progress = goalProgress(category, values, month);
   return {
@@ -145,8 +146,11 @@ export function presentCategoryBase(
   };
 }
 
-export function withCategoryCompanions(base: CategoryBase, money: MoneyPresenter): Category {
-  const optional = (value: number | null) => (value === null ? null : money(value));
+export function withCategoryCompanions(
+  base: Exactly<CategoryBase>,
+  money: MoneyPresenter,
+): Exactly<Category> {
+  const optional = (value: Exact | null) => (value === null ? null : money(value));
   const balance = money(base.balance);
   const activity = money(base.activity);
   const budgeted = money(base.budgeted);
@@ -178,7 +182,7 @@ export function presentCurrentCategory(
   store: PlanStore,
   category: CategoryRecord,
   money: MoneyPresenter,
-): Category {
+): Exactly<Category> {
   const month = store.currentMonth;
   const amounts = store.monthsByKey.get(month)?.categories.get(category.id);
   return withCategoryCompanions(presentCategoryBase(store, category, month, amounts), money);
@@ -189,12 +193,12 @@ export function presentMonthCategory(
   category: CategoryRecord,
   month: MonthRecord,
   money: MoneyPresenter,
-): Category {
+): Exactly<Category> {
   const base = presentCategoryBase(store, category, month.month, month.categories.get(category.id));
   return withCategoryCompanions(base, money);
 }
 
-export function presentMonthSummaryBase(month: MonthRecord): MonthSummaryBase {
+export function presentMonthSummaryBase(month: MonthRecord): Exactly<MonthSummaryBase> {
   return {
     month: month.month,
     note: month.note,
@@ -207,7 +211,10 @@ export function presentMonthSummaryBase(month: MonthRecord): MonthSummaryBase {
   };
 }
 
-export function presentMonthSummary(month: MonthRecord, money: MoneyPresenter): MonthSummary {
+export function presentMonthSummary(
+  month: MonthRecord,
+  money: MoneyPresenter,
+): Exactly<MonthSummary> {
   const income = money(month.income);
   const budgeted = money(month.budgeted);
   const activity = money(month.activity);
@@ -242,7 +249,7 @@ export function presentMonthDetail(
   store: PlanStore,
   month: MonthRecord,
   money: MoneyPresenter,
-): MonthDetail {
+): Exactly<MonthDetail> {
   const categories = orderedCategories(store)
     .filter((category) => !category.deleted)
     .map((category) => presentMonthCategory(store, category, month, money));
@@ -257,8 +264,8 @@ export function presentMonthDetailBase(
   store: PlanStore,
   month: MonthRecord,
   sinceKnowledge: number | null,
-): MonthDetailBase {
-  const categories: CategoryBase[] = [];
+): Exactly<MonthDetailBase> {
+  const categories: Exactly<CategoryBase>[] = [];
   for (const category of orderedCategories(store)) {
     const amounts = month.categories.get(category.id);
     if (sinceKnowledge === null) {
@@ -274,7 +281,7 @@ export function presentMonthDetailBase(
 export function presentMoneyMovement(
   movement: MoneyMovementRecord,
   money: MoneyPresenter,
-): MoneyMovement {
+): Exactly<MoneyMovement> {
   const amount = money(movement.amount);
   return {
     id: movement.id,

@@ -162,7 +162,7 @@ function fundCardPayments(
     const amount =
       previous === undefined
         ? Math.max(0, -spec.startingBalance)
-        : (creditOverspendingByCard(previous).get(card.id) ?? 0);
+        : Number(creditOverspendingByCard(previous).get(card.id) ?? 0); // seeded sums are small
     if (amount > 0) planned.budgets.set(`card:${spec.key}`, amount);
   }
 }

@@ -24,6 +24,9 @@
  * - The Ready to Assign category itself shows budgeted 0, activity = income(m) and
  *   balance = to_be_budgeted(m).
  *
+ * Every sum is exact past 2^53 (core/exact.ts): a category's balance carried over many months,
+ * the month totals and Ready to Assign never round.
+ *
  * Only categories whose activity, card activity or budgeted amounts changed are recomputed, from
  * the earliest changed month on (then the payment categories their moves changed); month totals
  * are recomputed from the earliest dirty month. With at most a few dozen months and categories
@@ -31,6 +34,7 @@
  */
 import type { IsoDate } from '@plans-gateway/rest-contract';
 import { addMonths, monthsBetween } from '../core/dates.js';
+import { add, type Exact, max, min, negate, subtract } from '../core/exact.js';
 import type { PlanStore } from './plan-store.js';
 import type { CategoryRecord, MonthCategoryRecord, MonthRecord } from './records.js';
 
@@ -70,8 +74,8 @@ function recomputeCategory(store: PlanStore, categoryId: string, fromMonth: IsoD
     const month = store.months[i] as MonthRecord;
     const monthCategory = month.categories.get(categoryId);
     if (!monthCategory) continue;
-    const carry = previous ? Math.max(0, previous.balance) : 0;
-    const balance = carry + monthCategory.budgeted + monthCategory.activity;
+    const carry = previous ? max(0, previous.balance) : 0;
+    const balance = add(add(carry, monthCategory.budgeted), monthCategory.activity);
     if (balance !== monthCategory.balance) {
       monthCategory.balance = balance;
       store.touch(monthCategory);
@@ -90,36 +94,36 @@ function settleCardSpending(
   store: PlanStore,
   month: IsoDate,
   monthCategory: MonthCategoryRecord,
-  carry: number,
+  carry: Exact,
 ): void {
   const cards = monthCategory.cardActivity;
   if (!cards && !monthCategory.movedToCards && !monthCategory.creditOverspent) return;
-  const moved = new Map<string, number>();
-  let creditOverspent = 0;
+  const moved = new Map<string, Exact>();
+  let creditOverspent: Exact = 0;
   if (cards) {
-    let onCards = 0;
-    for (const amount of cards.values()) onCards += amount;
+    let onCards: Exact = 0;
+    for (const amount of cards.values()) onCards = add(onCards, amount);
     // Cash spending is paid first; card refunds add back what they return.
-    let funds = carry + monthCategory.budgeted + monthCategory.activity - onCards;
+    let funds = subtract(add(add(carry, monthCategory.budgeted), monthCategory.activity), onCards);
     for (const [cardId, amount] of cards) {
       if (amount > 0) {
-        moved.set(cardId, -amount);
-        funds += amount;
+        moved.set(cardId, negate(amount));
+        funds = add(funds, amount);
       }
     }
-    funds = Math.max(0, funds);
+    funds = max(0, funds);
     for (const cardId of [...cards.keys()].sort()) {
-      const spent = -(cards.get(cardId) ?? 0);
+      const spent = negate(cards.get(cardId) ?? 0);
       if (spent <= 0) continue;
-      const funded = Math.min(spent, funds);
-      funds -= funded;
-      creditOverspent += spent - funded;
+      const funded = min(spent, funds);
+      funds = subtract(funds, funded);
+      creditOverspent = add(creditOverspent, subtract(spent, funded));
       if (funded > 0) moved.set(cardId, funded);
     }
   }
   const before = monthCategory.movedToCards;
   for (const cardId of new Set([...moved.keys(), ...(before?.keys() ?? [])])) {
-    const change = (moved.get(cardId) ?? 0) - (before?.get(cardId) ?? 0);
+    const change = subtract(moved.get(cardId) ?? 0, before?.get(cardId) ?? 0);
     if (change !== 0) movePaymentActivity(store, cardId, month, change);
   }
   monthCategory.movedToCards = moved.size > 0 ? moved : undefined;
@@ -127,43 +131,43 @@ function settleCardSpending(
 }
 
 /** Private: adds to the activity of a card's payment category in a month. */
-function movePaymentActivity(store: PlanStore, cardId: string, month: IsoDate, amount: number) {
+function movePaymentActivity(store: PlanStore, cardId: string, month: IsoDate, amount: Exact) {
   const paymentCategoryId = store.paymentCategoryByCard.get(cardId);
   const record =
     paymentCategoryId === undefined
       ? undefined
       : store.monthsByKey.get(month)?.categories.get(paymentCategoryId);
   if (paymentCategoryId === undefined || !record) return;
-  record.activity += amount;
+  record.activity = add(record.activity, amount);
   store.touch(record);
   store.markCategoryDirty(paymentCategoryId, month);
 }
 
 /** Card spending of a month that no category could fund, by card: the card debt it added. */
-export function creditOverspendingByCard(month: MonthRecord): Map<string, number> {
-  const byCard = new Map<string, number>();
+export function creditOverspendingByCard(month: MonthRecord): Map<string, Exact> {
+  const byCard = new Map<string, Exact>();
   for (const monthCategory of month.categories.values()) {
     if (!monthCategory.creditOverspent || !monthCategory.cardActivity) continue;
     for (const [cardId, amount] of monthCategory.cardActivity) {
-      const unfunded = -amount - (monthCategory.movedToCards?.get(cardId) ?? 0);
-      if (amount < 0 && unfunded > 0) byCard.set(cardId, (byCard.get(cardId) ?? 0) + unfunded);
+      const unfunded = subtract(negate(amount), monthCategory.movedToCards?.get(cardId) ?? 0);
+      if (amount < 0 && unfunded > 0) byCard.set(cardId, add(byCard.get(cardId) ?? 0, unfunded));
     }
   }
   return byCard;
 }
 
 /** The overspending of a category in a month that Ready to Assign covers next month (<= 0). */
-export function cashOverspending(monthCategory: MonthCategoryRecord): number {
+export function cashOverspending(monthCategory: MonthCategoryRecord): Exact {
   if (monthCategory.balance >= 0) return 0;
-  return monthCategory.balance + (monthCategory.creditOverspent ?? 0);
+  return add(monthCategory.balance, monthCategory.creditOverspent ?? 0);
 }
 
 /** Private: recomputes month summaries (and the Ready to Assign row) from `fromMonth` on. */
 function recomputeMonthTotals(store: PlanStore, fromMonth: IsoDate): void {
   const start = monthPosition(store, fromMonth);
   const rtaId = store.readyToAssignCategoryId;
-  let previousTbb = 0;
-  let previousOverspent = 0;
+  let previousTbb: Exact = 0;
+  let previousOverspent: Exact = 0;
   if (start > 0) {
     const previous = store.months[start - 1] as MonthRecord;
     previousTbb = previous.to_be_budgeted;
@@ -171,18 +175,18 @@ function recomputeMonthTotals(store: PlanStore, fromMonth: IsoDate): void {
   }
   for (let i = start; i < store.months.length; i++) {
     const month = store.months[i] as MonthRecord;
-    let budgeted = 0;
-    let activity = 0;
-    let overspent = 0;
+    let budgeted: Exact = 0;
+    let activity: Exact = 0;
+    let overspent: Exact = 0;
     for (const [categoryId, monthCategory] of month.categories) {
       if (categoryId === rtaId || store.categories.get(categoryId)?.deleted) continue;
-      budgeted += monthCategory.budgeted;
-      activity += monthCategory.activity;
-      overspent += cashOverspending(monthCategory);
+      budgeted = add(budgeted, monthCategory.budgeted);
+      activity = add(activity, monthCategory.activity);
+      overspent = add(overspent, cashOverspending(monthCategory));
     }
     const rta = month.categories.get(rtaId);
     const income = rta ? rta.activity : 0;
-    const toBeBudgeted = previousTbb + income - budgeted + previousOverspent;
+    const toBeBudgeted = add(subtract(add(previousTbb, income), budgeted), previousOverspent);
     if (
       month.income !== income ||
       month.budgeted !== budgeted ||
@@ -205,12 +209,12 @@ function recomputeMonthTotals(store: PlanStore, fromMonth: IsoDate): void {
   }
 }
 
-function overspentOf(store: PlanStore, month: MonthRecord): number {
-  let overspent = 0;
+function overspentOf(store: PlanStore, month: MonthRecord): Exact {
+  let overspent: Exact = 0;
   for (const [categoryId, monthCategory] of month.categories) {
     if (categoryId === store.readyToAssignCategoryId || store.categories.get(categoryId)?.deleted)
       continue;
-    overspent += cashOverspending(monthCategory);
+    overspent = add(overspent, cashOverspending(monthCategory));
   }
   return overspent;
 }

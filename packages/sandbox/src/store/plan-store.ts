@@ -7,6 +7,7 @@
  */
 import type { CurrencyFormat, DateFormat, IsoDate } from '@plans-gateway/rest-contract';
 import { monthOf } from '../core/dates.js';
+import { add, type Exact, subtract } from '../core/exact.js';
 import { createDueQueue } from './due-queue.js';
 import type {
   AccountRecord,
@@ -38,8 +39,8 @@ export interface PlanIdentity {
 export type Settler = (store: PlanStore) => void;
 
 export interface AccountDelta {
-  balance: number;
-  cleared: number;
+  balance: Exact;
+  cleared: Exact;
 }
 
 export class PlanStore {
@@ -85,11 +86,16 @@ export class PlanStore {
 
   private pendingKnowledge: number | null = null;
   private touchedAny = false;
+  /**
+   * During a silent change (a fault): each touched record's knowledge from before, put back when
+   * the change ends. `null` outside one.
+   */
+  private silentOriginals: Map<Versioned, number> | null = null;
   private readonly accountDeltas = new Map<string, AccountDelta>();
   /** categoryId → month → activity delta, applied when the change settles. */
-  private readonly activityDeltas = new Map<string, Map<IsoDate, number>>();
+  private readonly activityDeltas = new Map<string, Map<IsoDate, Exact>>();
   /** categoryId → month → card account id → card activity delta, applied when the change settles. */
-  private readonly cardActivityDeltas = new Map<string, Map<IsoDate, Map<string, number>>>();
+  private readonly cardActivityDeltas = new Map<string, Map<IsoDate, Map<string, Exact>>>();
   /** categoryId → earliest month whose balance must be recomputed. */
   readonly dirtyCategories = new Map<string, IsoDate>();
 
@@ -112,21 +118,30 @@ export class PlanStore {
   /**
    * Runs `mutate` as one change: everything touched gets the same new knowledge value, derived
    * values are settled, and the counter advances only if something actually changed.
+   *
+   * `silent` makes it a fault the sandbox can inject: the change is made and settled like any
+   * other, then every record it touched gets its former knowledge back (transactions remember
+   * no former scope for it), and neither the counter nor the plan's last-modified time moves. Full reads and the export show the change; no delta ever carries
+   * it. A nested call joins the running change.
    */
-  change<T>(nowMs: number, mutate: () => T): T {
+  change<T>(nowMs: number, mutate: () => T, { silent = false }: { silent?: boolean } = {}): T {
     if (this.pendingKnowledge !== null) return mutate();
-    this.pendingKnowledge = this.knowledge + 1;
+    const pending = this.knowledge + 1;
+    this.pendingKnowledge = pending;
     this.touchedAny = false;
+    this.silentOriginals = silent ? new Map() : null;
     try {
       const result = mutate();
       this.settle(this);
-      if (this.touchedAny) {
-        this.knowledge = this.pendingKnowledge;
+      if (this.silentOriginals) this.forget(this.silentOriginals);
+      else if (this.touchedAny) {
+        this.knowledge = pending;
         this.lastModifiedOn = nowMs;
       }
       return result;
     } finally {
       this.pendingKnowledge = null;
+      this.silentOriginals = null;
       this.accountDeltas.clear();
       this.activityDeltas.clear();
       this.cardActivityDeltas.clear();
@@ -134,9 +149,21 @@ export class PlanStore {
     }
   }
 
+  /** Private: gives the records a silent change touched their former knowledge back. */
+  private forget(originals: Map<Versioned, number>): void {
+    for (const [record, former] of originals) record.knowledge = former;
+  }
+
+  /** Whether the running change is silent (see `change`): it leaves no trace for deltas. */
+  get silent(): boolean {
+    return this.silentOriginals !== null;
+  }
+
   /** Marks a record as changed by the running change. */
   touch(record: Versioned): void {
     if (this.pendingKnowledge === null) throw new Error('PlanStore.touch called outside change()');
+    if (this.silentOriginals && !this.silentOriginals.has(record))
+      this.silentOriginals.set(record, record.knowledge);
     record.knowledge = this.pendingKnowledge;
     this.touchedAny = true;
   }
@@ -153,8 +180,8 @@ export class PlanStore {
 
   addAccountDelta(accountId: string, balance: number, cleared: number): void {
     const delta = this.accountDeltas.get(accountId) ?? { balance: 0, cleared: 0 };
-    delta.balance += balance;
-    delta.cleared += cleared;
+    delta.balance = add(delta.balance, balance);
+    delta.cleared = add(delta.cleared, cleared);
     this.accountDeltas.set(accountId, delta);
   }
 
@@ -164,7 +191,7 @@ export class PlanStore {
   }
 
   /** What the running change has added so far to a category's activity in a month. */
-  pendingActivity(categoryId: string, month: IsoDate): number {
+  pendingActivity(categoryId: string, month: IsoDate): Exact {
     return this.activityDeltas.get(categoryId)?.get(month) ?? 0;
   }
 
@@ -174,7 +201,7 @@ export class PlanStore {
       byMonth = new Map();
       this.activityDeltas.set(categoryId, byMonth);
     }
-    byMonth.set(month, (byMonth.get(month) ?? 0) + amount);
+    byMonth.set(month, add(byMonth.get(month) ?? 0, amount));
   }
 
   /** Records that `amount` of a category's activity in `month` happened on credit card `cardId`. */
@@ -189,7 +216,7 @@ export class PlanStore {
       byCard = new Map();
       byMonth.set(month, byCard);
     }
-    byCard.set(cardId, (byCard.get(cardId) ?? 0) + amount);
+    byCard.set(cardId, add(byCard.get(cardId) ?? 0, amount));
   }
 
   markCategoryDirty(categoryId: string, fromMonth: IsoDate): void {
@@ -202,9 +229,9 @@ export class PlanStore {
     for (const [accountId, delta] of this.accountDeltas) {
       const account = this.accounts.get(accountId);
       if (!account || (delta.balance === 0 && delta.cleared === 0)) continue;
-      account.balance += delta.balance;
-      account.cleared_balance += delta.cleared;
-      account.uncleared_balance = account.balance - account.cleared_balance;
+      account.balance = add(account.balance, delta.balance);
+      account.cleared_balance = add(account.cleared_balance, delta.cleared);
+      account.uncleared_balance = subtract(account.balance, account.cleared_balance);
       this.touch(account);
     }
     this.accountDeltas.clear();
@@ -217,7 +244,7 @@ export class PlanStore {
         if (amount === 0) continue;
         const monthCategory = this.monthsByKey.get(month)?.categories.get(categoryId);
         if (!monthCategory) continue;
-        monthCategory.activity += amount;
+        monthCategory.activity = add(monthCategory.activity, amount);
         // Touch here, not only when the balance moves: activity can change with an unchanged balance.
         this.touch(monthCategory);
         this.markCategoryDirty(categoryId, month);
@@ -237,8 +264,8 @@ export class PlanStore {
         if (!monthCategory) continue;
         for (const [cardId, amount] of byCard) {
           if (amount === 0) continue;
-          const cards = monthCategory.cardActivity ?? new Map<string, number>();
-          const total = (cards.get(cardId) ?? 0) + amount;
+          const cards = monthCategory.cardActivity ?? new Map<string, Exact>();
+          const total = add(cards.get(cardId) ?? 0, amount);
           if (total === 0) cards.delete(cardId);
           else cards.set(cardId, total);
           monthCategory.cardActivity = cards.size > 0 ? cards : undefined;

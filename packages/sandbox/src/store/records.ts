@@ -24,12 +24,21 @@ import type {
   SubTransactionBase,
   TransactionSummaryBase,
 } from '@plans-gateway/rest-contract';
+import type { Exact } from '../core/exact.js';
 
 export interface Versioned {
   knowledge: number;
 }
 
-export type AccountRecord = AccountBase & Versioned;
+/** Balances are sums of transactions: exact past 2^53 (core/exact.ts). */
+export type AccountRecord = Omit<
+  AccountBase,
+  'balance' | 'cleared_balance' | 'uncleared_balance'
+> & {
+  balance: Exact;
+  cleared_balance: Exact;
+  uncleared_balance: Exact;
+} & Versioned;
 export type PayeeRecord = Payee & Versioned;
 export type PayeeLocationRecord = PayeeLocation & Versioned;
 export type CategoryGroupRecord = CategoryGroup & Versioned;
@@ -63,32 +72,33 @@ export interface CategoryRecord extends GoalConfig, Versioned {
   creditCardAccountId: string | null;
 }
 
+/** `budgeted` is one assignment (a number); activity and the carried balance are sums. */
 export interface MonthCategoryRecord extends Versioned {
   categoryId: string;
   budgeted: number;
-  activity: number;
-  balance: number;
+  activity: Exact;
+  balance: Exact;
   /**
    * The part of `activity` spent (negative) or refunded (positive) on each credit card, by card
    * account id; absent while the category has no card activity in the month. Not in responses.
    */
-  cardActivity?: Map<string, number>;
+  cardActivity?: Map<string, Exact>;
   /**
    * What the card activity moved to each card's payment category (negative: a refund moving money
    * back), as last settled; absent when nothing moved. Not in responses.
    */
-  movedToCards?: Map<string, number>;
+  movedToCards?: Map<string, Exact>;
   /** Card spending beyond what the category held: new card debt (see store/budget.ts). */
-  creditOverspent?: number;
+  creditOverspent?: Exact;
 }
 
 export interface MonthRecord extends Versioned {
   month: IsoDate;
   note: string | null;
-  income: number;
-  budgeted: number;
-  activity: number;
-  to_be_budgeted: number;
+  income: Exact;
+  budgeted: Exact;
+  activity: Exact;
+  to_be_budgeted: Exact;
   age_of_money: number | null;
   deleted: boolean;
   /** Month values of every category, in category order. */
@@ -134,7 +144,10 @@ export interface ScheduledTransactionRecord
   subtransactions: ScheduledSubTransactionRecord[];
 }
 
-export type MoneyMovementRecord = MoneyMovementBase & Versioned;
+/** An assignment's change can be twice the largest assignment. */
+export type MoneyMovementRecord = Omit<MoneyMovementBase, 'amount'> & {
+  amount: Exact;
+} & Versioned;
 export type MoneyMovementGroupRecord = MoneyMovementGroup & Versioned;
 
 /** A transaction waiting at the "bank" of a linked account until POST /transactions/import. */

@@ -35,6 +35,8 @@ export function scopeOf(
 
 /** Call before changing any scope field: keeps the scope as it was before the running change. */
 export function rememberScope(store: PlanStore, tx: TransactionRecord): void {
+  // A silent change (an injected fault) leaves nothing for deltas to find, this included.
+  if (store.silent) return;
   const knowledge = store.changeKnowledge;
   // Already remembered in this change, or created by it (then no client saw an earlier scope).
   if (tx.knowledge === knowledge) return;

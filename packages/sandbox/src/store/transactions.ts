@@ -383,6 +383,33 @@ function followMovedSplit(store: PlanStore, tx: TransactionRecord): void {
   }
 }
 
+/**
+ * Changes a split line's memo or category, as the product's own apps can (the interface keeps an
+ * existing split's lines as they are). The parent is re-posted, so activity follows the category.
+ */
+export function editSplitLine(
+  store: PlanStore,
+  sub: SubTransactionRecord,
+  changes: { memo?: string | null; categoryId?: string | null },
+): void {
+  const parent = store.transactions.get(sub.transaction_id);
+  if (!parent) return;
+  rememberScope(store, parent);
+  post(store, parent, -1);
+  if (changes.memo !== undefined) sub.memo = changes.memo;
+  if (changes.categoryId !== undefined) {
+    sub.category_id = effectiveCategory(
+      store,
+      parent.account_id,
+      sub.transfer_account_id,
+      changes.categoryId,
+    );
+  }
+  post(store, parent, 1);
+  store.touch(sub);
+  store.touch(parent);
+}
+
 /** Private: keeps the other side of a (top-level) transfer in step after an update. */
 function reconcileCounterpart(
   store: PlanStore,

@@ -1,20 +1,22 @@
 /**
- * Milliunits are exact only up to 2^53 - 1. A write that would push an account balance, a
- * category's activity or assignment in a month, or a month's totals beyond that is refused
- * before anything changes, so the plan never holds an inexact amount.
+ * The interface's amounts are int64. The sandbox keeps every sum exact past 2^53 (core/exact.ts),
+ * so what is left to refuse is a write that would push an account balance, a category's activity
+ * in a month, or a month's totals beyond ±(2^63 − 1): it gets a 400 before anything changes.
+ * (One amount in a request is at most ±(2^53 − 1), what JSON numbers carry exactly.)
  *
- * Not checked: category balances carried from month to month, which sum a category's whole
- * history, and what card spending moves into a payment category (at most the spending itself);
- * reaching the limit there takes amounts no household sees.
+ * Not checked: category balances carried from month to month and Ready to Assign, which sum a
+ * whole history; they stay exact, and pass int64 only after thousands of the largest amounts.
  */
 import { monthOf } from '../core/dates.js';
 import { badRequest } from '../core/errors.js';
+import { add, type Exact, isInt64, subtract } from '../core/exact.js';
 import type { PlanStore } from '../store/plan-store.js';
 import type { TransactionRecord } from '../store/records.js';
 import type { TransactionState } from '../store/transaction-state.js';
 import { effectiveCategory } from '../store/transactions.js';
 
-const LIMIT = Number.MAX_SAFE_INTEGER;
+/** The largest int64, as the error details show it. */
+const LIMIT = '9223372036854775807';
 
 export interface PlannedWrite {
   /** The transaction as it is now; null for a create. */
@@ -68,10 +70,10 @@ function postingOfState(state: TransactionState): Posting {
 
 /** Sums of the changes a set of writes makes, each with the request path that caused it. */
 class Deltas {
-  readonly values = new Map<string, { delta: number; path: string }>();
-  add(key: string, amount: number, path: string) {
+  readonly values = new Map<string, { delta: Exact; path: string }>();
+  add(key: string, amount: Exact, path: string) {
     const current = this.values.get(key);
-    this.values.set(key, { delta: (current?.delta ?? 0) + amount, path: current?.path ?? path });
+    this.values.set(key, { delta: add(current?.delta ?? 0, amount), path: current?.path ?? path });
   }
 }
 
@@ -108,10 +110,6 @@ function post(
   }
 }
 
-function exact(value: number): boolean {
-  return Number.isSafeInteger(value) && Math.abs(value) <= LIMIT;
-}
-
 /**
  * What would leave the exact range if these transaction writes were made, as an error detail,
  * or null. Inside a running change (scheduled occurrences coming due), the change's unsettled
@@ -133,29 +131,33 @@ export function inexactTransactionTotal(
     if (!account || delta === 0) continue;
     const pending = store.pendingAccountDelta(accountId);
     if (
-      !exact(account.balance + pending.balance + delta) ||
-      !exact(account.cleared_balance + pending.cleared + delta)
+      !isInt64(add(add(account.balance, pending.balance), delta)) ||
+      !isInt64(add(add(account.cleared_balance, pending.cleared), delta))
     ) {
       return beyond(path, `the balance of account '${account.name}'`);
     }
   }
-  const monthTotals = new Map<string, { income: number; activity: number; path: string }>();
+  const monthTotals = new Map<string, { income: Exact; activity: Exact; path: string }>();
   for (const [key, { delta, path }] of deltas.activity.values) {
     const [categoryId = '', month = ''] = key.split('\u0000');
-    const current =
-      (store.monthsByKey.get(month)?.categories.get(categoryId)?.activity ?? 0) +
-      store.pendingActivity(categoryId, month);
+    const current = add(
+      store.monthsByKey.get(month)?.categories.get(categoryId)?.activity ?? 0,
+      store.pendingActivity(categoryId, month),
+    );
     const name = store.categories.get(categoryId)?.name ?? categoryId;
-    if (!exact(current + delta))
+    if (!isInt64(add(current, delta)))
       return beyond(path, `the activity of category '${name}' in ${month}`);
     const totals = monthTotals.get(month) ?? { income: 0, activity: 0, path };
-    if (categoryId === store.readyToAssignCategoryId) totals.income += delta;
-    else totals.activity += delta;
+    if (categoryId === store.readyToAssignCategoryId) totals.income = add(totals.income, delta);
+    else totals.activity = add(totals.activity, delta);
     monthTotals.set(month, totals);
   }
   for (const [month, { income, activity, path }] of monthTotals) {
     const record = store.monthsByKey.get(month);
-    if (!exact((record?.income ?? 0) + income) || !exact((record?.activity ?? 0) + activity)) {
+    if (
+      !isInt64(add(record?.income ?? 0, income)) ||
+      !isInt64(add(record?.activity ?? 0, activity))
+    ) {
       return beyond(path, `the totals of month ${month}`);
     }
   }
@@ -180,10 +182,10 @@ export function assertAssignmentExact(
 ): void {
   const record = store.monthsByKey.get(month);
   const before = record?.categories.get(categoryId)?.budgeted ?? 0;
-  const total = (record?.budgeted ?? 0) - before + budgeted;
+  const total = add(subtract(record?.budgeted ?? 0, before), budgeted);
   const beyond = (what: string) =>
     badRequest(`category.budgeted would take ${what} beyond ±${LIMIT} milliunits`);
-  if (!exact(total)) throw beyond(`the amount assigned in ${month}`);
+  if (!isInt64(total)) throw beyond(`the amount assigned in ${month}`);
   const activity = record?.categories.get(categoryId)?.activity ?? 0;
-  if (!exact(budgeted + activity)) throw beyond(`the balance of the category in ${month}`);
+  if (!isInt64(add(budgeted, activity))) throw beyond(`the balance of the category in ${month}`);
 }

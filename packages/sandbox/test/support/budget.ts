@@ -237,14 +237,14 @@ export function cardPaymentProblems(plan: PlanDetail): string[] {
     if (expected === undefined) continue;
     for (const category of live(month.categories)) {
       if (!payments.has(category.id)) continue;
-      const want = expected.categories.get(category.id)?.activity ?? 0;
-      if (category.activity !== want) {
+      const want = expected.categories.get(category.id)?.activity ?? 0n;
+      if (BigInt(category.activity) !== want) {
         problems.push(
           `month ${month.month} category ${category.name}: activity ${category.activity}, the card rules give ${want}`,
         );
       }
     }
-    if (readyToAssign.size > 0 && month.to_be_budgeted !== expected.toBeBudgeted) {
+    if (readyToAssign.size > 0 && BigInt(month.to_be_budgeted) !== expected.toBeBudgeted) {
       problems.push(
         `month ${month.month}: to_be_budgeted ${month.to_be_budgeted}, the chain with cash overspending gives ${expected.toBeBudgeted}`,
       );

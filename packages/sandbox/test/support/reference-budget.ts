@@ -3,6 +3,9 @@
  * scratch: month by month from the raw transaction lines and the assigned amounts, with nothing
  * kept between calls. The sandbox maintains the same numbers incrementally; the checkers compare
  * the two, from a plan export (support/budget.ts) and from a store (unit/support.ts).
+ *
+ * It computes in bigint throughout, whatever the sandbox does to stay exact past 2^53, so the
+ * comparison also proves that no sum was rounded.
  */
 
 /** One categorized amount or transfer of a live transaction (a split counts per line). */
@@ -11,7 +14,7 @@ export interface BudgetLine {
   accountId: string;
   categoryId: string | null;
   transferAccountId: string | null;
-  amount: number;
+  amount: number | bigint;
 }
 
 export interface BudgetFacts {
@@ -22,27 +25,29 @@ export interface BudgetFacts {
   /** Credit card account id → its payment category id. */
   paymentCategories: ReadonlyMap<string, string>;
   onBudget: ReadonlySet<string>;
-  budgeted(month: string, categoryId: string): number;
+  budgeted(month: string, categoryId: string): number | bigint;
   lines: readonly BudgetLine[];
 }
 
 export interface ReferenceCategory {
-  activity: number;
-  balance: number;
+  activity: bigint;
+  balance: bigint;
   /** Card spending the category could not fund: card debt, not taken from Ready to Assign. */
-  creditOverspent: number;
+  creditOverspent: bigint;
 }
 
 export interface ReferenceMonth {
-  income: number;
-  budgeted: number;
-  activity: number;
-  toBeBudgeted: number;
+  income: bigint;
+  budgeted: bigint;
+  activity: bigint;
+  toBeBudgeted: bigint;
   categories: Map<string, ReferenceCategory>;
 }
 
-const add = (map: Map<string, number>, key: string, amount: number) =>
-  map.set(key, (map.get(key) ?? 0) + amount);
+const add = (map: Map<string, bigint>, key: string, amount: bigint) =>
+  map.set(key, (map.get(key) ?? 0n) + amount);
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
 
 export function referenceBudget(facts: BudgetFacts): Map<string, ReferenceMonth> {
   const cardOfPayment = new Map([...facts.paymentCategories].map(([card, pay]) => [pay, card]));
@@ -54,21 +59,22 @@ export function referenceBudget(facts: BudgetFacts): Map<string, ReferenceMonth>
     linesByMonth.set(line.month, inMonth);
   }
   const result = new Map<string, ReferenceMonth>();
-  const balances = new Map<string, number>();
-  let previousTbb = 0;
-  let previousCashOverspent = 0;
+  const balances = new Map<string, bigint>();
+  let previousTbb = 0n;
+  let previousCashOverspent = 0n;
   for (const month of facts.months) {
-    const activity = new Map<string, number>();
+    const activity = new Map<string, bigint>();
     /** category → card → net card activity */
-    const onCards = new Map<string, Map<string, number>>();
-    const payments = new Map<string, number>();
+    const onCards = new Map<string, Map<string, bigint>>();
+    const payments = new Map<string, bigint>();
     for (const line of linesByMonth.get(month) ?? []) {
       const isCard = facts.paymentCategories.has(line.accountId);
+      const amount = BigInt(line.amount);
       if (line.categoryId !== null) {
-        add(activity, line.categoryId, line.amount);
+        add(activity, line.categoryId, amount);
         if (isCard && line.categoryId !== facts.readyToAssignId) {
-          const cards = onCards.get(line.categoryId) ?? new Map<string, number>();
-          add(cards, line.accountId, line.amount);
+          const cards = onCards.get(line.categoryId) ?? new Map<string, bigint>();
+          add(cards, line.accountId, amount);
           onCards.set(line.categoryId, cards);
         }
       } else if (
@@ -76,63 +82,62 @@ export function referenceBudget(facts: BudgetFacts): Map<string, ReferenceMonth>
         line.transferAccountId !== null &&
         facts.onBudget.has(line.transferAccountId)
       ) {
-        add(payments, line.accountId, -line.amount);
+        add(payments, line.accountId, -amount);
       }
     }
     const categories = new Map<string, ReferenceCategory>();
-    const moved = new Map<string, number>();
-    let cashOverspent = 0;
+    const moved = new Map<string, bigint>();
+    let cashOverspent = 0n;
     const spending = facts.categoryIds.filter(
       (id) => id !== facts.readyToAssignId && !cardOfPayment.has(id),
     );
     for (const id of spending) {
-      const carry = Math.max(0, balances.get(id) ?? 0);
-      const own = activity.get(id) ?? 0;
-      const balance = carry + facts.budgeted(month, id) + own;
-      const cards = [...(onCards.get(id) ?? new Map<string, number>())].sort(([a], [b]) =>
+      const carry = max(0n, balances.get(id) ?? 0n);
+      const own = activity.get(id) ?? 0n;
+      const assigned = BigInt(facts.budgeted(month, id));
+      const balance = carry + assigned + own;
+      const cards = [...(onCards.get(id) ?? new Map<string, bigint>())].sort(([a], [b]) =>
         a < b ? -1 : 1,
       );
-      const refunds = cards.filter(([, net]) => net > 0);
-      const spent = cards.filter(([, net]) => net < 0);
-      const onCardTotal = cards.reduce((sum, [, net]) => sum + net, 0);
-      let funds = Math.max(
-        0,
-        carry +
-          facts.budgeted(month, id) +
-          (own - onCardTotal) +
-          refunds.reduce((sum, [, net]) => sum + net, 0),
+      const refunds = cards.filter(([, net]) => net > 0n);
+      const spent = cards.filter(([, net]) => net < 0n);
+      const onCardTotal = cards.reduce((sum, [, net]) => sum + net, 0n);
+      let funds = max(
+        0n,
+        carry + assigned + (own - onCardTotal) + refunds.reduce((sum, [, net]) => sum + net, 0n),
       );
       for (const [card, net] of refunds) add(moved, card, -net);
-      let creditOverspent = 0;
+      let creditOverspent = 0n;
       for (const [card, net] of spent) {
-        const funded = Math.min(-net, funds);
+        const funded = min(-net, funds);
         funds -= funded;
         creditOverspent += -net - funded;
         add(moved, card, funded);
       }
       categories.set(id, { activity: own, balance, creditOverspent });
-      if (balance < 0) cashOverspent += balance + creditOverspent;
+      if (balance < 0n) cashOverspent += balance + creditOverspent;
     }
     for (const [payment, card] of cardOfPayment) {
-      const own = (moved.get(card) ?? 0) + (payments.get(card) ?? 0);
+      const own = (moved.get(card) ?? 0n) + (payments.get(card) ?? 0n);
       const balance =
-        Math.max(0, balances.get(payment) ?? 0) + facts.budgeted(month, payment) + own;
-      categories.set(payment, { activity: own, balance, creditOverspent: 0 });
-      if (balance < 0) cashOverspent += balance;
+        max(0n, balances.get(payment) ?? 0n) + BigInt(facts.budgeted(month, payment)) + own;
+      categories.set(payment, { activity: own, balance, creditOverspent: 0n });
+      if (balance < 0n) cashOverspent += balance;
     }
-    let budgeted = 0;
-    let monthActivity = 0;
+    let budgeted = 0n;
+    let monthActivity = 0n;
     for (const id of facts.categoryIds) {
-      budgeted += facts.budgeted(month, id);
-      if (id !== facts.readyToAssignId) monthActivity += categories.get(id)?.activity ?? 0;
+      budgeted += BigInt(facts.budgeted(month, id));
+      if (id !== facts.readyToAssignId) monthActivity += categories.get(id)?.activity ?? 0n;
     }
-    const income = facts.readyToAssignId === null ? 0 : (activity.get(facts.readyToAssignId) ?? 0);
+    const income =
+      facts.readyToAssignId === null ? 0n : (activity.get(facts.readyToAssignId) ?? 0n);
     const toBeBudgeted = previousTbb + income - budgeted + previousCashOverspent;
     if (facts.readyToAssignId !== null) {
       categories.set(facts.readyToAssignId, {
         activity: income,
         balance: toBeBudgeted,
-        creditOverspent: 0,
+        creditOverspent: 0n,
       });
     }
     for (const [id, values] of categories) balances.set(id, values.balance);

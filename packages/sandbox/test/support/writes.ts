@@ -497,7 +497,7 @@ export async function applyWrite(
         id: t.id,
         ...changeOf(picker, view, state, t),
       }));
-      return send('PATCH', '/transactions', { transactions }, [200, 209]);
+      return send('PATCH', '/transactions', { transactions }, [200]);
     }
     case 'updateTransactionsByImportId': {
       const target = picker.pick(editable.filter((t) => t.import_id !== null));
@@ -505,7 +505,7 @@ export async function applyWrite(
       const transactions = [
         { import_id: target.import_id, ...changeOf(picker, view, state, target) },
       ];
-      return send('PATCH', '/transactions', { transactions }, [200, 209]);
+      return send('PATCH', '/transactions', { transactions }, [200]);
     }
     case 'deleteTransaction': {
       const target = picker.pick(editable.filter((t) => !view.lineCounterparts.has(t.id)));

@@ -11,6 +11,7 @@ import {
   createVia,
   NOW,
   randomFor,
+  safe,
   seedTestPlan,
   TODAY,
   transferProblems,
@@ -24,7 +25,7 @@ describe('budget arithmetic after writes', () => {
     const month = store.months[3];
     const values = month?.categories.get(categoryNamed(store, 'Groceries').id);
     if (!values) throw new Error('no values');
-    values.activity += 10;
+    values.activity = safe(values.activity) + 10;
     expect(budgetProblems(store).length).toBeGreaterThan(0);
   });
 
@@ -104,9 +105,9 @@ describe('budget arithmetic after writes', () => {
     const { store, newId } = seedTestPlan({ transactions: 200 });
     const dining = categoryNamed(store, 'Dining Out');
     const lastMonth = addMonths(monthOf(TODAY), -1);
-    const before = store.monthsByKey.get(monthOf(TODAY))?.to_be_budgeted ?? 0;
+    const before = safe(store.monthsByKey.get(monthOf(TODAY))?.to_be_budgeted ?? 0);
     const values = store.monthsByKey.get(lastMonth)?.categories.get(dining.id);
-    const overspend = (values?.balance ?? 0) + 100_000;
+    const overspend = safe(values?.balance ?? 0) + 100_000;
     createVia(store, newId, {
       account_id: accountNamed(store, 'Everyday Checking').id,
       date: addDays(lastMonth, 3),
@@ -115,7 +116,7 @@ describe('budget arithmetic after writes', () => {
     });
     expect(store.monthsByKey.get(lastMonth)?.categories.get(dining.id)?.balance).toBe(-100_000);
     const current = store.monthsByKey.get(monthOf(TODAY))?.categories.get(dining.id);
-    expect(current?.balance).toBe((current?.budgeted ?? 0) + (current?.activity ?? 0));
+    expect(current?.balance).toBe((current?.budgeted ?? 0) + safe(current?.activity ?? 0));
     expect(store.monthsByKey.get(monthOf(TODAY))?.to_be_budgeted).toBe(before - 100_000);
     expect(budgetProblems(store)).toEqual([]);
   });

@@ -17,6 +17,7 @@ import {
   categoryNamed,
   createVia,
   NOW,
+  safe,
   seedTestPlan,
   TODAY,
 } from '../support/seeded-store.js';
@@ -28,10 +29,17 @@ function setup() {
   const { store, newId } = seedTestPlan({ transactions: 300, seed: 5 });
   const visa = accountNamed(store, 'Visa Rewards');
   const paymentId = store.paymentCategoryByCard.get(visa.id) ?? '';
+  /** A category's month values as numbers (the tests' amounts stay far below 2^53). */
   const values = (month: string, categoryId: string) => {
     const record = store.monthsByKey.get(month)?.categories.get(categoryId);
     if (!record) throw new Error(`no ${categoryId} in ${month}`);
-    return record;
+    return {
+      budgeted: record.budgeted,
+      activity: safe(record.activity),
+      balance: safe(record.balance),
+      creditOverspent:
+        record.creditOverspent === undefined ? undefined : safe(record.creditOverspent),
+    };
   };
   const create = (body: Record<string, unknown>) => createVia(store, newId, body);
   /** Assigns what makes the category hold exactly `amount` in the month (before later writes). */
@@ -44,7 +52,7 @@ function setup() {
     );
     expect(values(month, categoryId).balance).toBe(amount);
   };
-  const tbb = (month: string) => store.monthsByKey.get(month)?.to_be_budgeted ?? Number.NaN;
+  const tbb = (month: string) => safe(store.monthsByKey.get(month)?.to_be_budgeted ?? Number.NaN);
   return {
     store,
     visa,
@@ -201,10 +209,10 @@ describe('credit card payment categories', () => {
 
   it('show the seeded card with a payment category close to what it owes for funded spending', () => {
     const t = setup();
-    const owed = -t.visa.balance;
+    const owed = -safe(t.visa.balance);
     const held = t.values(THIS_MONTH, t.paymentId).balance;
     const unfunded = [...(t.store.monthsByKey.get(THIS_MONTH)?.categories.values() ?? [])].reduce(
-      (sum, c) => sum + (c.creditOverspent ?? 0),
+      (sum, c) => sum + safe(c.creditOverspent ?? 0),
       0,
     );
     // Recent imports still waiting for a category have not moved any money yet.

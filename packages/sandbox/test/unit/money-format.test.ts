@@ -106,3 +106,37 @@ describe('toCurrencyAmount', () => {
     }
   });
 });
+
+describe('amounts past 2^53 (bigint)', () => {
+  it('shows every digit, rounded like the number path', () => {
+    const INT64 = 2n ** 63n - 1n;
+    expect(formatMilliunits(INT64, USD)).toBe('$9,223,372,036,854,775.81');
+    expect(formatMilliunits(-INT64, USD)).toBe('-$9,223,372,036,854,775.81');
+    expect(formatMilliunits(INT64, BHD)).toBe('BD 9,223,372,036,854,775.807');
+    expect(formatMilliunits(-INT64, EUR)).toBe('-9.223.372.036.854.775,81€');
+    expect(formatMilliunits(9_007_199_254_740_993n, JPY)).toBe('¥9,007,199,254,741');
+    expect(formatMilliunits(18_014_398_509_481_982n, null)).toBe('18,014,398,509,481.98');
+    // A double is all `_currency` can be: the nearest one.
+    expect(toCurrencyAmount(INT64, USD)).toBe(Number(922_337_203_685_477_581n) / 100);
+  });
+
+  it('agrees with the number path wherever both apply', () => {
+    const random = createRandom(53);
+    for (let i = 0; i < 2_000; i++) {
+      const milliunits = random.int(-10_000_000_000, 10_000_000_000);
+      for (const format of [USD, EUR, JPY, BHD, null]) {
+        expect(formatMilliunits(BigInt(milliunits), format)).toBe(
+          formatMilliunits(milliunits, format),
+        );
+        expect(toCurrencyAmount(BigInt(milliunits), format)).toBe(
+          toCurrencyAmount(milliunits, format),
+        );
+      }
+    }
+    // Halves go towards positive infinity, zero is never negative.
+    expect(formatMilliunits(-1_235n, USD)).toBe('-$1.23');
+    expect(formatMilliunits(1_235n, USD)).toBe('$1.24');
+    expect(formatMilliunits(-1_500n, JPY)).toBe('-¥1');
+    expect(formatMilliunits(-4n, USD)).toBe('$0.00');
+  });
+});

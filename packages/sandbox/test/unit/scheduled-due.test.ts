@@ -14,6 +14,7 @@ import {
   budgetProblems,
   NOW,
   type SeededPlan,
+  safe,
   seedTestPlan,
   TODAY,
   transferProblems,
@@ -173,7 +174,7 @@ describe('scheduled transactions coming due', () => {
   it('enters occurrences in cash accounts cleared', () => {
     const plan = seedTestPlan({ transactions: 100 });
     const cash = account(plan.store, 'Wallet Cash');
-    const clearedBefore = cash.cleared_balance;
+    const clearedBefore = safe(cash.cleared_balance);
     schedule(plan, {
       account_id: cash.id,
       date: addDays(TODAY, 1),
@@ -216,7 +217,7 @@ describe('scheduled transactions coming due', () => {
       .store.monthsByKey.get(`${day.slice(0, 7)}-01`)
       ?.categories.get(electric.id);
     expect(month?.categories.get(electric.id)?.activity).toBe(
-      (electricBefore?.activity ?? 0) - 100_000,
+      safe(electricBefore?.activity ?? 0) - 100_000,
     );
     expect(budgetProblems(store)).toEqual([]);
   });
@@ -226,7 +227,7 @@ describe('scheduled transactions coming due', () => {
     const { store } = plan;
     const checking = account(store, 'Everyday Checking');
     const savings = account(store, 'Rainy Day Savings');
-    const savingsBalance = savings.balance;
+    const savingsBalance = safe(savings.balance);
     followClock(plan, '2025-06-16', at('2025-06-16'));
     const [tx] = enteredAfter(
       store,
@@ -330,9 +331,9 @@ describe('scheduled transactions coming due', () => {
     expect(enteredAfter(store, TODAY, (tx) => tx.payee_id === gone.payee_id)).toEqual([]);
   });
 
-  it('skips an occurrence that would take a balance beyond exact milliunits, and still moves on', () => {
+  it('enters occurrences past 2^53 exactly, skips one that would leave int64, and moves on', () => {
     const plan = seedTestPlan({ transactions: 100 });
-    // No seeded schedule touches the cash account, so only the windfall moves its balance.
+    // No seeded schedule touches the cash account, so only the windfalls move its balance.
     const cash = account(plan.store, 'Wallet Cash');
     const big = 4_000_000_000_000_000;
     const record = schedule(plan, {
@@ -342,13 +343,27 @@ describe('scheduled transactions coming due', () => {
       payee_name: 'Windfall',
       frequency: 'daily',
     });
-    const balance = cash.balance;
+    const balance = BigInt(safe(cash.balance));
     followClock(plan, addDays(TODAY, 3), NOW + 3 * DAY);
-    expect(enteredAfter(plan.store, TODAY, (tx) => tx.payee_id === record.payee_id).length).toBe(2);
-    expect(cash.balance).toBe(balance + 2 * big);
-    expect(cash.cleared_balance).toBe(cash.balance - cash.uncleared_balance);
-    expect(Number.isSafeInteger(cash.balance)).toBe(true);
+    expect(enteredAfter(plan.store, TODAY, (tx) => tx.payee_id === record.payee_id).length).toBe(3);
+    expect(cash.balance).toBe(balance + 3n * BigInt(big));
+    expect(BigInt(cash.cleared_balance) + BigInt(cash.uncleared_balance)).toBe(
+      BigInt(cash.balance),
+    );
     expect(record.date_next).toBe(addDays(TODAY, 4));
+    expect(budgetProblems(plan.store)).toEqual([]);
+
+    // Up to the interface's int64, then occurrences are skipped and date_next still moves.
+    const MAX = Number.MAX_SAFE_INTEGER;
+    const room = 2n ** 63n - 1n - BigInt(cash.balance);
+    const fits = Number(room / BigInt(MAX));
+    record.amount = MAX;
+    followClock(plan, addDays(TODAY, 3 + fits + 2), NOW + (3 + fits + 2) * DAY);
+    const entered = enteredAfter(plan.store, TODAY, (tx) => tx.payee_id === record.payee_id);
+    expect(entered.length).toBe(3 + fits);
+    expect(cash.balance).toBe(balance + 3n * BigInt(big) + BigInt(fits) * BigInt(MAX));
+    expect(BigInt(cash.balance) <= 2n ** 63n - 1n).toBe(true);
+    expect(record.date_next).toBe(addDays(TODAY, 3 + fits + 3));
     expect(budgetProblems(plan.store)).toEqual([]);
   });
 

@@ -5,6 +5,7 @@ import { monthsOfHistory } from '../../src/seed/index.js';
 import {
   budgetProblems,
   NOW,
+  safe,
   seedTestPlan,
   TODAY,
   transferProblems,
@@ -107,12 +108,12 @@ describe('seeded demo plan', () => {
         if (movement.to_category_id)
           net.set(
             movement.to_category_id,
-            (net.get(movement.to_category_id) ?? 0) + movement.amount,
+            (net.get(movement.to_category_id) ?? 0) + safe(movement.amount),
           );
         if (movement.from_category_id)
           net.set(
             movement.from_category_id,
-            (net.get(movement.from_category_id) ?? 0) - movement.amount,
+            (net.get(movement.from_category_id) ?? 0) - safe(movement.amount),
           );
         expect(
           store.moneyMovementGroups.some((g) => g.id === movement.money_movement_group_id),

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
+import {
+  createSystemScheduler,
+  type Scheduler,
+  type TimerHandle,
+} from '../../../live/scheduler.js';
 import { preferredEncoding } from '../use-compression.js';
 import { type Asset, buildGraphiQLAssets, type GraphiQLAssets } from './assets.js';
 
@@ -58,8 +63,11 @@ export interface GraphiQLOptions {
    * for a new one. @default DEFAULT_EVICT_IDLE_MS
    */
   evictIdleMs?: number;
-  /** Monotonic clock in ms. @default performance.now */
-  now?: () => number;
+  /**
+   * The clock and timers of the stall and eviction checks (tests drive them by hand).
+   * @default real timers over performance.now
+   */
+  scheduler?: Scheduler;
 }
 
 /** Private: one asset download in flight. */
@@ -90,8 +98,9 @@ export function useGraphiQL({
   maxConcurrentReaders = DEFAULT_MAX_ASSET_READERS,
   stallMs = DEFAULT_STALL_MS,
   evictIdleMs = DEFAULT_EVICT_IDLE_MS,
-  now = () => performance.now(),
+  scheduler = createSystemScheduler(() => performance.now()),
 }: GraphiQLOptions = {}): Plugin {
+  const now = () => scheduler.now();
   let built: Promise<{ assets: GraphiQLAssets; page: Asset }> | undefined;
   const readers = new Set<Reader>();
   /** Frees a slot for a new download if one is idle long enough; whether one is free now. */
@@ -177,7 +186,7 @@ export function useGraphiQL({
       }
       const response = nodeResponseOf(serverContext);
       let offset = 0;
-      let stalled: NodeJS.Timeout | undefined;
+      let stalled: TimerHandle | undefined;
       let streamController: ReadableStreamDefaultController<Uint8Array> | undefined;
       const reader: Reader = {
         lastProgress: now(),
@@ -189,7 +198,7 @@ export function useGraphiQL({
         },
       };
       const release = () => {
-        clearTimeout(stalled);
+        stalled?.cancel();
         readers.delete(reader);
       };
       readers.add(reader);
@@ -200,7 +209,7 @@ export function useGraphiQL({
         },
         pull(controller) {
           reader.lastProgress = now();
-          clearTimeout(stalled);
+          stalled?.cancel();
           if (offset >= bytes.length) {
             release();
             controller.close();
@@ -208,8 +217,7 @@ export function useGraphiQL({
           }
           controller.enqueue(bytes.subarray(offset, offset + CHUNK_BYTES));
           offset += CHUNK_BYTES;
-          stalled = setTimeout(() => reader.cut(), stallMs);
-          stalled.unref();
+          stalled = scheduler.setTimeout(() => reader.cut(), stallMs);
         },
         cancel: release,
       });

@@ -13,10 +13,16 @@ import { performance } from 'node:perf_hooks';
 import { type Dispatcher, request } from 'undici';
 import type { WebhooksConfig } from '../config/config.js';
 import type { Scheduler, TimerHandle } from '../live/scheduler.js';
+import { signedHeaders } from '../webhooks/signing.js';
+import {
+  type AttemptRecord,
+  type DeliveryRecord,
+  type DeliveryState,
+  type WebhookStore,
+  WebhookStoreUnavailableError,
+} from '../webhooks/store.js';
+import { urlProblem } from '../webhooks/target.js';
 import { retriesExhausted, retryDelay } from './retry.js';
-import { signedHeaders } from './signing.js';
-import type { AttemptRecord, DeliveryRecord, WebhookStore } from './store.js';
-import { urlProblem } from './target.js';
 
 export interface Deliverer {
   /** Something was queued or became due: look at the outbox now. */
@@ -49,11 +55,18 @@ export interface DelivererOptions {
 const HOLD_MARGIN_MS = 5_000;
 /** With a shared store, other instances' queues are looked at this often. */
 const SHARED_SCAN_MS = 1_000;
+/**
+ * A store that failed (Redis away or hanging) is looked at again this often: the outbox, and an
+ * attempt that could not be recorded (while its claim holds).
+ */
+const RETRY_STORE_MS = 1_000;
 
 export function createDeliverer(options: DelivererOptions): Deliverer {
   const { store, config, scheduler, onError, owner } = options;
   const busy = new Set<string>();
   const inFlight = new Set<Promise<void>>();
+  /** Waits between tries of a record: ended at once by `close`. */
+  const pauses = new Set<() => void>();
   let timer: TimerHandle | undefined;
   let pumping = false;
   let again = false;
@@ -80,6 +93,11 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       await arm(looked);
     } catch (error) {
       onError(error);
+      // Nothing else may wake it (no feed writes while the store fails): look again soon.
+      if (!closed) {
+        timer?.cancel();
+        timer = scheduler.setTimeout(() => void pump(), RETRY_STORE_MS);
+      }
     } finally {
       pumping = false;
     }
@@ -112,7 +130,37 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     inFlight.add(running);
   };
 
+  // Private: an attempt's record, tried again while the store does not answer and the claim
+  // holds: the delivery was made, and once Redis answers again it is recorded, not sent twice.
+  const record = async (
+    delivery: DeliveryRecord,
+    attempt: AttemptRecord,
+    next: { state: DeliveryState; nextAttemptAt: number },
+    claimedUntil: number,
+  ): Promise<void> => {
+    for (;;) {
+      try {
+        return await store.recordAttempt(delivery, attempt, next, owner);
+      } catch (error) {
+        const retry = error instanceof WebhookStoreUnavailableError && !closed;
+        if (!retry || scheduler.now() + RETRY_STORE_MS >= claimedUntil) throw error;
+        await new Promise<void>((resolve) => {
+          const wait = scheduler.setTimeout(() => {
+            pauses.delete(end);
+            resolve();
+          }, RETRY_STORE_MS);
+          const end = () => {
+            wait.cancel();
+            resolve();
+          };
+          pauses.add(end);
+        });
+      }
+    }
+  };
+
   const attempt = async (delivery: DeliveryRecord): Promise<void> => {
+    const claimedUntil = scheduler.now() + config.timeoutMs + HOLD_MARGIN_MS;
     const endpoint = await store.endpoint(delivery.endpointId);
     if (!endpoint || endpoint.disabledReason !== null) {
       await store.release(delivery, owner);
@@ -129,13 +177,13 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       config,
       options.dispatcher,
     );
-    const record: AttemptRecord = { at, ...outcome };
+    const made: AttemptRecord = { at, ...outcome };
     if (closed && !outcome.ok && outcome.statusCode === null) {
       await store.release(delivery, owner); // cut short by shutdown
       return;
     }
     if (outcome.ok) {
-      await store.recordAttempt(delivery, record, { state: 'DELIVERED', nextAttemptAt: at }, owner);
+      await record(delivery, made, { state: 'DELIVERED', nextAttemptAt: at }, claimedUntil);
     } else {
       const now = scheduler.now();
       const policy = {
@@ -144,12 +192,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         windowMs: config.retryWindowMs,
       };
       const delay = retryDelay(policy, delivery.attempts + 1);
-      await store.recordAttempt(
-        delivery,
-        record,
-        { state: 'PENDING', nextAttemptAt: now + delay },
-        owner,
-      );
+      await record(delivery, made, { state: 'PENDING', nextAttemptAt: now + delay }, claimedUntil);
       if (retriesExhausted(policy, delivery.firstAttemptAt ?? at, now + delay)) {
         await store.disableEndpoint(
           endpoint.id,
@@ -159,7 +202,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
         options.onDisabled();
       }
     }
-    options.onAttempt?.(delivery, record);
+    options.onAttempt?.(delivery, made);
   };
 
   return {
@@ -167,6 +210,8 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     async close() {
       closed = true;
       timer?.cancel();
+      for (const end of [...pauses]) end();
+      pauses.clear();
       await Promise.allSettled([...inFlight]);
     },
   };

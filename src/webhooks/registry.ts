@@ -1,36 +1,33 @@
 /**
- * `createWebhooks(options)`: the webhooks of one gateway instance (docs/webhooks.md). The
- * registry behind the GraphQL mutations and queries (an endpoint belongs to the token that
- * created it: every look-up is by token key, and another token's endpoint is "not found"), the
- * feeds that turn the live hub's changes into outbox entries (feeds.ts), and the deliverer that
- * sends them (deliverer.ts). Everything kept is sealed under the operator's key
- * (sealed-store.ts); the store opens only when the key is the one it was sealed with, checked at
- * start: otherwise webhooks stay off, saying why once. Without the operator's key,
- * `disabledWebhooks()` answers every call with WEBHOOKS_DISABLED.
+ * `createWebhookRegistry(options)`: the webhook endpoints of one gateway instance
+ * (docs/webhooks.md), behind the GraphQL mutations and queries (an endpoint belongs to the token
+ * that created it: every look-up is by token key, and another token's endpoint is "not found").
+ * Everything kept is sealed under the operator's key (sealed-store.ts); the store opens only when
+ * the key is the one it was sealed with, checked once: otherwise webhooks stay off, saying why
+ * once. Without the operator's key, `disabledWebhooks()` answers every call with
+ * WEBHOOKS_DISABLED.
+ *
+ * What sends the outbox is a transport above the schema (`src/deliveries`): it opens the same
+ * store (`store()`) and listens to what the registry changes (`listen`).
  */
 import { randomUUID } from 'node:crypto';
-import type { GraphQLError } from 'graphql';
-import type { Dispatcher } from 'undici';
 import type { WebhooksConfig } from '../config/config.js';
 import { gatewayError } from '../errors/codes.js';
-import type { Scheduler, TimerHandle } from '../live/scheduler.js';
+import type { Scheduler } from '../live/scheduler.js';
 import type { Credentials } from '../operation/credentials.js';
-import { createDeliverer, type Deliverer } from './deliverer.js';
-import { createWebhookFeeds, type FeedSubscribe, type WebhookFeeds } from './feeds.js';
 import { isWebhookKind, type WebhookKind } from './kinds.js';
 import { openSealedStore, WebhookKeyError } from './sealed-store.js';
 import { newSecret } from './signing.js';
-import type {
-  AttemptRecord,
-  DeliveryRecord,
-  EndpointPatch,
-  EndpointRecord,
-  FeedKey,
-  WebhookRecords,
-  WebhookStore,
+import {
+  type AttemptRecord,
+  type DeliveryRecord,
+  type EndpointPatch,
+  type EndpointRecord,
+  type WebhookRecords,
+  type WebhookStore,
+  WebhookStoreUnavailableError,
 } from './store.js';
-import { createTargetDispatcher, urlProblem } from './target.js';
-
+import { urlProblem } from './target.js';
 /** What a client sends to create an endpoint, the plan already resolved and read. */
 export interface EndpointInput {
   readonly planId: string;
@@ -65,152 +62,103 @@ export interface WebhookRegistry {
   redeliver(who: Credentials, eventId: string): Promise<DeliveryRecord>;
 }
 
-export interface Webhooks extends WebhookRegistry {
+/** What the sending side is told of the registry's changes. */
+export interface RegistryChanges {
   /**
-   * Opens the store (checking the key, sealing what an earlier version left in clear), then the
-   * feeds of the stored endpoints, and sends what waits in the outbox.
+   * Endpoints were created, changed or deleted: feeds to open or close. Awaited: a new endpoint
+   * is answered once its feed has joined the plan's changes, so a write after it reaches it.
    */
-  start(): Promise<void>;
-  /** The (token key, plan) feeds open on this instance. */
-  openFeeds(): FeedKey[];
+  endpointsChanged(): Promise<void>;
+  /** Deliveries may be due now (an endpoint enabled again, an event redelivered). */
+  deliveriesDue(): void;
+}
+
+/** The registry of an instance whose operator gave the key. */
+export interface OpenRegistry extends WebhookRegistry {
+  /**
+   * The store, opened once (the key checked, what an earlier version left in clear sealed);
+   * rejects with WEBHOOKS_DISABLED for good when the key is not the store's, and with the
+   * store's failure otherwise (tried again on the next call).
+   */
+  store(): Promise<WebhookStore>;
+  /** The key was refused: webhooks are off on this instance for good. */
+  readonly refused: boolean;
+  /** Tells `changes` of every change from now on; returns the function that stops it. */
+  listen(changes: RegistryChanges): () => void;
+  /** Closes the store (after whatever sends from it). */
   close(): Promise<void>;
 }
 
-export interface WebhooksOptions {
+export interface WebhookRegistryOptions {
   config: WebhooksConfig;
   /** Where endpoints and the outbox are kept; sealed under `config.key`. */
   records: WebhookRecords;
-  scheduler: Scheduler;
-  subscribe: FeedSubscribe;
+  /** The clock of `createdAt`, rotations and redeliveries. */
+  scheduler: Pick<Scheduler, 'now'>;
+  /** A change could not be passed on (the sending side failed to sync); the call still answers. */
   onError: (error: unknown) => void;
   /**
    * `WEBHOOK_KEY` does not open the store: webhooks stay off and every call answers
    * WEBHOOKS_DISABLED with this error's message. Called once.
    */
   onKeyRefused: (error: WebhookKeyError) => void;
-  /** Where deliveries connect. @default checked targets (`createTargetDispatcher`) */
-  dispatcher?: Dispatcher;
 }
 
-/** What runs once the store is open. */
-interface Running {
-  readonly store: WebhookStore;
-  readonly feeds: WebhookFeeds;
-  readonly deliverer: Deliverer;
-}
-
-/**
- * With a shared store, how often an instance looks for feeds other instances opened or closed;
- * also how soon a start that failed (the store did not answer) is tried again.
- */
-const SHARED_RESYNC_MS = 5_000;
 /** An endpoint's description is a note for people: at most this many characters. */
 const MAX_DESCRIPTION = 500;
 /** Endpoints one token may hold. */
 const MAX_ENDPOINTS_PER_TOKEN = 100;
 
-export function createWebhooks(options: WebhooksOptions): Webhooks {
+export function createWebhookRegistry(options: WebhookRegistryOptions): OpenRegistry {
   const { config, scheduler, onError } = options;
-  const dispatcher =
-    options.dispatcher ??
-    createTargetDispatcher({
-      allowPrivate: config.allowPrivateTargets,
-      timeoutMs: config.timeoutMs,
-      connections: 4,
-    });
-  // This instance, as it holds feeds and claims deliveries in a shared store.
-  const owner = randomUUID();
-  let opening: Promise<Running> | undefined;
-  let running: Running | undefined;
+  let opening: Promise<WebhookStore> | undefined;
   let refused: WebhookKeyError | undefined;
-  let resyncTimer: TimerHandle | undefined;
-  let retryTimer: TimerHandle | undefined;
-  let closed = false;
+  const listeners = new Set<RegistryChanges>();
 
-  const startParts = (store: WebhookStore): Running => {
-    const deliverer: Deliverer = createDeliverer({
-      owner,
-      store,
-      config,
-      scheduler,
-      dispatcher,
-      onError,
-      onDisabled: () => void feeds.sync().catch(onError),
-    });
-    const feeds = createWebhookFeeds({
-      owner,
-      store,
-      subscribe: options.subscribe,
-      scheduler,
-      onQueued: () => deliverer.wake(),
-      onError,
-    });
-    return { store, feeds, deliverer };
-  };
   // The store, opened once; a failure other than the key's (Redis away) is tried again on the
   // next call. The key's is final: webhooks stay off, and say so once.
-  const open = (): Promise<Running> => {
+  const open = (): Promise<WebhookStore> => {
     if (refused) return Promise.reject(keyRefused());
-    opening ??= openSealedStore(options.records, config.key).then(
-      (store) => {
-        running = startParts(store);
-        return running;
-      },
-      (error: unknown) => {
-        opening = undefined;
-        if (error instanceof WebhookKeyError) {
-          refused = error;
-          options.onKeyRefused(error);
-          throw keyRefused();
-        }
-        throw error;
-      },
-    );
+    opening ??= openSealedStore(options.records, config.key).catch((error: unknown) => {
+      opening = undefined;
+      if (error instanceof WebhookKeyError) {
+        refused = error;
+        options.onKeyRefused(error);
+        throw keyRefused();
+      }
+      throw error;
+    });
     return opening;
   };
-  const resync = async () => {
-    if (running) await running.feeds.sync().catch(onError);
+  const endpointsChanged = async () => {
+    for (const changes of [...listeners]) await changes.endpointsChanged().catch(onError);
   };
-  // Shared store: endpoints created, changed or deleted through other instances show up here.
-  const resyncEvery = (ms: number) => {
-    resyncTimer = scheduler.setTimeout(async () => {
-      if (closed) return;
-      await resync();
-      resyncEvery(ms);
-    }, ms);
-  };
-
-  // Opens the store and the feeds; a failure other than the key's (Redis away at start) is
-  // logged and tried again, so feeds start once the store answers.
-  const begin = async (): Promise<void> => {
-    if (closed) return;
-    try {
-      const parts = await open();
-      if (closed) return;
-      await parts.feeds.sync();
-      parts.deliverer.wake();
-      if (parts.store.shared) resyncEvery(SHARED_RESYNC_MS);
-    } catch (error) {
-      if (refused || closed) return; // the key's refusal is said once, by onKeyRefused
-      onError(error);
-      retryTimer = scheduler.setTimeout(() => void begin(), SHARED_RESYNC_MS);
-    }
+  const deliveriesDue = () => {
+    for (const changes of [...listeners]) changes.deliveriesDue();
   };
 
   const owned = async (who: Credentials, id: string, field: string): Promise<EndpointRecord> => {
-    const { store } = await open();
+    const store = await open();
     const endpoint = await store.endpoint(id);
     if (!endpoint || endpoint.tokenKey !== who.tokenKey) throw notFound(field, id);
     return endpoint;
   };
 
-  return {
+  return answeringUnavailable({
     enabled: true,
+    store: open,
+    get refused() {
+      return refused !== undefined;
+    },
+    listen(changes) {
+      listeners.add(changes);
+      return () => void listeners.delete(changes);
+    },
     async create(who, input) {
       const url = checkUrl('input.url', input.url, config.allowPrivateTargets);
       const kinds = checkKinds('input.kinds', input.kinds);
       const description = checkDescription('input.description', input.description);
-      const { store, feeds } = await open();
+      const store = await open();
       if ((await store.endpointsOf(who.tokenKey)).length >= MAX_ENDPOINTS_PER_TOKEN) {
         throw gatewayError(
           `A token may hold at most ${MAX_ENDPOINTS_PER_TOKEN} webhook endpoints; delete one first.`,
@@ -232,12 +180,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       };
       const secret = newSecret();
       await store.createEndpoint(endpoint, secret, who.token);
-      await feeds.sync().catch(onError);
+      await endpointsChanged();
       return { endpoint, secret };
     },
     async update(who, id, changes) {
       await owned(who, id, 'id');
-      const { store, feeds, deliverer } = await open();
+      const store = await open();
       const patch: EndpointPatch = {
         ...(changes.url == null
           ? {}
@@ -250,13 +198,13 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       };
       const updated = await store.updateEndpoint(id, patch, scheduler.now());
       if (!updated) throw notFound('id', id);
-      await feeds.sync().catch(onError);
-      deliverer.wake();
+      await endpointsChanged();
+      deliveriesDue();
       return updated;
     },
     async rotateSecret(who, id) {
       const endpoint = await owned(who, id, 'id');
-      const { store } = await open();
+      const store = await open();
       const secret = newSecret();
       const now = scheduler.now();
       await store.rotateSecret(id, secret, now, now + config.secretOverlapMs);
@@ -264,43 +212,71 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     },
     async delete(who, id) {
       await owned(who, id, 'id');
-      const { store, feeds } = await open();
+      const store = await open();
       await store.deleteEndpoint(id);
-      await feeds.sync().catch(onError);
+      await endpointsChanged();
       return id;
     },
-    endpoints: async (who) => (await open()).store.endpointsOf(who.tokenKey),
+    endpoints: async (who) => (await open()).endpointsOf(who.tokenKey),
     async endpoint(who, id) {
-      const endpoint = await (await open()).store.endpoint(id);
+      const endpoint = await (await open()).endpoint(id);
       return endpoint && endpoint.tokenKey === who.tokenKey ? endpoint : null;
     },
     deliveries: async (endpointId, first, before) =>
-      (await open()).store.deliveries(endpointId, first, before),
-    attempts: async (seq) => (await open()).store.attempts(seq),
+      (await open()).deliveries(endpointId, first, before),
+    attempts: async (seq) => (await open()).attempts(seq),
     async redeliver(who, eventId) {
-      const { store, deliverer } = await open();
+      const store = await open();
       const delivery = await store.deliveryOfEvent(eventId);
       if (!delivery) throw notFound('eventId', eventId);
       await owned(who, delivery.endpointId, 'eventId');
       const copy = await store.redeliver(eventId, scheduler.now());
       if (!copy) throw notFound('eventId', eventId);
-      deliverer.wake();
+      deliveriesDue();
       return copy;
     },
-    start: begin,
-    openFeeds: () => running?.feeds.open() ?? [],
     async close() {
-      closed = true;
-      resyncTimer?.cancel();
-      retryTimer?.cancel();
-      const parts = running ?? (await opening?.catch(() => undefined));
-      if (parts) {
-        await parts.feeds.close();
-        await parts.deliverer.close();
-      }
-      if (!options.dispatcher) await dispatcher.close();
+      listeners.clear();
       await options.records.close();
     },
+  });
+}
+
+/**
+ * Private: `webhooks` whose registry calls answer WEBHOOKS_UNAVAILABLE, at once, when the store
+ * could not answer (Redis away or hanging), instead of an unexpected error.
+ */
+function answeringUnavailable(webhooks: OpenRegistry): OpenRegistry {
+  const guard =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args);
+      } catch (error) {
+        if (!(error instanceof WebhookStoreUnavailableError)) throw error;
+        throw gatewayError(
+          'Webhooks are unavailable for a moment: their store (Redis) did not answer in time. A change asked for may or may not have been made; read before trying it again.',
+          'WEBHOOKS_UNAVAILABLE',
+        );
+      }
+    };
+  return {
+    enabled: true,
+    store: webhooks.store,
+    get refused() {
+      return webhooks.refused;
+    },
+    listen: webhooks.listen,
+    close: webhooks.close,
+    create: guard(webhooks.create),
+    update: guard(webhooks.update),
+    rotateSecret: guard(webhooks.rotateSecret),
+    delete: guard(webhooks.delete),
+    endpoints: guard(webhooks.endpoints),
+    endpoint: guard(webhooks.endpoint),
+    deliveries: guard(webhooks.deliveries),
+    attempts: guard(webhooks.attempts),
+    redeliver: guard(webhooks.redeliver),
   };
 }
 
@@ -308,7 +284,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
  * Private: what every call answers once the key was refused: what is wrong, without the store's
  * whereabouts or key ids (those are in the operator's log line).
  */
-function keyRefused(): GraphQLError {
+function keyRefused(): ReturnType<typeof gatewayError> {
   return gatewayError(
     'Webhooks are off on this gateway: its WEBHOOK_KEY is not the key the webhook store was sealed with. The operator must start it with that key; nothing stored was changed.',
     'WEBHOOKS_DISABLED',
@@ -337,11 +313,11 @@ export function disabledWebhooks(): WebhookRegistry {
   };
 }
 
-function fieldError(field: string, message: string): GraphQLError {
+function fieldError(field: string, message: string): ReturnType<typeof gatewayError> {
   return gatewayError(`${field}: ${message}`, 'BAD_USER_INPUT', { extensions: { field } });
 }
 
-function notFound(field: string, id: string): GraphQLError {
+function notFound(field: string, id: string): ReturnType<typeof gatewayError> {
   return gatewayError(
     `${field}: no webhook endpoint or event ${JSON.stringify(id.slice(0, 100))} of this token`,
     'NOT_FOUND',

@@ -12,12 +12,14 @@
  * 404) that plan's, with the reason; any other ending (a shutdown, the upstream down) restarts
  * the feed after a back-off.
  */
-import type { ExecutionResult, GraphQLFormattedError } from 'graphql';
+import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
+import { bearer, type Presented } from '../admission/presented.js';
+import { type LeaseRenewal, renewLease } from '../live/lease-renewal.js';
 import type { Scheduler, TimerHandle } from '../live/scheduler.js';
+import { newEventId } from '../webhooks/signing.js';
+import type { FeedKey, NewDelivery, WebhookStore } from '../webhooks/store.js';
 import type { FeedEvent } from './payload.js';
-import { knowledgeOf, payloadFor } from './payload.js';
-import { newEventId } from './signing.js';
-import type { FeedKey, NewDelivery, WebhookStore } from './store.js';
+import { FEED_DOCUMENT, knowledgeOf, payloadFor } from './payload.js';
 
 /** Runs the feed document for a token and plan from `since`. */
 export type FeedSubscribe = (request: {
@@ -25,6 +27,47 @@ export type FeedSubscribe = (request: {
   planId: string;
   since: number | undefined;
 }) => Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
+
+/**
+ * The gateway's admission path for transports that are not yoga's own (`prepareOperation` in
+ * src/server/run-operation.ts, bound to the gateway): admission, validation, the operation's
+ * context, as over HTTP.
+ */
+export type AdmissionPath = (call: {
+  readonly query: string;
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly operationName: string;
+  /** The stored token as presented (`bearer`), read once per feed run: admission digests it. */
+  readonly presented: Presented;
+  readonly path: string;
+  readonly own: boolean;
+}) => Promise<
+  | {
+      readonly ok: true;
+      subscribe(): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
+    }
+  | { readonly ok: false; readonly errors: readonly GraphQLError[] }
+>;
+
+/**
+ * The feeds' subscription: the fixed `WebhookFeed` document (payload.ts) through the admission
+ * path with the stored token, like any operation of any transport.
+ */
+export function feedThrough(admission: AdmissionPath): FeedSubscribe {
+  return async ({ token, planId, since }) => {
+    const prepared = await admission({
+      query: FEED_DOCUMENT,
+      variables: { planId, since: since ?? null },
+      operationName: 'WebhookFeed',
+      presented: bearer(token),
+      path: '/webhooks',
+      // The gateway's own document: it runs under TRUSTED_DOCUMENTS_ONLY like the MCP tools.
+      own: true,
+    });
+    if (!prepared.ok) return { errors: [...prepared.errors] };
+    return prepared.subscribe();
+  };
+}
 
 export interface WebhookFeeds {
   /**
@@ -35,6 +78,11 @@ export interface WebhookFeeds {
   sync(): Promise<void>;
   /** (token key, plan) pairs with an open feed on this instance. */
   open(): FeedKey[];
+  /**
+   * Runs every feed waiting out a back-off now: the store answers again after an outage (the
+   * feeds resume from their cursors at once, not after a back-off of up to 5 minutes).
+   */
+  resume(): void;
   close(): Promise<void>;
 }
 
@@ -73,7 +121,9 @@ interface Feed {
   stopped: boolean;
   iterator?: AsyncIterableIterator<ExecutionResult>;
   timer?: TimerHandle;
-  renewal?: TimerHandle;
+  /** Waiting for `timer` to run it again (a back-off, another instance's lease). */
+  idle?: boolean;
+  renewal?: LeaseRenewal;
   failures: number;
   running: Promise<void>;
   /** Its first subscription has joined the plan's changes, or will not. */
@@ -88,25 +138,27 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
 
   const idOf = (key: FeedKey) => `${key.tokenKey}:${key.planId}`;
 
-  const stop = (feed: Feed) => {
+  // Gives the feed's lease up (with a shared store), resolving once Redis has it.
+  const stop = (feed: Feed): Promise<void> => {
     feed.join();
     feed.stopped = true;
     feed.timer?.cancel();
-    feed.renewal?.cancel();
+    feed.renewal?.stop();
     void feed.iterator?.return?.();
     feeds.delete(idOf(feed.key));
-    if (store.shared) void store.releaseFeed(feed.key, owner).catch(onError);
+    if (!store.shared) return Promise.resolve();
+    return store.releaseFeed(feed.key, owner).catch(onError);
   };
 
   // Private: shared store: keeps the feed's lease while it runs; losing it ends this run (the
   // feed then waits to take it again, from the cursor the new holder moves).
   const holdLease = (feed: Feed) => {
-    feed.renewal = scheduler.setTimeout(async () => {
-      if (feed.stopped) return;
-      const held = await store.claimFeed(feed.key, owner, FEED_LEASE_MS).catch(() => false);
-      if (held) holdLease(feed);
-      else void feed.iterator?.return?.();
-    }, FEED_LEASE_MS / 3);
+    feed.renewal = renewLease({
+      scheduler,
+      everyMs: FEED_LEASE_MS / 3,
+      renew: () => store.claimFeed(feed.key, owner, FEED_LEASE_MS),
+      onLost: () => void feed.iterator?.return?.(),
+    });
   };
 
   // Private: one subscription of the feed, until it ends; then what its ending calls for.
@@ -117,6 +169,8 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
         waitForLease(feed);
         return;
       }
+      // Stopped while the lease was being taken: `stop` released it before it was set.
+      if (feed.stopped) return void (await store.releaseFeed(key, owner));
       holdLease(feed);
     }
     const token = await store.token(key.tokenKey);
@@ -128,7 +182,7 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
       return;
     }
     if (!(Symbol.asyncIterator in result)) {
-      feed.renewal?.cancel();
+      feed.renewal?.stop();
       return ended(feed, result.errors ?? []);
     }
     feed.iterator = result;
@@ -145,7 +199,7 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
           break;
         }
         if (step.value.errors?.length) {
-          feed.renewal?.cancel();
+          feed.renewal?.stop();
           return await ended(feed, step.value.errors);
         }
         const data = step.value.data as { planChanged?: FeedEvent } | null | undefined;
@@ -158,7 +212,7 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
     } finally {
       if (!done) await result.return?.();
     }
-    feed.renewal?.cancel();
+    feed.renewal?.stop();
     if (!feed.stopped) restartLater(feed);
   };
 
@@ -201,7 +255,7 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
         now,
       );
       for (const other of [...feeds.values()]) {
-        if (other.key.tokenKey === feed.key.tokenKey) stop(other);
+        if (other.key.tokenKey === feed.key.tokenKey) void stop(other);
       }
       return;
     }
@@ -212,7 +266,7 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
         `The upstream refused the plan (${code}): ${first?.message ?? ''}`,
         now,
       );
-      stop(feed);
+      void stop(feed);
       return;
     }
     if (code !== 'SHUTTING_DOWN') {
@@ -221,11 +275,18 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
     restartLater(feed);
   };
 
+  // Private: the feed runs again in `delayMs` (it is idle until then: `resume` may run it now).
+  const runLater = (feed: Feed, delayMs: number) => {
+    feed.idle = true;
+    feed.timer = scheduler.setTimeout(() => {
+      feed.idle = false;
+      if (!feed.stopped) feed.running = run(feed);
+    }, delayMs);
+  };
+
   const waitForLease = (feed: Feed) => {
     if (feed.stopped || closed) return;
-    feed.timer = scheduler.setTimeout(() => {
-      if (!feed.stopped) feed.running = run(feed);
-    }, FEED_LEASE_MS / 3);
+    runLater(feed, FEED_LEASE_MS / 3);
   };
 
   const restartLater = (feed: Feed) => {
@@ -233,9 +294,7 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
     delete feed.iterator;
     const delay = Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** feed.failures);
     feed.failures += 1;
-    feed.timer = scheduler.setTimeout(() => {
-      if (!feed.stopped) feed.running = run(feed);
-    }, delay);
+    runLater(feed, delay);
   };
 
   const run = (feed: Feed): Promise<void> =>
@@ -251,7 +310,7 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
       if (closed) return;
       const wanted = await store.feeds();
       const ids = new Set(wanted.map(idOf));
-      for (const feed of [...feeds.values()]) if (!ids.has(idOf(feed.key))) stop(feed);
+      for (const feed of [...feeds.values()]) if (!ids.has(idOf(feed.key))) void stop(feed);
       const opened: Promise<void>[] = [];
       for (const key of wanted) {
         if (feeds.has(idOf(key))) continue;
@@ -274,11 +333,21 @@ export function createWebhookFeeds(options: WebhookFeedsOptions): WebhookFeeds {
       await Promise.all(opened);
     },
     open: () => [...feeds.values()].map((feed) => feed.key),
+    resume() {
+      for (const feed of feeds.values()) {
+        if (!feed.idle || feed.stopped || closed) continue;
+        feed.timer?.cancel();
+        feed.idle = false;
+        feed.failures = 0;
+        feed.running = run(feed);
+      }
+    },
     async close() {
       closed = true;
       const running = [...feeds.values()].map((feed) => feed.running);
-      for (const feed of [...feeds.values()]) stop(feed);
-      await Promise.allSettled(running);
+      // Leases given up before the store (and its Redis link) closes.
+      const released = [...feeds.values()].map(stop);
+      await Promise.allSettled([...running, ...released]);
     },
   };
 }

@@ -1,9 +1,11 @@
 /**
- * Sealing at rest under the operator's key: AES-256-GCM for what is stored beyond a process
- * (webhook tokens, secrets, endpoints' URLs, payloads), and keyed digests for what must be looked
- * up without being named (a plan id in an index). Nothing here knows what it seals: the caller
- * names a `context`, the place the value is stored for ("secret:<endpoint id>"), which is the
- * additional data, so a value copied to another place does not open there.
+ * Sealing at rest under the operator's key: AES-256-GCM (`aead.ts`) for what is stored beyond a
+ * process (webhook tokens, secrets, endpoints' URLs, payloads; next, sign-in grants), keyed
+ * digests for what must be looked up without being named (a plan id in an index), and tags for
+ * what Redis scripts must read in clear (lease owners). Nothing here knows what it seals: the
+ * caller names a `context`, the place the value is stored for ("secret:<endpoint id>", a row's
+ * table and id), which is the associated data, so a value copied to another place does not open
+ * there.
  *
  * A sealed value is text, so it fits a SQLite column, a Redis string and JSON alike:
  *
@@ -16,12 +18,12 @@
  * - The AES key and the digest key are derived from the operator's key (HKDF-SHA256, distinct
  *   labels): the operator keeps one secret.
  */
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { AeadOpenError, aeadOpen, aeadSeal, deriveKey, TAG_BYTES } from './aead.js';
+import { createSigner, type Signer } from './signer.js';
 
 const FORMAT = 's1';
 const SALT = 'plans-graphql-gateway/at-rest/v1';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 const KEY_ID_BYTES = 6;
 /** Digests: 128 bits, 22 base64url characters. */
 const DIGEST_BYTES = 16;
@@ -38,6 +40,8 @@ export interface Sealer {
   open(sealed: string, context: string): string;
   /** A keyed digest of `parts` for `purpose`: equal inputs give equal digests, under this key. */
   digest(purpose: string, ...parts: readonly string[]): string;
+  /** Tags under the current key, for values kept readable (`signer.ts`). */
+  readonly signer: Signer;
 }
 
 /** Text in the sealed format (whatever key sealed it). */
@@ -70,15 +74,10 @@ export function createSealer(current: Uint8Array, previous: readonly Uint8Array[
 
   return {
     keyId: currentId,
+    signer: createSigner(derive(current, 'sign', 32)),
     seal(plain, context) {
-      const iv = randomBytes(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', sealKey, iv);
-      cipher.setAAD(Buffer.from(context, 'utf8'));
-      const body = Buffer.concat([
-        cipher.update(plain, 'utf8'),
-        cipher.final(),
-        cipher.getAuthTag(),
-      ]);
+      const { iv, ciphertext, tag } = aeadSeal(sealKey, plain, context);
+      const body = Buffer.concat([ciphertext, tag]);
       return `${FORMAT}.${currentId}.${iv.toString('base64url')}.${body.toString('base64url')}`;
     },
     open(sealed, context) {
@@ -90,15 +89,15 @@ export function createSealer(current: Uint8Array, previous: readonly Uint8Array[
       if (!key) throw new SealedWithAnotherKeyError(id, currentId);
       const bytes = Buffer.from(body, 'base64url');
       if (bytes.length < TAG_BYTES) throw new SealBrokenError('a sealed value cut short');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-      decipher.setAAD(Buffer.from(context, 'utf8'));
-      decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+      const parts = {
+        iv: Buffer.from(iv, 'base64url'),
+        ciphertext: bytes.subarray(0, bytes.length - TAG_BYTES),
+        tag: bytes.subarray(bytes.length - TAG_BYTES),
+      };
       try {
-        return Buffer.concat([
-          decipher.update(bytes.subarray(0, bytes.length - TAG_BYTES)),
-          decipher.final(),
-        ]).toString('utf8');
-      } catch {
+        return aeadOpen(key, parts, context).toString('utf8');
+      } catch (error) {
+        if (!(error instanceof AeadOpenError)) throw error;
         throw new SealBrokenError(`a sealed value that does not open for ${context.split(':')[0]}`);
       }
     },
@@ -127,7 +126,7 @@ export class SealBrokenError extends Error {
 }
 
 function derive(key: Uint8Array, label: string, bytes: number): Buffer {
-  return Buffer.from(hkdfSync('sha256', key, SALT, label, bytes));
+  return deriveKey(key, SALT, label, bytes);
 }
 
 /** Private: what a malformed value looks like, without quoting it (it may be clear data). */

@@ -4,7 +4,7 @@
  * scalar field of each changed object, cut to the kinds an endpoint asked for. The body follows
  * the Standard Webhooks layout: `{ type, timestamp, data }`.
  */
-import { KIND_FIELDS, type WebhookKind } from './kinds.js';
+import { KIND_FIELDS, type WebhookKind } from '../webhooks/kinds.js';
 
 // The fields are chosen to fit the admission path's cost limit (100,000) at the price of a
 // replay (each list counts 500 rows, a nested list 10 more): every amount, id and state a
