@@ -59,6 +59,7 @@ beforeAll(async () => {
       users: [
         { token: 'once-token-first-000001', plans: [{ seed: 1, transactions: 50 }] },
         { token: 'once-token-other-000002', plans: [{ seed: 2, transactions: 50 }] },
+        { token: 'once-token-cold-0000003', plans: [{ seed: 3, transactions: 50 }] },
       ],
     },
     mcp: {},
@@ -115,7 +116,7 @@ it('reads and digests a POST answered from the answer cache once', async () => {
   expect(await counted(() => post(query))).toEqual(ONCE);
 });
 
-it('reads and digests a GET operation once, and a GET answered 304 once', async () => {
+it('reads and digests a GET operation once, and a GET answered 304 once, delta or not', async () => {
   const query = newQuery();
   let etag: string | null = null;
   expect(
@@ -126,12 +127,20 @@ it('reads and digests a GET operation once, and a GET answered 304 once', async 
   expect(etag).toBeTruthy();
   expect(
     await counted(async () => {
-      // fetch adds `Cache-Control: no-cache` to a conditional request, which would send a delta
-      // through the replica's own fetch: this one accepts the replica as it is.
+      // fetch adds `Cache-Control: no-cache` to a conditional request: this one accepts the
+      // replica as it is (the next one sends a delta).
       const conditional = { 'if-none-match': etag ?? '', 'cache-control': 'max-age=30' };
       expect((await get(query, conditional)).status).toBe(304);
     }),
   ).toEqual(ONCE);
+  const calls = stack.upstreamCalls().length;
+  expect(
+    await counted(async () => {
+      // `no-cache`: revalidating sends a delta through the replica's fetch, with the same key.
+      expect((await get(query, { 'if-none-match': etag ?? '' })).status).toBe(304);
+    }),
+  ).toEqual(ONCE);
+  expect(stack.upstreamCalls().length - calls).toBe(1);
 });
 
 it('reads and digests a WebSocket connection and its operation once', async () => {
@@ -171,6 +180,23 @@ it('digests the token of an operation once, however many upstream calls it makes
     expect(await response.text()).not.toContain('"errors"');
   });
   expect(stack.upstreamCalls().length - calls).toBe(2);
+  expect(result).toEqual(ONCE);
+});
+
+it('digests the token of a cold plan load once: the export goes upstream with its key', async () => {
+  const token = stack.sandbox.users[2]?.token ?? '';
+  const calls = stack.upstreamCalls().length;
+  const result = await counted(async () => {
+    const response = await fetch(stack.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        query: '{ plan(id: "last-used") { name accounts { id } } user { id } }',
+      }),
+    });
+    expect(await response.text()).not.toContain('"errors"');
+  });
+  expect(stack.upstreamCalls().length - calls).toBeGreaterThanOrEqual(2);
   expect(result).toEqual(ONCE);
 });
 
