@@ -188,6 +188,17 @@ module.exports = {
       to: { path: '^src/replica/plan-builder\\.ts$' },
     },
     {
+      name: 'undici-only-in-the-http-clients',
+      severity: 'error',
+      comment:
+        "undici is the gateway's HTTP client in two places: the REST client (src/upstream, with its policies: token gate, ledger, fair share, retries) and webhook deliveries to checked targets (src/deliveries, src/webhooks/target.ts). Anything else sending HTTP would skip those policies. The wiring may name undici's Dispatcher type to hand one over.",
+      from: {
+        path: '^src/',
+        pathNot: ['^src/(upstream|deliveries)/', '^src/webhooks/target\\.ts$'],
+      },
+      to: { path: '^node_modules/undici/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'upstream-never-reaches-graphql',
       severity: 'error',
       comment:
