@@ -26,8 +26,10 @@ const LAYERS = [
   'src/telemetry',
   'src/webhooks',
   'src/schema',
+  'src/admission',
   'src/deliveries',
   'src/server',
+  'src/gateway',
   'src/mcp',
   'packages/sandbox',
   'src/cli.ts',
@@ -108,6 +110,44 @@ module.exports = {
       },
     },
     {
+      name: 'admission-is-transport-neutral',
+      severity: 'error',
+      comment:
+        "The admission path serves every transport (HTTP, WebSocket, MCP, webhook feeds): nothing in src/admission loads a transport or its library. A transport adapter (yoga's plugin, the WebSocket glue) lives with its transport.",
+      from: { path: '^src/admission/' },
+      to: {
+        path: [
+          '^src/(server|mcp|gateway)/',
+          '^node_modules/(graphql-yoga|graphql-ws|ws|@modelcontextprotocol)/',
+          '^(node:)?https?$',
+        ],
+      },
+    },
+    {
+      name: 'mcp-runs-operations-through-run-operation',
+      severity: 'error',
+      comment:
+        "MCP is a transport beside HTTP, not a part of it: of src/server it uses only run-operation.ts (the one way a transport that is not yoga's own runs an operation). What transports share sits below them (src/admission).",
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/server/', pathNot: '^src/server/run-operation\\.ts$' },
+    },
+    {
+      name: 'only-admission-makes-credentials',
+      severity: 'error',
+      comment:
+        "Credentials (the upstream token beside the key it is held under) are made by the admission path alone, once per presented credential (src/admission/credentials.ts), and travel whole from there: nothing else in src digests a token. The upstream client's own digest serves only callers that hold no Credentials.",
+      from: { path: '^src/', pathNot: '^src/(admission|upstream)/' },
+      to: { path: '^src/upstream/token-key\\.ts$' },
+    },
+    {
+      name: 'yoga-plugins-live-in-plugins',
+      severity: 'error',
+      comment:
+        "yoga's plugins live in src/server/plugins, and plugins/order.ts lists them in the order they run: a plugin library (@graphql-yoga/plugin-*, @graphql-yoga/render-graphiql, @envelop/*) is loaded there alone.",
+      from: { path: '^src/', pathNot: '^src/server/plugins/' },
+      to: { path: '^node_modules/(@graphql-yoga/(plugin-|render-)|@envelop/)' },
+    },
+    {
       name: 'one-redis-link',
       comment:
         "Redis is reached through the cluster's one link (src/cluster/redis.ts): no offline queue, every round trip bounded by REDIS_COMMAND_TIMEOUT_MS, a hang taking every caller off Redis at once. A client of one's own (webhooks had one) would wait without bound.",
@@ -146,6 +186,17 @@ module.exports = {
         'A replica is built from a streamed export only in src/replica and its one fetch path (src/replica-fetch: the export into a builder, the delta, the sync metrics, the too-large memo); wiring and other folders take the store as it is.',
       from: { path: '^src/', pathNot: '^src/(replica|replica-fetch)/' },
       to: { path: '^src/replica/plan-builder\\.ts$' },
+    },
+    {
+      name: 'undici-only-in-the-http-clients',
+      severity: 'error',
+      comment:
+        "undici is the gateway's HTTP client in two places: the REST client (src/upstream, with its policies: token gate, ledger, fair share, retries) and webhook deliveries to checked targets (src/deliveries, src/webhooks/target.ts). Anything else sending HTTP would skip those policies. The wiring may name undici's Dispatcher type to hand one over.",
+      from: {
+        path: '^src/',
+        pathNot: ['^src/(upstream|deliveries)/', '^src/webhooks/target\\.ts$'],
+      },
+      to: { path: '^node_modules/undici/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'upstream-never-reaches-graphql',

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_HTTP_CACHING, DEFAULT_MAX_AGE_MS, defaultConfig } from '../src/config/config.js';
+import { createGateway } from '../src/gateway/gateway.js';
 import type { QueryMeter } from '../src/replica/transaction-query.js';
-import { createGateway } from '../src/server/gateway.js';
 import type { ChildReply, ChildRequest, GatewayFigures } from './gateway-process.js';
 
 const [upstreamUrl, maxAgeArg, redisUrl, redisPrefix] = process.argv.slice(2);

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createSandbox } from '@plans-gateway/sandbox';
 import { DEFAULT_HTTP_CACHING, defaultConfig } from '../src/config/config.js';
-import { createGateway } from '../src/server/gateway.js';
+import { createGateway } from '../src/gateway/gateway.js';
 
 const TOKEN = 'bench-warm-cpu-token';
 const DASHBOARD = readFileSync(new URL('./dashboard.graphql', import.meta.url), 'utf8');

@@ -9,10 +9,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createSandbox } from '@plans-gateway/sandbox';
 import { DEFAULT_MCP, defaultConfig } from '../src/config/config.js';
+import { createGateway } from '../src/gateway/gateway.js';
 import { createMcpHttp, withMcp } from '../src/mcp/http.js';
 import { createMcpParts } from '../src/mcp/session.js';
 import { schema } from '../src/schema/index.js';
-import { createGateway } from '../src/server/gateway.js';
 import { listen } from '../src/server/http-server.js';
 
 /** Lists in results are cut to this many items in the transcript. */

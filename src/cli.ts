@@ -19,12 +19,12 @@ import {
   type GatewayConfig,
 } from './config/config.js';
 import { parseSettings, type Settings, USAGE } from './config/settings.js';
+import { createGateway, type Gateway } from './gateway/gateway.js';
 import { createMcpHttp, type McpHttp, withMcp } from './mcp/http.js';
 import { createMcpParts } from './mcp/session.js';
 import { serveStdio } from './mcp/stdio.js';
 import { schema } from './schema/index.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
-import { createGateway, type Gateway } from './server/gateway.js';
 import { type HttpService, listen } from './server/http-server.js';
 import { attachWebSockets, type WebSocketAttachment } from './server/websockets.js';
 import { createLogger, type Logger } from './telemetry/logger.js';

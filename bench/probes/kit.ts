@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createSandbox, type Sandbox, type SandboxOptions } from '@plans-gateway/sandbox';
 import { defaultConfig, type GatewayConfig } from '../../src/config/config.js';
-import { createGateway, type Gateway, type GatewayDeps } from '../../src/server/gateway.js';
+import { createGateway, type Gateway, type GatewayDeps } from '../../src/gateway/gateway.js';
 import type { Probes } from './transports/probe.js';
 
 setFlagsFromString('--expose-gc');

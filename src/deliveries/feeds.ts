@@ -13,6 +13,7 @@
  * the feed after a back-off.
  */
 import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
+import { bearer, type Presented } from '../admission/presented.js';
 import { type LeaseRenewal, renewLease } from '../live/lease-renewal.js';
 import type { Scheduler, TimerHandle } from '../live/scheduler.js';
 import { newEventId } from '../webhooks/signing.js';
@@ -36,7 +37,8 @@ export type AdmissionPath = (call: {
   readonly query: string;
   readonly variables: Readonly<Record<string, unknown>>;
   readonly operationName: string;
-  readonly token: string;
+  /** The stored token as presented (`bearer`), read once per feed run: admission digests it. */
+  readonly presented: Presented;
   readonly path: string;
   readonly own: boolean;
 }) => Promise<
@@ -57,7 +59,7 @@ export function feedThrough(admission: AdmissionPath): FeedSubscribe {
       query: FEED_DOCUMENT,
       variables: { planId, since: since ?? null },
       operationName: 'WebhookFeed',
-      token,
+      presented: bearer(token),
       path: '/webhooks',
       // The gateway's own document: it runs under TRUSTED_DOCUMENTS_ONLY like the MCP tools.
       own: true,

@@ -69,9 +69,9 @@ export function createLoaders(deps: LoaderDeps): Loaders {
   }
 
   function call() {
-    const { token } = requireCredentials();
+    const { token, tokenKey } = requireCredentials();
     const signal = deadline?.();
-    return signal ? { token, meter, signal } : { token, meter };
+    return signal ? { token, tokenKey, meter, signal } : { token, tokenKey, meter };
   }
 
   function noteRead(source: string, read: { ageMs: number; stale?: ReplicaRead['stale'] }) {

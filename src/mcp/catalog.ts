@@ -6,8 +6,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { GraphQLSchema } from 'graphql';
+import { loadDocumentManifest } from '../admission/trusted-documents.js';
 import type { McpConfig } from '../config/config.js';
-import { loadDocumentManifest } from '../server/admission/trusted-documents.js';
 import { type ToolDefinition, toolFromDocument } from './tool-definition.js';
 
 const OPERATIONS = new URL('./operations/', import.meta.url);

@@ -26,13 +26,12 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ownOriginsOf } from '../admission/origin.js';
+import { type Presented, presentedByHeaders } from '../admission/presented.js';
 import { logInternalError } from '../errors/internal-errors.js';
+import type { Gateway } from '../gateway/gateway.js';
 import type { TimerHandle } from '../live/scheduler.js';
-import { isUsableToken } from '../operation/credentials.js';
-import { ownOriginsOf } from '../server/admission/origin.js';
-import type { Gateway } from '../server/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
-import { tokenKey as digestOf } from '../upstream/token-key.js';
 import { FOREIGN_ORIGIN, isMcpOrigin } from './origin.js';
 import { createMcpSession, type McpParts, type McpSession } from './session.js';
 
@@ -130,12 +129,12 @@ export function createMcpHttp(parts: McpParts): McpHttp {
   };
 
   // Private: whether a token not yet accepted upstream is accepted now (one call, gated).
-  const proven = async (token: string): Promise<boolean> => {
-    if (gateway.upstream.tokenStatus(digestOf(token)) === 'accepted') return true;
+  const proven = async (presented: Presented, tokenKey: string): Promise<boolean> => {
+    if (gateway.upstream.tokenStatus(tokenKey) === 'accepted') return true;
     const prepared = await prepareOperation(gateway, {
       query: 'query McpSessionUser { user { id } }',
       operationName: 'McpSessionUser',
-      token,
+      presented,
       path,
       own: true,
     });
@@ -147,10 +146,10 @@ export function createMcpHttp(parts: McpParts): McpHttp {
     request: IncomingMessage,
     response: ServerResponse,
     body: unknown,
-    token: string,
+    presented: Presented,
     tokenKey: string,
   ) => {
-    if (!(await proven(token)))
+    if (!(await proven(presented, tokenKey)))
       return unauthorized(response, 'The upstream refused this access token.', true);
     let session: HttpSession | undefined;
     const events: EventStream = {};
@@ -218,23 +217,30 @@ export function createMcpHttp(parts: McpParts): McpHttp {
         return;
       }
 
-      const token = tokenOf(request);
-      if (token === undefined)
+      // Read once here: every operation of this request carries this value, which admission
+      // checks and digests once (its credentials stage, asked here at the door first).
+      const presented = presentedByHeaders(request.headers.authorization, request.url);
+      if (presented === undefined)
         return unauthorized(
           response,
           'No access token: send Authorization: Bearer <token>.',
           false,
         );
-      if (!isUsableToken(token))
-        return unauthorized(response, 'The access token cannot be a token.', true);
-      const tokenKey = digestOf(token);
-      if (gateway.upstream.tokenRefusal(tokenKey))
-        return unauthorized(response, 'The upstream refused this access token.', true);
+      const checked = gateway.admission.credentials(presented);
+      if (!checked.ok)
+        return unauthorized(
+          response,
+          checked.reason === 'unusable'
+            ? 'The access token cannot be a token.'
+            : 'The upstream refused this access token.',
+          true,
+        );
+      const { tokenKey } = checked.credentials;
       (request as IncomingMessage & { auth?: AuthInfo }).auth = {
-        token,
+        token: presented.token,
         clientId: 'bearer',
         scopes: [],
-        extra: { origin, ownOrigins },
+        extra: { origin, ownOrigins, presented },
       };
 
       let body: unknown;
@@ -247,7 +253,7 @@ export function createMcpHttp(parts: McpParts): McpHttp {
       const sessionId = request.headers['mcp-session-id'];
       if (typeof sessionId !== 'string') {
         if (request.method === 'POST' && isInitializeRequest(body))
-          return openSession(request, response, body, token, tokenKey);
+          return openSession(request, response, body, presented, tokenKey);
         return rpcError(
           response,
           400,
@@ -320,23 +326,16 @@ function drained(response: ServerResponse | undefined): Promise<void> | undefine
 /** Private: who sends a request, from what `handle` put in its AuthInfo. */
 function callerOf(extra: { authInfo?: AuthInfo | undefined }) {
   const info = extra.authInfo;
-  const { origin, ownOrigins } = (info?.extra ?? {}) as {
+  const { origin, ownOrigins, presented } = (info?.extra ?? {}) as {
     origin?: string | null;
     ownOrigins?: string[];
+    presented?: Presented;
   };
-  return { token: info?.token, origin: origin ?? null, ownOrigins: ownOrigins ?? [] };
+  return { presented, origin: origin ?? null, ownOrigins: ownOrigins ?? [] };
 }
 
 function pathOf(request: IncomingMessage): string {
   return new URL(request.url ?? '/', 'http://mcp.invalid').pathname;
-}
-
-function tokenOf(request: IncomingMessage): string | undefined {
-  const header = request.headers.authorization;
-  const fromHeader = header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
-  if (fromHeader) return fromHeader;
-  const param = new URL(request.url ?? '/', 'http://mcp.invalid').searchParams.get('access_token');
-  return param ?? undefined;
 }
 
 function unauthorized(response: ServerResponse, message: string, invalid: boolean): void {

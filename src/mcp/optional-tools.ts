@@ -17,7 +17,7 @@ import {
 } from 'graphql';
 import type { McpConfig } from '../config/config.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
-import type { Gateway } from '../server/gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import { QUOTED_CHARACTERS, quoted } from './quote.js';
 import type { Caller } from './tool-runner.js';
@@ -82,7 +82,7 @@ function graphqlTool(gateway: Gateway, writes: boolean): OptionalTool {
         query,
         variables: variables as Record<string, unknown> | undefined,
         operationName,
-        token: caller.token,
+        presented: caller.presented,
         origin: caller.origin ?? null,
         ownOrigins: caller.ownOrigins ?? [],
         path: '/mcp',

@@ -12,7 +12,7 @@
  * the token or session header a page does not have) and passes.
  */
 import { isIP } from 'node:net';
-import { ownOriginsOf } from '../server/admission/origin.js';
+import { ownOriginsOf } from '../admission/origin.js';
 
 export const FOREIGN_ORIGIN =
   "This origin may not use MCP on this gateway: a browser page may call /mcp only from the gateway's own address (an IP address or localhost) or from an origin listed in CORS_ORIGINS.";

@@ -16,7 +16,7 @@ import {
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecutionResult } from 'graphql';
-import type { Gateway } from '../server/gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import type { ToolCatalog } from './catalog.js';
 import { ArgumentError } from './money.js';
@@ -218,7 +218,7 @@ function subscriptions(
         query: CHANGES,
         variables: { planId: planKey },
         operationName: 'McpPlanChanges',
-        token: who.token,
+        presented: who.presented,
         origin: who.origin ?? null,
         ownOrigins: who.ownOrigins ?? [],
         path: '/mcp',

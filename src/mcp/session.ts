@@ -10,7 +10,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { GraphQLSchema } from 'graphql';
 import type { McpConfig } from '../config/config.js';
 import { logInternalError } from '../errors/internal-errors.js';
-import type { Gateway } from '../server/gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { buildCatalog, type ToolCatalog } from './catalog.js';
 import { type OptionalTool, optionalTools } from './optional-tools.js';
 import { registerResources, type SessionStream } from './resources.js';

@@ -4,11 +4,14 @@
  * stdout (so logs go to stderr). It ends when stdin closes.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { bearer } from '../admission/presented.js';
 import { createMcpSession, type McpParts } from './session.js';
 
 /** Serves one session over the process's stdin and stdout; resolves when the client is gone. */
 export async function serveStdio(parts: McpParts, token: string): Promise<void> {
-  const session = createMcpSession(parts, () => ({ token, origin: null, ownOrigins: [] }));
+  // One value for the session: admission checks and digests it once.
+  const presented = bearer(token);
+  const session = createMcpSession(parts, () => ({ presented, origin: null, ownOrigins: [] }));
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;

@@ -8,9 +8,10 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
+import type { Presented } from '../admission/presented.js';
 import type { McpConfig } from '../config/config.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
-import type { Gateway } from '../server/gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import type { ToolCatalog } from './catalog.js';
 import { variablesFromArguments } from './input-schema.js';
@@ -21,8 +22,8 @@ import type { ToolDefinition } from './tool-definition.js';
 
 /** Who calls, as the transport knows it. */
 export interface Caller {
-  /** The bearer token (HTTP: the request's; stdio: the environment's). */
-  readonly token: string | undefined;
+  /** The credential presented (HTTP: the request's; stdio: the environment's token). */
+  readonly presented: Presented | undefined;
   readonly origin?: string | null;
   readonly ownOrigins?: readonly string[];
 }
@@ -80,7 +81,7 @@ export function createToolRunner(
       query,
       variables,
       operationName,
-      token: caller.token,
+      presented: caller.presented,
       origin: caller.origin ?? null,
       ownOrigins: caller.ownOrigins ?? [],
       path: '/mcp',

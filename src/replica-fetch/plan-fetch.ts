@@ -35,7 +35,7 @@ export function createPlanFetch(
   const maxExportBytes = largestExportBytes(options.maxBytes);
   const tooLarge = createTooLargeMemo(now);
   return async (request) => {
-    const { token, planId, lastKnowledgeOfServer, signal, meter: readMeter } = request;
+    const { token, tokenKey, planId, lastKnowledgeOfServer, signal, meter: readMeter } = request;
     let bytes = 0;
     const outer = isUpstreamMeter(readMeter) ? readMeter : undefined;
     const meter: UpstreamMeter = {
@@ -46,17 +46,18 @@ export function createPlanFetch(
       ...(outer?.trace ? { trace: outer.trace.bind(outer) } : {}),
     };
     const kind = lastKnowledgeOfServer === undefined ? 'export' : 'delta';
-    const call = { token, meter, ...(signal ? { signal } : {}) };
+    // The key admission made travels with the token: the client does not digest it again.
+    const call = { token, tokenKey, meter, ...(signal ? { signal } : {}) };
     try {
       if (lastKnowledgeOfServer !== undefined) {
         const data = await upstream.getPlanById(call, { planId, lastKnowledgeOfServer });
         onSync(kind, 'ok');
         return { data, bytes };
       }
-      tooLarge.check(request.tokenKey, planId);
+      tooLarge.check(tokenKey, planId);
       let builder: PlanBuilder | undefined;
       const head = await tooLarge.note(
-        request.tokenKey,
+        tokenKey,
         planId,
         upstream.stream(
           'getPlanById',

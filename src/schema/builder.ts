@@ -35,7 +35,7 @@ export const builder = new SchemaBuilder<{
   // the subgraph schema prints (`src/schema/subgraph.ts`); the graph's schema ignores them.
   plugins: [ComplexityPlugin, ErrorsPlugin, RelayPlugin, DirectivesPlugin, FederationPlugin],
   complexity: {
-    // Prices only: the admission path (`src/server/admission/operation-limits.ts`) adds them
+    // Prices only: the admission path (`src/admission/operation-limits.ts`) adds them
     // up over the whole operation, introspection included, and refuses it before execution.
     // The plugin's own check runs in root resolvers, which an introspection-only operation
     // never reaches.

@@ -36,7 +36,7 @@ const PAGE_FIELDS = ['edges', 'nodes'] as const;
  * The default price of a field (Pothos `fieldComplexity`): 1, with the rows of a connection
  * (`edges`, `nodes`) multiplied by the page size it asks for (`first` / `last`, or the default
  * page) and the selections of a plain list by 10. A page of 500 transactions with 20 fields
- * each therefore costs about 10,000. `src/server/admission/operation-cost.ts` adds it up over an
+ * each therefore costs about 10,000. `src/admission/operation-cost.ts` adds it up over an
  * operation, and never multiplies by less than 1 (`first: 0` still answers `totalCount`).
  */
 export function fieldCost(

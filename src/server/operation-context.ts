@@ -4,18 +4,18 @@ import type { LiveHub } from '../live/hub.js';
 import { createLoaders } from '../loaders/create-loaders.js';
 import { createReadLog, type ReadLog } from '../loaders/read-log.js';
 import type { RestCache } from '../loaders/rest-cache.js';
-import { credentialsFrom, unauthenticated } from '../operation/credentials.js';
+import { type Credentials, unauthenticated } from '../operation/credentials.js';
 import { createDeadline } from '../operation/deadline.js';
 import { createOperationMeter } from '../operation/meter.js';
 import type { OperationTracer } from '../operation/tracer.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import type { UpstreamClient } from '../upstream/client.js';
+import type { RequestUsage } from '../upstream/request-ledger.js';
 import type { WebhookRegistry } from '../webhooks/registry.js';
 import { createWritePipeline } from '../writes/pipeline.js';
 import type { Settling } from '../writes/settling.js';
 import type { FreshnessOf } from './freshness.js';
-import type { GatewayLedger } from './gateway-cluster.js';
 import type { RequestIds } from './plugins/use-request-id.js';
 
 export interface OperationContextDeps {
@@ -25,7 +25,8 @@ export interface OperationContextDeps {
   replicas: ReplicaStore;
   restCache: RestCache;
   live: LiveHub;
-  usage: GatewayLedger['usage'];
+  /** A token's upstream usage (with a cluster: every instance's). */
+  usage: (tokenKey: string) => RequestUsage | Promise<RequestUsage>;
   requestIds: RequestIds;
   cluster?: Cluster | undefined;
   tracer?: OperationTracer | undefined;
@@ -37,9 +38,20 @@ export interface OperationContextDeps {
 }
 
 /**
+ * What a transport hands yoga for one operation: its request, and the credentials admission made
+ * for it (`useAdmission` puts them there over HTTP; WebSocket and `run-operation.ts` pass them to
+ * `getEnveloped`). Missing credentials are no credentials: what needs them fails with
+ * UNAUTHENTICATED.
+ */
+export interface OperationInitialContext {
+  readonly request: Request;
+  readonly credentials?: Credentials | null;
+}
+
+/**
  * yoga's `context` factory: each operation gets its own loaders, meter, deadline, read log and
  * write pipeline over the gateway's shared stores, so nothing one operation memoises reaches
- * another.
+ * another. It takes the operation's credentials as admission made them.
  */
 export function operationContext(deps: OperationContextDeps) {
   const {
@@ -57,8 +69,7 @@ export function operationContext(deps: OperationContextDeps) {
     freshnessOf,
   } = deps;
   const { webhooks } = deps;
-  return ({ request }: { request: Request }): GatewayContext => {
-    const credentials = credentialsFrom(request);
+  return ({ request, credentials = null }: OperationInitialContext): GatewayContext => {
     if (credentials) cluster?.remember(credentials.token, credentials.tokenKey);
     const freshness = freshnessOf(request);
     const span = tracer?.startOperation(request);

@@ -5,16 +5,21 @@
  * operation's context (its loaders, meter, deadline, write pipeline, live hub), masked execution
  * and the operation report, exactly as over HTTP. Nothing here keeps state between operations.
  *
- * The token travels as the `Authorization` header of a request made for the operation (yoga's
- * context is built from a request); admission has checked that it can be one.
+ * The context takes the credentials admission made, as they are; the request made for the
+ * operation (yoga builds a context from one) carries its id, never a credential.
  */
 import { randomUUID } from 'node:crypto';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import type { YogaServerInstance } from 'graphql-yoga';
+import type { Admission } from '../admission/admission.js';
+import type { Presented } from '../admission/presented.js';
 import { gatewayError } from '../errors/codes.js';
 import type { Credentials } from '../operation/credentials.js';
 import type { GatewayContext } from '../schema/context.js';
-import type { Admission } from './admission/admission.js';
+import type { OperationInitialContext } from './operation-context.js';
+
+/** The gateway's yoga server: no server context of its own, the `GatewayContext` per operation. */
+export type GatewayYoga = YogaServerInstance<Record<string, never>, GatewayContext>;
 
 /**
  * What running an operation needs of a gateway: its admission path and its yoga instance (a
@@ -22,7 +27,7 @@ import type { Admission } from './admission/admission.js';
  */
 export interface OperationRunner {
   readonly admission: Admission;
-  readonly yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
+  readonly yoga: GatewayYoga;
 }
 
 /** An operation as a transport received it, with who sends it. */
@@ -30,8 +35,11 @@ export interface OperationCall {
   readonly query: string;
   readonly variables?: Readonly<Record<string, unknown>> | undefined;
   readonly operationName?: string | undefined;
-  /** The bearer token; undefined: none (what needs one fails with UNAUTHENTICATED). */
-  readonly token: string | undefined;
+  /**
+   * The credential the caller presented, read once by its transport (`src/admission/presented.ts`);
+   * undefined: none (what needs one fails with UNAUTHENTICATED).
+   */
+  readonly presented: Presented | undefined;
   /** `Origin` of the request that carried it; null when not from a browser. */
   readonly origin?: string | null;
   /** The gateway's own origins as the client reached it. */
@@ -79,7 +87,7 @@ export async function prepareOperation(
     query: call.query,
     variables: call.variables ?? null,
     operationName: call.operationName ?? null,
-    token: call.token,
+    presented: call.presented,
     origin: call.origin ?? null,
     ownOrigins: call.ownOrigins ?? [],
     requestId,
@@ -87,14 +95,12 @@ export async function prepareOperation(
   });
   if (!verdict.admitted) return { ok: false, errors: [verdict.error] };
   const request = new Request(`http://operation.invalid${call.path ?? '/graphql'}`, {
-    headers: {
-      ...(verdict.credentials ? { authorization: `Bearer ${verdict.credentials.token}` } : {}),
-      // The operation's log line carries the id admission reported a refusal with.
-      'x-request-id': requestId,
-    },
+    // The operation's log line carries the id admission reported a refusal with.
+    headers: { 'x-request-id': requestId },
   });
+  const initial: OperationInitialContext = { request, credentials: verdict.credentials };
   const enveloped = gateway.yoga.getEnveloped({
-    request,
+    ...initial,
     params: {
       query: verdict.query,
       variables: call.variables ?? {},

@@ -3,7 +3,7 @@
  * HTTP server, at the GraphQL endpoint (and at `/subgraph`, for a router's subscriptions). graphql-ws speaks the protocol; this file is its glue to
  * `ws` (in place of `graphql-ws/use/ws`, which prints to stderr and closes the whole connection
  * with 4500 when anything throws) and to the gateway: every operation passes the admission path
- * (src/server/admission) and then runs through the gateway's yoga instance (`getEnveloped`), so
+ * (src/admission) and then runs through the gateway's yoga instance (`getEnveloped`), so
  * it gets the same checks, context, error masking and report as over HTTP.
  *
  * - Origin: an upgrade from an origin outside `CORS_ORIGINS` is refused with 403 before any
@@ -40,14 +40,17 @@ import {
   type OperationResult,
 } from 'graphql-ws';
 import { type WebSocket, WebSocketServer } from 'ws';
+import type { Admission } from '../admission/admission.js';
+import { ownOriginsOf } from '../admission/origin.js';
+import { type Presented, presentedByConnection } from '../admission/presented.js';
+import type { GatewayConfig } from '../config/config.js';
 import { copyError, gatewayError } from '../errors/codes.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
-import type { TimerHandle } from '../live/scheduler.js';
-import { presentedToken } from '../operation/credentials.js';
-import { ownOriginsOf } from './admission/origin.js';
-import type { Gateway } from './gateway.js';
+import type { Scheduler, TimerHandle } from '../live/scheduler.js';
+import type { Logger } from '../telemetry/logger.js';
 import { SUBGRAPH_PATH } from './plugins/use-subgraph-endpoint.js';
+import type { GatewayYoga } from './run-operation.js';
 
 export const IDLE_CLOSE_CODE = 1000;
 
@@ -61,9 +64,21 @@ export interface AttachWebSocketsOptions {
   path?: string;
 }
 
+/** What GraphQL over WebSocket needs of a gateway (`createGateway`'s `Gateway` is one). */
+export interface WebSocketGateway {
+  readonly yoga: GatewayYoga;
+  /** The subgraph, when served: its schema and the yoga instance that runs it. */
+  readonly subgraph?: () => { readonly schema: GraphQLSchema; readonly yoga: GatewayYoga };
+  readonly config: Pick<GatewayConfig, 'live' | 'limits'>;
+  readonly admission: Admission;
+  readonly logger?: Logger;
+  /** The live hub's timers (idle connections close on them). */
+  readonly live: { readonly scheduler: Scheduler };
+}
+
 /** Private: what runs the operations of one WebSocket path. */
 interface Endpoint {
-  readonly yoga: Gateway['yoga'];
+  readonly yoga: GatewayYoga;
   /** The schema admission prices against, when not the graph's. */
   readonly schema?: GraphQLSchema;
 }
@@ -74,23 +89,11 @@ interface Extra {
   readonly request: IncomingMessage;
 }
 type WsContext = Context<ConnectionParams, Extra>;
-type Enveloped = ReturnType<Gateway['yoga']['getEnveloped']>;
-
-/** The bearer token a client put in `connectionParams`, if any. */
-export function tokenFromConnectionParams(params: ConnectionParams | undefined): string | null {
-  if (!params) return null;
-  const header = params.authorization ?? params.Authorization;
-  if (typeof header === 'string') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (match?.[1]) return match[1];
-  }
-  const token = params.token ?? params.access_token;
-  return typeof token === 'string' && /^\S+$/.test(token) ? token : null;
-}
+type Enveloped = ReturnType<GatewayYoga['getEnveloped']>;
 
 export function attachWebSockets(
   server: Server,
-  gateway: Gateway,
+  gateway: WebSocketGateway,
   { path = '/graphql' }: AttachWebSocketsOptions = {},
 ): WebSocketAttachment {
   const { live: settings, limits } = gateway.config;
@@ -107,6 +110,19 @@ export function attachWebSockets(
     handleProtocols: (protocols) => handleProtocols(protocols),
   });
   const idleTimers = new WeakMap<WsContext, TimerHandle>();
+  // What each connection presents, read at its first operation: every operation on it carries
+  // the same value, which admission checks and digests once.
+  const presentedOn = new WeakMap<WsContext, Presented | null>();
+  const presentedOf = (ctx: WsContext): Presented | undefined => {
+    let presented = presentedOn.get(ctx);
+    if (presented === undefined) {
+      const { headers, url } = ctx.extra.request;
+      const upgrade = { authorization: headers.authorization, url };
+      presented = presentedByConnection(ctx.connectionParams, upgrade) ?? null;
+      presentedOn.set(ctx, presented);
+    }
+    return presented ?? undefined;
+  };
   // The yoga instance each operation runs in, by its context (graphql-ws hands the args back).
   const runners = new WeakMap<object, Enveloped>();
 
@@ -162,29 +178,23 @@ export function attachWebSockets(
         const endpointPath = pathOf(ctx.extra.request);
         const endpoint = endpoints.get(endpointPath)?.();
         if (!endpoint) throw new Error(`no WebSocket endpoint at ${endpointPath}`);
-        const token =
-          tokenFromConnectionParams(ctx.connectionParams) ?? upgradeToken(ctx.extra.request);
         const verdict = admission.admit({
           query: payload.query,
           variables: payload.variables,
           operationName: payload.operationName,
           extensions: payload.extensions,
-          token,
+          presented: presentedOf(ctx),
           origin: headers.origin ?? null,
           ownOrigins: ownOriginsOf(headers.host),
           requestId: randomUUID(),
           ...(endpoint.schema ? { schema: endpoint.schema } : {}),
         });
         if (!verdict.admitted) return [forSocket(verdict.error)];
-        // The yoga context is built from a request, as over HTTP: the token travels as its
-        // header (admission has checked it can be one).
-        const request = new Request(`http://websocket.invalid${endpointPath}`, {
-          headers: verdict.credentials
-            ? { authorization: `Bearer ${verdict.credentials.token}` }
-            : {},
-        });
+        // The yoga context is built from a request, as over HTTP, and the credentials admission
+        // made; the request carries no credential.
         const enveloped = endpoint.yoga.getEnveloped({
-          request,
+          request: new Request(`http://websocket.invalid${endpointPath}`),
+          credentials: verdict.credentials,
           params: { ...payload, query: verdict.query },
         });
         const errors = enveloped.validate(enveloped.schema, verdict.document);
@@ -284,16 +294,6 @@ export function attachWebSockets(
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
-}
-
-/** Private: the token the upgrade request presents, read as an HTTP request's is. */
-function upgradeToken(request: IncomingMessage): string | undefined {
-  const { authorization } = request.headers;
-  return presentedToken(
-    new Request(new URL(request.url ?? '/', 'http://upgrade.invalid'), {
-      headers: authorization ? { authorization } : {},
-    }),
-  );
 }
 
 /** Private: the path of an upgrade request. */

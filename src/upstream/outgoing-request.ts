@@ -34,6 +34,7 @@ export interface BuiltRequest {
 export function buildOutgoingRequest(
   operationId: OperationId,
   token: unknown,
+  knownKey: string | undefined,
   basePath: string,
   params: Readonly<Record<string, unknown>> | undefined,
   settings: HeaderSettings,
@@ -51,7 +52,8 @@ export function buildOutgoingRequest(
     valid.length >= MIN_REDACTED_TOKEN_LENGTH
       ? (text: string) => text.replaceAll(valid, '[redacted]')
       : (text: string) => text;
-  return { outgoing: { ...target, headers, tokenKey: digestToken(valid) }, redact };
+  const tokenKey = knownKey ?? digestToken(valid);
+  return { outgoing: { ...target, headers, tokenKey }, redact };
 }
 
 // Private: a token must be sendable as a header value as is; the message never echoes it.

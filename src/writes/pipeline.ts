@@ -201,7 +201,7 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
   return {
     async run(operationId, params, options = {}) {
       const creds = requireCredentials();
-      const call = { token: creds.token, meter };
+      const call = { token: creds.token, tokenKey: creds.tokenKey, meter };
       const before = replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       let data: OperationResult<typeof operationId>;
       try {

@@ -92,7 +92,7 @@ describe('node dist/cli.js', () => {
 
     const modules = readFileSync(moduleLog, 'utf8').trim().split('\n');
     expect(modules).toContain(new URL('dist/cli.js', `file://${ROOT}`).href);
-    expect(modules.some((m) => m.includes('/dist/server/gateway.js'))).toBe(true);
+    expect(modules.some((m) => m.includes('/dist/gateway/gateway.js'))).toBe(true);
     expect(modules.filter((m) => m.includes('/packages/sandbox/'))).toEqual([]);
     // The workspace packages load as built, never from their TypeScript sources.
     expect(modules.some((m) => m.includes('/packages/rest-contract/dist/'))).toBe(true);

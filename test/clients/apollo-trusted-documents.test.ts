@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApolloClient } from '../../examples/apollo-client.js';
 import { createTrustedApolloClient } from '../../examples/apollo-trusted-documents.js';
 import { PlanHeaderDocument, RenamePayeeDocument } from '../../examples/generated/graphql.js';
-import { loadDocumentManifest } from '../../src/server/admission/trusted-documents.js';
+import { loadDocumentManifest } from '../../src/admission/trusted-documents.js';
 import { type Stack, startStack } from '../support/stack.js';
 import { recordingFetch } from './support/recorders.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDocumentManifest } from '../../src/server/admission/trusted-documents.js';
+import { loadDocumentManifest } from '../../src/admission/trusted-documents.js';
 import { createDocumentStore } from '../../src/server/plugins/use-persisted-documents.js';
 import { type Stack, startStack } from '../support/stack.js';
 import { countResolvers, type ResolverCounter } from './support/recorders.js';

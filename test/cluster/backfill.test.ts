@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CLUSTER } from '../../src/config/config.js';
-import type { Gateway } from '../../src/server/gateway.js';
+import type { Gateway } from '../../src/gateway/gateway.js';
 import {
   callsOf,
   knowledgeOf,

@@ -4,9 +4,9 @@
  */
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { introspectionSizes, pricedOperation } from '../../src/admission/operation-cost.js';
 import { ENTITY_LOOKUP_COST, priceOf } from '../../src/schema/cost.js';
 import { subgraphSchema } from '../../src/schema/index.js';
-import { introspectionSizes, pricedOperation } from '../../src/server/admission/operation-cost.js';
 
 const sizes = introspectionSizes(subgraphSchema());
 const cost = (query: string, variables: Record<string, unknown> = {}) =>

@@ -5,9 +5,9 @@
  */
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { introspectionSizes, pricedOperation } from '../../src/admission/operation-cost.js';
 import { COUNT_COST, priceOf } from '../../src/schema/cost.js';
 import { schema } from '../../src/schema/index.js';
-import { introspectionSizes, pricedOperation } from '../../src/server/admission/operation-cost.js';
 import { type Stack, startStack } from '../support/stack.js';
 
 let stack: Stack;

@@ -8,14 +8,14 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LIMITS } from '../../src/config/config.js';
-import { parseWithin } from '../../src/server/admission/bounded-parse.js';
+import { parseWithin } from '../../src/admission/bounded-parse.js';
 import {
   createDocumentCache,
   digestOf,
   estimatedBytes,
-} from '../../src/server/admission/document-cache.js';
-import type { Gateway } from '../../src/server/gateway.js';
+} from '../../src/admission/document-cache.js';
+import { DEFAULT_LIMITS } from '../../src/config/config.js';
+import type { Gateway } from '../../src/gateway/gateway.js';
 import { type Stack, startStack } from '../support/stack.js';
 
 setFlagsFromString('--expose-gc');

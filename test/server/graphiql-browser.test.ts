@@ -5,7 +5,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SUBSCRIPTION_WAITING_MESSAGE } from '../../src/server/graphiql/use-graphiql.js';
+import { SUBSCRIPTION_WAITING_MESSAGE } from '../../src/server/plugins/graphiql/use-graphiql.js';
 import { launchChromium } from '../support/browser.js';
 import { type ServedGateway, type Stack, startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';

@@ -14,7 +14,7 @@ import {
   DEFAULT_STALL_MS,
   type GraphiQLOptions,
   useGraphiQL,
-} from '../../src/server/graphiql/use-graphiql.js';
+} from '../../src/server/plugins/graphiql/use-graphiql.js';
 import { until } from '../support/wait.js';
 
 let server: Server | undefined;

@@ -7,7 +7,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { MockAgent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useGraphiQL } from '../../src/server/graphiql/use-graphiql.js';
+import { useGraphiQL } from '../../src/server/plugins/graphiql/use-graphiql.js';
 import { preferredEncoding } from '../../src/server/plugins/use-compression.js';
 import { type Stack, startGateway, startStack } from '../support/stack.js';
 

@@ -6,11 +6,11 @@
  */
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { introspectionSizes, pricedOperation } from '../../src/admission/operation-cost.js';
+import { createOperationLimits } from '../../src/admission/operation-limits.js';
 import { DEFAULT_LIMITS } from '../../src/config/config.js';
 import { priceOf } from '../../src/schema/cost.js';
 import { schema } from '../../src/schema/index.js';
-import { introspectionSizes, pricedOperation } from '../../src/server/admission/operation-cost.js';
-import { createOperationLimits } from '../../src/server/admission/operation-limits.js';
 
 const sizes = introspectionSizes(schema);
 const byVariables = (query: string, variables: Record<string, unknown>) =>

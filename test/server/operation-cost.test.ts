@@ -4,10 +4,10 @@
  */
 import { getIntrospectionQuery, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { introspectionSizes, pricedOperation } from '../../src/admission/operation-cost.js';
 import { DEFAULT_LIMITS } from '../../src/config/config.js';
 import { COUNT_COST, priceOf } from '../../src/schema/cost.js';
 import { schema } from '../../src/schema/index.js';
-import { introspectionSizes, pricedOperation } from '../../src/server/admission/operation-cost.js';
 
 const sizes = introspectionSizes(schema);
 const cost = (query: string, variables: Record<string, unknown> = {}) =>

@@ -1,23 +1,22 @@
-import { createHash } from 'node:crypto';
-import { type ExecutionResult, getOperationAST } from 'graphql';
+/**
+ * HTTP caching of query answers, in three parts (`http-caching/`): `fingerprint.ts` names a
+ * request's operation at the door, `etag.ts` makes and recomputes an answer's validator, and
+ * `replay.ts` answers at the door from them. This plugin wires them into yoga's hooks: name and
+ * replay on the request, tag and keep the answer of a query that ran, fix the tag of a
+ * compressed body, turn a matching answer into a `304`.
+ */
+import type { ExecutionResult } from 'graphql';
+import { getOperationAST } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
-import { LRUCache } from 'lru-cache';
-import type { Dependencies, ReplicaDependency } from '../../loaders/read-log.js';
-import { credentialsFrom, isUsableToken, presentedToken } from '../../operation/credentials.js';
-import {
-  createOperationMeter,
-  type OperationCost,
-  type OperationMeter,
-} from '../../operation/meter.js';
-import type { OperationTracer } from '../../operation/tracer.js';
+import type { Admission } from '../../admission/admission.js';
+import type { Credentials } from '../../operation/credentials.js';
 import type { ReplicaStore } from '../../replica/types.js';
 import type { GatewayContext } from '../../schema/context.js';
-import type { OperationReport, OperationReportSink } from '../../telemetry/operation-report.js';
-import type { UpstreamCallRecord } from '../../upstream/client.js';
-import type { Admission, Bounded } from '../admission/admission.js';
 import type { FreshnessOf } from '../freshness.js';
-import type { AnswerCache, StoredAnswer } from './answer-cache.js';
-import { isPreflighted } from './use-csrf-prevention.js';
+import type { AnswerCache } from './answer-cache.js';
+import { createRevalidation, headersFor, matches, VARY } from './http-caching/etag.js';
+import { createRequestNamer, type Named } from './http-caching/fingerprint.js';
+import { createReplay, type ReplayReporting } from './http-caching/replay.js';
 import { METRICS_HEADER } from './use-response-extensions.js';
 import { addVary } from './vary.js';
 
@@ -27,7 +26,7 @@ export interface HttpCachingOptions {
    * once its variables and extensions are within the nesting bound; any other goes on to
    * admission, which refuses it.
    */
-  admission: Pick<Admission, 'bounded'>;
+  admission: Pick<Admission, 'bounded' | 'presentedBy' | 'credentials'>;
   /** Re-reads the replicas a remembered answer depended on: no upstream call within max-age. */
   replicas: Pick<ReplicaStore, 'read'>;
   /**
@@ -50,36 +49,6 @@ export interface HttpCachingOptions {
    * its metrics, its trace span. @default not reported
    */
   report?: ReplayReporting;
-}
-
-export interface ReplayReporting {
-  sinks: readonly OperationReportSink[];
-  requestIdOf: (request: Request) => string;
-  /** Whether the upstream has accepted the token (the token gate). */
-  isAccepted: (tokenKey: string) => boolean;
-  tracer?: OperationTracer | undefined;
-}
-
-/**
- * Browsers may keep an answer but must ask before reusing it: a write through the gateway changes
- * the next answer at once (read-your-writes), so no age is safe to promise. Revalidation within
- * max-age costs no upstream call. `private`: answers are per token.
- */
-export const CACHE_CONTROL = 'private, no-cache';
-/** What else an answer depends on besides its URL. */
-const VARY = ['Authorization', 'Accept'];
-
-/** What a remembered answer read, by the plan ids and aliases it asked for. */
-interface Remembered {
-  readonly plans: readonly string[];
-  /** False when it also read REST answers outside the replica: those need the execution. */
-  readonly replayable: boolean;
-}
-
-/** A request the door could name: its operation's fingerprint, and whether it came as GET. */
-interface Named {
-  readonly fingerprint: string;
-  readonly get: boolean;
 }
 
 /**
@@ -109,7 +78,14 @@ export function useHttpCaching({
   maxBodyBytes = 1024 * 1024,
   report,
 }: HttpCachingOptions): Plugin<GatewayContext & YogaInitialContext> {
-  const remembered = new LRUCache<string, Remembered>({ max: maxEntries });
+  const nameOf = createRequestNamer({
+    admission,
+    schemaDigest,
+    readBodies: answers !== undefined,
+    maxBodyBytes,
+  });
+  const revalidation = createRevalidation({ replicas, freshnessOf, maxEntries });
+  const replay = createReplay({ revalidation, answers, metrics, report });
   const named = new WeakMap<Request, Named>();
   const queries = new WeakSet<Request>();
   const etags = new WeakMap<Request, string>();
@@ -118,123 +94,37 @@ export function useHttpCaching({
     Request,
     { etag: string; body: string; hasExtensions: boolean; operationName: string | null }
   >();
-  /** Upstream calls a request's revalidation made, charged to its execution if it runs. */
-  const carried = new WeakMap<Request, UpstreamCallRecord[]>();
   /** The name of the query each request runs, kept with its answer for the replay's report. */
   const operationNames = new WeakMap<Request, string | null>();
 
-  async function revalidate(
-    request: Request,
-    fingerprint: string,
-    meter?: OperationMeter,
-  ): Promise<{ etag: string; ages: number[] } | null> {
-    const entry = remembered.get(fingerprint);
-    const credentials = credentialsFrom(request);
-    if (!entry?.replayable || !credentials) return null;
-    const freshness = freshnessOf(request);
-    const dependencies: ReplicaDependency[] = [];
-    const ages: number[] = [];
-    for (const planId of entry.plans) {
-      const read = await replicas
-        .read({ ...credentials, planId, freshness, ...(meter ? { meter } : {}) })
-        .catch(() => null);
-      if (!read || read.stale) return null;
-      ages.push(read.ageMs);
-      dependencies.push({
-        requested: planId,
-        planId: read.snapshot.planId,
-        version: read.version,
-        currentMonth: read.snapshot.currentMonth(),
-      });
-    }
-    return { etag: etagOf(fingerprint, { replicas: dependencies, rest: [] }), ages };
-  }
-
-  /** Private: the held answer for this request, as a response, when its replicas have not moved. */
-  async function replay(
-    request: Request,
-    { fingerprint, get }: Named,
-    fetchAPI: { Response: typeof Response },
-  ): Promise<Response | null> {
-    const candidates = get ? request.headers.get('if-none-match') : null;
-    // A GET is answered here only if the CSRF rule would let it run (a JSON POST always would).
-    if (get && !isPreflighted(request)) return null;
-    if (candidates === null && !answers) return null;
-    const started = performance.now();
-    // What revalidating costs is this request's, answered from the cache or executed after all.
-    const revalidation = createOperationMeter();
-    const calls: UpstreamCallRecord[] = [];
-    const meter: OperationMeter = {
-      ...revalidation,
-      record(call) {
-        calls.push(call);
-        revalidation.record(call);
-      },
-    };
-    carried.set(request, calls);
-    const current = await revalidate(request, fingerprint, meter);
-    if (current === null) return null;
-    if (candidates !== null && matches(candidates, current.etag))
-      return new fetchAPI.Response(null, { status: 304, headers: headersFor(current.etag) });
-    const answer = answers?.get(current.etag);
-    if (!answer) return null;
-    const asked = request.headers.get(METRICS_HEADER) === '1';
-    // A GET asking for metrics is not the ETagged answer: it runs. An ETagged GET shows none.
-    if (get && asked) return null;
-    const showMetrics = !get && (metrics === 'always' || asked);
-    etags.set(request, current.etag);
-    if (report) reportReplay(report, request, answer, meter.cost(), performance.now() - started);
-    return new fetchAPI.Response(
-      showMetrics ? withUpstream(answer, meter.cost(), current.ages) : answer.body,
-      {
-        status: 200,
-        headers: {
-          'Content-Type': answer.contentType,
-          ...(get ? headersFor(current.etag) : {}),
-        },
-      },
-    );
-  }
-
-  /** Private: names the request's one operation (GET's query string, POST's JSON body). */
-  async function nameOf(request: Request, url: URL, RequestClass: unknown): Promise<Named | null> {
-    if (request.method === 'GET') {
-      const params = paramsOfUrl(url);
-      const bounded = params && admission.bounded(params);
-      const fingerprint = bounded && fingerprintOf(request, url, bounded, schemaDigest);
-      return fingerprint ? { fingerprint, get: true } : null;
-    }
-    if (request.method !== 'POST' || !answers) return null;
-    // Only yoga's own request class keeps the parsed body for yoga to read again; only a JSON
-    // body of a known, bounded length is read here (yoga refuses the others before reading).
-    if (!(request instanceof (RequestClass as typeof Request))) return null;
-    if (!request.headers.get('content-type')?.toLowerCase().startsWith('application/json'))
-      return null;
-    const length = Number(request.headers.get('content-length'));
-    if (!Number.isSafeInteger(length) || length <= 0 || length > maxBodyBytes) return null;
-    const body: unknown = await request.json().catch(() => null);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-    const bounded = admission.bounded(body as OperationParams);
-    const fingerprint = bounded && fingerprintOf(request, url, bounded, schemaDigest);
-    return fingerprint ? { fingerprint, get: false } : null;
+  /**
+   * Private: who sends the request, by admission's credentials stage; undefined when it would
+   * refuse them (a token that cannot be one, or one the upstream refused): such a request names
+   * no answer, and admission refuses it.
+   */
+  function callerOf(request: Request): Credentials | null | undefined {
+    const presented = admission.presentedBy(request);
+    if (presented === undefined) return null;
+    const checked = admission.credentials(presented);
+    return checked.ok ? checked.credentials : undefined;
   }
 
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      // A token that cannot be one is refused by admission; it names no answer to revalidate.
-      const token = presentedToken(request);
-      if (token !== undefined && !isUsableToken(token)) return;
-      const name = await nameOf(request, url, fetchAPI.Request);
+      const credentials = callerOf(request);
+      if (credentials === undefined) return;
+      const name = await nameOf(request, url, fetchAPI.Request, credentials);
       if (name === null) return;
       named.set(request, name);
-      const response = await replay(request, name, fetchAPI);
-      if (response) endResponse(response);
+      const replayed = await replay.answer(request, name, fetchAPI);
+      if (!replayed) return;
+      if (replayed.etag !== undefined) etags.set(request, replayed.etag);
+      endResponse(replayed.response);
     },
     onExecute({ args }) {
       const request = args.contextValue.request;
       // The upstream calls of a revalidation that found no answer are the execution's.
-      for (const call of carried.get(request) ?? []) args.contextValue.meter.record(call);
-      carried.delete(request);
+      for (const call of replay.takeCarried(request)) args.contextValue.meter.record(call);
       if (!named.has(request)) return;
       const operation = getOperationAST(args.document, args.operationName ?? undefined);
       if (operation?.operation !== 'query') return;
@@ -249,12 +139,7 @@ export function useHttpCaching({
       if (name.get && asked) return;
       const dependencies = (context as Partial<GatewayContext>).reads?.dependencies();
       if (!dependencies) return;
-      const etag = etagOf(name.fingerprint, dependencies);
-      const replayable = dependencies.rest.length === 0;
-      remembered.set(name.fingerprint, {
-        plans: dependencies.replicas.map((dependency) => dependency.requested),
-        replayable,
-      });
+      const { etag, replayable } = revalidation.remember(name.fingerprint, dependencies);
       const { upstream, http, ...extensions } = result.extensions ?? {};
       const httpExtension = typeof http === 'object' && http !== null ? http : {};
       if (name.get) etags.set(request, etag);
@@ -322,181 +207,11 @@ export function useHttpCaching({
   };
 }
 
-/** Private: a replayed answer is reported as the operation it answers, which ran without error. */
-function reportReplay(
-  { sinks, requestIdOf, isAccepted, tracer }: ReplayReporting,
-  request: Request,
-  answer: StoredAnswer,
-  cost: OperationCost,
-  durationMs: number,
-): void {
-  const described = { name: answer.operationName, type: 'query' };
-  const span = tracer?.startOperation(request);
-  span?.describe(described);
-  span?.end({ errorCodes: [], stale: false });
-  const tokenKey = credentialsFrom(request)?.tokenKey;
-  const operationReport: OperationReport = {
-    requestId: requestIdOf(request),
-    traceId: span?.traceId ?? null,
-    operationName: described.name,
-    operationType: described.type,
-    outcome: 'ok',
-    verified: tokenKey !== undefined && isAccepted(tokenKey),
-    durationMs: Math.round(durationMs * 100) / 100,
-    upstreamCalls: cost.calls,
-    upstreamOperations: { ...cost.operations },
-    cacheHits: cost.cacheHits,
-    stale: [],
-    errorCodes: [],
-  };
-  for (const sink of sinks) {
-    try {
-      sink(operationReport);
-    } catch {
-      // An observer's failure must never fail the answer it observes.
-    }
-  }
-}
-
-/**
- * Private: a held answer with this request's own `extensions.upstream`: what revalidating it
- * cost (a delta past max-age, else nothing) and the age of the replicas it read.
- */
-function withUpstream(answer: StoredAnswer, cost: OperationCost, ages: number[]): string {
-  const upstream = JSON.stringify({
-    calls: cost.calls,
-    operations: cost.operations,
-    cacheHits: ages.length - cost.calls,
-    replicaAgeMs: ages.length === 0 ? null : Math.max(...ages),
-  });
-  // The body is one JSON object: its closing brace is its last character.
-  const open = answer.body.slice(0, -1);
-  return answer.hasExtensions
-    ? `${open.slice(0, -1)},"upstream":${upstream}}}`
-    : `${open},"extensions":{"upstream":${upstream}}}`;
-}
-
 function isJson(contentType: string): boolean {
   const type = contentType.toLowerCase();
   return (
     type.startsWith('application/json') || type.startsWith('application/graphql-response+json')
   );
-}
-
-/** Lower-case names, so later plugins' `set` replaces them (see `addVary`); `Vary` goes there. */
-function headersFor(etag: string): Record<string, string> {
-  return { etag, 'cache-control': CACHE_CONTROL };
-}
-
-/** The GraphQL request's parts that name its operation, as sent by GET or in a POST body. */
-interface OperationParams {
-  readonly query?: unknown;
-  readonly operationName?: unknown;
-  readonly variables?: unknown;
-  readonly extensions?: unknown;
-}
-
-/** Private: GET's parameters as a POST body would carry them; undefined where one is not JSON. */
-function paramsOfUrl(url: URL): OperationParams | null {
-  const params = url.searchParams;
-  const json = (name: string): unknown => JSON.parse(params.get(name) || 'null');
-  try {
-    return {
-      query: params.get('query'),
-      operationName: params.get('operationName'),
-      variables: json('variables'),
-      extensions: json('extensions'),
-    };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Private: names one operation of one token. The document counts by its SHA-256, which is also
- * the hash a hash-only APQ request sends, so both forms share entries; GET and POST of the same
- * operation share them too. Null when the request names no document. The variables are walked
- * (recursively, for their canonical form): only once admission's first stage has bounded them.
- */
-function fingerprintOf(
-  request: Request,
-  url: URL,
-  params: Bounded<OperationParams>,
-  schemaDigest: string,
-): string | null {
-  const { query, operationName, variables = null, extensions } = params;
-  const document =
-    typeof query === 'string' && query !== '' ? sha256(query) : persistedHashOf(extensions);
-  if (document === null) return null;
-  return sha256(
-    JSON.stringify([
-      schemaDigest,
-      url.pathname,
-      credentialsFrom(request)?.tokenKey ?? null,
-      document,
-      typeof operationName === 'string' && operationName !== '' ? operationName : null,
-      canonical(variables),
-      request.headers.get('accept') ?? '',
-    ]),
-  );
-}
-
-/** Private: the strong validator of an answer with these dependencies. */
-function etagOf(fingerprint: string, { replicas, rest }: Dependencies): string {
-  const plans = [...replicas]
-    .sort((a, b) => byCodeUnits(a.requested, b.requested))
-    .map((d) => [d.requested, d.planId, d.version, d.currentMonth]);
-  const answers = [...rest]
-    .sort((a, b) => byCodeUnits(a.key, b.key))
-    .map((d) => [d.key, sha256(JSON.stringify(d.value) ?? '')]);
-  return `"${createHash('sha256')
-    .update(JSON.stringify([fingerprint, plans, answers]))
-    .digest('base64url')}"`;
-}
-
-/**
- * Private: `If-None-Match` uses the weak comparison (RFC 9110 §13.1.2). A tag of a compressed
- * copy (`"…-gzip"`) validates the same answer: the client holds that answer, however encoded.
- */
-function matches(header: string, etag: string): boolean {
-  return header
-    .split(',')
-    .map((tag) =>
-      tag
-        .trim()
-        .replace(/^W\//, '')
-        .replace(/-(?:gzip|br|deflate)"$/, '"'),
-    )
-    .some((tag) => tag === '*' || tag === etag);
-}
-
-function persistedHashOf(extensions: unknown): string | null {
-  if (typeof extensions !== 'object' || extensions === null) return null;
-  const hash = (extensions as { persistedQuery?: { sha256Hash?: unknown } }).persistedQuery
-    ?.sha256Hash;
-  return typeof hash === 'string' ? hash : null;
-}
-
-/** Private: JSON with object keys sorted, so key order never splits one operation in two. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value)
-        .sort(([a], [b]) => byCodeUnits(a, b))
-        .map(([key, inner]) => [key, canonical(inner)]),
-    );
-  }
-  return value;
-}
-
-/**
- * Private: a fixed order for keys, which is all a fingerprint needs. Not `localeCompare`: its
- * first call loads ICU's collator (about 10 ms, on the first request with variables), and each
- * call after it still costs more than comparing code units.
- */
-function byCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function isSingle(result: unknown): result is ExecutionResult {
@@ -506,8 +221,4 @@ function isSingle(result: unknown): result is ExecutionResult {
     !Array.isArray(result) &&
     !(Symbol.asyncIterator in result)
   );
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

@@ -1,6 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
-import type { Admission } from '../admission/admission.js';
-import { ownOriginsOf } from '../admission/origin.js';
+import type { Admission } from '../../admission/admission.js';
+import { ownOriginsOf } from '../../admission/origin.js';
 
 export interface HttpHygieneOptions {
   /** Its origin check (stage 6) runs here too, before the body is read. */

@@ -1,12 +1,12 @@
 import { useAPQ } from '@graphql-yoga/plugin-apq';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import type { GatewayConfig, PersistedQueriesConfig } from '../../config/config.js';
 import {
   type DocumentManifest,
   type DocumentSources,
   loadDocumentManifest,
-} from '../admission/trusted-documents.js';
+} from '../../admission/trusted-documents.js';
+import type { GatewayConfig, PersistedQueriesConfig } from '../../config/config.js';
 
 /** The persisted-query store: sync, as the admission path reads it. */
 export interface DocumentStore {

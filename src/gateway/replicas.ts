@@ -4,10 +4,10 @@ import { type AppliedChange, createReplicaStore } from '../replica/store.js';
 import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { createPlanFetch } from '../replica-fetch/plan-fetch.js';
+import { classifyFailure } from '../server/failure-policy.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { UpstreamClient } from '../upstream/client.js';
-import { classifyFailure } from './failure-policy.js';
-import { withCluster } from './gateway-cluster.js';
+import { withCluster } from './cluster.js';
 
 export interface GatewayReplicasOptions {
   config: GatewayConfig;

@@ -10,6 +10,7 @@
  *  3. trusted documents: with `only`, the manifest's operations alone;
  *  4. limits: aliases, directives, depth, breadth, cost;
  *  5. credentials: a token that cannot be one, or one the upstream refused (the token gate);
+ *     the only place `Credentials` are made (`credentials.ts`), once per presented credential;
  *  6. origin: `CORS_ORIGINS`, for HTTP requests and WebSocket upgrades alike.
  *
  * A refusal is one GraphQL error with a code (and the HTTP status an HTTP transport answers
@@ -17,15 +18,16 @@
  * passed every stage.
  */
 import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
-import type { GatewayConfig, Limits } from '../../config/config.js';
-import { copyError, gatewayError } from '../../errors/codes.js';
-import { type Credentials, isUsableToken, unusableToken } from '../../operation/credentials.js';
-import { type OperationReportSink, refusalReport } from '../../telemetry/operation-report.js';
-import { tokenKey } from '../../upstream/token-key.js';
+import type { GatewayConfig, Limits } from '../config/config.js';
+import { copyError, gatewayError } from '../errors/codes.js';
+import type { Credentials } from '../operation/credentials.js';
+import { type OperationReportSink, refusalReport } from '../telemetry/operation-report.js';
 import { nestedTooDeep, parseWithin } from './bounded-parse.js';
+import { type CredentialsCheck, createCredentialsStage } from './credentials.js';
 import { createDocumentCache, digestOf } from './document-cache.js';
 import { createOperationLimits, type OperationLimits } from './operation-limits.js';
 import { forbiddenOrigin, isAllowedOrigin } from './origin.js';
+import { type Presented, presentedByRequest } from './presented.js';
 import { type DocumentSources, resolveText, untrusted } from './trusted-documents.js';
 
 /** One operation as a transport received it. */
@@ -35,8 +37,12 @@ export interface OperationRequest {
   readonly variables?: Readonly<Record<string, unknown>> | null | undefined;
   readonly operationName?: string | null | undefined;
   readonly extensions?: unknown;
-  /** The token as presented (header, `access_token`, `connectionParams`); undefined: none. */
-  readonly token: string | undefined;
+  /**
+   * The credential as presented (`presented.ts`: a header, `access_token`, `connectionParams`),
+   * read once by the transport; undefined: none. The same value for every operation it carries,
+   * so it is checked and digested once.
+   */
+  readonly presented: Presented | undefined;
   /** `Origin` of the request or WebSocket upgrade; null when absent (not a browser). */
   readonly origin: string | null;
   /** The gateway's own origins as this client reached it (its pages are always allowed). */
@@ -111,6 +117,17 @@ export interface Admission {
    * (then nothing may walk them; `admit` refuses them, answers and logs it).
    */
   bounded<P extends RequestParams>(params: P): Bounded<P> | null;
+  /**
+   * What an HTTP request presents (`presentedByRequest`), read once per request: the plugins
+   * that look at a request before admission (the answer cache) and admission's own see one value.
+   */
+  presentedBy(request: Request): Presented | undefined;
+  /**
+   * Stage 5 alone, for what must know who calls before an operation is admitted (the answer
+   * cache at the door, MCP's session door): the `Credentials`, made once per presented value, or
+   * the refusal (a token that cannot be one, or one the upstream refused). Nothing is reported.
+   */
+  credentials(presented: Presented): CredentialsCheck;
   /** Stage 6 alone, for a transport that can refuse at its door (an HTTP request, an upgrade). */
   originRefusal(origin: string | null, ownOrigins: readonly string[]): GraphQLError | null;
   /** Drops a cached document that validation refused: failures are never kept. */
@@ -155,6 +172,8 @@ export function createAdmission({
   limitsOf(schema);
   const originRefusal = (origin: string | null, ownOrigins: readonly string[]) =>
     isAllowedOrigin(config.corsOrigins, origin, ownOrigins) ? null : forbiddenOrigin();
+  const credentialsStage = createCredentialsStage(tokenRefusal);
+  const presentedByRequests = new WeakMap<Request, Presented | null>();
 
   function admit(operation: OperationRequest): Verdict {
     const refuse = (stage: Stage, refusal: GraphQLError, document?: DocumentNode): Verdict => {
@@ -192,11 +211,10 @@ export function createAdmission({
     if (overLimit) return refuse('limits', overLimit, document);
 
     let credentials: Credentials | null = null;
-    if (operation.token !== undefined) {
-      if (!isUsableToken(operation.token)) return refuse('credentials', unusableToken(), document);
-      credentials = { token: operation.token, tokenKey: tokenKey(operation.token) };
-      const refused = tokenRefusal(credentials.tokenKey);
-      if (refused) return refuse('credentials', refused, document);
+    if (operation.presented !== undefined) {
+      const checked = credentialsStage.check(operation.presented);
+      if (!checked.ok) return refuse('credentials', checked.error, document);
+      credentials = checked.credentials;
     }
 
     const foreign = originRefusal(operation.origin, operation.ownOrigins);
@@ -213,6 +231,15 @@ export function createAdmission({
       const query = typeof params.query === 'string' ? params.query : '';
       return sizeRefusal(query, params, limits) ? null : (params as Bounded<P>);
     },
+    presentedBy(request) {
+      let presented = presentedByRequests.get(request);
+      if (presented === undefined) {
+        presented = presentedByRequest(request) ?? null;
+        presentedByRequests.set(request, presented);
+      }
+      return presented ?? undefined;
+    },
+    credentials: (presented) => credentialsStage.check(presented),
     originRefusal,
     forget: (document) => cache.forget(document),
     stats() {

@@ -17,9 +17,9 @@ import {
   type ValidationRule,
   validate,
 } from 'graphql';
-import type { Limits } from '../../config/config.js';
-import { gatewayError } from '../../errors/codes.js';
-import { priceOf } from '../../schema/cost.js';
+import type { Limits } from '../config/config.js';
+import { gatewayError } from '../errors/codes.js';
+import { priceOf } from '../schema/cost.js';
 import {
   type IntrospectionSizes,
   introspectionSizes,

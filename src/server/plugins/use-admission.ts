@@ -1,9 +1,9 @@
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import type { Admission, OperationRequest } from '../../admission/admission.js';
+import { ownOriginsOf } from '../../admission/origin.js';
 import { gatewayError } from '../../errors/codes.js';
-import { presentedToken } from '../../operation/credentials.js';
-import type { Admission, OperationRequest } from './admission.js';
-import { ownOriginsOf } from './origin.js';
+import type { Credentials } from '../../operation/credentials.js';
 
 export interface UseAdmissionOptions {
   /** The request id of a request (see use-request-id.ts), for the report of a refusal. */
@@ -17,7 +17,8 @@ export interface UseAdmissionOptions {
 
 /**
  * yoga's side of the admission path (HTTP POST and GET, SSE): every operation of a request (each
- * one of a batch) is admitted before yoga parses it, and runs with the document admission parsed.
+ * one of a batch) is admitted before yoga parses it, and runs with the document and the
+ * credentials admission made (the context takes them from the operation's initial context).
  * The hook runs last among the parameter hooks, so what it admits is what yoga checked and what
  * automatic persisted queries resolved; a hash-only request gets its text first (yoga refuses a
  * request without one).
@@ -29,12 +30,15 @@ export interface UseAdmissionOptions {
 export function useAdmission(
   admission: Admission,
   { requestIdOf, schema }: UseAdmissionOptions,
-): Plugin {
+): Plugin<{ credentials?: Credentials | null }> {
   const operationOf = (request: Request, params: GraphQLParams): OperationRequest => ({
-    ...requestOperation(request, params, requestIdOf),
+    ...requestOperation(admission, request, params, requestIdOf),
     ...(schema ? { schema } : {}),
   });
-  const admitted = new WeakMap<GraphQLParams, DocumentNode>();
+  const admitted = new WeakMap<
+    GraphQLParams,
+    { document: DocumentNode; credentials: Credentials | null }
+  >();
   const valid = new WeakSet<DocumentNode>();
   return {
     onParams({ params, request, setParams, paramsHandler, setParamsHandler }) {
@@ -50,16 +54,17 @@ export function useAdmission(
       setParamsHandler((payload) => {
         const verdict = admission.admit(operationOf(request, payload.params));
         if (!verdict.admitted) return { errors: [verdict.error] };
-        admitted.set(payload.params, verdict.document);
+        admitted.set(payload.params, verdict);
         return paramsHandler(payload);
       });
     },
-    onParse({ context, setParsedDocument }) {
+    onParse({ context, extendContext, setParsedDocument }) {
       const params = (context as { params?: GraphQLParams }).params;
-      const document = params && admitted.get(params);
+      const verdict = params && admitted.get(params);
       // Fail closed: nothing reaches execution without passing admission.
-      if (!document) throw gatewayError('The operation was not admitted.', 'INTERNAL_SERVER_ERROR');
-      setParsedDocument(document);
+      if (!verdict) throw gatewayError('The operation was not admitted.', 'INTERNAL_SERVER_ERROR');
+      setParsedDocument(verdict.document);
+      extendContext({ credentials: verdict.credentials });
     },
     onValidate({ params: { documentAST }, setResult }) {
       if (valid.has(documentAST)) {
@@ -75,6 +80,7 @@ export function useAdmission(
 }
 
 function requestOperation(
+  admission: Admission,
   request: Request,
   params: GraphQLParams,
   requestIdOf: (request: Request) => string,
@@ -84,7 +90,7 @@ function requestOperation(
     variables: params.variables,
     operationName: params.operationName,
     extensions: params.extensions,
-    token: presentedToken(request),
+    presented: admission.presentedBy(request),
     origin: request.headers.get('origin'),
     ownOrigins: [new URL(request.url).origin, ...ownOriginsOf(request.headers.get('host'))],
     requestId: requestIdOf(request),

@@ -1,33 +1,46 @@
+/**
+ * The order of the gateway's yoga plugins, stated once: every plugin of `/graphql` and of
+ * `/subgraph`, first to last. yoga's own (CORS, `/health`, the request parser) run before them;
+ * `createGateway` (src/gateway) hands these lists to yoga as they are.
+ *
+ * Every plugin is in this folder but the two of `src/errors` (error hygiene, input error names),
+ * which stay with the errors they reshape: only `src/errors` makes a `GraphQLError`.
+ */
 import { createHash } from 'node:crypto';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { type GraphQLSchema, printSchema } from 'graphql';
 import type { Plugin, YogaServerOptions } from 'graphql-yoga';
-import type { GatewayConfig } from '../config/config.js';
-import { useErrorHygiene } from '../errors/use-error-hygiene.js';
-import { useInputErrorNames } from '../errors/use-input-error-names.js';
-import type { OperationTracer } from '../operation/tracer.js';
-import type { ReplicaStore } from '../replica/types.js';
-import type { GatewayContext } from '../schema/context.js';
-import { type Logger, logOperations } from '../telemetry/logger.js';
-import type { GatewayMetrics } from '../telemetry/metrics.js';
-import type { OperationReportSink } from '../telemetry/operation-report.js';
-import type { Admission } from './admission/admission.js';
-import { useAdmission } from './admission/use-admission.js';
-import type { FreshnessOf } from './freshness.js';
+import type { Admission } from '../../admission/admission.js';
+import type { GatewayConfig } from '../../config/config.js';
+import { useErrorHygiene } from '../../errors/use-error-hygiene.js';
+import { useInputErrorNames } from '../../errors/use-input-error-names.js';
+import type { OperationTracer } from '../../operation/tracer.js';
+import type { ReplicaStore } from '../../replica/types.js';
+import type { GatewayContext } from '../../schema/context.js';
+import type { Logger } from '../../telemetry/logger.js';
+import type { GatewayMetrics } from '../../telemetry/metrics.js';
+import type { OperationReportSink } from '../../telemetry/operation-report.js';
+import type { FreshnessOf } from '../freshness.js';
+import type { GatewayYoga } from '../run-operation.js';
+import type { AnswerCache } from './answer-cache.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
-import type { AnswerCache } from './plugins/answer-cache.js';
-import { useCompiledQueries } from './plugins/use-compiled-queries.js';
-import { useCompression } from './plugins/use-compression.js';
-import { useCsrfPrevention } from './plugins/use-csrf-prevention.js';
-import { useHttpCaching } from './plugins/use-http-caching.js';
-import { useHttpHygiene } from './plugins/use-http-hygiene.js';
-import { useIntrospection } from './plugins/use-introspection.js';
-import { useOperationDeadline } from './plugins/use-operation-deadline.js';
-import { useOperationReport } from './plugins/use-operation-report.js';
-import { useReadiness } from './plugins/use-readiness.js';
-import type { RequestIds } from './plugins/use-request-id.js';
-import { useResponseExtensions } from './plugins/use-response-extensions.js';
-import { useStreamsNeedStreaming } from './plugins/use-streams-need-streaming.js';
+import { guardRequestHook } from './guard-request-hook.js';
+import { useAdmission } from './use-admission.js';
+import { useCompiledQueries } from './use-compiled-queries.js';
+import { useCompression } from './use-compression.js';
+import { useCsrfPrevention } from './use-csrf-prevention.js';
+import { useHttpCaching } from './use-http-caching.js';
+import { useHttpHygiene } from './use-http-hygiene.js';
+import { useIntrospection } from './use-introspection.js';
+import { useMetricsEndpoint } from './use-metrics-endpoint.js';
+import { useOperationDeadline } from './use-operation-deadline.js';
+import { useOperationReport } from './use-operation-report.js';
+import { useReadiness } from './use-readiness.js';
+import { useRequestBodyLimit } from './use-request-body-limit.js';
+import type { RequestIds } from './use-request-id.js';
+import { useResponseExtensions } from './use-response-extensions.js';
+import { useStreamsNeedStreaming } from './use-streams-need-streaming.js';
+import { useSubgraphEndpoint } from './use-subgraph-endpoint.js';
 
 /** What yoga takes as a plugin of the gateway's server (some read the gateway's context). */
 export type GatewayPlugin = NonNullable<
@@ -38,7 +51,7 @@ export interface GatewayPluginsOptions {
   metrics: GatewayMetrics;
   replicas: ReplicaStore;
   requestIds: RequestIds;
-  /** The admission path every operation passes (see src/server/admission). */
+  /** The admission path every operation passes (see src/admission). */
   admission: Admission;
   /** yoga plugins of persisted documents (automatic persisted queries), before admission. */
   persisted: readonly Plugin[];
@@ -60,6 +73,49 @@ export interface GatewayPluginsOptions {
   compiledQueries: boolean;
   /** Each request's freshness, decided once (the operation context asks the same). */
   freshnessOf: FreshnessOf;
+  /** Where a request hook's failure is logged (`guardRequestHook`). @default none */
+  logger?: Logger | undefined;
+}
+
+/**
+ * The plugins of `/graphql`, which serves `graph`: the door, then the hand-off of `/subgraph`'s
+ * requests to `subgraph` (which runs the same operation plugins after this door), then the
+ * operation plugins, then the body limit.
+ */
+export function graphPlugins(
+  config: GatewayConfig,
+  options: GatewayPluginsOptions,
+  graph: GraphQLSchema,
+  subgraph: (() => GatewayYoga) | undefined,
+): GatewayPlugin[] {
+  return guarded(options, [
+    ...doorPlugins(config, options),
+    ...(subgraph ? [useSubgraphEndpoint(subgraph)] : []),
+    ...operationPlugins(config, options, graph),
+    useRequestBodyLimit(config.limits.bodyBytes),
+  ]);
+}
+
+/** The plugins of `/subgraph`, behind `/graphql`'s door: its operation plugins, the body limit. */
+export function subgraphPlugins(
+  config: GatewayConfig,
+  options: GatewayPluginsOptions,
+  served: GraphQLSchema,
+): GatewayPlugin[] {
+  return guarded(options, [
+    ...operationPlugins(config, options, served),
+    useRequestBodyLimit(config.limits.bodyBytes),
+  ]);
+}
+
+/**
+ * Private: the body limit comes last, since it wraps whichever request parser the plugins before
+ * it chose. A request hook's failure is answered as JSON and logged, never as whatwg-node's
+ * text/plain stack.
+ */
+function guarded(options: GatewayPluginsOptions, plugins: GatewayPlugin[]): GatewayPlugin[] {
+  // Every plugin of the lists above is a yoga `Plugin`; `GatewayPlugin` also admits `{}`.
+  return plugins.map((plugin) => guardRequestHook(plugin as Plugin<never>, options.logger));
 }
 
 /**
@@ -67,10 +123,7 @@ export interface GatewayPluginsOptions {
  * headers and the origin check (admission's, at the door) apply to every answer, whatever its
  * path; then the endpoints that are not GraphQL (`/ready`, `/metrics`, GraphiQL's page).
  */
-export function doorPlugins(
-  config: GatewayConfig,
-  options: GatewayPluginsOptions,
-): GatewayPlugin[] {
+function doorPlugins(config: GatewayConfig, options: GatewayPluginsOptions): GatewayPlugin[] {
   const { metrics, requestIds, admission, draining, probeUpstream } = options;
   return [
     requestIds.plugin,
@@ -89,7 +142,7 @@ export function doorPlugins(
  * `/graphql`, the subgraph at `/subgraph`), in the order they must run: the persisted document
  * before admission, admission before anything parses, the operation report last.
  */
-export function operationPlugins(
+function operationPlugins(
   config: GatewayConfig,
   options: GatewayPluginsOptions,
   served: GraphQLSchema,
@@ -148,38 +201,4 @@ function graphiql(config: GatewayConfig): Plugin {
     // this header.
     additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
   });
-}
-
-/** Each operation's report goes to the metrics and, with a logger, to one log line. */
-export function reportSinks(
-  metrics: GatewayMetrics,
-  logger: Logger | undefined,
-): OperationReportSink[] {
-  return [
-    (report) =>
-      metrics.operation({
-        name: report.operationName,
-        verified: report.verified,
-        type: report.operationType,
-        outcome: report.outcome,
-        ...(report.durationMs === undefined ? {} : { durationMs: report.durationMs }),
-        errorCodes: report.errorCodes,
-        staleReasons: report.stale.map((s) => s.reason),
-      }),
-    ...(logger ? [logOperations(logger)] : []),
-  ];
-}
-
-// Private: Prometheus text on the GraphQL port.
-function useMetricsEndpoint(path: string, metrics: GatewayMetrics): Plugin {
-  return {
-    async onRequest({ url, request, endResponse, fetchAPI }) {
-      if (url.pathname !== path || request.method !== 'GET') return;
-      endResponse(
-        new fetchAPI.Response(await metrics.text(), {
-          headers: { 'content-type': metrics.contentType },
-        }),
-      );
-    },
-  };
 }

@@ -6,7 +6,7 @@
  * comments included, and the brackets open at once; only a text within both bounds is parsed.
  */
 import { type DocumentNode, GraphQLError, Lexer, parse, Source, TokenKind } from 'graphql';
-import { gatewayError } from '../../errors/codes.js';
+import { gatewayError } from '../errors/codes.js';
 
 export interface ParseBounds {
   /** Lexical tokens, comments included. */

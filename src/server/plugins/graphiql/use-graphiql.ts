@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import { ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
-import { createSystemScheduler, type Scheduler, type TimerHandle } from '../../live/scheduler.js';
-import { preferredEncoding } from '../plugins/use-compression.js';
+import {
+  createSystemScheduler,
+  type Scheduler,
+  type TimerHandle,
+} from '../../../live/scheduler.js';
+import { preferredEncoding } from '../use-compression.js';
 import { type Asset, buildGraphiQLAssets, type GraphiQLAssets } from './assets.js';
 
 /** Asset answers being sent at once; more wait for a free slot by getting 503 + Retry-After. */

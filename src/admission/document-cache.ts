@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { DocumentNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { DocumentCacheConfig } from '../../config/config.js';
+import type { DocumentCacheConfig } from '../config/config.js';
 import { HEAP_BYTES_PER_TOKEN } from './bounded-parse.js';
 
 export interface DocumentCache {

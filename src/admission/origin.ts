@@ -5,7 +5,7 @@
  * at all, so an origin outside the list is refused before anything runs.
  */
 import type { GraphQLError } from 'graphql';
-import { gatewayError } from '../../errors/codes.js';
+import { gatewayError } from '../errors/codes.js';
 
 /**
  * Whether a request from `origin` may run: any when the list is `*`; a request without `Origin`

@@ -14,6 +14,7 @@ import { createSealer } from '../crypto/sealer.js';
 import { createWebhookDeliveries } from '../deliveries/deliveries.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import type { Scheduler } from '../live/scheduler.js';
+import { type OperationRunner, prepareOperation } from '../server/run-operation.js';
 import type { Logger } from '../telemetry/logger.js';
 import { createRedisWebhookStore, watchPersistence } from '../webhooks/redis-store.js';
 import {
@@ -23,7 +24,6 @@ import {
 } from '../webhooks/registry.js';
 import { createSqliteWebhookStore } from '../webhooks/sqlite-store.js';
 import { type FeedKey, WebhookStoreUnavailableError } from '../webhooks/store.js';
-import { type OperationRunner, prepareOperation } from './run-operation.js';
 
 /** Webhooks on (`config.webhooks`): the registry, and the feeds and deliveries it has open. */
 export interface Webhooks extends WebhookRegistry {

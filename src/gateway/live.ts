@@ -7,7 +7,7 @@ import type { PollLeases } from '../live/poll-leases.js';
 import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
-import type { GatewayLedger } from './gateway-cluster.js';
+import type { GatewayLedger } from './cluster.js';
 
 export interface GatewayLiveOptions {
   config: GatewayConfig;

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
+import { type Admission, createAdmission } from '../admission/admission.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
 import { logInternalError, maskAndLog } from '../errors/internal-errors.js';
@@ -15,8 +16,24 @@ import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import { schema, subgraphSchema } from '../schema/index.js';
-import type { Logger } from '../telemetry/logger.js';
+import { corsOptions } from '../server/cors-options.js';
+import { classifyFailure } from '../server/failure-policy.js';
+import { requestFreshness } from '../server/freshness.js';
+import { type OperationInitialContext, operationContext } from '../server/operation-context.js';
+import { createAnswerCache } from '../server/plugins/answer-cache.js';
+import {
+  type GatewayPlugin,
+  type GatewayPluginsOptions,
+  graphPlugins,
+  subgraphPlugins,
+} from '../server/plugins/order.js';
+import { persistedDocuments } from '../server/plugins/use-persisted-documents.js';
+import { createRequestIds } from '../server/plugins/use-request-id.js';
+import { SUBGRAPH_PATH } from '../server/plugins/use-subgraph-endpoint.js';
+import type { GatewayYoga } from '../server/run-operation.js';
+import { type Logger, logOperations } from '../telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
+import type { OperationReportSink } from '../telemetry/operation-report.js';
 import {
   createUpstreamClient,
   type UpstreamClient,
@@ -24,28 +41,10 @@ import {
 } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
 import { createSettling } from '../writes/settling.js';
-import { type Admission, createAdmission } from './admission/admission.js';
-import { corsOptions } from './cors-options.js';
-import { classifyFailure } from './failure-policy.js';
-import { requestFreshness } from './freshness.js';
-import { ownCluster, requestLedger } from './gateway-cluster.js';
-import { createGatewayLive } from './gateway-live.js';
-import {
-  doorPlugins,
-  type GatewayPlugin,
-  type GatewayPluginsOptions,
-  operationPlugins,
-  reportSinks,
-} from './gateway-plugins.js';
-import { createGatewayReplicas } from './gateway-replicas.js';
-import { createGatewayWebhooks, type Webhooks } from './gateway-webhooks.js';
-import { operationContext } from './operation-context.js';
-import { createAnswerCache } from './plugins/answer-cache.js';
-import { guardRequestHook } from './plugins/guard-request-hook.js';
-import { persistedDocuments } from './plugins/use-persisted-documents.js';
-import { useRequestBodyLimit } from './plugins/use-request-body-limit.js';
-import { createRequestIds } from './plugins/use-request-id.js';
-import { SUBGRAPH_PATH, useSubgraphEndpoint } from './plugins/use-subgraph-endpoint.js';
+import { ownCluster, requestLedger } from './cluster.js';
+import { createGatewayLive } from './live.js';
+import { createGatewayReplicas } from './replicas.js';
+import { createGatewayWebhooks, type Webhooks } from './webhooks.js';
 
 export interface GatewayDeps {
   /** Dispatcher for upstream requests (tests inject one); default: the client's own pool. */
@@ -89,8 +88,6 @@ export interface GatewayDeps {
   webhookDispatcher?: Dispatcher;
 }
 
-type GatewayYoga = YogaServerInstance<Record<string, never>, GatewayContext>;
-
 /** The Federation v2 subgraph: its schema, and the yoga instance that runs it. */
 export interface SubgraphEndpoint {
   readonly schema: GraphQLSchema;
@@ -116,7 +113,7 @@ export interface Gateway {
   readonly live: LiveHub;
   readonly metrics: GatewayMetrics;
   /**
-   * The one admission path of every operation (src/server/admission): HTTP through yoga's
+   * The one admission path of every operation (src/admission): HTTP through yoga's
    * plugins, WebSocket through `attachWebSockets`, and any transport added later.
    */
   readonly admission: Admission;
@@ -236,6 +233,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     extra: deps.plugins,
     compiledQueries: config.compiledQueries,
     freshnessOf,
+    logger,
   };
   const webhooks = createGatewayWebhooks({
     config,
@@ -270,7 +268,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         const yoga = createGatewayYoga(config, {
           schema: served,
           endpoint: SUBGRAPH_PATH,
-          plugins: operationPlugins(config, pluginOptions, served),
+          plugins: subgraphPlugins(config, pluginOptions, served),
           context,
           logger,
           cors: false,
@@ -282,11 +280,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const yoga = createGatewayYoga(config, {
     schema,
     endpoint: '/graphql',
-    plugins: [
-      ...doorPlugins(config, pluginOptions),
-      ...(subgraph ? [useSubgraphEndpoint(() => subgraph().yoga)] : []),
-      ...operationPlugins(config, pluginOptions, schema),
-    ],
+    plugins: graphPlugins(config, pluginOptions, schema, subgraph && (() => subgraph().yoga)),
     context,
     logger,
     cors: true,
@@ -331,7 +325,7 @@ function createGatewayYoga(
     schema: GraphQLSchema;
     endpoint: string;
     plugins: GatewayPlugin[];
-    context: (initial: { request: Request }) => GatewayContext;
+    context: (initial: OperationInitialContext) => GatewayContext;
     logger: Logger | undefined;
     cors: boolean;
   },
@@ -353,11 +347,25 @@ function createGatewayYoga(
     // yoga's own caches keyed 1,024 whole texts each and kept failed parses.
     parserAndValidationCache: false,
     cors: parts.cors ? corsOptions(config) : false,
-    // Last: it wraps whichever request parser the plugins before it chose. A request hook's
-    // failure is answered as JSON and logged, never as whatwg-node's text/plain stack.
-    plugins: [...parts.plugins, useRequestBodyLimit(config.limits.bodyBytes)].map((plugin) =>
-      guardRequestHook(plugin, parts.logger),
-    ),
+    // In the order src/server/plugins/order.ts states.
+    plugins: parts.plugins,
     context: parts.context,
   });
+}
+
+/** Private: each operation's report goes to the metrics and, with a logger, to one log line. */
+function reportSinks(metrics: GatewayMetrics, logger: Logger | undefined): OperationReportSink[] {
+  return [
+    (report) =>
+      metrics.operation({
+        name: report.operationName,
+        verified: report.verified,
+        type: report.operationType,
+        outcome: report.outcome,
+        ...(report.durationMs === undefined ? {} : { durationMs: report.durationMs }),
+        errorCodes: report.errorCodes,
+        staleReasons: report.stale.map((s) => s.reason),
+      }),
+    ...(logger ? [logOperations(logger)] : []),
+  ];
 }

@@ -49,8 +49,8 @@ import {
   TypeNameMetaFieldDef,
   type ValueNode,
 } from 'graphql';
-import { gatewayError } from '../../errors/codes.js';
-import type { FieldPrice } from '../../schema/cost.js';
+import { gatewayError } from '../errors/codes.js';
+import type { FieldPrice } from '../schema/cost.js';
 
 export interface OperationCost {
   readonly complexity: number;

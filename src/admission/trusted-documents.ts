@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { GraphQLError } from 'graphql';
-import { gatewayError } from '../../errors/codes.js';
+import { gatewayError } from '../errors/codes.js';
 
 /** Registered operations by hash, as graphql-codegen's client preset writes them. */
 export type DocumentManifest = ReadonlyMap<string, string>;

@@ -1,0 +1,69 @@
+/**
+ * Stage 5 of the admission path, and the one place `Credentials` are made: a presented credential
+ * becomes the upstream token beside its key (the SHA-256 digest that keys every replica, ledger,
+ * budget and log line), or a refusal. Each presented credential is checked and digested once,
+ * however many operations it carries (a batch, a WebSocket connection, an MCP request's calls):
+ * the result is kept with the `Presented` value itself, so it goes when its carrier does.
+ * Whether the upstream refused the token is asked again each time: that can change any moment.
+ */
+import type { GraphQLError } from 'graphql';
+import { gatewayError } from '../errors/codes.js';
+import type { Credentials } from '../operation/credentials.js';
+import { tokenKey } from '../upstream/token-key.js';
+import type { Presented } from './presented.js';
+
+/** Longer tokens are refused: real ones are a few dozen characters. */
+const MAX_TOKEN_LENGTH = 4_096;
+/** What can travel as a bearer token in a header: visible ASCII, no spaces. */
+const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
+
+/** Stage 5's answer for one presented credential. */
+export type CredentialsCheck =
+  | { readonly ok: true; readonly credentials: Credentials }
+  | {
+      readonly ok: false;
+      /** `unusable`: it cannot be a token at all; `refused`: the upstream refused it lately. */
+      readonly reason: 'unusable' | 'refused';
+      readonly error: GraphQLError;
+    };
+
+export interface CredentialsStage {
+  check(presented: Presented): CredentialsCheck;
+}
+
+export function createCredentialsStage(
+  tokenRefusal: (tokenKey: string) => GraphQLError | null,
+): CredentialsStage {
+  const made = new WeakMap<Presented, Credentials>();
+  return {
+    check(presented) {
+      let credentials = made.get(presented);
+      if (!credentials) {
+        if (!isUsableToken(presented.token))
+          return { ok: false, reason: 'unusable', error: unusableToken() };
+        credentials = { token: presented.token, tokenKey: tokenKey(presented.token) };
+        made.set(presented, credentials);
+      }
+      const refused = tokenRefusal(credentials.tokenKey);
+      return refused ? { ok: false, reason: 'refused', error: refused } : { ok: true, credentials };
+    },
+  };
+}
+
+/** Whether a token could be sent upstream as a bearer token at all. */
+function isUsableToken(token: string): boolean {
+  return token.length <= MAX_TOKEN_LENGTH && TOKEN_PATTERN.test(token);
+}
+
+/** The refusal of a token that cannot be one; its message never quotes the token. */
+function unusableToken(): GraphQLError {
+  return gatewayError(
+    `The access token cannot be a token: it must be at most ${MAX_TOKEN_LENGTH} visible ASCII characters without spaces.`,
+    'UNAUTHENTICATED',
+    {
+      extensions: {
+        http: { status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } },
+      },
+    },
+  );
+}

@@ -1,0 +1,78 @@
+/**
+ * What a caller presents to prove who it is, read from whatever carried it: the only code that
+ * reads a credential out of a header, a URL or `connectionParams`. A transport reads it once per
+ * request (or per WebSocket connection, or per MCP request) and hands it to admission, which alone
+ * turns it into `Credentials` (`admission.ts`, stage 5); everything after admission takes those as
+ * they are and never looks at a header again.
+ *
+ * One kind today, the upstream token as a bearer token. Sign-in adds the gateway's own access
+ * token and a session cookie, both references to a grant held on the server: each is one more
+ * kind here and one more case of stage 5, nothing else.
+ */
+
+/** A credential as presented, not checked yet (it may not even be a token). */
+export interface Presented {
+  readonly kind: 'bearer';
+  /** The text after `Bearer ` (or the `access_token` parameter), as sent. */
+  readonly token: string;
+}
+
+/** A token the server itself holds (stdio MCP's from the environment, a webhook feed's stored one). */
+export function bearer(token: string): Presented {
+  return { kind: 'bearer', token };
+}
+
+/**
+ * What an HTTP request presents: `Authorization: Bearer <token>`, else the `access_token` query
+ * parameter (the two ways the REST interface accepts). Undefined: nothing.
+ */
+export function presentedByRequest(request: Request): Presented | undefined {
+  return presentedBy(request.headers.get('authorization') ?? undefined, request.url);
+}
+
+/** The same, from node's view of a request (MCP's, a WebSocket upgrade): its header and URL. */
+export function presentedByHeaders(
+  authorization: string | undefined,
+  url: string | undefined,
+): Presented | undefined {
+  return presentedBy(authorization, new URL(url ?? '/', 'http://request.invalid').href);
+}
+
+/**
+ * What a GraphQL-over-WebSocket connection presents: in `connectionParams`, as
+ * `{ authorization: 'Bearer <t>' }` (or `{ token: '<t>' }`, `{ access_token: '<t>' }`), else
+ * as its upgrade request did over HTTP (routers forward `Authorization` there).
+ */
+export function presentedByConnection(
+  params: Readonly<Record<string, unknown>> | undefined,
+  upgrade: { readonly authorization: string | undefined; readonly url: string | undefined },
+): Presented | undefined {
+  const fromParams = params ? connectionParamsToken(params) : undefined;
+  if (fromParams !== undefined) return bearer(fromParams);
+  return presentedBy(
+    upgrade.authorization,
+    new URL(upgrade.url ?? '/', 'http://upgrade.invalid').href,
+  );
+}
+
+// Private: a header that is not `Bearer <one word>` presents nothing; the parameter is the fallback.
+function presentedBy(authorization: string | undefined, url: string): Presented | undefined {
+  const fromHeader = authorization ? bearerToken(authorization) : undefined;
+  if (fromHeader) return bearer(fromHeader);
+  const param = new URL(url).searchParams.get('access_token');
+  return param === null ? undefined : bearer(param);
+}
+
+function bearerToken(header: string): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+}
+
+function connectionParamsToken(params: Readonly<Record<string, unknown>>): string | undefined {
+  const header = params.authorization ?? params.Authorization;
+  if (typeof header === 'string') {
+    const token = bearerToken(header);
+    if (token) return token;
+  }
+  const token = params.token ?? params.access_token;
+  return typeof token === 'string' && /^\S+$/.test(token) ? token : undefined;
+}

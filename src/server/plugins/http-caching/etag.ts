@@ -1,0 +1,126 @@
+/**
+ * The validator of an answer: its strong ETag, a SHA-256 of its fingerprint and the version of
+ * every replica (and the value of every REST answer) it read, and how a request's `If-None-Match`
+ * is compared with it. `createRevalidation` remembers, per fingerprint, which replicas an answer
+ * read, so that the ETag of a repeated operation is recomputed from them without executing it:
+ * re-read under the request's freshness (no upstream call within max-age, one delta past it).
+ */
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { Dependencies, ReplicaDependency } from '../../../loaders/read-log.js';
+import type { OperationMeter } from '../../../operation/meter.js';
+import type { ReplicaStore } from '../../../replica/types.js';
+import type { FreshnessOf } from '../../freshness.js';
+import { byCodeUnits, type Named, sha256 } from './fingerprint.js';
+
+/**
+ * Browsers may keep an answer but must ask before reusing it: a write through the gateway changes
+ * the next answer at once (read-your-writes), so no age is safe to promise. Revalidation within
+ * max-age costs no upstream call. `private`: answers are per token.
+ */
+export const CACHE_CONTROL = 'private, no-cache';
+/** What else an answer depends on besides its URL. */
+export const VARY = ['Authorization', 'Accept'];
+
+/** What a remembered answer read, by the plan ids and aliases it asked for. */
+interface Remembered {
+  readonly plans: readonly string[];
+  /** False when it also read REST answers outside the replica: those need the execution. */
+  readonly replayable: boolean;
+}
+
+export interface Revalidation {
+  /**
+   * Remembers what the answer of `fingerprint` read; its ETag, and whether it can be revalidated
+   * (and replayed) without executing: only when it read nothing but replicas.
+   */
+  remember(fingerprint: string, dependencies: Dependencies): { etag: string; replayable: boolean };
+  /**
+   * The current ETag of a remembered answer, from the replicas it read, and their ages; null when
+   * none is remembered, it read REST answers too, the request has no credentials, or a replica
+   * cannot be read fresh (stale, or failing).
+   */
+  current(
+    request: Request,
+    name: Named,
+    meter?: OperationMeter,
+  ): Promise<{ etag: string; ages: number[] } | null>;
+}
+
+export function createRevalidation({
+  replicas,
+  freshnessOf,
+  maxEntries,
+}: {
+  replicas: Pick<ReplicaStore, 'read'>;
+  freshnessOf: FreshnessOf;
+  maxEntries: number;
+}): Revalidation {
+  const remembered = new LRUCache<string, Remembered>({ max: maxEntries });
+  return {
+    remember(fingerprint, dependencies) {
+      const etag = etagOf(fingerprint, dependencies);
+      const replayable = dependencies.rest.length === 0;
+      remembered.set(fingerprint, {
+        plans: dependencies.replicas.map((dependency) => dependency.requested),
+        replayable,
+      });
+      return { etag, replayable };
+    },
+    async current(request, { fingerprint, credentials }, meter) {
+      const entry = remembered.get(fingerprint);
+      if (!entry?.replayable || !credentials) return null;
+      const freshness = freshnessOf(request);
+      const dependencies: ReplicaDependency[] = [];
+      const ages: number[] = [];
+      for (const planId of entry.plans) {
+        const read = await replicas
+          .read({ ...credentials, planId, freshness, ...(meter ? { meter } : {}) })
+          .catch(() => null);
+        if (!read || read.stale) return null;
+        ages.push(read.ageMs);
+        dependencies.push({
+          requested: planId,
+          planId: read.snapshot.planId,
+          version: read.version,
+          currentMonth: read.snapshot.currentMonth(),
+        });
+      }
+      return { etag: etagOf(fingerprint, { replicas: dependencies, rest: [] }), ages };
+    },
+  };
+}
+
+/** Private: the strong validator of an answer with these dependencies. */
+function etagOf(fingerprint: string, { replicas, rest }: Dependencies): string {
+  const plans = [...replicas]
+    .sort((a, b) => byCodeUnits(a.requested, b.requested))
+    .map((d) => [d.requested, d.planId, d.version, d.currentMonth]);
+  const answers = [...rest]
+    .sort((a, b) => byCodeUnits(a.key, b.key))
+    .map((d) => [d.key, sha256(JSON.stringify(d.value) ?? '')]);
+  return `"${createHash('sha256')
+    .update(JSON.stringify([fingerprint, plans, answers]))
+    .digest('base64url')}"`;
+}
+
+/**
+ * Private: `If-None-Match` uses the weak comparison (RFC 9110 §13.1.2). A tag of a compressed
+ * copy (`"…-gzip"`) validates the same answer: the client holds that answer, however encoded.
+ */
+export function matches(header: string, etag: string): boolean {
+  return header
+    .split(',')
+    .map((tag) =>
+      tag
+        .trim()
+        .replace(/^W\//, '')
+        .replace(/-(?:gzip|br|deflate)"$/, '"'),
+    )
+    .some((tag) => tag === '*' || tag === etag);
+}
+
+/** Lower-case names, so later plugins' `set` replaces them (see `addVary`); `Vary` goes there. */
+export function headersFor(etag: string): Record<string, string> {
+  return { etag, 'cache-control': CACHE_CONTROL };
+}
