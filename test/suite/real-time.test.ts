@@ -35,7 +35,6 @@ const ALLOWED = new Map<string, string>([
     'liveness limit on a gateway process start; SIGKILL after a SIGTERM grace',
   ],
   ['test/clients/relay.test.ts', 'kills relay-compiler if it outlives its liveness limit'],
-  ['test/examples/web.e2e.test.ts', "the stack's clock starts at the browser's real today"],
   ['test/webhooks/parts.test.ts', 'Standard Webhooks checks a timestamp against the real clock'],
   ['packages/sandbox/test/sdk-dates.test.ts', "the SDK's date helper reads the real clock"],
   ['packages/sandbox/test/cli.test.ts', 'polls until a process group is gone (liveness)'],
