@@ -13,6 +13,7 @@
 const LAYERS = [
   'packages/rest-contract',
   'src/config',
+  'src/time',
   'src/crypto',
   'src/replica',
   'src/errors',
@@ -162,6 +163,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/webhooks/' },
       to: { path: '^node_modules/graphql/' },
+    },
+    {
+      name: 'time-stands-alone',
+      comment:
+        'src/time is the one clock and the timers every part runs on (a manual one in tests): it imports nothing of the gateway, so every layer can take a Clock or a Scheduler from it and none can tie time to its own data. The live scheduler used to sit in src/live, which cluster, webhooks and server then imported.',
+      severity: 'error',
+      from: { path: '^src/time/' },
+      to: { pathNot: ['^src/time/', '^node_modules/'], dependencyTypesNot: ['core'] },
     },
     {
       name: 'crypto-stands-alone',

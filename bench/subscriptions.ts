@@ -21,8 +21,8 @@ import type { AddressInfo } from 'node:net';
 import { createManualClock, createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { defaultConfig, type GatewayConfig } from '../src/config/config.js';
 import { createGateway, type Gateway } from '../src/gateway/gateway.js';
-import { createManualScheduler, type Scheduler } from '../src/live/scheduler.js';
 import { attachWebSockets, type WebSocketAttachment } from '../src/server/websockets.js';
+import { createManualScheduler, type Scheduler } from '../src/time/scheduler.js';
 import { createUpstreamClient, type UpstreamClient } from '../src/upstream/client.js';
 import {
   createLiveClient,

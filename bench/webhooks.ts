@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createManualClock, createSandbox } from '@plans-gateway/sandbox';
 import { DEFAULT_WEBHOOKS, type WebhooksConfig } from '../src/config/config.js';
-import { createManualScheduler } from '../src/live/scheduler.js';
+import { createManualScheduler } from '../src/time/scheduler.js';
 import { createUpstreamClient, type UpstreamClient } from '../src/upstream/client.js';
 import { createLiveClient } from './live-clients.js';
 import { percentile } from './load.js';

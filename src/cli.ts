@@ -29,6 +29,7 @@ import { type HttpService, listen } from './server/http-server.js';
 import { attachWebSockets, type WebSocketAttachment } from './server/websockets.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
 import type { OtelTracing } from './telemetry/otel.js';
+import { epochNow } from './time/clock.js';
 
 /** How long a start waits for Redis before serving alone. */
 const REDIS_STARTUP_WAIT_MS = 3_000;
@@ -200,11 +201,11 @@ async function main(): Promise<void> {
     if (stopping) {
       // The same signal again at once is one stop delivered twice: sent to the process group,
       // npm passes its copy on to this process too. Only a later one means "do not wait".
-      if (signal === stopping.signal && Date.now() - stopping.at < REPEATED_SIGNAL_MS) return;
+      if (signal === stopping.signal && epochNow() - stopping.at < REPEATED_SIGNAL_MS) return;
       logger.warn({ signal }, 'second signal: exiting without waiting');
       process.exit(1);
     }
-    stopping = { signal, at: Date.now() };
+    stopping = { signal, at: epochNow() };
     void shutdown(signal, {
       logger,
       gateway,

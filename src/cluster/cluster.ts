@@ -19,10 +19,11 @@ import { PLAN_ALIASES } from '@plans-gateway/rest-contract';
 import { type ClusterConfig, DEFAULT_CLUSTER } from '../config/config.js';
 import { createLiveBus, type LiveBus } from '../live/live-bus.js';
 import type { PollLeases } from '../live/poll-leases.js';
-import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { SharedRestEntries } from '../loaders/rest-cache.js';
 import type { AppliedChange, FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import type { ReplicaReadRequest, ReplicaStore, SavedEntities } from '../replica/types.js';
+import { type Clock, epochNow } from '../time/clock.js';
+import { createSystemScheduler, type Scheduler } from '../time/scheduler.js';
 import { ClusterEventTarget } from './event-target.js';
 import { clusterFetchPlan } from './flights.js';
 import { createRedisLink, type LinkChange, type RedisLink, type RedisLinkStats } from './redis.js';
@@ -38,8 +39,8 @@ type FetchPlan = (request: FetchPlanRequest) => Promise<FetchPlanResult>;
 export interface ClusterOptions extends Partial<ClusterConfig> {
   /** `redis://` or `rediss://` URL of the Redis (or Valkey) every instance shares. */
   url: string;
-  /** @default Date.now */
-  now?: () => number;
+  /** @default epochNow */
+  now?: Clock;
   /**
    * Timers of the command deadline, the link's probe and the waits for other instances' relays
    * (tests use a manual one). @default real timers on `now`
@@ -89,7 +90,7 @@ export interface Cluster {
 export function createCluster(options: ClusterOptions): Cluster {
   const {
     url,
-    now = Date.now,
+    now = epochNow,
     scheduler = createSystemScheduler(now),
     onChange,
     onError = () => {},

@@ -16,6 +16,7 @@
  * message lets it be skipped.
  */
 import type { LiveMessage } from '../live/live-bus.js';
+import { type Clock, epochNow } from '../time/clock.js';
 import type { RedisLink } from './redis.js';
 import { redisName, type TokenSeals } from './seal.js';
 
@@ -34,8 +35,8 @@ export interface ClusterEventTargetOptions {
   onError?: (error: unknown) => void;
   /** A message sent again long after it was first (logged by the caller). @default ignored */
   onRejected?: (what: string) => void;
-  /** @default Date.now */
-  now?: () => number;
+  /** @default epochNow */
+  now?: Clock;
 }
 
 export class ClusterEventTarget extends EventTarget {
@@ -66,7 +67,7 @@ export class ClusterEventTarget extends EventTarget {
       instanceId,
       onError = () => {},
       onRejected = () => {},
-      now = Date.now,
+      now = epochNow,
     } = this._options;
     const stop = link.subscribe(channel, (message) => {
       if (message.subarray(0, ID_BYTES).equals(instanceId)) return;
@@ -108,7 +109,7 @@ export class ClusterEventTarget extends EventTarget {
     const detail: unknown = (event as CustomEvent<unknown>).detail;
     const tokenKey = tokenKeyOfTopic(event.type);
     if (!isEnd(detail) || tokenKey === undefined) return delivered;
-    const { link, seals, instanceId, onError = () => {}, now = Date.now } = this._options;
+    const { link, seals, instanceId, onError = () => {}, now = epochNow } = this._options;
     const seal = seals.get(tokenKey);
     if (!seal) return delivered;
     const channel = this._channel(event.type);

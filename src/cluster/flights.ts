@@ -25,10 +25,11 @@
 
 import { isUpstreamError, UpstreamError } from '../errors/upstream-error.js';
 import { renewLease } from '../live/lease-renewal.js';
-import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import { createPlanSnapshot } from '../replica/snapshot.js';
 import type { FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import type { ReplicaStore } from '../replica/types.js';
+import { type Clock, epochNow } from '../time/clock.js';
+import { createSystemScheduler, type Scheduler } from '../time/scheduler.js';
 import { planExportOf } from './plan-export.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
 import {
@@ -54,8 +55,8 @@ export interface ClusterFlightsOptions {
   store: () => ReplicaStore;
   /** This instance's id; each flight's owner id starts with it. */
   owner: string;
-  /** @default Date.now */
-  now?: () => number;
+  /** @default epochNow */
+  now?: Clock;
   /** Timers of the waits. @default real timers */
   scheduler?: Scheduler;
   /** Lease of one sync, renewed every third of it while the sync runs. @default 5_000 */
@@ -116,7 +117,7 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
     seals,
     store,
     owner,
-    now = Date.now,
+    now = epochNow,
     scheduler = createSystemScheduler(now),
     leaseMs = 5_000,
     maxWaitMs = 30_000,

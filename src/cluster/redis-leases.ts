@@ -20,6 +20,7 @@
  */
 import type { Signer } from '../crypto/signer.js';
 import type { PollLeases } from '../live/poll-leases.js';
+import { type Clock, epochNow } from '../time/clock.js';
 import { luaScript, type RedisLink, UNAVAILABLE, type Unavailable } from './redis.js';
 import { redisName, type TokenSeals } from './seal.js';
 
@@ -104,7 +105,7 @@ export interface LeaseRequest {
   readonly ttlMs: number;
   readonly signer: Signer;
   /** Epoch ms, for the lease's own end. */
-  readonly now: () => number;
+  readonly now: Clock;
   /** What a void lease is called in the report ("a poll lease"). */
   readonly what: string;
   /** A void lease was found and taken over. */
@@ -151,14 +152,14 @@ export interface RedisPollLeasesOptions {
   /** This instance's id: the owner of its leases. */
   owner: string;
   seals: TokenSeals;
-  /** @default Date.now */
-  now?: () => number;
+  /** @default epochNow */
+  now?: Clock;
   /** A void lease was found and taken over (logged by the caller). */
   onRejected?: (what: string) => void;
 }
 
 export function createRedisPollLeases(options: RedisPollLeasesOptions): PollLeases {
-  const { link, owner, seals, now = Date.now, onRejected = () => {} } = options;
+  const { link, owner, seals, now = epochNow, onRejected = () => {} } = options;
   // The lease key already holds the token key: its digest names no token and no plan.
   const keyOf = (leaseKey: string) => `${link.prefix}o:${redisName('poll', leaseKey)}`;
   return {

@@ -24,7 +24,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
-import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
+import { createSystemScheduler, type Scheduler } from '../time/scheduler.js';
 
 /**
  * The command connection as a round trip sees it (`RedisLink.run`): the one Redis client type

@@ -23,6 +23,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { type Clock, epochNow } from '../time/clock.js';
 import {
   DEFAULT_MAX_TOKENS,
   DEFAULT_REQUEST_LIMIT,
@@ -50,8 +51,8 @@ export interface SharedLedgerOptions {
   limit?: number;
   /** @default 3_600_000 */
   windowMs?: number;
-  /** @default Date.now */
-  now?: () => number;
+  /** @default epochNow */
+  now?: Clock;
   /** Tokens whose entries this instance keeps (to re-send them). @default 10_000 */
   maxTokens?: number;
   /** Entries that failed authentication were found (logged by the caller). */
@@ -81,7 +82,7 @@ export function createSharedLedger(options: SharedLedgerOptions): SharedLedger {
     instanceId = randomBytes(8).toString('base64url'),
     limit = DEFAULT_REQUEST_LIMIT,
     windowMs = DEFAULT_WINDOW_MS,
-    now = Date.now,
+    now = epochNow,
     maxTokens = DEFAULT_MAX_TOKENS,
     onRejected = () => {},
   } = options;

@@ -2,7 +2,7 @@
  * The tier's bookkeeping in this process: relays of one replica apply one after another, and
  * flights wait for the next relay of a replica (woken by it, or when their time is up).
  */
-import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
+import { createSystemScheduler, type Scheduler } from '../time/scheduler.js';
 
 /** Tasks run one after another per replica (relays apply in order); failures go to `onError`. */
 export class ReplicaQueues {

@@ -6,6 +6,7 @@
  * `maxSnapshotBytes` sealed is not stored; writing one gets the time its bytes take.
  */
 import { PLAN_ALIASES } from '@plans-gateway/rest-contract';
+import { nextTurn } from '../time/next-turn.js';
 import { planExportOf } from './plan-export.js';
 import { luaScript, UNAVAILABLE } from './redis.js';
 import { OWNED } from './redis-leases.js';
@@ -234,7 +235,7 @@ export async function storeExport(
   const rid = ridOf(seal.tokenKey, planId);
   const aliasKeys = aliasKeysOf(state, seal.tokenKey, planId, aliases);
   // Off the readers' path: they get their answer before the export is written out.
-  await new Promise((resolve) => setImmediate(resolve));
+  await nextTurn();
   const fits = exported.bytes <= state.maxSnapshotBytes * SNAPSHOT_COMPRESSION;
   await writeSnapshot(
     state,

@@ -4,8 +4,9 @@
  * what it has counted. Keys and names of a replica are made here.
  */
 import { LRUCache } from 'lru-cache';
-import type { Scheduler } from '../live/scheduler.js';
 import type { ReplicaStore } from '../replica/types.js';
+import { type Clock, epochNow } from '../time/clock.js';
+import type { Scheduler } from '../time/scheduler.js';
 import type { RedisLink } from './redis.js';
 import { redisName, type TokenSeals } from './seal.js';
 import type { DeltaRelay } from './tier-messages.js';
@@ -18,8 +19,8 @@ export interface ReplicaTierOptions {
   instanceId: Buffer;
   /** The replica store (created after the tier, since its fetch goes through the tier). */
   store: () => ReplicaStore;
-  /** @default Date.now */
-  now?: () => number;
+  /** @default epochNow */
+  now?: Clock;
   /** Timers of the flights waiting for a relay. @default real timers */
   scheduler?: Scheduler;
   /** Every key expires this long after its last write. @default 86_400_000 (24 h) */
@@ -83,7 +84,7 @@ export function tierStateOf(options: ReplicaTierOptions): TierState {
     seals: options.seals,
     instanceId: options.instanceId,
     store: options.store,
-    now: options.now ?? Date.now,
+    now: options.now ?? epochNow,
     ttlMs: options.ttlMs ?? 86_400_000,
     maxSnapshotBytes: options.maxSnapshotBytes ?? 64 * 1024 * 1024,
     commandTimeoutMs: options.commandTimeoutMs ?? 1_000,

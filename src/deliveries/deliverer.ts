@@ -9,10 +9,10 @@
  * Nothing here blocks anything else: each attempt is its own promise with its own deadline; a
  * slow endpoint holds one slot, and its own queue, nothing more.
  */
-import { performance } from 'node:perf_hooks';
 import { type Dispatcher, request } from 'undici';
 import type { WebhooksConfig } from '../config/config.js';
-import type { Scheduler, TimerHandle } from '../live/scheduler.js';
+import { type Clock, epochNow, monotonicNow } from '../time/clock.js';
+import type { Scheduler, TimerHandle } from '../time/scheduler.js';
 import { signedHeaders } from '../webhooks/signing.js';
 import {
   type AttemptRecord,
@@ -42,9 +42,9 @@ export interface DelivererOptions {
   /**
    * The time signed into `webhook-timestamp`: receivers compare it with their own clock to refuse
    * replays, so it is the real time of sending even where the scheduler's clock is simulated.
-   * @default Date.now
+   * @default epochNow
    */
-  wallClock?: () => number;
+  now?: Clock;
   /** An endpoint was disabled (its feed may have no endpoint left). */
   onDisabled: () => void;
   /** Called after each attempt (tests and the benchmark observe progress). @default none */
@@ -168,7 +168,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     }
     const at = scheduler.now();
     const secrets = await store.secrets(endpoint.id, at);
-    const signedAt = (options.wallClock ?? Date.now)();
+    const signedAt = (options.now ?? epochNow)();
     const outcome = await send(
       endpoint.url,
       delivery,
@@ -231,8 +231,8 @@ async function send(
   config: WebhooksConfig,
   dispatcher: Dispatcher,
 ): Promise<Omit<AttemptRecord, 'at'>> {
-  const started = performance.now();
-  const duration = () => Math.round(performance.now() - started);
+  const started = monotonicNow();
+  const duration = () => Math.round(monotonicNow() - started);
   const problem = urlProblem(url, config.allowPrivateTargets);
   if (problem) return { ok: false, statusCode: null, durationMs: 0, error: `url ${problem}` };
   const signal = AbortSignal.timeout(config.timeoutMs);

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { WebhooksConfig } from '../config/config.js';
-import type { Scheduler, TimerHandle } from '../live/scheduler.js';
+import type { Scheduler, TimerHandle } from '../time/scheduler.js';
 import type { OpenRegistry } from '../webhooks/registry.js';
 import type { FeedKey, WebhookStore } from '../webhooks/store.js';
 import { createTargetDispatcher } from '../webhooks/target.js';

@@ -15,7 +15,7 @@
 import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import { bearer, type Presented } from '../admission/presented.js';
 import { type LeaseRenewal, renewLease } from '../live/lease-renewal.js';
-import type { Scheduler, TimerHandle } from '../live/scheduler.js';
+import type { Scheduler, TimerHandle } from '../time/scheduler.js';
 import { newEventId } from '../webhooks/signing.js';
 import type { FeedKey, NewDelivery, WebhookStore } from '../webhooks/store.js';
 import type { FeedEvent } from './payload.js';

@@ -5,6 +5,7 @@ import type { GatewayConfig } from '../config/config.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import type { ReplicaStoreOptions } from '../replica/store.js';
 import type { Logger } from '../telemetry/logger.js';
+import type { Clock } from '../time/clock.js';
 import {
   createRequestLedger,
   type RequestLedger,
@@ -12,7 +13,7 @@ import {
 } from '../upstream/request-ledger.js';
 
 export interface OwnClusterOptions {
-  now: () => number;
+  now: Clock;
   logger?: Logger | undefined;
   /** Told when Redis goes away or comes back (the metrics count it). */
   onAvailability: (available: boolean) => void;
@@ -47,7 +48,7 @@ export interface GatewayLedger {
 export function requestLedger(
   config: GatewayConfig,
   cluster: Cluster | undefined,
-  now: () => number,
+  now: Clock,
 ): GatewayLedger {
   const shared: SharedLedger | undefined = cluster?.ledger('calls', config.rateLimit);
   const ledger = shared ?? createRequestLedger({ ...config.rateLimit, now });

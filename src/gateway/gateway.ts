@@ -9,7 +9,6 @@ import { toGraphQLError } from '../errors/to-graphql.js';
 import type { LiveHub } from '../live/hub.js';
 import type { LiveBus } from '../live/live-bus.js';
 import type { PollLeases } from '../live/poll-leases.js';
-import type { Scheduler } from '../live/scheduler.js';
 import { createRestCache, type RestCache } from '../loaders/rest-cache.js';
 import type { OperationTracer } from '../operation/tracer.js';
 import type { QueryMeter } from '../replica/transaction-query.js';
@@ -34,6 +33,8 @@ import type { GatewayYoga } from '../server/run-operation.js';
 import { type Logger, logOperations } from '../telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
 import type { OperationReportSink } from '../telemetry/operation-report.js';
+import { type Clock, epochNow } from '../time/clock.js';
+import { createSystemScheduler, type Scheduler } from '../time/scheduler.js';
 import {
   createUpstreamClient,
   type UpstreamClient,
@@ -49,8 +50,8 @@ import { createGatewayWebhooks, type Webhooks } from './webhooks.js';
 export interface GatewayDeps {
   /** Dispatcher for upstream requests (tests inject one); default: the client's own pool. */
   dispatcher?: Dispatcher;
-  /** Wall clock in epoch ms for replica ages, caches and the request ledger. @default Date.now */
-  now?: () => number;
+  /** Wall clock in epoch ms for replica ages, caches and the request ledger. @default epochNow */
+  now?: Clock;
   /** pino logger: one line per operation, internal errors; never a token. @default none */
   logger?: Logger;
   /** Traces operations and their upstream calls (see telemetry/otel.ts). @default none */
@@ -67,7 +68,10 @@ export interface GatewayDeps {
   >;
   /** Counts transaction rows the replicas visit to answer pages (benchmarks, diagnostics). @default none */
   replicaMeter?: QueryMeter;
-  /** Timers of live updates (tests drive a simulated hour with a manual one). @default real timers on `now` */
+  /**
+   * The gateway's timers: polls, webhook feeds and deliveries, WebSocket and MCP session idle
+   * times (tests drive a simulated hour with a manual one). @default real timers on `now`
+   */
   scheduler?: Scheduler;
   /**
    * The parts of live updates a cluster shares: the event bus, the poll leases and the ledger of
@@ -109,6 +113,8 @@ export interface Gateway {
   readonly restCache: RestCache;
   readonly ledger: RequestLedger;
   readonly config: GatewayConfig;
+  /** The one clock and timers of every part (`deps.scheduler`, else real timers on `deps.now`). */
+  readonly scheduler: Scheduler;
   /** Subscriptions: pollers, change logs, the event bus (see src/live/README.md). */
   readonly live: LiveHub;
   readonly metrics: GatewayMetrics;
@@ -148,7 +154,8 @@ export interface Gateway {
  */
 export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Gateway {
   const { logger } = deps;
-  const now = deps.now ?? Date.now;
+  const now = deps.now ?? epochNow;
+  const scheduler = deps.scheduler ?? createSystemScheduler(now);
   const cluster =
     deps.cluster ??
     ownCluster(config, { now, logger, onAvailability: (up) => metrics.clusterChange(up) });
@@ -195,7 +202,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     replicas,
     usage,
     cluster,
-    scheduler: deps.scheduler,
+    scheduler,
     live: deps.live,
     onError: (error) => logInternalError(logger, error, 'subscription poll failed'),
   });
@@ -238,7 +245,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
   const webhooks = createGatewayWebhooks({
     config,
     cluster,
-    scheduler: live.scheduler,
+    scheduler,
     gateway: () => gateway,
     logger,
     dispatcher: deps.webhookDispatcher,
@@ -294,6 +301,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     restCache,
     ledger,
     config,
+    scheduler,
     live,
     metrics,
     admission,

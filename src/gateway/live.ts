@@ -4,19 +4,20 @@ import { createPollBudget } from '../live/budget.js';
 import { createLiveHub, type LiveHub } from '../live/hub.js';
 import type { LiveBus } from '../live/live-bus.js';
 import type { PollLeases } from '../live/poll-leases.js';
-import { createSystemScheduler, type Scheduler } from '../live/scheduler.js';
 import type { ReplicaStore } from '../replica/types.js';
+import type { Clock } from '../time/clock.js';
+import type { Scheduler } from '../time/scheduler.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
 import type { GatewayLedger } from './cluster.js';
 
 export interface GatewayLiveOptions {
   config: GatewayConfig;
-  now: () => number;
+  now: Clock;
   replicas: ReplicaStore;
   usage: GatewayLedger['usage'];
   cluster?: Cluster | undefined;
-  /** @default real timers on `now` */
-  scheduler?: Scheduler | undefined;
+  /** The gateway's timers. */
+  scheduler: Scheduler;
   /** Parts injected by the caller, before the cluster's, before in-process ones. */
   live?: { bus?: LiveBus; leases?: PollLeases; pollLedger?: RequestLedger } | undefined;
   onError: (error: unknown) => void;
@@ -44,7 +45,7 @@ export function createGatewayLive(options: GatewayLiveOptions): LiveHub {
       now,
       ...(polls ? { polls } : {}),
     }),
-    scheduler: scheduler ?? createSystemScheduler(now),
+    scheduler,
     maxSubscriptionsPerToken: config.live.maxSubscriptionsPerToken,
     eventLimits: { rows: config.live.eventRows, bytes: config.live.eventBytes },
     pendingBytesPerSubscriber: config.live.pendingBytesPerSubscriber,

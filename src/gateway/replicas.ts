@@ -6,12 +6,13 @@ import type { ReplicaStore } from '../replica/types.js';
 import { createPlanFetch } from '../replica-fetch/plan-fetch.js';
 import { classifyFailure } from '../server/failure-policy.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
+import type { Clock } from '../time/clock.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { withCluster } from './cluster.js';
 
 export interface GatewayReplicasOptions {
   config: GatewayConfig;
-  now: () => number;
+  now: Clock;
   upstream: UpstreamClient;
   metrics: GatewayMetrics;
   cluster?: Cluster | undefined;

@@ -13,9 +13,9 @@ import type { GatewayConfig } from '../config/config.js';
 import { createSealer } from '../crypto/sealer.js';
 import { createWebhookDeliveries } from '../deliveries/deliveries.js';
 import { logInternalError } from '../errors/internal-errors.js';
-import type { Scheduler } from '../live/scheduler.js';
 import { type OperationRunner, prepareOperation } from '../server/run-operation.js';
 import type { Logger } from '../telemetry/logger.js';
+import type { Scheduler } from '../time/scheduler.js';
 import { createRedisWebhookStore, watchPersistence } from '../webhooks/redis-store.js';
 import {
   createWebhookRegistry,

@@ -18,6 +18,8 @@
  * With the defaults (200 an hour, share 0.5, max-age 30 s) one plan is polled every 36 s: 100
  * requests an hour, leaving 100 for reads and writes.
  */
+
+import { type Clock, epochNow } from '../time/clock.js';
 import { createRequestLedger, type RequestUsage } from '../upstream/request-ledger.js';
 
 /** Polls never take the last 5% of a token's requests (see 3. above). */
@@ -39,8 +41,8 @@ export interface PollBudgetOptions {
   share?: number;
   /** The gateway's max-age: no point polling more often than reads would sync. @default 30_000 */
   maxAgeMs?: number;
-  /** @default Date.now */
-  now?: () => number;
+  /** @default epochNow */
+  now?: Clock;
   /**
    * The ledger of poll requests alone.
    * @default an in-process ledger with `limit: allowance`
@@ -86,7 +88,7 @@ export function createPollBudget(options: PollBudgetOptions): PollBudget {
     windowMs = 3_600_000,
     share = 0.5,
     maxAgeMs = 30_000,
-    now = Date.now,
+    now = epochNow,
   } = options;
   if (!(share > 0 && share <= 1)) {
     throw new RangeError(`createPollBudget: share must be in (0, 1], got ${share}`);

@@ -24,6 +24,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { gatewayError } from '../errors/codes.js';
+import { nextTurn } from '../time/next-turn.js';
 import { mergeChanges, type PlanChange } from './changes.js';
 import { ChangeParts, type EventLimits, itemsOfChange, type RowSizes } from './parts.js';
 
@@ -246,9 +247,4 @@ export class PlanFeed<T> implements AsyncIterableIterator<T | GraphQLError> {
     this._wake = undefined;
     wake?.();
   }
-}
-
-/** Private: resolves after the event loop's pending I/O has had its turn. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

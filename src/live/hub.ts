@@ -25,6 +25,7 @@ import type { Loaders } from '../loaders/loaders.js';
 import { type Credentials, unauthenticated } from '../operation/credentials.js';
 import type { AppliedChange } from '../replica/store.js';
 import type { Freshness, PlanSnapshot, ReplicaStore } from '../replica/types.js';
+import type { Scheduler } from '../time/scheduler.js';
 import type { PollBudget } from './budget.js';
 import type { ChangeLog, ChangeLogLimits, LogEntry } from './change-log.js';
 import {
@@ -58,7 +59,6 @@ import {
 } from './parts.js';
 import { createLocalLeases, type PollLeases } from './poll-leases.js';
 import { type ReplayPlan, replayItems, replayParts, replayPlan } from './replay.js';
-import type { Scheduler } from './scheduler.js';
 
 /** @default 100 subscriptions per token on one instance */
 export const DEFAULT_SUBSCRIPTIONS_PER_TOKEN = 100;

@@ -8,7 +8,7 @@
  * A poller has no loop of its own: each poll turn takes or renews its lease (`PollLeases`) for
  * two intervals, so the lease lapses while the poller backs off and another instance may poll.
  */
-import type { Scheduler, TimerHandle } from './scheduler.js';
+import type { Scheduler, TimerHandle } from '../time/scheduler.js';
 
 export interface LeaseRenewal {
   stop(): void;

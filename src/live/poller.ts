@@ -23,9 +23,9 @@
 
 import { isUpstreamError } from '../errors/upstream-error.js';
 import type { ReplicaStore } from '../replica/types.js';
+import type { Scheduler, TimerHandle } from '../time/scheduler.js';
 import type { PollBudget } from './budget.js';
 import type { PollLeases } from './poll-leases.js';
-import type { Scheduler, TimerHandle } from './scheduler.js';
 
 /** Longest back-off after repeated failures. */
 export const MAX_BACKOFF_MS = 3_600_000;

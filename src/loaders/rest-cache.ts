@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { DEFAULT_REST_CACHE_BYTES } from '../config/config.js';
 import type { StaleReason } from '../replica/types.js';
+import { type Clock, epochNow } from '../time/clock.js';
 
 /** Heap bytes per byte of an answer's JSON, for the budget (parsed objects weigh about twice). */
 export const REST_HEAP_BYTES_PER_JSON_BYTE = 2;
@@ -13,8 +14,8 @@ export interface RestCacheOptions {
    * entries, holds however large each answer is. @default DEFAULT_REST_CACHE_BYTES (16 MiB)
    */
   maxBytes?: number;
-  /** @default Date.now */
-  now?: () => number;
+  /** @default epochNow */
+  now?: Clock;
   /**
    * A tier shared with other gateway instances (src/cluster): asked on a miss before the
    * upstream, told of every load and invalidation. @default none
@@ -87,7 +88,7 @@ interface LoadContext {
  * not keep an answer whose key was dropped while it loaded (a write or a forgotten token).
  */
 export function createRestCache(options: RestCacheOptions): RestCache {
-  const { classifyFailure, maxBytes = DEFAULT_REST_CACHE_BYTES, now = Date.now, shared } = options;
+  const { classifyFailure, maxBytes = DEFAULT_REST_CACHE_BYTES, now = epochNow, shared } = options;
   if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0) {
     throw new RangeError(`RestCacheOptions.maxBytes must be a positive integer, got ${maxBytes}`);
   }

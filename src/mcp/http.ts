@@ -30,8 +30,8 @@ import { ownOriginsOf } from '../admission/origin.js';
 import { type Presented, presentedByHeaders } from '../admission/presented.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import type { Gateway } from '../gateway/gateway.js';
-import type { TimerHandle } from '../live/scheduler.js';
 import { prepareOperation } from '../server/run-operation.js';
+import type { TimerHandle } from '../time/scheduler.js';
 import { FOREIGN_ORIGIN, isMcpOrigin } from './origin.js';
 import { createMcpSession, type McpParts, type McpSession } from './session.js';
 
@@ -73,7 +73,7 @@ export function createMcpHttp(parts: McpParts): McpHttp {
   const path = config.path || '/mcp';
   const sessions = new Map<string, HttpSession>();
   // Idle times run on the gateway's clock and timers, as polls do (tests move them by hand).
-  const scheduler = gateway.live.scheduler;
+  const scheduler = gateway.scheduler;
 
   const closeSession = async (session: HttpSession) => {
     if (sessions.get(session.id) !== session) return;

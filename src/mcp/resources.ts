@@ -18,6 +18,7 @@ import {
 import type { ExecutionResult } from 'graphql';
 import type { Gateway } from '../gateway/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
+import type { Clock } from '../time/clock.js';
 import type { ToolCatalog } from './catalog.js';
 import { ArgumentError } from './money.js';
 import { quoted } from './quote.js';
@@ -77,7 +78,7 @@ export function registerResources(
     catalog: ToolCatalog;
     runner: ToolRunner;
     caller: (extra: { authInfo?: AuthInfo | undefined }) => Caller;
-    now: () => number;
+    now: Clock;
     onError: (error: unknown) => void;
     limits: SubscriptionLimits;
     stream: SessionStream;

@@ -97,7 +97,7 @@ export function createMcpSession(
     catalog: parts.catalog,
     runner,
     caller,
-    now: () => gateway.live.scheduler.now(),
+    now: () => gateway.scheduler.now(),
     onError: (error) => logInternalError(gateway.logger, error, 'mcp resource updates failed'),
     limits: {
       perPlan: config.subscriptionsPerPlan,

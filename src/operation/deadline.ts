@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { OperationDeadlineError } from '../errors/deadline-error.js';
+import { type Clock, monotonicNow } from '../time/clock.js';
 
 export interface OperationDeadline {
   /**
@@ -17,10 +18,7 @@ export interface OperationDeadline {
  * so past the deadline an operation answers from what is held (stale) or with
  * UPSTREAM_UNAVAILABLE, while syncs already sent carry on for later readers.
  */
-export function createDeadline(
-  deadlineMs: number,
-  now: () => number = performance.now.bind(performance),
-): OperationDeadline {
+export function createDeadline(deadlineMs: number, now: Clock = monotonicNow): OperationDeadline {
   const start = now();
   let signal: AbortSignal | undefined;
   let timer: NodeJS.Timeout | undefined;

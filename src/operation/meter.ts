@@ -1,5 +1,6 @@
 import type { OperationId } from '@plans-gateway/rest-contract';
 import type { StaleReason } from '../replica/types.js';
+import { nextTurn } from '../time/next-turn.js';
 import type { UpstreamCallRecord, UpstreamMeter } from '../upstream/client.js';
 import type { OperationSpan } from './tracer.js';
 
@@ -53,7 +54,6 @@ export function createOperationMeter({ span }: OperationMeterOptions = {}): Oper
     stale: [],
   };
   let inFlight = 0;
-  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
   return {
     track(work) {
       inFlight += 1;
@@ -62,7 +62,7 @@ export function createOperationMeter({ span }: OperationMeterOptions = {}): Oper
       });
     },
     async idle() {
-      do await turn();
+      do await nextTurn();
       while (inFlight > 0);
     },
     record(call: UpstreamCallRecord) {

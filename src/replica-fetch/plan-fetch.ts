@@ -8,6 +8,7 @@ import { PlanBuilder } from '../replica/plan-builder.js';
 import { monthOf } from '../replica/plan-state.js';
 import type { FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import { assertExportHead } from '../replica/validate.js';
+import type { Clock } from '../time/clock.js';
 import type { UpstreamClient, UpstreamMeter } from '../upstream/client.js';
 import { createTooLargeMemo } from './too-large.js';
 
@@ -17,7 +18,7 @@ export interface PlanFetchOptions {
   upstream: Pick<UpstreamClient, 'getPlanById' | 'stream'>;
   /** The replica store's budget (`REPLICA_MAX_MB`): an export its replica cannot fit is not read. */
   maxBytes: number;
-  now: () => number;
+  now: Clock;
   /** Each sync's kind and result, as it ends (the sync metrics). @default none */
   onSync?: (kind: SyncKind, result: 'ok' | 'error') => void;
 }

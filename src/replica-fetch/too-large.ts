@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { isUpstreamError, type UpstreamError } from '../errors/upstream-error.js';
+import type { Clock } from '../time/clock.js';
 
 /** How long an export found too large is not asked for again. */
 export const TOO_LARGE_MS = 10 * 60_000;
@@ -17,7 +18,7 @@ export interface TooLargeMemo {
  * a while later loads fail at once with the same error (it names the setting to raise; raising it
  * means a restart, which forgets this).
  */
-export function createTooLargeMemo(now: () => number): TooLargeMemo {
+export function createTooLargeMemo(now: Clock): TooLargeMemo {
   const failures = new LRUCache<string, { error: UpstreamError; at: number }>({ max: 10_000 });
   const keyOf = (tokenKey: string, planId: string) => `${tokenKey.length}:${tokenKey}/${planId}`;
   return {

@@ -6,6 +6,7 @@
  * changes.
  */
 import type { IsoDate, TransactionListType } from '@plans-gateway/rest-contract';
+import { type Clock, epochNow } from '../time/clock.js';
 import { isIsoDate, monthOf, type PlanState } from './plan-state.js';
 import {
   countHybridRows,
@@ -32,8 +33,8 @@ import type {
 } from './types.js';
 
 export interface PlanSnapshotOptions {
-  /** Clock for the current month, epoch milliseconds. @default Date.now */
-  now?: () => number;
+  /** Clock for the current month, epoch milliseconds. @default epochNow */
+  now?: Clock;
   /** Counts rows visited by `transactions()`; for tests and diagnostics. */
   meter?: QueryMeter;
 }
@@ -42,7 +43,7 @@ export function createPlanSnapshot(
   state: PlanState,
   options: PlanSnapshotOptions = {},
 ): PlanSnapshot {
-  return new StateSnapshot(state, options.now ?? Date.now, options.meter);
+  return new StateSnapshot(state, options.now ?? epochNow, options.meter);
 }
 
 const NONE: readonly never[] = [];
@@ -55,7 +56,7 @@ class StateSnapshot implements PlanSnapshot {
 
   constructor(
     private readonly _state: PlanState,
-    private readonly _now: () => number,
+    private readonly _now: Clock,
     private readonly _meter: QueryMeter | undefined,
   ) {}
 

@@ -63,6 +63,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IsoDate, ResponseData } from '@plans-gateway/rest-contract';
 import { LRUCache } from 'lru-cache';
+import { type Clock, epochNow } from '../time/clock.js';
 import { AliasTable, type HeldReplica, lookupReplica } from './aliases.js';
 import {
   createReplicaCache,
@@ -161,8 +162,8 @@ export interface ReplicaStoreOptions {
    * @default 268435456 (256 MiB)
    */
   maxBytes?: number;
-  /** Clock in epoch milliseconds. @default Date.now */
-  now?: () => number;
+  /** Clock in epoch milliseconds. @default epochNow */
+  now?: Clock;
   /** Counts rows visited by `transactions()` on every snapshot; for tests and diagnostics. */
   meter?: QueryMeter;
   /**
@@ -189,7 +190,7 @@ type Outcome =
 interface StoreState {
   readonly fetchPlan: ReplicaStoreOptions['fetchPlan'];
   readonly classifyFailure: ReplicaStoreOptions['classifyFailure'];
-  readonly now: () => number;
+  readonly now: Clock;
   readonly meter: QueryMeter | undefined;
   readonly onApplied: ReplicaStoreOptions['onApplied'];
   readonly cache: ReplicaCache;
@@ -234,7 +235,7 @@ function createStoreState(options: ReplicaStoreOptions): StoreState {
     fetchPlan,
     classifyFailure,
     maxBytes = DEFAULT_MAX_BYTES,
-    now = Date.now,
+    now = epochNow,
     meter,
     onApplied,
   } = options;

@@ -1,3 +1,4 @@
+import type { Clock } from '../time/clock.js';
 /**
  * Single flight: concurrent reads of one key share one upstream sync.
  *
@@ -44,7 +45,7 @@ interface Flight<T> {
   followUp?: Promise<T>;
 }
 
-export function createSingleFlight<T>(now: () => number): SingleFlight<T> {
+export function createSingleFlight<T>(now: Clock): SingleFlight<T> {
   const flights = new Map<string, Flight<T>>();
 
   const launch = (key: string, start: FlightStart<T>, followUp: boolean): Promise<T> => {

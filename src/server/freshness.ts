@@ -1,4 +1,5 @@
 import type { Freshness } from '../replica/types.js';
+import type { Clock } from '../time/clock.js';
 
 /** The freshness of each request, decided once: see `requestFreshness`. */
 export type FreshnessOf = (request: Request) => Freshness;
@@ -11,7 +12,7 @@ export type FreshnessOf = (request: Request) => Freshness;
  * millisecond later. Kept by request object: one per HTTP request (every operation of a batch),
  * one per WebSocket or MCP operation (each makes its own).
  */
-export function requestFreshness(defaultMaxAgeMs: number, now: () => number): FreshnessOf {
+export function requestFreshness(defaultMaxAgeMs: number, now: Clock): FreshnessOf {
   const decided = new WeakMap<Request, Freshness>();
   return (request) => {
     let freshness = decided.get(request);

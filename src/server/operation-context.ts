@@ -10,6 +10,7 @@ import { createOperationMeter } from '../operation/meter.js';
 import type { OperationTracer } from '../operation/tracer.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
+import type { Clock } from '../time/clock.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { RequestUsage } from '../upstream/request-ledger.js';
 import type { WebhookRegistry } from '../webhooks/registry.js';
@@ -20,7 +21,7 @@ import type { RequestIds } from './plugins/use-request-id.js';
 
 export interface OperationContextDeps {
   config: GatewayConfig;
-  now: () => number;
+  now: Clock;
   upstream: UpstreamClient;
   replicas: ReplicaStore;
   restCache: RestCache;

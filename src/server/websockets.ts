@@ -47,8 +47,8 @@ import type { GatewayConfig } from '../config/config.js';
 import { copyError, gatewayError } from '../errors/codes.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
-import type { Scheduler, TimerHandle } from '../live/scheduler.js';
 import type { Logger } from '../telemetry/logger.js';
+import type { Scheduler, TimerHandle } from '../time/scheduler.js';
 import { SUBGRAPH_PATH } from './plugins/use-subgraph-endpoint.js';
 import type { GatewayYoga } from './run-operation.js';
 
@@ -72,8 +72,8 @@ export interface WebSocketGateway {
   readonly config: Pick<GatewayConfig, 'live' | 'limits'>;
   readonly admission: Admission;
   readonly logger?: Logger;
-  /** The live hub's timers (idle connections close on them). */
-  readonly live: { readonly scheduler: Scheduler };
+  /** The gateway's timers (idle connections close on them). */
+  readonly scheduler: Scheduler;
 }
 
 /** Private: what runs the operations of one WebSocket path. */
@@ -103,7 +103,7 @@ export function attachWebSockets(
   const endpoints = new Map<string, () => Endpoint>([[path, () => ({ yoga: gateway.yoga })]]);
   const { subgraph } = gateway;
   if (subgraph) endpoints.set(SUBGRAPH_PATH, subgraph);
-  const scheduler = gateway.live.scheduler;
+  const scheduler = gateway.scheduler;
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: limits.bodyBytes,

@@ -16,6 +16,7 @@ import {
   type UpstreamError,
   type UpstreamErrorKind,
 } from '../errors/upstream-error.js';
+import type { Clock } from '../time/clock.js';
 import type {
   CallDispatch,
   ReportAnswer,
@@ -34,8 +35,8 @@ export interface Transport {
   readonly origin: string;
   readonly ledger: RequestLedger | undefined;
   readonly observer: UpstreamMeter | undefined;
-  readonly now: () => number;
-  readonly wallClock: () => number;
+  readonly now: Clock;
+  readonly wallClock: Clock;
   readonly headersTimeoutMs: number;
   readonly bodyTimeoutMs: number;
   readonly buffered: ByteBudget;

@@ -6,6 +6,7 @@
 
 import type { OperationId } from '@plans-gateway/rest-contract';
 import { type Dispatcher, Pool } from 'undici';
+import { type Clock, epochNow, monotonicNow } from '../time/clock.js';
 import type { RetryPolicy, UpstreamMeter } from './call.js';
 import { createFairShare, type FairShare } from './fair-share.js';
 import type { HeaderSettings } from './outgoing-request.js';
@@ -75,8 +76,8 @@ export interface UpstreamClientOptions {
    * @default a timer that honours the signal
    */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Monotonic clock for `durationMs` in meter records. @default performance.now */
-  now?: () => number;
+  /** Monotonic clock for `durationMs` in meter records. @default monotonicNow */
+  now?: Clock;
   /** Records every attempt per token key (feeds `Query.rateLimit`). @default none */
   ledger?: RequestLedger;
   /** @default 'plans-graphql-gateway' */
@@ -103,9 +104,9 @@ export interface UpstreamClientOptions {
    * while and fail at once with the same error (see `read-backoff.ts`); `false` sends them all.
    * @default { failureMs: 5_000, rateLimitedMs: 30_000, maxMs: 600_000 }
    */
-  readBackoff?: Omit<ReadBackoffOptions, 'clock'> | false;
-  /** Wall clock in epoch ms, for back-off and `Retry-After` dates. @default Date.now */
-  wallClock?: () => number;
+  readBackoff?: Omit<ReadBackoffOptions, 'now'> | false;
+  /** Wall clock in epoch ms, for back-off and `Retry-After` dates. @default epochNow */
+  wallClock?: Clock;
   /**
    * Remembers refused tokens and sends an unproven token's requests one at a time until the
    * upstream has answered one (see `token-gate.ts`); `false` sends everything.
@@ -128,8 +129,8 @@ export interface ClientSettings {
   readonly retry: RetryPolicy;
   readonly random: () => number;
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly now: () => number;
-  readonly wallClock: () => number;
+  readonly now: Clock;
+  readonly wallClock: Clock;
   readonly ledger: RequestLedger | undefined;
   readonly observer: UpstreamMeter | undefined;
   readonly headerSettings: HeaderSettings;
@@ -141,9 +142,9 @@ export interface ClientSettings {
 }
 
 export function resolveSettings(options: UpstreamClientOptions): ClientSettings {
-  const { readBackoff = {}, wallClock = Date.now, tokenGate = {} } = options;
+  const { readBackoff = {}, wallClock = epochNow, tokenGate = {} } = options;
   const backoff =
-    readBackoff === false ? undefined : createReadBackoff({ ...readBackoff, clock: wallClock });
+    readBackoff === false ? undefined : createReadBackoff({ ...readBackoff, now: wallClock });
   const gate = tokenGate === false ? undefined : createTokenGate(tokenGate, wallClock);
   const { origin, basePath } = parseBaseUrl(options.baseUrl);
   const retry = resolveRetryPolicy(options.retry ?? {});
@@ -155,7 +156,7 @@ export function resolveSettings(options: UpstreamClientOptions): ClientSettings 
     retry,
     random: options.random ?? Math.random,
     sleep: options.sleep ?? sleepWithSignal,
-    now: options.now ?? (() => performance.now()),
+    now: options.now ?? monotonicNow,
     wallClock,
     ledger: options.ledger,
     observer: options.observer,

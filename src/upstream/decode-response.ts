@@ -11,6 +11,7 @@ import {
   malformedResponse,
   responseTooLarge,
 } from '../errors/upstream-error.js';
+import type { Clock } from '../time/clock.js';
 import { JsonArraySplitter, JsonStreamError } from './json-array-stream.js';
 import { parseRetryAfter } from './read-backoff.js';
 import { readBody, readBodyInto } from './read-body.js';
@@ -25,7 +26,7 @@ export interface ResponseReading {
   /** Bytes every answer being read holds together. */
   readonly buffered?: ByteBudget;
   /** Wall clock in epoch ms, for `Retry-After` dates. */
-  readonly wallClock: () => number;
+  readonly wallClock: Clock;
   /** Read a 2xx body as it streams instead of whole (see `StreamReading`). */
   readonly stream?: StreamReading;
 }

@@ -10,6 +10,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { UpstreamError } from '../errors/upstream-error.js';
+import { type Clock, epochNow } from '../time/clock.js';
 
 export interface ReadBackoffOptions {
   /** Pause after a failure without `Retry-After`. @default 5_000 */
@@ -20,8 +21,8 @@ export interface ReadBackoffOptions {
   maxMs?: number;
   /** Tokens remembered at once. @default 10_000 */
   maxTokens?: number;
-  /** Wall clock in epoch ms. @default Date.now */
-  clock?: () => number;
+  /** Wall clock in epoch ms. @default epochNow */
+  now?: Clock;
 }
 
 export interface ReadBackoff {
@@ -44,7 +45,7 @@ export function createReadBackoff(options: ReadBackoffOptions = {}): ReadBackoff
     rateLimitedMs = 30_000,
     maxMs = 600_000,
     maxTokens = 10_000,
-    clock = Date.now,
+    now = epochNow,
   } = options;
   const pauses = new LRUCache<string, Pause>({ max: maxTokens });
 
@@ -52,7 +53,7 @@ export function createReadBackoff(options: ReadBackoffOptions = {}): ReadBackoff
     blocked(tokenKey) {
       const pause = pauses.get(tokenKey);
       if (!pause) return undefined;
-      const left = pause.until - clock();
+      const left = pause.until - now();
       if (left <= 0) {
         pauses.delete(tokenKey);
         return undefined;
@@ -76,7 +77,7 @@ export function createReadBackoff(options: ReadBackoffOptions = {}): ReadBackoff
       if (!error.retryable) return;
       const fallback = error.status === 429 ? rateLimitedMs : failureMs;
       const pauseMs = Math.min(maxMs, Math.max(0, error.retryAfterMs ?? fallback));
-      if (pauseMs > 0) pauses.set(tokenKey, { until: clock() + pauseMs, error });
+      if (pauseMs > 0) pauses.set(tokenKey, { until: now() + pauseMs, error });
     },
     succeeded(tokenKey) {
       pauses.delete(tokenKey);

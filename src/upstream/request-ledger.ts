@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { type Clock, epochNow } from '../time/clock.js';
 
 /** The upstream's quota: 200 requests per token in any rolling hour. */
 export const DEFAULT_REQUEST_LIMIT = 200;
@@ -10,8 +11,8 @@ export interface RequestLedgerOptions {
   limit?: number;
   /** Length of the rolling window in milliseconds. @default 3_600_000 (one hour) */
   windowMs?: number;
-  /** Wall clock in epoch milliseconds; injected so tests can move time. @default Date.now */
-  now?: () => number;
+  /** Wall clock in epoch milliseconds; injected so tests can move time. @default epochNow */
+  now?: Clock;
   /**
    * How many tokens are tracked at once; the least recently used token is forgotten beyond
    * that (its next requests start a fresh count, which can only under-report).
@@ -64,7 +65,7 @@ export function createRequestLedger(options: RequestLedgerOptions = {}): Request
   const {
     limit = DEFAULT_REQUEST_LIMIT,
     windowMs = DEFAULT_WINDOW_MS,
-    now = Date.now,
+    now = epochNow,
     maxTokens = DEFAULT_MAX_TOKENS,
     maxEntriesPerToken = 2 * limit,
   } = options;

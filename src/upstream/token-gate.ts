@@ -20,6 +20,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { UpstreamError } from '../errors/upstream-error.js';
+import { type Clock, epochNow } from '../time/clock.js';
 
 export interface TokenGateOptions {
   /** How long a refused token is refused without asking again. @default 60_000 */
@@ -59,13 +60,10 @@ interface Refusal {
   readonly at: number;
 }
 
-export function createTokenGate(
-  options: TokenGateOptions = {},
-  clock: () => number = Date.now,
-): TokenGate {
+export function createTokenGate(options: TokenGateOptions = {}, now: Clock = epochNow): TokenGate {
   const { rejectedMs = 60_000, acceptedMs = 600_000, maxTokens = 10_000, onRejected } = options;
   // `ttlResolution: 0` reads the injected clock on every check (no cached "now").
-  const timing = { perf: { now: clock }, ttlResolution: 0 };
+  const timing = { perf: { now }, ttlResolution: 0 };
   const refused = new LRUCache<string, Refusal>({ max: maxTokens, ttl: rejectedMs, ...timing });
   const accepted = new LRUCache<string, true>({ max: maxTokens, ttl: acceptedMs, ...timing });
   const probing = new Map<string, Promise<void>>();
@@ -74,7 +72,7 @@ export function createTokenGate(
     if (status === 401 && error) {
       accepted.delete(tokenKey);
       const first = !refused.has(tokenKey);
-      refused.set(tokenKey, { error, at: clock() });
+      refused.set(tokenKey, { error, at: now() });
       if (first) onRejected?.(tokenKey);
     } else if (status !== null && status < 500) {
       accepted.set(tokenKey, true);
@@ -86,7 +84,7 @@ export function createTokenGate(
     admit(tokenKey) {
       if (accepted.get(tokenKey)) return SEND;
       const refusal = refused.get(tokenKey);
-      if (refusal) return { kind: 'refused', error: refusal.error, ageMs: clock() - refusal.at };
+      if (refusal) return { kind: 'refused', error: refusal.error, ageMs: now() - refusal.at };
       const pending = probing.get(tokenKey);
       if (pending) return { kind: 'wait', until: pending };
       let release = () => {};
@@ -117,7 +115,7 @@ export function createTokenGate(
       if (!refusal) return undefined;
       const { operationId, method } = refusal.error;
       return repeatRefusal(
-        { kind: 'refused', error: refusal.error, ageMs: clock() - refusal.at },
+        { kind: 'refused', error: refusal.error, ageMs: now() - refusal.at },
         operationId,
         method,
       );

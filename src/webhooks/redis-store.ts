@@ -48,6 +48,7 @@ import {
   voidLease,
 } from '../cluster/redis-leases.js';
 import type { Signer } from '../crypto/signer.js';
+import type { Clock } from '../time/clock.js';
 import {
   type AttemptRecord,
   type ClearRows,
@@ -186,7 +187,7 @@ export interface RedisWebhookStoreOptions {
   /** Signs feed leases and delivery claims: the operator key's (`Sealer.signer`). */
   readonly signer: Signer;
   /** Epoch ms, for the leases' own ends. */
-  readonly now: () => number;
+  readonly now: Clock;
   /** A void lease or claim (forged, or written again after its end) was taken over. */
   readonly onRejected?: (what: string) => void;
 }

@@ -13,8 +13,8 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhooksConfig } from '../config/config.js';
 import { gatewayError } from '../errors/codes.js';
-import type { Scheduler } from '../live/scheduler.js';
 import type { Credentials } from '../operation/credentials.js';
+import type { Scheduler } from '../time/scheduler.js';
 import { isWebhookKind, type WebhookKind } from './kinds.js';
 import { openSealedStore, WebhookKeyError } from './sealed-store.js';
 import { newSecret } from './signing.js';

@@ -43,6 +43,8 @@ import type { RestCache } from '../loaders/rest-cache.js';
 import { type Credentials, unauthenticated } from '../operation/credentials.js';
 import type { OperationMeter } from '../operation/meter.js';
 import type { PlanSnapshot, ReplicaStore } from '../replica/types.js';
+import { type Clock, epochNow } from '../time/clock.js';
+import { nextTurn } from '../time/next-turn.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { WRITE_EFFECTS, type WriteOperationId } from './effects.js';
 import type { Settling } from './settling.js';
@@ -58,8 +60,8 @@ export interface WritePipelineDeps {
   meter: OperationMeter;
   /** This operation's loaders, told to forget or take the post-write snapshot. */
   loaders: Loaders;
-  /** Epoch ms; "today" for date rules is its UTC date. @default Date.now */
-  now?: () => number;
+  /** Epoch ms; "today" for date rules is its UTC date. @default epochNow */
+  now?: Clock;
   /**
    * The operation's deadline: the delta sync after a write gives up waiting when it aborts
    * (the payload then answers stale). The write itself is never cut short: it is sent once and
@@ -99,11 +101,6 @@ export interface Writes {
   peek(planId: string): PlanSnapshot | undefined;
 }
 
-/** Private: resolves on the event loop's next turn, after what this turn already queued. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /** Private: the outcome's `replicas`, when a replica was held before the write. */
 function compared(
   before: PlanSnapshot | undefined,
@@ -121,7 +118,7 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     restCache,
     meter,
     loaders,
-    now = Date.now,
+    now = epochNow,
     deadline,
   } = deps;
 

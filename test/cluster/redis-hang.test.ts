@@ -14,7 +14,7 @@
 import type { Sandbox } from '@plans-gateway/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisName } from '../../src/cluster/seal.js';
-import type { ManualScheduler } from '../../src/live/scheduler.js';
+import type { ManualScheduler } from '../../src/time/scheduler.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 import { gqlAt } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';

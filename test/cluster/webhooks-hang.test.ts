@@ -15,7 +15,7 @@
 
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManualScheduler } from '../../src/live/scheduler.js';
+import type { ManualScheduler } from '../../src/time/scheduler.js';
 import { openAccount, outsideWrite } from '../live/support/live.js';
 import type { GraphQLResponse } from '../support/graphql.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';

@@ -23,7 +23,7 @@ import { PlanFeed } from '../../src/live/feed.js';
 import { channelKey, createLiveBus } from '../../src/live/live-bus.js';
 import { RowSizes } from '../../src/live/parts.js';
 import { createLocalLeases } from '../../src/live/poll-leases.js';
-import type { Scheduler } from '../../src/live/scheduler.js';
+import type { Scheduler } from '../../src/time/scheduler.js';
 import { planChange } from './support/plan-change.js';
 
 function liveState(): LiveState & { timers: number[]; cancelled: number[] } {

@@ -9,7 +9,7 @@ import { gatewayError } from '../../src/errors/codes.js';
 import type { PlanChange } from '../../src/live/changes.js';
 import { type FeedLimits, PlanFeed } from '../../src/live/feed.js';
 import { RowSizes } from '../../src/live/parts.js';
-import { createManualScheduler } from '../../src/live/scheduler.js';
+import { createManualScheduler } from '../../src/time/scheduler.js';
 import { planChange } from './support/plan-change.js';
 
 function change(knowledge: number, accountIds: string[]): PlanChange {

@@ -17,10 +17,10 @@ import { describe, expect, it } from 'vitest';
 import { createPollBudget } from '../../src/live/budget.js';
 import type { PlanChange } from '../../src/live/changes.js';
 import { createLiveHub, type LiveHub } from '../../src/live/hub.js';
-import type { Scheduler } from '../../src/live/scheduler.js';
 import { buildPlanState, mergePlanDelta } from '../../src/replica/delta.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import type { PlanSnapshot, ReplicaRead } from '../../src/replica/types.js';
+import type { Scheduler } from '../../src/time/scheduler.js';
 
 const PLAN = uuid(1, 1);
 const A1 = uuid(2, 1);

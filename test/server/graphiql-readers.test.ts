@@ -7,7 +7,6 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createManualScheduler, type ManualScheduler } from '../../src/live/scheduler.js';
 import {
   DEFAULT_EVICT_IDLE_MS,
   DEFAULT_MAX_ASSET_READERS,
@@ -15,6 +14,7 @@ import {
   type GraphiQLOptions,
   useGraphiQL,
 } from '../../src/server/plugins/graphiql/use-graphiql.js';
+import { createManualScheduler, type ManualScheduler } from '../../src/time/scheduler.js';
 import { until } from '../support/wait.js';
 
 let server: Server | undefined;

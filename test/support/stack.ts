@@ -27,12 +27,12 @@ import {
   type McpConfig,
 } from '../../src/config/config.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/gateway/gateway.js';
-import { createManualScheduler, type ManualScheduler } from '../../src/live/scheduler.js';
 import { createMcpHttp, type McpHttp, withMcp } from '../../src/mcp/http.js';
 import { createMcpParts } from '../../src/mcp/session.js';
 import { schema } from '../../src/schema/index.js';
 import { attachWebSockets } from '../../src/server/websockets.js';
 import { createLogger } from '../../src/telemetry/logger.js';
+import { createManualScheduler, type ManualScheduler } from '../../src/time/scheduler.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
 import { type GqlOptions, type GraphQLResponse, gqlAt } from './graphql.js';

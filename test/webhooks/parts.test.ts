@@ -19,7 +19,7 @@ import {
 import { createDeliverer } from '../../src/deliveries/deliverer.js';
 import { createWebhookFeeds } from '../../src/deliveries/feeds.js';
 import { retriesExhausted, retryDelay } from '../../src/deliveries/retry.js';
-import { createManualScheduler } from '../../src/live/scheduler.js';
+import { createManualScheduler } from '../../src/time/scheduler.js';
 import { sealedStore } from '../../src/webhooks/sealed-store.js';
 import { newEventId, newSecret, signedHeaders } from '../../src/webhooks/signing.js';
 import { createSqliteWebhookStore } from '../../src/webhooks/sqlite-store.js';

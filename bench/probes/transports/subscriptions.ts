@@ -12,8 +12,8 @@
  */
 import type { Socket } from 'node:net';
 import { createManualClock } from '@plans-gateway/sandbox';
-import { createManualScheduler } from '../../../src/live/scheduler.js';
 import type { QueryMeter } from '../../../src/replica/transaction-query.js';
+import { createManualScheduler } from '../../../src/time/scheduler.js';
 import { neverReading } from '../../../test/live/support/raw-subscriber.js';
 import {
   codes,

@@ -7,6 +7,7 @@ import {
   type OperationReportSink,
   refusalReport,
 } from '../../telemetry/operation-report.js';
+import { type Clock, monotonicNow } from '../../time/clock.js';
 
 export interface OperationReportOptions {
   /** The request id of a request (see use-request-id.ts). */
@@ -14,8 +15,8 @@ export interface OperationReportOptions {
   sinks: readonly OperationReportSink[];
   /** Whether the upstream has accepted a token, by digest (the token gate). @default never */
   isAccepted?: (tokenKey: string) => boolean;
-  /** Monotonic clock in ms. @default performance.now */
-  now?: () => number;
+  /** Monotonic clock in ms. @default monotonicNow */
+  now?: Clock;
 }
 
 /**
@@ -28,7 +29,7 @@ export function useOperationReport({
   requestIdOf,
   sinks,
   isAccepted = () => false,
-  now = () => performance.now(),
+  now = monotonicNow,
 }: OperationReportOptions): Plugin<GatewayContext> {
   const emit = (report: OperationReport) => {
     for (const sink of sinks) {

@@ -1,4 +1,5 @@
 import { type Plugin, useReadinessCheck } from 'graphql-yoga';
+import { type Clock, monotonicNow } from '../../time/clock.js';
 
 /** A probe result is reused this long, so a flood of `/ready` requests costs one upstream probe. */
 export const DEFAULT_READY_CACHE_MS = 2_000;
@@ -16,8 +17,8 @@ export interface ReadinessOptions {
   endpoint?: string;
   /** @default 2_000 */
   cacheMs?: number;
-  /** Monotonic clock in ms. @default performance.now */
-  now?: () => number;
+  /** Monotonic clock in ms. @default monotonicNow */
+  now?: Clock;
 }
 
 export interface Readiness {
@@ -38,7 +39,7 @@ export function useReadiness({
   draining,
   endpoint = '/ready',
   cacheMs = DEFAULT_READY_CACHE_MS,
-  now = () => performance.now(),
+  now = monotonicNow,
 }: ReadinessOptions): Plugin {
   let cached: { at: number; result: Promise<Readiness> } | undefined;
   const probeUpstream = async (): Promise<Readiness> => {

@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import type { Cluster } from '../../../src/cluster/cluster.js';
 import { type ClusterConfig, DEFAULT_CLUSTER } from '../../../src/config/config.js';
-import type { ManualScheduler } from '../../../src/live/scheduler.js';
+import type { ManualScheduler } from '../../../src/time/scheduler.js';
 import type { GraphQLResponse } from '../../support/graphql.js';
 import type { TestRedis } from '../../support/redis-server.js';
 import { until } from '../../support/wait.js';

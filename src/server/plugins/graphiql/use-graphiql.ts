@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
+import { monotonicNow } from '../../../time/clock.js';
 import {
   createSystemScheduler,
   type Scheduler,
   type TimerHandle,
-} from '../../../live/scheduler.js';
+} from '../../../time/scheduler.js';
 import { preferredEncoding } from '../use-compression.js';
 import { type Asset, buildGraphiQLAssets, type GraphiQLAssets } from './assets.js';
 
@@ -65,7 +66,7 @@ export interface GraphiQLOptions {
   evictIdleMs?: number;
   /**
    * The clock and timers of the stall and eviction checks (tests drive them by hand).
-   * @default real timers over performance.now
+   * @default real timers over the monotonic clock
    */
   scheduler?: Scheduler;
 }
@@ -98,7 +99,7 @@ export function useGraphiQL({
   maxConcurrentReaders = DEFAULT_MAX_ASSET_READERS,
   stallMs = DEFAULT_STALL_MS,
   evictIdleMs = DEFAULT_EVICT_IDLE_MS,
-  scheduler = createSystemScheduler(() => performance.now()),
+  scheduler = createSystemScheduler(monotonicNow),
 }: GraphiQLOptions = {}): Plugin {
   const now = () => scheduler.now();
   let built: Promise<{ assets: GraphiQLAssets; page: Asset }> | undefined;

@@ -11,6 +11,7 @@ import type { OperationCost, OperationMeter } from '../../../operation/meter.js'
 import { createOperationMeter } from '../../../operation/meter.js';
 import type { OperationTracer } from '../../../operation/tracer.js';
 import type { OperationReport, OperationReportSink } from '../../../telemetry/operation-report.js';
+import { monotonicNow } from '../../../time/clock.js';
 import type { UpstreamCallRecord } from '../../../upstream/client.js';
 import type { AnswerCache, StoredAnswer } from '../answer-cache.js';
 import { isPreflighted } from '../use-csrf-prevention.js';
@@ -60,7 +61,7 @@ export function createReplay({ revalidation, answers, metrics, report }: ReplayO
       // A GET is answered here only if the CSRF rule would let it run (a JSON POST always would).
       if (get && !isPreflighted(request)) return null;
       if (candidates === null && !answers) return null;
-      const started = performance.now();
+      const started = monotonicNow();
       // What revalidating costs is this request's, answered from the cache or executed after all.
       const revalidating = createOperationMeter();
       const calls: UpstreamCallRecord[] = [];
@@ -85,7 +86,7 @@ export function createReplay({ revalidation, answers, metrics, report }: ReplayO
       if (get && asked) return null;
       const showMetrics = !get && (metrics === 'always' || asked);
       if (report) {
-        const durationMs = performance.now() - started;
+        const durationMs = monotonicNow() - started;
         reportReplay(report, request, name.credentials, answer, meter.cost(), durationMs);
       }
       const response = new fetchAPI.Response(

@@ -1,8 +1,10 @@
 /**
- * Time for the live-updates machinery: a clock and one-shot timers behind one interface, so
- * tests and the benchmark can run a simulated hour of polling in milliseconds with a manual
- * scheduler, while production uses the real timers.
+ * The gateway's timers: a clock and one-shot timers behind one interface, so tests and the
+ * benchmark can run a simulated hour of polling, leases, sessions and deliveries in
+ * milliseconds with a manual scheduler, while production uses the real timers. One gateway
+ * makes one (`createGateway`), and every part with timers of its own takes it.
  */
+import { type Clock, epochNow } from './clock.js';
 
 /** A pending task; `cancel` is idempotent. */
 export interface TimerHandle {
@@ -11,7 +13,7 @@ export interface TimerHandle {
 
 export interface Scheduler {
   /** Epoch milliseconds. */
-  now(): number;
+  readonly now: Clock;
   /**
    * Runs `task` once, `ms` from now (negative counts as 0). A manual scheduler waits for the
    * promise a task returns before it moves the clock further.
@@ -23,7 +25,7 @@ export interface Scheduler {
  * Real timers. They are unref'd: a poll timer alone never keeps a process alive (the HTTP
  * server does, and `close()` cancels them anyway).
  */
-export function createSystemScheduler(now: () => number = Date.now): Scheduler {
+export function createSystemScheduler(now: Clock = epochNow): Scheduler {
   return {
     now,
     setTimeout(task, ms) {
@@ -45,7 +47,7 @@ export function createSystemScheduler(now: () => number = Date.now): Scheduler {
 
 /** A clock the manual scheduler can move (the sandbox's `createManualClock` is one). */
 export interface SettableClock {
-  now(): number;
+  readonly now: Clock;
   set(epochMs: number): void;
 }
 
