@@ -173,6 +173,14 @@ module.exports = {
       to: { pathNot: ['^src/time/', '^node_modules/'], dependencyTypesNot: ['core'] },
     },
     {
+      name: 'writes-never-import-live',
+      comment:
+        "The write pipeline applies a write's answer to the replica and tells the live hub through the store's onApplied, never by calling live updates: what a change touched (src/replica/changes.ts) is the replica's, so a write's changes are resolved without loading src/live. The diff used to sit in src/live/changes.ts.",
+      severity: 'error',
+      from: { path: '^src/writes/' },
+      to: { path: '^src/live/' },
+    },
+    {
       name: 'crypto-stands-alone',
       comment:
         'src/crypto is the one AES-256-GCM and the sealing under keys: it imports nothing of the gateway (only node:crypto), so every layer can seal with it and none can bend it toward its data.',

@@ -14,7 +14,7 @@
  * for the bounds, the entry says "everything" instead and keeps only the ids the delta deleted:
  * a replay through it sends the whole plan (every row is then covered) and those deletions.
  */
-import { type ChangeKeys, keyCount } from './changes.js';
+import { type ChangeKeys, keyCount } from '../replica/changes.js';
 
 /** @default 256 deltas per (token, plan) */
 export const DEFAULT_LOG_ENTRIES = 256;

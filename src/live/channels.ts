@@ -16,8 +16,8 @@ import { LRUCache } from 'lru-cache';
 import { gatewayError, revivedError, serializedError } from '../errors/codes.js';
 import { toGraphQLError } from '../errors/to-graphql.js';
 import { isUpstreamError } from '../errors/upstream-error.js';
+import type { PlanChange } from '../replica/changes.js';
 import { ChangeLog, type ChangeLogLimits, type LogEntry } from './change-log.js';
-import type { PlanChange } from './changes.js';
 import { channelKey, type LiveBus, type LiveMessage } from './live-bus.js';
 import { type Poller, type PollerOptions, startPoller } from './poller.js';
 

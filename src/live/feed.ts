@@ -24,8 +24,8 @@
  */
 import { GraphQLError } from 'graphql';
 import { gatewayError } from '../errors/codes.js';
+import { mergeChanges, type PlanChange } from '../replica/changes.js';
 import { nextTurn } from '../time/next-turn.js';
-import { mergeChanges, type PlanChange } from './changes.js';
 import { ChangeParts, type EventLimits, itemsOfChange, type RowSizes } from './parts.js';
 
 export interface FeedLimits {

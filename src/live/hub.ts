@@ -23,11 +23,6 @@ import { rethrowAsGraphQL, toGraphQLError } from '../errors/to-graphql.js';
 import { isUpstreamError } from '../errors/upstream-error.js';
 import type { Loaders } from '../loaders/loaders.js';
 import { type Credentials, unauthenticated } from '../operation/credentials.js';
-import type { AppliedChange } from '../replica/store.js';
-import type { Freshness, PlanSnapshot, ReplicaStore } from '../replica/types.js';
-import type { Scheduler } from '../time/scheduler.js';
-import type { PollBudget } from './budget.js';
-import type { ChangeLog, ChangeLogLimits, LogEntry } from './change-log.js';
 import {
   changedKeys,
   deletedKeysOf,
@@ -37,7 +32,12 @@ import {
   keysOfSource,
   type PlanChange,
   resolveKeys,
-} from './changes.js';
+} from '../replica/changes.js';
+import type { AppliedChange } from '../replica/store.js';
+import type { Freshness, PlanSnapshot, ReplicaStore } from '../replica/types.js';
+import type { Scheduler } from '../time/scheduler.js';
+import type { PollBudget } from './budget.js';
+import type { ChangeLog, ChangeLogLimits, LogEntry } from './change-log.js';
 import {
   admitSubscriber,
   type Channel,

@@ -7,7 +7,7 @@
  */
 import { createPubSub, type PubSub } from 'graphql-yoga';
 import type { SerializedError } from '../errors/codes.js';
-import type { PlanChange } from './changes.js';
+import type { PlanChange } from '../replica/changes.js';
 
 export type LiveMessage =
   | {

@@ -11,6 +11,13 @@
  * the last event's is the stream's end (the current knowledge), and every event but the last
  * has `continues: true`. Items come in knowledge order, so events do too.
  */
+
+import type {
+  ChangeOrigin,
+  PlanChange,
+  PlanDeletions,
+  TransactionPlace,
+} from '../replica/changes.js';
 import type {
   AccountRow,
   CategoryGroupRow,
@@ -21,7 +28,6 @@ import type {
   SubTransactionRow,
   TransactionRow,
 } from '../replica/types.js';
-import type { ChangeOrigin, PlanChange, PlanDeletions, TransactionPlace } from './changes.js';
 
 /** The most rows one event may hold: what subscriptions are priced for (`src/schema/cost.ts`). */
 export const MAX_EVENT_ROWS = 500;

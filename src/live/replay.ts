@@ -14,9 +14,10 @@
  * - A log entry that stands for everything (a large backfill): the whole plan, then the ids its
  *   entries say are gone.
  */
+
+import { allTransactions, type ChangeKeys, type PlanDeletions } from '../replica/changes.js';
 import type { PlanSnapshot } from '../replica/types.js';
 import type { ChangeLog, LogEntry } from './change-log.js';
-import { allTransactions, type ChangeKeys, type PlanDeletions } from './changes.js';
 import { type ChangeItem, ChangeParts, type RowSizes } from './parts.js';
 
 /** What a replay from some knowledge is made of. */

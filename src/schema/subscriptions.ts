@@ -4,8 +4,13 @@
  * needs exactly as in a query, links included.
  */
 import { GraphQLError } from 'graphql';
-import type { ChangeOrigin, PlanChange, PlanDeletions, TransactionPlace } from '../live/changes.js';
 import { MAX_EVENT_ROWS } from '../live/parts.js';
+import type {
+  ChangeOrigin,
+  PlanChange,
+  PlanDeletions,
+  TransactionPlace,
+} from '../replica/changes.js';
 import type { AccountRow, TransactionRow } from '../replica/types.js';
 import { Account } from './account/account.js';
 import type { FieldBuilder } from './amounts.js';

@@ -11,7 +11,7 @@
  * delta brought (another client's change) is listed too: it is also news to the cache.
  */
 import type { IsoDate } from '@plans-gateway/rest-contract';
-import { type ChangeKeys, changedKeys, emptyKeys, resolveKeys } from '../live/changes.js';
+import { type ChangeKeys, changedKeys, emptyKeys, resolveKeys } from '../replica/changes.js';
 import type { AccountRow, CategoryRow, MonthRow, PlanSnapshot } from '../replica/types.js';
 
 export interface WriteChanges {

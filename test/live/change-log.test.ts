@@ -10,7 +10,7 @@ import {
   emptyKeys,
   mergeChanges,
   type PlanChange,
-} from '../../src/live/changes.js';
+} from '../../src/replica/changes.js';
 import type { TransactionRow } from '../../src/replica/types.js';
 import { transactionsView } from '../../src/schema/index.js';
 import { planChange } from './support/plan-change.js';

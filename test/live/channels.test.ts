@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../src/errors/upstream-error.js';
 import { createPollBudget } from '../../src/live/budget.js';
-import { emptyKeys, type PlanChange } from '../../src/live/changes.js';
 import {
   admitSubscriber,
   type Channel,
@@ -23,6 +22,7 @@ import { PlanFeed } from '../../src/live/feed.js';
 import { channelKey, createLiveBus } from '../../src/live/live-bus.js';
 import { RowSizes } from '../../src/live/parts.js';
 import { createLocalLeases } from '../../src/live/poll-leases.js';
+import { emptyKeys, type PlanChange } from '../../src/replica/changes.js';
 import type { Scheduler } from '../../src/time/scheduler.js';
 import { planChange } from './support/plan-change.js';
 

@@ -6,9 +6,9 @@ import { createManualClock } from '@plans-gateway/sandbox';
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { gatewayError } from '../../src/errors/codes.js';
-import type { PlanChange } from '../../src/live/changes.js';
 import { type FeedLimits, PlanFeed } from '../../src/live/feed.js';
 import { RowSizes } from '../../src/live/parts.js';
+import type { PlanChange } from '../../src/replica/changes.js';
 import { createManualScheduler } from '../../src/time/scheduler.js';
 import { planChange } from './support/plan-change.js';
 

@@ -15,8 +15,8 @@ import {
 } from '@plans-gateway/rest-contract/testing';
 import { describe, expect, it } from 'vitest';
 import { createPollBudget } from '../../src/live/budget.js';
-import type { PlanChange } from '../../src/live/changes.js';
 import { createLiveHub, type LiveHub } from '../../src/live/hub.js';
+import type { PlanChange } from '../../src/replica/changes.js';
 import { buildPlanState, mergePlanDelta } from '../../src/replica/delta.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
 import type { PlanSnapshot, ReplicaRead } from '../../src/replica/types.js';

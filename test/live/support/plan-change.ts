@@ -1,4 +1,4 @@
-import type { PlanChange } from '../../../src/live/changes.js';
+import type { PlanChange } from '../../../src/replica/changes.js';
 
 /** A SYNC change of plan `p` at knowledge 1 with nothing in it, and `partial` over it. */
 export function planChange(partial: Partial<PlanChange> = {}): PlanChange {

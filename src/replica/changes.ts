@@ -9,7 +9,7 @@
  * a merged change holds at most one row per entity of the plan.
  */
 import type { IsoDate, ResponseData, SubTransactionBase } from '@plans-gateway/rest-contract';
-import type { ReplicaChangeSource } from '../replica/store.js';
+import type { ReplicaChangeSource } from './store.js';
 import type {
   AccountRow,
   CategoryGroupRow,
@@ -21,7 +21,7 @@ import type {
   ScheduledTransactionRow,
   SubTransactionRow,
   TransactionRow,
-} from '../replica/types.js';
+} from './types.js';
 
 /** Where a change came from. */
 export type ChangeOrigin =
