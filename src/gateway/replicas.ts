@@ -1,10 +1,10 @@
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
+import { classifyFailure } from '../errors/failure-policy.js';
 import { type AppliedChange, createReplicaStore } from '../replica/store.js';
 import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { createPlanFetch } from '../replica-fetch/plan-fetch.js';
-import { classifyFailure } from '../server/failure-policy.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { Clock } from '../time/clock.js';
 import type { UpstreamClient } from '../upstream/client.js';
