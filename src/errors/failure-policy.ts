@@ -1,7 +1,7 @@
-import { OperationDeadlineError } from '../errors/deadline-error.js';
-import { gatewayErrorCode, isUpstreamError } from '../errors/upstream-error.js';
 import type { StaleReason } from '../replica/types.js';
 import { ReplicaDataError } from '../replica/validate.js';
+import { OperationDeadlineError } from './deadline-error.js';
+import { gatewayErrorCode, isUpstreamError } from './upstream-error.js';
 
 /**
  * Which failures may be answered from an older copy (replica or REST cache) instead of an
