@@ -1,8 +1,8 @@
 import type { OperationId } from '@plans-gateway/rest-contract';
 import type { StaleReason } from '../replica/types.js';
 import { nextTurn } from '../time/next-turn.js';
-import type { UpstreamCallRecord, UpstreamMeter } from '../upstream/client.js';
 import type { OperationSpan } from './tracer.js';
+import type { UpstreamCallRecord, UpstreamMeter } from './upstream-calls.js';
 
 export interface StaleNotice {
   /** What answered from an older copy: a plan id, or a REST collection such as `getUser`. */

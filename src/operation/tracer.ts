@@ -3,7 +3,7 @@
  * implementation (`otel.ts`) is imported only when tracing is configured, so a gateway without
  * tracing loads none of its packages.
  */
-import type { UpstreamAttemptTrace, UpstreamCallStart } from '../upstream/client.js';
+import type { UpstreamAttemptTrace, UpstreamCallStart } from './upstream-calls.js';
 
 export interface OperationTracer {
   /**

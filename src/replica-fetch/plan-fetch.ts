@@ -3,13 +3,14 @@
  * upstream for a plan (a read's sync, a poll, a live replay's backfill). See README.md here.
  */
 import type { ResponseData } from '@plans-gateway/rest-contract';
+import type { UpstreamMeter } from '../operation/upstream-calls.js';
 import { largestExportBytes } from '../replica/cache.js';
 import { PlanBuilder } from '../replica/plan-builder.js';
 import { monthOf } from '../replica/plan-state.js';
 import type { FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import { assertExportHead } from '../replica/validate.js';
 import type { Clock } from '../time/clock.js';
-import type { UpstreamClient, UpstreamMeter } from '../upstream/client.js';
+import type { UpstreamClient } from '../upstream/client.js';
 import { createTooLargeMemo } from './too-large.js';
 
 export type SyncKind = 'export' | 'delta';

@@ -6,10 +6,7 @@
  * of tokens per range.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { ClusterStats } from '../cluster/cluster.js';
-import type { ReplicaStore } from '../replica/types.js';
-import type { UpstreamCallRecord, UpstreamMeter } from '../upstream/client.js';
-import type { RequestLedger } from '../upstream/request-ledger.js';
+import type { UpstreamCallRecord, UpstreamMeter } from '../operation/upstream-calls.js';
 
 /** Distinct operation names kept as label values; later ones count as `other`. */
 export const MAX_OPERATION_NAMES = 200;
@@ -47,11 +44,44 @@ export interface GatewayMetrics {
   text(): Promise<string>;
 }
 
+/*
+ * The figures /metrics reads of the parts that keep them, declared here rather than imported:
+ * telemetry sits low and reads what it is handed (`telemetry-reads-declared-stats` in
+ * `.dependency-cruiser.cjs`). The replica store, the request ledger and the cluster each have
+ * these among their own, wider, stats.
+ */
+
+/** The replicas held in memory (`ReplicaStore.stats()`). */
+export interface ReplicaFigures {
+  readonly replicas: number;
+  /** Estimated heap bytes. */
+  readonly bytes: number;
+}
+
+/** The request ledger's window: its limit, and what each token it saw has left. */
+export interface LedgerFigures {
+  readonly limit: number;
+  usages(): Iterable<{ readonly remaining: number }>;
+}
+
+/** What the Redis tier did (`Cluster.stats()`): counts only grow. */
+export interface ClusterFigures {
+  /** Redis unavailable: this instance is working alone. */
+  readonly degraded: boolean;
+  readonly roundTrips: number;
+  readonly fallbacks: number;
+  readonly timeouts: number;
+  readonly rejected: number;
+  readonly relaysApplied: number;
+  readonly writesApplied: number;
+  readonly warmed: number;
+}
+
 export interface GatewayMetricsOptions {
-  replicas: Pick<ReplicaStore, 'stats'>;
+  replicas: { stats(): ReplicaFigures };
   /** With Redis: whether this instance works alone, and what the tier did (src/cluster). */
-  cluster?: { stats(): ClusterStats };
-  ledger: Pick<RequestLedger, 'usages' | 'limit'>;
+  cluster?: { stats(): ClusterFigures };
+  ledger: LedgerFigures;
   /** Also collect prom-client's process metrics (CPU, memory, event loop). @default false */
   processMetrics?: boolean;
 }
@@ -185,7 +215,7 @@ export function createGatewayMetrics({
 }
 
 // Private: the cluster's figures, read at scrape time; counters follow the tier's own counts.
-function registerClusterMetrics(registers: Registry[], cluster: { stats(): ClusterStats }): void {
+function registerClusterMetrics(registers: Registry[], cluster: { stats(): ClusterFigures }): void {
   new Gauge({
     name: 'gateway_cluster_degraded',
     help: '1 while Redis is unavailable and this instance works alone (local ledger, own syncs), else 0.',
@@ -194,7 +224,7 @@ function registerClusterMetrics(registers: Registry[], cluster: { stats(): Clust
       this.set(cluster.stats().degraded ? 1 : 0);
     },
   });
-  const follow = (name: string, help: string, read: (stats: ClusterStats) => number) => {
+  const follow = (name: string, help: string, read: (stats: ClusterFigures) => number) => {
     let seen = 0;
     new Counter({
       name,

@@ -24,7 +24,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { OperationSpan, OperationTracer } from '../operation/tracer.js';
-import type { UpstreamCallRecord, UpstreamCallStart } from '../upstream/client.js';
+import type { UpstreamCallRecord, UpstreamCallStart } from '../operation/upstream-calls.js';
 
 export interface OtelTracingOptions {
   /** @default 'plans-graphql-gateway' */

@@ -16,14 +16,13 @@ import {
   type UpstreamError,
   type UpstreamErrorKind,
 } from '../errors/upstream-error.js';
-import type { Clock } from '../time/clock.js';
 import type {
-  CallDispatch,
-  ReportAnswer,
   UpstreamAttemptTrace,
   UpstreamCallRecord,
   UpstreamMeter,
-} from './call.js';
+} from '../operation/upstream-calls.js';
+import type { Clock } from '../time/clock.js';
+import type { CallDispatch, ReportAnswer } from './call.js';
 import { decodeResponse, type Received } from './decode-response.js';
 import type { OutgoingRequest } from './outgoing-request.js';
 import type { RequestLedger } from './request-ledger.js';

@@ -1,13 +1,14 @@
 /**
  * What one call to the upstream is, as it passes the client's policies: the options a caller
- * gives (`CallOptions`), what each HTTP attempt reports (`UpstreamCallRecord`, to an
- * `UpstreamMeter`), and the shape the policies share, after undici's dispatchers: a dispatch
+ * gives (`CallOptions`; each HTTP attempt is reported to its `UpstreamMeter`, a type of
+ * `src/operation`, which the client only fills), and the shape the policies share, after undici's dispatchers: a dispatch
  * takes a call and resolves with its answer, and an interceptor wraps a dispatch into another
  * (`composeCall`). The client composes them in `client.ts`; each lives in `interceptors.ts`, and
  * the dispatch they wrap, one HTTP attempt, in `attempt.ts`.
  */
-import type { HttpMethod, OperationId } from '@plans-gateway/rest-contract';
-import type { UpstreamError, UpstreamErrorKind } from '../errors/upstream-error.js';
+import type { OperationId } from '@plans-gateway/rest-contract';
+import type { UpstreamError } from '../errors/upstream-error.js';
+import type { UpstreamMeter } from '../operation/upstream-calls.js';
 import type { StreamReading } from './decode-response.js';
 import type { BuiltRequest } from './outgoing-request.js';
 
@@ -18,46 +19,6 @@ export interface RetryPolicy {
   baseDelayMs: number;
   /** Largest backoff cap. The actual delay is uniform in [0, cap) (full jitter). */
   maxDelayMs: number;
-}
-
-export interface UpstreamCallRecord {
-  operationId: OperationId;
-  method: HttpMethod;
-  /** HTTP status, `null` when no response headers arrived. */
-  status: number | null;
-  /** 1 for the first attempt, 2 for the first retry, ... */
-  attempt: number;
-  durationMs: number;
-  tokenKey: string;
-  /** Why the attempt failed, `null` when it succeeded (or the caller aborted it). */
-  errorKind: UpstreamErrorKind | null;
-  /** Bytes of the decoded response body, `null` when none was read whole (e.g. the replica's memory estimate uses it). */
-  responseBytes: number | null;
-}
-
-/**
- * Sees every HTTP attempt of the calls it is passed to, e.g. to count what one GraphQL
- * operation cost upstream.
- */
-export interface UpstreamMeter {
-  record(call: UpstreamCallRecord): void;
-  /**
-   * Optional: told as each attempt leaves; the headers it returns are sent with it (a W3C
-   * `traceparent`), and `end` sees the same record as `record`. Used for tracing.
-   */
-  trace?(call: UpstreamCallStart): UpstreamAttemptTrace;
-}
-
-/** An attempt about to be sent. */
-export interface UpstreamCallStart {
-  operationId: OperationId;
-  method: HttpMethod;
-  attempt: number;
-}
-
-export interface UpstreamAttemptTrace {
-  readonly headers: Readonly<Record<string, string>>;
-  end(call: UpstreamCallRecord): void;
 }
 
 export interface CallOptions {

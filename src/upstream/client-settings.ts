@@ -6,8 +6,9 @@
 
 import type { OperationId } from '@plans-gateway/rest-contract';
 import { type Dispatcher, Pool } from 'undici';
+import type { UpstreamMeter } from '../operation/upstream-calls.js';
 import { type Clock, epochNow, monotonicNow } from '../time/clock.js';
-import type { RetryPolicy, UpstreamMeter } from './call.js';
+import type { RetryPolicy } from './call.js';
 import { createFairShare, type FairShare } from './fair-share.js';
 import type { HeaderSettings } from './outgoing-request.js';
 import { createReadBackoff, type ReadBackoff, type ReadBackoffOptions } from './read-backoff.js';

@@ -29,13 +29,7 @@ import { fairShare, readBackoff, retries, tokenGate } from './interceptors.js';
 import { buildOutgoingRequest } from './outgoing-request.js';
 import type { TokenStatus } from './token-gate.js';
 
-export type {
-  CallOptions,
-  UpstreamAttemptTrace,
-  UpstreamCallRecord,
-  UpstreamCallStart,
-  UpstreamMeter,
-} from './call.js';
+export type { CallOptions } from './call.js';
 export { DEFAULT_CONNECTIONS_PER_TOKEN, type UpstreamClientOptions } from './client-settings.js';
 
 /** Without a token gate, an answer tells no one. */

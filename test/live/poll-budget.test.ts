@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createPollBudget } from '../../src/live/budget.js';
-import type { UpstreamCallRecord } from '../../src/upstream/client.js';
+import type { UpstreamCallRecord } from '../../src/operation/upstream-calls.js';
 import { createRequestLedger } from '../../src/upstream/request-ledger.js';
 
 const HOUR = 3_600_000;

@@ -3,9 +3,9 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isUpstreamError, type UpstreamError } from '../../src/errors/upstream-error.js';
+import type { UpstreamCallRecord } from '../../src/operation/upstream-calls.js';
 import {
   createUpstreamClient,
-  type UpstreamCallRecord,
   type UpstreamClient,
   type UpstreamClientOptions,
 } from '../../src/upstream/client.js';
