@@ -52,6 +52,7 @@ export function amountOutputSchema(description: string | undefined): Record<stri
 
 /** An argument a tool refuses: which one (its path, such as `transactions[1].amount`) and why. */
 export class ArgumentError extends Error {
+  readonly code = 'GW_ERR_ARGUMENT';
   constructor(
     readonly argument: string,
     reason: string,
