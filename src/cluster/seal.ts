@@ -115,6 +115,7 @@ export function createTokenSeal(token: string, tokenKey: string): TokenSeal {
 /** A blob that cannot be opened: another token's, altered, or not sealed at all. */
 export class SealError extends Error {
   override readonly name = 'SealError';
+  readonly code = 'GW_ERR_SEAL';
 }
 
 /** Seals JSON. */

@@ -106,7 +106,9 @@ export type SettingsParse =
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-class SettingError extends Error {}
+class SettingError extends Error {
+  readonly code = 'GW_ERR_SETTING';
+}
 
 export const USAGE = `Usage: npm start            (or: node dist/cli.js after npm run build)
        npm run mcp          (or: node dist/cli.js mcp): the MCP server over stdio

@@ -58,6 +58,7 @@ export function aeadOpen(key: Uint8Array, parts: AeadParts, associated: string):
 /** Sealed under another key, for other associated data, altered, or cut short. */
 export class AeadOpenError extends Error {
   override readonly name = 'AeadOpenError';
+  readonly code = 'GW_ERR_AEAD_OPEN';
 }
 
 /**

@@ -112,6 +112,7 @@ export function createSealer(current: Uint8Array, previous: readonly Uint8Array[
 /** A value sealed under a key the sealer does not hold. */
 export class SealedWithAnotherKeyError extends Error {
   override readonly name = 'SealedWithAnotherKeyError';
+  readonly code = 'GW_ERR_SEALED_WITH_ANOTHER_KEY';
   constructor(
     readonly sealedWith: string,
     readonly current: string,
@@ -123,6 +124,7 @@ export class SealedWithAnotherKeyError extends Error {
 /** A value that is not sealed text, was altered, or was sealed for another context. */
 export class SealBrokenError extends Error {
   override readonly name = 'SealBrokenError';
+  readonly code = 'GW_ERR_SEAL_BROKEN';
 }
 
 function derive(key: Uint8Array, label: string, bytes: number): Buffer {

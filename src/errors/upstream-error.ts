@@ -4,6 +4,7 @@
  * `extensions.code` (docs/graph.md#errors). Nothing in this file knows GraphQL.
  */
 import type { HttpMethod, OperationId } from '@plans-gateway/rest-contract';
+import type { ErrorCodeFrom } from './catalogue.js';
 
 export type UpstreamErrorKind =
   /** The upstream answered with a non-2xx status. */
@@ -123,20 +124,8 @@ export function isUpstreamError(value: unknown): value is UpstreamError {
 // ---------------------------------------------------------------------------------------------
 // The code table (docs/graph.md#errors)
 
-export type GatewayErrorCode =
-  | 'BAD_REQUEST'
-  | 'UNAUTHENTICATED'
-  | 'SUBSCRIPTION_LAPSED'
-  | 'TRIAL_EXPIRED'
-  | 'READ_ONLY_SCOPE'
-  | 'DATA_LIMIT_REACHED'
-  /** A 403 whose REST id is none of 403.1 to 403.4 (not in the interface; kept distinct). */
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'RATE_LIMITED'
-  | 'UPSTREAM_ERROR'
-  | 'UPSTREAM_UNAVAILABLE';
+/** The codes an upstream failure translates to, as the catalogue marks them. */
+export type GatewayErrorCode = ErrorCodeFrom<'upstream'>;
 
 const FORBIDDEN_CODES: Readonly<Record<string, GatewayErrorCode>> = {
   '403.1': 'SUBSCRIPTION_LAPSED',

@@ -22,7 +22,7 @@ import { gatewayError } from '../errors/codes.js';
 import { rethrowAsGraphQL, toGraphQLError } from '../errors/to-graphql.js';
 import { isUpstreamError } from '../errors/upstream-error.js';
 import type { Loaders } from '../loaders/loaders.js';
-import { type Credentials, unauthenticated } from '../operation/credentials.js';
+import { type Credentials, requireCredentials } from '../operation/credentials.js';
 import {
   changedKeys,
   deletedKeysOf,
@@ -380,8 +380,7 @@ interface FeedTarget {
 async function openFeed<T>(live: HubState, request: OpenRequest<T>): Promise<PlanFeed<T>> {
   const { credentials, planId, since, freshness, select } = request;
   if (live.closed) throw shuttingDown();
-  if (!credentials) throw unauthenticated();
-  const { token, tokenKey } = credentials;
+  const { token, tokenKey } = requireCredentials(credentials);
   refuseWhenFull(live, tokenKey, live.maxSubscriptionsPerToken);
   const read = await live.replicas
     .read({ token, tokenKey, planId, freshness })

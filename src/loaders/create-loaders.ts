@@ -2,7 +2,7 @@ import { PLAN_ALIASES, type User } from '@plans-gateway/rest-contract';
 import DataLoader from 'dataloader';
 import { gatewayError } from '../errors/codes.js';
 import { rethrowAsGraphQL } from '../errors/to-graphql.js';
-import { type Credentials, unauthenticated } from '../operation/credentials.js';
+import { type Credentials, requireCredentials } from '../operation/credentials.js';
 import type { OperationMeter } from '../operation/meter.js';
 import type { Freshness, PlanSnapshot, ReplicaRead } from '../replica/types.js';
 import { assertRestAnswer } from '../replica/validate.js';
@@ -63,13 +63,8 @@ export function createLoaders(deps: LoaderDeps): Loaders {
   /** Plans not held when a client named them in this operation (`admitColdPlans`). */
   const named = new Set<string>();
 
-  function requireCredentials(): Credentials {
-    if (!credentials) throw unauthenticated();
-    return credentials;
-  }
-
   function call() {
-    const { token, tokenKey } = requireCredentials();
+    const { token, tokenKey } = requireCredentials(credentials);
     const signal = deadline?.();
     return signal ? { token, tokenKey, meter, signal } : { token, tokenKey, meter };
   }
@@ -79,7 +74,7 @@ export function createLoaders(deps: LoaderDeps): Loaders {
   }
 
   async function cached<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const { tokenKey } = requireCredentials();
+    const { tokenKey } = requireCredentials(credentials);
     let read: RestCacheRead<T>;
     try {
       read = await meter.track(restCache.read(tokenKey, key, freshness.maxAgeMs, load));
@@ -92,7 +87,7 @@ export function createLoaders(deps: LoaderDeps): Loaders {
   }
 
   const snapshots = planLoader(async (planId) => {
-    const { token, tokenKey } = requireCredentials();
+    const { token, tokenKey } = requireCredentials(credentials);
     let read: ReplicaRead;
     try {
       const signal = deadline?.();

@@ -6,6 +6,7 @@
  * a message naming the argument, never rounded.
  */
 
+import { type DecimalFormat, toDecimalText } from '@plans-gateway/rest-contract';
 import { QUOTED_CHARACTERS, quoted } from './quote.js';
 
 /** The scalar that holds amounts. */
@@ -52,6 +53,7 @@ export function amountOutputSchema(description: string | undefined): Record<stri
 
 /** An argument a tool refuses: which one (its path, such as `transactions[1].amount`) and why. */
 export class ArgumentError extends Error {
+  readonly code = 'GW_ERR_ARGUMENT';
   constructor(
     readonly argument: string,
     reason: string,
@@ -110,21 +112,30 @@ export function toMilliunits(value: unknown, argument: string): number {
 /**
  * An amount of a result in its three forms, from the graph's own companions: `currency` (the
  * amount in the plan's currency, rounded to its decimal digits, a JSON number) and `formatted`.
- * The decimal string is `currency` written with as many decimals as the formatted text shows
- * (1234.5 formatted `$1,234.50` is `"1234.50"`): the number alone cannot tell 2 digits from 1.
+ * The decimal string is the contract's `toDecimalText` of the milliunits, exact, in the
+ * currency's decimal digits. The answer carries no currency format, and the number alone cannot
+ * tell 2 digits from 1 (`1234.5`), so the digits are the ones `formatted` shows: of the 0 to 3
+ * the contract knows, the one whose text has the same digits (`$1,234.50` is 2).
  */
 export function amountOf(milliunits: number, currency: number, formatted: string): Amount {
-  return { milliunits, decimal: decimalOf(currency, formatted), formatted };
+  const format = shownDecimals(milliunits, formatted);
+  const decimal = format ? toDecimalText(milliunits, format) : String(currency);
+  return { milliunits, decimal, formatted };
 }
 
-// Private: `currency` with the decimals `formatted` shows: the digits of both must agree (group
-// and decimal separators and the symbol are not digits).
-function decimalOf(currency: number, formatted: string): string {
+// Private: the decimal digits `formatted` shows (group and decimal separators and the symbol are
+// not digits): the count whose text has the same digits, else the same number of digits (near
+// 2^53 the formatted text, computed on doubles, may differ in its last digit; a rounding carry
+// can make two counts equally long, so the digits are compared first).
+function shownDecimals(milliunits: number, formatted: string): DecimalFormat | undefined {
+  if (!Number.isSafeInteger(milliunits)) return undefined;
   const shown = formatted.replace(/\D/g, '');
-  const sign = currency < 0 ? '-' : '';
-  for (let digits = 0; digits <= 3; digits += 1) {
-    const fixed = Math.abs(currency).toFixed(digits);
-    if (fixed.replace('.', '') === shown) return sign + fixed;
-  }
-  return String(currency);
+  const candidates = [0, 1, 2, 3].map((digits) => {
+    const format = { decimal_digits: digits };
+    return { format, digits: toDecimalText(milliunits, format).replace(/\D/g, '') };
+  });
+  return (
+    candidates.find((candidate) => candidate.digits === shown) ??
+    candidates.find((candidate) => candidate.digits.length === shown.length)
+  )?.format;
 }

@@ -7,6 +7,7 @@
  * A write is never retried: when its outcome is unknown, the tool error says what to check.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { PLAN_ALIASES } from '@plans-gateway/rest-contract';
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import type { Presented } from '../admission/presented.js';
 import type { McpConfig } from '../config/config.js';
@@ -33,7 +34,6 @@ export type Outcome =
   | { readonly ok: true; readonly data: Record<string, unknown>; readonly notes: string[] }
   | { readonly ok: false; readonly message: string };
 
-const PLAN_ALIASES = new Set(['last-used', 'default']);
 const PLANS = 'query McpPlanIds { plans { id firstMonth lastMonth } }';
 
 /** The months a plan has, as `YYYY-MM-01` dates (inclusive). */

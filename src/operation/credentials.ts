@@ -19,9 +19,15 @@ export interface Credentials {
   readonly tokenKey: string;
 }
 
-export function unauthenticated(): GraphQLError {
+function unauthenticated(): GraphQLError {
   return gatewayError(
     'No access token: send `Authorization: Bearer <token>` (or the `access_token` query parameter).',
     'UNAUTHENTICATED',
   );
+}
+
+/** The operation's credentials, or the refusal of an operation that needs them and has none. */
+export function requireCredentials(credentials: Credentials | null | undefined): Credentials {
+  if (!credentials) throw unauthenticated();
+  return credentials;
 }

@@ -11,6 +11,7 @@ import { isIsoDate } from './plan-state.js';
 /** Upstream data the replica cannot merge; `path` names the offending field. */
 export class ReplicaDataError extends Error {
   override readonly name = 'ReplicaDataError';
+  readonly code = 'GW_ERR_REPLICA_DATA';
   constructor(
     readonly path: string,
     expected: string,

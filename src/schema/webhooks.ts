@@ -5,7 +5,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { isUpstreamError } from '../errors/upstream-error.js';
-import { unauthenticated } from '../operation/credentials.js';
+import { requireCredentials } from '../operation/credentials.js';
 import { WEBHOOK_KINDS, type WebhookKind } from '../webhooks/kinds.js';
 import type { AttemptRecord, DeliveryRecord, EndpointRecord } from '../webhooks/store.js';
 import { builder } from './builder.js';
@@ -170,8 +170,7 @@ builder.objectField(WebhookDelivery, 'seq', (t) =>
  */
 function who(ctx: GatewayContext) {
   ctx.reads.volatile();
-  if (!ctx.credentials) throw unauthenticated();
-  return ctx.credentials;
+  return requireCredentials(ctx.credentials);
 }
 
 builder.queryFields((t) => ({

@@ -4,7 +4,7 @@ import type { LiveHub } from '../live/hub.js';
 import { createLoaders } from '../loaders/create-loaders.js';
 import { createReadLog, type ReadLog } from '../loaders/read-log.js';
 import type { RestCache } from '../loaders/rest-cache.js';
-import { type Credentials, unauthenticated } from '../operation/credentials.js';
+import { type Credentials, requireCredentials } from '../operation/credentials.js';
 import { createDeadline } from '../operation/deadline.js';
 import { createOperationMeter } from '../operation/meter.js';
 import type { OperationTracer } from '../operation/tracer.js';
@@ -131,8 +131,7 @@ export function operationContext(deps: OperationContextDeps) {
       webhooks,
       rateLimit: () => {
         reads.volatile();
-        if (!credentials) throw unauthenticated();
-        return usage(credentials.tokenKey);
+        return usage(requireCredentials(credentials).tokenKey);
       },
     };
   };

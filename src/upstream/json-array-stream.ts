@@ -53,6 +53,7 @@ export interface SplitterOptions {
 /** The bytes are not the JSON document expected; `reason` is ours, never document text. */
 export class JsonStreamError extends Error {
   override readonly name = 'JsonStreamError';
+  readonly code = 'GW_ERR_JSON_STREAM';
 }
 
 const DEFAULT_BATCH_BYTES = 64 * 1024;

@@ -43,6 +43,7 @@ interface Details {
 /** `WEBHOOK_KEY` does not open the store: it was sealed under another key. */
 export class WebhookKeyError extends Error {
   override readonly name = 'WebhookKeyError';
+  readonly code = 'GW_ERR_WEBHOOK_KEY';
 }
 
 /**
@@ -316,6 +317,7 @@ function endpointSealing(sealer: Sealer) {
 /** A token sealed by the older format that does not open with the key. */
 class LegacyTokenError extends Error {
   override readonly name = 'LegacyTokenError';
+  readonly code = 'GW_ERR_LEGACY_TOKEN';
 }
 
 /**

@@ -87,6 +87,7 @@ export interface FeedKey {
  */
 export class WebhookStoreUnavailableError extends Error {
   override readonly name = 'WebhookStoreUnavailableError';
+  readonly code = 'GW_ERR_WEBHOOK_STORE_UNAVAILABLE';
   constructor(where: string) {
     super(`The webhook store (${where}) did not answer in time.`);
   }

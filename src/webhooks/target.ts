@@ -147,6 +147,7 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | null {
 /** A target refused at connection time: it resolved to an address that is not allowed. */
 export class TargetRefusedError extends Error {
   override readonly name = 'TargetRefusedError';
+  readonly code = 'GW_ERR_TARGET_REFUSED';
 }
 
 /**

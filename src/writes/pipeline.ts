@@ -40,7 +40,7 @@ import { type WriteFailureOptions, writeFailure } from '../errors/write-refusals
 import type { PlanReplicas } from '../loaders/create-loaders.js';
 import type { Loaders } from '../loaders/loaders.js';
 import type { RestCache } from '../loaders/rest-cache.js';
-import { type Credentials, unauthenticated } from '../operation/credentials.js';
+import { type Credentials, requireCredentials } from '../operation/credentials.js';
 import type { OperationMeter } from '../operation/meter.js';
 import type { PlanSnapshot, ReplicaStore } from '../replica/types.js';
 import { type Clock, epochNow } from '../time/clock.js';
@@ -122,11 +122,6 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     deadline,
   } = deps;
 
-  function requireCredentials(): Credentials {
-    if (!credentials) throw unauthenticated();
-    return credentials;
-  }
-
   const today = (): IsoDate => new Date(now()).toISOString().slice(0, 10);
 
   /**
@@ -197,7 +192,7 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
 
   return {
     async run(operationId, params, options = {}) {
-      const creds = requireCredentials();
+      const creds = requireCredentials(credentials);
       const call = { token: creds.token, tokenKey: creds.tokenKey, meter };
       const before = replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       let data: OperationResult<typeof operationId>;

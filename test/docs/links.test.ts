@@ -2,13 +2,15 @@
  * The documentation holds together: every relative link and anchor in README.md,
  * CONTRIBUTING.md, CHANGELOG.md and docs/*.md
  * resolves (images included), every `docs/<file>.md#<anchor>` a source comment cites exists,
- * and docs/operating.md's settings table names exactly the environment variables
- * src/config/settings.ts reads.
+ * docs/operating.md's settings table names exactly the environment variables
+ * src/config/settings.ts reads, and docs/graph.md's error table exactly the codes of the error
+ * catalogue (src/errors/catalogue.ts).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { USAGE } from '../../src/config/settings.js';
+import { ERROR_CATALOGUE } from '../../src/errors/catalogue.js';
 import { ROOT } from '../cli/support/process.js';
 
 const DOCUMENTS = [
@@ -152,5 +154,30 @@ describe("docs/operating.md's settings table", () => {
 
   it('names nothing else', () => {
     expect([...documented].filter((name) => !readBySettings.has(name))).toEqual([]);
+  });
+});
+
+describe("docs/graph.md's error table", () => {
+  const section = /^## Errors\n([\s\S]*?)^## /m.exec(read('docs/graph.md'))?.[1] ?? '';
+  // The codes of the `extensions.code` column: those before any note in parentheses (which may
+  // name settings such as `WEBHOOK_KEY`).
+  const documented = new Set(
+    section
+      .split('\n')
+      .filter((line) => line.startsWith('| '))
+      .flatMap((line) => [
+        ...(line.split('|')[2]?.split('(')[0] ?? '').matchAll(/`([A-Z][A-Z_]+)`/g),
+      ])
+      .map(([, code]) => code ?? ''),
+  );
+  const catalogue = Object.keys(ERROR_CATALOGUE);
+
+  it('documents every code of the catalogue', () => {
+    expect(catalogue.length).toBeGreaterThan(25);
+    expect(catalogue.filter((code) => !documented.has(code))).toEqual([]);
+  });
+
+  it('names nothing else', () => {
+    expect([...documented].filter((code) => !catalogue.includes(code))).toEqual([]);
   });
 });

@@ -87,4 +87,16 @@ describe('amountOf', () => {
     expect(forms(0, 2)).toEqual({ milliunits: 0, decimal: '0.00', formatted: '0,00€' });
     expect(forms(-5, 2).decimal).toBe('0.00');
   });
+
+  it('writes the decimal from the milliunits, exact where the formatted text is not', () => {
+    // Near 2^53 the formatted companion, computed on doubles, shows …740,990€.
+    expect(forms(9_007_199_254_740_991, 3)).toEqual({
+      milliunits: 9_007_199_254_740_991,
+      decimal: '9007199254740.991',
+      formatted: '9.007.199.254.740,990€',
+    });
+    // A rounding carry: 999.995 in two digits is 1000.00, as long as 999.995 itself.
+    expect(forms(999_995, 2).decimal).toBe('1000.00');
+    expect(forms(999_995, 3).decimal).toBe('999.995');
+  });
 });

@@ -24,8 +24,11 @@ export const DEFAULT_CURRENCY_FORMAT: CurrencyFormat = {
 
 const MILLIUNIT_DIGITS = 3;
 
+/** The part of a currency format that decides how many decimals an amount has. */
+export type DecimalFormat = Pick<CurrencyFormat, 'decimal_digits'>;
+
 /** Private: the format's decimal digits, limited to what milliunits can carry (0..3). */
-function decimalDigitsOf(format: CurrencyFormat | null): number {
+function decimalDigitsOf(format: DecimalFormat | null): number {
   const digits = (format ?? DEFAULT_CURRENCY_FORMAT).decimal_digits;
   if (!Number.isInteger(digits) || digits < 0) return 0;
   return Math.min(MILLIUNIT_DIGITS, digits);
@@ -54,7 +57,7 @@ function roundedUnits(milliunits: bigint, digits: number): bigint {
  */
 export function toCurrencyAmount(
   milliunits: Milliunits | bigint,
-  format: CurrencyFormat | null,
+  format: DecimalFormat | null,
 ): number {
   const digits = decimalDigitsOf(format);
   if (typeof milliunits === 'bigint') {
@@ -78,21 +81,26 @@ function groupDigits(integerDigits: string, separator: string): string {
   return groups.join(separator);
 }
 
+/** Private: a count of the currency's smallest unit as its digits, split at the decimal point. */
+function unitsDigits(
+  units: bigint,
+  digits: number,
+): { integerPart: string; fractionPart: string; negative: boolean } {
+  const text = (units < 0n ? -units : units).toString().padStart(digits + 1, '0');
+  return {
+    integerPart: text.slice(0, text.length - digits),
+    fractionPart: text.slice(text.length - digits),
+    negative: units < 0n,
+  };
+}
+
 /** Private: the digits of an amount's absolute value, split at the decimal point, and its sign. */
 function amountDigits(
   milliunits: Milliunits | bigint,
   format: CurrencyFormat,
   digits: number,
 ): { integerPart: string; fractionPart: string; negative: boolean } {
-  if (typeof milliunits === 'bigint') {
-    const units = roundedUnits(milliunits, digits);
-    const text = (units < 0n ? -units : units).toString().padStart(digits + 1, '0');
-    return {
-      integerPart: text.slice(0, text.length - digits),
-      fractionPart: text.slice(text.length - digits),
-      negative: units < 0n,
-    };
-  }
+  if (typeof milliunits === 'bigint') return unitsDigits(roundedUnits(milliunits, digits), digits);
   const amount = toCurrencyAmount(milliunits, format);
   const [integerPart = '0', fractionPart = ''] = Math.abs(amount).toFixed(digits).split('.');
   return { integerPart, fractionPart, negative: amount < 0 };
@@ -117,4 +125,28 @@ export function formatMilliunits(
   const symbol = fmt.display_symbol ? fmt.currency_symbol : '';
   const body = fmt.symbol_first ? symbol + number : number + symbol;
   return negative ? `-${body}` : body;
+}
+
+/**
+ * Milliunits as an exact decimal string of the currency, with the format's decimal digits and
+ * nothing else: `-1234.56` (USD), `1234` (a currency without decimals), `1234.567` (three). The
+ * digits are those `formatMilliunits` shows, rounded by the same rule, but computed on integers,
+ * so the text is exact to the last digit for any safe integer and for a bigint past 2^53. A
+ * number that is not a whole number of milliunits within 2^53 - 1 is refused (a RangeError
+ * naming it): it cannot be exact.
+ */
+export function toDecimalText(
+  milliunits: Milliunits | bigint,
+  format: DecimalFormat | null,
+): string {
+  if (typeof milliunits === 'number' && !Number.isSafeInteger(milliunits))
+    throw new RangeError(
+      `toDecimalText: ${milliunits} is not a whole number of milliunits within 2^53 - 1; give larger amounts as a bigint`,
+    );
+  const digits = decimalDigitsOf(format);
+  const { integerPart, fractionPart, negative } = unitsDigits(
+    roundedUnits(BigInt(milliunits), digits),
+    digits,
+  );
+  return `${negative ? '-' : ''}${integerPart}${digits > 0 ? `.${fractionPart}` : ''}`;
 }
