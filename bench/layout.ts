@@ -5,7 +5,8 @@
  * through from the HTTP server to the upstream client (`layout-cold-read.ts`, which starts the
  * gateway's CLI over a loopback sandbox). Every figure but the cold read comes from the sources
  * alone; all of them come out the same on every run of one tree, so two trees' outputs can be
- * compared line by line. `--no-cold-read` leaves out the part that starts processes.
+ * compared line by line. `--no-cold-read` leaves out the part that starts processes; `--files`
+ * lists the files behind each concern's count.
  *
  * The files it needs from the rest of the tree are the sources, the CLI and the sandbox's
  * `createSandbox`, so it also runs in a checkout of an older commit (copy `bench/layout*.ts` in).
@@ -22,7 +23,10 @@ const LONG_FILE_LINES = 400;
 const LONGEST_FUNCTIONS = 10;
 
 const { values: args } = parseArgs({
-  options: { 'no-cold-read': { type: 'boolean', default: false } },
+  options: {
+    'no-cold-read': { type: 'boolean', default: false },
+    files: { type: 'boolean', default: false },
+  },
 });
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -72,5 +76,8 @@ out.push(
 if (!args['no-cold-read']) out.push('', formatColdRead(await coldRead(root, files)));
 
 out.push('', '## Markers', '');
-for (const concern of concerns) out.push(`- ${concern.name}: ${concern.marker}`);
+for (const concern of concerns) {
+  out.push(`- ${concern.name}: ${concern.marker}`);
+  if (args.files) for (const path of concern.files) out.push(`  - ${path}`);
+}
 console.log(out.join('\n'));
