@@ -17,7 +17,7 @@
  * the call passes through between two hops are named beside it.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize, relative } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -98,8 +98,11 @@ async function traceColdRead(root: string): Promise<ColdReadTrace> {
   const tracer = fileURLToPath(new URL('./layout-trace.ts', import.meta.url));
   const child = spawn(process.execPath, ['--import', 'tsx', '--import', tracer, 'src/cli.ts'], {
     cwd: root,
+    // Nothing of this shell's environment but PATH and HOME: a REDIS_URL or another setting
+    // left there would change the path the read takes.
     env: {
-      ...process.env,
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
       UPSTREAM_URL: sandbox.url,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -121,6 +124,9 @@ async function traceColdRead(root: string): Promise<ColdReadTrace> {
     const answer = (await response.json()) as { data?: { plan?: unknown }; errors?: unknown };
     if (!response.ok || !answer.data?.plan) {
       throw new Error(`the cold read failed (${response.status}): ${JSON.stringify(answer)}`);
+    }
+    if (!existsSync(out)) {
+      throw new Error('the read was answered, but the tracer saw no upstream request (not cold?)');
     }
     return JSON.parse(readFileSync(out, 'utf8')) as ColdReadTrace;
   } finally {
