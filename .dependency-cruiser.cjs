@@ -25,6 +25,7 @@ const LAYERS = [
   'src/writes',
   'src/telemetry',
   'src/webhooks',
+  'src/sign-in',
   'src/schema',
   'src/admission',
   'src/deliveries',

@@ -6,6 +6,7 @@
  * logic lives in createGateway and src/mcp. The sandbox and OpenTelemetry are imported only when
  * used, so a production process loads neither.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sandbox } from '@plans-gateway/sandbox';
@@ -15,8 +16,10 @@ import {
   DEFAULT_HTTP_CACHING,
   DEFAULT_LIMITS,
   DEFAULT_PERSISTED_QUERIES,
+  DEFAULT_SIGN_IN,
   defaultConfig,
   type GatewayConfig,
+  type SignInConfig,
 } from './config/config.js';
 import { parseSettings, type Settings, USAGE } from './config/settings.js';
 import { createGateway, type Gateway } from './gateway/gateway.js';
@@ -63,7 +66,53 @@ function version(): string {
   return typeof value === 'string' ? value : 'unknown';
 }
 
-function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): GatewayConfig {
+/** The embedded sandbox's demo application: any loopback `/auth/callback` is its redirect. */
+const SANDBOX_DEMO_CLIENT = { clientId: 'sandbox-demo-client', clientSecret: 'sandbox-demo-secret' };
+
+/**
+ * Sign-in as configured, or, on the embedded sandbox, with its demo application so a newcomer
+ * sees the whole flow with no account: the gateway's loopback URL, and without SEAL_KEY a key
+ * of this process alone with grants in memory (they end with it). Undefined: sign-in off.
+ */
+function signInOf(
+  settings: Settings,
+  upstreamUrl: string,
+  embedded: boolean,
+): SignInConfig | undefined {
+  const configured = settings.signIn;
+  if (!configured && !embedded) return undefined;
+  const shownHost =
+    settings.host === '0.0.0.0' || settings.host === '127.0.0.1' ? 'localhost' : settings.host;
+  const publicOrigin =
+    configured?.publicOrigin ??
+    // PORT=0 is known only once listening: sign-in needs PUBLIC_URL then.
+    (settings.port === 0 ? undefined : `http://${shownHost}:${settings.port}`);
+  if (publicOrigin === undefined) return undefined;
+  const upstream = new URL(upstreamUrl);
+  const key = settings.sealKey ?? (configured ? undefined : randomBytes(32));
+  if (!key) return undefined;
+  return {
+    ...DEFAULT_SIGN_IN,
+    key,
+    publicOrigin,
+    oauthOrigin:
+      configured?.oauthOrigin ??
+      (upstream.hostname === 'api.ynab.com' ? 'https://app.ynab.com' : upstream.origin),
+    clientId: configured?.clientId ?? SANDBOX_DEMO_CLIENT.clientId,
+    clientSecret: configured?.clientSecret ?? SANDBOX_DEMO_CLIENT.clientSecret,
+    ...(configured?.scope ? { scope: configured.scope } : {}),
+    databasePath:
+      configured?.databasePath ?? (settings.sealKey ? './data/sign-in.db' : ':memory:'),
+    sessionTtlMs: configured?.sessionTtlMs ?? DEFAULT_SIGN_IN.sessionTtlMs,
+  };
+}
+
+function configOf(
+  settings: Settings,
+  upstreamUrl: string,
+  demoToken?: string,
+  signIn?: SignInConfig,
+): GatewayConfig {
   return {
     ...defaultConfig(upstreamUrl),
     maxAgeMs: settings.maxAgeMs,
@@ -90,6 +139,7 @@ function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): 
     ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
     cluster: settings.cluster,
     ...(settings.webhooks ? { webhooks: settings.webhooks } : {}),
+    ...(signIn ? { signIn } : {}),
     graphiqlDefaultQuery: DASHBOARD_QUERY,
     ...(demoToken ? { graphiqlDefaultHeaders: { Authorization: `Bearer ${demoToken}` } } : {}),
   };
@@ -158,7 +208,8 @@ async function main(): Promise<void> {
       serviceName: settings.serviceName,
     });
   }
-  const gateway = createGateway(configOf(settings, upstreamUrl, demoUser?.token), {
+  const signIn = command === 'serve' ? signInOf(settings, upstreamUrl, sandbox !== null) : undefined;
+  const gateway = createGateway(configOf(settings, upstreamUrl, demoUser?.token, signIn), {
     logger,
     processMetrics: settings.metrics,
     ...(tracing ? { tracer: tracing.tracer } : {}),
@@ -231,6 +282,7 @@ async function main(): Promise<void> {
       ...(settings.subgraph ? { subgraph: `http://${shownHost}:${http.port}/subgraph` } : {}),
       ...(metricsHttp ? { metrics: `http://${shownHost}:${metricsHttp.port}/metrics` } : {}),
       tracing: tracing ? settings.otlpEndpoint : 'off',
+      signIn: signIn ? `${signIn.publicOrigin}/auth/login?return_to=${encodeURIComponent(url)}` : 'off',
     },
     'listening',
   );

@@ -44,7 +44,9 @@ import { createSettling } from '../writes/settling.js';
 import { ownCluster, requestLedger } from './cluster.js';
 import { createGatewayLive } from './live.js';
 import { createGatewayReplicas } from './replicas.js';
+import { createGatewaySignIn } from './sign-in.js';
 import { createGatewayWebhooks, type Webhooks } from './webhooks.js';
+import type { SignIn } from '../sign-in/sign-in.js';
 
 export interface GatewayDeps {
   /** Dispatcher for upstream requests (tests inject one); default: the client's own pool. */
@@ -133,6 +135,13 @@ export interface Gateway {
   readonly cluster?: Cluster;
   /** Webhooks (`config.webhooks`): endpoints, their feeds and the deliverer. */
   readonly webhooks?: Webhooks;
+  /** Sign-in (`config.signIn`): grants, `/auth/*` (src/sign-in, docs/sign-in.md). */
+  readonly signIn?: SignIn;
+  /**
+   * Calls `listener` with the key of callers whose credentials ended (a sign-in's grant ended,
+   * on any instance): their WebSockets close. Returns the unsubscribe.
+   */
+  credentialsEnded(listener: (tokenKey: string) => void): () => void;
   /**
    * Ends every subscription and closes the upstream pool; the HTTP server that serves `yoga` is
    * the caller's to close.
@@ -164,8 +173,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     baseUrl: config.upstreamUrl,
     ledger,
     wallClock: now,
-    // A token the upstream refused loses everything held for it.
-    tokenGate: { onRejected: (tokenKey) => forgetToken(tokenKey) },
+    // A token the upstream refused loses everything held for it; a grant's is refreshed first.
+    tokenGate: { onRejected: (tokenKey) => refused(tokenKey) },
     observer: metrics.upstream,
     ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
@@ -189,6 +198,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     replicas.forgetToken(tokenKey);
     restCache.forgetToken(tokenKey);
   }
+  function refused(tokenKey: string): void {
+    if (!signIn?.grants.isGrantKey(tokenKey)) return forgetToken(tokenKey);
+    void signIn.grants.refused(tokenKey).then(
+      (renewed) => (renewed ? upstream.forgiveToken(tokenKey) : forgetToken(tokenKey)),
+      () => forgetToken(tokenKey),
+    );
+  }
   const live = createGatewayLive({
     config,
     now,
@@ -198,6 +214,15 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     scheduler: deps.scheduler,
     live: deps.live,
     onError: (error) => logInternalError(logger, error, 'subscription poll failed'),
+  });
+  const signIn = createGatewaySignIn({
+    config,
+    upstream,
+    restCache,
+    cluster,
+    scheduler: live.scheduler,
+    logger,
+    onEnded: forgetToken,
   });
   const requestIds = createRequestIds();
   const freshnessOf = requestFreshness(config.maxAgeMs, now);
@@ -213,6 +238,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       return refusal ? toGraphQLError(refusal) : null;
     },
     sinks,
+    ...(signIn ? { sessions: signIn.sessions } : {}),
   });
 
   const pluginOptions: GatewayPluginsOptions = {
@@ -234,6 +260,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     compiledQueries: config.compiledQueries,
     freshnessOf,
     logger,
+    signIn: signIn?.part.browser,
   };
   const webhooks = createGatewayWebhooks({
     config,
@@ -305,8 +332,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     },
     ...(cluster ? { cluster } : {}),
     ...(webhooks.running ? { webhooks: webhooks.running } : {}),
+    ...(signIn ? { signIn: signIn.part } : {}),
+    credentialsEnded: (listener) => signIn?.ended(listener) ?? (() => {}),
     async close() {
       await webhooks.close();
+      await signIn?.part.close();
       await live.close();
       // Deltas after writes carry on past their answers; the upstream pool closes after them.
       await settling.idle();

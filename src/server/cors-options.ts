@@ -6,19 +6,20 @@ import { REQUEST_ID_HEADER } from './plugins/use-request-id.js';
 export const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
- * yoga's CORS options for the gateway: the configured origins and request headers, GET and POST,
- * no credentials (tokens are bearer, never cookies). `ETag` and the request id are exposed so
- * client code can read them; browsers revalidate with the ETag on their own.
+ * yoga's CORS options for the gateway: the configured origins and request headers, GET and POST.
+ * Credentials (the session cookie of sign-in) only with sign-in on and only for a list of
+ * origins: `*` never carries them. `ETag` and the request id are exposed so client code can read
+ * them; browsers revalidate with the ETag on their own.
  */
 export function corsOptions(
-  config: Pick<GatewayConfig, 'corsOrigins' | 'corsAllowedHeaders'>,
+  config: Pick<GatewayConfig, 'corsOrigins' | 'corsAllowedHeaders' | 'signIn'>,
 ): CORSOptions {
   return {
     origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
     methods: ['GET', 'POST'],
     allowedHeaders: [...config.corsAllowedHeaders],
     exposedHeaders: ['etag', REQUEST_ID_HEADER],
-    credentials: false,
+    credentials: config.signIn !== undefined && config.corsOrigins !== '*',
     maxAge: PREFLIGHT_MAX_AGE_SECONDS,
   };
 }

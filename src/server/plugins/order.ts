@@ -17,6 +17,7 @@ import { useInputErrorNames } from '../../errors/use-input-error-names.js';
 import type { OperationTracer } from '../../operation/tracer.js';
 import type { ReplicaStore } from '../../replica/types.js';
 import type { GatewayContext } from '../../schema/context.js';
+import type { BrowserSignIn } from '../../sign-in/browser.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import type { OperationReportSink } from '../../telemetry/operation-report.js';
@@ -40,6 +41,7 @@ import { useRequestBodyLimit } from './use-request-body-limit.js';
 import type { RequestIds } from './use-request-id.js';
 import { useResponseExtensions } from './use-response-extensions.js';
 import { useStreamsNeedStreaming } from './use-streams-need-streaming.js';
+import { useSignIn } from './use-sign-in.js';
 import { useSubgraphEndpoint } from './use-subgraph-endpoint.js';
 
 /** What yoga takes as a plugin of the gateway's server (some read the gateway's context). */
@@ -75,6 +77,8 @@ export interface GatewayPluginsOptions {
   freshnessOf: FreshnessOf;
   /** Where a request hook's failure is logged (`guardRequestHook`). @default none */
   logger?: Logger | undefined;
+  /** Browser sign-in's `/auth/*` (`config.signIn`). @default none */
+  signIn?: BrowserSignIn | undefined;
 }
 
 /**
@@ -132,6 +136,7 @@ function doorPlugins(config: GatewayConfig, options: GatewayPluginsOptions): Gat
       ? []
       : [useCompression({ minBytes: config.compressionMinBytes })]),
     useReadiness({ probe: probeUpstream, draining }),
+    ...(options.signIn ? [useSignIn(options.signIn)] : []),
     ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),
     ...(config.graphiql ? [graphiql(config)] : []),
   ];
