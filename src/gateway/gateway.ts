@@ -199,8 +199,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     restCache.forgetToken(tokenKey);
   }
   function refused(tokenKey: string): void {
-    if (!signIn?.grants.isGrantKey(tokenKey)) return forgetToken(tokenKey);
-    void signIn.grants.refused(tokenKey).then(
+    if (!signIn?.part.grants.isGrantKey(tokenKey)) return forgetToken(tokenKey);
+    void signIn.part.grants.refused(tokenKey).then(
       (renewed) => (renewed ? upstream.forgiveToken(tokenKey) : forgetToken(tokenKey)),
       () => forgetToken(tokenKey),
     );

@@ -14,6 +14,7 @@ import { createOAuthClient } from '../upstream/oauth.js';
 import { type BrowserSignIn, CALLBACK_PATH, createBrowserSignIn } from './browser.js';
 import { createGrants, type Grants } from './grants.js';
 import type { CompleteAuthorization } from './ports.js';
+import { RECORD_KINDS, type RecordKind } from './records.js';
 import { createRedisSignInRecords } from './redis-records.js';
 import { localRefreshLock, redisRefreshLock } from './refresh-lock.js';
 import { createSqliteSignInRecords } from './sqlite-records.js';
@@ -22,6 +23,8 @@ import { createVault } from './vault.js';
 export interface SignIn {
   readonly grants: Grants;
   readonly browser: BrowserSignIn;
+  /** Records kept now, by kind (ended ones not yet swept may count). */
+  counts(): Promise<Record<RecordKind, number>>;
   close(): Promise<void>;
 }
 
@@ -97,6 +100,10 @@ export function createSignIn(parts: SignInParts): SignIn {
   return {
     grants,
     browser,
+    async counts() {
+      const [grant, session, signIn] = await Promise.all(RECORD_KINDS.map((kind) => vault.count(kind)));
+      return { grant: grant ?? 0, session: session ?? 0, 'sign-in': signIn ?? 0 };
+    },
     async close() {
       grants.close();
       lock.close();

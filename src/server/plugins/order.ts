@@ -201,7 +201,12 @@ function graphiql(config: GatewayConfig): Plugin {
   return useGraphiQL({
     title: 'Plans GraphQL gateway',
     ...(config.graphiqlDefaultQuery ? { defaultQuery: config.graphiqlDefaultQuery } : {}),
-    ...(config.graphiqlDefaultHeaders ? { headers: config.graphiqlDefaultHeaders } : {}),
+    // Signed in, GraphiQL's requests carry the session cookie; a default bearer header would
+    // override it.
+    ...(config.graphiqlDefaultHeaders && !config.signIn
+      ? { headers: config.graphiqlDefaultHeaders }
+      : {}),
+    ...(config.signIn ? { signInPath: '/auth/login' } : {}),
     // GraphiQL sends subscriptions as GET event streams, which CSRF prevention refuses without
     // this header.
     additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },
