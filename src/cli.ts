@@ -67,7 +67,10 @@ function version(): string {
 }
 
 /** The embedded sandbox's demo application: any loopback `/auth/callback` is its redirect. */
-const SANDBOX_DEMO_CLIENT = { clientId: 'sandbox-demo-client', clientSecret: 'sandbox-demo-secret' };
+const SANDBOX_DEMO_CLIENT = {
+  clientId: 'sandbox-demo-client',
+  clientSecret: 'sandbox-demo-secret',
+};
 
 /**
  * Sign-in as configured, or, on the embedded sandbox, with its demo application so a newcomer
@@ -101,8 +104,7 @@ function signInOf(
     clientId: configured?.clientId ?? SANDBOX_DEMO_CLIENT.clientId,
     clientSecret: configured?.clientSecret ?? SANDBOX_DEMO_CLIENT.clientSecret,
     ...(configured?.scope ? { scope: configured.scope } : {}),
-    databasePath:
-      configured?.databasePath ?? (settings.sealKey ? './data/sign-in.db' : ':memory:'),
+    databasePath: configured?.databasePath ?? (settings.sealKey ? './data/sign-in.db' : ':memory:'),
     sessionTtlMs: configured?.sessionTtlMs ?? DEFAULT_SIGN_IN.sessionTtlMs,
   };
 }
@@ -208,7 +210,8 @@ async function main(): Promise<void> {
       serviceName: settings.serviceName,
     });
   }
-  const signIn = command === 'serve' ? signInOf(settings, upstreamUrl, sandbox !== null) : undefined;
+  const signIn =
+    command === 'serve' ? signInOf(settings, upstreamUrl, sandbox !== null) : undefined;
   const gateway = createGateway(configOf(settings, upstreamUrl, demoUser?.token, signIn), {
     logger,
     processMetrics: settings.metrics,
@@ -282,7 +285,9 @@ async function main(): Promise<void> {
       ...(settings.subgraph ? { subgraph: `http://${shownHost}:${http.port}/subgraph` } : {}),
       ...(metricsHttp ? { metrics: `http://${shownHost}:${metricsHttp.port}/metrics` } : {}),
       tracing: tracing ? settings.otlpEndpoint : 'off',
-      signIn: signIn ? `${signIn.publicOrigin}/auth/login?return_to=${encodeURIComponent(url)}` : 'off',
+      signIn: signIn
+        ? `${signIn.publicOrigin}/auth/login?return_to=${encodeURIComponent(url)}`
+        : 'off',
     },
     'listening',
   );

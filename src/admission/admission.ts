@@ -187,7 +187,11 @@ export function createAdmission({
   };
   limitsOf(schema);
   const originRefusal = (origin: string | null, ownOrigins: readonly string[], cookie = false) =>
-    isAllowedOrigin(cookie && config.corsOrigins === '*' ? [] : config.corsOrigins, origin, ownOrigins)
+    isAllowedOrigin(
+      cookie && config.corsOrigins === '*' ? [] : config.corsOrigins,
+      origin,
+      ownOrigins,
+    )
       ? null
       : forbiddenOrigin();
   const credentialsStage = createCredentialsStage(tokenRefusal, sessions);

@@ -75,8 +75,10 @@ export function presentedByConnection(
   const fromParams = params ? connectionParamsToken(params) : undefined;
   if (fromParams !== undefined) return bearer(fromParams);
   return (
-    presentedBy(upgrade.authorization, new URL(upgrade.url ?? '/', 'http://upgrade.invalid').href) ??
-    sessionOf(upgrade.cookie)
+    presentedBy(
+      upgrade.authorization,
+      new URL(upgrade.url ?? '/', 'http://upgrade.invalid').href,
+    ) ?? sessionOf(upgrade.cookie)
   );
 }
 

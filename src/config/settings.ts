@@ -402,18 +402,20 @@ function signInSettings(env: Env, upstream: string | undefined): SignInSettings 
   const oauthOrigin = optional(env, 'OAUTH_URL', httpUrl);
   if (clientId === undefined) {
     if (clientSecret !== undefined)
-      throw new SettingError('OAUTH_CLIENT_SECRET needs OAUTH_CLIENT_ID (the application it is the secret of)');
+      throw new SettingError(
+        'OAUTH_CLIENT_SECRET needs OAUTH_CLIENT_ID (the application it is the secret of)',
+      );
     return undefined;
   }
   if (clientSecret === undefined)
-    throw new SettingError('OAUTH_CLIENT_ID needs OAUTH_CLIENT_SECRET (the application\'s secret)');
+    throw new SettingError("OAUTH_CLIENT_ID needs OAUTH_CLIENT_SECRET (the application's secret)");
   if (sealKey(env) === undefined)
     throw new SettingError(
       'OAUTH_CLIENT_ID needs SEAL_KEY: grants hold upstream tokens, sealed at rest under it (openssl rand -base64 32)',
     );
   if (publicUrl === undefined && upstream !== undefined)
     throw new SettingError(
-      'OAUTH_CLIENT_ID needs PUBLIC_URL: the gateway\'s URL as browsers reach it, whose /auth/callback the application registers',
+      "OAUTH_CLIENT_ID needs PUBLIC_URL: the gateway's URL as browsers reach it, whose /auth/callback the application registers",
     );
   return {
     clientId,
@@ -428,7 +430,9 @@ function signInSettings(env: Env, upstream: string | undefined): SignInSettings 
 
 function oauthScope(value: string, name: string): 'read-only' {
   if (value !== 'read-only')
-    throw new SettingError(`${name} must be read-only (or unset for full access); got ${show(value)}`);
+    throw new SettingError(
+      `${name} must be read-only (or unset for full access); got ${show(value)}`,
+    );
   return value;
 }
 

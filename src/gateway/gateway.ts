@@ -31,6 +31,7 @@ import { persistedDocuments } from '../server/plugins/use-persisted-documents.js
 import { createRequestIds } from '../server/plugins/use-request-id.js';
 import { SUBGRAPH_PATH } from '../server/plugins/use-subgraph-endpoint.js';
 import type { GatewayYoga } from '../server/run-operation.js';
+import type { SignIn } from '../sign-in/sign-in.js';
 import { type Logger, logOperations } from '../telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
 import type { OperationReportSink } from '../telemetry/operation-report.js';
@@ -46,7 +47,6 @@ import { createGatewayLive } from './live.js';
 import { createGatewayReplicas } from './replicas.js';
 import { createGatewaySignIn } from './sign-in.js';
 import { createGatewayWebhooks, type Webhooks } from './webhooks.js';
-import type { SignIn } from '../sign-in/sign-in.js';
 
 export interface GatewayDeps {
   /** Dispatcher for upstream requests (tests inject one); default: the client's own pool. */
@@ -199,7 +199,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     restCache.forgetToken(tokenKey);
   }
   function refused(tokenKey: string): void {
-    if (!signIn?.part.grants.isGrantKey(tokenKey)) return forgetToken(tokenKey);
+    if (!signIn?.part.grants.isGrantKey(tokenKey)) {
+      forgetToken(tokenKey);
+      return;
+    }
     void signIn.part.grants.refused(tokenKey).then(
       (renewed) => (renewed ? upstream.forgiveToken(tokenKey) : forgetToken(tokenKey)),
       () => forgetToken(tokenKey),

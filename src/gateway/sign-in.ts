@@ -50,7 +50,8 @@ export function createGatewaySignIn(parts: {
         )
       ).value.plans,
     onEvent: (event) => logger?.info({ signIn: event.kind, error: event.error }, 'sign-in'),
-    onRejected: (what) => logger?.warn({ entry: what }, 'redis entry ignored: forged or sent again'),
+    onRejected: (what) =>
+      logger?.warn({ entry: what }, 'redis entry ignored: forged or sent again'),
   });
   part.grants.onEnded((grantId) => parts.onEnded(grantKey(grantId)));
   return {

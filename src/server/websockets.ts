@@ -135,7 +135,8 @@ export function attachWebSockets(
     });
   };
   const stopEnded = gateway.credentialsEnded?.((tokenKey) => {
-    for (const socket of byKey.get(tokenKey) ?? []) socket.close(UNAUTHORIZED_CLOSE_CODE, 'Unauthorized');
+    for (const socket of byKey.get(tokenKey) ?? [])
+      socket.close(UNAUTHORIZED_CLOSE_CODE, 'Unauthorized');
   });
   // What each connection presents, read at its first operation: every operation on it carries
   // the same value, which admission checks and digests once.
@@ -305,7 +306,8 @@ export function attachWebSockets(
     const refusal = admission.originRefusal(
       request.headers.origin ?? null,
       ownOriginsOf(request.headers.host),
-      request.headers.authorization === undefined && sessionOf(request.headers.cookie) !== undefined,
+      request.headers.authorization === undefined &&
+        sessionOf(request.headers.cookie) !== undefined,
     );
     if (refusal) {
       refuseUpgrade(socket, 403, {

@@ -42,7 +42,11 @@ export const SIGN_OUT_HEADERS = [
   'apollo-require-preflight',
   'x-apollo-operation-name',
 ] as const;
-const SIMPLE_CONTENT_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
+const SIMPLE_CONTENT_TYPES = [
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'text/plain',
+];
 
 interface PendingSignIn {
   readonly purpose: SignInPurpose;
@@ -95,7 +99,7 @@ export function createBrowserSignIn(options: BrowserSignInOptions): BrowserSignI
   }
 
   async function login(url: URL): Promise<Response> {
-    const returnTo = returnTarget(url.searchParams.get('return_to'), publicOrigin, isAllowed);
+    const returnTo = returnTarget(url.searchParams.get('return_to'), isAllowed);
     if ('refusal' in returnTo) {
       event('login-refused', 'invalid_request');
       return oauthError(400, 'invalid_request', returnTo.refusal);
@@ -133,28 +137,50 @@ export function createBrowserSignIn(options: BrowserSignInOptions): BrowserSignI
     // Taken at once: a state is good once, whatever follows.
     const pending = state === '' ? undefined : await vault.take<PendingSignIn>('sign-in', state);
     if (!pending)
-      return refuse(400, 'invalid_request', 'This sign-in is unknown, used or expired: start it again.');
+      return refuse(
+        400,
+        'invalid_request',
+        'This sign-in is unknown, used or expired: start it again.',
+      );
     const { purpose } = pending;
     // The state cookie binds the sign-in to the browser that began it (an authorization
     // request's browser too: it went through /auth/login's twin, `begin`, in this browser).
-    if (purpose.kind === 'session' && cookieValue(request.headers.get('cookie'), SIGN_IN_COOKIE) !== state)
-      return refuse(400, 'invalid_request', 'This sign-in began in another browser: start it again.');
+    if (
+      purpose.kind === 'session' &&
+      cookieValue(request.headers.get('cookie'), SIGN_IN_COOKIE) !== state
+    )
+      return refuse(
+        400,
+        'invalid_request',
+        'This sign-in began in another browser: start it again.',
+      );
     const upstreamError = url.searchParams.get('error');
     const code = url.searchParams.get('code');
     const redirect = (location: string, cookies: string[]) => {
-      const headers = new Headers({ location, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
+      const headers = new Headers({
+        location,
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+      });
       for (const cookie of cookies) headers.append('set-cookie', cookie);
       return new Response(null, { status: 303, headers });
     };
     if (upstreamError !== null || !code) {
-      const error = upstreamError !== null && /^[a-z_]{1,64}$/.test(upstreamError) ? upstreamError : 'access_denied';
+      const error =
+        upstreamError !== null && /^[a-z_]{1,64}$/.test(upstreamError)
+          ? upstreamError
+          : 'access_denied';
       event('callback-denied', error);
       if (purpose.kind === 'session') return redirect(purpose.returnTo, [clearState]);
       return redirect((await finishAuthorization(purpose.requestId, { error })).href, [clearState]);
     }
     const pair = await oauth.exchangeCode(code);
     if ('error' in pair)
-      return refuse(pair.final ? 400 : 502, pair.error, `The upstream refused the sign-in: ${pair.error}.`);
+      return refuse(
+        pair.final ? 400 : 502,
+        pair.error,
+        `The upstream refused the sign-in: ${pair.error}.`,
+      );
     const grant = await grants.create(pair);
     if (purpose.kind === 'authorization') {
       event('signed-in-authorization');
@@ -258,7 +284,8 @@ export function createBrowserSignIn(options: BrowserSignInOptions): BrowserSignI
     },
     async credentials(session) {
       const record = await vault.read<SessionRecord>('session', session);
-      if (!record) throw signInAgain('There is no such session (signed out, expired or never made): sign in.');
+      if (!record)
+        throw signInAgain('There is no such session (signed out, expired or never made): sign in.');
       try {
         return await grants.credentials(record.grantId);
       } catch (error) {
@@ -273,16 +300,15 @@ export function createBrowserSignIn(options: BrowserSignInOptions): BrowserSignI
 /** Where to send the browser back after sign-in, or why not. */
 function returnTarget(
   value: string | null,
-  publicOrigin: string,
   isAllowed: (origin: string) => boolean,
 ): { url: string } | { refusal: string } {
-  if (!value) return { refusal: 'return_to is required: the URL of the page to go back to.' };
+  if (!value)
+    return { refusal: 'return_to is required: the absolute URL of the page to go back to.' };
   let url: URL;
   try {
-    // A path is on the gateway's own origin; `//host` is not a path.
-    url = value.startsWith('/') && !value.startsWith('//') ? new URL(value, publicOrigin) : new URL(value);
+    url = new URL(value);
   } catch {
-    return { refusal: 'return_to must be an absolute URL or a path on this gateway.' };
+    return { refusal: 'return_to must be an absolute URL.' };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     return { refusal: 'return_to must be an http(s) URL.' };

@@ -10,8 +10,8 @@
  * The same channel tells every instance that a grant ended (`onEnded` of the grant book).
  */
 import { randomBytes } from 'node:crypto';
-import { releaseLease, takeLease } from '../cluster/redis-leases.js';
 import type { RedisLink } from '../cluster/redis.js';
+import { releaseLease, takeLease } from '../cluster/redis-leases.js';
 import type { Signer } from '../crypto/signer.js';
 import type { Scheduler } from '../live/scheduler.js';
 

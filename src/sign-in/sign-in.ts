@@ -101,7 +101,9 @@ export function createSignIn(parts: SignInParts): SignIn {
     grants,
     browser,
     async counts() {
-      const [grant, session, signIn] = await Promise.all(RECORD_KINDS.map((kind) => vault.count(kind)));
+      const [grant, session, signIn] = await Promise.all(
+        RECORD_KINDS.map((kind) => vault.count(kind)),
+      );
       return { grant: grant ?? 0, session: session ?? 0, 'sign-in': signIn ?? 0 };
     },
     async close() {

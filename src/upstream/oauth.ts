@@ -51,7 +51,14 @@ export interface OAuthClient {
 const ERROR_CODE = /^[\x20-\x21\x23-\x5b\x5d-\x7e]{1,64}$/;
 
 export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
-  const { origin, clientId, clientSecret, redirectUri, timeoutMs = 10_000, now = Date.now } = options;
+  const {
+    origin,
+    clientId,
+    clientSecret,
+    redirectUri,
+    timeoutMs = 10_000,
+    now = Date.now,
+  } = options;
   async function token(fields: Record<string, string>): Promise<TokenPair | OAuthRefusal> {
     let answer: Dispatcher.ResponseData;
     try {
@@ -113,7 +120,6 @@ export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
     },
     exchangeCode: (code) =>
       token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri }),
-    refresh: (refreshToken) =>
-      token({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+    refresh: (refreshToken) => token({ grant_type: 'refresh_token', refresh_token: refreshToken }),
   };
 }

@@ -83,10 +83,9 @@ describe('browser sign-in', () => {
   it('refuses an open redirect: return_to on an origin not listed', async () => {
     const s = await stack();
     for (const target of ['https://evil.example/', '//evil.example/x', 'javascript:alert(1)']) {
-      const answer = await fetch(
-        `${s.origin}/auth/login?return_to=${encodeURIComponent(target)}`,
-        { redirect: 'manual' },
-      );
+      const answer = await fetch(`${s.origin}/auth/login?return_to=${encodeURIComponent(target)}`, {
+        redirect: 'manual',
+      });
       expect(answer.status, target).toBe(400);
       expect(await answer.json()).toMatchObject({ error: 'invalid_request' });
     }

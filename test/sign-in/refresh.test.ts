@@ -32,8 +32,9 @@ describe('refresh on the manual clock', () => {
     const exports = () =>
       s.sandbox
         .calls()
-        .filter((call) => call.operationId === 'getPlanById' && !call.query.last_knowledge_of_server)
-        .length;
+        .filter(
+          (call) => call.operationId === 'getPlanById' && !call.query.last_knowledge_of_server,
+        ).length;
     const first = await gqlWithSession(s.url, session, PLAN);
     expect(first.body.errors).toBeUndefined();
     expect(exports()).toBe(1);

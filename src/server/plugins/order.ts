@@ -40,8 +40,8 @@ import { useReadiness } from './use-readiness.js';
 import { useRequestBodyLimit } from './use-request-body-limit.js';
 import type { RequestIds } from './use-request-id.js';
 import { useResponseExtensions } from './use-response-extensions.js';
-import { useStreamsNeedStreaming } from './use-streams-need-streaming.js';
 import { useSignIn } from './use-sign-in.js';
+import { useStreamsNeedStreaming } from './use-streams-need-streaming.js';
 import { useSubgraphEndpoint } from './use-subgraph-endpoint.js';
 
 /** What yoga takes as a plugin of the gateway's server (some read the gateway's context). */
@@ -206,7 +206,7 @@ function graphiql(config: GatewayConfig): Plugin {
     ...(config.graphiqlDefaultHeaders && !config.signIn
       ? { headers: config.graphiqlDefaultHeaders }
       : {}),
-    ...(config.signIn ? { signInPath: '/auth/login' } : {}),
+    ...(config.signIn ? { signIn: config.signIn.publicOrigin } : {}),
     // GraphiQL sends subscriptions as GET event streams, which CSRF prevention refuses without
     // this header.
     additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },

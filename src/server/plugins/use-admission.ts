@@ -1,8 +1,9 @@
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Admission, OperationRequest } from '../../admission/admission.js';
 import { ownOriginsOf } from '../../admission/origin.js';
-import { gatewayError } from '../../errors/codes.js';
+import { copyError, gatewayError } from '../../errors/codes.js';
+import { SIGN_IN_PATH } from '../../sign-in/grants.js';
 import type { Credentials } from '../../operation/credentials.js';
 
 export interface UseAdmissionOptions {
@@ -67,6 +68,14 @@ export function useAdmission(
       setParsedDocument(verdict.document);
       extendContext({ credentials: verdict.credentials });
     },
+    onExecutionResult({ request, result, setResult }) {
+      // A session whose grant ended mid-operation (the upstream refused its token): the browser
+      // is told where to sign in again, as stage 5 tells it.
+      if (admission.presentedBy(request)?.kind !== 'session' || !('errors' in result)) return;
+      const { errors } = result;
+      if (!errors?.some((error) => error.extensions?.code === 'UNAUTHENTICATED')) return;
+      setResult({ ...result, errors: errors.map(withSignIn) });
+    },
     onValidate({ params: { documentAST }, setResult }) {
       if (valid.has(documentAST)) {
         setResult([]);
@@ -78,6 +87,11 @@ export function useAdmission(
       };
     },
   };
+}
+
+function withSignIn(error: GraphQLError): GraphQLError {
+  if (error.extensions.code !== 'UNAUTHENTICATED' || error.extensions.signIn) return error;
+  return copyError(error, { extensions: { ...error.extensions, signIn: { url: SIGN_IN_PATH } } });
 }
 
 function requestOperation(

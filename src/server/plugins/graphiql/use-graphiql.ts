@@ -50,10 +50,11 @@ export interface GraphiQLOptions {
   /** Headers GraphiQL sends with every operation and does not show (e.g. a CSRF header). */
   additionalHeaders?: Record<string, string>;
   /**
-   * Browser sign-in's start (`/auth/login`): the page shows a "Sign in" link to it, back to
-   * GraphiQL afterwards; GraphiQL's requests then carry the session cookie. @default none
+   * The gateway's public origin when browser sign-in is on: the page shows a "Sign in" link to
+   * its `/auth/login`, back to GraphiQL afterwards; GraphiQL's requests then carry the session
+   * cookie. @default none
    */
-  signInPath?: string;
+  signIn?: string;
   /**
    * Shown while a subscription waits for its first event, instead of a bare spinner.
    * @default SUBSCRIPTION_WAITING_MESSAGE
@@ -99,7 +100,7 @@ export function useGraphiQL({
   defaultQuery,
   headers,
   additionalHeaders,
-  signInPath,
+  signIn,
   subscriptionWaitingMessage = SUBSCRIPTION_WAITING_MESSAGE,
   maxConcurrentReaders = DEFAULT_MAX_ASSET_READERS,
   stallMs = DEFAULT_STALL_MS,
@@ -122,15 +123,21 @@ export function useGraphiQL({
   const build = () => {
     built ??= buildGraphiQLAssets().then((assets) => ({
       assets,
-      page: pageAsset(assets.base, {
-        title,
-        endpoint,
-        defaultQuery,
-        headers: headers ? JSON.stringify(headers, null, 2) : undefined,
-        shouldPersistHeaders: false,
-        ...(additionalHeaders ? { additionalHeaders } : {}),
-        subscriptionWaitingMessage,
-      }, signInPath === undefined ? undefined : `${signInPath}?return_to=${encodeURIComponent(endpoint)}`),
+      page: pageAsset(
+        assets.base,
+        {
+          title,
+          endpoint,
+          defaultQuery,
+          headers: headers ? JSON.stringify(headers, null, 2) : undefined,
+          shouldPersistHeaders: false,
+          ...(additionalHeaders ? { additionalHeaders } : {}),
+          subscriptionWaitingMessage,
+        },
+        signInPath === undefined
+          ? undefined
+          : `${signInPath}?return_to=${encodeURIComponent(endpoint)}`,
+      ),
     }));
     return built;
   };
@@ -256,13 +263,13 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
 // value (a default query, a header) can close the element.
 function pageAsset(base: string, options: Record<string, unknown>, signIn?: string): Asset {
   const json = JSON.stringify(options).replace(/</g, '\\u003c');
-  const escape = (text: string) => text.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  const title = escape(String(options.title));
+  const escaped = (text: string) => text.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const title = escaped(String(options.title));
   // A plain link (the page runs no inline script): the browser signs in and comes back here.
   const signInLink =
     signIn === undefined
       ? ''
-      : `\n    <a id="sign-in" href="${escape(signIn)}" style="position:fixed;top:8px;right:12px;z-index:10;padding:4px 12px;border-radius:4px;background:#e10098;color:#fff;font:600 14px sans-serif;text-decoration:none">Sign in</a>`;
+      : `\n    <a id="sign-in" href="${escaped(signIn)}" style="position:fixed;top:8px;right:12px;z-index:10;padding:4px 12px;border-radius:4px;background:#e10098;color:#fff;font:600 14px sans-serif;text-decoration:none">Sign in</a>`;
   const html = `<!doctype html>
 <html lang="en">
   <head>
