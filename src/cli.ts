@@ -161,6 +161,13 @@ function metricsHandler(gateway: Gateway) {
   };
 }
 
+/** A port free on `host` a moment ago (the embedded demo's PORT=0 with sign-in). */
+async function freePort(host: string): Promise<number> {
+  const probe = await listen(() => {}, { port: 0, host });
+  await probe.shutdown(0);
+  return probe.port;
+}
+
 async function listenOrFail(
   handler: Parameters<typeof listen>[0],
   port: number,
@@ -210,8 +217,16 @@ async function main(): Promise<void> {
       serviceName: settings.serviceName,
     });
   }
+  // Sign-in names its own callback URL before the port is open: on the embedded sandbox, PORT=0
+  // takes a port free now (a developer's machine; PUBLIC_URL says it otherwise).
+  const port =
+    command === 'serve' && sandbox && settings.port === 0 && !settings.signIn?.publicOrigin
+      ? await freePort(settings.host)
+      : settings.port;
   const signIn =
-    command === 'serve' ? signInOf(settings, upstreamUrl, sandbox !== null) : undefined;
+    command === 'serve'
+      ? signInOf({ ...settings, port }, upstreamUrl, sandbox !== null)
+      : undefined;
   const gateway = createGateway(configOf(settings, upstreamUrl, demoUser?.token, signIn), {
     logger,
     processMetrics: settings.metrics,
@@ -242,7 +257,7 @@ async function main(): Promise<void> {
   const mcpHttp = settings.mcp.path
     ? createMcpHttp(createMcpParts(gateway, schema, settings.mcp, version()))
     : undefined;
-  const http = await listenOrFail(withMcp(gateway, mcpHttp), settings.port, host, 'PORT');
+  const http = await listenOrFail(withMcp(gateway, mcpHttp), port, host, 'PORT');
   const sockets = attachWebSockets(http.server, gateway);
   const metricsHttp =
     settings.metrics && settings.metricsPort !== undefined
@@ -291,7 +306,7 @@ async function main(): Promise<void> {
     },
     'listening',
   );
-  if (sandbox && demoUser) printDemoBanner(url, sandbox, demoUser, settings.graphiql);
+  if (sandbox && demoUser) printDemoBanner(url, sandbox, demoUser, settings.graphiql, signIn !== undefined);
   // The subgraph schema is built once the port is open (about as long as the graph's took), so
   // the start is not slower for it and a router's first fetch does not wait for it.
   if (gateway.subgraph) setImmediate(gateway.subgraph);
@@ -350,6 +365,7 @@ function printDemoBanner(
   sandbox: Sandbox,
   user: { token: string; readOnlyToken: string | null },
   graphiql: boolean,
+  signIn: boolean,
 ): void {
   const query =
     '{"query":"{ plan(id: \\"last-used\\") { name accounts { name balanceFormatted } } }"}';
@@ -362,7 +378,9 @@ function printDemoBanner(
       `Read-only demo token: ${user.readOnlyToken ?? '(none)'}`,
       ...(graphiql
         ? [
-            `Open GraphiQL (the dashboard query and the token header are filled in): ${url}`,
+            signIn
+              ? `Open GraphiQL and Sign in (the dashboard query is filled in): ${url}`
+              : `Open GraphiQL (the dashboard query and the token header are filled in): ${url}`,
             `Or: ${curl}`,
           ]
         : ['GraphiQL is off (GRAPHIQL=on serves it). Try:', curl]),

@@ -168,6 +168,8 @@ export const DEFAULT_CORS_ALLOWED_HEADERS: readonly string[] = [
   'baggage',
   'sentry-trace',
   'x-request-id',
+  // Browser sign-in's sign-out: a header a page elsewhere cannot send without a preflight.
+  'x-requested-with',
 ];
 
 /** Automatic persisted queries (Apollo's protocol): hash-only requests after a first full one. */

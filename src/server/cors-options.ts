@@ -13,9 +13,23 @@ export const PREFLIGHT_MAX_AGE_SECONDS = 600;
  */
 export function corsOptions(
   config: Pick<GatewayConfig, 'corsOrigins' | 'corsAllowedHeaders' | 'signIn'>,
+): CORSOptions | ((request: Request) => CORSOptions) {
+  const { corsOrigins } = config;
+  if (corsOrigins === '*') return options(config, '*');
+  // A listed origin gets itself back; any other none (whatwg-node would name the one listed
+  // origin to every caller, which a browser refuses anyway, but says more than it must).
+  return (request) => {
+    const origin = request.headers.get('origin');
+    return origin !== null && corsOrigins.includes(origin) ? options(config, [origin]) : false;
+  };
+}
+
+function options(
+  config: Pick<GatewayConfig, 'corsOrigins' | 'corsAllowedHeaders' | 'signIn'>,
+  origin: '*' | string[],
 ): CORSOptions {
   return {
-    origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
+    origin,
     methods: ['GET', 'POST'],
     allowedHeaders: [...config.corsAllowedHeaders],
     exposedHeaders: ['etag', REQUEST_ID_HEADER],

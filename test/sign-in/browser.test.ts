@@ -7,6 +7,7 @@
  * leaves no session or grant behind.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { startStack } from '../support/stack.js';
 import {
   beginSignIn,
@@ -167,6 +168,48 @@ describe('browser sign-in', () => {
     });
     expect(logout.status).toBe(403);
     expect(await s.counts()).toMatchObject({ session: 1 });
+  });
+
+  it('admits the cookie over WebSocket, closes the socket with 4401 on sign-out, and refuses an upgrade from an origin not listed', async () => {
+    const s = await stack({ serve: 'websocket' });
+    const session = await signIn(s.origin);
+    const cookie = `plans_session=${session}`;
+    const foreign = new WebSocket(s.wsUrl, 'graphql-transport-ws', {
+      headers: { cookie },
+      origin: 'https://evil.example',
+    });
+    const refused = await new Promise<number>((resolve) =>
+      foreign.once('unexpected-response', (_request, response) =>
+        resolve(response.statusCode ?? 0),
+      ),
+    );
+    expect(refused).toBe(403);
+    foreign.terminate();
+
+    const socket = new WebSocket(s.wsUrl, 'graphql-transport-ws', { headers: { cookie } });
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    const messages: { type: string; payload?: unknown }[] = [];
+    const next = new Promise<void>((resolve) =>
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data)) as { type: string; payload?: unknown };
+        messages.push(message);
+        if (message.type === 'connection_ack')
+          socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: USER } }));
+        if (message.type === 'next') resolve();
+      }),
+    );
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+    await next;
+    expect(messages.find((m) => m.type === 'next')?.payload).toEqual({
+      data: { user: { id: s.sandbox.users[0]?.userId } },
+    });
+    const out = await fetch(`${s.origin}/auth/logout`, {
+      method: 'POST',
+      headers: { cookie, 'x-requested-with': 'test' },
+    });
+    expect(out.status).toBe(204);
+    expect(await closed).toBe(4401);
   });
 
   it('keeps a flood of sign-ins within its bound', async () => {

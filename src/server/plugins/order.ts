@@ -157,7 +157,11 @@ function operationPlugins(
     useCsrfPrevention(),
     // Automatic persisted queries register and name texts; then every operation is admitted.
     ...options.persisted,
-    useAdmission(admission, { requestIdOf: requestIds.of, schema: served }),
+    useAdmission(admission, {
+      requestIdOf: requestIds.of,
+      schema: served,
+      signIn: config.signIn !== undefined,
+    }),
     ...(config.httpCaching
       ? [
           useHttpCaching({

@@ -3,8 +3,8 @@ import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Admission, OperationRequest } from '../../admission/admission.js';
 import { ownOriginsOf } from '../../admission/origin.js';
 import { copyError, gatewayError } from '../../errors/codes.js';
-import { SIGN_IN_PATH } from '../../sign-in/grants.js';
 import type { Credentials } from '../../operation/credentials.js';
+import { SIGN_IN_PATH } from '../../sign-in/grants.js';
 
 export interface UseAdmissionOptions {
   /** The request id of a request (see use-request-id.ts), for the report of a refusal. */
@@ -14,6 +14,12 @@ export interface UseAdmissionOptions {
    * endpoint's). @default admission's
    */
   schema?: GraphQLSchema;
+  /**
+   * Browser sign-in is on: an UNAUTHENTICATED answer to a request with a session cookie or with
+   * no credentials at all (a page signed out) says where to sign in (`extensions.signIn`).
+   * @default false
+   */
+  signIn?: boolean;
 }
 
 /**
@@ -30,7 +36,7 @@ export interface UseAdmissionOptions {
  */
 export function useAdmission(
   admission: Admission,
-  { requestIdOf, schema }: UseAdmissionOptions,
+  { requestIdOf, schema, signIn = false }: UseAdmissionOptions,
 ): Plugin<{ credentials?: Credentials | null }> {
   const operationOf = (request: Request, params: GraphQLParams): OperationRequest => ({
     ...requestOperation(admission, request, params, requestIdOf),
@@ -69,9 +75,11 @@ export function useAdmission(
       extendContext({ credentials: verdict.credentials });
     },
     onExecutionResult({ request, result, setResult }) {
-      // A session whose grant ended mid-operation (the upstream refused its token): the browser
-      // is told where to sign in again, as stage 5 tells it.
-      if (admission.presentedBy(request)?.kind !== 'session' || !('errors' in result)) return;
+      // A session whose grant ended mid-operation (the upstream refused its token), or a page
+      // signed out: the browser is told where to sign in, as stage 5 tells it.
+      if (!signIn || !('errors' in result)) return;
+      const presented = admission.presentedBy(request);
+      if (presented !== undefined && presented.kind !== 'session') return;
       const { errors } = result;
       if (!errors?.some((error) => error.extensions?.code === 'UNAUTHENTICATED')) return;
       setResult({ ...result, errors: errors.map(withSignIn) });
