@@ -306,7 +306,8 @@ async function main(): Promise<void> {
     },
     'listening',
   );
-  if (sandbox && demoUser) printDemoBanner(url, sandbox, demoUser, settings.graphiql, signIn !== undefined);
+  if (sandbox && demoUser)
+    printDemoBanner(url, sandbox, demoUser, settings.graphiql, signIn !== undefined);
   // The subgraph schema is built once the port is open (about as long as the graph's took), so
   // the start is not slower for it and a router's first fetch does not wait for it.
   if (gateway.subgraph) setImmediate(gateway.subgraph);

@@ -77,7 +77,7 @@ export function useAdmission(
     onExecutionResult({ request, result, setResult }) {
       // A session whose grant ended mid-operation (the upstream refused its token), or a page
       // signed out: the browser is told where to sign in, as stage 5 tells it.
-      if (!signIn || !('errors' in result)) return;
+      if (!signIn || !result || !('errors' in result)) return;
       const presented = admission.presentedBy(request);
       if (presented !== undefined && presented.kind !== 'session') return;
       const { errors } = result;

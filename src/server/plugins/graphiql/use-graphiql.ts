@@ -134,9 +134,9 @@ export function useGraphiQL({
           ...(additionalHeaders ? { additionalHeaders } : {}),
           subscriptionWaitingMessage,
         },
-        signInPath === undefined
+        signIn === undefined
           ? undefined
-          : `${signInPath}?return_to=${encodeURIComponent(endpoint)}`,
+          : `${signIn}/auth/login?return_to=${encodeURIComponent(`${signIn}${endpoint}`)}`,
       ),
     }));
     return built;
