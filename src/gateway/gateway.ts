@@ -227,6 +227,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     logger,
     onEnded: forgetToken,
   });
+  signIn?.part.grants.onRenewed(({ tokenKey, token }) => live.renewToken(tokenKey, token));
   const requestIds = createRequestIds();
   const freshnessOf = requestFreshness(config.maxAgeMs, now);
   let draining = false;

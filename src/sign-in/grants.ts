@@ -46,6 +46,11 @@ export class GrantEndedError extends Error {
 export interface Grants extends GrantBook {
   /** A new grant from a code exchange's pair, its user found with `/user`. */
   create(pair: TokenPair): Promise<Grant>;
+  /**
+   * Calls `listener` with a grant's new credentials after each refresh (on any instance) of a
+   * grant this instance has handed out; returns the unsubscribe.
+   */
+  onRenewed(listener: (credentials: Credentials) => void): () => void;
   /** Whether `tokenKey` is a grant's key this instance has handed out. */
   isGrantKey(tokenKey: string): boolean;
   /**
@@ -90,12 +95,24 @@ export function createGrants(options: GrantsOptions): Grants {
   const handed = new LRUCache<string, string>({ max: 100_000 });
   const refreshing = new Map<string, Promise<GrantState>>();
   const listeners = new Set<(grantId: string) => void>();
+  const renewals = new Set<(credentials: Credentials) => void>();
   const stopNews = lock.onNews((news, key) => {
     const id = ids.get(key);
-    if (news === 'ended' && id !== undefined) {
+    if (id === undefined) return;
+    if (news === 'ended') {
       ids.delete(key);
       for (const listener of listeners) listener(id);
+      return;
     }
+    // Refreshed (here or elsewhere): what polls under the key polls with the new token.
+    void read(id).then(
+      (state) => {
+        if (!state) return;
+        handed.set(key, state.accessToken);
+        for (const renewal of renewals) renewal({ token: state.accessToken, tokenKey: key });
+      },
+      () => {},
+    );
   });
 
   const read = (grantId: string) => vault.read<GrantState>('grant', grantId);
@@ -201,6 +218,10 @@ export function createGrants(options: GrantsOptions): Grants {
     onEnded(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onRenewed(listener) {
+      renewals.add(listener);
+      return () => renewals.delete(listener);
     },
     isGrantKey: (tokenKey) => ids.has(tokenKey),
     async refused(tokenKey) {

@@ -47,7 +47,7 @@ const USER = '{ user { id } }';
 
 describe('browser sign-in', () => {
   it('signs in through consent, admits the session cookie, tells who is signed in, and signs out everywhere', async () => {
-    const s = await stack();
+    const s = await stack({ log: true });
     const session = await signIn(s.origin, `${APP}/dashboard`);
     const me = await gqlWithSession(s.url, session, USER);
     expect(me.status).toBe(200);
@@ -79,6 +79,11 @@ describe('browser sign-in', () => {
       headers: { cookie: `plans_session=${session}` },
     });
     expect(await signedOut.json()).toEqual({ signedIn: false, loginUrl: '/auth/login' });
+    // The log tells each step, never a session, code, state or token.
+    expect(s.log.map((line) => line.signIn).filter(Boolean)).toEqual(['signed-in', 'signed-out']);
+    const logged = JSON.stringify(s.log);
+    expect(logged).not.toContain(session);
+    expect(logged).not.toMatch(/code=|state=|access_token|refresh_token/);
   });
 
   it('refuses an open redirect: return_to on an origin not listed', async () => {
