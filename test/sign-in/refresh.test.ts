@@ -8,6 +8,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import {
+  DEFAULT_POLL_INTERVAL_MS,
+  LIVE,
+  openAccount,
+  outsideWrite,
+  subscribed,
+} from '../live/support/live.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { startStack } from '../support/stack.js';
 import { gqlWithSession, signIn } from './support/browser.js';
@@ -59,6 +67,49 @@ describe('refresh on the manual clock', () => {
     });
     expect(JSON.stringify(ended.body)).not.toContain(session);
     expect(await s.gateway.signIn?.counts()).toMatchObject({ grant: 0, session: 0 });
+  });
+});
+
+describe('a subscription over a refresh', () => {
+  it('goes on: its poller polls with the new token, and an outside write arrives', async () => {
+    const s = await startStack({ ...LIVE, signIn: true });
+    cleanup.push(() => s.close());
+    const session = await signIn(new URL(s.url).origin);
+    const socket = new WebSocket(s.wsUrl, 'graphql-transport-ws', {
+      headers: { cookie: `plans_session=${session}` },
+    });
+    cleanup.push(async () => socket.terminate());
+    const events: string[] = [];
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type: string; payload?: unknown };
+      if (message.type === 'connection_ack')
+        socket.send(
+          JSON.stringify({
+            id: '1',
+            type: 'subscribe',
+            payload: {
+              query: `subscription { planChanged(planId: "${s.planId}") { transactions { memo } } }`,
+            },
+          }),
+        );
+      else events.push(`${message.type} ${JSON.stringify(message.payload)}`);
+    });
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+    await subscribed(s, 1);
+
+    // The grant is refreshed by another request, whose use of the new token revokes the old.
+    s.clock.advance(INSIDE_REFRESH_WINDOW_MS);
+    const later = await gqlWithSession(s.url, session, PLAN, { 'cache-control': 'no-cache' });
+    expect(later.body.errors).toBeUndefined();
+    expect(s.sandbox.callCounts()['oauth.token.refresh_token']).toBe(1);
+
+    const account = await openAccount(s);
+    await outsideWrite(s, account, 'after the refresh');
+    await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
+    await expect.poll(() => events.join('\n')).toContain('after the refresh');
+    expect(events.join('\n')).not.toContain('UNAUTHENTICATED');
+    expect(s.gateway.live.stats().subscribers).toBe(1);
   });
 });
 
