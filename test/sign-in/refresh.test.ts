@@ -2,7 +2,8 @@
  * A session outlives its upstream token: on the stack's manual clock, the grant's token is
  * refreshed once ahead of its expiry (the sandbox counts the refresh calls), the replica and the
  * caller's key stay (no second export), and a refresh the upstream refuses (the user revoked the
- * application) ends the sign-in with UNAUTHENTICATED and where to sign in again. Then two
+ * application) ends the sign-in with UNAUTHENTICATED and where to sign in again. A 401 for a
+ * token not yet due refreshes the grant; a subscription goes on over a refresh. Then two
  * gateway instances on a real redis-server find the grant expiring at once: one refresh call in
  * the cluster, and both answer.
  */
@@ -67,6 +68,24 @@ describe('refresh on the manual clock', () => {
     });
     expect(JSON.stringify(ended.body)).not.toContain(session);
     expect(await s.gateway.signIn?.counts()).toMatchObject({ grant: 0, session: 0 });
+  });
+});
+
+describe('a 401 for a grant not yet due', () => {
+  it('refreshes the grant: the operation that met it fails, the next runs with the new token', async () => {
+    // Never due ahead of expiry: the upstream's 401 is what finds the token spent.
+    const s = await startStack({ clock: 'manual', signIn: { refreshAheadMs: -600_000 } });
+    cleanup.push(() => s.close());
+    const session = await signIn(new URL(s.url).origin);
+    expect((await gqlWithSession(s.url, session, PLAN)).body.errors).toBeUndefined();
+    s.clock.advance(TOKEN_LIFE_MS + 60_000);
+    const met = await gqlWithSession(s.url, session, PLAN, { 'cache-control': 'no-cache' });
+    expect(met.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    await expect.poll(() => s.sandbox.callCounts()['oauth.token.refresh_token']).toBe(1);
+    const next = await gqlWithSession(s.url, session, PLAN, { 'cache-control': 'no-cache' });
+    expect(next.body.errors).toBeUndefined();
+    expect(s.sandbox.callCounts()['oauth.token.refresh_token']).toBe(1);
+    expect(await s.gateway.signIn?.counts()).toMatchObject({ grant: 1, session: 1 });
   });
 });
 
