@@ -26,6 +26,7 @@ const LAYERS = [
   'src/cluster',
   'src/writes',
   'src/webhooks',
+  'src/sign-in',
   'src/schema',
   'src/admission',
   'src/deliveries',

@@ -6,6 +6,7 @@
  * logic lives in createGateway and src/mcp. The sandbox and OpenTelemetry are imported only when
  * used, so a production process loads neither.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sandbox } from '@plans-gateway/sandbox';
@@ -15,8 +16,10 @@ import {
   DEFAULT_HTTP_CACHING,
   DEFAULT_LIMITS,
   DEFAULT_PERSISTED_QUERIES,
+  DEFAULT_SIGN_IN,
   defaultConfig,
   type GatewayConfig,
+  type SignInConfig,
 } from './config/config.js';
 import { parseSettings, type Settings, USAGE } from './config/settings.js';
 import { createGateway, type Gateway } from './gateway/gateway.js';
@@ -64,7 +67,55 @@ function version(): string {
   return typeof value === 'string' ? value : 'unknown';
 }
 
-function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): GatewayConfig {
+/** The embedded sandbox's demo application: any loopback `/auth/callback` is its redirect. */
+const SANDBOX_DEMO_CLIENT = {
+  clientId: 'sandbox-demo-client',
+  clientSecret: 'sandbox-demo-secret',
+};
+
+/**
+ * Sign-in as configured, or, on the embedded sandbox, with its demo application so a newcomer
+ * sees the whole flow with no account: the gateway's loopback URL, and without SEAL_KEY a key
+ * of this process alone with grants in memory (they end with it). Undefined: sign-in off.
+ */
+function signInOf(
+  settings: Settings,
+  upstreamUrl: string,
+  embedded: boolean,
+): SignInConfig | undefined {
+  const configured = settings.signIn;
+  if (!configured && !embedded) return undefined;
+  const shownHost =
+    settings.host === '0.0.0.0' || settings.host === '127.0.0.1' ? 'localhost' : settings.host;
+  const publicOrigin =
+    configured?.publicOrigin ??
+    // PORT=0 is known only once listening: sign-in needs PUBLIC_URL then.
+    (settings.port === 0 ? undefined : `http://${shownHost}:${settings.port}`);
+  if (publicOrigin === undefined) return undefined;
+  const upstream = new URL(upstreamUrl);
+  const key = settings.sealKey ?? (configured ? undefined : randomBytes(32));
+  if (!key) return undefined;
+  return {
+    ...DEFAULT_SIGN_IN,
+    key,
+    publicOrigin,
+    oauthOrigin:
+      configured?.oauthOrigin ??
+      (upstream.hostname === 'api.ynab.com' ? 'https://app.ynab.com' : upstream.origin),
+    clientId: configured?.clientId ?? SANDBOX_DEMO_CLIENT.clientId,
+    clientSecret: configured?.clientSecret ?? SANDBOX_DEMO_CLIENT.clientSecret,
+    ...(configured?.scope ? { scope: configured.scope } : {}),
+    databasePath: configured?.databasePath ?? (settings.sealKey ? './data/sign-in.db' : ':memory:'),
+    sessionTtlMs: configured?.sessionTtlMs ?? DEFAULT_SIGN_IN.sessionTtlMs,
+  };
+}
+
+function configOf(
+  settings: Settings,
+  upstreamUrl: string,
+  demoToken?: string,
+  signIn?: SignInConfig,
+): GatewayConfig {
   return {
     ...defaultConfig(upstreamUrl),
     maxAgeMs: settings.maxAgeMs,
@@ -91,6 +142,7 @@ function configOf(settings: Settings, upstreamUrl: string, demoToken?: string): 
     ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
     cluster: settings.cluster,
     ...(settings.webhooks ? { webhooks: settings.webhooks } : {}),
+    ...(signIn ? { signIn } : {}),
     graphiqlDefaultQuery: DASHBOARD_QUERY,
     ...(demoToken ? { graphiqlDefaultHeaders: { Authorization: `Bearer ${demoToken}` } } : {}),
   };
@@ -108,6 +160,13 @@ function metricsHandler(gateway: Gateway) {
       () => response.writeHead(500).end(),
     );
   };
+}
+
+/** A port free on `host` a moment ago (the embedded demo's PORT=0 with sign-in). */
+async function freePort(host: string): Promise<number> {
+  const probe = await listen(() => {}, { port: 0, host });
+  await probe.shutdown(0);
+  return probe.port;
 }
 
 async function listenOrFail(
@@ -159,7 +218,17 @@ async function main(): Promise<void> {
       serviceName: settings.serviceName,
     });
   }
-  const gateway = createGateway(configOf(settings, upstreamUrl, demoUser?.token), {
+  // Sign-in names its own callback URL before the port is open: on the embedded sandbox, PORT=0
+  // takes a port free now (a developer's machine; PUBLIC_URL says it otherwise).
+  const port =
+    command === 'serve' && sandbox && settings.port === 0 && !settings.signIn?.publicOrigin
+      ? await freePort(settings.host)
+      : settings.port;
+  const signIn =
+    command === 'serve'
+      ? signInOf({ ...settings, port }, upstreamUrl, sandbox !== null)
+      : undefined;
+  const gateway = createGateway(configOf(settings, upstreamUrl, demoUser?.token, signIn), {
     logger,
     processMetrics: settings.metrics,
     ...(tracing ? { tracer: tracing.tracer } : {}),
@@ -189,7 +258,7 @@ async function main(): Promise<void> {
   const mcpHttp = settings.mcp.path
     ? createMcpHttp(createMcpParts(gateway, schema, settings.mcp, version()))
     : undefined;
-  const http = await listenOrFail(withMcp(gateway, mcpHttp), settings.port, host, 'PORT');
+  const http = await listenOrFail(withMcp(gateway, mcpHttp), port, host, 'PORT');
   const sockets = attachWebSockets(http.server, gateway);
   const metricsHttp =
     settings.metrics && settings.metricsPort !== undefined
@@ -232,10 +301,14 @@ async function main(): Promise<void> {
       ...(settings.subgraph ? { subgraph: `http://${shownHost}:${http.port}/subgraph` } : {}),
       ...(metricsHttp ? { metrics: `http://${shownHost}:${metricsHttp.port}/metrics` } : {}),
       tracing: tracing ? settings.otlpEndpoint : 'off',
+      signIn: signIn
+        ? `${signIn.publicOrigin}/auth/login?return_to=${encodeURIComponent(url)}`
+        : 'off',
     },
     'listening',
   );
-  if (sandbox && demoUser) printDemoBanner(url, sandbox, demoUser, settings.graphiql);
+  if (sandbox && demoUser)
+    printDemoBanner(url, sandbox, demoUser, settings.graphiql, signIn !== undefined);
   // The subgraph schema is built once the port is open (about as long as the graph's took), so
   // the start is not slower for it and a router's first fetch does not wait for it.
   if (gateway.subgraph) setImmediate(gateway.subgraph);
@@ -294,6 +367,7 @@ function printDemoBanner(
   sandbox: Sandbox,
   user: { token: string; readOnlyToken: string | null },
   graphiql: boolean,
+  signIn: boolean,
 ): void {
   const query =
     '{"query":"{ plan(id: \\"last-used\\") { name accounts { name balanceFormatted } } }"}';
@@ -306,7 +380,9 @@ function printDemoBanner(
       `Read-only demo token: ${user.readOnlyToken ?? '(none)'}`,
       ...(graphiql
         ? [
-            `Open GraphiQL (the dashboard query and the token header are filled in): ${url}`,
+            signIn
+              ? `Open GraphiQL and Sign in (the dashboard query is filled in): ${url}`
+              : `Open GraphiQL (the dashboard query and the token header are filled in): ${url}`,
             `Or: ${curl}`,
           ]
         : ['GraphiQL is off (GRAPHIQL=on serves it). Try:', curl]),

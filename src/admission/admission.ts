@@ -23,7 +23,11 @@ import { copyError, gatewayError } from '../errors/codes.js';
 import type { Credentials } from '../operation/credentials.js';
 import { type OperationReportSink, refusalReport } from '../telemetry/operation-report.js';
 import { nestedTooDeep, parseWithin } from './bounded-parse.js';
-import { type CredentialsCheck, createCredentialsStage } from './credentials.js';
+import {
+  type CredentialsCheck,
+  createCredentialsStage,
+  type SessionCredentials,
+} from './credentials.js';
 import { createDocumentCache, digestOf } from './document-cache.js';
 import { createOperationLimits, type OperationLimits } from './operation-limits.js';
 import { forbiddenOrigin, isAllowedOrigin } from './origin.js';
@@ -110,7 +114,8 @@ export interface Admission {
     query: string | null | undefined,
     extensions: unknown,
   ): { query: string | null | undefined } | { refused: GraphQLError };
-  admit(operation: OperationRequest): Verdict;
+  /** Synchronous but for a session's credentials (stage 5 then asks the grant book). */
+  admit(operation: OperationRequest): Verdict | Promise<Verdict>;
   /**
    * Stage 1 alone, for what must read a request before it is admitted (the answer cache names
    * an answer at the door): the parameters as `Bounded`, or null when stage 1 would refuse them
@@ -127,9 +132,17 @@ export interface Admission {
    * cache at the door, MCP's session door): the `Credentials`, made once per presented value, or
    * the refusal (a token that cannot be one, or one the upstream refused). Nothing is reported.
    */
-  credentials(presented: Presented): CredentialsCheck;
-  /** Stage 6 alone, for a transport that can refuse at its door (an HTTP request, an upgrade). */
-  originRefusal(origin: string | null, ownOrigins: readonly string[]): GraphQLError | null;
+  credentials(presented: Presented): CredentialsCheck | Promise<CredentialsCheck>;
+  /**
+   * Stage 6 alone, for a transport that can refuse at its door (an HTTP request, an upgrade).
+   * With `cookie`, the caller presents a session cookie: `CORS_ORIGINS=*` does not cover it, only
+   * the gateway's own origins and the listed ones do.
+   */
+  originRefusal(
+    origin: string | null,
+    ownOrigins: readonly string[],
+    cookie?: boolean,
+  ): GraphQLError | null;
   /** Drops a cached document that validation refused: failures are never kept. */
   forget(document: DocumentNode): void;
   /** The document cache's entries and estimated bytes. */
@@ -147,6 +160,8 @@ export interface AdmissionOptions {
   tokenRefusal?: (tokenKey: string) => GraphQLError | null;
   /** Where refusals are reported (the log line and metrics of every operation). @default none */
   sinks?: readonly OperationReportSink[];
+  /** A session cookie's credentials (sign-in). @default none: a session cookie is refused */
+  sessions?: SessionCredentials;
 }
 
 export function createAdmission({
@@ -155,6 +170,7 @@ export function createAdmission({
   documents,
   tokenRefusal = () => null,
   sinks = [],
+  sessions,
 }: AdmissionOptions): Admission {
   const { limits } = config;
   const cache = createDocumentCache(config.documentCache);
@@ -170,12 +186,18 @@ export function createAdmission({
     return found;
   };
   limitsOf(schema);
-  const originRefusal = (origin: string | null, ownOrigins: readonly string[]) =>
-    isAllowedOrigin(config.corsOrigins, origin, ownOrigins) ? null : forbiddenOrigin();
-  const credentialsStage = createCredentialsStage(tokenRefusal);
+  const originRefusal = (origin: string | null, ownOrigins: readonly string[], cookie = false) =>
+    isAllowedOrigin(
+      cookie && config.corsOrigins === '*' ? [] : config.corsOrigins,
+      origin,
+      ownOrigins,
+    )
+      ? null
+      : forbiddenOrigin();
+  const credentialsStage = createCredentialsStage(tokenRefusal, sessions);
   const presentedByRequests = new WeakMap<Request, Presented | null>();
 
-  function admit(operation: OperationRequest): Verdict {
+  function admit(operation: OperationRequest): Verdict | Promise<Verdict> {
     const refuse = (stage: Stage, refusal: GraphQLError, document?: DocumentNode): Verdict => {
       const error = withStatus(refusal, STATUS[stage]);
       report(sinks, operation, error, document);
@@ -210,18 +232,19 @@ export function createAdmission({
     );
     if (overLimit) return refuse('limits', overLimit, document);
 
-    let credentials: Credentials | null = null;
-    if (operation.presented !== undefined) {
-      const checked = credentialsStage.check(operation.presented);
-      if (!checked.ok) return refuse('credentials', checked.error, document);
-      credentials = checked.credentials;
-    }
-
-    const foreign = originRefusal(operation.origin, operation.ownOrigins);
-    if (foreign) return refuse('origin', foreign, document);
-
-    if (parsed) cache.set(digest, document, { length: query.length, tokens: parsed.tokens });
-    return { admitted: true, document, query, credentials };
+    const admitted = document;
+    const finish = (checked: CredentialsCheck | null): Verdict => {
+      if (checked && !checked.ok) return refuse('credentials', checked.error, admitted);
+      const credentials: Credentials | null = checked ? checked.credentials : null;
+      const cookie = operation.presented?.kind === 'session';
+      const foreign = originRefusal(operation.origin, operation.ownOrigins, cookie);
+      if (foreign) return refuse('origin', foreign, admitted);
+      if (parsed) cache.set(digest, admitted, { length: query.length, tokens: parsed.tokens });
+      return { admitted: true, document: admitted, query, credentials };
+    };
+    if (operation.presented === undefined) return finish(null);
+    const checked = credentialsStage.check(operation.presented);
+    return checked instanceof Promise ? checked.then(finish) : finish(checked);
   }
 
   return {

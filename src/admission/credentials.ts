@@ -5,12 +5,18 @@
  * however many operations it carries (a batch, a WebSocket connection, an MCP request's calls):
  * the result is kept with the `Presented` value itself, so it goes when its carrier does.
  * Whether the upstream refused the token is asked again each time: that can change any moment.
+ *
+ * A session cookie (sign-in) is a reference to a grant: its check asks the grant book (async:
+ * the session and the grant are in the store, and the grant's upstream token may be refreshed
+ * first), once per presented value too, and keys the caller by the grant, not by the token of
+ * the hour. A session that is gone, forged or expired is refused with UNAUTHENTICATED and
+ * `extensions.signIn`, where a browser signs in again.
  */
 import type { GraphQLError } from 'graphql';
 import { gatewayError } from '../errors/codes.js';
 import type { Credentials } from '../operation/credentials.js';
 import { tokenKey } from '../upstream/token-key.js';
-import type { Presented } from './presented.js';
+import type { Presented, SessionPresented } from './presented.js';
 
 /** Longer tokens are refused: real ones are a few dozen characters. */
 const MAX_TOKEN_LENGTH = 4_096;
@@ -28,15 +34,40 @@ export type CredentialsCheck =
     };
 
 export interface CredentialsStage {
-  check(presented: Presented): CredentialsCheck;
+  /** Synchronous for a bearer token; a session's check waits for the grant book. */
+  check(presented: Presented): CredentialsCheck | Promise<CredentialsCheck>;
 }
+
+/**
+ * A session's credentials: its grant's, refreshed if due; rejects with the GraphQL error to
+ * answer (UNAUTHENTICATED with `extensions.signIn` when the session or its grant is gone).
+ */
+export type SessionCredentials = (session: string) => Promise<Credentials>;
 
 export function createCredentialsStage(
   tokenRefusal: (tokenKey: string) => GraphQLError | null,
+  sessions: SessionCredentials | undefined,
 ): CredentialsStage {
   const made = new WeakMap<Presented, Credentials>();
+  const sessionChecks = new WeakMap<SessionPresented, Promise<CredentialsCheck>>();
+  const checkSession = (presented: SessionPresented): Promise<CredentialsCheck> => {
+    let check = sessionChecks.get(presented);
+    if (!check) {
+      check = (sessions ? sessions(presented.session) : Promise.reject(noSignIn())).then(
+        (credentials): CredentialsCheck => ({ ok: true, credentials }),
+        (error: unknown): CredentialsCheck => ({
+          ok: false,
+          reason: 'refused',
+          error: isGraphQLError(error) ? error : noSignIn(),
+        }),
+      );
+      sessionChecks.set(presented, check);
+    }
+    return check;
+  };
   return {
-    check(presented) {
+    check(presented: Presented): CredentialsCheck | Promise<CredentialsCheck> {
+      if (presented.kind === 'session') return checkSession(presented);
       let credentials = made.get(presented);
       if (!credentials) {
         if (!isUsableToken(presented.token))
@@ -48,6 +79,19 @@ export function createCredentialsStage(
       return refused ? { ok: false, reason: 'refused', error: refused } : { ok: true, credentials };
     },
   };
+}
+
+function isGraphQLError(error: unknown): error is GraphQLError {
+  return error instanceof Error && error.name === 'GraphQLError';
+}
+
+/** A session cookie where sign-in is off: nothing to look it up in. */
+function noSignIn(): GraphQLError {
+  return gatewayError(
+    'Sign-in is off on this gateway: send `Authorization: Bearer <token>`.',
+    'UNAUTHENTICATED',
+    { extensions: { http: { status: 401 } } },
+  );
 }
 
 /** Whether a token could be sent upstream as a bearer token at all. */

@@ -5,58 +5,85 @@
  * turns it into `Credentials` (`admission.ts`, stage 5); everything after admission takes those as
  * they are and never looks at a header again.
  *
- * One kind today, the upstream token as a bearer token. Sign-in adds the gateway's own access
- * token and a session cookie, both references to a grant held on the server: each is one more
- * kind here and one more case of stage 5, nothing else.
+ * Two kinds: the upstream token as a bearer token, and a browser's session cookie (sign-in,
+ * `src/sign-in`), a reference to a grant held on the server. The gateway's own access token
+ * (sign-in's authorization server) is one more kind here and one more case of stage 5.
  */
+import { cookieValue, SESSION_COOKIE } from '../sign-in/cookies.js';
 
-/** A credential as presented, not checked yet (it may not even be a token). */
-export interface Presented {
+/** A bearer token as presented, not checked yet (it may not even be a token). */
+export interface BearerPresented {
   readonly kind: 'bearer';
   /** The text after `Bearer ` (or the `access_token` parameter), as sent. */
   readonly token: string;
 }
 
+/** A session cookie as presented: the cookie's value, not checked yet. */
+export interface SessionPresented {
+  readonly kind: 'session';
+  readonly session: string;
+}
+
+/** A credential as presented, not checked yet. */
+export type Presented = BearerPresented | SessionPresented;
+
 /** A token the server itself holds (stdio MCP's from the environment, a webhook feed's stored one). */
-export function bearer(token: string): Presented {
+export function bearer(token: string): BearerPresented {
   return { kind: 'bearer', token };
 }
 
 /**
  * What an HTTP request presents: `Authorization: Bearer <token>`, else the `access_token` query
- * parameter (the two ways the REST interface accepts). Undefined: nothing.
+ * parameter (the two ways the REST interface accepts), else the session cookie. Undefined:
+ * nothing.
  */
 export function presentedByRequest(request: Request): Presented | undefined {
-  return presentedBy(request.headers.get('authorization') ?? undefined, request.url);
+  return (
+    presentedBy(request.headers.get('authorization') ?? undefined, request.url) ??
+    sessionOf(request.headers.get('cookie'))
+  );
 }
 
-/** The same, from node's view of a request (MCP's, a WebSocket upgrade): its header and URL. */
+/** A browser's session cookie in a `Cookie` header, if any. */
+export function sessionOf(cookie: string | null | undefined): SessionPresented | undefined {
+  const session = cookieValue(cookie, SESSION_COOKIE);
+  return session ? { kind: 'session', session } : undefined;
+}
+
+/** The same, from node's view of a request (MCP's): its header and URL; bearer tokens only. */
 export function presentedByHeaders(
   authorization: string | undefined,
   url: string | undefined,
-): Presented | undefined {
+): BearerPresented | undefined {
   return presentedBy(authorization, new URL(url ?? '/', 'http://request.invalid').href);
 }
 
 /**
  * What a GraphQL-over-WebSocket connection presents: in `connectionParams`, as
  * `{ authorization: 'Bearer <t>' }` (or `{ token: '<t>' }`, `{ access_token: '<t>' }`), else
- * as its upgrade request did over HTTP (routers forward `Authorization` there).
+ * as its upgrade request did over HTTP (routers forward `Authorization` there; a browser sends
+ * its cookies).
  */
 export function presentedByConnection(
   params: Readonly<Record<string, unknown>> | undefined,
-  upgrade: { readonly authorization: string | undefined; readonly url: string | undefined },
+  upgrade: {
+    readonly authorization: string | undefined;
+    readonly url: string | undefined;
+    readonly cookie?: string | undefined;
+  },
 ): Presented | undefined {
   const fromParams = params ? connectionParamsToken(params) : undefined;
   if (fromParams !== undefined) return bearer(fromParams);
-  return presentedBy(
-    upgrade.authorization,
-    new URL(upgrade.url ?? '/', 'http://upgrade.invalid').href,
+  return (
+    presentedBy(
+      upgrade.authorization,
+      new URL(upgrade.url ?? '/', 'http://upgrade.invalid').href,
+    ) ?? sessionOf(upgrade.cookie)
   );
 }
 
 // Private: a header that is not `Bearer <one word>` presents nothing; the parameter is the fallback.
-function presentedBy(authorization: string | undefined, url: string): Presented | undefined {
+function presentedBy(authorization: string | undefined, url: string): BearerPresented | undefined {
   const fromHeader = authorization ? bearerToken(authorization) : undefined;
   if (fromHeader) return bearer(fromHeader);
   const param = new URL(url).searchParams.get('access_token');

@@ -168,6 +168,8 @@ export const DEFAULT_CORS_ALLOWED_HEADERS: readonly string[] = [
   'baggage',
   'sentry-trace',
   'x-request-id',
+  // Browser sign-in's sign-out: a header a page elsewhere cannot send without a preflight.
+  'x-requested-with',
 ];
 
 /** Automatic persisted queries (Apollo's protocol): hash-only requests after a first full one. */
@@ -295,7 +297,46 @@ export interface GatewayConfig {
    * everything they keep (the tokens they poll with, secrets, endpoints, the outbox). @default none: the mutations answer WEBHOOKS_DISABLED
    */
   webhooks?: WebhooksConfig;
+  /**
+   * Sign-in (src/sign-in, docs/sign-in.md): the gateway as the upstream's OAuth client, its
+   * grants sealed under the operator's key, browser sessions at `/auth/*`. @default none: only
+   * bearer tokens
+   */
+  signIn?: SignInConfig;
 }
+
+export interface SignInConfig {
+  /** The operator's key (`SEAL_KEY`): seals every grant, session and sign-in in progress. */
+  key: Uint8Array;
+  /** The gateway's public origin (`PUBLIC_URL`): its `/auth/callback` is registered upstream. */
+  publicOrigin: string;
+  /** The upstream's OAuth origin (`/oauth/authorize`, `/oauth/token` at its root). */
+  oauthOrigin: string;
+  clientId: string;
+  clientSecret: string;
+  /** `read-only` asks for read access only. @default undefined: full access */
+  scope?: 'read-only';
+  /** The SQLite file of grants and sessions (without `redisUrl`); ':memory:' keeps them in memory. */
+  databasePath: string;
+  /** How long a session lives without being used. @default 30 days */
+  sessionTtlMs: number;
+  /** A grant's upstream token is refreshed this long before it expires. @default 5 minutes */
+  refreshAheadMs: number;
+  /** Sign-ins in progress kept at once; a flood pushes out the oldest. @default 1,000 */
+  maxPendingSignIns: number;
+  /** Grants (and sessions) kept at once, least recently made forgotten first. @default 100,000 */
+  maxGrants: number;
+}
+
+export const DEFAULT_SIGN_IN: Pick<
+  SignInConfig,
+  'sessionTtlMs' | 'refreshAheadMs' | 'maxPendingSignIns' | 'maxGrants'
+> = {
+  sessionTtlMs: 30 * 86_400_000,
+  refreshAheadMs: 5 * 60_000,
+  maxPendingSignIns: 1_000,
+  maxGrants: 100_000,
+};
 
 export function defaultConfig(upstreamUrl: string): GatewayConfig {
   return {

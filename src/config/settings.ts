@@ -16,6 +16,7 @@ import {
   DEFAULT_PORT,
   DEFAULT_REPLICA_BYTES,
   DEFAULT_REST_CACHE_BYTES,
+  DEFAULT_SIGN_IN,
   DEFAULT_WEBHOOKS,
   type LiveConfig,
   type McpConfig,
@@ -89,10 +90,33 @@ export interface Settings {
   cluster: ClusterConfig;
   /** The MCP server: `/mcp` on the GraphQL port, its tools and sessions. */
   mcp: McpConfig;
-  /** Webhooks; undefined without WEBHOOK_KEY (the mutations then answer WEBHOOKS_DISABLED). */
+  /**
+   * The operator's key: SEAL_KEY, else WEBHOOK_KEY (its former name, folded into it). It seals
+   * everything kept at rest: webhooks' and sign-in's.
+   */
+  sealKey: Uint8Array | undefined;
+  /** Webhooks; undefined without the operator's key (the mutations then answer WEBHOOKS_DISABLED). */
   webhooks: WebhooksConfig | undefined;
+  /**
+   * Sign-in through the upstream's OAuth, as configured; undefined without OAUTH_CLIENT_ID (the
+   * embedded sandbox then signs in with its demo application, see cli.ts).
+   */
+  signIn: SignInSettings | undefined;
   /** `mcp` (stdio): the upstream token, from PLANS_TOKEN or else YNAB_TOKEN. */
   mcpToken: string | undefined;
+}
+
+/** What the environment says of sign-in; cli.ts completes it (the key, the port it got). */
+export interface SignInSettings {
+  clientId: string;
+  clientSecret: string;
+  /** PUBLIC_URL's origin; undefined: the gateway's own loopback URL (embedded sandbox only). */
+  publicOrigin: string | undefined;
+  /** OAUTH_URL; undefined: the upstream's (app.ynab.com for api.ynab.com, else its origin). */
+  oauthOrigin: string | undefined;
+  scope: 'read-only' | undefined;
+  databasePath: string;
+  sessionTtlMs: number;
 }
 
 /** `serve`: the HTTP gateway (`npm start`); `mcp`: the MCP server over stdio (`npm run mcp`). */
@@ -166,7 +190,15 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   MCP_SESSION_IDLE_SECONDS      close an MCP session idle this long (default ${DEFAULT_MCP.sessionIdleMs / 1000})
   MCP_SUBSCRIPTIONS_PER_PLAN    resource URIs one MCP session may subscribe to in one plan (default ${DEFAULT_MCP.subscriptionsPerPlan})
   MCP_SUBSCRIPTIONS_PER_SESSION resource URIs one MCP session may subscribe to in all (default ${DEFAULT_MCP.subscriptionsPerSession})
-  WEBHOOK_KEY                   32 bytes (base64 or 64 hex digits) that seal all webhooks keep; webhooks are off without it
+  SEAL_KEY                      the operator's key: 32 bytes (base64 or 64 hex digits) that seal all webhooks and sign-in keep
+  WEBHOOK_KEY                   SEAL_KEY's former name, still read when SEAL_KEY is unset; webhooks are off without either
+  OAUTH_CLIENT_ID               the gateway's OAuth application upstream: sign-in on (needs the three below)
+  OAUTH_CLIENT_SECRET           that application's secret
+  PUBLIC_URL                    the gateway's public URL, whose /auth/callback is the application's redirect URI
+  OAUTH_URL                     the upstream's OAuth origin (default https://app.ynab.com for api.ynab.com, else UPSTREAM_URL's origin)
+  OAUTH_SCOPE                   read-only to ask for read access only (default: full access)
+  SIGN_IN_DB                    the grants' and sessions' SQLite file (default DATA_DIR/sign-in.db)
+  SESSION_DAYS                  a browser session unused this long ends (default ${DEFAULT_SIGN_IN.sessionTtlMs / 86_400_000})
   DATA_DIR                      where the gateway keeps files (default ./data)
   WEBHOOK_DB                    the webhooks' SQLite file (default DATA_DIR/webhooks.db)
   WEBHOOK_ALLOW_PRIVATE_TARGETS deliver to private and loopback addresses, and http on loopback (default off)
@@ -282,7 +314,9 @@ export function parseSettings(
         redisUrl: optional(env, 'REDIS_URL', redisUrl),
         cluster: clusterSettings(env),
         mcp: mcpSettings(env),
+        sealKey: sealKey(env),
         webhooks: webhookSettings(env),
+        signIn: signInSettings(env, upstream),
         mcpToken: optional(env, 'PLANS_TOKEN', nonEmpty) ?? optional(env, 'YNAB_TOKEN', nonEmpty),
       },
     };
@@ -340,10 +374,74 @@ function mcpSettings(env: Env): McpConfig {
   };
 }
 
+/**
+ * The operator's key: SEAL_KEY, else WEBHOOK_KEY, its former name. Both set must be one key: a
+ * webhook store sealed under WEBHOOK_KEY opens under SEAL_KEY only when the bytes are the same.
+ */
+function sealKey(env: Env): Uint8Array | undefined {
+  const key = optional(env, 'SEAL_KEY', operatorKey);
+  const former = optional(env, 'WEBHOOK_KEY', operatorKey);
+  if (key && former && !Buffer.from(key).equals(Buffer.from(former)))
+    throw new SettingError(
+      'SEAL_KEY and WEBHOOK_KEY differ: WEBHOOK_KEY is SEAL_KEY\'s former name, and the webhook store opens only under the key it was sealed with. Set SEAL_KEY to the value of WEBHOOK_KEY and drop WEBHOOK_KEY (docs/sign-in.md, "Operator secrets")',
+    );
+  return key ?? former;
+}
+
+function dataDirOf(env: Env): string {
+  return (optional(env, 'DATA_DIR', nonEmpty) ?? './data').replace(/\/+$/, '');
+}
+
+function signInSettings(env: Env, upstream: string | undefined): SignInSettings | undefined {
+  const clientId = optional(env, 'OAUTH_CLIENT_ID', nonEmpty);
+  const clientSecret = optional(env, 'OAUTH_CLIENT_SECRET', nonEmpty);
+  const publicUrl = optional(env, 'PUBLIC_URL', httpUrl);
+  const sessionTtlMs =
+    (optional(env, 'SESSION_DAYS', (v, n) => integer(v, n, 1, 365)) ??
+      DEFAULT_SIGN_IN.sessionTtlMs / 86_400_000) * 86_400_000;
+  const scope = optional(env, 'OAUTH_SCOPE', oauthScope);
+  const databasePath = optional(env, 'SIGN_IN_DB', nonEmpty) ?? `${dataDirOf(env)}/sign-in.db`;
+  const oauthOrigin = optional(env, 'OAUTH_URL', httpUrl);
+  if (clientId === undefined) {
+    if (clientSecret !== undefined)
+      throw new SettingError(
+        'OAUTH_CLIENT_SECRET needs OAUTH_CLIENT_ID (the application it is the secret of)',
+      );
+    return undefined;
+  }
+  if (clientSecret === undefined)
+    throw new SettingError("OAUTH_CLIENT_ID needs OAUTH_CLIENT_SECRET (the application's secret)");
+  if (sealKey(env) === undefined)
+    throw new SettingError(
+      'OAUTH_CLIENT_ID needs SEAL_KEY: grants hold upstream tokens, sealed at rest under it (openssl rand -base64 32)',
+    );
+  if (publicUrl === undefined && upstream !== undefined)
+    throw new SettingError(
+      "OAUTH_CLIENT_ID needs PUBLIC_URL: the gateway's URL as browsers reach it, whose /auth/callback the application registers",
+    );
+  return {
+    clientId,
+    clientSecret,
+    publicOrigin: publicUrl === undefined ? undefined : new URL(publicUrl).origin,
+    oauthOrigin: oauthOrigin === undefined ? undefined : new URL(oauthOrigin).origin,
+    scope,
+    databasePath,
+    sessionTtlMs,
+  };
+}
+
+function oauthScope(value: string, name: string): 'read-only' {
+  if (value !== 'read-only')
+    throw new SettingError(
+      `${name} must be read-only (or unset for full access); got ${show(value)}`,
+    );
+  return value;
+}
+
 function webhookSettings(env: Env): WebhooksConfig | undefined {
-  const key = optional(env, 'WEBHOOK_KEY', webhookKey);
+  const key = sealKey(env);
   if (key === undefined) return undefined;
-  const dataDir = optional(env, 'DATA_DIR', nonEmpty) ?? './data';
+  const dataDir = dataDirOf(env);
   const hours = (value: string, name: string) => integer(value, name, 1, 24 * 30) * 3_600_000;
   return {
     ...DEFAULT_WEBHOOKS,
@@ -365,8 +463,8 @@ function webhookSettings(env: Env): WebhooksConfig | undefined {
   };
 }
 
-// Private: the AES-256 key of stored tokens: 32 bytes, as base64 or 64 hex digits; never echoed.
-function webhookKey(value: string, name: string): Uint8Array {
+// Private: the operator's key: 32 bytes, as base64 or 64 hex digits; never echoed.
+function operatorKey(value: string, name: string): Uint8Array {
   const bytes = /^[0-9a-f]{64}$/i.test(value)
     ? Buffer.from(value, 'hex')
     : /^[A-Za-z0-9+/_-]+={0,2}$/.test(value)

@@ -1,6 +1,6 @@
 /**
  * Sealing at rest under the operator's key: AES-256-GCM (`aead.ts`) for what is stored beyond a
- * process (webhook tokens, secrets, endpoints' URLs, payloads; next, sign-in grants), keyed
+ * process (webhook tokens, secrets, endpoints' URLs, payloads; sign-in's grants and sessions), keyed
  * digests for what must be looked up without being named (a plan id in an index), and tags for
  * what Redis scripts must read in clear (lease owners). Nothing here knows what it seals: the
  * caller names a `context`, the place the value is stored for ("secret:<endpoint id>", a row's

@@ -30,6 +30,7 @@ import { persistedDocuments } from '../server/plugins/use-persisted-documents.js
 import { createRequestIds } from '../server/plugins/use-request-id.js';
 import { SUBGRAPH_PATH } from '../server/plugins/use-subgraph-endpoint.js';
 import type { GatewayYoga } from '../server/run-operation.js';
+import type { SignIn } from '../sign-in/sign-in.js';
 import { type Logger, logOperations } from '../telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
 import type { OperationReportSink } from '../telemetry/operation-report.js';
@@ -45,6 +46,7 @@ import { createSettling } from '../writes/settling.js';
 import { ownCluster, requestLedger } from './cluster.js';
 import { createGatewayLive } from './live.js';
 import { createGatewayReplicas } from './replicas.js';
+import { createGatewaySignIn } from './sign-in.js';
 import { createGatewayWebhooks, type Webhooks } from './webhooks.js';
 
 export interface GatewayDeps {
@@ -139,6 +141,13 @@ export interface Gateway {
   readonly cluster?: Cluster;
   /** Webhooks (`config.webhooks`): endpoints, their feeds and the deliverer. */
   readonly webhooks?: Webhooks;
+  /** Sign-in (`config.signIn`): grants, `/auth/*` (src/sign-in, docs/sign-in.md). */
+  readonly signIn?: SignIn;
+  /**
+   * Calls `listener` with the key of callers whose credentials ended (a sign-in's grant ended,
+   * on any instance): their WebSockets close. Returns the unsubscribe.
+   */
+  credentialsEnded(listener: (tokenKey: string) => void): () => void;
   /**
    * Ends every subscription and closes the upstream pool; the HTTP server that serves `yoga` is
    * the caller's to close.
@@ -171,8 +180,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     baseUrl: config.upstreamUrl,
     ledger,
     wallClock: now,
-    // A token the upstream refused loses everything held for it.
-    tokenGate: { onRejected: (tokenKey) => forgetToken(tokenKey) },
+    // A token the upstream refused loses everything held for it; a grant's is refreshed first.
+    tokenGate: { onRejected: (tokenKey) => refused(tokenKey) },
     observer: metrics.upstream,
     ...deps.upstreamTimeouts,
     ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
@@ -196,6 +205,16 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     replicas.forgetToken(tokenKey);
     restCache.forgetToken(tokenKey);
   }
+  function refused(tokenKey: string): void {
+    if (!signIn?.part.grants.isGrantKey(tokenKey)) {
+      forgetToken(tokenKey);
+      return;
+    }
+    void signIn.part.grants.refused(tokenKey).then(
+      (renewed) => (renewed ? upstream.forgiveToken(tokenKey) : forgetToken(tokenKey)),
+      () => forgetToken(tokenKey),
+    );
+  }
   const live = createGatewayLive({
     config,
     now,
@@ -206,6 +225,16 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     live: deps.live,
     onError: (error) => logInternalError(logger, error, 'subscription poll failed'),
   });
+  const signIn = createGatewaySignIn({
+    config,
+    upstream,
+    restCache,
+    cluster,
+    scheduler: live.scheduler,
+    logger,
+    onEnded: forgetToken,
+  });
+  signIn?.part.grants.onRenewed(({ tokenKey, token }) => live.renewToken(tokenKey, token));
   const requestIds = createRequestIds();
   const freshnessOf = requestFreshness(config.maxAgeMs, now);
   let draining = false;
@@ -220,6 +249,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       return refusal ? toGraphQLError(refusal) : null;
     },
     sinks,
+    ...(signIn ? { sessions: signIn.sessions } : {}),
   });
 
   const pluginOptions: GatewayPluginsOptions = {
@@ -241,6 +271,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     compiledQueries: config.compiledQueries,
     freshnessOf,
     logger,
+    signIn: signIn?.part.browser,
   };
   const webhooks = createGatewayWebhooks({
     config,
@@ -313,8 +344,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     },
     ...(cluster ? { cluster } : {}),
     ...(webhooks.running ? { webhooks: webhooks.running } : {}),
+    ...(signIn ? { signIn: signIn.part } : {}),
+    credentialsEnded: (listener) => signIn?.ended(listener) ?? (() => {}),
     async close() {
       await webhooks.close();
+      await signIn?.part.close();
       await live.close();
       // Deltas after writes carry on past their answers; the upstream pool closes after them.
       await settling.idle();

@@ -139,6 +139,11 @@ export interface LiveHub {
     loaders: Loaders;
   }): LiveOperations;
   stats(): LiveHubStats;
+  /**
+   * The key's callers now use `token` (a sign-in grant's refreshed upstream token under the same
+   * key): its pollers poll with it from their next turn, and their subscriptions go on.
+   */
+  renewToken(tokenKey: string, token: string): void;
   /** Ends every subscription (they complete) and stops every poller. */
   close(): Promise<void>;
 }
@@ -164,6 +169,10 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
     open: <T>(request: OpenRequest<T>) => openFeed(live, request),
     forOperation: (deps) => operationsFor(hub, live.replicas, deps),
     stats: () => statsOf(live),
+    renewToken(tokenKey, token) {
+      for (const channel of live.channels.values())
+        if (channel.tokenKey === tokenKey) channel.token = token;
+    },
     async close() {
       live.closed = true;
       closeChannels(live);

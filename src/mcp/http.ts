@@ -226,7 +226,7 @@ export function createMcpHttp(parts: McpParts): McpHttp {
           'No access token: send Authorization: Bearer <token>.',
           false,
         );
-      const checked = gateway.admission.credentials(presented);
+      const checked = await gateway.admission.credentials(presented);
       if (!checked.ok)
         return unauthorized(
           response,

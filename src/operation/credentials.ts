@@ -13,8 +13,9 @@ export interface Credentials {
   readonly token: string;
   /**
    * The key of what is held for this caller (replicas, ledgers, budgets, logs, metrics): the
-   * SHA-256 digest of the token, never the token. A caller known by a grant (sign-in) would be
-   * keyed by the grant instead, so that its upstream token can change under the same key.
+   * SHA-256 digest of the token, never the token. A caller known by a grant (sign-in) is keyed
+   * by the grant instead (`grantKey` in src/sign-in/grants.ts), so that its upstream token can
+   * change under the same key.
    */
   readonly tokenKey: string;
 }

@@ -42,7 +42,7 @@ import {
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { Admission } from '../admission/admission.js';
 import { ownOriginsOf } from '../admission/origin.js';
-import { type Presented, presentedByConnection } from '../admission/presented.js';
+import { type Presented, presentedByConnection, sessionOf } from '../admission/presented.js';
 import type { GatewayConfig } from '../config/config.js';
 import { copyError, gatewayError } from '../errors/codes.js';
 import { logInternalError } from '../errors/internal-errors.js';
@@ -74,7 +74,15 @@ export interface WebSocketGateway {
   readonly logger?: Logger;
   /** The gateway's timers (idle connections close on them). */
   readonly scheduler: Scheduler;
+  /**
+   * Tells of callers whose credentials ended (a sign-in's grant, on any instance): their
+   * connections close with 4401 (graphql-ws's Unauthorized, which its client does not retry).
+   */
+  readonly credentialsEnded?: (listener: (tokenKey: string) => void) => () => void;
 }
+
+/** graphql-ws's close code for a connection whose credentials are gone. */
+export const UNAUTHORIZED_CLOSE_CODE = 4401;
 
 /** Private: what runs the operations of one WebSocket path. */
 interface Endpoint {
@@ -110,6 +118,26 @@ export function attachWebSockets(
     handleProtocols: (protocols) => handleProtocols(protocols),
   });
   const idleTimers = new WeakMap<WsContext, TimerHandle>();
+  // Connections by the key of the credentials their operations run with, to close them when
+  // those end (a sign-in's grant).
+  const byKey = new Map<string, Set<WebSocket>>();
+  const holdKey = (socket: WebSocket, tokenKey: string) => {
+    let sockets = byKey.get(tokenKey);
+    if (!sockets) {
+      sockets = new Set();
+      byKey.set(tokenKey, sockets);
+    }
+    if (sockets.has(socket)) return;
+    sockets.add(socket);
+    socket.once('close', () => {
+      sockets.delete(socket);
+      if (sockets.size === 0) byKey.delete(tokenKey);
+    });
+  };
+  const stopEnded = gateway.credentialsEnded?.((tokenKey) => {
+    for (const socket of byKey.get(tokenKey) ?? [])
+      socket.close(UNAUTHORIZED_CLOSE_CODE, 'Unauthorized');
+  });
   // What each connection presents, read at its first operation: every operation on it carries
   // the same value, which admission checks and digests once.
   const presentedOn = new WeakMap<WsContext, Presented | null>();
@@ -117,7 +145,7 @@ export function attachWebSockets(
     let presented = presentedOn.get(ctx);
     if (presented === undefined) {
       const { headers, url } = ctx.extra.request;
-      const upgrade = { authorization: headers.authorization, url };
+      const upgrade = { authorization: headers.authorization, url, cookie: headers.cookie };
       presented = presentedByConnection(ctx.connectionParams, upgrade) ?? null;
       presentedOn.set(ctx, presented);
     }
@@ -178,7 +206,7 @@ export function attachWebSockets(
         const endpointPath = pathOf(ctx.extra.request);
         const endpoint = endpoints.get(endpointPath)?.();
         if (!endpoint) throw new Error(`no WebSocket endpoint at ${endpointPath}`);
-        const verdict = admission.admit({
+        const verdict = await admission.admit({
           query: payload.query,
           variables: payload.variables,
           operationName: payload.operationName,
@@ -190,6 +218,7 @@ export function attachWebSockets(
           ...(endpoint.schema ? { schema: endpoint.schema } : {}),
         });
         if (!verdict.admitted) return [forSocket(verdict.error)];
+        if (verdict.credentials) holdKey(ctx.extra.socket, verdict.credentials.tokenKey);
         // The yoga context is built from a request, as over HTTP, and the credentials admission
         // made; the request carries no credential.
         const enveloped = endpoint.yoga.getEnveloped({
@@ -272,9 +301,13 @@ export function attachWebSockets(
       refuseUpgrade(socket, 400, { message: 'No WebSocket endpoint here.' });
       return;
     }
+    // A browser's cookies travel with its upgrade: a session is honoured only from the
+    // gateway's own and the listed origins.
     const refusal = admission.originRefusal(
       request.headers.origin ?? null,
       ownOriginsOf(request.headers.host),
+      request.headers.authorization === undefined &&
+        sessionOf(request.headers.cookie) !== undefined,
     );
     if (refusal) {
       refuseUpgrade(socket, 403, {
@@ -289,6 +322,7 @@ export function attachWebSockets(
 
   return {
     async close() {
+      stopEnded?.();
       server.off('upgrade', onUpgrade);
       for (const client of wss.clients) client.close(1001, 'Going away');
       await new Promise<void>((resolve) => wss.close(() => resolve()));

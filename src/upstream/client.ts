@@ -82,6 +82,8 @@ export interface UpstreamClient extends UpstreamOperations {
   tokenStatus(tokenKey: string): TokenStatus;
   /** The remembered 401 of a token the upstream refused (see `token-gate.ts`), if any. */
   tokenRefusal(tokenKey: string): UpstreamError | undefined;
+  /** Forgets a refusal: the key stands for a new token now (a sign-in grant's refresh). */
+  forgiveToken(tokenKey: string): void;
   /**
    * Asks the upstream whether it is up: `GET /user` without a token, through the client's own
    * dispatcher (not the global `fetch`), outside the ledger and the token's fair share. Resolves
@@ -165,6 +167,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     connectionStats: () => settings.share.stats(),
     tokenStatus: (tokenKey) => settings.gate?.status(tokenKey) ?? 'unknown',
     tokenRefusal: (tokenKey) => settings.gate?.refusal(tokenKey),
+    forgiveToken: (tokenKey) => settings.gate?.forgive(tokenKey),
     async probe(signal) {
       if (closed) throw new Error('probe: the upstream client is closed');
       const response = await dispatcher.request({

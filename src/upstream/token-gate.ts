@@ -51,6 +51,11 @@ export interface TokenGate {
   status(tokenKey: string): TokenStatus;
   /** The remembered 401 of a refused token, as a request would be refused with it. */
   refusal(tokenKey: string): UpstreamError | undefined;
+  /**
+   * Forgets that the upstream refused the token: the caller knows the key stands for a new token
+   * now (a sign-in grant refreshed its upstream token under the same key).
+   */
+  forgive(tokenKey: string): void;
   /** Any answer's status for the token (`null`: none arrived), from probes and others alike. */
   observe(tokenKey: string, status: number | null, error?: UpstreamError): void;
 }
@@ -106,6 +111,9 @@ export function createTokenGate(options: TokenGateOptions = {}, now: Clock = epo
       };
     },
     observe,
+    forgive(tokenKey) {
+      refused.delete(tokenKey);
+    },
     status(tokenKey) {
       if (accepted.has(tokenKey)) return 'accepted';
       return refused.has(tokenKey) ? 'refused' : 'unknown';

@@ -65,6 +65,56 @@ describe('parseSettings', () => {
     );
   });
 
+  it('reads the operator key as SEAL_KEY, or WEBHOOK_KEY its former name, and refuses two different ones', () => {
+    const hex = 'ab'.repeat(32);
+    const other = 'cd'.repeat(32);
+    expect(settings({ SEAL_KEY: hex }).sealKey).toEqual(Buffer.from(hex, 'hex'));
+    expect(settings({ SEAL_KEY: hex }).webhooks?.key).toEqual(Buffer.from(hex, 'hex'));
+    expect(settings({ WEBHOOK_KEY: hex }).sealKey).toEqual(Buffer.from(hex, 'hex'));
+    expect(settings({ SEAL_KEY: hex, WEBHOOK_KEY: hex }).sealKey).toEqual(Buffer.from(hex, 'hex'));
+    const both = error({ SEAL_KEY: hex, WEBHOOK_KEY: other });
+    expect(both).toMatch(/^SEAL_KEY and WEBHOOK_KEY differ/);
+    expect(both).not.toContain(hex);
+    expect(error({ SEAL_KEY: 'c2hvcnQ=' })).toMatch(/^SEAL_KEY must be 32 random bytes/);
+  });
+
+  it('turns sign-in on with an OAuth application, its secret, the public URL and the key', () => {
+    const key = 'ab'.repeat(32);
+    const upstream = { UPSTREAM_URL: 'https://api.ynab.com/v1' };
+    const full = {
+      ...upstream,
+      OAUTH_CLIENT_ID: 'app',
+      OAUTH_CLIENT_SECRET: 'secret',
+      PUBLIC_URL: 'https://plans.example.com/',
+      SEAL_KEY: key,
+    };
+    expect(settings({}).signIn).toBeUndefined();
+    expect(settings(full).signIn).toEqual({
+      clientId: 'app',
+      clientSecret: 'secret',
+      publicOrigin: 'https://plans.example.com',
+      oauthOrigin: undefined,
+      scope: undefined,
+      databasePath: './data/sign-in.db',
+      sessionTtlMs: 30 * 86_400_000,
+    });
+    expect(
+      settings({ ...full, OAUTH_SCOPE: 'read-only', SESSION_DAYS: '7', SIGN_IN_DB: '/s.db' })
+        .signIn,
+    ).toMatchObject({ scope: 'read-only', sessionTtlMs: 7 * 86_400_000, databasePath: '/s.db' });
+    expect(error({ ...full, OAUTH_CLIENT_SECRET: '' })).toMatch(
+      /^OAUTH_CLIENT_ID needs OAUTH_CLIENT_SECRET/,
+    );
+    expect(error({ ...full, SEAL_KEY: '' })).toMatch(/^OAUTH_CLIENT_ID needs SEAL_KEY/);
+    expect(error({ ...full, PUBLIC_URL: '' })).toMatch(/^OAUTH_CLIENT_ID needs PUBLIC_URL/);
+    expect(error({ OAUTH_CLIENT_SECRET: 'secret' })).toMatch(
+      /^OAUTH_CLIENT_SECRET needs OAUTH_CLIENT_ID/,
+    );
+    expect(error({ ...full, OAUTH_SCOPE: 'all' })).toMatch(/^OAUTH_SCOPE must be read-only/);
+    const secretless = error({ ...full, OAUTH_SCOPE: 'all' });
+    expect(secretless).not.toContain('secret"');
+  });
+
   it('has development defaults', () => {
     expect(settings({})).toMatchObject({
       port: DEFAULT_PORT,

@@ -1,10 +1,11 @@
 /**
  * `npm start` as a user runs it, through npm itself: the embedded sandbox, GraphiQL with the
- * dashboard query and the demo token, a real query, JSON logs that carry the request id but no
+ * dashboard query and a Sign in button, sign-in with the sandbox's demo application, a real query, JSON logs that carry the request id but no
  * token, and SIGTERM to the npm process stopping every process it started. Every other setting
  * rule is unit-tested in settings.test.ts; one bad setting is tried here as a process.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gqlWithSession, signIn } from '../sign-in/support/browser.js';
 import { until } from '../support/wait.js';
 import { killAll, type Launched, launch } from './support/process.js';
 
@@ -32,13 +33,24 @@ describe('npm start on the embedded sandbox', () => {
     expect(commands).toEqual(['npm start', 'node --import tsx src/cli.ts']);
   });
 
-  it('serves GraphiQL with the dashboard query and the token header filled in', async () => {
+  it('serves GraphiQL with the dashboard query and a Sign in button (no token header: the session is the credential)', async () => {
     const page = await fetch(url, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     const html = await page.text();
     expect(html).toContain('query Dashboard');
-    expect(html).toContain(`Bearer ${token}`);
+    expect(html).not.toContain(`Bearer ${token}`);
+    const origin = new URL(url).origin;
+    expect(html).toContain(
+      `href="${origin}/auth/login?return_to=${encodeURIComponent(`${origin}/graphql`)}"`,
+    );
+  });
+
+  it('has sign-in on with the sandbox demo application: consent, then the session cookie answers', async () => {
+    const origin = new URL(url).origin;
+    const session = await signIn(origin, url);
+    const me = await gqlWithSession(url, session, '{ plan(id: "last-used") { name } }');
+    expect(me.body.data).toEqual({ plan: { name: 'Demo Household' } });
   });
 
   it('answers a query and logs it as JSON with time, level and the request id, never the token', async () => {

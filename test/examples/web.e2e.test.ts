@@ -7,8 +7,8 @@
  * are, far from UTC), sees a change made elsewhere arrive live, signs out (the next request is
  * UNAUTHENTICATED; the other tabs' sessions end too) and signs in again.
  *
- * The gateway's browser sign-in (`/auth/*`) is played by `support/sign-in-stand-in.ts` in front
- * of the real gateway until the gateway serves it itself.
+ * The app talks to the gateway alone: its `/auth/*` (browser sign-in with the sandbox's demo
+ * application) and `/graphql` over HTTP and WebSocket, with the session cookie.
  *
  * The screenshots in docs/images/example-app-{phone,desktop}.png come from this test:
  * `UPDATE_SCREENSHOTS=1 npx vitest run test/examples/web.e2e.test.ts`.
@@ -18,16 +18,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_COOKIE } from '../../src/sign-in/cookies.js';
 import { DEFAULT_POLL_INTERVAL_MS } from '../live/support/live.js';
 import { launchChromium } from '../support/browser.js';
 import { runCommand } from '../support/run-command.js';
 import { startStack, type TimedStack } from '../support/stack.js';
 import { type StaticServer, serveStatic } from '../support/static-server.js';
-import {
-  SESSION_COOKIE,
-  type SignInStandIn,
-  startSignInStandIn,
-} from './support/sign-in-stand-in.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 /** The sandbox's demo application: loopback `/auth/callback` on any port is registered. */
@@ -45,7 +41,8 @@ const DESKTOP = { width: 1280, height: 860 };
 const out = mkdtempSync(join(tmpdir(), 'example-web-'));
 
 let stack: TimedStack;
-let standIn: SignInStandIn;
+/** The gateway's origin: what the app is built with, where it signs in. */
+let gatewayUrl: string;
 let site: StaticServer;
 let browser: Browser;
 let phone: BrowserContext;
@@ -53,25 +50,22 @@ let desktop: BrowserContext;
 
 beforeAll(async () => {
   // Polls run as the test says; the sandbox and the gateway share the test's clock.
+  site = await serveStatic(join(out, 'site'));
   stack = await startStack({
     serve: 'websocket',
     clock: 'ticking',
     start: NOW,
     timers: 'manual',
     sandbox: { rateLimit: false },
+    signIn: { ...DEMO_CLIENT },
+    config: { corsOrigins: [site.url] },
   });
-  site = await serveStatic(join(out, 'site'));
-  standIn = await startSignInStandIn({
-    gateway: stack.url,
-    oauth: { origin: stack.sandbox.origin, ...DEMO_CLIENT },
-    corsOrigins: [site.url],
-    now: () => stack.clock.now(),
-  });
+  gatewayUrl = new URL(stack.url).origin;
   // Built as a team would build it for their gateway: its URL in VITE_GATEWAY_URL.
   const build = await runCommand(
     'env',
     [
-      `VITE_GATEWAY_URL=${standIn.url}`,
+      `VITE_GATEWAY_URL=${gatewayUrl}`,
       process.execPath,
       join(root, 'node_modules/vite/bin/vite.js'),
       'build',
@@ -94,11 +88,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await standIn?.close();
   await site?.close();
   await stack?.close();
   rmSync(out, { recursive: true, force: true });
 });
+
+/** What the gateway's sign-in keeps now. */
+const sessions = () => {
+  if (!stack.gateway.signIn) throw new Error('sign-in is off');
+  return stack.gateway.signIn.counts();
+};
 
 const testId = (page: Page, id: string) => page.locator(`[data-testid=${id}]`);
 const count = (page: Page, id: string) => () => testId(page, id).count();
@@ -154,7 +153,7 @@ function graphqlFromPage(page: Page) {
       body: JSON.stringify({ query: '{ plans { id } }' }),
     });
     return { status: response.status, body: await response.json() };
-  }, `${standIn.url}/graphql`);
+  }, `${gatewayUrl}/graphql`);
 }
 
 async function screenshot(page: Page, name: string, fullPage: boolean): Promise<void> {
@@ -176,7 +175,7 @@ describe('the example web app on a phone', () => {
     expect(await served.text()).toContain('<svg');
     // The sign-in goes to the gateway and comes back to this very page.
     const href = new URL((await page.getByRole('link', { name: 'Sign in' }).getAttribute('href'))!);
-    expect(href.origin + href.pathname).toBe(`${standIn.url}/auth/login`);
+    expect(href.origin + href.pathname).toBe(`${gatewayUrl}/auth/login`);
     expect(href.searchParams.get('return_to')).toBe(`${site.url}/`);
   });
 
@@ -184,11 +183,11 @@ describe('the example web app on a phone', () => {
     await signIn(page);
     // Back at the app's own address: no code, no token in it.
     expect(page.url()).toBe(`${site.url}/`);
-    const [session] = (await phone.cookies(standIn.url)).filter((c) => c.name === SESSION_COOKIE);
+    const [session] = (await phone.cookies(gatewayUrl)).filter((c) => c.name === SESSION_COOKIE);
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
     expect(await page.evaluate(() => document.cookie)).toBe('');
     expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
-    expect(standIn.sessionCount()).toBe(1);
+    expect(await sessions()).toMatchObject({ session: 1, grant: 1 });
   });
 
   it('fits 390 px: nothing is cut off, the chart and the table are in full view', async () => {
@@ -306,7 +305,7 @@ describe('the example web app on a desktop', () => {
   it('signs out: the next request is UNAUTHENTICATED, the app shows sign-in; signs in again', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     expect(await signInScreen(page)).toBe('signedOut');
-    expect(await desktop.cookies(standIn.url)).toEqual([]);
+    expect(await desktop.cookies(gatewayUrl)).toEqual([]);
     const next = await graphqlFromPage(page);
     expect(next.status).toBe(401);
     expect(next.body.errors[0].extensions).toEqual({
@@ -344,16 +343,18 @@ describe('a session that ends while the app is open', () => {
     await page!.locator('input[name=amount]').fill('1.00');
     await page!.getByRole('button', { name: 'Add' }).click();
     expect(await signInScreen(page!)).toBe('ended');
-    expect(standIn.sessionCount()).toBe(0);
+    // The grant ends once its refresh is refused (after the 401 the page was answered with);
+    // its session record goes at its next use.
+    await expect.poll(sessions).toMatchObject({ grant: 0 });
   });
 });
 
 /**
- * What the app relies on from the gateway's sign-in, refusals included: checked here against
- * the stand-in, and against the gateway's own `/auth` endpoints once they replace it.
+ * What the app relies on from the gateway's sign-in, refusals included: its own `/auth`
+ * endpoints.
  */
 describe('the sign-in contract the app is built against', () => {
-  const at = (path: string) => `${standIn.url}${path}`;
+  const at = (path: string) => `${gatewayUrl}${path}`;
 
   it('sends the browser back only to its own or a CORS origin', async () => {
     const login = (returnTo?: string) =>

@@ -8,6 +8,7 @@
  * (`'http'`, the default; `'websocket'` adds graphql-ws on the same port). The sandbox always
  * listens: the gateway's undici client talks real HTTP to it.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
@@ -22,9 +23,11 @@ import {
 import { type ClusterOptions, createCluster } from '../../src/cluster/cluster.js';
 import {
   DEFAULT_MCP,
+  DEFAULT_SIGN_IN,
   defaultConfig,
   type GatewayConfig,
   type McpConfig,
+  type SignInConfig,
 } from '../../src/config/config.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/gateway/gateway.js';
 import { createMcpHttp, type McpHttp, withMcp } from '../../src/mcp/http.js';
@@ -65,6 +68,12 @@ export interface GatewayOptions {
   cluster?: ClusterOptions;
   /** MCP at `mcpUrl` on the same port (`http` or `websocket`), these settings over DEFAULT_MCP. */
   mcp?: Partial<McpConfig>;
+  /**
+   * Sign-in on, against the upstream's OAuth with the sandbox's demo application, a fresh key,
+   * grants in memory (unless the cluster's Redis), these settings over those. The gateway then
+   * listens on a port chosen first (its `/auth/callback` must be known to its config).
+   */
+  signIn?: true | Partial<SignInConfig>;
 }
 
 export interface ServedGateway {
@@ -122,8 +131,26 @@ async function serve(
       ...(scheduler ? { scheduler } : {}),
       ...options.cluster,
     });
+  const port = options.signIn ? await freePort() : 0;
+  const signIn: SignInConfig | undefined = options.signIn
+    ? {
+        ...DEFAULT_SIGN_IN,
+        key: randomBytes(32),
+        publicOrigin: `http://127.0.0.1:${port}`,
+        oauthOrigin: new URL(upstreamUrl).origin,
+        clientId: 'sandbox-demo-client',
+        clientSecret: 'sandbox-demo-secret',
+        databasePath: ':memory:',
+        ...(options.signIn === true ? {} : options.signIn),
+      }
+    : undefined;
   const gateway = createGateway(
-    { ...defaultConfig(upstreamUrl), graphiql: false, ...options.config },
+    {
+      ...defaultConfig(upstreamUrl),
+      graphiql: false,
+      ...(signIn ? { signIn } : {}),
+      ...options.config,
+    },
     {
       ...(now ? { now } : {}),
       ...(scheduler ? { scheduler } : {}),
@@ -133,7 +160,7 @@ async function serve(
     },
   );
   const mode = options.serve ?? 'http';
-  const listening = mode === 'fetch' ? undefined : await listen(gateway, mode, options);
+  const listening = mode === 'fetch' ? undefined : await listen(gateway, mode, options, port);
   const url = listening
     ? `http://127.0.0.1:${listening.port}/graphql`
     : 'http://gateway.test/graphql';
@@ -188,13 +215,14 @@ async function listen(
   gateway: Gateway,
   mode: 'http' | 'websocket',
   { maxHeaderSize, mcp: mcpConfig }: GatewayOptions,
+  at = 0,
 ): Promise<{ server: Server; port: number; closeSockets?: () => Promise<void>; mcp?: McpHttp }> {
   const mcp = mcpConfig
     ? createMcpHttp(createMcpParts(gateway, schema, { ...DEFAULT_MCP, ...mcpConfig }, 'test'))
     : undefined;
   const server = createServer(maxHeaderSize ? { maxHeaderSize } : {}, withMcp(gateway, mcp));
   const sockets = mode === 'websocket' ? attachWebSockets(server, gateway) : undefined;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(at, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     server,
@@ -202,6 +230,15 @@ async function listen(
     ...(sockets ? { closeSockets: () => sockets.close() } : {}),
     ...(mcp ? { mcp } : {}),
   };
+}
+
+/** A port free a moment ago, for a gateway whose config must name its own URL. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 async function closeServer(server: Server): Promise<void> {

@@ -17,6 +17,7 @@ import { useInputErrorNames } from '../../errors/use-input-error-names.js';
 import type { OperationTracer } from '../../operation/tracer.js';
 import type { ReplicaStore } from '../../replica/types.js';
 import type { GatewayContext } from '../../schema/context.js';
+import type { BrowserSignIn } from '../../sign-in/browser.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import type { OperationReportSink } from '../../telemetry/operation-report.js';
@@ -39,6 +40,7 @@ import { useReadiness } from './use-readiness.js';
 import { useRequestBodyLimit } from './use-request-body-limit.js';
 import type { RequestIds } from './use-request-id.js';
 import { useResponseExtensions } from './use-response-extensions.js';
+import { useSignIn } from './use-sign-in.js';
 import { useStreamsNeedStreaming } from './use-streams-need-streaming.js';
 import { useSubgraphEndpoint } from './use-subgraph-endpoint.js';
 
@@ -75,6 +77,8 @@ export interface GatewayPluginsOptions {
   freshnessOf: FreshnessOf;
   /** Where a request hook's failure is logged (`guardRequestHook`). @default none */
   logger?: Logger | undefined;
+  /** Browser sign-in's `/auth/*` (`config.signIn`). @default none */
+  signIn?: BrowserSignIn | undefined;
 }
 
 /**
@@ -132,6 +136,7 @@ function doorPlugins(config: GatewayConfig, options: GatewayPluginsOptions): Gat
       ? []
       : [useCompression({ minBytes: config.compressionMinBytes })]),
     useReadiness({ probe: probeUpstream, draining }),
+    ...(options.signIn ? [useSignIn(options.signIn)] : []),
     ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),
     ...(config.graphiql ? [graphiql(config)] : []),
   ];
@@ -152,7 +157,11 @@ function operationPlugins(
     useCsrfPrevention(),
     // Automatic persisted queries register and name texts; then every operation is admitted.
     ...options.persisted,
-    useAdmission(admission, { requestIdOf: requestIds.of, schema: served }),
+    useAdmission(admission, {
+      requestIdOf: requestIds.of,
+      schema: served,
+      signIn: config.signIn !== undefined,
+    }),
     ...(config.httpCaching
       ? [
           useHttpCaching({
@@ -196,7 +205,12 @@ function graphiql(config: GatewayConfig): Plugin {
   return useGraphiQL({
     title: 'Plans GraphQL gateway',
     ...(config.graphiqlDefaultQuery ? { defaultQuery: config.graphiqlDefaultQuery } : {}),
-    ...(config.graphiqlDefaultHeaders ? { headers: config.graphiqlDefaultHeaders } : {}),
+    // Signed in, GraphiQL's requests carry the session cookie; a default bearer header would
+    // override it.
+    ...(config.graphiqlDefaultHeaders && !config.signIn
+      ? { headers: config.graphiqlDefaultHeaders }
+      : {}),
+    ...(config.signIn ? { signIn: config.signIn.publicOrigin } : {}),
     // GraphiQL sends subscriptions as GET event streams, which CSRF prevention refuses without
     // this header.
     additionalHeaders: { 'x-graphql-yoga-csrf': 'graphiql' },

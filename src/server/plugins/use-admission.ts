@@ -1,9 +1,10 @@
-import type { DocumentNode, GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Admission, OperationRequest } from '../../admission/admission.js';
 import { ownOriginsOf } from '../../admission/origin.js';
-import { gatewayError } from '../../errors/codes.js';
+import { copyError, gatewayError } from '../../errors/codes.js';
 import type { Credentials } from '../../operation/credentials.js';
+import { SIGN_IN_PATH } from '../../sign-in/grants.js';
 
 export interface UseAdmissionOptions {
   /** The request id of a request (see use-request-id.ts), for the report of a refusal. */
@@ -13,6 +14,12 @@ export interface UseAdmissionOptions {
    * endpoint's). @default admission's
    */
   schema?: GraphQLSchema;
+  /**
+   * Browser sign-in is on: an UNAUTHENTICATED answer to a request with a session cookie or with
+   * no credentials at all (a page signed out) says where to sign in (`extensions.signIn`).
+   * @default false
+   */
+  signIn?: boolean;
 }
 
 /**
@@ -29,7 +36,7 @@ export interface UseAdmissionOptions {
  */
 export function useAdmission(
   admission: Admission,
-  { requestIdOf, schema }: UseAdmissionOptions,
+  { requestIdOf, schema, signIn = false }: UseAdmissionOptions,
 ): Plugin<{ credentials?: Credentials | null }> {
   const operationOf = (request: Request, params: GraphQLParams): OperationRequest => ({
     ...requestOperation(admission, request, params, requestIdOf),
@@ -41,18 +48,19 @@ export function useAdmission(
   >();
   const valid = new WeakSet<DocumentNode>();
   return {
-    onParams({ params, request, setParams, paramsHandler, setParamsHandler }) {
+    async onParams({ params, request, setParams, paramsHandler, setParamsHandler }) {
       const resolved = admission.resolve(params.query, params.extensions);
       if ('refused' in resolved) {
         // Refused as `admit` refuses it (status, report); thrown, since yoga's own check after
         // this hook would refuse a request without text for the wrong reason.
-        const verdict = admission.admit(operationOf(request, params));
+        const verdict = await admission.admit(operationOf(request, params));
         throw verdict.admitted ? resolved.refused : verdict.error;
       }
       if (typeof resolved.query === 'string' && resolved.query !== params.query)
         setParams({ ...params, query: resolved.query });
-      setParamsHandler((payload) => {
-        const verdict = admission.admit(operationOf(request, payload.params));
+      setParamsHandler(async (payload) => {
+        // A session's credentials come from the grant book (stage 5 waits for it).
+        const verdict = await admission.admit(operationOf(request, payload.params));
         if (!verdict.admitted) return { errors: [verdict.error] };
         admitted.set(payload.params, verdict);
         return paramsHandler(payload);
@@ -66,6 +74,16 @@ export function useAdmission(
       setParsedDocument(verdict.document);
       extendContext({ credentials: verdict.credentials });
     },
+    onExecutionResult({ request, result, setResult }) {
+      // A session whose grant ended mid-operation (the upstream refused its token), or a page
+      // signed out: the browser is told where to sign in, as stage 5 tells it.
+      if (!signIn || !result || !('errors' in result)) return;
+      const presented = admission.presentedBy(request);
+      if (presented !== undefined && presented.kind !== 'session') return;
+      const { errors } = result;
+      if (!errors?.some((error) => error.extensions?.code === 'UNAUTHENTICATED')) return;
+      setResult({ ...result, errors: errors.map(withSignIn) });
+    },
     onValidate({ params: { documentAST }, setResult }) {
       if (valid.has(documentAST)) {
         setResult([]);
@@ -77,6 +95,11 @@ export function useAdmission(
       };
     },
   };
+}
+
+function withSignIn(error: GraphQLError): GraphQLError {
+  if (error.extensions.code !== 'UNAUTHENTICATED' || error.extensions.signIn) return error;
+  return copyError(error, { extensions: { ...error.extensions, signIn: { url: SIGN_IN_PATH } } });
 }
 
 function requestOperation(

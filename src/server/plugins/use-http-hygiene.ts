@@ -4,7 +4,7 @@ import { ownOriginsOf } from '../../admission/origin.js';
 
 export interface HttpHygieneOptions {
   /** Its origin check (stage 6) runs here too, before the body is read. */
-  admission: Pick<Admission, 'originRefusal'>;
+  admission: Pick<Admission, 'originRefusal' | 'presentedBy'>;
 }
 
 /**
@@ -20,10 +20,12 @@ export interface HttpHygieneOptions {
 export function useHttpHygiene({ admission }: HttpHygieneOptions): Plugin {
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
-      const refusal = admission.originRefusal(request.headers.get('origin'), [
-        url.origin,
-        ...ownOriginsOf(request.headers.get('host')),
-      ]);
+      // A session cookie is honoured only from the gateway's own and the listed origins.
+      const refusal = admission.originRefusal(
+        request.headers.get('origin'),
+        [url.origin, ...ownOriginsOf(request.headers.get('host'))],
+        admission.presentedBy(request)?.kind === 'session',
+      );
       if (!refusal) return;
       endResponse(
         new fetchAPI.Response(

@@ -51,6 +51,12 @@ export interface GraphiQLOptions {
   /** Headers GraphiQL sends with every operation and does not show (e.g. a CSRF header). */
   additionalHeaders?: Record<string, string>;
   /**
+   * The gateway's public origin when browser sign-in is on: the page shows a "Sign in" link to
+   * its `/auth/login`, back to GraphiQL afterwards; GraphiQL's requests then carry the session
+   * cookie. @default none
+   */
+  signIn?: string;
+  /**
    * Shown while a subscription waits for its first event, instead of a bare spinner.
    * @default SUBSCRIPTION_WAITING_MESSAGE
    */
@@ -95,6 +101,7 @@ export function useGraphiQL({
   defaultQuery,
   headers,
   additionalHeaders,
+  signIn,
   subscriptionWaitingMessage = SUBSCRIPTION_WAITING_MESSAGE,
   maxConcurrentReaders = DEFAULT_MAX_ASSET_READERS,
   stallMs = DEFAULT_STALL_MS,
@@ -117,15 +124,21 @@ export function useGraphiQL({
   const build = () => {
     built ??= buildGraphiQLAssets().then((assets) => ({
       assets,
-      page: pageAsset(assets.base, {
-        title,
-        endpoint,
-        defaultQuery,
-        headers: headers ? JSON.stringify(headers, null, 2) : undefined,
-        shouldPersistHeaders: false,
-        ...(additionalHeaders ? { additionalHeaders } : {}),
-        subscriptionWaitingMessage,
-      }),
+      page: pageAsset(
+        assets.base,
+        {
+          title,
+          endpoint,
+          defaultQuery,
+          headers: headers ? JSON.stringify(headers, null, 2) : undefined,
+          shouldPersistHeaders: false,
+          ...(additionalHeaders ? { additionalHeaders } : {}),
+          subscriptionWaitingMessage,
+        },
+        signIn === undefined
+          ? undefined
+          : `${signIn}/auth/login?return_to=${encodeURIComponent(`${signIn}${endpoint}`)}`,
+      ),
     }));
     return built;
   };
@@ -249,9 +262,15 @@ function matches(ifNoneMatch: string | null, etag: string): boolean {
 
 // Private: the options travel as JSON in a non-executable script element; `<` is escaped so no
 // value (a default query, a header) can close the element.
-function pageAsset(base: string, options: Record<string, unknown>): Asset {
+function pageAsset(base: string, options: Record<string, unknown>, signIn?: string): Asset {
   const json = JSON.stringify(options).replace(/</g, '\\u003c');
-  const title = String(options.title).replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const escaped = (text: string) => text.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const title = escaped(String(options.title));
+  // A plain link (the page runs no inline script): the browser signs in and comes back here.
+  const signInLink =
+    signIn === undefined
+      ? ''
+      : `\n    <a id="sign-in" href="${escaped(signIn)}" style="position:fixed;top:8px;right:12px;z-index:10;padding:4px 12px;border-radius:4px;background:#e10098;color:#fff;font:600 14px sans-serif;text-decoration:none">Sign in</a>`;
   const html = `<!doctype html>
 <html lang="en">
   <head>
@@ -262,7 +281,7 @@ function pageAsset(base: string, options: Record<string, unknown>): Asset {
   </head>
   <body id="body" class="no-focus-outline">
     <noscript>You need to enable JavaScript to run GraphiQL.</noscript>
-    <div id="root"></div>
+    <div id="root"></div>${signInLink}
     <script type="application/json" id="graphiql-options">${json}</script>
     <script src="${base}app.js"></script>
     <script src="${base}boot.js" data-base="${base}"></script>
