@@ -75,7 +75,7 @@ export function operationContext(deps: OperationContextDeps) {
     const freshness = freshnessOf(request);
     const span = tracer?.startOperation(request);
     const meter = createOperationMeter(span ? { span } : {});
-    const deadline = createDeadline(config.operationDeadlineMs);
+    const deadline = createDeadline(config.operationDeadlineMs, live.scheduler);
     const reads = createReadLog();
     const meteredReplicas = {
       read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),

@@ -82,8 +82,20 @@ describe('a tenant hung upstream', () => {
 
 describe('the operation deadline', () => {
   it('answers a cold read with UPSTREAM_UNAVAILABLE and a warm one stale once it passes', async () => {
-    // Short, so the two hung reads end quickly; long enough for the warm-up on a loaded machine.
-    const s = await started(1_000);
+    // The deadline runs on the stack's timers: it passes when the test moves them, once the
+    // reads hang, so no answer that does come has to beat it on a loaded machine.
+    const s = await startStack({
+      serve: 'fetch',
+      hostile: true,
+      clock: 'manual',
+      timers: 'manual',
+      sandbox: {
+        rateLimit: false,
+        users: [{ token: HUNG, plans: [{ seed: 8, transactions: 40 }] }],
+      },
+      config: { operationDeadlineMs: 1_000 },
+    });
+    stack = s;
     const planId = s.sandbox.users[0]!.planIds[0]!;
     const warm = dataOf(
       await s.gql<{ plan: { name: string } }>(
@@ -93,18 +105,25 @@ describe('the operation deadline', () => {
       ),
     );
     hangPlansOf(s, HUNG);
+    await s.scheduler.advance(1); // `no-cache` wants data sent after the warm read
 
-    const stale = await s.gql<{ plan: { name: string } }>(
+    const stalePending = s.gql<{ plan: { name: string } }>(
       `{ plan(id: "${planId}") { name } }`,
       {},
       { token: HUNG, headers: { 'cache-control': 'no-cache' } },
     );
+    await until(() => openOf(s, HUNG) === 1, 'the sync hung');
+    await s.scheduler.advance(1_000);
+    const stale = await stalePending;
     expect(stale.body.data).toEqual(warm);
     expect(stale.body.extensions?.stale).toEqual([
       expect.objectContaining({ source: planId, reason: 'UPSTREAM_UNAVAILABLE' }),
     ]);
 
-    const cold = await s.gql(`{ plan(id: "${randomUUID()}") { name } }`, {}, { token: HUNG });
+    const coldPending = s.gql(`{ plan(id: "${randomUUID()}") { name } }`, {}, { token: HUNG });
+    await until(() => openOf(s, HUNG) === 2, 'the cold read hung');
+    await s.scheduler.advance(1_000);
+    const cold = await coldPending;
     expect(cold.body.data?.plan ?? null).toBeNull();
     expect(cold.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(cold.body.errors?.[0]?.message).toMatch(/deadline/);

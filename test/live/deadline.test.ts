@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type HostileStack, startStack } from '../support/stack.js';
+import { until } from '../support/wait.js';
 import {
   DEFAULT_POLL_INTERVAL_MS,
   LIVE,
@@ -47,12 +48,18 @@ describe('a subscription', () => {
     client = sseClient(s.url, s.token);
     const subscriber = client.subscribe<BalancesChanged>(BALANCES, { planId: s.planId });
     await subscribed(s, 1);
-    // The deadline runs on real time. A query sent after the subscription began, whose upstream
-    // call never answers, ends at its own deadline: the subscription's has passed by then.
+    // A query sent after the subscription began, whose upstream call never answers, ends at its
+    // own deadline (on the stack's timers): the subscription's has passed by then.
     s.hostile.setRule((request) =>
       request.operationId === 'getUser' ? { kind: 'hang' } : { kind: 'pass' },
     );
-    const late = await s.gql('{ user { id } }', {}, { headers: { 'cache-control': 'no-cache' } });
+    const pending = s.gql('{ user { id } }', {}, { headers: { 'cache-control': 'no-cache' } });
+    await until(
+      () => s.hostile.calls().some((c) => c.operationId === 'getUser' && c.action === 'hang'),
+      'the query hung upstream',
+    );
+    await s.scheduler.advance(DEADLINE_MS);
+    const late = await pending;
     expect(late.body.errors?.map((e) => e.extensions?.code)).toEqual(['UPSTREAM_UNAVAILABLE']);
     s.hostile.setRule(() => ({ kind: 'pass' }));
     s.hostile.dropOpen();

@@ -197,6 +197,9 @@ export async function startHostileUpstream(
       else res.destroy();
     });
   });
+  // Idle connections are the client's to close, as the sandbox's (see its `keepAliveTimeout`):
+  // a server-side idle timer racing a request sent after a stall resets it.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 

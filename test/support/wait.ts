@@ -4,7 +4,11 @@
  */
 
 export interface UntilOptions {
-  /** @default 15_000 */
+  /**
+   * Liveness only: turns "never" into a named failure. Sized for a loaded machine (two full
+   * runs at once on two cores under other work; 15 s was not enough for 50 subscribers to
+   * connect), below the 60 s a test has. @default 45_000
+   */
   timeoutMs?: number;
   /** Pause between checks. @default 5 */
   everyMs?: number;
@@ -13,7 +17,7 @@ export interface UntilOptions {
 export async function until(
   check: () => boolean | Promise<boolean>,
   what: string | (() => string),
-  { timeoutMs = 15_000, everyMs = 5 }: UntilOptions = {},
+  { timeoutMs = 45_000, everyMs = 5 }: UntilOptions = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {

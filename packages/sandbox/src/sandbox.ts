@@ -213,6 +213,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   });
 
   const server = createServer(dispatch);
+  // Idle keep-alive connections are closed by the client, never by the sandbox: with node's 5 s
+  // server timeout, a process stalled past it (a loaded machine) could send a request on a
+  // socket whose server-side timer then fired before the request was read, and the client got
+  // ECONNRESET (a test's fetch failed, the gateway retried and counted two calls). `close()`
+  // destroys the connections still open.
+  server.keepAliveTimeout = 0;
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
