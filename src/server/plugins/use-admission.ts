@@ -1,6 +1,6 @@
 import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
-import type { Admission, OperationRequest } from '../../admission/admission.js';
+import type { Admission, OperationRequest, Verdict } from '../../admission/admission.js';
 import { ownOriginsOf } from '../../admission/origin.js';
 import { copyError, gatewayError } from '../../errors/codes.js';
 import type { Credentials } from '../../operation/credentials.js';
@@ -48,22 +48,28 @@ export function useAdmission(
   >();
   const valid = new WeakSet<DocumentNode>();
   return {
-    async onParams({ params, request, setParams, paramsHandler, setParamsHandler }) {
+    onParams({ params, request, setParams, paramsHandler, setParamsHandler }) {
       const resolved = admission.resolve(params.query, params.extensions);
       if ('refused' in resolved) {
-        // Refused as `admit` refuses it (status, report); thrown, since yoga's own check after
-        // this hook would refuse a request without text for the wrong reason.
-        const verdict = await admission.admit(operationOf(request, params));
+        // Refused as `admit` refuses it (status, report), at the trusted-documents stage, before
+        // credentials (so at once); thrown, since yoga's own check after this hook would refuse
+        // a request without text for the wrong reason.
+        const verdict = admission.admit(operationOf(request, params));
+        if (verdict instanceof Promise) throw resolved.refused;
         throw verdict.admitted ? resolved.refused : verdict.error;
       }
       if (typeof resolved.query === 'string' && resolved.query !== params.query)
         setParams({ ...params, query: resolved.query });
-      setParamsHandler(async (payload) => {
-        // A session's credentials come from the grant book (stage 5 waits for it).
-        const verdict = await admission.admit(operationOf(request, payload.params));
-        if (!verdict.admitted) return { errors: [verdict.error] };
-        admitted.set(payload.params, verdict);
-        return paramsHandler(payload);
+      setParamsHandler((payload) => {
+        const run = (verdict: Verdict) => {
+          if (!verdict.admitted) return { errors: [verdict.error] };
+          admitted.set(payload.params, verdict);
+          return paramsHandler(payload);
+        };
+        // A session's credentials come from the grant book (stage 5 waits for it); anything
+        // else is admitted in the same turn, as before sign-in.
+        const verdict = admission.admit(operationOf(request, payload.params));
+        return verdict instanceof Promise ? verdict.then(run) : run(verdict);
       });
     },
     onParse({ context, extendContext, setParsedDocument }) {

@@ -102,16 +102,22 @@ export function useHttpCaching({
    * refuse them (a token that cannot be one, or one the upstream refused): such a request names
    * no answer, and admission refuses it.
    */
-  async function callerOf(request: Request): Promise<Credentials | null | undefined> {
+  function callerOf(
+    request: Request,
+  ): Credentials | null | undefined | Promise<Credentials | null | undefined> {
     const presented = admission.presentedBy(request);
     if (presented === undefined) return null;
-    const checked = await admission.credentials(presented);
+    const checked = admission.credentials(presented);
+    // A session's check is a look-up; a bearer token's stays synchronous.
+    if (checked instanceof Promise)
+      return checked.then((done) => (done.ok ? done.credentials : undefined));
     return checked.ok ? checked.credentials : undefined;
   }
 
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      const credentials = await callerOf(request);
+      const caller = callerOf(request);
+      const credentials = caller instanceof Promise ? await caller : caller;
       if (credentials === undefined) return;
       const name = await nameOf(request, url, fetchAPI.Request, credentials);
       if (name === null) return;
