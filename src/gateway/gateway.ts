@@ -43,6 +43,7 @@ import type { RequestLedger } from '../upstream/request-ledger.js';
 import { createSettling } from '../writes/settling.js';
 import { ownCluster, requestLedger } from './cluster.js';
 import { createGatewayLive } from './live.js';
+import { createGatewayReconciler } from './reconciler.js';
 import { createGatewayReplicas } from './replicas.js';
 import { createGatewayWebhooks, type Webhooks } from './webhooks.js';
 
@@ -178,6 +179,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     cluster,
     meter: deps.replicaMeter,
     onApplied: (change) => live.applied(change),
+    onRead: (token, tokenKey, planId) => reconciler?.noteRead(token, tokenKey, planId),
   });
   const restCache = createRestCache({
     classifyFailure,
@@ -189,7 +191,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     replicas.forgetToken(tokenKey);
     restCache.forgetToken(tokenKey);
   }
-  const live = createGatewayLive({
+  const { hub: live, budget } = createGatewayLive({
     config,
     now,
     replicas,
@@ -198,6 +200,15 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     scheduler: deps.scheduler,
     live: deps.live,
     onError: (error) => logInternalError(logger, error, 'subscription poll failed'),
+  });
+  const reconciler = createGatewayReconciler({
+    config,
+    replicas,
+    budget,
+    scheduler: live.scheduler,
+    upstream,
+    metrics,
+    logger,
   });
   const requestIds = createRequestIds();
   const freshnessOf = requestFreshness(config.maxAgeMs, now);
@@ -301,11 +312,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     settled: () => settling.idle(),
     drain() {
       draining = true;
+      reconciler?.close();
       void live.close();
     },
     ...(cluster ? { cluster } : {}),
     ...(webhooks.running ? { webhooks: webhooks.running } : {}),
     async close() {
+      reconciler?.close();
       await webhooks.close();
       await live.close();
       // Deltas after writes carry on past their answers; the upstream pool closes after them.
