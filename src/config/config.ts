@@ -100,6 +100,12 @@ export interface LiveConfig {
    * with `SUBSCRIBER_TOO_SLOW`. @default 2_097_152 (2 MiB)
    */
   pendingBytesPerSubscriber: number;
+  /**
+   * Time between two reconciliations: each plan read in the period is compared with a full
+   * export and repaired if it drifted (src/live/reconciler.ts); 0 turns them off.
+   * @default 86_400_000 (daily)
+   */
+  reconcileMs: number;
 }
 
 export const DEFAULT_LIVE: LiveConfig = {
@@ -111,6 +117,7 @@ export const DEFAULT_LIVE: LiveConfig = {
   eventRows: 500,
   eventBytes: 256 * 1024,
   pendingBytesPerSubscriber: 2 * 1024 * 1024,
+  reconcileMs: 24 * 3_600_000,
 };
 
 /** Several instances cooperating through Redis (`redisUrl`); see src/cluster/README.md. */

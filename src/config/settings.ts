@@ -177,6 +177,7 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   SUBSCRIPTION_EVENT_ROWS       rows per subscription event, up to 500; a replay is split (default ${DEFAULT_LIVE.eventRows})
   SUBSCRIPTION_EVENT_KB         KiB of row data per subscription event (default ${DEFAULT_LIVE.eventBytes / 1024})
   SUBSCRIPTION_PENDING_KB       KiB of changes kept for a subscriber not reading, then it ends (default ${DEFAULT_LIVE.pendingBytesPerSubscriber / 1024})
+  RECONCILE_HOURS               compare each plan read in this period with a full export, repair drift; 0 = off (default ${DEFAULT_LIVE.reconcileMs / 3_600_000})
   REDIS_URL                     redis:// or rediss:// URL: instances share quota, syncs and snapshots (default: alone)
   REDIS_KEY_PREFIX              prefix of every Redis key and channel (default ${DEFAULT_CLUSTER.keyPrefix})
   REDIS_SNAPSHOT_TTL_SECONDS    snapshots and delta logs expire this long after their last write (default ${DEFAULT_CLUSTER.snapshotTtlMs / 1000})
@@ -350,6 +351,9 @@ function liveSettings(env: Env): LiveConfig {
       DEFAULT_LIVE.pendingBytesPerSubscriber,
       1_048_576,
     ),
+    reconcileMs:
+      (optional(env, 'RECONCILE_HOURS', (v, n) => integer(v, n, 0, 168)) ??
+        DEFAULT_LIVE.reconcileMs / 3_600_000) * 3_600_000,
   };
 }
 

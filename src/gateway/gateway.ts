@@ -45,6 +45,7 @@ import type { RequestLedger } from '../upstream/request-ledger.js';
 import { createSettling } from '../writes/settling.js';
 import { ownCluster, requestLedger } from './cluster.js';
 import { createGatewayLive } from './live.js';
+import { createGatewayReconciler } from './reconciler.js';
 import { createGatewayReplicas } from './replicas.js';
 import { createGatewaySignIn } from './sign-in.js';
 import { createGatewayWebhooks, type Webhooks } from './webhooks.js';
@@ -194,6 +195,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     cluster,
     meter: deps.replicaMeter,
     onApplied: (change) => live.applied(change),
+    onRead: (token, tokenKey, planId) => reconciler?.noteRead(token, tokenKey, planId),
   });
   const restCache = createRestCache({
     classifyFailure,
@@ -215,7 +217,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       () => forgetToken(tokenKey),
     );
   }
-  const live = createGatewayLive({
+  const { hub: live, budget } = createGatewayLive({
     config,
     now,
     replicas,
@@ -235,6 +237,15 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     onEnded: forgetToken,
   });
   signIn?.part.grants.onRenewed(({ tokenKey, token }) => live.renewToken(tokenKey, token));
+  const reconciler = createGatewayReconciler({
+    config,
+    replicas,
+    budget,
+    scheduler: live.scheduler,
+    upstream,
+    metrics,
+    logger,
+  });
   const requestIds = createRequestIds();
   const freshnessOf = requestFreshness(config.maxAgeMs, now);
   let draining = false;
@@ -340,6 +351,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     settled: () => settling.idle(),
     drain() {
       draining = true;
+      reconciler?.close();
       void live.close();
     },
     ...(cluster ? { cluster } : {}),
@@ -347,6 +359,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...(signIn ? { signIn: signIn.part } : {}),
     credentialsEnded: (listener) => signIn?.ended(listener) ?? (() => {}),
     async close() {
+      reconciler?.close();
       await webhooks.close();
       await signIn?.part.close();
       await live.close();

@@ -1,6 +1,6 @@
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
-import { createPollBudget } from '../live/budget.js';
+import { createPollBudget, type PollBudget } from '../live/budget.js';
 import { createLiveHub, type LiveHub } from '../live/hub.js';
 import type { LiveBus } from '../live/live-bus.js';
 import type { PollLeases } from '../live/poll-leases.js';
@@ -23,11 +23,17 @@ export interface GatewayLiveOptions {
   onError: (error: unknown) => void;
 }
 
+export interface GatewayLive {
+  readonly hub: LiveHub;
+  /** The one poll budget of every token: the hub's pollers and the reconciler spend from it. */
+  readonly budget: PollBudget;
+}
+
 /**
  * Subscriptions: polls within the budget the request ledger leaves, sharing the event bus, the
  * poll leases and the poll ledger with other instances through the cluster, when there is one.
  */
-export function createGatewayLive(options: GatewayLiveOptions): LiveHub {
+export function createGatewayLive(options: GatewayLiveOptions): GatewayLive {
   const { config, now, replicas, usage, cluster, scheduler, live, onError } = options;
   const sharedPolls = cluster?.ledger('polls', config.rateLimit);
   const polls =
@@ -35,16 +41,17 @@ export function createGatewayLive(options: GatewayLiveOptions): LiveHub {
     (sharedPolls ? { record: sharedPolls.record, usage: sharedPolls.shared } : undefined);
   const bus = live?.bus ?? cluster?.bus;
   const leases = live?.leases ?? cluster?.leases;
-  return createLiveHub({
+  const budget = createPollBudget({
+    usage,
+    ...config.rateLimit,
+    share: config.live.budgetShare,
+    maxAgeMs: config.maxAgeMs,
+    now,
+    ...(polls ? { polls } : {}),
+  });
+  const hub = createLiveHub({
     replicas,
-    budget: createPollBudget({
-      usage,
-      ...config.rateLimit,
-      share: config.live.budgetShare,
-      maxAgeMs: config.maxAgeMs,
-      now,
-      ...(polls ? { polls } : {}),
-    }),
+    budget,
     scheduler,
     maxSubscriptionsPerToken: config.live.maxSubscriptionsPerToken,
     eventLimits: { rows: config.live.eventRows, bytes: config.live.eventBytes },
@@ -53,4 +60,5 @@ export function createGatewayLive(options: GatewayLiveOptions): LiveHub {
     ...(bus ? { bus } : {}),
     ...(leases ? { leases } : {}),
   });
+  return { hub, budget };
 }

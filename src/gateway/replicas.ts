@@ -19,11 +19,13 @@ export interface GatewayReplicasOptions {
   /** Counts the rows replicas visit to answer pages. @default none */
   meter?: QueryMeter | undefined;
   onApplied: (change: AppliedChange) => void;
+  /** Every read answered, with the token and the concrete plan it read (the reconciler's list). */
+  onRead?: (token: string, tokenKey: string, planId: string) => void;
 }
 
 /** The replica store as the gateway reads it: syncing through the upstream, or the cluster's. */
 export function createGatewayReplicas(options: GatewayReplicasOptions): ReplicaStore {
-  const { config, now, upstream, metrics, cluster, meter, onApplied } = options;
+  const { config, now, upstream, metrics, cluster, meter, onApplied, onRead } = options;
   const store = createReplicaStore(
     withCluster(cluster, {
       maxBytes: config.replicaMaxBytes,
@@ -39,5 +41,14 @@ export function createGatewayReplicas(options: GatewayReplicasOptions): ReplicaS
       }),
     }),
   );
-  return cluster ? cluster.replicas(store) : store;
+  const served = cluster ? cluster.replicas(store) : store;
+  if (!onRead) return served;
+  return {
+    ...served,
+    async read(request) {
+      const answer = await served.read(request);
+      onRead(request.token, request.tokenKey, answer.snapshot.planId);
+      return answer;
+    },
+  };
 }

@@ -76,6 +76,12 @@ export interface PollBudget {
   intervalMs(pollers: number): number;
   /** How long the token's next poll must wait for the budget; 0 when it may go now. */
   waitMs(tokenKey: string): Promise<number>;
+  /**
+   * How long a call that takes the place of a poll (a reconciliation's export) must wait: only
+   * the headroom rule (3.) applies. Counted in the polls' ledger (`meter`), it makes the next
+   * poll wait instead (the cap, 2.), so the polls' share is not exceeded for long: by one call.
+   */
+  headroomWaitMs(tokenKey: string): Promise<number>;
   /** Counts the upstream requests of a poll (pass it as the read's meter). */
   meter(tokenKey: string): PollMeter;
   usage(tokenKey: string): Promise<PollBudgetUsage>;
@@ -108,6 +114,11 @@ export function createPollBudget(options: PollBudgetOptions): PollBudget {
       if (spent.used >= allowance) until = Math.max(until, spent.resetsAt ?? at + MIN_WAIT_MS);
       if (total.remaining <= headroom) until = Math.max(until, total.resetsAt ?? at + MIN_WAIT_MS);
       return until - at;
+    },
+    async headroomWaitMs(tokenKey) {
+      const total = await usage(tokenKey);
+      const at = now();
+      return total.remaining <= headroom ? (total.resetsAt ?? at + MIN_WAIT_MS) - at : 0;
     },
     meter: (tokenKey) => ({
       record(call) {

@@ -75,6 +75,7 @@ import {
   sizeOfFull,
 } from './cache.js';
 import { buildPlanState, mergePlanDelta } from './delta.js';
+import { compareDigests, digestPlan, hasDrift } from './drift.js';
 import { nextKnowledgeAfter, OrphanWrites, withWrite, writesNotIn } from './pending-writes.js';
 import { monthOf, type PlanState } from './plan-state.js';
 import { applySavedEntities } from './saved.js';
@@ -84,6 +85,8 @@ import type { QueryMeter } from './transaction-query.js';
 import type {
   BackfillRequest,
   PlanSnapshot,
+  ReconcileRequest,
+  ReconcileResult,
   RelayedSync,
   ReplicaRead,
   ReplicaReadRequest,
@@ -223,6 +226,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
     },
     applyRelayed: (tokenKey, relayed) => applyRelayed(store, tokenKey, relayed),
     backfill: (request) => backfill(store, request),
+    reconcile: (request) => reconcile(store, request),
     expire: (tokenKey, planId) => expire(store, tokenKey, planId),
     forgetToken: (tokenKey) => forgetToken(store, tokenKey),
     stats: () => store.cache.stats(),
@@ -846,6 +850,71 @@ async function backfill(store: StoreState, request: BackfillRequest): Promise<vo
     sentAt: result.sentAt ?? sentAt,
     bytes: result.bytes,
   });
+}
+
+/**
+ * Private: a full export compared with the held replica (`ReplicaStore.reconcile`). Compared only
+ * at one knowledge and with no unconfirmed write on top: then every difference is drift (a change
+ * no delta brought), and the export, the truth at that knowledge, replaces the replica as a full
+ * load in place would (rule 5's `replace`, without the suspicion).
+ */
+async function reconcile(store: StoreState, request: ReconcileRequest): Promise<ReconcileResult> {
+  const { token, tokenKey, planId, meter, signal } = request;
+  assertKey('tokenKey', tokenKey);
+  assertKey('planId', planId);
+  const key = replicaKey(tokenKey, planId);
+  if (!store.cache.peek(key)) return { outcome: 'skipped', reason: 'not-held' };
+  const sequence = ++store.syncSequence;
+  const mayStore = mayStoreFor(store, tokenKey, sequence);
+  const epochAtSend = store.writeEpoch;
+  const sentAt = store.now();
+  const result = await store.fetchPlan({
+    token,
+    tokenKey,
+    planId,
+    ...(meter === undefined ? {} : { meter }),
+    ...(signal === undefined ? {} : { signal }),
+    // The upstream's own answer: another instance's replica may have drifted the same way.
+    notSentBefore: Number.POSITIVE_INFINITY,
+  });
+  assertPlanExport(result?.data);
+  assertAnsweredFor(result, planId);
+  const exported =
+    result.built ?? buildPlanState(result.data, { currentMonth: monthOf(store.now()) });
+  const knowledge = result.data.server_knowledge;
+  let held = store.cache.peek(key);
+  if (held && held.state.serverKnowledge < knowledge) {
+    // Behind the export: ordinary changes would show as drift. One delta first, as a read.
+    await readReplica(store, {
+      token,
+      tokenKey,
+      planId,
+      freshness: { maxAgeMs: 0, forceSync: true },
+      ...(meter === undefined ? {} : { meter }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+    held = store.cache.peek(key);
+  }
+  if (!held) return { outcome: 'skipped', reason: 'not-held' };
+  if (held.state.serverKnowledge !== knowledge) return { outcome: 'skipped', reason: 'moved' };
+  if (held.pending.length > 0 || held.expiredAtEpoch !== undefined) {
+    return { outcome: 'skipped', reason: 'unconfirmed-writes' };
+  }
+  const drift = compareDigests(digestPlan(held.state), digestPlan(exported));
+  if (!hasDrift(drift)) return { outcome: 'clean', drift, knowledge, bytes: result.bytes };
+  commitAnswer(
+    store,
+    tokenKey,
+    {
+      result: { ...result, built: exported },
+      kind: 'full',
+      requestKnowledge: undefined,
+      ...sendStampOf(result, sentAt, epochAtSend),
+      replace: true,
+    },
+    mayStore,
+  );
+  return { outcome: 'repaired', drift, knowledge, bytes: result.bytes };
 }
 
 function expire(store: StoreState, tokenKey: string, planId: string): void {

@@ -266,6 +266,60 @@ export interface RelayedSync {
   readonly aliasCheckedAt?: number;
 }
 
+/** The kinds of entity a replica holds, as reconciliation compares and counts them. */
+export type DriftKind =
+  | 'accounts'
+  | 'payees'
+  | 'payeeLocations'
+  | 'categoryGroups'
+  | 'categories'
+  | 'months'
+  | 'monthCategories'
+  | 'transactions'
+  | 'subtransactions'
+  | 'scheduledTransactions'
+  | 'scheduledSubtransactions';
+
+/** Ids that differ in one kind: changed in place, only in the replica, only in the export. */
+export interface KindDrift {
+  readonly changed: readonly string[];
+  /** In the replica, gone from the export (a deletion no delta brought). */
+  readonly extra: readonly string[];
+  /** In the export, missing from the replica (a creation no delta brought). */
+  readonly missing: readonly string[];
+}
+
+export type PlanDrift = Readonly<Partial<Record<DriftKind, KindDrift>>>;
+
+/** A comparison of a held replica with a full export (see `ReplicaStore.reconcile`). */
+export interface ReconcileRequest {
+  readonly token: string;
+  readonly tokenKey: string;
+  /** The concrete plan id. */
+  readonly planId: string;
+  /** Opaque to the store, as a read's: handed to `fetchPlan` (the poll budget's meter). */
+  readonly meter?: unknown;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * What a reconciliation found. `clean`: the replica equals the export; `repaired`: it did not,
+ * and the export replaced it (observers heard of it as a full reload); `skipped`: nothing was
+ * compared (no replica held, the plan moved on while the export was read, or writes not yet
+ * confirmed sit on top of the replica), to be tried again next period.
+ */
+export type ReconcileResult =
+  | {
+      readonly outcome: 'clean' | 'repaired';
+      /** The ids that differed, by kind (empty when clean). */
+      readonly drift: PlanDrift;
+      /** The knowledge both were at. */
+      readonly knowledge: number;
+      /** Size of the export's body. */
+      readonly bytes: number;
+    }
+  | { readonly outcome: 'skipped'; readonly reason: 'not-held' | 'moved' | 'unconfirmed-writes' };
+
 /** Per-token plan replicas: freshness, single-flight sync, read-your-writes, a byte budget. */
 export interface ReplicaStore {
   /** A replica no older than `freshness.maxAgeMs`: no call, one delta, or a full export. */
@@ -292,6 +346,14 @@ export interface ReplicaStore {
    * lease and relay), then stored like a delta fetched outside a read (`applyRelayed`).
    */
   backfill(request: BackfillRequest): Promise<void>;
+  /**
+   * Compares the held replica with a full export of the plan, through `fetchPlan` like any sync
+   * (so with the caller's meter, and a cluster's relay), and repairs it when they differ: the
+   * export replaces it, and observers hear of a full reload (the live hub publishes what
+   * differs). Costs one export when the replica is at the export's knowledge; one delta more when
+   * it was behind (caught up first, as a read would). Never called for a replica not held.
+   */
+  reconcile(request: ReconcileRequest): Promise<ReconcileResult>;
   /**
    * Makes the next read of (tokenKey, planId) sync whatever its max-age, keeping the data for
    * stale answers meanwhile. For a write whose outcome is unknown: the upstream may hold a change

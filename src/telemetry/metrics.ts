@@ -38,6 +38,11 @@ export interface GatewayMetrics {
   readonly upstream: UpstreamMeter;
   operation(sample: OperationSample): void;
   replicaSync(kind: 'export' | 'delta', result: 'ok' | 'error'): void;
+  /**
+   * A reconciliation ran: its outcome (`clean`, `repaired`, `skipped`, `error`), and for a repair
+   * how many ids of each kind of entity had drifted.
+   */
+  reconciled(outcome: string, drift?: Readonly<Record<string, number>>): void;
   /** The Redis link went down (counted as an outage) or came back. */
   clusterChange(available: boolean): void;
   /** The text exposition format, for `/metrics`. */
@@ -136,6 +141,18 @@ export function createGatewayMetrics({
     labelNames: ['kind', 'result'] as const,
     registers,
   });
+  const reconciliations = new Counter({
+    name: 'gateway_replica_reconciliations_total',
+    help: 'Comparisons of a replica with a full export, by outcome (clean, repaired, skipped, error).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const drift = new Counter({
+    name: 'gateway_replica_drift_total',
+    help: 'Rows a reconciliation found different from the export (changed, missing or extra), by kind of entity.',
+    labelNames: ['kind'] as const,
+    registers,
+  });
   new Gauge({
     name: 'gateway_replicas',
     help: 'Plan replicas held in memory.',
@@ -203,6 +220,10 @@ export function createGatewayMetrics({
         operationSeconds.observe(labels, sample.durationMs / 1000);
       for (const code of sample.errorCodes) errors.inc({ code: boundedCode(code) });
       for (const reason of sample.staleReasons) stale.inc({ reason });
+    },
+    reconciled(outcome, counts = {}) {
+      reconciliations.inc({ outcome });
+      for (const [kind, count] of Object.entries(counts)) drift.inc({ kind }, count);
     },
     replicaSync(kind, result) {
       syncs.inc({ kind, result });

@@ -173,6 +173,7 @@ describe('parseSettings', () => {
         SUBSCRIPTION_EVENT_ROWS: '100',
         SUBSCRIPTION_EVENT_KB: '64',
         SUBSCRIPTION_PENDING_KB: '512',
+        RECONCILE_HOURS: '6',
       }).live,
     ).toEqual({
       budgetShare: 0.25,
@@ -183,7 +184,10 @@ describe('parseSettings', () => {
       eventRows: 100,
       eventBytes: 64 * 1024,
       pendingBytesPerSubscriber: 512 * 1024,
+      reconcileMs: 6 * 3_600_000,
     });
+    expect(DEFAULT_LIVE.reconcileMs).toBe(24 * 3_600_000);
+    expect(settings({ RECONCILE_HOURS: '0' }).live.reconcileMs).toBe(0);
   });
 
   it.each([
@@ -194,6 +198,8 @@ describe('parseSettings', () => {
     ['WS_IDLE_SECONDS', '-1', 'an integer from 1'],
     ['SUBSCRIPTION_EVENT_ROWS', '501', 'an integer from 1 to 500'],
     ['SUBSCRIPTION_PENDING_KB', '0', 'an integer from 1'],
+    ['RECONCILE_HOURS', '169', 'an integer from 0 to 168'],
+    ['RECONCILE_HOURS', 'daily', 'an integer from 0 to 168'],
   ])('refuses %s=%s, naming it', (name, value, expected) => {
     const message = error({ [name]: value });
     expect(message).toContain(name);

@@ -1,4 +1,4 @@
-import { GOAL_TYPES } from '@plans-gateway/rest-contract';
+import { GOAL_FREQUENCIES, GOAL_TYPES, type GoalFrequency } from '@plans-gateway/rest-contract';
 import type { CategoryGroupRow, CategoryRow } from '../../replica/types.js';
 import { amountFields, type FieldBuilder, nullableAmountFields } from '../amounts.js';
 import { builder } from '../builder.js';
@@ -21,6 +21,37 @@ export const GoalTypeEnum = builder.enumType('GoalType', {
     DEBT: 'Debt payoff.',
   }),
 });
+
+export const GoalFrequencyEnum = builder.enumType('GoalFrequency', {
+  description:
+    'How a recurring target repeats (REST `goal_frequency`, since specification 1.86.0): a NEED ' +
+    'target of `goalTarget` due again every week, month or year.',
+  values: describedValues(GOAL_FREQUENCIES, {
+    monthly: 'Due again every month.',
+    weekly: 'Due again every week, on the weekday it was set.',
+    yearly: 'Due again every year.',
+  }),
+});
+
+/** REST `goal_cadence` of each frequency, as specification 1.86.0 numbers them (1, 2, 13). */
+const CADENCE_FREQUENCIES: ReadonlyMap<number, GoalFrequency> = new Map([
+  [1, 'monthly'],
+  [2, 'weekly'],
+  [13, 'yearly'],
+]);
+
+/**
+ * The frequency a category's target repeats at, when it repeats every single week, month or
+ * year (what `goal_frequency` sets); null without a target or for other cadences (every other
+ * month, every 2 years...), which `goalCadence` and `goalCadenceFrequency` still describe.
+ */
+export function goalFrequencyOf(
+  c: Pick<CategoryRow, 'goal_type' | 'goal_cadence' | 'goal_cadence_frequency'>,
+): GoalFrequency | null {
+  if (c.goal_type === null || c.goal_type === undefined) return null;
+  if ((c.goal_cadence_frequency ?? 1) !== 1) return null;
+  return CADENCE_FREQUENCIES.get(c.goal_cadence ?? -1) ?? null;
+}
 
 export const CategoryGroup = builder.objectRef<CategoryGroupRow>('CategoryGroup');
 /** A category with the amounts of the current month, keyed by its REST id. */
@@ -88,6 +119,14 @@ function budgetFields(t: FieldBuilder<CategoryRow>) {
     goalCadenceFrequency: t.exposeInt('goal_cadence_frequency', {
       nullable: true,
       description: 'Every how many cadence units the goal repeats.',
+    }),
+    goalFrequency: t.field({
+      type: GoalFrequencyEnum,
+      nullable: true,
+      description:
+        'The cadence of a target that repeats every week, month or year (what `setCategoryTarget` ' +
+        'sets); null without a target or for other cadences (see `goalCadence`).',
+      resolve: goalFrequencyOf,
     }),
     goalCreationMonth: t.field({
       type: 'Date',

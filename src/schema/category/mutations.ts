@@ -2,11 +2,16 @@
  * Category and month category mutations: createCategory, updateCategory and
  * updateMonthCategory (assign money to a category in a month).
  */
-import type { Category as CategoryAnswer, SaveCategory } from '@plans-gateway/rest-contract';
+import type {
+  Category as CategoryAnswer,
+  GoalFrequency,
+  SaveCategory,
+} from '@plans-gateway/rest-contract';
 import type { CategoryRow } from '../../replica/types.js';
 import type { WriteOutcome } from '../../writes/pipeline.js';
 import { builder } from '../builder.js';
 import { WRITE_ERRORS } from '../errors.js';
+import { badUserInput } from '../input-checks.js';
 import { Month } from '../month.js';
 import {
   changesField,
@@ -20,7 +25,7 @@ import {
   serverKnowledgeField,
 } from '../payloads.js';
 import { Milliunits, MonthSelectorScalar } from '../scalars.js';
-import { Category, MonthCategory } from './category.js';
+import { Category, GoalFrequencyEnum, MonthCategory } from './category.js';
 import { checkCategory } from './rules.js';
 
 /** The goal and note fields of a category body (REST `SaveCategory`). */
@@ -36,6 +41,13 @@ function categoryFields(t: InputFields, goalTargetDateDescription: string) {
     goalNeedsWholeAmount: t.boolean({
       description:
         'NEED goals only: true asks for the whole target each month, false refills up to it.',
+    }),
+    goalFrequency: t.field({
+      type: GoalFrequencyEnum,
+      description:
+        'Makes the target a recurring NEED target of `goalTarget` (required with it) repeating at ' +
+        'this frequency, replacing any target; not with `goalTargetDate`, nor on a credit card ' +
+        'payment category. Left out, an existing cadence stays as it is.',
     }),
   };
 }
@@ -80,6 +92,7 @@ interface CategoryInput {
   goalTarget?: number | null;
   goalTargetDate?: string | null;
   goalNeedsWholeAmount?: boolean | null;
+  goalFrequency?: GoalFrequency | null;
 }
 
 function toSaveCategory(input: CategoryInput): SaveCategory {
@@ -90,6 +103,7 @@ function toSaveCategory(input: CategoryInput): SaveCategory {
     goal_target: input.goalTarget,
     goal_target_date: input.goalTargetDate,
     goal_needs_whole_amount: input.goalNeedsWholeAmount,
+    goal_frequency: input.goalFrequency ?? undefined,
   };
 }
 
@@ -130,6 +144,11 @@ export const CreateCategoryPayload = categoryPayload(
 export const UpdateCategoryPayload = categoryPayload(
   'UpdateCategoryPayload',
   'What `updateCategory` saved, read after the write.',
+);
+
+export const SetCategoryTargetPayload = categoryPayload(
+  'SetCategoryTargetPayload',
+  'What `setCategoryTarget` saved, read after the write.',
 );
 
 const monthCategoryPayload = builder.objectRef<CategoryPayloadShape>('UpdateMonthCategoryPayload');
@@ -220,6 +239,67 @@ builder.mutationField('updateCategory', (t) =>
       checkCategory(input, 'input');
       const body = { category: toSaveCategory(input) };
       const outcome = await ctx.writes.run('updateCategory', { planId, categoryId, body });
+      return categoryPayloadOf(outcome, monthOf(ctx.writes.today()));
+    },
+  }),
+);
+
+export const RecurringTargetInput = builder.inputType('RecurringTargetInput', {
+  description:
+    'A target that repeats (REST `goal_target` with `goal_frequency`, since specification 1.86.0).',
+  fields: (t) => ({
+    amount: t.field({
+      type: Milliunits,
+      required: true,
+      description: 'The amount needed each period; not negative.',
+    }),
+    frequency: t.field({
+      type: GoalFrequencyEnum,
+      required: true,
+      description: 'How often the amount is needed again.',
+    }),
+  }),
+});
+
+builder.mutationField('setCategoryTarget', (t) =>
+  t.field({
+    type: SetCategoryTargetPayload,
+    nullable: true,
+    description:
+      "Sets a category's recurring NEED target, replacing any target it had, or with `target: " +
+      'null` removes its target (REST `PATCH .../categories/{category_id}` with `goal_target` and ' +
+      '`goal_frequency`). Credit card payment categories take no recurring target (a ' +
+      '`ValidationError`).',
+    errors: resultOf('SetCategoryTarget', WRITE_ERRORS),
+    args: {
+      planId: planIdArg(t.arg),
+      categoryId: t.arg({
+        type: 'UUID',
+        required: true,
+        description: 'The REST id of the category.',
+      }),
+      target: t.arg({
+        type: RecurringTargetInput,
+        required: false,
+        description: 'The target to set; null removes the target.',
+      }),
+    },
+    resolve: async (_root, { planId, categoryId, target }, ctx) => {
+      if (target === undefined) {
+        throw badUserInput('target', 'must be given: a recurring target, or null to remove it');
+      }
+      if (target !== null && target.amount < 0) {
+        throw badUserInput('target.amount', 'must not be negative');
+      }
+      const category: SaveCategory =
+        target === null
+          ? { goal_target: null }
+          : { goal_target: target.amount, goal_frequency: target.frequency };
+      const outcome = await ctx.writes.run('updateCategory', {
+        planId,
+        categoryId,
+        body: { category },
+      });
       return categoryPayloadOf(outcome, monthOf(ctx.writes.today()));
     },
   }),

@@ -30,6 +30,7 @@ import { useAdmission } from './use-admission.js';
 import { useCompiledQueries } from './use-compiled-queries.js';
 import { useCompression } from './use-compression.js';
 import { useCsrfPrevention } from './use-csrf-prevention.js';
+import { useHealth } from './use-health.js';
 import { useHttpCaching } from './use-http-caching.js';
 import { useHttpHygiene } from './use-http-hygiene.js';
 import { useIntrospection } from './use-introspection.js';
@@ -125,7 +126,8 @@ function guarded(options: GatewayPluginsOptions, plugins: GatewayPlugin[]): Gate
 /**
  * The plugins at the door of the port, first in the order they must run: the request id, the
  * headers and the origin check (admission's, at the door) apply to every answer, whatever its
- * path; then the endpoints that are not GraphQL (`/ready`, `/metrics`, GraphiQL's page).
+ * path; then the endpoints that are not GraphQL (`/health`'s body, `/ready`, `/metrics`,
+ * GraphiQL's page).
  */
 function doorPlugins(config: GatewayConfig, options: GatewayPluginsOptions): GatewayPlugin[] {
   const { metrics, requestIds, admission, draining, probeUpstream } = options;
@@ -135,6 +137,7 @@ function doorPlugins(config: GatewayConfig, options: GatewayPluginsOptions): Gat
     ...(config.compressionMinBytes === false
       ? []
       : [useCompression({ minBytes: config.compressionMinBytes })]),
+    useHealth(),
     useReadiness({ probe: probeUpstream, draining }),
     ...(options.signIn ? [useSignIn(options.signIn)] : []),
     ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),

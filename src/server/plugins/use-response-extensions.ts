@@ -1,3 +1,4 @@
+import { SPECIFICATION_VERSION } from '@plans-gateway/rest-contract';
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../../schema/context.js';
@@ -15,7 +16,8 @@ function isEmpty(data: ExecutionResult['data']): boolean {
 
 /**
  * Says what an operation cost and how fresh its answer is (docs/graph.md#freshness-and-cost):
- * `extensions.upstream` holds the calls made, cache hits and replica age; `extensions.stale`
+ * `extensions.upstream` holds the calls made, cache hits, replica age and the version of the
+ * upstream's specification the gateway was built against; `extensions.stale`
  * lists every part answered from an older copy because the upstream was rate limited or down
  * (always sent: a client must be able to tell). An operation refused only for want of a valid
  * token answers HTTP 401.
@@ -36,6 +38,7 @@ export function useResponseExtensions(options: ResponseExtensionsOptions): Plugi
               operations: cost.operations,
               cacheHits: cost.cacheHits,
               replicaAgeMs: cost.replicaAgeMs,
+              specification: SPECIFICATION_VERSION,
             };
           }
           if (cost.stale.length > 0) extensions.stale = cost.stale;

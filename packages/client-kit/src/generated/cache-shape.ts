@@ -32,6 +32,7 @@ export const embeddedTypes = [
   "RotateWebhookSecretPayload",
   "ScheduledTransactionConnection",
   "ScheduledTransactionConnectionEdge",
+  "SetCategoryTargetPayload",
   "TransactionConnection",
   "TransactionEdge",
   "TransactionsChange",

@@ -86,6 +86,12 @@
       "Transaction",
       "User"
     ],
+    "SetCategoryTargetResult": [
+      "NotFoundError",
+      "ReadOnlyScopeError",
+      "SetCategoryTargetPayload",
+      "ValidationError"
+    ],
     "UpdateCategoryGroupResult": [
       "NotFoundError",
       "ReadOnlyScopeError",
@@ -216,6 +222,12 @@
       "SubTransaction",
       "Transaction",
       "User"
+    ],
+    "SetCategoryTargetResult": [
+      "NotFoundError",
+      "ReadOnlyScopeError",
+      "SetCategoryTargetPayload",
+      "ValidationError"
     ],
     "UpdateCategoryGroupResult": [
       "NotFoundError",

@@ -6,6 +6,7 @@
  * answer came from here (`carried`).
  */
 
+import { SPECIFICATION_VERSION } from '@plans-gateway/rest-contract';
 import type { Credentials } from '../../../operation/credentials.js';
 import type { OperationCost, OperationMeter } from '../../../operation/meter.js';
 import { createOperationMeter } from '../../../operation/meter.js';
@@ -156,6 +157,7 @@ function withUpstream(answer: StoredAnswer, cost: OperationCost, ages: number[])
     operations: cost.operations,
     cacheHits: ages.length - cost.calls,
     replicaAgeMs: ages.length === 0 ? null : Math.max(...ages),
+    specification: SPECIFICATION_VERSION,
   });
   // The body is one JSON object: its closing brace is its last character.
   const open = answer.body.slice(0, -1);
