@@ -31,6 +31,9 @@ describe('mcp over stdio', () => {
   it('lists the read tools, and logs to stderr only', async () => {
     const { tools } = await server.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'get_transaction',
+      'list_months',
+      'list_payees',
       'list_plans',
       'month_budget',
       'plan_overview',
