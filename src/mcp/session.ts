@@ -14,6 +14,7 @@ import type { Gateway } from '../gateway/gateway.js';
 import { buildCatalog, type ToolCatalog } from './catalog.js';
 import { type OptionalTool, optionalTools } from './optional-tools.js';
 import { registerPrompts } from './prompts.js';
+import { reportTools } from './reports.js';
 import { registerResources, type SessionStream } from './resources.js';
 import { type Caller, createToolRunner, type ToolRunner } from './tool-runner.js';
 
@@ -45,12 +46,13 @@ export function createMcpParts(
   const catalog = buildCatalog(schema, config, gateway.config.trustedDocuments?.manifestPath);
   for (const reason of catalog.skipped)
     gateway.logger?.warn({ reason }, 'mcp: manifest operation not offered as a tool');
+  const runner = createToolRunner(gateway, schema, catalog, config);
   return {
     gateway,
     config,
     catalog,
-    runner: createToolRunner(gateway, schema, catalog, config),
-    optional: optionalTools(gateway, schema, config),
+    runner,
+    optional: [...reportTools(runner, schema), ...optionalTools(gateway, schema, config)],
     version,
   };
 }
