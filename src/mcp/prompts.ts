@@ -32,7 +32,7 @@ export function registerPrompts(mcp: McpServer): void {
     },
     () =>
       userMessage(
-        'Help me categorize my uncategorized transactions. Call search_transactions with type "uncategorized", and month_budget (for the category names). Propose a category for each transaction (by its payee and memo), show me the list, and once I agree, call categorize_transactions once for all of them (approving them too).',
+        'Help me categorize my uncategorized transactions. Call search_transactions with type "uncategorized", and month_budget (for the category names). Propose a category for each transaction (by its payee and memo), show me the list, and once I agree, call update_transactions once for all of them, each item with its categoryId and approved: true.',
       ),
   );
   mcp.registerPrompt(
@@ -44,7 +44,7 @@ export function registerPrompts(mcp: McpServer): void {
     },
     ({ month }) =>
       userMessage(
-        `Help me cover overspending in ${month ?? 'the current month'}. Call month_budget for that month: list the overspent categories (negative balance) and the categories with money left. Propose moves that cover each overspent category, and once I agree, make each with move_money (one call per move).`,
+        `Help me cover overspending in ${month ?? 'the current month'}. Call month_budget for that month: list the overspent categories (negative balance) and the categories with money left. Propose moves that cover each overspent category, and once I agree, make each move with assign_to_category: the giving category's new assigned amount, then the receiving one's (each answer gives the amount it replaced: check both).`,
       ),
   );
 }
