@@ -39,6 +39,7 @@ describe('mcp over stdio', () => {
       'plan_overview',
       'scheduled_transactions',
       'search_transactions',
+      'spending_report',
     ]);
     // stdout carries only the protocol; the log line went to stderr.
     expect(server.stderr()).toContain('"msg":"mcp over stdio"');

@@ -18,6 +18,7 @@ const READ_TOOLS = [
   'plan_overview',
   'scheduled_transactions',
   'search_transactions',
+  'spending_report',
 ];
 
 let stack: ClockedStack;
