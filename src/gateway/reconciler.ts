@@ -2,11 +2,11 @@ import type { GatewayConfig } from '../config/config.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import type { PollBudget } from '../live/budget.js';
 import { createReconciler, driftIds, type Reconciler } from '../live/reconciler.js';
-import type { Scheduler } from '../time/scheduler.js';
 import { driftCounts } from '../replica/drift.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
+import type { Scheduler } from '../time/scheduler.js';
 import type { UpstreamClient } from '../upstream/client.js';
 
 export interface GatewayReconcilerOptions {

@@ -22,8 +22,8 @@
  * goes to Redis.
  */
 import type { PlanDrift, ReconcileResult, ReplicaStore } from '../replica/types.js';
-import type { PollBudget } from './budget.js';
 import type { Scheduler, TimerHandle } from '../time/scheduler.js';
+import type { PollBudget } from './budget.js';
 
 /** How long a reconciliation waits when clients are waiting for the upstream. */
 export const CLIENT_WAIT_MS = 1_000;

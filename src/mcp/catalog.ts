@@ -4,11 +4,11 @@
  * queries and mutations of the trusted-documents manifest. Built once per gateway; every session
  * lists the same tools.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { GraphQLSchema } from 'graphql';
 import { loadDocumentManifest } from '../admission/trusted-documents.js';
 import type { McpConfig } from '../config/config.js';
-import { type ToolDefinition, toolFromDocument } from './tool-definition.js';
+import { type ToolDefinition, toolFromDocument, withBefore } from './tool-definition.js';
 
 const OPERATIONS = new URL('./operations/', import.meta.url);
 
@@ -27,6 +27,12 @@ export function curatedDocuments(): { file: string; text: string }[] {
     .map((file) => ({ file, text: readFileSync(new URL(file, OPERATIONS), 'utf8') }));
 }
 
+/** The read of what a write replaces (`operations/before/<file>`), when the write has one. */
+function beforeDocument(file: string): string | undefined {
+  const url = new URL(`before/${file}`, OPERATIONS);
+  return existsSync(url) ? readFileSync(url, 'utf8') : undefined;
+}
+
 export function buildCatalog(
   schema: GraphQLSchema,
   config: Pick<McpConfig, 'trustedDocumentTools'>,
@@ -34,7 +40,11 @@ export function buildCatalog(
 ): ToolCatalog {
   const tools = new Map<string, ToolDefinition>();
   for (const { file, text } of curatedDocuments()) {
-    const tool = toolFromDocument(schema, text, `src/mcp/operations/${file}`);
+    const before = beforeDocument(file);
+    const tool = withBefore(
+      toolFromDocument(schema, text, `src/mcp/operations/${file}`),
+      before ? toolFromDocument(schema, before, `src/mcp/operations/before/${file}`) : undefined,
+    );
     if (tools.has(tool.name)) throw new Error(`${file}: a second tool named ${tool.name}`);
     tools.set(tool.name, tool);
   }

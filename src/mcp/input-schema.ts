@@ -29,7 +29,14 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import { AMOUNT_INPUT_SCHEMA, ArgumentError, MILLIUNITS, toMilliunits } from './money.js';
+import {
+  MILLIUNITS_INPUT_SCHEMA,
+  MILLIUNITS_SUFFIX,
+  monthArgument,
+  takeAmount,
+  UNITS_INPUT_SCHEMA,
+} from './amount-arguments.js';
+import { ArgumentError, argumentErrors, MILLIUNITS } from './money.js';
 import { withValuesCut } from './quote.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -72,18 +79,21 @@ export function inputSchemaOf(
     if (definition.defaultValue) {
       const value = valueFromAST(definition.defaultValue, variable.type);
       if (value !== undefined) property.default = value;
-    } else if (isNonNullType(variable.type)) {
+    } else if (isNonNullType(variable.type) && !isAmount(variable.type)) {
       required.push(name);
     }
     properties[name] = property;
+    if (isAmount(variable.type))
+      properties[`${name}${MILLIUNITS_SUFFIX}`] = { ...MILLIUNITS_INPUT_SCHEMA };
   }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
 }
 
 /**
- * The variables of one call: unknown arguments refused, amounts converted to milliunits, then
- * graphql-js's coercion (types, enums, required values, input fields), each failure naming the
- * argument. Throws ArgumentError; returns the variables as sent to the operation.
+ * The variables of one call: unknown arguments refused, amounts converted to milliunits (from
+ * currency units, or from `…Milliunits`), months as `YYYY-MM` completed, then graphql-js's
+ * coercion (types, enums, required values, input fields). Every invalid argument is reported at
+ * once, each named: throws one ArgumentError saying all; returns the variables as sent.
  */
 export function variablesFromArguments(
   schema: GraphQLSchema,
@@ -91,49 +101,112 @@ export function variablesFromArguments(
   variables: readonly ToolVariable[],
   args: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
+  const errors: ArgumentError[] = [];
   const values: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(args)) {
+  const given: Record<string, unknown> = { ...args };
+  for (const variable of variables) {
+    if (!isAmount(variable.type)) continue;
+    try {
+      const amount = takeAmount(given, variable.name, variable.name);
+      if (amount !== undefined) values[variable.name] = amount;
+    } catch (error) {
+      if (!(error instanceof ArgumentError)) throw error;
+      errors.push(error);
+    }
+    delete given[variable.name];
+  }
+  for (const [name, value] of Object.entries(given)) {
     const variable = variables.find((v) => v.name === name);
     if (!variable) {
       const names = variables.map((v) => v.name).join(', ') || 'none';
-      throw new ArgumentError(name, `this tool takes no such argument (it takes: ${names}).`);
+      errors.push(
+        new ArgumentError(name, `this tool takes no such argument (it takes: ${names}).`),
+      );
+      continue;
     }
-    values[name] = withMilliunits(variable.type, value, name);
+    values[name] = converted(variable.type, value, name, errors);
   }
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], values, {
-    maxErrors: 1,
+    maxErrors: 50,
   });
-  if (coerced.errors) {
-    const [error] = coerced.errors;
-    const message = error?.message ?? 'invalid';
+  for (const error of coerced.errors ?? []) {
+    const message = error.message;
     const name = /^Variable "\$([^"]+)"/.exec(message)?.[1] ?? '?';
-    throw new ArgumentError(
-      name,
-      withValuesCut(message.replace(/^Variable "\$[^"]+" /, ''), values),
+    // Already refused above: graphql-js would only repeat it as "missing".
+    if (errors.some((known) => known.argument === name || known.argument.startsWith(`${name}`)))
+      continue;
+    const variable = variables.find((v) => v.name === name);
+    const reason = withValuesCut(message.replace(/^Variable "\$[^"]+" /, ''), values);
+    errors.push(
+      new ArgumentError(
+        name,
+        variable && isAmount(variable.type) && values[name] === undefined
+          ? `required: the amount in currency units, or ${JSON.stringify(`${name}${MILLIUNITS_SUFFIX}`)} in milliunits.`
+          : reason,
+      ),
     );
   }
+  if (errors.length > 0) throw argumentErrors(errors);
   return values;
 }
 
-/** Private: `value` with every amount of `type` (at any depth) as milliunits. */
-function withMilliunits(type: GraphQLInputType, value: unknown, path: string): unknown {
+/** Whether `type` is an amount. */
+function isAmount(type: GraphQLInputType): boolean {
+  const nullable = getNullableType(type);
+  return isScalarType(nullable) && nullable.name === MILLIUNITS;
+}
+
+/**
+ * Private: `value` with every amount of `type` (at any depth) as milliunits and months completed;
+ * what is refused is added to `errors` (and left as sent).
+ */
+function converted(
+  type: GraphQLInputType,
+  value: unknown,
+  path: string,
+  errors: ArgumentError[],
+): unknown {
   if (value === null || value === undefined) return value;
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
-    if (!Array.isArray(value)) return withMilliunits(nullable.ofType, value, path);
-    return value.map((item, index) => withMilliunits(nullable.ofType, item, `${path}[${index}]`));
+    if (!Array.isArray(value)) return converted(nullable.ofType, value, path, errors);
+    return value.map((item, index) =>
+      converted(nullable.ofType, item, `${path}[${index}]`, errors),
+    );
   }
   if (isInputObjectType(nullable)) {
     if (typeof value !== 'object' || Array.isArray(value)) return value;
     const fields = nullable.getFields();
-    const converted: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) {
-      const field = fields[key];
-      converted[key] = field ? withMilliunits(field.type, item, `${path}.${key}`) : item;
+    const given: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+    const result: Record<string, unknown> = {};
+    for (const field of Object.values(fields)) {
+      if (!isAmount(field.type)) continue;
+      try {
+        const amount = takeAmount(given, field.name, `${path}.${field.name}`);
+        if (amount !== undefined) result[field.name] = amount;
+      } catch (error) {
+        if (!(error instanceof ArgumentError)) throw error;
+        errors.push(error);
+      }
+      delete given[field.name];
     }
-    return converted;
+    for (const [key, item] of Object.entries(given)) {
+      const field = fields[key];
+      result[key] = field ? converted(field.type, item, `${path}.${key}`, errors) : item;
+    }
+    return result;
   }
-  if (isScalarType(nullable) && nullable.name === MILLIUNITS) return toMilliunits(value, path);
+  if (isScalarType(nullable) && nullable.name === 'MonthSelector') return monthArgument(value);
+  if (isAmount(nullable)) {
+    // An amount inside a list: currency units.
+    try {
+      return takeAmount({ amount: value }, 'amount', path);
+    } catch (error) {
+      if (!(error instanceof ArgumentError)) throw error;
+      errors.push(error);
+      return value;
+    }
+  }
   return value;
 }
 
@@ -142,7 +215,17 @@ function typeSchema(type: GraphQLInputType, description: string | undefined): Js
   const own = isNonNullType(type)
     ? namedSchema(type.ofType)
     : orNull(namedSchema(type as Exclude<GraphQLInputType, { ofType: unknown }>));
-  return description ? { ...own, description } : own;
+  if (isAmount(type) && description)
+    return {
+      ...own,
+      description: `${withoutRest(description)} ${UNITS_INPUT_SCHEMA.description}`,
+    };
+  return description ? { ...own, description: withoutRest(description) } : own;
+}
+
+/** Private: a schema description without its REST asides: a model calls tools, not REST. */
+function withoutRest(text: string): string {
+  return text.replace(/\s*\(REST [^)]*\)/g, '');
 }
 
 function namedSchema(type: GraphQLInputType): JsonSchema {
@@ -154,11 +237,15 @@ function namedSchema(type: GraphQLInputType): JsonSchema {
     for (const field of Object.values(type.getFields())) {
       if (field.deprecationReason) continue;
       properties[field.name] = typeSchema(field.type, field.description ?? undefined);
+      if (isAmount(field.type)) {
+        properties[`${field.name}${MILLIUNITS_SUFFIX}`] = { ...MILLIUNITS_INPUT_SCHEMA };
+        continue;
+      }
       if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(field.name);
     }
     return {
       type: 'object',
-      ...(type.description ? { description: type.description } : {}),
+      ...(type.description ? { description: withoutRest(type.description) } : {}),
       properties,
       ...(required.length > 0 ? { required } : {}),
       additionalProperties: false,
@@ -185,7 +272,7 @@ function namedSchema(type: GraphQLInputType): JsonSchema {
 /** Private: JSON types of the built-in and custom scalars; amounts take two forms. */
 function scalarSchema(type: GraphQLInputType): JsonSchema {
   const scalar = getNamedType(type) as GraphQLScalarType;
-  if (scalar.name === MILLIUNITS) return { ...AMOUNT_INPUT_SCHEMA };
+  if (scalar.name === MILLIUNITS) return { ...UNITS_INPUT_SCHEMA };
   const own = scalarJsonSchema(scalar);
   return scalar.description && !isSpecifiedScalarType(scalar)
     ? { ...own, description: scalar.description }

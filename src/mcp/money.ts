@@ -1,9 +1,7 @@
 /**
  * Money as a model reads and writes it. Results: every amount becomes `{ milliunits, decimal,
  * formatted }` (the integer the graph holds, an exact decimal string in the plan's currency, and
- * the text the plan shows). Arguments: an amount is an integer of milliunits or a decimal string
- * of currency units (`"12.34"` is 12,340), exact to the thousandth; anything else is refused with
- * a message naming the argument, never rounded.
+ * the text the plan shows). Arguments: `amount-arguments.ts`.
  */
 
 import { type DecimalFormat, toDecimalText } from '@plans-gateway/rest-contract';
@@ -20,22 +18,6 @@ export interface Amount {
   /** As the plan formats it: `"-$1,234.56"`. */
   readonly formatted: string;
 }
-
-/** The JSON Schema of an argument that takes an amount. */
-export const AMOUNT_INPUT_SCHEMA = {
-  anyOf: [
-    {
-      type: 'string',
-      pattern: '^[+-]?\\d+(\\.\\d+)?$',
-      description:
-        'A decimal amount of the plan currency, exact to at most 3 decimals: "-12.34" is an outflow of 12.34.',
-    },
-    {
-      type: 'integer',
-      description: 'Milliunits: thousandths of the currency, -12340 is an outflow of 12.34.',
-    },
-  ],
-} as const;
 
 /** The JSON Schema of an amount in a result. */
 export function amountOutputSchema(description: string | undefined): Record<string, unknown> {
@@ -65,48 +47,16 @@ export class ArgumentError extends Error {
   }
 }
 
-const DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?$/;
-
-/**
- * An amount argument as milliunits: an integer is milliunits already; a string is a decimal
- * amount of the currency, exact to the thousandth. Refused (naming `argument`): a number with a
- * fraction (ambiguous: units or milliunits?), more than three decimals, anything beyond 2^53 - 1.
- */
-export function toMilliunits(value: unknown, argument: string): number {
-  if (typeof value === 'number') {
-    if (!Number.isInteger(value))
-      throw new ArgumentError(
-        argument,
-        `${value} is not a whole number of milliunits; send a decimal amount as a string ("${value}") or milliunits as an integer (${Math.round(value * 1000)}).`,
-      );
-    if (!Number.isSafeInteger(value))
-      throw new ArgumentError(
-        argument,
-        `${value} milliunits is beyond the exact range (2^53 - 1).`,
-      );
-    return value;
-  }
-  if (typeof value !== 'string')
-    throw new ArgumentError(
-      argument,
-      `an amount is a decimal string such as "-12.34" or an integer of milliunits; got ${quoted(value)}.`,
-    );
-  const match = DECIMAL.exec(value.trim());
-  if (!match)
-    throw new ArgumentError(
-      argument,
-      `${quoted(value)} is not a decimal amount: write digits with at most one "." and no thousands separators, such as "-1234.56".`,
-    );
-  const [, sign, whole = '0', fraction = ''] = match;
-  if (fraction.length > 3)
-    throw new ArgumentError(
-      argument,
-      `${quoted(value)} has ${fraction.length} decimals; amounts are exact to the thousandth (3 decimals at most), and are never rounded.`,
-    );
-  const milliunits = Number(whole) * 1000 + Number(fraction.padEnd(3, '0'));
-  if (!Number.isSafeInteger(milliunits) || whole.length > 13)
-    throw new ArgumentError(argument, `${quoted(value)} is beyond the exact range of amounts.`);
-  return sign === '-' ? -milliunits || 0 : milliunits;
+/** Several refused arguments as one error that names each (one when there is one). */
+export function argumentErrors(errors: readonly ArgumentError[]): ArgumentError {
+  const [first] = errors;
+  if (errors.length === 1 && first) return first;
+  const all = new ArgumentError(
+    errors.map((error) => error.argument).join(', '),
+    'several arguments are invalid.',
+  );
+  all.message = `${errors.length} arguments are invalid (fix them all before calling again): ${errors.map((error) => error.message).join(' ')}`;
+  return all;
 }
 
 /**

@@ -13,6 +13,8 @@ import { logInternalError } from '../errors/internal-errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { buildCatalog, type ToolCatalog } from './catalog.js';
 import { type OptionalTool, optionalTools } from './optional-tools.js';
+import { registerPrompts } from './prompts.js';
+import { reportTools } from './reports.js';
 import { registerResources, type SessionStream } from './resources.js';
 import { type Caller, createToolRunner, type ToolRunner } from './tool-runner.js';
 
@@ -32,7 +34,7 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-const INSTRUCTIONS = `Tools and resources over a budgeting app's plans (budgets). Call list_plans first: every other tool takes a planId (or "last-used"). Amounts in results carry milliunits (integer thousandths), an exact decimal string in the plan's currency and the formatted text: quote the decimal or formatted form to people. Amount arguments take a decimal string ("-12.34", at most 3 decimals) or integer milliunits (-12340); negative amounts are outflows. Answers come from the gateway's copy of the plan, no older than its max-age (30 s by default), so repeated reads cost nothing upstream.`;
+const INSTRUCTIONS = `Tools and resources over a budgeting app's plans (budgets). Call list_plans first: every other tool takes a planId (or "last-used"). Amounts in results carry milliunits (integer thousandths), an exact decimal string in the plan's currency and the formatted text: quote the decimal or formatted form to people. Amount arguments are in the plan's currency units, as a number or a string (800 and "800.00" are both 800.00, exactly, at most 3 decimals); milliunits only through the arguments ending in Milliunits; negative amounts are outflows. Accounts, categories and payees may be given by name where a tool says so. Months are "current", "2026-11" or a date in the month. Answers come from the gateway's copy of the plan, no older than its max-age (30 s by default), so repeated reads cost nothing upstream.`;
 
 /** The parts of a gateway's MCP server, built once (the tool documents are parsed here). */
 export function createMcpParts(
@@ -44,12 +46,13 @@ export function createMcpParts(
   const catalog = buildCatalog(schema, config, gateway.config.trustedDocuments?.manifestPath);
   for (const reason of catalog.skipped)
     gateway.logger?.warn({ reason }, 'mcp: manifest operation not offered as a tool');
+  const runner = createToolRunner(gateway, schema, catalog, config);
   return {
     gateway,
     config,
     catalog,
-    runner: createToolRunner(gateway, schema, catalog, config),
-    optional: optionalTools(gateway, schema, config),
+    runner,
+    optional: [...reportTools(runner, schema), ...optionalTools(gateway, schema, config)],
     version,
   };
 }
@@ -85,8 +88,14 @@ export function createMcpSession(
     const { name, arguments: args = {} } = request.params;
     const who = caller(extra);
     const extraTool = optional.find((tool) => tool.tool.name === name);
+    // Elicitation only when the client declared it: otherwise the write runs as described.
+    const confirm = mcp.server.getClientCapabilities()?.elicitation
+      ? (message: string) => confirmed(mcp, message)
+      : undefined;
     try {
-      return extraTool ? await extraTool.call(args, who) : await runner.call(name, args, who);
+      return extraTool
+        ? await extraTool.call(args, who)
+        : await runner.call(name, args, who, confirm);
     } catch (error) {
       logInternalError(gateway.logger, error, 'mcp tool call failed');
       return { isError: true, content: [{ type: 'text', text: 'Unexpected error.' }] };
@@ -106,10 +115,12 @@ export function createMcpSession(
     },
     stream,
   });
+  registerPrompts(mcp);
   // McpServer announces list changes once resources are registered; these lists never change.
   mcp.server.registerCapabilities({
     tools: { listChanged: false },
     resources: { subscribe: true, listChanged: false },
+    prompts: { listChanged: false },
   });
   return {
     server: mcp,
@@ -118,4 +129,19 @@ export function createMcpSession(
       await mcp.close();
     },
   };
+}
+
+/** Private: the user's answer to `message` through elicitation (declined or cancelled: no). */
+async function confirmed(mcp: McpServer, message: string): Promise<boolean> {
+  const answer = await mcp.server.elicitInput({
+    message,
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        confirm: { type: 'boolean', title: 'Go ahead', description: 'Make this change.' },
+      },
+      required: ['confirm'],
+    },
+  });
+  return answer.action === 'accept' && answer.content?.confirm === true;
 }

@@ -41,6 +41,44 @@ export interface ToolDefinition {
   readonly annotations: ToolHints;
   /** A mutation: listed and run only when writes are on. */
   readonly writes: boolean;
+  /** A write that overwrites or deletes: the user confirms it when the client can be asked. */
+  readonly confirms: boolean;
+  /**
+   * A write's read of what it replaces, run just before it with the same variables; its answer
+   * is the write's `replaced`.
+   */
+  readonly before?: ToolDefinition;
+}
+
+/**
+ * `tool` with `before`, the query reading what it replaces: its answer joins the write's as
+ * `replaced` (and its output schema too). Its variables must be the write's.
+ */
+export function withBefore(
+  tool: ToolDefinition,
+  before: ToolDefinition | undefined,
+): ToolDefinition {
+  if (!before) return tool;
+  for (const variable of before.variables)
+    if (!tool.variables.some((v) => v.name === variable.name))
+      throw new Error(
+        `${before.operationName}: $${variable.name} is not a variable of ${tool.name}`,
+      );
+  const properties = (tool.outputSchema.properties ?? {}) as Record<string, unknown>;
+  return {
+    ...tool,
+    before,
+    outputSchema: {
+      ...tool.outputSchema,
+      properties: {
+        ...properties,
+        replaced: {
+          ...before.outputSchema,
+          description: 'The values this write replaced, as read just before it.',
+        },
+      },
+    },
+  };
 }
 
 /** The leading comment of a document: its description, hints and variable descriptions. */
@@ -84,7 +122,7 @@ export function toolFromDocument(
   return {
     name: snakeCase(operationName),
     title,
-    description: describe(schema, operation, comment.description, writes),
+    description: describe(comment.description, writes),
     operationName,
     query: print(withAmounts),
     operation,
@@ -101,6 +139,7 @@ export function toolFromDocument(
       openWorldHint: false,
     },
     writes,
+    confirms: writes && comment.hints.has('confirm'),
   };
 }
 
@@ -152,21 +191,12 @@ function leadingComment(text: string): LeadingComment {
   return { description: lines.join(' ').trim(), hints, variables };
 }
 
-/** Private: the comment, then what the operation's root fields are, from the schema. */
-function describe(
-  schema: GraphQLSchema,
-  operation: OperationDefinitionNode,
-  comment: string,
-  writes: boolean,
-): string {
-  const root = schema.getRootType(operation.operation);
-  const fields = root?.getFields() ?? {};
-  const reads = operation.selectionSet.selections.flatMap((selection) => {
-    if (selection.kind !== Kind.FIELD) return [];
-    const field = fields[selection.name.value];
-    return field?.description ? [`\`${field.name}\`: ${field.description}`] : [];
-  });
-  const parts = [comment, reads.length > 0 ? `GraphQL ${reads.join(' ')}` : ''];
+/**
+ * Private: the comment, then what a call costs or risks. The root fields' own descriptions are
+ * left out: they speak of REST paths and GraphQL names, which are not tools.
+ */
+function describe(comment: string, writes: boolean): string {
+  const parts = [comment];
   parts.push(
     writes
       ? 'Writes to the plan: call it once per intended change; when its outcome is unknown, check before calling again.'

@@ -14,12 +14,14 @@ import type { McpConfig } from '../config/config.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
+import { resourceLinks, shapedAnswer } from './answer-shaping.js';
 import type { ToolCatalog } from './catalog.js';
 import { variablesFromArguments } from './input-schema.js';
 import { ArgumentError } from './money.js';
 import { foldAnswer } from './output-shape.js';
 import { quoted } from './quote.js';
 import type { ToolDefinition } from './tool-definition.js';
+import { runWrite } from './write-effects.js';
 
 /** Who calls, as the transport knows it. */
 export interface Caller {
@@ -33,6 +35,12 @@ export interface Caller {
 export type Outcome =
   | { readonly ok: true; readonly data: Record<string, unknown>; readonly notes: string[] }
   | { readonly ok: false; readonly message: string };
+
+/**
+ * Asks the user to confirm a write that overwrites or deletes (MCP elicitation); undefined when
+ * the client cannot be asked.
+ */
+export type Confirm = (message: string) => Promise<boolean>;
 
 const PLANS = 'query McpPlanIds { plans { id firstMonth lastMonth } }';
 
@@ -49,6 +57,7 @@ export interface ToolRunner {
     name: string,
     args: Readonly<Record<string, unknown>>,
     caller: Caller,
+    confirm?: Confirm,
   ): Promise<CallToolResult>;
   /** Runs a tool's operation with variables already checked (resources read through this). */
   run(tool: ToolDefinition, variables: Record<string, unknown>, caller: Caller): Promise<Outcome>;
@@ -152,7 +161,7 @@ export function createToolRunner(
       return outcomeOf(schema, tool, result);
     },
 
-    async call(name, args, caller) {
+    async call(name, args, caller, confirm) {
       const tool = catalog.tools.get(name);
       if (!tool) {
         const names = runner
@@ -172,14 +181,16 @@ export function createToolRunner(
         if (error instanceof ArgumentError) return toolError(error.message);
         throw error;
       }
-      const outcome = await runner.run(tool, variables, caller);
+      const outcome = await runWrite(runner, tool, variables, caller, confirm, args);
       if (!outcome.ok) return toolError(outcome.message);
+      const data = shapedAnswer(tool, variables, outcome.data);
       return {
         content: [
-          { type: 'text', text: JSON.stringify(outcome.data) },
+          { type: 'text', text: JSON.stringify(data) },
           ...outcome.notes.map((text) => ({ type: 'text' as const, text })),
+          ...resourceLinks(tool, variables, data),
         ],
-        structuredContent: outcome.data,
+        structuredContent: data,
       };
     },
   };
@@ -204,9 +215,14 @@ function outcomeOf(schema: GraphQLSchema, tool: ToolDefinition, result: Executio
     if (refused) return { ok: false, message: refused };
     if (errors.length > 0) return { ok: false, message: describeErrors(errors, tool) };
   }
-  const notes: string[] = [];
+  // A partial answer reads as a whole one to a model (`{"plan": null}` is "no plan"): an error
+  // saying what to do instead.
   if (errors.length > 0)
-    notes.push(`Some fields could not be read: ${describeErrors(errors, tool)}`);
+    return {
+      ok: false,
+      message: `Part of the answer could not be read, so none is given: ${describeErrors(errors, tool)} Try again; if it persists, ask for less (a narrower date range, a smaller \`first\`).`,
+    };
+  const notes: string[] = [];
   const stale = (
     result.extensions as { stale?: { source: string; reason: string; ageMs: number }[] } | undefined
   )?.stale;

@@ -1,6 +1,6 @@
 /**
- * Amounts as tools take and give them: decimal strings and integers of milliunits in, exactly or
- * refused naming the argument; three forms out, the decimal with the currency's digits.
+ * Amounts as tools take and give them: currency units (numbers or strings) and `…Milliunits`
+ * integers in, exactly or refused naming the argument; three forms out, the decimal with the currency's digits.
  */
 import {
   DEFAULT_CURRENCY_FORMAT,
@@ -8,26 +8,29 @@ import {
   toCurrencyAmount,
 } from '@plans-gateway/rest-contract';
 import { describe, expect, it } from 'vitest';
-import { ArgumentError, amountOf, toMilliunits } from '../../src/mcp/money.js';
+import { checkedMilliunits, unitsToMilliunits } from '../../src/mcp/amount-arguments.js';
+import { ArgumentError, amountOf } from '../../src/mcp/money.js';
 
-describe('toMilliunits', () => {
-  it('reads decimal strings exactly and integers as milliunits', () => {
-    expect(toMilliunits('12.34', 'amount')).toBe(12_340);
-    expect(toMilliunits('-12.34', 'amount')).toBe(-12_340);
-    expect(toMilliunits('+0.005', 'amount')).toBe(5);
-    expect(toMilliunits('-0', 'amount')).toBe(0);
-    expect(toMilliunits('1000', 'amount')).toBe(1_000_000);
-    expect(toMilliunits(' 7.1 ', 'amount')).toBe(7_100);
-    expect(toMilliunits('9007199254740.991', 'amount')).toBe(Number.MAX_SAFE_INTEGER);
-    expect(toMilliunits(-12_340, 'amount')).toBe(-12_340);
-    // 0.1 + 0.2 in floating point is not 0.3; as text it is exact.
-    expect(toMilliunits('0.3', 'x')).toBe(300);
+describe('unitsToMilliunits', () => {
+  it('reads currency units exactly, the same as a number or a string', () => {
+    expect(unitsToMilliunits(800, 'budgeted')).toBe(800_000);
+    expect(unitsToMilliunits('800', 'budgeted')).toBe(800_000);
+    expect(unitsToMilliunits('800.00', 'budgeted')).toBe(800_000);
+    expect(unitsToMilliunits(12.5, 'amount')).toBe(12_500);
+    expect(unitsToMilliunits(-12.34, 'amount')).toBe(-12_340);
+    expect(unitsToMilliunits('-12.34', 'amount')).toBe(-12_340);
+    expect(unitsToMilliunits('+0.005', 'amount')).toBe(5);
+    expect(unitsToMilliunits('-0', 'amount')).toBe(0);
+    expect(unitsToMilliunits(' 7.1 ', 'amount')).toBe(7_100);
+    expect(unitsToMilliunits('9007199254740.991', 'amount')).toBe(Number.MAX_SAFE_INTEGER);
+    // 0.1 + 0.2 in floating point is not 0.3; its shortest text, like the string, is exact.
+    expect(unitsToMilliunits(0.3, 'x')).toBe(300);
   });
 
   it('refuses what is not exact, naming the argument', () => {
     const refusal = (value: unknown) => {
       try {
-        toMilliunits(value, 'transactions[1].amount');
+        unitsToMilliunits(value, 'transactions[1].amount');
       } catch (error) {
         expect(error).toBeInstanceOf(ArgumentError);
         return (error as ArgumentError).message;
@@ -37,16 +40,26 @@ describe('toMilliunits', () => {
     expect(refusal('1.2345')).toBe(
       'Argument "transactions[1].amount": "1.2345" has 4 decimals; amounts are exact to the thousandth (3 decimals at most), and are never rounded.',
     );
-    expect(refusal(12.34)).toMatch(
-      /^Argument "transactions\[1\]\.amount": 12\.34 is not a whole number of milliunits; send a decimal amount as a string \("12\.34"\) or milliunits as an integer \(12340\)\.$/,
-    );
+    expect(refusal(1.2345)).toMatch(/has 4 decimals/);
     expect(refusal('1,234.56')).toMatch(/is not a decimal amount/);
     expect(refusal('12.')).toMatch(/is not a decimal amount/);
     expect(refusal('1e3')).toMatch(/is not a decimal amount/);
+    expect(refusal(1e21)).toMatch(/is not a decimal amount/);
     expect(refusal('')).toMatch(/is not a decimal amount/);
-    expect(refusal(true)).toMatch(/an amount is a decimal string/);
+    expect(refusal(Number.NaN)).toMatch(/is not an amount/);
+    expect(refusal(true)).toMatch(/an amount in currency units is a number or a decimal string/);
     expect(refusal('90071992547410')).toMatch(/beyond the exact range/);
-    expect(refusal(2 ** 53)).toMatch(/beyond the exact range/);
+  });
+});
+
+describe('checkedMilliunits', () => {
+  it('takes integers only, pointing at the units argument otherwise', () => {
+    expect(checkedMilliunits(-12_340, 'amountMilliunits')).toBe(-12_340);
+    expect(() => checkedMilliunits(12.5, 'amountMilliunits')).toThrow(
+      'Argument "amountMilliunits": milliunits are an integer (thousandths of the currency); got 12.5. For an amount in currency units, use "amount".',
+    );
+    expect(() => checkedMilliunits('800', 'budgetedMilliunits')).toThrow(/use "budgeted"/);
+    expect(() => checkedMilliunits(2 ** 53, 'xMilliunits')).toThrow(/beyond the exact range/);
   });
 });
 

@@ -31,11 +31,15 @@ describe('mcp over stdio', () => {
   it('lists the read tools, and logs to stderr only', async () => {
     const { tools } = await server.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'get_transaction',
+      'list_months',
+      'list_payees',
       'list_plans',
       'month_budget',
       'plan_overview',
       'scheduled_transactions',
       'search_transactions',
+      'spending_report',
     ]);
     // stdout carries only the protocol; the log line went to stderr.
     expect(server.stderr()).toContain('"msg":"mcp over stdio"');

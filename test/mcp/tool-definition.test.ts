@@ -31,7 +31,10 @@ mutation RenamePayee($planId: PlanId!, $payeeId: UUID!, $name: String!) {
     );
     expect(tool.name).toBe('rename_payee');
     expect(tool.title).toBe('Rename payee');
-    expect(tool.description).toMatch(/^Renames a payee everywhere\.\n\nGraphQL `updatePayee`: /);
+    // The comment, then what a write risks: no REST paths or GraphQL field names, not tools.
+    expect(tool.description).toBe(
+      'Renames a payee everywhere.\n\nWrites to the plan: call it once per intended change; when its outcome is unknown, check before calling again.',
+    );
     expect(tool.annotations).toEqual({
       title: 'Rename payee',
       readOnlyHint: false,
@@ -85,11 +88,17 @@ describe('buildCatalog', () => {
     expect([...curated.tools.keys()].sort()).toEqual([
       'assign_to_category',
       'create_transaction',
+      'delete_transaction',
+      'get_transaction',
+      'import_transactions',
+      'list_months',
+      'list_payees',
       'list_plans',
       'month_budget',
       'plan_overview',
       'scheduled_transactions',
       'search_transactions',
+      'update_category_target',
       'update_transactions',
     ]);
     const withManifest = buildCatalog(schema, { trustedDocumentTools: true }, MANIFEST);
@@ -101,5 +110,24 @@ describe('buildCatalog', () => {
     expect(withManifest.skipped).toEqual([
       expect.stringMatching(/@defer and @stream cannot be a tool$/),
     ]);
+  });
+
+  it('describes the curated tools without REST paths, GraphQL root fields or wrong defaults', () => {
+    const { tools } = buildCatalog(schema, { trustedDocumentTools: false }, MANIFEST);
+    const roots = [
+      ...Object.keys(schema.getQueryType()!.getFields()),
+      ...Object.keys(schema.getMutationType()!.getFields()),
+    ].filter((name) => !tools.has(name));
+    for (const tool of tools.values()) {
+      const text = JSON.stringify([tool.description, tool.inputSchema]);
+      expect(text, tool.name).not.toMatch(/REST `|\/plans\/\{|GET \/|POST \/|PATCH \/|PUT \//);
+      for (const root of roots) expect(text, `${tool.name}: ${root}`).not.toContain(`\`${root}\``);
+      // A default the description states is the one the input schema declares.
+      const stated = /`first` items \((\d+) unless given\)/.exec(tool.description)?.[1];
+      if (stated) {
+        const first = (tool.inputSchema.properties as Record<string, { default?: unknown }>).first;
+        expect(first?.default, tool.name).toBe(Number(stated));
+      }
+    }
   });
 });

@@ -10,11 +10,15 @@ import { type ClockedStack, startStack } from '../support/stack.js';
 import { type AmountForms, amountsIn, call, connectHttp, textOf } from './support/mcp-clients.js';
 
 const READ_TOOLS = [
+  'get_transaction',
+  'list_months',
+  'list_payees',
   'list_plans',
   'month_budget',
   'plan_overview',
   'scheduled_transactions',
   'search_transactions',
+  'spending_report',
 ];
 
 let stack: ClockedStack;
@@ -50,8 +54,9 @@ describe('tools/list', () => {
   it('describes each tool and argument from the document comment and the schema', () => {
     const search = tools.find((tool) => tool.name === 'search_transactions')!;
     expect(search.description).toMatch(/^Transactions, newest first, narrowed by any of/);
-    // The root field's description, from the schema.
-    expect(search.description).toContain('`plan`: One plan by UUID');
+    // The comment alone: the root field's description speaks of GraphQL and REST.
+    expect(search.description).not.toContain('`plan`');
+    expect(search.description).not.toContain('REST');
     const properties = search.inputSchema.properties as Record<string, Record<string, unknown>>;
     expect(properties.search?.description).toMatch(/memo, payee name or category name/);
     expect(properties.accountId).toMatchObject({
@@ -109,22 +114,39 @@ describe('tools/call', () => {
     );
   });
 
-  it("answers a month's budget by category", async () => {
-    const { plan } = await structured('month_budget', { month: '2025-06-15' });
-    const month = (
-      plan as {
-        month: { month: string; categories: { categoryId: string; budgeted: AmountForms }[] };
+  it("answers a month's budget by category, hidden and internal ones only when asked", async () => {
+    type Budget = {
+      month: {
+        month: string;
+        categories: {
+          categoryId: string;
+          hidden: boolean;
+          internal: boolean;
+          budgeted: AmountForms;
+        }[];
+      };
+    };
+    const all = (
+      (await structured('month_budget', { month: '2025-06-15', includeHidden: true })) as {
+        plan: Budget;
       }
-    ).month;
-    expect(month.month).toBe('2025-06-01');
+    ).plan.month;
+    expect(all.month).toBe('2025-06-01');
     const rest = await stack.writer.getPlanMonth(
       { token: stack.token },
       { planId: stack.planId, month: '2025-06-01' },
     );
     const budgeted = new Map(rest.month.categories.map((c) => [c.id, c.budgeted]));
-    expect(month.categories.length).toBe(rest.month.categories.length);
-    for (const category of month.categories)
+    expect(all.categories.length).toBe(rest.month.categories.length);
+    for (const category of all.categories)
       expect(category.budgeted.milliunits).toBe(budgeted.get(category.categoryId));
+    // By default (and with the month written as people write it): the shown categories only.
+    const shown = ((await structured('month_budget', { month: '2025-06' })) as { plan: Budget })
+      .plan.month;
+    expect(shown.month).toBe('2025-06-01');
+    const expected = all.categories.filter((c) => !c.hidden && !c.internal);
+    expect(expected.length).toBeLessThan(all.categories.length);
+    expect(shown.categories.map((c) => c.categoryId)).toEqual(expected.map((c) => c.categoryId));
   });
 
   it('searches transactions by text, type, account and dates, page by page', async () => {

@@ -70,10 +70,16 @@ describe('tools/list with writes on', () => {
     const create = tools.find((tool) => tool.name === 'create_transaction')!;
     const amount = (create.inputSchema.properties as Record<string, Record<string, unknown>>)
       .amount!;
+    // Currency units as a number or a string; milliunits only by name.
     expect(amount.anyOf).toEqual([
+      expect.objectContaining({ type: 'number' }),
       expect.objectContaining({ type: 'string' }),
-      expect.objectContaining({ type: 'integer' }),
     ]);
+    expect(amount.description).toMatch(/currency units.*Never milliunits/);
+    const properties = create.inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(properties.amountMilliunits).toMatchObject({ type: 'integer' });
+    expect(create.inputSchema.required).toEqual(['accountId', 'date']);
+    expect(hints.delete_transaction).toMatchObject({ readOnlyHint: false, destructiveHint: true });
   });
 });
 
@@ -107,16 +113,24 @@ describe('create_transaction', () => {
     ]);
   });
 
-  it('takes milliunits as an integer', async () => {
-    const result = await call(client, 'create_transaction', {
-      accountId,
-      date: TODAY,
-      amount: -5_005,
-      payeeName: 'Corner Shop',
-    });
-    const id = (result.structuredContent as { createTransaction: { transaction: { id: string } } })
-      .createTransaction.transaction.id;
-    expect((await restTransaction(id)).amount).toBe(-5_005);
+  it('takes milliunits only through amountMilliunits, and units as a number or a string', async () => {
+    const created = async (args: Record<string, unknown>) => {
+      const result = await call(client, 'create_transaction', {
+        accountId,
+        date: TODAY,
+        payeeName: 'Corner Shop',
+        ...args,
+      });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      const id = (
+        result.structuredContent as { createTransaction: { transaction: { id: string } } }
+      ).createTransaction.transaction.id;
+      return (await restTransaction(id)).amount;
+    };
+    expect(await created({ amountMilliunits: -5_005 })).toBe(-5_005);
+    expect(await created({ amount: -5 })).toBe(-5_000);
+    expect(await created({ amount: '-5' })).toBe(-5_000);
+    expect(await created({ amount: -12.5 })).toBe(-12_500);
   });
 
   it('refuses an amount that is not exact, naming it, with no upstream call', async () => {
@@ -126,10 +140,7 @@ describe('create_transaction', () => {
         '12.3456',
         /^Argument "amount": "12\.3456" has 4 decimals; amounts are exact to the thousandth/,
       ],
-      [
-        12.34,
-        /^Argument "amount": 12\.34 is not a whole number of milliunits; send a decimal amount as a string \("12\.34"\)/,
-      ],
+      [12.3456, /^Argument "amount": 12\.3456 has 4 decimals/],
       ['1,234.00', /^Argument "amount": "1,234\.00" is not a decimal amount/],
       // 900 KB of it: a short prefix is quoted, not the whole (before: a 900 KB error).
       [
@@ -146,6 +157,42 @@ describe('create_transaction', () => {
       expect(result.isError).toBe(true);
       expect(textOf(result)).toMatch(reason);
     }
+    expect(stack.upstreamCalls()).toEqual([]);
+  });
+
+  it('refuses what could be read either way, and reports every invalid argument at once', async () => {
+    stack.resetUpstreamCalls();
+    const both = await call(client, 'create_transaction', {
+      accountId,
+      date: TODAY,
+      amount: -5,
+      amountMilliunits: -5_000,
+    });
+    expect(both.isError).toBe(true);
+    expect(textOf(both)).toMatch(
+      /^Argument "amountMilliunits": give the amount once: either "amount" in currency units or "amountMilliunits" in milliunits, not both\.$/,
+    );
+    const fraction = await call(client, 'create_transaction', {
+      accountId,
+      date: TODAY,
+      amountMilliunits: 12.5,
+    });
+    expect(textOf(fraction)).toMatch(/milliunits are an integer.*use "amount"/);
+    const many = await call(client, 'create_transaction', {
+      accountId: 'not-a-uuid',
+      date: 'tomorrow',
+      amount: '1,00',
+      colour: 'red',
+    });
+    expect(many.isError).toBe(true);
+    const text = textOf(many);
+    expect(text).toMatch(/^4 arguments are invalid/);
+    for (const name of ['amount', 'colour', 'accountId', 'date'])
+      expect(text).toContain(`Argument "${name}"`);
+    const missing = await call(client, 'create_transaction', { accountId, date: TODAY });
+    expect(textOf(missing)).toMatch(
+      /^Argument "amount": required: the amount in currency units, or "amountMilliunits" in milliunits\.$/,
+    );
     expect(stack.upstreamCalls()).toEqual([]);
   });
 
@@ -211,19 +258,41 @@ describe('update_transactions and assign_to_category', () => {
     ]);
   });
 
-  it('sets what is assigned to a category in a month, from a decimal amount', async () => {
-    const result = await call(client, 'assign_to_category', {
-      month: '2025-06-01',
-      categoryId,
-      budgeted: '250.10',
-    });
-    expect(result.isError, textOf(result)).toBeFalsy();
-    const answered = (
-      result.structuredContent as {
-        updateMonthCategory: { category: { budgeted: unknown } };
-      }
-    ).updateMonthCategory.category.budgeted;
-    expect(answered).toEqual({ milliunits: 250_100, decimal: '250.10', formatted: '$250.10' });
+  it('sets what is assigned to a category in a month, answering the value it replaced', async () => {
+    type Assigned = {
+      updateMonthCategory: { category: { budgeted: unknown } };
+      replaced: { plan: { month: { category: { budgeted: unknown } } } };
+    };
+    const assign = async (args: Record<string, unknown>) => {
+      const result = await call(client, 'assign_to_category', {
+        month: '2025-06',
+        categoryId,
+        ...args,
+      });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      const answer = result.structuredContent as Assigned;
+      return [
+        answer.updateMonthCategory.category.budgeted,
+        answer.replaced.plan.month.category.budgeted,
+      ];
+    };
+    expect(await assign({ budgeted: '250.10' })).toEqual([
+      { milliunits: 250_100, decimal: '250.10', formatted: '$250.10' },
+      expect.objectContaining({ milliunits: expect.any(Number) }),
+    ]);
+    // The issue's trap: 800 as a number is 800.00, as "800" is; never 0.80.
+    expect(await assign({ budgeted: 800 })).toEqual([
+      { milliunits: 800_000, decimal: '800.00', formatted: '$800.00' },
+      { milliunits: 250_100, decimal: '250.10', formatted: '$250.10' },
+    ]);
+    expect(await assign({ budgeted: '800' })).toEqual([
+      { milliunits: 800_000, decimal: '800.00', formatted: '$800.00' },
+      { milliunits: 800_000, decimal: '800.00', formatted: '$800.00' },
+    ]);
+    expect(await assign({ budgetedMilliunits: 250_100 })).toEqual([
+      { milliunits: 250_100, decimal: '250.10', formatted: '$250.10' },
+      { milliunits: 800_000, decimal: '800.00', formatted: '$800.00' },
+    ]);
     const rest = await stack.writer.getMonthCategoryById(
       { token: stack.token },
       { planId: stack.planId, month: '2025-06-01', categoryId },
