@@ -41,6 +41,7 @@ interface GrantState {
 /** The grant is gone (ended, revoked upstream, expired): its caller must sign in again. */
 export class GrantEndedError extends Error {
   override readonly name = 'GrantEndedError';
+  readonly code = 'GW_ERR_GRANT_ENDED';
 }
 
 export interface Grants extends GrantBook {

@@ -38,4 +38,5 @@ export interface SignInRecords {
 /** The store could not be reached (Redis away): the caller answers "try again", keeps nothing. */
 export class SignInStoreUnavailableError extends Error {
   override readonly name = 'SignInStoreUnavailableError';
+  readonly code = 'GW_ERR_SIGN_IN_STORE_UNAVAILABLE';
 }
