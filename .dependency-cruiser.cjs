@@ -25,6 +25,7 @@ const LAYERS = [
   'src/writes',
   'src/telemetry',
   'src/webhooks',
+  'src/authorization',
   'src/schema',
   'src/admission',
   'src/deliveries',
@@ -120,6 +121,21 @@ module.exports = {
           '^src/(server|mcp|gateway)/',
           '^node_modules/(graphql-yoga|graphql-ws|ws|@modelcontextprotocol)/',
           '^(node:)?https?$',
+        ],
+      },
+    },
+    {
+      name: 'authorization-server-is-transport-neutral',
+      severity: 'error',
+      comment:
+        "The gateway's OAuth authorization server (src/authorization) answers fetch Requests and knows HTTP, not GraphQL: it loads no transport, no GraphQL, nothing of the admission path that calls it, and of the MCP SDK only the shared metadata shapes (shared/auth.js). yoga serves it through src/server/plugins/use-authorization-server.ts.",
+      from: { path: '^src/authorization/' },
+      to: {
+        path: [
+          '^src/(server|mcp|gateway|admission|schema)/',
+          '^node_modules/(graphql|graphql-yoga|graphql-ws|ws)/',
+          '^(node:)?https?$',
+          '^node_modules/@modelcontextprotocol/sdk/dist/[^/]+/(?!shared/auth)',
         ],
       },
     },

@@ -23,7 +23,7 @@ import { copyError, gatewayError } from '../errors/codes.js';
 import type { Credentials } from '../operation/credentials.js';
 import { type OperationReportSink, refusalReport } from '../telemetry/operation-report.js';
 import { nestedTooDeep, parseWithin } from './bounded-parse.js';
-import { type CredentialsCheck, createCredentialsStage } from './credentials.js';
+import { type CredentialsCheck, createCredentialsStage, type GrantTokens } from './credentials.js';
 import { createDocumentCache, digestOf } from './document-cache.js';
 import { createOperationLimits, type OperationLimits } from './operation-limits.js';
 import { forbiddenOrigin, isAllowedOrigin } from './origin.js';
@@ -110,7 +110,8 @@ export interface Admission {
     query: string | null | undefined,
     extensions: unknown,
   ): { query: string | null | undefined } | { refused: GraphQLError };
-  admit(operation: OperationRequest): Verdict;
+  /** Synchronous but for a gateway access token, whose stage 5 is a lookup. */
+  admit(operation: OperationRequest): Verdict | Promise<Verdict>;
   /**
    * Stage 1 alone, for what must read a request before it is admitted (the answer cache names
    * an answer at the door): the parameters as `Bounded`, or null when stage 1 would refuse them
@@ -127,7 +128,7 @@ export interface Admission {
    * cache at the door, MCP's session door): the `Credentials`, made once per presented value, or
    * the refusal (a token that cannot be one, or one the upstream refused). Nothing is reported.
    */
-  credentials(presented: Presented): CredentialsCheck;
+  credentials(presented: Presented): CredentialsCheck | Promise<CredentialsCheck>;
   /** Stage 6 alone, for a transport that can refuse at its door (an HTTP request, an upgrade). */
   originRefusal(origin: string | null, ownOrigins: readonly string[]): GraphQLError | null;
   /** Drops a cached document that validation refused: failures are never kept. */
@@ -147,6 +148,8 @@ export interface AdmissionOptions {
   tokenRefusal?: (tokenKey: string) => GraphQLError | null;
   /** Where refusals are reported (the log line and metrics of every operation). @default none */
   sinks?: readonly OperationReportSink[];
+  /** The gateway's own access tokens (sign-in's authorization server). @default none accepted */
+  grantTokens?: GrantTokens | undefined;
 }
 
 export function createAdmission({
@@ -155,6 +158,7 @@ export function createAdmission({
   documents,
   tokenRefusal = () => null,
   sinks = [],
+  grantTokens,
 }: AdmissionOptions): Admission {
   const { limits } = config;
   const cache = createDocumentCache(config.documentCache);
@@ -172,10 +176,10 @@ export function createAdmission({
   limitsOf(schema);
   const originRefusal = (origin: string | null, ownOrigins: readonly string[]) =>
     isAllowedOrigin(config.corsOrigins, origin, ownOrigins) ? null : forbiddenOrigin();
-  const credentialsStage = createCredentialsStage(tokenRefusal);
+  const credentialsStage = createCredentialsStage(tokenRefusal, grantTokens);
   const presentedByRequests = new WeakMap<Request, Presented | null>();
 
-  function admit(operation: OperationRequest): Verdict {
+  function admit(operation: OperationRequest): Verdict | Promise<Verdict> {
     const refuse = (stage: Stage, refusal: GraphQLError, document?: DocumentNode): Verdict => {
       const error = withStatus(refusal, STATUS[stage]);
       report(sinks, operation, error, document);
@@ -210,18 +214,19 @@ export function createAdmission({
     );
     if (overLimit) return refuse('limits', overLimit, document);
 
-    let credentials: Credentials | null = null;
-    if (operation.presented !== undefined) {
-      const checked = credentialsStage.check(operation.presented);
-      if (!checked.ok) return refuse('credentials', checked.error, document);
-      credentials = checked.credentials;
-    }
-
-    const foreign = originRefusal(operation.origin, operation.ownOrigins);
-    if (foreign) return refuse('origin', foreign, document);
-
-    if (parsed) cache.set(digest, document, { length: query.length, tokens: parsed.tokens });
-    return { admitted: true, document, query, credentials };
+    const admitted = document;
+    const rest = (checked: CredentialsCheck | null): Verdict => {
+      if (checked && !checked.ok) return refuse('credentials', checked.error, admitted);
+      const credentials: Credentials | null = checked ? checked.credentials : null;
+      const foreign = originRefusal(operation.origin, operation.ownOrigins);
+      if (foreign) return refuse('origin', foreign, admitted);
+      if (parsed) cache.set(digest, admitted, { length: query.length, tokens: parsed.tokens });
+      return { admitted: true, document: admitted, query, credentials };
+    };
+    if (operation.presented === undefined) return rest(null);
+    const checked = credentialsStage.check(operation.presented);
+    // Only a gateway access token waits (its lookup); an upstream token stays synchronous.
+    return checked instanceof Promise ? checked.then(rest) : rest(checked);
   }
 
   return {

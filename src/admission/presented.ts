@@ -5,17 +5,29 @@
  * turns it into `Credentials` (`admission.ts`, stage 5); everything after admission takes those as
  * they are and never looks at a header again.
  *
- * One kind today, the upstream token as a bearer token. Sign-in adds the gateway's own access
- * token and a session cookie, both references to a grant held on the server: each is one more
- * kind here and one more case of stage 5, nothing else.
+ * Two kinds: the upstream token as a bearer token, and the gateway's own access token (issued by
+ * its authorization server, `src/authorization`), told apart by its prefix (`pgw_`) without a
+ * lookup, so a gateway token is never taken for an upstream one and sent upstream. A session
+ * cookie (browser sign-in) is one more kind, and one more case of stage 5.
  */
+import { isGatewayToken } from '../authorization/secrets.js';
 
 /** A credential as presented, not checked yet (it may not even be a token). */
-export interface Presented {
-  readonly kind: 'bearer';
-  /** The text after `Bearer ` (or the `access_token` parameter), as sent. */
-  readonly token: string;
-}
+export type Presented =
+  | {
+      readonly kind: 'bearer';
+      /** The text after `Bearer ` (or the `access_token` parameter), as sent. */
+      readonly token: string;
+    }
+  | {
+      /** A token the gateway issued (`pgw_…`): a reference to a grant held on the server. */
+      readonly kind: 'grant-token';
+      readonly token: string;
+      /** The path it was presented at (`/graphql`, `/mcp`): its resource must be that one. */
+      readonly path: string;
+      /** Sent in the URL (`access_token`), where OAuth 2.1 forbids it (logs, history, referrers). */
+      readonly inUrl: boolean;
+    };
 
 /** A token the server itself holds (stdio MCP's from the environment, a webhook feed's stored one). */
 export function bearer(token: string): Presented {
@@ -48,7 +60,8 @@ export function presentedByConnection(
   upgrade: { readonly authorization: string | undefined; readonly url: string | undefined },
 ): Presented | undefined {
   const fromParams = params ? connectionParamsToken(params) : undefined;
-  if (fromParams !== undefined) return bearer(fromParams);
+  if (fromParams !== undefined)
+    return byKind(fromParams, new URL(upgrade.url ?? '/', 'http://upgrade.invalid').href, false);
   return presentedBy(
     upgrade.authorization,
     new URL(upgrade.url ?? '/', 'http://upgrade.invalid').href,
@@ -58,9 +71,16 @@ export function presentedByConnection(
 // Private: a header that is not `Bearer <one word>` presents nothing; the parameter is the fallback.
 function presentedBy(authorization: string | undefined, url: string): Presented | undefined {
   const fromHeader = authorization ? bearerToken(authorization) : undefined;
-  if (fromHeader) return bearer(fromHeader);
+  if (fromHeader) return byKind(fromHeader, url, false);
   const param = new URL(url).searchParams.get('access_token');
-  return param === null ? undefined : bearer(param);
+  return param === null ? undefined : byKind(param, url, true);
+}
+
+// Private: a gateway token is kept apart from the start, with where it was presented.
+function byKind(token: string, url: string, inUrl: boolean): Presented {
+  return isGatewayToken(token)
+    ? { kind: 'grant-token', token, path: new URL(url).pathname, inUrl }
+    : bearer(token);
 }
 
 function bearerToken(header: string): string | undefined {

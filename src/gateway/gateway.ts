@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import { type Admission, createAdmission } from '../admission/admission.js';
+import type { AuthorizationServer } from '../authorization/authorization-server.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
 import { logInternalError, maskAndLog } from '../errors/internal-errors.js';
@@ -86,6 +87,12 @@ export interface GatewayDeps {
    * only (src/webhooks/target.ts)
    */
   webhookDispatcher?: Dispatcher;
+  /**
+   * The gateway's own OAuth authorization server for mobile apps and MCP clients
+   * (src/authorization), built over the grants of browser sign-in: its endpoints are served on
+   * the port and its access tokens admitted. @default none (gateway tokens are refused)
+   */
+  authorization?: AuthorizationServer;
 }
 
 /** The Federation v2 subgraph: its schema, and the yoga instance that runs it. */
@@ -133,6 +140,8 @@ export interface Gateway {
   readonly cluster?: Cluster;
   /** Webhooks (`config.webhooks`): endpoints, their feeds and the deliverer. */
   readonly webhooks?: Webhooks;
+  /** The authorization server (sign-in for mobile apps and MCP clients), when there is one. */
+  readonly authorization?: AuthorizationServer;
   /**
    * Ends every subscription and closes the upstream pool; the HTTP server that serves `yoga` is
    * the caller's to close.
@@ -213,6 +222,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       return refusal ? toGraphQLError(refusal) : null;
     },
     sinks,
+    grantTokens: deps.authorization,
   });
 
   const pluginOptions: GatewayPluginsOptions = {
@@ -234,6 +244,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     compiledQueries: config.compiledQueries,
     freshnessOf,
     logger,
+    authorization: deps.authorization,
   };
   const webhooks = createGatewayWebhooks({
     config,
@@ -305,6 +316,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     },
     ...(cluster ? { cluster } : {}),
     ...(webhooks.running ? { webhooks: webhooks.running } : {}),
+    ...(deps.authorization ? { authorization: deps.authorization } : {}),
     async close() {
       await webhooks.close();
       await live.close();

@@ -83,7 +83,7 @@ export async function prepareOperation(
   call: OperationCall,
 ): Promise<PreparedOperation | RefusedOperation> {
   const requestId = call.requestId ?? randomUUID();
-  const verdict = gateway.admission.admit({
+  const verdict = await gateway.admission.admit({
     query: call.query,
     variables: call.variables ?? null,
     operationName: call.operationName ?? null,

@@ -178,7 +178,7 @@ export function attachWebSockets(
         const endpointPath = pathOf(ctx.extra.request);
         const endpoint = endpoints.get(endpointPath)?.();
         if (!endpoint) throw new Error(`no WebSocket endpoint at ${endpointPath}`);
-        const verdict = admission.admit({
+        const verdict = await admission.admit({
           query: payload.query,
           variables: payload.variables,
           operationName: payload.operationName,

@@ -41,18 +41,18 @@ export function useAdmission(
   >();
   const valid = new WeakSet<DocumentNode>();
   return {
-    onParams({ params, request, setParams, paramsHandler, setParamsHandler }) {
+    async onParams({ params, request, setParams, paramsHandler, setParamsHandler }) {
       const resolved = admission.resolve(params.query, params.extensions);
       if ('refused' in resolved) {
         // Refused as `admit` refuses it (status, report); thrown, since yoga's own check after
         // this hook would refuse a request without text for the wrong reason.
-        const verdict = admission.admit(operationOf(request, params));
+        const verdict = await admission.admit(operationOf(request, params));
         throw verdict.admitted ? resolved.refused : verdict.error;
       }
       if (typeof resolved.query === 'string' && resolved.query !== params.query)
         setParams({ ...params, query: resolved.query });
-      setParamsHandler((payload) => {
-        const verdict = admission.admit(operationOf(request, payload.params));
+      setParamsHandler(async (payload) => {
+        const verdict = await admission.admit(operationOf(request, payload.params));
         if (!verdict.admitted) return { errors: [verdict.error] };
         admitted.set(payload.params, verdict);
         return paramsHandler(payload);

@@ -102,16 +102,16 @@ export function useHttpCaching({
    * refuse them (a token that cannot be one, or one the upstream refused): such a request names
    * no answer, and admission refuses it.
    */
-  function callerOf(request: Request): Credentials | null | undefined {
+  async function callerOf(request: Request): Promise<Credentials | null | undefined> {
     const presented = admission.presentedBy(request);
     if (presented === undefined) return null;
-    const checked = admission.credentials(presented);
+    const checked = await admission.credentials(presented);
     return checked.ok ? checked.credentials : undefined;
   }
 
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
-      const credentials = callerOf(request);
+      const credentials = await callerOf(request);
       if (credentials === undefined) return;
       const name = await nameOf(request, url, fetchAPI.Request, credentials);
       if (name === null) return;
