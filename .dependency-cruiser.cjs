@@ -135,8 +135,10 @@ module.exports = {
           '^src/(server|mcp|gateway|admission|schema)/',
           '^node_modules/(graphql|graphql-yoga|graphql-ws|ws)/',
           '^(node:)?https?$',
-          '^node_modules/@modelcontextprotocol/sdk/dist/[^/]+/(?!shared/auth)',
+          // Resolved through the SDK's exports map, or named as imported when that fails.
+          '^(node_modules/)?@modelcontextprotocol/',
         ],
+        pathNot: '^(node_modules/)?@modelcontextprotocol/sdk/(dist/esm/)?shared/auth\\.',
       },
     },
     {
