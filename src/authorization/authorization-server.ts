@@ -208,7 +208,11 @@ export function createAuthorizationServer(
     const at = now();
     if (at - lastSweep < SWEEP_EVERY_MS) return;
     lastSweep = at;
-    await store.sweep(at);
+    for (const row of await store.sweep(at)) {
+      const { grantId } = open<CodeContent>(row);
+      log('code expired');
+      await grants.end(grantId).catch(() => {});
+    }
   };
 
   // ---- clients ----
@@ -358,7 +362,7 @@ export function createAuthorizationServer(
     const grant = 'grant' in outcome ? outcome.grant : undefined;
     if (!row) {
       // Too late or replayed: the client cannot be told; the grant made for it goes.
-      if (grant) await grants.end(grant.id);
+      if (grant) await grants.end(grant.id).catch(() => {});
       log('authorization refused', { error: 'invalid_request', reason: 'request expired' });
       return errorUrl(
         issuer,
@@ -448,6 +452,9 @@ export function createAuthorizationServer(
     const code = form.get('code');
     if (code === null) throw new OAuthRefusal('invalid_request', 'code is missing.');
     const key = hasShape('code', code) ? digest('code', code) : undefined;
+    // A late code's grant ends here, before the refusal (the sweep would end it later).
+    lastSweep = Number.NEGATIVE_INFINITY;
+    await sweep();
     const row = key ? await store.claim('code', key, now()) : undefined;
     if (!row)
       throw new OAuthRefusal('invalid_grant', 'The code is unknown or expired: sign in again.');
@@ -738,8 +745,8 @@ function errorPage(refusal: OAuthRefusal): Response {
 }
 
 function errorPageOf(params: URLSearchParams, status = 400): Response {
-  const error = escapeHtml(params.get('error') ?? 'invalid_request').slice(0, 60);
-  const description = escapeHtml(params.get('error_description') ?? '').slice(0, 300);
+  const error = escapeHtml((params.get('error') ?? 'invalid_request').slice(0, 60));
+  const description = escapeHtml((params.get('error_description') ?? '').slice(0, 300));
   const body = `<!doctype html><meta charset="utf-8"><title>Sign-in failed</title><h1>Sign-in failed</h1><p><span class="error-code">${error}</span></p><p>${description}</p>`;
   return new Response(body, {
     status,

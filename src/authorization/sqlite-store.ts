@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS oauth_rows (
 CREATE INDEX IF NOT EXISTS oauth_rows_by_family ON oauth_rows (family);
 CREATE INDEX IF NOT EXISTS oauth_rows_by_grant ON oauth_rows (grant_ref);
 CREATE INDEX IF NOT EXISTS oauth_rows_by_age ON oauth_rows (kind, created_at);
+CREATE INDEX IF NOT EXISTS oauth_rows_by_expiry ON oauth_rows (expires_at);
 `;
 
 interface Row {
@@ -78,6 +79,14 @@ export function createSqliteAuthorizationStore(path: string): AuthorizationStore
      ORDER BY created_at, rowid LIMIT ?`,
   );
   const expired = db.prepare<[number]>('DELETE FROM oauth_rows WHERE expires_at <= ?');
+  const unexchanged = db.prepare<[number], Row>(
+    "SELECT * FROM oauth_rows WHERE kind = 'code' AND used = 0 AND expires_at <= ?",
+  );
+  const sweep = db.transaction((now: number) => {
+    const codes = unexchanged.all(now);
+    expired.run(now);
+    return codes;
+  });
 
   const take = db.transaction((kind: RowKind, key: string, now: number) => {
     const row = select.get(kind, key, now);
@@ -142,7 +151,7 @@ export function createSqliteAuthorizationStore(path: string): AuthorizationStore
       return evict(kind, n, now, unusedOnly);
     },
     async sweep(now) {
-      expired.run(now);
+      return sweep(now).flatMap((row) => rowOf(row) ?? []);
     },
     async close() {
       db.close();

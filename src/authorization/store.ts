@@ -60,7 +60,10 @@ export interface AuthorizationStore {
    * answers how many went.
    */
   evict(kind: RowKind, n: number, now: number, unusedOnly?: boolean): Promise<number>;
-  /** Deletes expired rows. */
-  sweep(now: number): Promise<void>;
+  /**
+   * Deletes expired rows; answers the codes among them that were never exchanged (their grants
+   * were made for nothing and must end).
+   */
+  sweep(now: number): Promise<StoredRow[]>;
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@
  */
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import {
   createManualClock,
   createSandbox,
@@ -26,6 +27,7 @@ import { createManualScheduler, type ManualScheduler } from '../../../src/live/s
 import { createMcpHttp, withMcp } from '../../../src/mcp/http.js';
 import { createMcpParts } from '../../../src/mcp/session.js';
 import { schema } from '../../../src/schema/index.js';
+import { createLogger } from '../../../src/telemetry/logger.js';
 import { START } from '../../support/stack.js';
 import { type SignInStandIn, startSignInStandIn } from './sign-in-stand-in.js';
 
@@ -41,6 +43,8 @@ export interface AuthorizationStack {
   readonly origin: string;
   readonly graphqlUrl: string;
   readonly mcpUrl: string;
+  /** Every line logged (the gateway's and the authorization server's), as text. */
+  logged(): string;
   close(): Promise<void>;
 }
 
@@ -56,6 +60,16 @@ export async function startAuthorizationStack(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const store = createSqliteAuthorizationStore(':memory:');
+  let lines = '';
+  const logger = await createLogger({
+    level: 'info',
+    destination: new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines += chunk.toString('utf8');
+        done();
+      },
+    }),
+  });
   const authorization = createAuthorizationServer({
     issuer: new URL(origin),
     grants: standIn.grants,
@@ -63,12 +77,13 @@ export async function startAuthorizationStack(
     sealer: createSealer(new Uint8Array(32).fill(7)),
     store,
     now: () => clock.now(),
+    logger,
     ...(options.limits ? { limits: options.limits } : {}),
   });
   standIn.completeWith(authorization.complete);
   const gateway = createGateway(
     { ...defaultConfig(sandbox.url), graphiql: false },
-    { now: () => clock.now(), scheduler, authorization },
+    { now: () => clock.now(), scheduler, authorization, logger },
   );
   const mcp = createMcpHttp(createMcpParts(gateway, schema, { ...DEFAULT_MCP }, 'test'));
   listener = withMcp(gateway, mcp);
@@ -83,6 +98,7 @@ export async function startAuthorizationStack(
     origin,
     graphqlUrl: `${origin}/graphql`,
     mcpUrl: `${origin}/mcp`,
+    logged: () => lines,
     async close() {
       await mcp.close();
       server.closeAllConnections();

@@ -33,6 +33,7 @@ export interface SignInStandIn {
   completeWith(complete: CompleteAuthorization): void;
   /** Grants held now. */
   held(): number;
+  heldIds(): string[];
   /** The upstream access token of a grant (to check it never reaches a client). */
   upstreamTokenOf(grantId: string): string | undefined;
   close(): Promise<void>;
@@ -58,7 +59,7 @@ export async function startSignInStandIn(sandboxOrigin: string): Promise<SignInS
     };
     if (url.pathname !== '/auth/callback') return answer(404, {}, 'not found');
     const purpose = pending.get(url.searchParams.get('state') ?? '');
-    if (!purpose || purpose.kind !== 'authorization' || !complete)
+    if (purpose?.kind !== 'authorization' || !complete)
       return answer(400, {}, 'unknown state');
     pending.delete(url.searchParams.get('state') ?? '');
     const { requestId } = purpose;
@@ -139,6 +140,7 @@ export async function startSignInStandIn(sandboxOrigin: string): Promise<SignInS
       complete = given;
     },
     held: () => held.size,
+    heldIds: () => [...held.keys()],
     upstreamTokenOf: (grantId) => held.get(grantId)?.upstreamToken,
     async close() {
       server.closeAllConnections();
