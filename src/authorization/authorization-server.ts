@@ -245,13 +245,14 @@ export function createAuthorizationServer(
   const register = async (request: Request, address: string) => {
     if (request.method !== 'POST')
       throw new OAuthRefusal('invalid_request', 'Register with POST and a JSON body.');
-    const metadata = checkClientMetadata(await readJson(request));
     const at = now();
+    // Counted before the body is read: a flood costs a map lookup per request.
     if (!windows.allow(address, at))
       throw new OAuthRefusal(
         'slow_down',
         `Too many registrations from this address: at most ${limits.registrationsPerAddress} per ${Math.round(limits.registrationWindowMs / 60_000)} minutes.`,
       );
+    const metadata = checkClientMetadata(await readJson(request));
     const over = (await store.count('client', at)) + 1 - limits.maxClients;
     if (over > 0 && (await store.evict('client', over, at, true)) < over)
       throw new OAuthRefusal(

@@ -59,8 +59,7 @@ export async function startSignInStandIn(sandboxOrigin: string): Promise<SignInS
     };
     if (url.pathname !== '/auth/callback') return answer(404, {}, 'not found');
     const purpose = pending.get(url.searchParams.get('state') ?? '');
-    if (purpose?.kind !== 'authorization' || !complete)
-      return answer(400, {}, 'unknown state');
+    if (purpose?.kind !== 'authorization' || !complete) return answer(400, {}, 'unknown state');
     pending.delete(url.searchParams.get('state') ?? '');
     const { requestId } = purpose;
     const finish = complete;
