@@ -42,7 +42,12 @@ import {
   registrationResponse,
 } from './registration.js';
 import { hasShape, isChallenge, issue, randomId, verifierMatches } from './secrets.js';
-import type { AuthorizationStore, RowKind, StoredRow } from './store.js';
+import {
+  type AuthorizationStore,
+  AuthorizationStoreUnavailableError,
+  type RowKind,
+  type StoredRow,
+} from './store.js';
 
 export interface AuthorizationLimits {
   /** How long a code may wait for its exchange (OAuth 2.1: short). @default 60 s */
@@ -407,7 +412,7 @@ export function createAuthorizationServer(
       family: content.family,
       grant: grantRef(grant.id),
     });
-    await store.touch('client', pending.clientId, at + limits.clientIdleMs);
+    await store.touch('client', pending.clientId, at + limits.clientIdleMs, at);
     log('code issued');
     return {
       code,
@@ -609,6 +614,13 @@ export function createAuthorizationServer(
       try {
         return await route(request, address);
       } catch (error) {
+        if (error instanceof AuthorizationStoreUnavailableError) {
+          logger?.warn({ oauth: 'store unavailable', path }, error.message);
+          return refusalResponse(
+            new OAuthRefusal('temporarily_unavailable', 'Try again in a moment.'),
+            { 'retry-after': '1' },
+          );
+        }
         if (!(error instanceof OAuthRefusal)) throw error;
         if (path !== ENDPOINTS.authorize) log('request refused', { path, error: error.error });
         return refusalResponse(error);

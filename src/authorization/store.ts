@@ -9,7 +9,7 @@
  * swept. Counts are bounded by the server (it evicts before it adds).
  *
  * Two implementations, like the webhook registry's: SQLite embedded (`sqlite-store.ts`) and Redis
- * when scaled out (not written yet: see README.md).
+ * when scaled out (`redis-store.ts`).
  */
 
 export type RowKind = 'client' | 'request' | 'code' | 'access' | 'refresh';
@@ -43,7 +43,7 @@ export interface AuthorizationStore {
    */
   claim(kind: RowKind, key: string, now: number): Promise<StoredRow | undefined>;
   /** Marks the row used and moves its expiry (a client that signed someone in). */
-  touch(kind: RowKind, key: string, expiresAt: number): Promise<void>;
+  touch(kind: RowKind, key: string, expiresAt: number, now: number): Promise<void>;
   delete(kind: RowKind, key: string): Promise<boolean>;
   /** Deletes every row of the family; answers how many. */
   deleteFamily(family: string): Promise<number>;
@@ -66,4 +66,9 @@ export interface AuthorizationStore {
    */
   sweep(now: number): Promise<StoredRow[]>;
   close(): Promise<void>;
+}
+
+/** The store cannot answer now (Redis down): the request is refused as `temporarily_unavailable`. */
+export class AuthorizationStoreUnavailableError extends Error {
+  override readonly name = 'AuthorizationStoreUnavailableError';
 }
