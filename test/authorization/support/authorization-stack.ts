@@ -48,18 +48,30 @@ export interface AuthorizationStack {
   close(): Promise<void>;
 }
 
+export interface AuthorizationStackOptions {
+  limits?: Partial<AuthorizationLimits>;
+  /** @default SQLite in memory */
+  store?: AuthorizationStore;
+  /**
+   * Another instance beside `beside`: its sandbox, clock, sign-in stand-in and issuer (as behind
+   * one load balancer), a gateway and authorization server of its own.
+   */
+  beside?: AuthorizationStack;
+}
+
 export async function startAuthorizationStack(
-  options: { limits?: Partial<AuthorizationLimits> } = {},
+  options: AuthorizationStackOptions = {},
 ): Promise<AuthorizationStack> {
-  const clock = createManualClock(START);
+  const { beside } = options;
+  const clock = beside?.clock ?? createManualClock(START);
   const scheduler = createManualScheduler(clock);
-  const sandbox = await createSandbox({ port: 0, clock, rateLimit: false });
-  const standIn = await startSignInStandIn(sandbox.origin);
+  const sandbox = beside?.sandbox ?? (await createSandbox({ port: 0, clock, rateLimit: false }));
+  const standIn = beside?.standIn ?? (await startSignInStandIn(sandbox.origin));
   let listener: RequestListener = (_request, response) => response.writeHead(503).end();
   const server = createServer((request, response) => listener(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const store = createSqliteAuthorizationStore(':memory:');
+  const store = options.store ?? createSqliteAuthorizationStore(':memory:');
   let lines = '';
   const logger = await createLogger({
     level: 'info',
@@ -71,7 +83,7 @@ export async function startAuthorizationStack(
     }),
   });
   const authorization = createAuthorizationServer({
-    issuer: new URL(origin),
+    issuer: new URL(beside?.origin ?? origin),
     grants: standIn.grants,
     signIn: standIn.signIn,
     sealer: createSealer(new Uint8Array(32).fill(7)),
@@ -106,6 +118,7 @@ export async function startAuthorizationStack(
       await gateway.close();
       authorization.close();
       await store.close();
+      if (beside) return;
       await standIn.close();
       await sandbox.close();
     },
