@@ -370,13 +370,7 @@ export function createAuthorizationServer(
       // Too late or replayed: the client cannot be told; the grant made for it goes.
       if (grant) await grants.end(grant.id).catch(() => {});
       log('authorization refused', { error: 'invalid_request', reason: 'request expired' });
-      return errorUrl(
-        issuer,
-        new OAuthRefusal(
-          'invalid_request',
-          'This sign-in took too long or was already finished: start again from the app.',
-        ),
-      );
+      return errorUrl(issuer, 'expired');
     }
     const pending = open<PendingRequest>(row);
     if (!grant) {
@@ -598,7 +592,7 @@ export function createAuthorizationServer(
     [ENDPOINTS.authorize, authorize],
     [ENDPOINTS.token, token],
     [ENDPOINTS.revoke, revoke],
-    [ENDPOINTS.error, async (request) => errorPageOf(new URL(request.url).searchParams)],
+    [ENDPOINTS.error, async (request) => errorPageAt(new URL(request.url).searchParams)],
   ]);
 
   return {
@@ -742,24 +736,38 @@ function errorParams(refusal: OAuthRefusal, state: string | undefined, issuer: U
   };
 }
 
-function errorUrl(issuer: URL, refusal: OAuthRefusal): URL {
+/**
+ * Private: the page a browser is sent to when the sign-in cannot go back to the app. It names
+ * a reason by key only: the page's text is the server's own, never the URL's (no one can make
+ * the gateway's origin show words of their choosing).
+ */
+const ERROR_PAGES = {
+  expired: new OAuthRefusal(
+    'invalid_request',
+    'This sign-in took too long or was already finished: start again from the app.',
+  ),
+} as const;
+
+function errorUrl(issuer: URL, reason: keyof typeof ERROR_PAGES): URL {
   const url = new URL(ENDPOINTS.error, issuer);
-  url.searchParams.set('error', refusal.error);
-  url.searchParams.set('error_description', refusal.description);
+  url.searchParams.set('reason', reason);
   return url;
+}
+
+function errorPageAt(params: URLSearchParams): Response {
+  const reason = params.get('reason');
+  const refusal =
+    reason !== null && Object.hasOwn(ERROR_PAGES, reason)
+      ? ERROR_PAGES[reason as keyof typeof ERROR_PAGES]
+      : new OAuthRefusal('invalid_request', 'The sign-in failed: start again from the app.');
+  return errorPage(refusal);
 }
 
 /** Private: what a browser sees when it cannot be sent back to the app (a small HTML page). */
 function errorPage(refusal: OAuthRefusal): Response {
-  return errorPageOf(
-    new URLSearchParams({ error: refusal.error, error_description: refusal.description }),
-    refusal.status,
-  );
-}
-
-function errorPageOf(params: URLSearchParams, status = 400): Response {
-  const error = escapeHtml((params.get('error') ?? 'invalid_request').slice(0, 60));
-  const description = escapeHtml((params.get('error_description') ?? '').slice(0, 300));
+  const status = refusal.status;
+  const error = escapeHtml(refusal.error);
+  const description = escapeHtml(refusal.description);
   const body = `<!doctype html><meta charset="utf-8"><title>Sign-in failed</title><h1>Sign-in failed</h1><p><span class="error-code">${error}</span></p><p>${description}</p>`;
   return new Response(body, {
     status,

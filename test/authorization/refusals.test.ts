@@ -4,7 +4,11 @@
  * secret in a log line, no gateway token sent upstream.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuthorizationStack, startAuthorizationStack } from './support/authorization-stack.js';
+import {
+  type AuthorizationStack,
+  followSignIn,
+  startAuthorizationStack,
+} from './support/authorization-stack.js';
 import {
   authorizeOnce,
   authorizeUrl,
@@ -155,6 +159,51 @@ describe('/oauth/authorize', () => {
     );
     expect(answer.status).toBe(302);
     expect(answer.location?.origin).toBe(stack.sandbox.origin);
+  });
+});
+
+describe('the end of the upstream consent', () => {
+  it('sends a declined consent back to the client as access_denied, with its state', async () => {
+    const held = stack.standIn.held();
+    stack.sandbox.setOAuthConsent({ mode: 'deny' });
+    try {
+      const landed = await followSignIn(
+        authorizeUrl(stack, client, pkce().challenge),
+        REDIRECT,
+        'http://never.invalid',
+      );
+      expect(landed).toBeInstanceOf(URL);
+      const url = landed as URL;
+      expect(url.searchParams.get('error')).toBe('access_denied');
+      expect(url.searchParams.get('state')).toBe('state-123');
+      expect(url.searchParams.has('code')).toBe(false);
+    } finally {
+      stack.sandbox.setOAuthConsent({ mode: 'page' });
+    }
+    expect(stack.standIn.held()).toBe(held);
+  });
+
+  it('shows an error page for a consent that took longer than ten minutes, and ends its grant', async () => {
+    const held = stack.standIn.held();
+    const started = await authorizeOnce(authorizeUrl(stack, client, pkce().challenge));
+    stack.clock.advance(10 * 60_000 + 1);
+    const landed = await followSignIn(started.location as URL, REDIRECT, stack.sandbox.origin);
+    expect(landed).not.toBeInstanceOf(URL);
+    const page = landed as { status: number; text: string };
+    expect(page.status).toBe(400);
+    expect(page.text).toContain('<span class="error-code">invalid_request</span>');
+    expect(page.text).toContain('took too long');
+    expect(stack.standIn.held()).toBe(held);
+  });
+
+  it("the error page says only the server's own words, whatever its URL says", async () => {
+    const page = await fetch(
+      `${stack.origin}/oauth/error?reason=toString&error_description=Call+0800+now`,
+    );
+    expect(page.status).toBe(400);
+    const text = await page.text();
+    expect(text).not.toContain('0800');
+    expect(text).toContain('start again from the app');
   });
 });
 

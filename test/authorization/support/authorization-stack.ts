@@ -18,10 +18,10 @@ import {
   type AuthorizationServer,
   createAuthorizationServer,
 } from '../../../src/authorization/authorization-server.js';
-import { createSqliteAuthorizationStore } from '../../../src/authorization/sqlite-store.js';
 import type { AuthorizationStore } from '../../../src/authorization/store.js';
 import { DEFAULT_MCP, defaultConfig } from '../../../src/config/config.js';
 import { createSealer } from '../../../src/crypto/sealer.js';
+import { createGatewayAuthorization } from '../../../src/gateway/authorization.js';
 import { createGateway, type Gateway } from '../../../src/gateway/gateway.js';
 import { createManualScheduler, type ManualScheduler } from '../../../src/live/scheduler.js';
 import { createMcpHttp, withMcp } from '../../../src/mcp/http.js';
@@ -71,7 +71,6 @@ export async function startAuthorizationStack(
   const server = createServer((request, response) => listener(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const store = options.store ?? createSqliteAuthorizationStore(':memory:');
   let lines = '';
   const logger = await createLogger({
     level: 'info',
@@ -82,16 +81,26 @@ export async function startAuthorizationStack(
       },
     }),
   });
-  const authorization = createAuthorizationServer({
-    issuer: new URL(beside?.origin ?? origin),
+  const parts = {
     grants: standIn.grants,
     signIn: standIn.signIn,
     sealer: createSealer(new Uint8Array(32).fill(7)),
-    store,
     now: () => clock.now(),
     logger,
     ...(options.limits ? { limits: options.limits } : {}),
-  });
+  };
+  // As the gateway wires it (SQLite, here in memory), or over a store of the test's own.
+  const wired = options.store
+    ? undefined
+    : createGatewayAuthorization({
+        ...parts,
+        publicUrl: new URL(beside?.origin ?? origin),
+        databasePath: ':memory:',
+      });
+  const store = wired?.store ?? (options.store as AuthorizationStore);
+  const authorization =
+    wired?.server ??
+    createAuthorizationServer({ ...parts, issuer: new URL(beside?.origin ?? origin), store });
   standIn.completeWith(authorization.complete);
   const gateway = createGateway(
     { ...defaultConfig(sandbox.url), graphiql: false },
