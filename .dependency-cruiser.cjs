@@ -27,6 +27,7 @@ const LAYERS = [
   'src/writes',
   'src/webhooks',
   'src/sign-in',
+  'src/authorization',
   'src/schema',
   'src/admission',
   'src/deliveries',
@@ -123,6 +124,23 @@ module.exports = {
           '^node_modules/(graphql-yoga|graphql-ws|ws|@modelcontextprotocol)/',
           '^(node:)?https?$',
         ],
+      },
+    },
+    {
+      name: 'authorization-server-is-transport-neutral',
+      severity: 'error',
+      comment:
+        "The gateway's OAuth authorization server (src/authorization) answers fetch Requests and knows HTTP, not GraphQL: it loads no transport, no GraphQL, nothing of the admission path that calls it, and of the MCP SDK only the shared metadata shapes (shared/auth.js). yoga serves it through src/server/plugins/use-authorization-server.ts.",
+      from: { path: '^src/authorization/' },
+      to: {
+        path: [
+          '^src/(server|mcp|gateway|admission|schema)/',
+          '^node_modules/(graphql|graphql-yoga|graphql-ws|ws)/',
+          '^(node:)?https?$',
+          // Resolved through the SDK's exports map, or named as imported when that fails.
+          '^(node_modules/)?@modelcontextprotocol/',
+        ],
+        pathNot: '^(node_modules/)?@modelcontextprotocol/sdk/(dist/esm/)?shared/auth\\.',
       },
     },
     {

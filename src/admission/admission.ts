@@ -26,6 +26,7 @@ import { nestedTooDeep, parseWithin } from './bounded-parse.js';
 import {
   type CredentialsCheck,
   createCredentialsStage,
+  type GrantTokens,
   type SessionCredentials,
 } from './credentials.js';
 import { createDocumentCache, digestOf } from './document-cache.js';
@@ -114,7 +115,7 @@ export interface Admission {
     query: string | null | undefined,
     extensions: unknown,
   ): { query: string | null | undefined } | { refused: GraphQLError };
-  /** Synchronous but for a session's credentials (stage 5 then asks the grant book). */
+  /** Synchronous but for a session's credentials or a gateway access token (stage 5 looks up). */
   admit(operation: OperationRequest): Verdict | Promise<Verdict>;
   /**
    * Stage 1 alone, for what must read a request before it is admitted (the answer cache names
@@ -162,6 +163,8 @@ export interface AdmissionOptions {
   sinks?: readonly OperationReportSink[];
   /** A session cookie's credentials (sign-in). @default none: a session cookie is refused */
   sessions?: SessionCredentials;
+  /** The gateway's own access tokens (sign-in's authorization server). @default none accepted */
+  grantTokens?: GrantTokens | undefined;
 }
 
 export function createAdmission({
@@ -171,6 +174,7 @@ export function createAdmission({
   tokenRefusal = () => null,
   sinks = [],
   sessions,
+  grantTokens,
 }: AdmissionOptions): Admission {
   const { limits } = config;
   const cache = createDocumentCache(config.documentCache);
@@ -194,7 +198,7 @@ export function createAdmission({
     )
       ? null
       : forbiddenOrigin();
-  const credentialsStage = createCredentialsStage(tokenRefusal, sessions);
+  const credentialsStage = createCredentialsStage(tokenRefusal, sessions, grantTokens);
   const presentedByRequests = new WeakMap<Request, Presented | null>();
 
   function admit(operation: OperationRequest): Verdict | Promise<Verdict> {
@@ -244,6 +248,7 @@ export function createAdmission({
     };
     if (operation.presented === undefined) return finish(null);
     const checked = credentialsStage.check(operation.presented);
+    // Only a session or a gateway access token waits (a look-up); an upstream token stays synchronous.
     return checked instanceof Promise ? checked.then(finish) : finish(checked);
   }
 

@@ -11,6 +11,12 @@
  * first), once per presented value too, and keys the caller by the grant, not by the token of
  * the hour. A session that is gone, forged or expired is refused with UNAUTHENTICATED and
  * `extensions.signIn`, where a browser signs in again.
+ *
+ * A gateway access token (`grant-token`) is looked up by the authorization server
+ * (`GrantTokens`, `src/authorization`) at every operation, since it can be revoked any moment:
+ * it must be known, unexpired, issued for the resource it is presented at, and its grant alive;
+ * its `Credentials` are the grant's (keyed by the grant, not by the upstream token of the hour),
+ * so the answer is asynchronous. It is never sent upstream itself.
  */
 import type { GraphQLError } from 'graphql';
 import { gatewayError } from '../errors/codes.js';
@@ -34,8 +40,21 @@ export type CredentialsCheck =
     };
 
 export interface CredentialsStage {
-  /** Synchronous for a bearer token; a session's check waits for the grant book. */
+  /** Synchronous for an upstream bearer token; a session's or a gateway token's check waits. */
   check(presented: Presented): CredentialsCheck | Promise<CredentialsCheck>;
+}
+
+/** The authorization server's side of stage 5 (`src/authorization/authorization-server.ts`). */
+export interface GrantTokens {
+  access(
+    token: string,
+    path: string,
+  ): Promise<
+    | { readonly ok: true; readonly credentials: Credentials }
+    | { readonly ok: false; readonly description: string }
+  >;
+  /** Where the resource at `path` describes itself (RFC 9728), for `WWW-Authenticate`. */
+  resourceMetadataUrl(path: string): string;
 }
 
 /**
@@ -47,6 +66,7 @@ export type SessionCredentials = (session: string) => Promise<Credentials>;
 export function createCredentialsStage(
   tokenRefusal: (tokenKey: string) => GraphQLError | null,
   sessions: SessionCredentials | undefined,
+  grantTokens?: GrantTokens,
 ): CredentialsStage {
   const made = new WeakMap<Presented, Credentials>();
   const sessionChecks = new WeakMap<SessionPresented, Promise<CredentialsCheck>>();
@@ -68,6 +88,7 @@ export function createCredentialsStage(
   return {
     check(presented: Presented): CredentialsCheck | Promise<CredentialsCheck> {
       if (presented.kind === 'session') return checkSession(presented);
+      if (presented.kind === 'grant-token') return grantTokenCheck(presented, grantTokens);
       let credentials = made.get(presented);
       if (!credentials) {
         if (!isUsableToken(presented.token))
@@ -110,4 +131,45 @@ function unusableToken(): GraphQLError {
       },
     },
   );
+}
+
+/** Private: stage 5 for a gateway access token; every refusal is `invalid_token` (RFC 6750, 3.1). */
+async function grantTokenCheck(
+  presented: Extract<Presented, { kind: 'grant-token' }>,
+  grantTokens: GrantTokens | undefined,
+): Promise<CredentialsCheck> {
+  const refuse = (description: string): CredentialsCheck => ({
+    ok: false,
+    reason: 'unusable',
+    error: invalidGrantToken(description, grantTokens?.resourceMetadataUrl(presented.path)),
+  });
+  if (!grantTokens)
+    return refuse('This gateway issues no access tokens of its own: sign-in is not configured.');
+  if (presented.inUrl)
+    return refuse(
+      'A gateway access token is accepted only in the Authorization header, never in the URL.',
+    );
+  if (!isUsableToken(presented.token)) return refuse('The access token cannot be a token.');
+  const checked = await grantTokens.access(presented.token, presented.path);
+  return checked.ok ? { ok: true, credentials: checked.credentials } : refuse(checked.description);
+}
+
+/** A gateway token refused; the message names why, never the token. */
+function invalidGrantToken(
+  description: string,
+  resourceMetadata: string | undefined,
+): GraphQLError {
+  const quoted = description.replace(/["\\]/g, "'");
+  return gatewayError(description, 'UNAUTHENTICATED', {
+    extensions: {
+      http: {
+        status: 401,
+        headers: {
+          'WWW-Authenticate': `Bearer error="invalid_token", error_description="${quoted}"${
+            resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : ''
+          }`,
+        },
+      },
+    },
+  });
 }

@@ -5,10 +5,12 @@
  * turns it into `Credentials` (`admission.ts`, stage 5); everything after admission takes those as
  * they are and never looks at a header again.
  *
- * Two kinds: the upstream token as a bearer token, and a browser's session cookie (sign-in,
- * `src/sign-in`), a reference to a grant held on the server. The gateway's own access token
- * (sign-in's authorization server) is one more kind here and one more case of stage 5.
+ * Three kinds: the upstream token as a bearer token; the gateway's own access token (issued by
+ * its authorization server, `src/authorization`), told apart by its prefix (`pgw_`) without a
+ * lookup, so a gateway token is never taken for an upstream one and sent upstream; and a
+ * browser's session cookie (sign-in, `src/sign-in`), a reference to a grant held on the server.
  */
+import { isGatewayToken } from '../authorization/secrets.js';
 import { cookieValue, SESSION_COOKIE } from '../sign-in/cookies.js';
 
 /** A bearer token as presented, not checked yet (it may not even be a token). */
@@ -18,6 +20,16 @@ export interface BearerPresented {
   readonly token: string;
 }
 
+/** A token the gateway issued (`pgw_…`): a reference to a grant held on the server. */
+export interface GrantTokenPresented {
+  readonly kind: 'grant-token';
+  readonly token: string;
+  /** The path it was presented at (`/graphql`, `/mcp`): its resource must be that one. */
+  readonly path: string;
+  /** Sent in the URL (`access_token`), where OAuth 2.1 forbids it (logs, history, referrers). */
+  readonly inUrl: boolean;
+}
+
 /** A session cookie as presented: the cookie's value, not checked yet. */
 export interface SessionPresented {
   readonly kind: 'session';
@@ -25,7 +37,7 @@ export interface SessionPresented {
 }
 
 /** A credential as presented, not checked yet. */
-export type Presented = BearerPresented | SessionPresented;
+export type Presented = BearerPresented | GrantTokenPresented | SessionPresented;
 
 /** A token the server itself holds (stdio MCP's from the environment, a webhook feed's stored one). */
 export function bearer(token: string): BearerPresented {
@@ -50,11 +62,11 @@ export function sessionOf(cookie: string | null | undefined): SessionPresented |
   return session ? { kind: 'session', session } : undefined;
 }
 
-/** The same, from node's view of a request (MCP's): its header and URL; bearer tokens only. */
+/** The same, from node's view of a request (MCP's): its header and URL; tokens only, no cookie. */
 export function presentedByHeaders(
   authorization: string | undefined,
   url: string | undefined,
-): BearerPresented | undefined {
+): BearerPresented | GrantTokenPresented | undefined {
   return presentedBy(authorization, new URL(url ?? '/', 'http://request.invalid').href);
 }
 
@@ -73,21 +85,27 @@ export function presentedByConnection(
   },
 ): Presented | undefined {
   const fromParams = params ? connectionParamsToken(params) : undefined;
-  if (fromParams !== undefined) return bearer(fromParams);
-  return (
-    presentedBy(
-      upgrade.authorization,
-      new URL(upgrade.url ?? '/', 'http://upgrade.invalid').href,
-    ) ?? sessionOf(upgrade.cookie)
-  );
+  const url = new URL(upgrade.url ?? '/', 'http://upgrade.invalid').href;
+  if (fromParams !== undefined) return byKind(fromParams, url, false);
+  return presentedBy(upgrade.authorization, url) ?? sessionOf(upgrade.cookie);
 }
 
 // Private: a header that is not `Bearer <one word>` presents nothing; the parameter is the fallback.
-function presentedBy(authorization: string | undefined, url: string): BearerPresented | undefined {
+function presentedBy(
+  authorization: string | undefined,
+  url: string,
+): BearerPresented | GrantTokenPresented | undefined {
   const fromHeader = authorization ? bearerToken(authorization) : undefined;
-  if (fromHeader) return bearer(fromHeader);
+  if (fromHeader) return byKind(fromHeader, url, false);
   const param = new URL(url).searchParams.get('access_token');
-  return param === null ? undefined : bearer(param);
+  return param === null ? undefined : byKind(param, url, true);
+}
+
+// Private: a gateway token is kept apart from the start, with where it was presented.
+function byKind(token: string, url: string, inUrl: boolean): BearerPresented | GrantTokenPresented {
+  return isGatewayToken(token)
+    ? { kind: 'grant-token', token, path: new URL(url).pathname, inUrl }
+    : bearer(token);
 }
 
 function bearerToken(header: string): string | undefined {

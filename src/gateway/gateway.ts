@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import { type Admission, createAdmission } from '../admission/admission.js';
+import type { AuthorizationServer } from '../authorization/authorization-server.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
 import { classifyFailure } from '../errors/failure-policy.js';
@@ -93,6 +94,14 @@ export interface GatewayDeps {
    * only (src/webhooks/target.ts)
    */
   webhookDispatcher?: Dispatcher;
+  /**
+   * The gateway's own OAuth authorization server for mobile apps and MCP clients
+   * (src/authorization), built over the grants of browser sign-in: its endpoints are served on
+   * the port and its access tokens admitted; browser sign-in's callback completes through it.
+   * @default with `config.signIn`, the gateway's own (`authorization.ts`); else none (gateway
+   * tokens are refused)
+   */
+  authorization?: AuthorizationServer;
 }
 
 /** The Federation v2 subgraph: its schema, and the yoga instance that runs it. */
@@ -149,6 +158,8 @@ export interface Gateway {
    * on any instance): their WebSockets close. Returns the unsubscribe.
    */
   credentialsEnded(listener: (tokenKey: string) => void): () => void;
+  /** The authorization server (sign-in for mobile apps and MCP clients), when there is one. */
+  readonly authorization?: AuthorizationServer;
   /**
    * Ends every subscription and closes the upstream pool; the HTTP server that serves `yoga` is
    * the caller's to close.
@@ -235,7 +246,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     scheduler: live.scheduler,
     logger,
     onEnded: forgetToken,
+    authorization: deps.authorization,
   });
+  // Browser sign-in's own server, or one handed over (tests build it over a stand-in).
+  const authorization = signIn?.authorization ?? deps.authorization;
   signIn?.part.grants.onRenewed(({ tokenKey, token }) => live.renewToken(tokenKey, token));
   const reconciler = createGatewayReconciler({
     config,
@@ -261,6 +275,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     },
     sinks,
     ...(signIn ? { sessions: signIn.sessions } : {}),
+    grantTokens: authorization,
   });
 
   const pluginOptions: GatewayPluginsOptions = {
@@ -283,6 +298,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     freshnessOf,
     logger,
     signIn: signIn?.part.browser,
+    authorization,
   };
   const webhooks = createGatewayWebhooks({
     config,
@@ -358,10 +374,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     ...(webhooks.running ? { webhooks: webhooks.running } : {}),
     ...(signIn ? { signIn: signIn.part } : {}),
     credentialsEnded: (listener) => signIn?.ended(listener) ?? (() => {}),
+    ...(authorization ? { authorization } : {}),
     async close() {
       reconciler?.close();
       await webhooks.close();
-      await signIn?.part.close();
+      await signIn?.close();
       await live.close();
       // Deltas after writes carry on past their answers; the upstream pool closes after them.
       await settling.idle();

@@ -7,8 +7,11 @@
  *   whatever `CORS_ORIGINS=*` grants GraphQL; others get 403 before anything is read. Allowed
  *   origins get CORS headers, preflights included, with the MCP headers allowed and exposed.
  * - Credentials: the bearer token (`Authorization: Bearer`, or `access_token`, as for GraphQL) is
- *   the upstream token. None: 401 with `WWW-Authenticate: Bearer realm="plans-gateway"`; one that
- *   cannot be a token, or that the upstream refused: 401 with `error="invalid_token"`. A new
+ *   the upstream token, or an access token of the gateway's own authorization server (sign-in,
+ *   `src/authorization`). None: 401 with `WWW-Authenticate: Bearer realm="plans-gateway"`; one
+ *   that cannot be a token, that the upstream refused, or a gateway token refused: 401 with
+ *   `error="invalid_token"`. With an authorization server, each 401 also names the resource's
+ *   metadata (`resource_metadata`, RFC 9728), where an MCP client starts signing in. A new
  *   session proves its token first (one upstream call for a token not yet accepted, shared by the
  *   token gate), so made-up tokens cannot fill the session table.
  * - Sessions: bound to the token that opened them (another token gets 404, as for an unknown
@@ -71,6 +74,7 @@ export interface McpHttp {
 export function createMcpHttp(parts: McpParts): McpHttp {
   const { gateway, config } = parts;
   const path = config.path || '/mcp';
+  const resourceMetadata = gateway.authorization?.resourceMetadataUrl(path);
   const sessions = new Map<string, HttpSession>();
   // Idle times run on the gateway's clock and timers, as polls do (tests move them by hand).
   const scheduler = gateway.scheduler;
@@ -150,7 +154,12 @@ export function createMcpHttp(parts: McpParts): McpHttp {
     tokenKey: string,
   ) => {
     if (!(await proven(presented, tokenKey)))
-      return unauthorized(response, 'The upstream refused this access token.', true);
+      return unauthorized(
+        response,
+        'The upstream refused this access token.',
+        true,
+        resourceMetadata,
+      );
     let session: HttpSession | undefined;
     const events: EventStream = {};
     const transport = new StreamableHTTPServerTransport({
@@ -225,15 +234,19 @@ export function createMcpHttp(parts: McpParts): McpHttp {
           response,
           'No access token: send Authorization: Bearer <token>.',
           false,
+          resourceMetadata,
         );
       const checked = await gateway.admission.credentials(presented);
       if (!checked.ok)
         return unauthorized(
           response,
-          checked.reason === 'unusable'
-            ? 'The access token cannot be a token.'
-            : 'The upstream refused this access token.',
+          presented.kind === 'grant-token'
+            ? checked.error.message
+            : checked.reason === 'unusable'
+              ? 'The access token cannot be a token.'
+              : 'The upstream refused this access token.',
           true,
+          resourceMetadata,
         );
       const { tokenKey } = checked.credentials;
       (request as IncomingMessage & { auth?: AuthInfo }).auth = {
@@ -338,8 +351,18 @@ function pathOf(request: IncomingMessage): string {
   return new URL(request.url ?? '/', 'http://mcp.invalid').pathname;
 }
 
-function unauthorized(response: ServerResponse, message: string, invalid: boolean): void {
-  response.setHeader('www-authenticate', invalid ? `${REALM}, error="invalid_token"` : REALM);
+function unauthorized(
+  response: ServerResponse,
+  message: string,
+  invalid: boolean,
+  resourceMetadata: string | undefined,
+): void {
+  response.setHeader(
+    'www-authenticate',
+    `${REALM}${invalid ? ', error="invalid_token"' : ''}${
+      resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : ''
+    }`,
+  );
   rpcError(response, 401, -32001, message);
 }
 

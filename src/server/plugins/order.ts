@@ -11,6 +11,7 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { type GraphQLSchema, printSchema } from 'graphql';
 import type { Plugin, YogaServerOptions } from 'graphql-yoga';
 import type { Admission } from '../../admission/admission.js';
+import type { AuthorizationServer } from '../../authorization/authorization-server.js';
 import type { GatewayConfig } from '../../config/config.js';
 import { useErrorHygiene } from '../../errors/use-error-hygiene.js';
 import { useInputErrorNames } from '../../errors/use-input-error-names.js';
@@ -27,6 +28,7 @@ import type { AnswerCache } from './answer-cache.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import { guardRequestHook } from './guard-request-hook.js';
 import { useAdmission } from './use-admission.js';
+import { useAuthorizationServer } from './use-authorization-server.js';
 import { useCompiledQueries } from './use-compiled-queries.js';
 import { useCompression } from './use-compression.js';
 import { useCsrfPrevention } from './use-csrf-prevention.js';
@@ -80,6 +82,8 @@ export interface GatewayPluginsOptions {
   logger?: Logger | undefined;
   /** Browser sign-in's `/auth/*` (`config.signIn`). @default none */
   signIn?: BrowserSignIn | undefined;
+  /** The gateway's own OAuth authorization server (sign-in), at the door. @default none */
+  authorization?: AuthorizationServer | undefined;
 }
 
 /**
@@ -126,8 +130,8 @@ function guarded(options: GatewayPluginsOptions, plugins: GatewayPlugin[]): Gate
 /**
  * The plugins at the door of the port, first in the order they must run: the request id, the
  * headers and the origin check (admission's, at the door) apply to every answer, whatever its
- * path; then the endpoints that are not GraphQL (`/health`'s body, `/ready`, `/metrics`,
- * GraphiQL's page).
+ * path; then the endpoints that are not GraphQL (`/health`'s body, `/ready`, `/metrics`, the
+ * authorization server's metadata and `/oauth/*`, GraphiQL's page).
  */
 function doorPlugins(config: GatewayConfig, options: GatewayPluginsOptions): GatewayPlugin[] {
   const { metrics, requestIds, admission, draining, probeUpstream } = options;
@@ -141,6 +145,7 @@ function doorPlugins(config: GatewayConfig, options: GatewayPluginsOptions): Gat
     useReadiness({ probe: probeUpstream, draining }),
     ...(options.signIn ? [useSignIn(options.signIn)] : []),
     ...(config.metricsPath ? [useMetricsEndpoint(config.metricsPath, metrics)] : []),
+    ...(options.authorization ? [useAuthorizationServer(options.authorization)] : []),
     ...(config.graphiql ? [graphiql(config)] : []),
   ];
 }

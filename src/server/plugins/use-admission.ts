@@ -66,8 +66,8 @@ export function useAdmission(
           admitted.set(payload.params, verdict);
           return paramsHandler(payload);
         };
-        // A session's credentials come from the grant book (stage 5 waits for it); anything
-        // else is admitted in the same turn, as before sign-in.
+        // A session's or a gateway token's credentials are a look-up (stage 5 waits for it);
+        // an upstream token is admitted in the same turn, as before sign-in.
         const verdict = admission.admit(operationOf(request, payload.params));
         return verdict instanceof Promise ? verdict.then(run) : run(verdict);
       });

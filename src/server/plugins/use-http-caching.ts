@@ -108,7 +108,7 @@ export function useHttpCaching({
     const presented = admission.presentedBy(request);
     if (presented === undefined) return null;
     const checked = admission.credentials(presented);
-    // A session's check is a look-up; a bearer token's stays synchronous.
+    // A session's or a gateway token's check is a look-up; an upstream token's stays synchronous.
     if (checked instanceof Promise)
       return checked.then((done) => (done.ok ? done.credentials : undefined));
     return checked.ok ? checked.credentials : undefined;
