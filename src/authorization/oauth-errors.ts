@@ -25,6 +25,7 @@ export type OAuthErrorCode =
 /** A refusal: the error, its description and the HTTP status the endpoint answers with. */
 export class OAuthRefusal extends Error {
   override readonly name = 'OAuthRefusal';
+  readonly code = 'GW_ERR_OAUTH_REFUSAL';
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,

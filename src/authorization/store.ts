@@ -71,4 +71,5 @@ export interface AuthorizationStore {
 /** The store cannot answer now (Redis down): the request is refused as `temporarily_unavailable`. */
 export class AuthorizationStoreUnavailableError extends Error {
   override readonly name = 'AuthorizationStoreUnavailableError';
+  readonly code = 'GW_ERR_AUTHORIZATION_STORE_UNAVAILABLE';
 }
