@@ -130,6 +130,8 @@ export interface AuthorizationServer {
   access(token: string, path: string): Promise<AccessCheck>;
   /** The protected resource metadata URL of the resource at `path`, for `WWW-Authenticate`. */
   resourceMetadataUrl(path: string): string;
+  /** Live rows by kind now (clients, pending requests, codes, tokens): bounds and leftovers. */
+  counts(): Promise<Record<RowKind, number>>;
   /** Stops listening to the grant book (the store is the caller's to close). */
   close(): void;
 }
@@ -641,6 +643,15 @@ export function createAuthorizationServer(
       }
     },
     resourceMetadataUrl: (path) => resourceMetadataUrl(issuer, path),
+    async counts() {
+      const at = now();
+      const kinds = ['client', 'request', 'code', 'access', 'refresh'] as const;
+      const counted = await Promise.all(kinds.map((kind) => store.count(kind, at)));
+      return Object.fromEntries(kinds.map((kind, i) => [kind, counted[i] ?? 0])) as Record<
+        RowKind,
+        number
+      >;
+    },
     close: unsubscribe,
   };
 }

@@ -2,7 +2,10 @@ import type { GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Dispatcher } from 'undici';
 import { type Admission, createAdmission } from '../admission/admission.js';
-import type { AuthorizationServer } from '../authorization/authorization-server.js';
+import type {
+  AuthorizationLimits,
+  AuthorizationServer,
+} from '../authorization/authorization-server.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
 import { classifyFailure } from '../errors/failure-policy.js';
@@ -95,13 +98,10 @@ export interface GatewayDeps {
    */
   webhookDispatcher?: Dispatcher;
   /**
-   * The gateway's own OAuth authorization server for mobile apps and MCP clients
-   * (src/authorization), built over the grants of browser sign-in: its endpoints are served on
-   * the port and its access tokens admitted; browser sign-in's callback completes through it.
-   * @default with `config.signIn`, the gateway's own (`authorization.ts`); else none (gateway
-   * tokens are refused)
+   * Bounds of the authorization server that comes with `config.signIn` (tests make them small
+   * to reach them quickly). @default DEFAULT_AUTHORIZATION_LIMITS
    */
-  authorization?: AuthorizationServer;
+  authorizationLimits?: Partial<AuthorizationLimits>;
 }
 
 /** The Federation v2 subgraph: its schema, and the yoga instance that runs it. */
@@ -246,10 +246,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     scheduler: live.scheduler,
     logger,
     onEnded: forgetToken,
-    authorization: deps.authorization,
+    authorizationLimits: deps.authorizationLimits,
   });
-  // Browser sign-in's own server, or one handed over (tests build it over a stand-in).
-  const authorization = signIn?.authorization ?? deps.authorization;
+  // With sign-in, its authorization server; without, gateway tokens are refused.
+  const authorization = signIn?.authorization;
   signIn?.part.grants.onRenewed(({ tokenKey, token }) => live.renewToken(tokenKey, token));
   const reconciler = createGatewayReconciler({
     config,

@@ -3,10 +3,13 @@
  * upstream client (a new grant's `/user`, `/auth/session`'s plans through the REST cache) and its
  * cluster's link, with what is told to the operator (one log line per outcome, never a secret).
  * Its callback finishes the sign-ins the authorization server began (`completeAuthorization`):
- * the one given (tests build their own), else the gateway's own over these grants and this
- * consent (`authorization.ts`), made here since each needs the other.
+ * the gateway's own over these grants and this consent (`authorization.ts`), made here since
+ * each needs the other.
  */
-import type { AuthorizationServer } from '../authorization/authorization-server.js';
+import type {
+  AuthorizationLimits,
+  AuthorizationServer,
+} from '../authorization/authorization-server.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
 import { createSealer } from '../crypto/sealer.js';
@@ -40,8 +43,8 @@ export function createGatewaySignIn(parts: {
   logger: Logger | undefined;
   /** A grant ended: what is held for its key goes. */
   onEnded: (tokenKey: string) => void;
-  /** An authorization server built by the caller (tests). @default the gateway's own */
-  authorization?: AuthorizationServer | undefined;
+  /** The authorization server's bounds. @default DEFAULT_AUTHORIZATION_LIMITS */
+  authorizationLimits?: Partial<AuthorizationLimits> | undefined;
 }): GatewaySignIn | undefined {
   const { config, upstream, restCache, logger } = parts;
   if (!config.signIn) return undefined;
@@ -50,7 +53,7 @@ export function createGatewaySignIn(parts: {
     tokenKey: credentials.tokenKey,
   });
   // Each needs the other: the callback completes through the server, made over the grants.
-  let complete: CompleteAuthorization | undefined = parts.authorization?.complete;
+  let complete: CompleteAuthorization | undefined;
   const part = createSignIn({
     config: config.signIn,
     allowedOrigins: config.corsOrigins === '*' ? [] : config.corsOrigins,
@@ -72,25 +75,24 @@ export function createGatewaySignIn(parts: {
       logger?.warn({ entry: what }, 'redis entry ignored: forged or sent again'),
   });
   part.grants.onEnded((grantId) => parts.onEnded(grantKey(grantId)));
-  const own: GatewayAuthorization | undefined = parts.authorization
-    ? undefined
-    : createGatewayAuthorization({
-        publicUrl: new URL(config.signIn.publicOrigin),
-        grants: part.grants,
-        signIn: part.browser,
-        sealer: createSealer(config.signIn.key),
-        cluster: parts.cluster,
-        databasePath: config.signIn.databasePath,
-        now: parts.scheduler.now,
-        logger,
-      });
-  const authorization = parts.authorization ?? (own as GatewayAuthorization).server;
+  const own: GatewayAuthorization = createGatewayAuthorization({
+    publicUrl: new URL(config.signIn.publicOrigin),
+    grants: part.grants,
+    signIn: part.browser,
+    sealer: createSealer(config.signIn.key),
+    cluster: parts.cluster,
+    databasePath: config.signIn.databasePath,
+    now: parts.scheduler.now,
+    logger,
+    ...(parts.authorizationLimits ? { limits: parts.authorizationLimits } : {}),
+  });
+  const authorization = own.server;
   complete = authorization.complete;
   return {
     part,
     authorization,
     async close() {
-      await own?.close();
+      await own.close();
       await part.close();
     },
     sessions: (session) => part.browser.credentials(session),

@@ -4,12 +4,17 @@
  * back. Bounds are small here so the test stays quick; time moves on the stack's manual clock.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type AuthorizationStack, startAuthorizationStack } from './support/authorization-stack.js';
+import {
+  type AuthorizationStack,
+  followSignIn,
+  startAuthorizationStack,
+} from './support/authorization-stack.js';
 import {
   authorizeOnce,
   authorizeUrl,
   pkce,
   publicClient,
+  REDIRECT,
   register,
   tokenRequest,
   tokensFor,
@@ -26,6 +31,8 @@ beforeAll(async () => {
       registrationWindowMs: HOUR,
       maxClients: 25,
       maxRequests: 10,
+      // Shorter than browser sign-in's ten minutes, so the server's own check is what refuses.
+      requestMs: 5 * 60_000,
     },
   });
 });
@@ -61,7 +68,7 @@ async function registrations(n: number) {
   return answers;
 }
 
-const clients = () => stack.store.count('client', stack.clock.now());
+const clients = async () => (await stack.counts()).client;
 
 it('bounds registrations per address, then the table, keeping the clients that signed someone in', async () => {
   const used = await publicClient(stack);
@@ -99,5 +106,20 @@ it('keeps at most maxRequests authorization requests waiting for consent', async
     const answer = await authorizeOnce(authorizeUrl(stack, client, pkce().challenge));
     expect(answer.status).toBe(302);
   }
-  expect(await stack.store.count('request', stack.clock.now())).toBe(10);
+  expect((await stack.counts()).request).toBe(10);
+});
+
+it('shows an error page for a consent that took longer than requestMs, and ends its grant', async () => {
+  const client = await publicClient(stack);
+  const held = await stack.grants();
+  const started = await authorizeOnce(authorizeUrl(stack, client, pkce().challenge));
+  stack.clock.advance(5 * 60_000 + 1);
+  const landed = await followSignIn(started.location as URL, REDIRECT, stack.sandbox.origin);
+  expect(landed).not.toBeInstanceOf(URL);
+  const page = landed as { status: number; text: string };
+  expect(page.status).toBe(400);
+  expect(page.text).toContain('<span class="error-code">invalid_request</span>');
+  expect(page.text).toContain('took too long');
+  // The grant the upstream's consent made was for nothing: it ended.
+  expect(await stack.grants()).toBe(held);
 });

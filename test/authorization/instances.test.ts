@@ -1,12 +1,12 @@
 /**
- * Two gateway instances behind one public URL share the authorization server's store in a real
- * `redis-server`: a sign-in begun at one is finished at the other, a code issued by one is
- * exchanged at the other (once), tokens work at both, and a refresh token reused at one revokes
- * the family at both. Redis holds no code, token or upstream token in clear.
+ * Two gateway instances with sign-in on, behind one public URL, share grants and the
+ * authorization server's rows in a real `redis-server`: a sign-in begun at one is finished at the
+ * other, a code issued by one is exchanged at the other (once), tokens work at both, and a
+ * refresh token reused at one revokes the family at both. Redis holds no code, token or upstream
+ * token in clear.
  */
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createRedisAuthorizationStore } from '../../src/authorization/redis-store.js';
-import { createRedisLink, type RedisLink } from '../../src/cluster/redis.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { type AuthorizationStack, startAuthorizationStack } from './support/authorization-stack.js';
 import {
@@ -18,27 +18,19 @@ import {
 } from './support/oauth-client.js';
 
 let redis: TestRedis;
-const links: RedisLink[] = [];
 let first: AuthorizationStack;
 let second: AuthorizationStack;
 
-const linked = async () => {
-  const link = createRedisLink({ url: redis.url, prefix: redis.prefix });
-  links.push(link);
-  await link.ready(5_000);
-  return createRedisAuthorizationStore(link);
-};
-
 beforeAll(async () => {
   redis = await startTestRedis();
-  first = await startAuthorizationStack({ store: await linked() });
-  second = await startAuthorizationStack({ store: await linked(), beside: first });
+  const cluster = { url: redis.url, keyPrefix: redis.prefix };
+  const key = randomBytes(32);
+  first = await startAuthorizationStack({ cluster, key });
+  second = await startAuthorizationStack({ cluster, key, beside: first });
 });
 afterAll(async () => {
-  await second?.close();
   await first?.close();
-  for (const link of links) await link.close();
-  await redis.close();
+  await redis?.close();
 });
 
 it('shares registrations, codes, tokens and revocations between instances', async () => {

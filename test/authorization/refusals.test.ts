@@ -1,7 +1,8 @@
 /**
  * Every refusal of the gateway's authorization server, with the OAuth error its RFC names, and
- * what it leaves behind: no code, token or grant (the stand-in's grant book counts them), no
- * secret in a log line, no gateway token sent upstream.
+ * what it leaves behind: no code, token or grant (browser sign-in's grants, counted), no secret in
+ * a log line, no gateway token sent upstream. The gateway runs with sign-in on, over the
+ * sandbox's real OAuth and consent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -137,7 +138,7 @@ describe('/oauth/authorize', () => {
   ])(
     'sends %s back to the client as %s, with its state, and starts no sign-in',
     async (_what, params, error) => {
-      const before = await stack.store.count('request', stack.clock.now());
+      const before = (await stack.counts()).request;
       const resolved = Object.fromEntries(
         Object.entries(params).map(([k, v]) => [k, v?.replace('RESOURCE', stack.origin)]),
       );
@@ -148,7 +149,7 @@ describe('/oauth/authorize', () => {
       expect(location.searchParams.get('error')).toBe(error);
       expect(location.searchParams.get('state')).toBe('state-123');
       expect(location.searchParams.get('iss')).toBe(stack.origin);
-      expect(await stack.store.count('request', stack.clock.now())).toBe(before);
+      expect((await stack.counts()).request).toBe(before);
     },
   );
 
@@ -164,7 +165,7 @@ describe('/oauth/authorize', () => {
 
 describe('the end of the upstream consent', () => {
   it('sends a declined consent back to the client as access_denied, with its state', async () => {
-    const held = stack.standIn.held();
+    const held = await stack.grants();
     stack.sandbox.setOAuthConsent({ mode: 'deny' });
     try {
       const landed = await followSignIn(
@@ -180,20 +181,25 @@ describe('the end of the upstream consent', () => {
     } finally {
       stack.sandbox.setOAuthConsent({ mode: 'page' });
     }
-    expect(stack.standIn.held()).toBe(held);
+    expect(await stack.grants()).toBe(held);
   });
 
-  it('shows an error page for a consent that took longer than ten minutes, and ends its grant', async () => {
-    const held = stack.standIn.held();
+  it('refuses a consent that took longer than ten minutes, with no code and no grant', async () => {
+    const held = await stack.grants();
     const started = await authorizeOnce(authorizeUrl(stack, client, pkce().challenge));
+    expect((await stack.counts()).request).toBeGreaterThan(0);
     stack.clock.advance(10 * 60_000 + 1);
+    // The browser's sign-in and the client's request end together: the callback refuses it.
     const landed = await followSignIn(started.location as URL, REDIRECT, stack.sandbox.origin);
     expect(landed).not.toBeInstanceOf(URL);
     const page = landed as { status: number; text: string };
     expect(page.status).toBe(400);
-    expect(page.text).toContain('<span class="error-code">invalid_request</span>');
-    expect(page.text).toContain('took too long');
-    expect(stack.standIn.held()).toBe(held);
+    expect(JSON.parse(page.text)).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringMatching(/expired: start it again/),
+    });
+    expect(await stack.grants()).toBe(held);
+    expect(await stack.counts()).toMatchObject({ request: 0, code: 0 });
   });
 
   it("the error page says only the server's own words, whatever its URL says", async () => {
@@ -209,20 +215,20 @@ describe('the end of the upstream consent', () => {
 
 describe('/oauth/token: codes', () => {
   it('refuses a wrong verifier (invalid_grant), spends the code and ends its grant', async () => {
-    const held = stack.standIn.held();
+    const held = await stack.grants();
     const { code, verifier } = await codeFor(stack, client);
     keep(code);
-    expect(stack.standIn.held()).toBe(held + 1);
+    expect(await stack.grants()).toBe(held + 1);
     const wrong = await exchange(stack, client, code, pkce().verifier);
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toBe('invalid_grant');
-    expect(stack.standIn.held()).toBe(held);
+    expect(await stack.grants()).toBe(held);
     const again = await exchange(stack, client, code, verifier);
     expect(again.body.error).toBe('invalid_grant');
   });
 
   it('refuses a missing verifier (invalid_request) and leaves no grant', async () => {
-    const held = stack.standIn.held();
+    const held = await stack.grants();
     const { code } = await codeFor(stack, client);
     keep(code);
     const answer = await tokenRequest(stack, {
@@ -234,11 +240,11 @@ describe('/oauth/token: codes', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.error).toBe('invalid_request');
     expect(answer.body.error_description).toMatch(/code_verifier/);
-    expect(stack.standIn.held()).toBe(held);
+    expect(await stack.grants()).toBe(held);
   });
 
   it('refuses a code used twice, and revokes the tokens the first use gave', async () => {
-    const held = stack.standIn.held();
+    const held = await stack.grants();
     const { code, verifier } = await codeFor(stack, client);
     const first = await exchange(stack, client, code, verifier);
     expect(first.status).toBe(200);
@@ -250,25 +256,25 @@ describe('/oauth/token: codes', () => {
     expect(second.status).toBe(400);
     expect(second.body.error).toBe('invalid_grant');
     expect((await mcpInitialize(stack, access)).status).toBe(401);
-    expect(stack.standIn.held()).toBe(held);
+    expect(await stack.grants()).toBe(held);
   });
 
   it('refuses a code past its minute (invalid_grant) and ends the grant it was made for', async () => {
-    const held = stack.standIn.held();
+    const held = await stack.grants();
     const { code, verifier } = await codeFor(stack, client);
     keep(code);
     stack.clock.advance(60_001);
     const answer = await exchange(stack, client, code, verifier);
     expect(answer.status).toBe(400);
     expect(answer.body.error).toBe('invalid_grant');
-    expect(stack.standIn.held()).toBe(held);
+    expect(await stack.grants()).toBe(held);
   });
 
   it.each([
     ['another redirect URI', { redirect_uri: 'http://127.0.0.1:41234/other' }, 'invalid_grant'],
     ['another resource', { resource: 'RESOURCE/graphql' }, 'invalid_target'],
   ])('refuses %s than the authorization named (%s)', async (_what, extra, error) => {
-    const held = stack.standIn.held();
+    const held = await stack.grants();
     const { code, verifier } = await codeFor(stack, client);
     keep(code);
     const resolved = Object.fromEntries(
@@ -277,7 +283,7 @@ describe('/oauth/token: codes', () => {
     const answer = await exchange(stack, client, code, verifier, resolved);
     expect(answer.status).toBe(400);
     expect(answer.body.error).toBe(error);
-    expect(stack.standIn.held()).toBe(held);
+    expect(await stack.grants()).toBe(held);
   });
 
   it("refuses another client's code (invalid_grant)", async () => {
@@ -305,10 +311,10 @@ describe('/oauth/token: codes', () => {
 
 describe('/oauth/token: refresh', () => {
   it('rotates, and a refresh token used twice revokes the whole family and ends the grant', async () => {
-    const held = stack.standIn.held();
+    const held = await stack.grants();
     const { refresh } = await tokensFor(stack, client);
     keep(refresh);
-    expect(stack.standIn.held()).toBe(held + 1);
+    expect(await stack.grants()).toBe(held + 1);
     const rotated = await tokenRequest(stack, {
       grant_type: 'refresh_token',
       client_id: client,
@@ -335,7 +341,7 @@ describe('/oauth/token: refresh', () => {
       refresh_token: next,
     });
     expect(afterwards.body.error).toBe('invalid_grant');
-    expect(stack.standIn.held()).toBe(held);
+    expect(await stack.grants()).toBe(held);
   });
 
   it("refuses another client's refresh token without spending it", async () => {
@@ -395,16 +401,10 @@ describe('access tokens at the resources', () => {
     const { access } = await tokensFor(stack, client, stack.graphqlUrl);
     keep(access);
     expect((await graphqlWith(stack, access)).status).toBe(200);
-    const { grants } = stack.standIn;
-    // End them as browser sign-out would.
-    const ended = new Promise<void>((resolve) => {
-      const off = grants.onEnded(() => {
-        off();
-        resolve();
-      });
-    });
-    for (const id of stack.standIn.heldIds()) await grants.end(id);
-    await ended;
+    const checked = await stack.authorization.access(access, '/graphql');
+    if (!checked.ok) throw new Error(checked.description);
+    // Ended as browser sign-out ends a session's grant.
+    await stack.signIn.grants.end(checked.grantId);
     expect((await graphqlWith(stack, access)).status).toBe(401);
   });
 });

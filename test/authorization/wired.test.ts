@@ -1,7 +1,7 @@
 /**
  * The authorization server as the gateway wires it with sign-in on (`config.signIn`): over
- * browser sign-in's real grants and the upstream's consent (the sandbox's demo application), not
- * a stand-in. `/oauth/authorize` sends the browser to the upstream's consent, which comes back
+ * browser sign-in's real grants and the upstream's consent (the sandbox's demo application).
+ * `/oauth/authorize` sends the browser to the upstream's consent, which comes back
  * through `/auth/callback`; that finishes the authorization request with a code for the client,
  * whose token then admits GraphQL as the person who consented, and ends with the grant.
  */

@@ -1,137 +1,117 @@
 /**
- * A gateway with its authorization server, over the real sandbox and the sign-in stand-in, on one
- * manual clock (sandbox, gateway, authorization server) and the gateway's manual timers. The
- * port is taken before the gateway is built, since the issuer is the gateway's own URL. MCP is
- * served at `/mcp`. Also: the browser's part of a sign-in, done by following redirects.
+ * The gateway with sign-in on, as `npm start` runs it: a real stack (test/support/stack.ts) whose
+ * gateway is the upstream's OAuth client (the sandbox's demo application, its real consent) and
+ * its clients' authorization server, on one manual clock (sandbox and gateway) with manual timers.
+ * MCP is served at `/mcp`. What a test of the authorization server checks, it reads through the
+ * gateway: rows kept (`counts`), grants held (`grants`), every line logged (`logged`).
+ *
+ * Also: the browser's part of a sign-in, done by following redirects (the gateway's, the
+ * sandbox's consent approved at once with `sandbox_consent=approve`, `/auth/callback`'s).
  */
-import { createServer, type RequestListener } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import {
-  createManualClock,
-  createSandbox,
-  type ManualClock,
-  type Sandbox,
-} from '@plans-gateway/sandbox';
-import {
-  type AuthorizationLimits,
-  type AuthorizationServer,
-  createAuthorizationServer,
+import type { ManualClock, Sandbox } from '@plans-gateway/sandbox';
+import type {
+  AuthorizationLimits,
+  AuthorizationServer,
 } from '../../../src/authorization/authorization-server.js';
-import type { AuthorizationStore } from '../../../src/authorization/store.js';
-import { DEFAULT_MCP, defaultConfig } from '../../../src/config/config.js';
-import { createSealer } from '../../../src/crypto/sealer.js';
-import { createGatewayAuthorization } from '../../../src/gateway/authorization.js';
-import { createGateway, type Gateway } from '../../../src/gateway/gateway.js';
-import { createMcpHttp, withMcp } from '../../../src/mcp/http.js';
-import { createMcpParts } from '../../../src/mcp/session.js';
-import { schema } from '../../../src/schema/index.js';
-import { createLogger } from '../../../src/telemetry/logger.js';
-import { createManualScheduler, type ManualScheduler } from '../../../src/time/scheduler.js';
-import { START } from '../../support/stack.js';
-import { type SignInStandIn, startSignInStandIn } from './sign-in-stand-in.js';
+import type { RowKind } from '../../../src/authorization/store.js';
+import type { ClusterOptions } from '../../../src/cluster/cluster.js';
+import type { Gateway } from '../../../src/gateway/gateway.js';
+import type { SignIn } from '../../../src/sign-in/sign-in.js';
+import {
+  type GatewayOptions,
+  type ServedGateway,
+  startStack,
+  type TimedStack,
+} from '../../support/stack.js';
 
 export interface AuthorizationStack {
   readonly sandbox: Sandbox;
   readonly clock: ManualClock;
-  readonly scheduler: ManualScheduler;
   readonly gateway: Gateway;
   readonly authorization: AuthorizationServer;
-  readonly store: AuthorizationStore;
-  readonly standIn: SignInStandIn;
-  /** `http://127.0.0.1:PORT`: the issuer. */
+  readonly signIn: SignIn;
+  /**
+   * `http://127.0.0.1:PORT`: this instance's port, and the issuer (but with `beside`, whose
+   * issuer is the first instance's).
+   */
   readonly origin: string;
   readonly graphqlUrl: string;
   readonly mcpUrl: string;
-  /** Every line logged (the gateway's and the authorization server's), as text. */
+  /** The authorization server's live rows by kind. */
+  counts(): Promise<Record<RowKind, number>>;
+  /** Grants browser sign-in holds now (each gateway token family and session points at one). */
+  grants(): Promise<number>;
+  /** Every line logged by the gateway (sign-in and authorization server included), as text. */
   logged(): string;
   close(): Promise<void>;
 }
 
 export interface AuthorizationStackOptions {
   limits?: Partial<AuthorizationLimits>;
-  /** @default SQLite in memory */
-  store?: AuthorizationStore;
+  /** Grants, sessions and the authorization server's rows in this Redis. @default SQLite in memory */
+  cluster?: ClusterOptions;
+  /** The operator key (instances of one cluster share it). @default a fresh one */
+  key?: Uint8Array;
   /**
-   * Another instance beside `beside`: its sandbox, clock, sign-in stand-in and issuer (as behind
-   * one load balancer), a gateway and authorization server of its own.
+   * Another instance beside `beside`, as behind one load balancer: its sandbox, clock and public
+   * URL (the issuer, where the upstream's consent comes back), a gateway of its own.
    */
   beside?: AuthorizationStack;
 }
 
+/** The stacks made here, by the handle tests hold (to add instances beside them). */
+const stacks = new WeakMap<AuthorizationStack, TimedStack>();
+
 export async function startAuthorizationStack(
   options: AuthorizationStackOptions = {},
 ): Promise<AuthorizationStack> {
-  const { beside } = options;
-  const clock = beside?.clock ?? createManualClock(START);
-  const scheduler = createManualScheduler(clock);
-  const sandbox = beside?.sandbox ?? (await createSandbox({ port: 0, clock, rateLimit: false }));
-  const standIn = beside?.standIn ?? (await startSignInStandIn(sandbox.origin));
-  let listener: RequestListener = (_request, response) => response.writeHead(503).end();
-  const server = createServer((request, response) => listener(request, response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  let lines = '';
-  const logger = await createLogger({
-    level: 'info',
-    destination: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines += chunk.toString('utf8');
-        done();
-      },
-    }),
-  });
-  const parts = {
-    grants: standIn.grants,
-    signIn: standIn.signIn,
-    sealer: createSealer(new Uint8Array(32).fill(7)),
-    now: () => clock.now(),
-    logger,
-    ...(options.limits ? { limits: options.limits } : {}),
+  const around = options.beside ? stacks.get(options.beside) : undefined;
+  if (options.beside && !around) throw new Error('beside: not a stack made here');
+  const gatewayOptions: GatewayOptions = {
+    mcp: {},
+    log: true,
+    signIn: {
+      ...(options.key ? { key: Buffer.from(options.key) } : {}),
+      ...(options.beside ? { publicOrigin: options.beside.origin } : {}),
+    },
+    ...(options.cluster ? { cluster: options.cluster } : {}),
+    ...(options.limits ? { deps: { authorizationLimits: options.limits } } : {}),
   };
-  // As the gateway wires it (SQLite, here in memory), or over a store of the test's own.
-  const wired = options.store
-    ? undefined
-    : createGatewayAuthorization({
-        ...parts,
-        publicUrl: new URL(beside?.origin ?? origin),
-        databasePath: ':memory:',
-      });
-  const store = wired?.store ?? (options.store as AuthorizationStore);
-  const authorization =
-    wired?.server ??
-    createAuthorizationServer({ ...parts, issuer: new URL(beside?.origin ?? origin), store });
-  standIn.completeWith(authorization.complete);
-  const gateway = createGateway(
-    { ...defaultConfig(sandbox.url), graphiql: false },
-    { now: () => clock.now(), scheduler, authorization, logger },
-  );
-  const mcp = createMcpHttp(createMcpParts(gateway, schema, { ...DEFAULT_MCP }, 'test'));
-  listener = withMcp(gateway, mcp);
-  return {
-    sandbox,
-    clock,
-    scheduler,
+  let base: TimedStack | undefined;
+  let served: ServedGateway;
+  if (around) served = await around.addGateway(gatewayOptions);
+  else {
+    base = await startStack({
+      clock: 'manual',
+      timers: 'manual',
+      sandbox: { rateLimit: false },
+      ...gatewayOptions,
+    });
+    served = base;
+  }
+  const root = (around ?? base) as TimedStack;
+  const { gateway } = served;
+  const { authorization, signIn } = gateway;
+  if (!authorization || !signIn) throw new Error('sign-in is off');
+  await gateway.cluster?.ready(5_000);
+  const own = new URL(served.url).origin;
+  const stack: AuthorizationStack = {
+    sandbox: root.sandbox,
+    clock: root.clock,
     gateway,
     authorization,
-    store,
-    standIn,
-    origin,
-    graphqlUrl: `${origin}/graphql`,
-    mcpUrl: `${origin}/mcp`,
-    logged: () => lines,
-    async close() {
-      await mcp.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await gateway.close();
-      authorization.close();
-      await store.close();
-      if (beside) return;
-      await standIn.close();
-      await sandbox.close();
-    },
+    signIn,
+    origin: own,
+    graphqlUrl: `${own}/graphql`,
+    mcpUrl: `${own}/mcp`,
+    counts: () => authorization.counts(),
+    grants: async () => (await signIn.counts()).grant,
+    logged: () => served.log.map((line) => JSON.stringify(line)).join('\n'),
+    // Another instance is closed with the stack it was added to.
+    close: () => base?.close() ?? Promise.resolve(),
   };
+  if (base) stacks.set(stack, base);
+  return stack;
 }
 
 /**
