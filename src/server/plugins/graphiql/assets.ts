@@ -32,6 +32,10 @@ export interface GraphiQLAssets {
  * a result comes, and a plan may not change for minutes. GraphiQL sends subscriptions as event
  * streams through `fetch`, so the note shows once such a stream is open and goes with its first
  * event, its end, or Stop.
+ *
+ * With sign-in on (a `#sign-in` link on the page), it asks `/auth/session` who is signed in; when
+ * someone is, the link gives way to a "Sign out" button, which posts `/auth/logout` (with a
+ * header a form cannot send, as the gateway's CSRF check wants) and brings the link back.
  */
 const BOOT_SCRIPT = `(function () {
   var options = JSON.parse(document.getElementById('graphiql-options').textContent);
@@ -49,6 +53,39 @@ const BOOT_SCRIPT = `(function () {
   };
   if (waiting) noteWaitingSubscriptions(waiting);
   YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), options);
+  var signInLink = document.getElementById('sign-in');
+  if (signInLink) offerSignOut(signInLink);
+
+  function offerSignOut(link) {
+    var button = document.createElement('button');
+    button.id = 'sign-out';
+    button.type = 'button';
+    button.textContent = 'Sign out';
+    button.style.cssText = link.style.cssText + ';border:0;cursor:pointer;display:none';
+    link.parentNode.insertBefore(button, link.nextSibling);
+    var show = function (signedIn, who) {
+      link.style.display = signedIn ? 'none' : '';
+      button.style.display = signedIn ? '' : 'none';
+      button.title = signedIn ? 'Signed in as user ' + who : '';
+      document.body.setAttribute('data-signed-in', signedIn ? 'yes' : 'no');
+    };
+    button.addEventListener('click', function () {
+      button.disabled = true;
+      fetch('/auth/logout', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'x-requested-with': 'graphiql' }
+      }).then(function (answer) {
+        button.disabled = false;
+        if (answer.status === 204) show(false);
+      }, function () { button.disabled = false; });
+    });
+    fetch('/auth/session', { credentials: 'same-origin', headers: { accept: 'application/json' } })
+      .then(function (answer) { return answer.ok ? answer.json() : { signedIn: false }; })
+      .then(function (session) {
+        show(session.signedIn === true, session.user ? session.user.id : '');
+      }, function () { show(false); });
+  }
 
   function noteWaitingSubscriptions(message) {
     var fetchFirst = window.fetch.bind(window);
