@@ -20,6 +20,7 @@ import {
   pkce,
   publicClient,
   REDIRECT,
+  refusalTexts,
   register,
   revokeRequest,
   tokenRequest,
@@ -36,8 +37,17 @@ beforeAll(async () => {
   client = await publicClient(stack);
 });
 afterAll(async () => {
+  // No code or token in a log line, a refusal (its body or WWW-Authenticate) or the metrics.
   const logged = stack.logged();
-  for (const secret of secrets) expect(logged).not.toContain(secret);
+  const refusals = refusalTexts.join('\n');
+  const metrics = await (await fetch(`${stack.origin}/metrics`)).text();
+  expect(metrics).toContain('# TYPE');
+  expect(refusals).toContain('invalid_grant');
+  for (const secret of secrets) {
+    expect(logged).not.toContain(secret);
+    expect(refusals).not.toContain(secret);
+    expect(metrics).not.toContain(secret);
+  }
   // No gateway token ever went upstream.
   expect(stack.sandbox.calls().some((call) => call.token?.startsWith('pgw_'))).toBe(false);
   await stack.close();
@@ -200,6 +210,37 @@ describe('the end of the upstream consent', () => {
     });
     expect(await stack.grants()).toBe(held);
     expect(await stack.counts()).toMatchObject({ request: 0, code: 0 });
+  });
+
+  it("refuses the upstream's answer replayed at the callback, and a made-up state: one code, one grant", async () => {
+    const started = await authorizeOnce(authorizeUrl(stack, client, pkce().challenge));
+    const consent = new URL(started.location as URL);
+    consent.searchParams.set('sandbox_consent', 'approve');
+    const approved = await fetch(consent, { redirect: 'manual' });
+    await approved.body?.cancel();
+    const back = new URL(approved.headers.get('location') ?? '');
+    expect(back.pathname).toBe('/auth/callback');
+    const held = await stack.grants();
+    const first = await fetch(back, { redirect: 'manual' });
+    await first.body?.cancel();
+    expect(new URL(first.headers.get('location') ?? '').searchParams.get('code')).toBeTruthy();
+    expect(await stack.grants()).toBe(held + 1);
+
+    const replayed = await fetch(back, { redirect: 'manual' });
+    expect(replayed.status).toBe(400);
+    expect(replayed.headers.get('location')).toBeNull();
+    expect(await replayed.json()).toMatchObject({ error: 'invalid_request' });
+    const madeUp = new URL(back);
+    madeUp.searchParams.set('state', 'made-up');
+    const foreign = await fetch(madeUp, { redirect: 'manual' });
+    expect(foreign.status).toBe(400);
+    await foreign.body?.cancel();
+    expect(await stack.grants()).toBe(held + 1);
+    // The code the first answer gave, never exchanged, expires; the next sweep (on a token
+    // request) ends its grant.
+    stack.clock.advance(60_001);
+    await tokenRequest(stack, { grant_type: 'password', client_id: client });
+    expect(await stack.grants()).toBe(held);
   });
 
   it("the error page says only the server's own words, whatever its URL says", async () => {

@@ -25,8 +25,13 @@ export interface Answer {
   readonly body: Record<string, unknown>;
 }
 
+/** Every refusal's text the helpers got (status 400 and up), to check none quotes a secret. */
+export const refusalTexts: string[] = [];
+
 async function answerOf(response: Response): Promise<Answer> {
   const text = await response.text();
+  if (response.status >= 400)
+    refusalTexts.push(`${text}\n${response.headers.get('www-authenticate') ?? ''}`);
   let body: Record<string, unknown> = {};
   try {
     body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
