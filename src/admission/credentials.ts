@@ -51,7 +51,7 @@ export interface GrantTokens {
     path: string,
   ): Promise<
     | { readonly ok: true; readonly credentials: Credentials }
-    | { readonly ok: false; readonly description: string }
+    | { readonly ok: false; readonly description: string; readonly unavailable?: true }
   >;
   /** Where the resource at `path` describes itself (RFC 9728), for `WWW-Authenticate`. */
   resourceMetadataUrl(path: string): string;
@@ -151,7 +151,22 @@ async function grantTokenCheck(
     );
   if (!isUsableToken(presented.token)) return refuse('The access token cannot be a token.');
   const checked = await grantTokens.access(presented.token, presented.path);
-  return checked.ok ? { ok: true, credentials: checked.credentials } : refuse(checked.description);
+  if (checked.ok) return { ok: true, credentials: checked.credentials };
+  // Not a refusal of the token (it may be good): the client tries again, it does not sign in.
+  if (checked.unavailable) return { ok: false, reason: 'refused', error: signInUnavailable() };
+  return refuse(checked.description);
+}
+
+/**
+ * A session or a gateway access token that could not be checked: sign-in's store (Redis) did not
+ * answer. 503 with `Retry-After`, never 401 (which would send the person to sign in again).
+ */
+export function signInUnavailable(): GraphQLError {
+  return gatewayError(
+    'Sign-in could not check these credentials: its store did not answer. Try again in a moment.',
+    'SIGN_IN_UNAVAILABLE',
+    { extensions: { http: { status: 503, headers: { 'Retry-After': '1' } } } },
+  );
 }
 
 /** A gateway token refused; the message names why, never the token. */

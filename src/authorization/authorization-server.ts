@@ -21,6 +21,7 @@
 import type { Sealer } from '../crypto/sealer.js';
 import type { Credentials } from '../operation/credentials.js';
 import type { CompleteAuthorization, Grant, GrantBook, UpstreamSignIn } from '../sign-in/ports.js';
+import { SignInStoreUnavailableError } from '../sign-in/records.js';
 import type { Logger } from '../telemetry/logger.js';
 import {
   AUTHORIZATION_SERVER_METADATA_PATH,
@@ -110,10 +111,14 @@ export interface AuthorizationServerOptions {
   limits?: Partial<AuthorizationLimits>;
 }
 
-/** Stage 5's answer for a gateway access token. */
+/**
+ * Stage 5's answer for a gateway access token: its credentials, why it is refused, or that it
+ * could not be checked now (`unavailable`: the store or the grants' store did not answer; the
+ * token may be good, so it is not refused).
+ */
 export type AccessCheck =
   | { readonly ok: true; readonly credentials: Credentials; readonly grantId: string }
-  | { readonly ok: false; readonly description: string };
+  | { readonly ok: false; readonly description: string; readonly unavailable?: true };
 
 export interface AuthorizationServer {
   readonly issuer: URL;
@@ -625,7 +630,14 @@ export function createAuthorizationServer(
     complete,
     async access(token, path) {
       const key = hasShape('access', token) ? digest('access', token) : undefined;
-      const row = key ? await store.get('access', key, now()) : undefined;
+      let row: StoredRow | undefined;
+      try {
+        row = key ? await store.get('access', key, now()) : undefined;
+      } catch (error) {
+        if (!(error instanceof AuthorizationStoreUnavailableError)) throw error;
+        logger?.warn({ oauth: 'store unavailable', path }, error.message);
+        return unavailable;
+      }
       if (!row)
         return { ok: false, description: 'The access token is unknown, expired or revoked.' };
       const content = open<TokenContent>(row);
@@ -638,7 +650,11 @@ export function createAuthorizationServer(
       try {
         const credentials = await grants.credentials(content.grantId);
         return { ok: true, credentials, grantId: content.grantId };
-      } catch {
+      } catch (error) {
+        if (error instanceof SignInStoreUnavailableError) {
+          logger?.warn({ oauth: 'grant store unavailable', path }, error.message);
+          return unavailable;
+        }
         return { ok: false, description: 'This sign-in has ended: sign in again.' };
       }
     },
@@ -655,6 +671,13 @@ export function createAuthorizationServer(
     close: unsubscribe,
   };
 }
+
+/** A token that could not be checked now. */
+const unavailable: AccessCheck = {
+  ok: false,
+  unavailable: true,
+  description: 'The sign-in store did not answer: try again in a moment.',
+};
 
 /** Metadata is public and the same for everyone: any page may read it (MCP clients in browsers). */
 const PUBLIC = { 'access-control-allow-origin': '*', 'cache-control': 'max-age=300' };

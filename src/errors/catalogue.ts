@@ -118,6 +118,11 @@ export const ERROR_CATALOGUE = {
     meaning:
       'The webhook store (Redis) did not answer within `REDIS_COMMAND_TIMEOUT_MS`: the call failed at once.',
   },
+  SIGN_IN_UNAVAILABLE: {
+    source: 'gateway',
+    meaning:
+      "Sign-in's store (Redis) did not answer, so a session or a gateway access token could not be checked (HTTP 503): try again.",
+  },
   REQUEST_ENTITY_TOO_LARGE: {
     source: 'gateway',
     meaning:

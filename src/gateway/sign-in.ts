@@ -6,6 +6,8 @@
  * the gateway's own over these grants and this consent (`authorization.ts`), made here since
  * each needs the other.
  */
+
+import { signInUnavailable } from '../admission/credentials.js';
 import type {
   AuthorizationLimits,
   AuthorizationServer,
@@ -17,6 +19,7 @@ import type { RestCache } from '../loaders/rest-cache.js';
 import type { Credentials } from '../operation/credentials.js';
 import { grantKey } from '../sign-in/grants.js';
 import type { CompleteAuthorization } from '../sign-in/ports.js';
+import { SignInStoreUnavailableError } from '../sign-in/records.js';
 import { createSignIn, type SignIn } from '../sign-in/sign-in.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { Scheduler } from '../time/scheduler.js';
@@ -95,7 +98,15 @@ export function createGatewaySignIn(parts: {
       await own.close();
       await part.close();
     },
-    sessions: (session) => part.browser.credentials(session),
+    // Redis away: a typed 503, not a refusal of the session (it may be good).
+    sessions: (session) =>
+      part.browser.credentials(session).catch((error: unknown) => {
+        if (error instanceof SignInStoreUnavailableError) {
+          logger?.warn({ signIn: 'store unavailable' }, error.message);
+          throw signInUnavailable();
+        }
+        throw error;
+      }),
     ended: (listener) => part.grants.onEnded((grantId) => listener(grantKey(grantId))),
   };
 }
