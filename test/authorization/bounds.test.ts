@@ -64,6 +64,10 @@ async function registrations(n: number) {
       status: response.status,
       body: (await response.json()) as Record<string, unknown>,
     });
+    // Let the loop turn: without I/O in between, the gateway's keep-alive timers and the client's
+    // view of its idle sockets stand still, and the next real request could reuse a socket in
+    // the very tick the gateway closes it (ECONNRESET).
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return answers;
 }

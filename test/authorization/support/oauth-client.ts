@@ -48,9 +48,7 @@ export async function register(
   return answerOf(
     await fetch(`${stack.origin}/oauth/register`, {
       method: 'POST',
-      // A fresh connection: after a long in-process stretch (bounds.test.ts's flood) an idle
-      // kept-alive socket can be reused in the very tick the gateway closes it (ECONNRESET).
-      headers: { 'content-type': 'application/json', connection: 'close' },
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         redirect_uris: [REDIRECT],
         token_endpoint_auth_method: 'none',
