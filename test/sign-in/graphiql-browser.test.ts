@@ -16,7 +16,7 @@ import { launchChromium } from '../support/browser.js';
 import { type Stack, startStack } from '../support/stack.js';
 
 /** Long enough for a loaded machine: nothing here waits for time, only for what it names. */
-const WAIT = { timeout: 30_000 };
+const WAIT = { timeout: 60_000 };
 const PLANS = 'query MyPlans { plans { id name } }';
 
 let stack: Stack;
@@ -33,7 +33,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   page = await context.newPage();
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -96,7 +96,7 @@ describe('GraphiQL with sign-in, in Chromium', () => {
     expect(href.searchParams.get('return_to')).toBe(stack.url);
     const answer = await run(PLANS, 'UNAUTHENTICATED');
     expect(answer).toContain('/auth/login');
-  }, 120_000);
+  }, 180_000);
 
   it('signs in through the consent page and reads the plans with the session cookie', async () => {
     await signIn();
@@ -115,7 +115,7 @@ describe('GraphiQL with sign-in, in Chromium', () => {
       process.env.GRAPHIQL_SCREENSHOT ? { path: process.env.GRAPHIQL_SCREENSHOT } : {},
     );
     expect(shot.subarray(1, 4).toString('latin1')).toBe('PNG');
-  }, 120_000);
+  }, 180_000);
 
   it('signs out: the session and its grant end, and the next query is UNAUTHENTICATED', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click(WAIT);
@@ -125,11 +125,11 @@ describe('GraphiQL with sign-in, in Chromium', () => {
     expect((await context.cookies(stack.url)).map((c) => c.name)).not.toContain(SESSION_COOKIE);
     const answer = await run(PLANS, 'UNAUTHENTICATED');
     expect(answer).not.toContain(planName);
-  }, 120_000);
+  }, 180_000);
 
   it('signs in again', async () => {
     await signIn();
     expect(await run(PLANS, planName)).toContain(stack.planId);
     expect(await counts()).toMatchObject({ session: 1, grant: 1 });
-  }, 120_000);
+  }, 180_000);
 });
