@@ -8,7 +8,7 @@
  * a subscriber that reads slowly gets one change covering several, never a growing queue, since
  * a merged change holds at most one row per entity of the plan.
  */
-import type { IsoDate, ResponseData, SubTransactionBase } from '@plans-gateway/rest-contract';
+import type { IsoDate, SubTransactionBase } from '@plans-gateway/rest-contract';
 import type { ReplicaChangeSource } from './store.js';
 import type {
   AccountRow,
@@ -16,6 +16,7 @@ import type {
   CategoryRow,
   MonthRow,
   PayeeRow,
+  PlanExport,
   PlanSnapshot,
   SavedEntities,
   ScheduledTransactionRow,
@@ -110,7 +111,7 @@ export type RowSource = Pick<
 >;
 
 /** The plan of a delta (or a full export) as the upstream sends it. */
-type DeltaPlan = ResponseData['getPlanById']['plan'];
+type DeltaPlan = PlanExport['plan'];
 
 export function emptyKeys(): ChangeKeys {
   return {
