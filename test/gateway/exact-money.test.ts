@@ -11,7 +11,6 @@ import {
   parseExactJson,
 } from '@plans-gateway/rest-contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAccount } from '../live/support/live.js';
 import { type ClockedStack, startStack } from '../support/stack.js';
 
 const TOKEN = 'exact-money-token-000000001';
@@ -44,7 +43,8 @@ beforeAll(async () => {
     clock: 'manual',
     sandbox: { rateLimit: false, users: [{ token: TOKEN, plans: [{ seed: 53 }] }] },
   });
-  accountId = await openAccount(stack);
+  const { accounts } = await stack.writer.getAccounts({ token: TOKEN }, { planId: stack.planId });
+  accountId = accounts.find((a) => !a.closed && !a.deleted && a.on_budget)!.id;
   before = BigInt((await restAccount()).balance);
   const today = new Date(stack.clock.now()).toISOString().slice(0, 10);
   const { category_groups } = await stack.writer.getCategories(
