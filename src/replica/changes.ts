@@ -352,7 +352,10 @@ export function deletedKeysOf(plan: DeltaPlan): ChangeKeys {
   ) => {
     for (const row of rows) if (row.deleted) into.add(row.id);
   };
-  for (const kind of BY_ID_KINDS) gone(plan[BY_ID[kind].field], keys[kind]);
+  for (const kind of BY_ID_KINDS) {
+    const rows: readonly { id: string; deleted: boolean }[] = plan[BY_ID[kind].field];
+    gone(rows, keys[kind]);
+  }
   gone(plan.transactions, keys.transactions);
   for (const month of plan.months) if (month.deleted) keys.months.add(month.month);
   return keys;

@@ -6,15 +6,40 @@
  * is written as the integer literal it is, so a value survives a round trip digit for digit.
  * Every other value is what `JSON.parse` / `JSON.stringify` make of it.
  *
- * Cost: texts without a run of 16 digits (nearly all) take the plain path after one regular
- * expression test; the others are parsed twice, the second time with a reviver.
+ * Cost: texts without a run of 16 digits (nearly all) take the plain path after a sparse scan
+ * (about a tenth of `JSON.parse`'s time); the others are scanned, then parsed twice, the second
+ * time with a reviver (several times `JSON.parse`'s time: only the rare batch holding such a sum,
+ * or a memo with 16 digits in a row, pays it).
  */
 import { randomUUID } from 'node:crypto';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** The fewest digits an integer beyond ±(2^53 − 1) has (2^53 has 16). */
-const LONG_DIGITS = /\d{16}/;
+const LONG_RUN = 16;
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
+}
+
+/**
+ * Private: whether `text` has a run of `LONG_RUN` digits. A run that long covers one position of
+ * every residue modulo `LONG_RUN`, so only every 16th character is looked at until a digit is
+ * (then its run is measured): a tenth of `JSON.parse`'s time, where `/\d{16}/` took longer than
+ * the parse itself.
+ */
+function hasLongDigitRun(text: string): boolean {
+  for (let i = LONG_RUN - 1; i < text.length; i += LONG_RUN) {
+    if (!isDigit(text.charCodeAt(i))) continue;
+    let start = i;
+    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
+    let end = i + 1;
+    while (end < text.length && isDigit(text.charCodeAt(end))) end++;
+    if (end - start >= LONG_RUN) return true;
+    i = end - 1; // the next run starts past `end`; its 16 positions include one checked next
+  }
+  return false;
+}
 
 /**
  * `JSON.parse`, except that an integer literal beyond ±(2^53 − 1) becomes a bigint. Integers
@@ -23,7 +48,7 @@ const LONG_DIGITS = /\d{16}/;
  */
 export function parseExactJson(text: string): unknown {
   const plain: unknown = JSON.parse(text);
-  if (!LONG_DIGITS.test(text)) return plain;
+  if (!hasLongDigitRun(text)) return plain;
   // The text is JSON (it parsed), so the scan below knows where its strings are.
   const marker = markerAbsentFrom(text);
   const marked = markLargeIntegers(text, marker);

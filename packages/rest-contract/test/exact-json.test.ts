@@ -16,6 +16,13 @@ describe('parseExactJson', () => {
     ]);
   });
 
+  it('finds an integer past 2^53 wherever it starts in the text', () => {
+    for (let offset = 0; offset < 40; offset++) {
+      const text = `${' '.repeat(offset)}["${'7'.repeat(offset % 20)}",9007199254740993,15]`;
+      expect(parseExactJson(text)).toEqual(['7'.repeat(offset % 20), 9_007_199_254_740_993n, 15]);
+    }
+  });
+
   it('keeps safe integers, fractions and exponents as numbers, as JSON.parse does', () => {
     const text = `{"a":${MAX},"b":${-MAX},"c":1234567890123456.5,"d":1e20,"e":12345678901234567e2}`;
     expect(parseExactJson(text)).toEqual(JSON.parse(text));
