@@ -15,6 +15,7 @@
  * A message from this instance comes back from Redis too; the instance id in front of each
  * message lets it be skipped.
  */
+import { parseExactJson, stringifyExactJson } from '@plans-gateway/rest-contract';
 import type { LiveMessage } from '../live/live-bus.js';
 import { type Clock, epochNow } from '../time/clock.js';
 import type { RedisLink } from './redis.js';
@@ -76,7 +77,7 @@ export class ClusterEventTarget extends EventTarget {
       seal
         .open(message.subarray(ID_BYTES), channel)
         .then((body) => {
-          const { detail, sentAt } = JSON.parse(body.toString('utf8')) as {
+          const { detail, sentAt } = parseExactJson(body.toString('utf8')) as {
             detail?: LiveMessage;
             sentAt?: unknown;
           };
@@ -114,7 +115,7 @@ export class ClusterEventTarget extends EventTarget {
     if (!seal) return delivered;
     const channel = this._channel(event.type);
     seal
-      .seal(Buffer.from(JSON.stringify({ detail, sentAt: now() }), 'utf8'), channel)
+      .seal(Buffer.from(stringifyExactJson({ detail, sentAt: now() }), 'utf8'), channel)
       .then((sealed) => link.publish(channel, Buffer.concat([instanceId, sealed])))
       .catch(onError);
     return delivered;

@@ -9,16 +9,8 @@
  * written (a full export never holds them either).
  */
 
-import type {
-  CategoryBase,
-  MonthDetailBase,
-  ResponseData,
-  SubTransactionBase,
-  TransactionSummaryBase,
-} from '@plans-gateway/rest-contract';
-import type { PlanSnapshot } from '../replica/types.js';
-
-type PlanExport = ResponseData['getPlanById'];
+import type { SubTransactionBase, TransactionSummaryBase } from '@plans-gateway/rest-contract';
+import type { ExportCategory, PlanExport, PlanSnapshot } from '../replica/types.js';
 
 export function planExportOf(snapshot: PlanSnapshot): PlanExport {
   const transactions: TransactionSummaryBase[] = [];
@@ -28,7 +20,7 @@ export function planExportOf(snapshot: PlanSnapshot): PlanExport {
     for (const sub of snapshot.subtransactionsOf(row.id)) subtransactions.push(unscoped(sub));
   }
   const scheduled = snapshot.scheduledTransactions();
-  const months: MonthDetailBase[] = snapshot.months().map((row) => ({
+  const months: PlanExport['plan']['months'] = snapshot.months().map((row) => ({
     ...unscoped(row),
     // A month without category rows of its own falls back to the top-level ones: not its own.
     categories: snapshot
@@ -63,7 +55,7 @@ function unscoped<T extends { plan_id: string }>(row: T): Omit<T, 'plan_id'> {
 }
 
 // Private: a category row without the replica's `plan_id` and `month` labels.
-function categoryOf(row: CategoryBase & { plan_id: string; month: string }): CategoryBase {
+function categoryOf(row: ExportCategory & { plan_id: string; month: string }): ExportCategory {
   const { plan_id: _, month: __, ...rest } = row;
   return rest;
 }

@@ -19,6 +19,7 @@
  * Layout of a sealed blob: version (1 byte), flags (1 byte: bit 0 = brotli), IV (12), ciphertext,
  * GCM tag (16).
  */
+
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import {
@@ -28,6 +29,7 @@ import {
   brotliDecompressSync,
   constants as zlib,
 } from 'node:zlib';
+import { parseExactJson, stringifyExactJson } from '@plans-gateway/rest-contract';
 import { LRUCache } from 'lru-cache';
 import { AeadOpenError, aeadOpen, aeadSeal, deriveKey, TAG_BYTES } from '../crypto/aead.js';
 import { createSigner, type Signer } from '../crypto/signer.js';
@@ -120,7 +122,7 @@ export class SealError extends Error {
 
 /** Seals JSON. */
 export function sealJson(seal: TokenSeal, value: unknown, name: string): Promise<Buffer> {
-  return seal.seal(Buffer.from(JSON.stringify(value), 'utf8'), name);
+  return seal.seal(Buffer.from(stringifyExactJson(value), 'utf8'), name);
 }
 
 /** `text` and its tag under `name`, as stored: `<text> <tag>`. */
@@ -138,7 +140,7 @@ export function verified(seal: TokenSeal, value: string, name: string): string |
 
 /** Opens JSON sealed by `sealJson`; the caller checks the shape. */
 export async function openJson(seal: TokenSeal, blob: Buffer, name: string): Promise<unknown> {
-  return JSON.parse((await seal.open(blob, name)).toString('utf8'));
+  return parseExactJson((await seal.open(blob, name)).toString('utf8'));
 }
 
 /**

@@ -4,11 +4,11 @@
  * replica (`delta:<rid>`, `write:<rid>`, `snapshot:<rid>`). Opening checks the shape: anything
  * that does not open, or is not what its name says, throws.
  */
-import type { ResponseData } from '@plans-gateway/rest-contract';
-import type { RelayedSync, SavedEntities } from '../replica/types.js';
+import { parseExactJson } from '@plans-gateway/rest-contract';
+import type { PlanExport, RelayedSync, SavedEntities } from '../replica/types.js';
 import type { TokenSeal } from './seal.js';
 
-export type PlanExport = ResponseData['getPlanById'];
+export type { PlanExport };
 
 /** A delta one instance fetched, as relayed to the others and kept in the log. */
 export interface DeltaRelay {
@@ -48,7 +48,7 @@ export function relayedDelta(relay: DeltaRelay): RelayedSync {
 /** Opens a sealed relayed delta of replica `rid`; throws when it is not one. */
 export async function openDelta(seal: TokenSeal, rid: string, blob: Buffer): Promise<DeltaRelay> {
   const opened = await seal.open(blob, `delta:${rid}`);
-  const value: unknown = JSON.parse(opened.toString('utf8'));
+  const value: unknown = parseExactJson(opened.toString('utf8'));
   if (!isRecord(value) || !isCount(value.from) || !isCount(value.to) || !isTime(value.sentAt)) {
     throw new TypeError('a relayed delta must hold from, to and sentAt');
   }
@@ -82,7 +82,7 @@ export async function openWrite(
   rid: string,
   blob: Buffer,
 ): Promise<SavedEntities & { readonly serverKnowledge: number }> {
-  const value: unknown = JSON.parse((await seal.open(blob, `write:${rid}`)).toString('utf8'));
+  const value: unknown = parseExactJson((await seal.open(blob, `write:${rid}`)).toString('utf8'));
   if (
     !isRecord(value) ||
     !isCount(value.serverKnowledge) ||
@@ -114,11 +114,11 @@ export async function openSnapshot(
   { rid, blob, deltaBlobs, checked, expected }: SealedSnapshot,
 ): Promise<StoredSnapshot> {
   const opened = await seal.open(blob, `snapshot:${rid}`);
-  const value: unknown = JSON.parse(opened.toString('utf8'));
+  const value: unknown = parseExactJson(opened.toString('utf8'));
   if (!isRecord(value) || !isTime(value.sentAt) || !isRecord(value.data)) {
     throw new TypeError('a stored snapshot must hold sentAt and data');
   }
-  const data = value.data as PlanExport;
+  const data = value.data as unknown as PlanExport;
   if (expected(data) !== rid) {
     throw new TypeError('a stored snapshot is not of the replica it is stored under');
   }

@@ -6,6 +6,7 @@
  * covers its knowledge, catches up from the log after a gap, else syncs once alone; it applies
  * another instance's write unless its knowledge shows the replica has it already.
  */
+import { stringifyExactJson } from '@plans-gateway/rest-contract';
 import type { SavedEntities } from '../replica/types.js';
 import { luaScript, UNAVAILABLE } from './redis.js';
 import { OWNED } from './redis-leases.js';
@@ -165,7 +166,7 @@ export async function publishDelta(
   const { tokenKey } = seal;
   const planId = relay.data.plan.id;
   const rid = ridOf(tokenKey, planId);
-  const bodyText = JSON.stringify(relay);
+  const bodyText = stringifyExactJson(relay);
   const blob = await seal.seal(Buffer.from(bodyText, 'utf8'), `delta:${rid}`);
   remember(state, rid, { ...relay, bytes: bodyText.length });
   const aliasKeys = aliasKeysOf(state, tokenKey, planId, relay.aliases);

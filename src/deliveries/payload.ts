@@ -4,6 +4,7 @@
  * scalar field of each changed object, cut to the kinds an endpoint asked for. The body follows
  * the Standard Webhooks layout: `{ type, timestamp, data }`.
  */
+import { stringifyExactJson } from '@plans-gateway/rest-contract';
 import { KIND_FIELDS, type WebhookKind } from '../webhooks/kinds.js';
 
 // The fields are chosen to fit the admission path's cost limit (100,000) at the price of a
@@ -87,5 +88,6 @@ export function payloadFor(
   }
   if (items === 0) return null;
   data.deleted = deleted;
-  return JSON.stringify({ type: EVENT_TYPE, timestamp: new Date(now).toISOString(), data });
+  // A sum past 2^53 (a bigint) goes out as the JSON integer it is, as REST sends it.
+  return stringifyExactJson({ type: EVENT_TYPE, timestamp: new Date(now).toISOString(), data });
 }

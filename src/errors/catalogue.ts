@@ -128,6 +128,11 @@ export const ERROR_CATALOGUE = {
     meaning:
       "A request body over `limits.bodyBytes` (HTTP 413); yoga's code, as its limiter answers.",
   },
+  AMOUNT_BEYOND_JSON: {
+    source: 'gateway',
+    meaning:
+      'An amount past ±(2^53 − 1) milliunits, which a JSON number cannot carry exactly: its `…Formatted` text shows every digit.',
+  },
   INTERNAL_SERVER_ERROR: {
     source: 'gateway',
     meaning: 'A failure the gateway did not expect, masked.',

@@ -12,6 +12,7 @@
  * has `continues: true`. Items come in knowledge order, so events do too.
  */
 
+import { stringifyExactJson } from '@plans-gateway/rest-contract';
 import type {
   ChangeOrigin,
   PlanChange,
@@ -81,7 +82,7 @@ export class RowSizes {
   of(row: object): number {
     let size = this._sizes.get(row);
     if (size === undefined) {
-      size = JSON.stringify(row).length;
+      size = stringifyExactJson(row).length; // a sum past 2^53 is a bigint
       this._sizes.set(row, size);
     }
     return size;

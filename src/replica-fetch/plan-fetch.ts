@@ -2,12 +2,12 @@
  * `createPlanFetch(options)`: the replica store's `fetchPlan`, the one way the gateway asks the
  * upstream for a plan (a read's sync, a poll, a live replay's backfill). See README.md here.
  */
-import type { ResponseData } from '@plans-gateway/rest-contract';
 import type { UpstreamMeter } from '../operation/upstream-calls.js';
 import { largestExportBytes } from '../replica/cache.js';
 import { PlanBuilder } from '../replica/plan-builder.js';
 import { monthOf } from '../replica/plan-state.js';
 import type { FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
+import type { PlanExport } from '../replica/types.js';
 import { assertExportHead } from '../replica/validate.js';
 import type { Clock } from '../time/clock.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -92,7 +92,7 @@ export function createPlanFetch(
  * Private: the streamed export's `data` as the store sees it: plan-level fields and knowledge,
  * collections empty (its rows are in the built replica).
  */
-function exportHeadOf(head: unknown): ResponseData['getPlanById'] {
+function exportHeadOf(head: unknown): PlanExport {
   assertExportHead(head);
   return head;
 }

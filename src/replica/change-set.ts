@@ -25,11 +25,9 @@
  *   to, comparing the previous state with the next one.
  */
 import type {
-  AccountBase,
   CategoryBase,
   CategoryGroup,
   IsoDate,
-  MonthDetailBase,
   Payee,
   PayeeLocation,
   ScheduledSubTransactionBase,
@@ -44,12 +42,17 @@ import type { ShardedMapDraft } from './sharded-map.js';
 import { SortedRows, type SortedRowsDraft, type Weigh } from './sorted-rows.js';
 import type {
   CategoryRow,
+  ExportCategory,
   MonthRow,
+  PlanExport,
   PlanInfo,
   ScheduledSubTransactionRow,
   SubTransactionRow,
   TransactionRow,
 } from './types.js';
+
+type ExportAccount = PlanExport['plan']['accounts'][number];
+type ExportMonth = PlanExport['plan']['months'][number];
 
 export interface ChangeSet {
   /** Replaces the plan-level fields when given. */
@@ -58,18 +61,18 @@ export interface ChangeSet {
   readonly serverKnowledge?: number;
   /** The month top-level category rows are labelled with: the current month, UTC. */
   readonly currentMonth: IsoDate;
-  readonly accounts?: readonly AccountBase[];
+  readonly accounts?: readonly ExportAccount[];
   readonly payees?: readonly Payee[];
   readonly payeeLocations?: readonly PayeeLocation[];
   readonly categoryGroups?: readonly CategoryGroup[];
   /** Top-level categories, with the amounts of `currentMonth`. */
-  readonly categories?: readonly CategoryBase[];
+  readonly categories?: readonly ExportCategory[];
   /** Month summaries with some or all of their categories. */
-  readonly months?: readonly MonthDetailBase[];
+  readonly months?: readonly ExportMonth[];
   /** Single month categories (from a write); ignored for months the replica does not hold. */
   readonly monthCategories?: readonly {
     readonly month: IsoDate;
-    readonly category: CategoryBase;
+    readonly category: ExportCategory;
   }[];
   readonly transactions?: readonly TransactionSummaryBase[];
   readonly subtransactions?: readonly SubTransactionBase[];
@@ -190,7 +193,7 @@ function changesOf(
  * `categoryChanges`, and removed months into `removedMonths` (a later upsert revives one).
  */
 function collectMonthChanges(
-  details: readonly MonthDetailBase[],
+  details: readonly ExportMonth[],
   planId: string,
   categoryChanges: CategoryChanges,
   removedMonths: Set<IsoDate>,
@@ -223,7 +226,7 @@ function collectMonthChanges(
  */
 function copySharedCategoryFields(
   state: PlanState,
-  categories: readonly CategoryBase[],
+  categories: readonly ExportCategory[],
   categoryChanges: CategoryChanges,
   removedMonths: ReadonlySet<IsoDate>,
 ): void {

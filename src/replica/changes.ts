@@ -8,7 +8,7 @@
  * a subscriber that reads slowly gets one change covering several, never a growing queue, since
  * a merged change holds at most one row per entity of the plan.
  */
-import type { IsoDate, ResponseData, SubTransactionBase } from '@plans-gateway/rest-contract';
+import type { IsoDate, SubTransactionBase } from '@plans-gateway/rest-contract';
 import type { ReplicaChangeSource } from './store.js';
 import type {
   AccountRow,
@@ -16,6 +16,7 @@ import type {
   CategoryRow,
   MonthRow,
   PayeeRow,
+  PlanExport,
   PlanSnapshot,
   SavedEntities,
   ScheduledTransactionRow,
@@ -110,7 +111,50 @@ export type RowSource = Pick<
 >;
 
 /** The plan of a delta (or a full export) as the upstream sends it. */
-type DeltaPlan = ResponseData['getPlanById']['plan'];
+type DeltaPlan = PlanExport['plan'];
+
+/**
+ * Private: the collections kept by row id alone, the same way in every function here: the
+ * snapshot's list and lookup share their name's shape, the export's field is the REST name.
+ */
+type ByIdKind = 'accounts' | 'categoryGroups' | 'categories' | 'payees' | 'scheduledTransactions';
+const BY_ID: {
+  readonly [K in ByIdKind]: {
+    readonly find: (source: RowSource, id: string) => PlanChange[K][number] | undefined;
+    readonly field:
+      | 'accounts'
+      | 'category_groups'
+      | 'categories'
+      | 'payees'
+      | 'scheduled_transactions';
+  };
+} = {
+  accounts: { find: (s, id) => s.account(id), field: 'accounts' },
+  categoryGroups: { find: (s, id) => s.categoryGroup(id), field: 'category_groups' },
+  categories: { find: (s, id) => s.category(id), field: 'categories' },
+  payees: { find: (s, id) => s.payee(id), field: 'payees' },
+  scheduledTransactions: {
+    find: (s, id) => s.scheduledTransaction(id),
+    field: 'scheduled_transactions',
+  },
+};
+const BY_ID_KINDS = Object.keys(BY_ID) as ByIdKind[];
+
+// Private: `pickRows` for every collection kept by id.
+function pickById(
+  keys: ChangeKeys,
+  source: RowSource,
+): { [K in ByIdKind]: Picked<PlanChange[K][number]> } {
+  const pick = <K extends ByIdKind>(kind: K) =>
+    pickRows(keys[kind], (id) => BY_ID[kind].find(source, id));
+  return {
+    accounts: pick('accounts'),
+    categoryGroups: pick('categoryGroups'),
+    categories: pick('categories'),
+    payees: pick('payees'),
+    scheduledTransactions: pick('scheduledTransactions'),
+  };
+}
 
 export function emptyKeys(): ChangeKeys {
   return {
@@ -192,17 +236,15 @@ export function keysOfWrite(
 /** The keys of a delta (or a full export): every entity it carries. */
 export function keysOfDelta(plan: DeltaPlan, previous: PlanSnapshot | undefined): ChangeKeys {
   const keys = emptyKeys();
-  for (const account of plan.accounts) keys.accounts.add(account.id);
-  for (const group of plan.category_groups) keys.categoryGroups.add(group.id);
-  for (const category of plan.categories) keys.categories.add(category.id);
+  for (const kind of BY_ID_KINDS) {
+    for (const row of plan[BY_ID[kind].field]) keys[kind].add(row.id);
+  }
   for (const month of plan.months) {
     keys.months.add(month.month);
     const ids = monthSet(keys, month.month);
     for (const category of month.categories) ids.add(category.id);
   }
-  for (const payee of plan.payees) keys.payees.add(payee.id);
   addDeltaTransactions(keys, plan, previous);
-  for (const row of plan.scheduled_transactions) keys.scheduledTransactions.add(row.id);
   for (const sub of plan.scheduled_subtransactions) {
     keys.scheduledTransactions.add(sub.scheduled_transaction_id);
   }
@@ -221,17 +263,11 @@ export interface ChangeMeta {
 export function resolveKeys(keys: ChangeKeys, source: RowSource, meta: ChangeMeta): PlanChange {
   const transactions = pickRows(keys.transactions, (id) => source.transaction(id));
   return changeOf(meta, {
-    accounts: pickRows(keys.accounts, (id) => source.account(id)),
-    categoryGroups: pickRows(keys.categoryGroups, (id) => source.categoryGroup(id)),
-    categories: pickRows(keys.categories, (id) => source.category(id)),
+    ...pickById(keys, source),
     months: pickRows(keys.months, (month) => source.month(month)),
     monthCategories: monthCategoryRows(keys.monthCategories, source),
-    payees: pickRows(keys.payees, (id) => source.payee(id)),
     transactions,
     subtransactions: transactions.rows.flatMap((row) => source.subtransactionsOf(row.id)),
-    scheduledTransactions: pickRows(keys.scheduledTransactions, (id) =>
-      source.scheduledTransaction(id),
-    ),
     transactionsBefore: [...keys.before.values()],
   });
 }
@@ -251,16 +287,13 @@ export function changedKeys(keys: ChangeKeys, before: RowSource, after: RowSourc
   ) => {
     for (const id of ids) if (!sameRow(find(before, id), find(after, id))) into.add(id);
   };
-  keep(keys.accounts, changed.accounts, (s, id) => s.account(id));
-  keep(keys.categoryGroups, changed.categoryGroups, (s, id) => s.categoryGroup(id));
-  keep(keys.categories, changed.categories, (s, id) => s.category(id));
+  for (const kind of BY_ID_KINDS) keep(keys[kind], changed[kind], BY_ID[kind].find);
   keep(keys.months, changed.months, (s, month) => s.month(month));
   for (const [month, ids] of keys.monthCategories) {
     const into = new Set<string>();
     keep(ids, into, (s, id) => s.category(id, month));
     if (into.size > 0) changed.monthCategories.set(month, into);
   }
-  keep(keys.payees, changed.payees, (s, id) => s.payee(id));
   for (const id of keys.transactions) {
     const lines = (s: RowSource) => s.subtransactionsOf(id);
     const same =
@@ -273,9 +306,6 @@ export function changedKeys(keys: ChangeKeys, before: RowSource, after: RowSourc
     const place = keys.before.get(id) ?? (held ? placeOf(held, lines(before)) : undefined);
     if (place) changed.before.set(id, place);
   }
-  keep(keys.scheduledTransactions, changed.scheduledTransactions, (s, id) =>
-    s.scheduledTransaction(id),
-  );
   return changed;
 }
 
@@ -286,16 +316,12 @@ export function changedKeys(keys: ChangeKeys, before: RowSource, after: RowSourc
 export function keysOfSnapshots(before: PlanSnapshot, after: PlanSnapshot): ChangeKeys {
   const keys = emptyKeys();
   for (const snapshot of [before, after]) {
-    for (const row of snapshot.accounts()) keys.accounts.add(row.id);
-    for (const row of snapshot.categoryGroups()) keys.categoryGroups.add(row.id);
-    for (const row of snapshot.categories()) keys.categories.add(row.id);
+    for (const kind of BY_ID_KINDS) for (const row of snapshot[kind]()) keys[kind].add(row.id);
     for (const { month } of snapshot.months()) {
       keys.months.add(month);
       const ids = monthSet(keys, month);
       for (const row of snapshot.categories(month)) if (row.month === month) ids.add(row.id);
     }
-    for (const row of snapshot.payees()) keys.payees.add(row.id);
-    for (const row of snapshot.scheduledTransactions()) keys.scheduledTransactions.add(row.id);
     for (const row of allTransactions(snapshot)) keys.transactions.add(row.id);
   }
   return keys;
@@ -326,12 +352,11 @@ export function deletedKeysOf(plan: DeltaPlan): ChangeKeys {
   ) => {
     for (const row of rows) if (row.deleted) into.add(row.id);
   };
-  gone(plan.accounts, keys.accounts);
-  gone(plan.category_groups, keys.categoryGroups);
-  gone(plan.categories, keys.categories);
-  gone(plan.payees, keys.payees);
+  for (const kind of BY_ID_KINDS) {
+    const rows: readonly { id: string; deleted: boolean }[] = plan[BY_ID[kind].field];
+    gone(rows, keys[kind]);
+  }
   gone(plan.transactions, keys.transactions);
-  gone(plan.scheduled_transactions, keys.scheduledTransactions);
   for (const month of plan.months) if (month.deleted) keys.months.add(month.month);
   return keys;
 }
@@ -440,22 +465,28 @@ function sameRow(a: object | undefined, b: object | undefined): boolean {
 // Private: a change's split lines by transaction id.
 function linesByTransaction(change: PlanChange): Map<string, SubTransactionRow[]> {
   const lines = new Map<string, SubTransactionRow[]>();
-  for (const sub of change.subtransactions) {
-    const list = lines.get(sub.transaction_id);
-    if (list) list.push(sub);
-    else lines.set(sub.transaction_id, [sub]);
-  }
+  for (const sub of change.subtransactions) listIn(lines, sub.transaction_id).push(sub);
   return lines;
+}
+
+// Private: the value of `key` in `map`, made by `make` on first use.
+function entryOf<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+// Private: the list of `key` in `map`, created on first use.
+function listIn<K, V>(map: Map<K, V[]>, key: K): V[] {
+  return entryOf(map, key, () => []);
 }
 
 // Private: the set of category ids of `month` in `keys`, created on first use.
 function monthSet(keys: ChangeKeys, month: IsoDate): Set<string> {
-  let ids = keys.monthCategories.get(month);
-  if (!ids) {
-    ids = new Set();
-    keys.monthCategories.set(month, ids);
-  }
-  return ids;
+  return entryOf(keys.monthCategories, month, () => new Set<string>());
 }
 
 // Private: records where a transaction was before, from the previous replica or the change itself.
@@ -628,9 +659,7 @@ function addDeltaTransactions(
   for (const row of plan.transactions) keys.transactions.add(row.id);
   for (const sub of plan.subtransactions) {
     keys.transactions.add(sub.transaction_id);
-    const lines = deltaLines.get(sub.transaction_id);
-    if (lines) lines.push(sub);
-    else deltaLines.set(sub.transaction_id, [sub]);
+    listIn(deltaLines, sub.transaction_id).push(sub);
   }
   for (const id of keys.transactions) {
     noteBefore(keys, previous, id, () => {

@@ -19,10 +19,10 @@
  * The rules of the merge itself live in change-set.ts. Both functions validate the body first
  * and never modify their arguments, so a bad response leaves the replica untouched.
  */
-import type { IsoDate, PlanDetail, ResponseData } from '@plans-gateway/rest-contract';
+import type { IsoDate, PlanDetail } from '@plans-gateway/rest-contract';
 import { applyChangeSet, type ChangeSet } from './change-set.js';
 import { emptyPlanState, type PlanState } from './plan-state.js';
-import type { PlanInfo } from './types.js';
+import type { PlanExport, PlanInfo } from './types.js';
 import { assertPlanExport, ReplicaDataError } from './validate.js';
 
 export interface MergeOptions {
@@ -31,10 +31,7 @@ export interface MergeOptions {
 }
 
 /** Builds a replica from a full export. */
-export function buildPlanState(
-  data: ResponseData['getPlanById'],
-  options: MergeOptions,
-): PlanState {
+export function buildPlanState(data: PlanExport, options: MergeOptions): PlanState {
   assertPlanExport(data);
   const info = planInfoOf(data.plan);
   return applyChangeSet(emptyPlanState(info), changeSetOf(data, info, options));
@@ -46,7 +43,7 @@ export function buildPlanState(
  */
 export function mergePlanDelta(
   state: PlanState,
-  data: ResponseData['getPlanById'],
+  data: PlanExport,
   options: MergeOptions,
 ): PlanState {
   assertPlanExport(data);
@@ -61,7 +58,7 @@ export function mergePlanDelta(
 }
 
 /** The plan-level fields of an export. */
-export function planInfoOf(plan: PlanDetail): PlanInfo {
+export function planInfoOf(plan: PlanExport['plan'] | PlanDetail): PlanInfo {
   return {
     id: plan.id,
     name: plan.name,
@@ -74,11 +71,7 @@ export function planInfoOf(plan: PlanDetail): PlanInfo {
 }
 
 /** Private: the export as a change set. */
-function changeSetOf(
-  data: ResponseData['getPlanById'],
-  info: PlanInfo,
-  options: MergeOptions,
-): ChangeSet {
+function changeSetOf(data: PlanExport, info: PlanInfo, options: MergeOptions): ChangeSet {
   const plan = data.plan;
   return {
     info,

@@ -46,6 +46,8 @@ const CATEGORY_LOCAL_FIELDS: ReadonlySet<string> = new Set(['plan_id', 'month'])
 
 /** Private: JSON of `value` with every object's keys sorted; `skip` applies to the top level. */
 function canonical(value: unknown, skip: ReadonlySet<string>): string {
+  // A sum past 2^53 is a bigint: its digits, as the JSON integer it was read from.
+  if (typeof value === 'bigint') return value.toString();
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map((v) => canonical(v, EMPTY)).join(',')}]`;
   const record = value as Record<string, unknown>;

@@ -21,11 +21,8 @@
  * builds (`test/replica/streamed-load.property.test.ts`), duplicates and deleted rows included.
  */
 import type {
-  AccountBase,
-  CategoryBase,
   CategoryGroup,
   IsoDate,
-  MonthDetailBase,
   Payee,
   PayeeLocation,
   ScheduledSubTransactionBase,
@@ -46,7 +43,7 @@ import {
 } from './plan-state.js';
 import { keyHash, ShardedMap, type ShardedMapDraft } from './sharded-map.js';
 import { SortedRows } from './sorted-rows.js';
-import type { SubTransactionRow, TransactionRow } from './types.js';
+import type { PlanExport, SubTransactionRow, TransactionRow } from './types.js';
 import { assertEntity, assertExportHead, assertMonth } from './validate.js';
 
 /** The array members of `data.plan` in a plan export. */
@@ -88,12 +85,12 @@ export class PlanBuilder {
   private readonly _currentMonth: IsoDate;
   private readonly _counts = new Map<ExportCollection, number>();
   private readonly _small = {
-    accounts: [] as AccountBase[],
+    accounts: [] as PlanExport['plan']['accounts'],
     payees: [] as Payee[],
     payee_locations: [] as PayeeLocation[],
     category_groups: [] as CategoryGroup[],
-    categories: [] as CategoryBase[],
-    months: [] as MonthDetailBase[],
+    categories: [] as PlanExport['plan']['categories'],
+    months: [] as PlanExport['plan']['months'],
     scheduled_transactions: [] as ScheduledTransactionSummaryBase[],
     scheduled_subtransactions: [] as ScheduledSubTransactionBase[],
   };
@@ -127,7 +124,7 @@ export class PlanBuilder {
     if (collection === 'months') {
       for (const [index, row] of rows.entries()) {
         assertMonth(row, path(index));
-        this._small.months.push(row as MonthDetailBase);
+        this._small.months.push(row as PlanExport['plan']['months'][number]);
       }
       return;
     }

@@ -61,7 +61,7 @@
  * syncs already in flight for it from storing their answers.
  */
 import { randomUUID } from 'node:crypto';
-import type { IsoDate, ResponseData } from '@plans-gateway/rest-contract';
+import type { IsoDate } from '@plans-gateway/rest-contract';
 import { LRUCache } from 'lru-cache';
 import { type Clock, epochNow } from '../time/clock.js';
 import { AliasTable, type HeldReplica, lookupReplica } from './aliases.js';
@@ -84,6 +84,7 @@ import { abortable, createSingleFlight, type SingleFlight } from './sync.js';
 import type { QueryMeter } from './transaction-query.js';
 import type {
   BackfillRequest,
+  PlanExport,
   PlanSnapshot,
   ReconcileRequest,
   ReconcileResult,
@@ -118,7 +119,7 @@ export interface FetchPlanResult {
    * The answer's `data`. With `built`, only its plan-level fields and knowledge: its collections
    * are empty, their rows being in `built`.
    */
-  readonly data: ResponseData['getPlanById'];
+  readonly data: PlanExport;
   /** A full export already built into a replica as it streamed in (`PlanBuilder`). */
   readonly built?: PlanState;
   /** Size of the response body in bytes; feeds the memory estimate. */
@@ -133,7 +134,7 @@ export interface FetchPlanResult {
 export type ReplicaChangeSource =
   | {
       readonly kind: 'full' | 'delta';
-      readonly data: ResponseData['getPlanById'];
+      readonly data: PlanExport;
       /** The knowledge a delta was asked from (what it covers starts after it). */
       readonly fromKnowledge?: number;
     }

@@ -19,7 +19,7 @@ import type {
   MonthSummaryBase,
   Payee,
   PayeeLocation,
-  ResponseData,
+  PlanDetail,
   ScheduledSubTransactionBase,
   ScheduledTransactionDetail,
   ScheduledTransactionSummaryBase,
@@ -34,17 +34,67 @@ export interface PlanScoped {
   readonly plan_id: Uuid;
 }
 
-export type AccountRow = AccountBase & PlanScoped;
+/**
+ * Milliunits that may pass 2^53: a number while a safe integer, a bigint beyond. The interface's
+ * amounts are int64; one amount fits a number (the replica refuses one that does not), but the
+ * upstream's sums need not: balances, a category's activity and the balance it carries across
+ * months, a month's figures. The upstream client reads such an integer as a bigint
+ * (`parseExactJson`), so the replica holds it exactly; the graph refuses to round it.
+ */
+export type ExactMilliunits = number | bigint;
+
+/** Private: `T` with the number of each field `K` widened to `ExactMilliunits`. */
+type WithExact<T, K extends keyof T> = Omit<T, K> & {
+  readonly [P in keyof Pick<T, K>]: Exclude<Pick<T, K>[P], number> | ExactMilliunits;
+};
+
+export type AccountRow = WithExact<
+  AccountBase,
+  'balance' | 'cleared_balance' | 'uncleared_balance'
+> &
+  PlanScoped;
 export type PayeeRow = Payee & PlanScoped;
 export type PayeeLocationRow = PayeeLocation & PlanScoped;
 export type CategoryGroupRow = CategoryGroup & PlanScoped;
 /** A category with the amounts of one month; `month` says which. */
-export type CategoryRow = CategoryBase & PlanScoped & { readonly month: IsoDate };
-export type MonthRow = MonthSummaryBase & PlanScoped;
+export type CategoryRow = WithExact<
+  CategoryBase,
+  | 'budgeted'
+  | 'activity'
+  | 'balance'
+  | 'goal_under_funded'
+  | 'goal_overall_funded'
+  | 'goal_overall_left'
+> &
+  PlanScoped & { readonly month: IsoDate };
+export type MonthRow = WithExact<
+  MonthSummaryBase,
+  'income' | 'budgeted' | 'activity' | 'to_be_budgeted'
+> &
+  PlanScoped;
 export type TransactionRow = TransactionSummaryBase & PlanScoped;
 export type SubTransactionRow = SubTransactionBase & PlanScoped;
 export type ScheduledTransactionRow = ScheduledTransactionSummaryBase & PlanScoped;
 export type ScheduledSubTransactionRow = ScheduledSubTransactionBase & PlanScoped;
+
+/** Private: a row without the plan id the replica adds. */
+type Unscoped<T> = Omit<T, 'plan_id'>;
+/** A category of a plan export: its amounts may pass 2^53 (`ExactMilliunits`). */
+export type ExportCategory = Omit<CategoryRow, 'plan_id' | 'month'>;
+
+/**
+ * A plan export (`getPlanById`'s data, full or delta) as the upstream client reads it: the REST
+ * shape, with the sums that may pass 2^53 (balances, category and month figures) read exactly
+ * (`ExactMilliunits`). What the replica is built from and what instances relay to each other.
+ */
+export interface PlanExport {
+  readonly server_knowledge: number;
+  readonly plan: Omit<PlanDetail, 'accounts' | 'categories' | 'months'> & {
+    readonly accounts: Unscoped<AccountRow>[];
+    readonly categories: ExportCategory[];
+    readonly months: (Unscoped<MonthRow> & { readonly categories: ExportCategory[] })[];
+  };
+}
 
 export interface PlanInfo {
   readonly id: Uuid;
@@ -244,16 +294,13 @@ export interface BackfillRequest {
    * Told of the delta once it arrived, before it is merged, with the replica as it was then
    * (the live hub extends its change log back to `since` before the merge is announced).
    */
-  readonly beforeMerge?: (
-    data: ResponseData['getPlanById'],
-    held: PlanSnapshot | undefined,
-  ) => void;
+  readonly beforeMerge?: (data: PlanExport, held: PlanSnapshot | undefined) => void;
 }
 
 /** A sync answered to another gateway instance (see `ReplicaStore.applyRelayed`). */
 export interface RelayedSync {
   readonly kind: 'full' | 'delta';
-  readonly data: ResponseData['getPlanById'];
+  readonly data: PlanExport;
   /** For a delta: the knowledge it was asked from. */
   readonly fromKnowledge?: number;
   /** Clock time the upstream request that produced it was sent; ages count from here. */

@@ -1,12 +1,13 @@
 /**
  * Checks the parts of an upstream plan export the replica relies on (ids, the keys it indexes
  * by, dates, the deleted flag) and what the graph serializes as non-null (amounts as safe
- * integers, names) before anything is merged, so a malformed response fails with an error that
+ * integers, the sums that may pass 2^53 as exact integers within int64, names) before anything is merged, so a malformed response fails with an error that
  * names the field and leaves the replica as it was, instead of being stored and failing every
  * later read of the field until the next full load.
  */
-import type { PlanDetail, ResponseData } from '@plans-gateway/rest-contract';
+import type { PlanDetail } from '@plans-gateway/rest-contract';
 import { isIsoDate } from './plan-state.js';
+import type { PlanExport } from './types.js';
 
 /** Upstream data the replica cannot merge; `path` names the offending field. */
 export class ReplicaDataError extends Error {
@@ -30,6 +31,14 @@ const isDate: Check = isIsoDate;
 const isText: Check = (value) => typeof value === 'string';
 const isAmount: Check = (value) => typeof value === 'number' && Number.isSafeInteger(value);
 const isAmountOrNull: Check = (value) => value === null || isAmount(value);
+const INT64_MAX = 2n ** 63n - 1n;
+/** A sum (`ExactMilliunits`): a safe integer, or a bigint beyond it within int64. */
+const isExactAmount: Check = (value) =>
+  isAmount(value) ||
+  (typeof value === 'bigint' &&
+    !Number.isSafeInteger(Number(value)) &&
+    value >= -INT64_MAX &&
+    value <= INT64_MAX);
 
 const CHECKS = {
   string: [isString, 'a non-empty string'],
@@ -37,8 +46,9 @@ const CHECKS = {
   boolean: [isBoolean, 'a boolean'],
   date: [isDate, 'a YYYY-MM-DD date'],
   text: [isText, 'a string'],
-  amount: [isAmount, 'an integer amount in milliunits'],
-  amountOrNull: [isAmountOrNull, 'an integer amount in milliunits or null'],
+  amount: [isAmount, 'an integer amount in milliunits within ±(2^53 - 1)'],
+  amountOrNull: [isAmountOrNull, 'an integer amount in milliunits within ±(2^53 - 1) or null'],
+  exactAmount: [isExactAmount, 'an integer amount in milliunits within int64'],
 } as const satisfies Record<string, readonly [Check, string]>;
 
 type FieldRules = Readonly<Record<string, keyof typeof CHECKS>>;
@@ -49,9 +59,9 @@ const RULES = {
     name: 'text',
     on_budget: 'boolean',
     closed: 'boolean',
-    balance: 'amount',
-    cleared_balance: 'amount',
-    uncleared_balance: 'amount',
+    balance: 'exactAmount',
+    cleared_balance: 'exactAmount',
+    uncleared_balance: 'exactAmount',
   },
   payees: { name: 'text' },
   payee_locations: { payee_id: 'string' },
@@ -59,9 +69,9 @@ const RULES = {
   categories: {
     category_group_id: 'string',
     name: 'text',
-    budgeted: 'amount',
-    activity: 'amount',
-    balance: 'amount',
+    budgeted: 'exactAmount',
+    activity: 'exactAmount',
+    balance: 'exactAmount',
     goal_target: 'amountOrNull',
   },
   transactions: {
@@ -85,10 +95,10 @@ const RULES = {
 
 /** Fields checked on live months (a month's categories follow `RULES.categories`). */
 const MONTH_RULES = {
-  income: 'amount',
-  budgeted: 'amount',
-  activity: 'amount',
-  to_be_budgeted: 'amount',
+  income: 'exactAmount',
+  budgeted: 'exactAmount',
+  activity: 'exactAmount',
+  to_be_budgeted: 'exactAmount',
 } as const satisfies FieldRules;
 
 /** A plan export's `data` without regard to its collections' rows (see `assertExportHead`). */
@@ -98,7 +108,7 @@ export interface ExportHead {
 }
 
 /** Throws ReplicaDataError unless `data` has the shape of a `getPlanById` response body. */
-export function assertPlanExport(data: unknown): asserts data is ResponseData['getPlanById'] {
+export function assertPlanExport(data: unknown): asserts data is PlanExport {
   assertExportHead(data);
   const plan: Record<string, unknown> = { ...data.plan };
   for (const collection of Object.keys(RULES)) {

@@ -25,7 +25,7 @@ export const builder = new SchemaBuilder<{
     SafeInt: { Input: number; Output: number };
     Latitude: { Input: number; Output: number | string };
     Longitude: { Input: number; Output: number | string };
-    Milliunits: { Input: number; Output: number };
+    Milliunits: { Input: number; Output: number | bigint };
     PlanId: { Input: string; Output: string };
     MonthSelector: { Input: string; Output: string };
   };

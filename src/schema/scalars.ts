@@ -121,12 +121,43 @@ function toMilliunits(value: unknown, node?: ValueNode): number {
   return value;
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Why an amount past 2^53 is an error, not a number: a sum of int64 amounts (a balance, a
+ * category's carried balance, a month's figures) may pass it, and the replica holds it exactly
+ * as a bigint, but a JSON number beyond ±(2^53 - 1) is rounded by every `JSON.parse` that reads
+ * it, silently. So the field fails (null, with this error at its path) and the amount's
+ * `…Formatted` text, a string, shows every digit (to the currency's decimals). No digits here: errors are logged.
+ */
+export function amountBeyondJson(): GraphQLError {
+  return gatewayError(
+    'this amount is past ±(2^53 - 1) milliunits, which no JSON number carries exactly; ' +
+      "its …Formatted text shows it exactly, to the currency's decimals",
+    'AMOUNT_BEYOND_JSON',
+  );
+}
+
+/**
+ * An amount on its way out: a safe integer as is, a bigint within the safe range as a number.
+ * Resolvers refuse a larger one first (`amountFields`), with the code; this is the backstop.
+ */
+export function serializedMilliunits(value: unknown): number {
+  if (typeof value === 'bigint') {
+    if (value < -MAX_SAFE || value > MAX_SAFE) throw amountBeyondJson();
+    return Number(value);
+  }
+  return toMilliunits(value);
+}
+
 export const Milliunits = builder.scalarType('Milliunits', {
   description:
     'An amount in milliunits: integer thousandths of the plan currency (1000 = 1.00; negative = ' +
     'outflow). Exact for any integer up to 2^53 - 1, so amounts beyond the 32-bit `Int` range ' +
-    'round-trip unchanged. Fractions are rejected.',
-  serialize: (value) => toMilliunits(value),
+    'round-trip unchanged. Fractions are rejected. A sum past 2^53 - 1 (a balance of a plan ' +
+    'with enormous amounts) is never rounded: the field fails with `AMOUNT_BEYOND_JSON` and its ' +
+    '`…Formatted` companion shows every digit.',
+  serialize: (value) => serializedMilliunits(value),
   parseValue: (value) => toMilliunits(value),
   parseLiteral: (node) =>
     toMilliunits(

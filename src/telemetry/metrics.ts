@@ -103,72 +103,63 @@ export function createGatewayMetrics({
   const registers = [registry];
   const names = boundedNames(MAX_OPERATION_NAMES);
 
-  const operations = new Counter({
-    name: 'gateway_operations_total',
-    help: 'GraphQL operations by name, type and outcome (ok, partial, error, refused before running).',
-    labelNames: ['operation', 'type', 'outcome'] as const,
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter({ name, help, labelNames, registers });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Histogram({ name, help, labelNames, buckets: SECONDS_BUCKETS, registers });
+
+  const operations = counter(
+    'gateway_operations_total',
+    'GraphQL operations by name, type and outcome (ok, partial, error, refused before running).',
+    ['operation', 'type', 'outcome'],
+  );
+  const operationSeconds = histogram(
+    'gateway_operation_duration_seconds',
+    'Execution time of GraphQL operations that ran.',
+    ['operation', 'type', 'outcome'],
+  );
+  const errors = counter(
+    'gateway_operation_errors_total',
+    'Errors in GraphQL answers by extensions.code.',
+    ['code'],
+  );
+  const stale = counter(
+    'gateway_stale_answers_total',
+    'Parts of answers served from an older copy because the upstream failed, by reason.',
+    ['reason'],
+  );
+  const upstreamSeconds = histogram(
+    'gateway_upstream_request_duration_seconds',
+    'Upstream HTTP attempts by operationId and status (or failure kind when no status came).',
+    ['operation_id', 'status'],
+  );
+  const syncs = counter(
+    'gateway_replica_syncs_total',
+    'Replica syncs by kind (a full export or a delta) and result.',
+    ['kind', 'result'],
+  );
+  const reconciliations = counter(
+    'gateway_replica_reconciliations_total',
+    'Comparisons of a replica with a full export, by outcome (clean, repaired, skipped, error).',
+    ['outcome'],
+  );
+  const drift = counter(
+    'gateway_replica_drift_total',
+    'Rows a reconciliation found different from the export (changed, missing or extra), by kind of entity.',
+    ['kind'],
+  );
+  readAtScrape(
     registers,
-  });
-  const operationSeconds = new Histogram({
-    name: 'gateway_operation_duration_seconds',
-    help: 'Execution time of GraphQL operations that ran.',
-    labelNames: ['operation', 'type', 'outcome'] as const,
-    buckets: SECONDS_BUCKETS,
+    'gateway_replicas',
+    'Plan replicas held in memory.',
+    () => replicas.stats().replicas,
+  );
+  readAtScrape(
     registers,
-  });
-  const errors = new Counter({
-    name: 'gateway_operation_errors_total',
-    help: 'Errors in GraphQL answers by extensions.code.',
-    labelNames: ['code'] as const,
-    registers,
-  });
-  const stale = new Counter({
-    name: 'gateway_stale_answers_total',
-    help: 'Parts of answers served from an older copy because the upstream failed, by reason.',
-    labelNames: ['reason'] as const,
-    registers,
-  });
-  const upstreamSeconds = new Histogram({
-    name: 'gateway_upstream_request_duration_seconds',
-    help: 'Upstream HTTP attempts by operationId and status (or failure kind when no status came).',
-    labelNames: ['operation_id', 'status'] as const,
-    buckets: SECONDS_BUCKETS,
-    registers,
-  });
-  const syncs = new Counter({
-    name: 'gateway_replica_syncs_total',
-    help: 'Replica syncs by kind (a full export or a delta) and result.',
-    labelNames: ['kind', 'result'] as const,
-    registers,
-  });
-  const reconciliations = new Counter({
-    name: 'gateway_replica_reconciliations_total',
-    help: 'Comparisons of a replica with a full export, by outcome (clean, repaired, skipped, error).',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
-  const drift = new Counter({
-    name: 'gateway_replica_drift_total',
-    help: 'Rows a reconciliation found different from the export (changed, missing or extra), by kind of entity.',
-    labelNames: ['kind'] as const,
-    registers,
-  });
-  new Gauge({
-    name: 'gateway_replicas',
-    help: 'Plan replicas held in memory.',
-    registers,
-    collect() {
-      this.set(replicas.stats().replicas);
-    },
-  });
-  new Gauge({
-    name: 'gateway_replica_bytes',
-    help: 'Estimated heap bytes of the replicas held (what REPLICA_MAX_MB bounds).',
-    registers,
-    collect() {
-      this.set(replicas.stats().bytes);
-    },
-  });
+    'gateway_replica_bytes',
+    'Estimated heap bytes of the replicas held (what REPLICA_MAX_MB bounds).',
+    () => replicas.stats().bytes,
+  );
   new Gauge({
     name: 'gateway_upstream_quota_tokens',
     help: 'Tokens seen in the rolling window, by the upstream requests they have left.',
@@ -235,64 +226,82 @@ export function createGatewayMetrics({
   };
 }
 
-// Private: the cluster's figures, read at scrape time; counters follow the tier's own counts.
-function registerClusterMetrics(registers: Registry[], cluster: { stats(): ClusterFigures }): void {
+// Private: a gauge without labels whose value is read when /metrics is scraped.
+function readAtScrape(registers: Registry[], name: string, help: string, read: () => number): void {
   new Gauge({
-    name: 'gateway_cluster_degraded',
-    help: '1 while Redis is unavailable and this instance works alone (local ledger, own syncs), else 0.',
+    name,
+    help,
     registers,
     collect() {
-      this.set(cluster.stats().degraded ? 1 : 0);
+      this.set(read());
     },
   });
-  const follow = (name: string, help: string, read: (stats: ClusterFigures) => number) => {
+}
+
+/** Private: the cluster's counts /metrics follows, each as a counter: name, help, figure. */
+const CLUSTER_COUNTERS: readonly (readonly [
+  string,
+  string,
+  Exclude<keyof ClusterFigures, 'degraded'>,
+])[] = [
+  [
+    'gateway_cluster_redis_round_trips_total',
+    'Round trips to Redis (a command, pipeline or script is one).',
+    'roundTrips',
+  ],
+  [
+    'gateway_cluster_fallbacks_total',
+    'Redis operations that found it unavailable or failed; the instance went on alone.',
+    'fallbacks',
+  ],
+  [
+    'gateway_cluster_timeouts_total',
+    'Redis round trips that ran out of the command timeout; the first took the link down.',
+    'timeouts',
+  ],
+  [
+    'gateway_cluster_rejected_entries_total',
+    'Entries found in Redis (leases, pauses, ledger entries, alias pointers, end messages) that were forged or sent again, ignored.',
+    'rejected',
+  ],
+  [
+    'gateway_cluster_relays_applied_total',
+    'Deltas fetched by other instances merged into replicas here, without an upstream call.',
+    'relaysApplied',
+  ],
+  [
+    'gateway_cluster_writes_applied_total',
+    'Writes through other instances applied to replicas here, without an upstream call.',
+    'writesApplied',
+  ],
+  [
+    'gateway_cluster_snapshot_warmups_total',
+    'Replicas installed from the snapshot tier instead of a plan export.',
+    'warmed',
+  ],
+];
+
+// Private: the cluster's figures, read at scrape time; counters follow the tier's own counts.
+function registerClusterMetrics(registers: Registry[], cluster: { stats(): ClusterFigures }): void {
+  readAtScrape(
+    registers,
+    'gateway_cluster_degraded',
+    '1 while Redis is unavailable and this instance works alone (local ledger, own syncs), else 0.',
+    () => (cluster.stats().degraded ? 1 : 0),
+  );
+  for (const [name, help, figure] of CLUSTER_COUNTERS) {
     let seen = 0;
     new Counter({
       name,
       help,
       registers,
       collect() {
-        const now = read(cluster.stats());
+        const now = cluster.stats()[figure];
         if (now > seen) this.inc(now - seen);
         seen = Math.max(seen, now);
       },
     });
-  };
-  follow(
-    'gateway_cluster_redis_round_trips_total',
-    'Round trips to Redis (a command, pipeline or script is one).',
-    (stats) => stats.roundTrips,
-  );
-  follow(
-    'gateway_cluster_fallbacks_total',
-    'Redis operations that found it unavailable or failed; the instance went on alone.',
-    (stats) => stats.fallbacks,
-  );
-  follow(
-    'gateway_cluster_timeouts_total',
-    'Redis round trips that ran out of the command timeout; the first took the link down.',
-    (stats) => stats.timeouts,
-  );
-  follow(
-    'gateway_cluster_rejected_entries_total',
-    'Entries found in Redis (leases, pauses, ledger entries, alias pointers, end messages) that were forged or sent again, ignored.',
-    (stats) => stats.rejected,
-  );
-  follow(
-    'gateway_cluster_relays_applied_total',
-    'Deltas fetched by other instances merged into replicas here, without an upstream call.',
-    (stats) => stats.relaysApplied,
-  );
-  follow(
-    'gateway_cluster_writes_applied_total',
-    'Writes through other instances applied to replicas here, without an upstream call.',
-    (stats) => stats.writesApplied,
-  );
-  follow(
-    'gateway_cluster_snapshot_warmups_total',
-    'Replicas installed from the snapshot tier instead of a plan export.',
-    (stats) => stats.warmed,
-  );
+  }
 }
 
 // Private: the first `max` distinct names keep their own series; clients cannot grow the

@@ -1,10 +1,12 @@
 /**
  * Response reading: the single place an upstream answer becomes data or an error. A non-2xx
  * answer becomes the REST error it carries (its body read up to a small limit); a 2xx answer
- * must be JSON holding a `data` object within the operation's size limit.
+ * must be JSON holding a `data` object within the operation's size limit. Integers beyond
+ * ±(2^53 − 1) (an account's balance past 2^53 milliunits) are read as bigints, never rounded.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
+import { parseExactJson } from '@plans-gateway/rest-contract';
 import {
   errorFromResponse,
   type FailedCall,
@@ -128,7 +130,7 @@ async function streamDataObject(
 function dataObjectOf(failed: FailedCall, status: number, bytes: Buffer): object {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8'));
+    parsed = parseExactJson(bytes.toString('utf8'));
   } catch {
     throw malformedResponse(failed, status, 'not JSON');
   }

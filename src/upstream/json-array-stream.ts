@@ -7,7 +7,8 @@
  * stream: their elements are cut out of the bytes as they arrive, a batch of about `batchBytes`
  * at a time, and parsed by `JSON.parse` (native, several times faster than any tokenizer written
  * in JavaScript; measured in docs/performance.md). Everything else (the "skeleton": the document
- * with those arrays left empty) is kept and parsed at the end; it is small and bounded.
+ * with those arrays left empty) is kept and parsed at the end; it is small and bounded. Integers
+ * beyond ±(2^53 − 1) (sums of int64 amounts) come out as bigints (`parseExactJson`), not rounded.
  *
  * The scanner only follows strings and brackets to find where elements end; the text of each
  * batch and of the skeleton still goes through `JSON.parse`, so anything malformed fails there
@@ -26,6 +27,8 @@
  * element boundary the scan finds, unless the array's guesses are often wrong (elements with
  * nested objects), which are then scanned to the array's end.
  */
+
+import { parseExactJson } from '@plans-gateway/rest-contract';
 
 /** Where the streamed arrays are, and who takes their elements. */
 export interface StreamedArrays {
@@ -269,7 +272,7 @@ export class JsonArraySplitter {
         [OPEN_BRACKET, ...this._batch, CLOSE_BRACKET],
         this._batchSize + 2,
       ).toString();
-      return JSON.parse(text) as unknown[];
+      return parseExactJson(text) as unknown[];
     } catch {
       return undefined;
     }
@@ -319,7 +322,7 @@ export class JsonArraySplitter {
     if (this._inString || this._depth !== 0) throw new JsonStreamError('the document is cut short');
     let document: unknown;
     try {
-      document = JSON.parse(Buffer.concat(this._skeleton, this._skeletonSize).toString('utf8'));
+      document = parseExactJson(Buffer.concat(this._skeleton, this._skeletonSize).toString('utf8'));
     } catch {
       throw new JsonStreamError('not JSON');
     }
@@ -396,7 +399,7 @@ export class JsonArraySplitter {
     let elements: unknown;
     try {
       const text = Buffer.concat([OPEN_BRACKET, ...pieces, CLOSE_BRACKET], size + 2).toString();
-      elements = JSON.parse(text);
+      elements = parseExactJson(text);
     } catch {
       throw new JsonStreamError(`an element of "${key}" is not JSON`);
     }

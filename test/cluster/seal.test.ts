@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { judgeLease, leaseValue } from '../../src/cluster/redis-leases.js';
 import {
   createTokenSeal,
+  openJson,
   redisName,
   SealError,
+  sealJson,
   signed,
   TokenSeals,
   verified,
@@ -89,5 +91,13 @@ describe('token seals', () => {
     seals.remember('b-token', tokenKey('b-token'));
     seals.remember('c-token', tokenKey('c-token'));
     expect(seals.get(tokenKey(TOKEN))).toBeUndefined();
+  });
+});
+
+describe('sealed JSON past 2^53', () => {
+  it('opens a relayed balance past 2^53 as the bigint it was sealed as', async () => {
+    const value = { data: { plan: { accounts: [{ id: 'a', balance: 2n ** 62n + 3n }] } } };
+    const opened = await openJson(seal, await sealJson(seal, value, 'pgw:s:big'), 'pgw:s:big');
+    expect(opened).toEqual(value);
   });
 });
