@@ -15,13 +15,13 @@ import httpTransport from '@graphql-mesh/transport-http';
 import {
   type DocumentNode,
   type GraphQLInputType,
-  type GraphQLSchema,
   getNullableType,
   getVariableValues,
   isEnumType,
   isInputObjectType,
   isListType,
   isNonNullType,
+  isObjectType,
   Kind,
   type OperationDefinitionNode,
   parse,
@@ -203,7 +203,7 @@ function printDocument(document: DocumentNode): string {
 describe('cost directives', () => {
   it('say what the prices say: connections sliced by first/last, walked filters, lists', () => {
     const plan = schema.getType('Plan');
-    if (!plan || !('getFields' in plan)) throw new Error('no Plan type');
+    if (!isObjectType(plan)) throw new Error('no Plan type');
     const transactions = costDirectivesOf(plan.getFields().transactions!);
     const listSize = transactions.field.find((d) => d.name.value === 'listSize');
     const args = Object.fromEntries(
