@@ -122,7 +122,11 @@ function configOf(
     replicaMaxBytes: settings.replicaMaxBytes,
     restCacheMaxBytes: settings.restCacheMaxBytes,
     operationDeadlineMs: settings.operationDeadlineMs,
-    limits: { ...DEFAULT_LIMITS, documentBytes: settings.maxDocumentBytes },
+    limits: {
+      ...DEFAULT_LIMITS,
+      documentBytes: settings.maxDocumentBytes,
+      costMode: settings.costLimitMode,
+    },
     documentCache: { ...DEFAULT_DOCUMENT_CACHE, maxBytes: settings.documentCacheMaxBytes },
     corsOrigins: settings.corsOrigins,
     corsAllowedHeaders: [...DEFAULT_CORS_ALLOWED_HEADERS, ...settings.corsExtraHeaders],

@@ -18,7 +18,7 @@
  * passed every stage.
  */
 import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
-import type { GatewayConfig, Limits } from '../config/config.js';
+import type { CostMode, GatewayConfig, Limits } from '../config/config.js';
 import { copyError, gatewayError } from '../errors/codes.js';
 import type { Credentials } from '../operation/credentials.js';
 import { type OperationReportSink, refusalReport } from '../telemetry/operation-report.js';
@@ -30,6 +30,7 @@ import {
   type SessionCredentials,
 } from './credentials.js';
 import { createDocumentCache, digestOf } from './document-cache.js';
+import type { OperationCost } from './operation-cost.js';
 import { createOperationLimits, type OperationLimits } from './operation-limits.js';
 import { forbiddenOrigin, isAllowedOrigin } from './origin.js';
 import { type Presented, presentedByRequest } from './presented.js';
@@ -87,8 +88,21 @@ export type Verdict =
       /** The text that runs (a hash-only request's from the manifest or the persisted store). */
       readonly query: string;
       readonly credentials: Credentials | null;
+      /** What the operation costs against the cost limit (null when it cannot be priced). */
+      readonly cost?: AdmittedCost | null;
     }
   | { readonly admitted: false; readonly stage: Stage; readonly error: GraphQLError };
+
+/**
+ * An admitted operation's price, as routers name it (`extensions.cost`): the estimate, the
+ * limit, and whether the limit would have refused it (only in `measure` mode does one run).
+ */
+export interface AdmittedCost {
+  readonly estimated: number;
+  readonly max: number;
+  readonly mode: CostMode;
+  readonly overLimit: boolean;
+}
 
 /** The parts of a request that name its operation, as a carrier received them (unchecked). */
 export interface RequestParams {
@@ -229,12 +243,17 @@ export function createAdmission({
     const notTrusted = operation.own ? null : untrusted(documents, query, operation.extensions);
     if (notTrusted) return refuse('trusted', notTrusted, document);
 
-    const overLimit = limitsOf(operation.schema ?? schema).refusal(
+    const operationLimits = limitsOf(operation.schema ?? schema);
+    const overLimit = operationLimits.refusal(
       document,
       operation.operationName,
       operation.variables,
     );
     if (overLimit) return refuse('limits', overLimit, document);
+    const cost = admittedCost(
+      operationLimits.price(document, operation.operationName, operation.variables),
+      limits,
+    );
 
     const admitted = document;
     const finish = (checked: CredentialsCheck | null): Verdict => {
@@ -244,7 +263,7 @@ export function createAdmission({
       const foreign = originRefusal(operation.origin, operation.ownOrigins, cookie);
       if (foreign) return refuse('origin', foreign, admitted);
       if (parsed) cache.set(digest, admitted, { length: query.length, tokens: parsed.tokens });
-      return { admitted: true, document: admitted, query, credentials };
+      return { admitted: true, document: admitted, query, credentials, cost };
     };
     if (operation.presented === undefined) return finish(null);
     const checked = credentialsStage.check(operation.presented);
@@ -325,6 +344,19 @@ function withStatus(error: GraphQLError, status: number): GraphQLError {
 }
 
 // Private: a refusal is reported like an operation that ran, with nothing it did not pass.
+function admittedCost(
+  priced: OperationCost | null,
+  limits: Pick<Limits, 'complexity' | 'costMode'>,
+): AdmittedCost | null {
+  if (!priced) return null;
+  return {
+    estimated: priced.complexity,
+    max: limits.complexity,
+    mode: limits.costMode ?? 'enforce',
+    overLimit: priced.complexity > limits.complexity,
+  };
+}
+
 function report(
   sinks: readonly OperationReportSink[],
   operation: OperationRequest,

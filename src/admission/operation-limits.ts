@@ -30,16 +30,25 @@ import {
 
 export type OperationLimitSettings = Pick<
   Limits,
-  'aliases' | 'directives' | 'depth' | 'breadth' | 'complexity'
+  'aliases' | 'directives' | 'depth' | 'breadth' | 'complexity' | 'costMode'
 >;
 
 export interface OperationLimits {
-  /** The first limit the operation `operationName` of `document` passes over, if any. */
+  /**
+   * The first limit the operation `operationName` of `document` passes over, if any. With
+   * `costMode: 'measure'` the cost limit refuses nothing (`price` says what it would refuse).
+   */
   refusal(
     document: DocumentNode,
     operationName: string | null | undefined,
     variables: Readonly<Record<string, unknown>> | null | undefined,
   ): GraphQLError | null;
+  /** What the operation costs (null when it cannot be priced), remembered as `refusal` does. */
+  price(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: Readonly<Record<string, unknown>> | null | undefined,
+  ): OperationCost | null;
 }
 
 export function createOperationLimits(
@@ -57,34 +66,49 @@ export function createOperationLimits(
     }
     return refusal;
   };
+  // The last operation priced by its variables: admission asks `refusal`, then `price`, for the
+  // same request in one turn, which walks it once.
+  let last: {
+    document: DocumentNode;
+    key: string;
+    variables: unknown;
+    cost: OperationCost | null;
+  } | null = null;
+  const price: OperationLimits['price'] = (document, operationName, variables) => {
+    const key = operationName ?? '';
+    if (last && last.document === document && last.key === key && last.variables === variables)
+      return last.cost;
+    let cost = fixedCosts.get(document)?.get(key);
+    if (cost === undefined) {
+      const priced = pricedOperation(
+        schema,
+        document,
+        operationName,
+        variables,
+        priceOf,
+        introspection,
+      );
+      cost = priced.cost;
+      // Kept unless a variable decided it (a page size, a filter, a list of ids), even one
+      // left to its default: the next request may send it.
+      if (!priced.byVariables) {
+        const byName = fixedCosts.get(document) ?? new Map<string, OperationCost | null>();
+        byName.set(key, cost);
+        fixedCosts.set(document, byName);
+      } else last = { document, key, variables, cost };
+    }
+    return cost;
+  };
   return {
+    price,
     refusal(document, operationName, variables) {
       const counts = countRefusal(document);
       if (counts) return counts;
-      const key = operationName ?? '';
-      let cost = fixedCosts.get(document)?.get(key);
-      if (cost === undefined) {
-        const priced = pricedOperation(
-          schema,
-          document,
-          operationName,
-          variables,
-          priceOf,
-          introspection,
-        );
-        cost = priced.cost;
-        // Kept unless a variable decided it (a page size, a filter, a list of ids), even one
-        // left to its default: the next request may send it.
-        if (!priced.byVariables) {
-          const byName = fixedCosts.get(document) ?? new Map<string, OperationCost | null>();
-          byName.set(key, cost);
-          fixedCosts.set(document, byName);
-        }
-      }
+      const cost = price(document, operationName, variables);
       if (!cost) return null;
       if (cost.depth > limits.depth) return tooComplex('depth', cost.depth, limits.depth);
       if (cost.breadth > limits.breadth) return tooComplex('breadth', cost.breadth, limits.breadth);
-      if (cost.complexity > limits.complexity)
+      if (cost.complexity > limits.complexity && limits.costMode !== 'measure')
         return tooComplex('cost', cost.complexity, limits.complexity);
       return null;
     },

@@ -18,6 +18,12 @@ export interface Limits {
   depth: number;
   /** Cost: fields weighted by list and page sizes (Pothos complexity; see src/schema/cost.ts). @default 100_000 */
   complexity: number;
+  /**
+   * `enforce` refuses an operation over `complexity`; `measure` runs it and logs what would
+   * have been refused (`wouldRefuse` on its log line), to try a limit before enforcing it.
+   * @default 'enforce'
+   */
+  costMode?: CostMode;
   /** Total selections in an operation. @default 1_000 */
   breadth: number;
   /** Aliases in one operation. @default 30 */
@@ -43,9 +49,13 @@ export interface Limits {
   nesting: number;
 }
 
+/** What the cost limit does with an operation over it (`Limits.costMode`). */
+export type CostMode = 'enforce' | 'measure';
+
 export const DEFAULT_LIMITS: Limits = {
   depth: 12,
   complexity: 100_000,
+  costMode: 'enforce',
   breadth: 1_000,
   aliases: 30,
   tokens: 5_000,

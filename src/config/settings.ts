@@ -5,6 +5,7 @@
  */
 import {
   type ClusterConfig,
+  type CostMode,
   DEFAULT_CLUSTER,
   DEFAULT_DOCUMENT_CACHE,
   DEFAULT_HTTP_CACHING,
@@ -57,6 +58,8 @@ export interface Settings {
   corsExtraHeaders: string[];
   /** Automatic persisted queries (hash-only requests). */
   persistedQueries: boolean;
+  /** The cost limit refuses (`enforce`) or only logs (`measure`) operations over it. */
+  costLimitMode: CostMode;
   /** The manifest of registered operations, and whether only those run. */
   trustedDocuments: { manifestPath: string; only: boolean } | undefined;
   /** ETag / 304 for GET queries, and the answer cache. */
@@ -147,6 +150,7 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   REPLICA_MAX_MB                memory budget of all replicas, and the largest plan export read (default ${DEFAULT_REPLICA_BYTES / 1024 / 1024})
   REST_CACHE_MAX_MB             memory budget of the per-token REST cache (default ${DEFAULT_REST_CACHE_BYTES / 1024 / 1024})
   OPERATION_DEADLINE_SECONDS    longest upstream wait of one operation before it answers stale (default ${DEFAULT_OPERATION_DEADLINE_MS / 1000})
+  COST_LIMIT_MODE               enforce: refuse operations over the cost limit; measure: run them and log them (default enforce)
   MAX_DOCUMENT_BYTES            bytes of one GraphQL document, comments included (default ${DEFAULT_LIMITS.documentBytes})
   DOCUMENT_CACHE_MAX_MB         memory budget of the parsed-document cache (default ${DEFAULT_DOCUMENT_CACHE.maxBytes / 1024 / 1024})
   CORS_ORIGINS                  comma-separated browser origins, or * (default *)
@@ -276,6 +280,7 @@ export function parseSettings(
         operationDeadlineMs:
           (optional(env, 'OPERATION_DEADLINE_SECONDS', (v, n) => integer(v, n, 1, 3_600)) ??
             DEFAULT_OPERATION_DEADLINE_MS / 1000) * 1000,
+        costLimitMode: optional(env, 'COST_LIMIT_MODE', costMode) ?? 'enforce',
         maxDocumentBytes:
           optional(env, 'MAX_DOCUMENT_BYTES', (v, n) =>
             integer(v, n, 1_024, DEFAULT_LIMITS.bodyBytes),
@@ -570,6 +575,12 @@ function logLevel(value: string, name: string): LogLevel {
   if (!(LOG_LEVELS as readonly string[]).includes(lower))
     throw new SettingError(`${name} must be one of ${LOG_LEVELS.join(', ')}; got ${show(value)}`);
   return lower as LogLevel;
+}
+
+function costMode(value: string, name: string): CostMode {
+  const lower = value.toLowerCase();
+  if (lower === 'enforce' || lower === 'measure') return lower;
+  throw new SettingError(`${name} must be enforce or measure; got ${show(value)}`);
 }
 
 function logFormat(value: string, name: string): boolean {

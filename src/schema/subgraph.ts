@@ -13,18 +13,34 @@
  * - its price for the admission path (`entitiesCost` in `cost.ts`): each representation is a
  *   lookup, priced with the selections of its own type.
  */
+import { printSubgraphSchema } from '@apollo/subgraph';
 import { type GraphQLFieldResolver, type GraphQLSchema, isScalarType } from 'graphql';
 import { builder } from './builder.js';
 import type { GatewayContext } from './context.js';
 import { entitiesCost } from './cost.js';
+import { annotateCosts } from './cost-directives.js';
 import { ENTITY_KEYS, type EntityName, type KeyRule } from './entities.js';
 import { badUserInput, checkId } from './input-checks.js';
 
-/** The federation spec the subgraph links (Pothos's default, which both routers compose). */
-const FEDERATION_SPEC = 'https://specs.apollo.dev/federation/v2.6';
+/**
+ * The federation spec the subgraph links: v2.9 is the first with the cost directives routers
+ * price operations by (`@cost`, `@listSize`), which `cost-directives.ts` writes from the
+ * gateway's own prices.
+ */
+const FEDERATION_SPEC = 'https://specs.apollo.dev/federation/v2.9';
+const FEDERATION_IMPORTS = ['@key', '@cost', '@listSize'];
 
 export function buildSubgraphSchema(): GraphQLSchema {
-  const schema = builder.toSubGraphSchema({ linkUrl: FEDERATION_SPEC });
+  const schema = builder.toSubGraphSchema({
+    linkUrl: FEDERATION_SPEC,
+    federationDirectives: FEDERATION_IMPORTS,
+  });
+  annotateCosts(schema);
+  // The plugin printed `_service { sdl }` before the prices were written into the schema.
+  const service = schema.getQueryType()?.getFields()._service;
+  if (!service) throw new Error('the federation plugin made no _service field');
+  const sdl = printSubgraphSchema(schema);
+  service.resolve = () => ({ sdl });
   const entities = schema.getQueryType()?.getFields()._entities;
   if (!entities?.resolve) throw new Error('the federation plugin made no _entities field');
   const resolveEach = entities.resolve as GraphQLFieldResolver<unknown, GatewayContext>;

@@ -74,7 +74,11 @@ const DEGRADED = new Set(['UPSTREAM_UNAVAILABLE', 'UPSTREAM_ERROR', 'RATE_LIMITE
 
 function levelOf(report: OperationReport): 'info' | 'warn' | 'error' {
   if (report.errorCodes.includes('INTERNAL_SERVER_ERROR')) return 'error';
-  if (report.stale.length > 0 || report.errorCodes.some((code) => DEGRADED.has(code)))
+  if (
+    report.stale.length > 0 ||
+    report.wouldRefuse !== undefined ||
+    report.errorCodes.some((code) => DEGRADED.has(code))
+  )
     return 'warn';
   return 'info';
 }

@@ -22,6 +22,11 @@ export interface OperationReport {
   cacheHits: number;
   stale: readonly StaleNotice[];
   errorCodes: string[];
+  /**
+   * The cost limit in `measure` mode let this operation run: what enforcing it would have
+   * answered (`OPERATION_TOO_COMPLEX`, the estimate and the limit).
+   */
+  wouldRefuse?: { limit: 'cost'; value: number; max: number };
 }
 
 export type OperationReportSink = (report: OperationReport) => void;

@@ -40,8 +40,12 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
-/** The federation versions the suite accepts, and what it accepts to be imported from them. */
-const SUPPORTED_VERSIONS = /^2\.[0-7]$/;
+/**
+ * The federation versions the suite accepts, and what it accepts to be imported from them; v2.9
+ * adds the cost directives (`@cost`, `@listSize`) routers price operations by, which this
+ * subgraph publishes (docs/federation.md#demand-control).
+ */
+const SUPPORTED_VERSIONS = /^2\.[0-9]$/;
 const ALLOWED_IMPORTS = new Set([
   '@authenticated',
   '@composeDirective',
@@ -60,6 +64,8 @@ const ALLOWED_IMPORTS = new Set([
   'FieldSet',
   'Scope',
   'Policy',
+  '@cost',
+  '@listSize',
 ]);
 
 describe('Apollo subgraph compatibility rules', () => {

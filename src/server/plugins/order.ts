@@ -45,6 +45,7 @@ import type { RequestIds } from './use-request-id.js';
 import { useResponseExtensions } from './use-response-extensions.js';
 import { useSignIn } from './use-sign-in.js';
 import { useStreamsNeedStreaming } from './use-streams-need-streaming.js';
+import { useSubgraphCacheHints } from './use-subgraph-cache-hints.js';
 import { useSubgraphEndpoint } from './use-subgraph-endpoint.js';
 
 /** What yoga takes as a plugin of the gateway's server (some read the gateway's context). */
@@ -113,6 +114,8 @@ export function subgraphPlugins(
 ): GatewayPlugin[] {
   return guarded(options, [
     ...operationPlugins(config, options, served),
+    // Routers' caches: docs/federation.md#cache-hints.
+    useSubgraphCacheHints({ maxAgeMs: config.maxAgeMs }),
     useRequestBodyLimit(config.limits.bodyBytes),
   ]);
 }

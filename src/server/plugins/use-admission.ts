@@ -1,6 +1,11 @@
 import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
-import type { Admission, OperationRequest, Verdict } from '../../admission/admission.js';
+import type {
+  Admission,
+  AdmittedCost,
+  OperationRequest,
+  Verdict,
+} from '../../admission/admission.js';
 import { ownOriginsOf } from '../../admission/origin.js';
 import { copyError, gatewayError } from '../../errors/codes.js';
 import type { Credentials } from '../../operation/credentials.js';
@@ -37,14 +42,14 @@ export interface UseAdmissionOptions {
 export function useAdmission(
   admission: Admission,
   { requestIdOf, schema, signIn = false }: UseAdmissionOptions,
-): Plugin<{ credentials?: Credentials | null }> {
+): Plugin<{ credentials?: Credentials | null; admittedCost?: AdmittedCost | null }> {
   const operationOf = (request: Request, params: GraphQLParams): OperationRequest => ({
     ...requestOperation(admission, request, params, requestIdOf),
     ...(schema ? { schema } : {}),
   });
   const admitted = new WeakMap<
     GraphQLParams,
-    { document: DocumentNode; credentials: Credentials | null }
+    { document: DocumentNode; credentials: Credentials | null; cost?: AdmittedCost | null }
   >();
   const valid = new WeakSet<DocumentNode>();
   return {
@@ -78,7 +83,7 @@ export function useAdmission(
       // Fail closed: nothing reaches execution without passing admission.
       if (!verdict) throw gatewayError('The operation was not admitted.', 'INTERNAL_SERVER_ERROR');
       setParsedDocument(verdict.document);
-      extendContext({ credentials: verdict.credentials });
+      extendContext({ credentials: verdict.credentials, admittedCost: verdict.cost ?? null });
     },
     onExecutionResult({ request, result, setResult }) {
       // A session whose grant ended mid-operation (the upstream refused its token), or a page

@@ -1,5 +1,6 @@
 import { type ExecutionResult, type GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import type { AdmittedCost } from '../../admission/admission.js';
 import type { GatewayContext } from '../../schema/context.js';
 import type { OperationOutcome } from '../../telemetry/metrics.js';
 import {
@@ -82,6 +83,7 @@ export function useOperationReport({
             cacheHits: cost.cacheHits,
             stale: [...cost.stale],
             errorCodes,
+            ...wouldRefuse(context),
           });
         },
       };
@@ -100,4 +102,12 @@ function outcomeOf(result: ExecutionResult, errorCodes: readonly string[]): Oper
   const data = result.data;
   const empty = !data || Object.values(data).every((value) => value === null);
   return empty ? 'error' : 'partial';
+}
+
+/** `measure` mode: the cost limit would have refused this operation (admission priced it). */
+function wouldRefuse(context: GatewayContext): Pick<OperationReport, 'wouldRefuse'> {
+  const cost = (context as GatewayContext & { admittedCost?: AdmittedCost | null }).admittedCost;
+  return cost?.overLimit
+    ? { wouldRefuse: { limit: 'cost', value: cost.estimated, max: cost.max } }
+    : {};
 }

@@ -36,8 +36,42 @@ export interface Router {
   close(): Promise<void>;
 }
 
-export async function startRouter(supergraphSdl: string): Promise<Router> {
+/** Options a test adds to the router's (its response cache, its demand control). */
+export type RouterExtras = Pick<
+  Parameters<typeof createGatewayRuntime>[0],
+  'responseCaching' | 'demandControl' | 'cache'
+>;
+
+/**
+ * A key-value cache for the router's response cache (Hive Gateway takes any `KeyValueCache`):
+ * entries in a map, expired by their TTL on the runtime's own clock (real time: a router's
+ * entries live seconds, far longer than a test).
+ */
+export function mapCache() {
+  const entries = new Map<string, { value: unknown; until: number }>();
+  const live = (key: string) => {
+    const entry = entries.get(key);
+    if (entry && entry.until <= Date.now()) entries.delete(key);
+    return entries.get(key);
+  };
+  return {
+    get: (key: string) => live(key)?.value,
+    set(key: string, value: unknown, options?: { ttl?: number | null }) {
+      const ttl = options?.ttl;
+      entries.set(key, { value, until: ttl ? Date.now() + ttl * 1000 : Number.POSITIVE_INFINITY });
+    },
+    delete: (key: string) => entries.delete(key),
+    getKeysByPrefix: (prefix: string) =>
+      [...entries.keys()].filter((key) => key.startsWith(prefix)),
+  };
+}
+
+export async function startRouter(
+  supergraphSdl: string,
+  extras: RouterExtras = {},
+): Promise<Router> {
   const runtime = createGatewayRuntime({
+    ...extras,
     supergraph: supergraphSdl,
     logging: false,
     deferStream: true,
