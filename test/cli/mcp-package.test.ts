@@ -52,7 +52,9 @@ beforeAll(async () => {
   });
   expect(pack.code, pack.output).toBe(0);
   // npm prints notices before the JSON on some versions: the JSON is the last array.
-  [packed] = JSON.parse(pack.output.slice(pack.output.indexOf('[\n'))) as Packed[];
+  const [first] = JSON.parse(pack.output.slice(pack.output.indexOf('[\n'))) as Packed[];
+  expect(first).toBeDefined();
+  packed = first!;
   // An empty project, as a user's folder (or npx's cache) is.
   mkdirSync(app);
   writeFileSync(
@@ -70,7 +72,7 @@ beforeAll(async () => {
       '--ignore-scripts',
       '--no-audit',
       '--no-fund',
-      join(scratch, packed!.filename),
+      join(scratch, packed.filename),
     ],
     { cwd: app, timeoutMs: 480_000 },
   );

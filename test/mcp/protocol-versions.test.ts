@@ -14,7 +14,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type TimedStack } from '../support/stack.js';
+import { type Stack, startStack } from '../support/stack.js';
 import { amountsIn, call, textOf } from './support/mcp-clients.js';
 import { rpcAt } from './support/raw-mcp.js';
 
@@ -22,7 +22,7 @@ const TOKEN = 'mcp-versions-token-0123456789';
 const NEWEST = LATEST_PROTOCOL_VERSION;
 const PREVIOUS = SUPPORTED_PROTOCOL_VERSIONS[1]!;
 
-let stack: TimedStack;
+let stack: Stack;
 const clients: Client[] = [];
 
 beforeAll(async () => {
