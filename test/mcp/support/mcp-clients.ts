@@ -33,21 +33,36 @@ export interface StdioServer {
   killGroup(): void;
   /** Whether any process of the group is alive. */
   alive(): boolean;
+  /** Closes the client, then kills what is left of the group. */
+  close(): Promise<void>;
 }
 
 /** The sources through tsx, as `npm run mcp` runs them. */
 const FROM_SOURCES = ['--import', 'tsx', 'src/cli.ts', 'mcp'];
 
-/** `node <args>` (`src/cli.ts mcp` by default) with `env`, and a client over its stdio. */
+/** How to start the server: `node` in the checkout unless said otherwise. */
+export interface StdioCommand {
+  /** The program (`npx`, a bin's path); node by default. */
+  readonly command?: string;
+  readonly cwd?: string;
+}
+
+/**
+ * `node <args>` (`src/cli.ts mcp` by default) with `env`, and the SDK's client connected over
+ * its stdio: the harness any conversation (a function of a connected `Client`) runs over stdio
+ * with, `const server = await launchStdio(env); await conversation(server.client); await
+ * server.close()`.
+ */
 export async function launchStdio(
   env: Record<string, string>,
   args: readonly string[] = FROM_SOURCES,
+  { command = process.execPath, cwd = ROOT }: StdioCommand = {},
 ): Promise<StdioServer> {
   const transport = new StdioClientTransport({
     // setsid: the server leads a process group of its own (the same pid: setsid execs).
     command: 'setsid',
-    args: [process.execPath, ...args],
-    cwd: ROOT,
+    args: [command, ...args],
+    cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_FORMAT: 'json', ...env },
     stderr: 'pipe',
   });
@@ -78,6 +93,10 @@ export async function launchStdio(
     client,
     stderr: () => stderr,
     killGroup,
+    async close() {
+      await client.close().catch(() => {});
+      killGroup();
+    },
     alive() {
       if (group() <= 1) return false;
       try {

@@ -1,0 +1,142 @@
+/**
+ * The one-line install for desktop assistants: `npm pack` of the gateway (its build, the bin,
+ * the workspace packages it imports bundled inside) installed into an empty folder, and
+ * `npx plans-gateway-mcp` there answering the SDK's stdio client against a sandbox on loopback.
+ * Nothing of the checkout is used once installed: no tsx, no sources, no workspace links.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  amountsIn,
+  call,
+  launchStdio,
+  type StdioServer,
+  textOf,
+} from '../mcp/support/mcp-clients.js';
+import { exclusively } from '../support/exclusive.js';
+import { runCommand } from '../support/run-command.js';
+import { ROOT } from './support/process.js';
+
+interface Packed {
+  readonly filename: string;
+  readonly files: readonly { path: string }[];
+  readonly bundled: readonly string[];
+}
+
+let sandbox: Sandbox;
+let scratch: string;
+let app: string;
+let packed: Packed;
+let server: StdioServer | undefined;
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'gateway-mcp-package-'));
+  app = join(scratch, 'app');
+  // The build as build.test.ts runs it (one at a time in this checkout: the second finds it up
+  // to date), and the pack under the same lock, so no other run rewrites dist/ while it is read.
+  // `--ignore-scripts`: the pack's own `prepack` would build again, with the type check.
+  const pack = await exclusively('npm run build', async () => {
+    const build = await runCommand('npm', ['run', 'build', '--', '--noCheck'], {
+      cwd: ROOT,
+      timeoutMs: 300_000,
+    });
+    expect(build.code, build.output).toBe(0);
+    return runCommand(
+      'npm',
+      ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch],
+      { cwd: ROOT },
+    );
+  });
+  expect(pack.code, pack.output).toBe(0);
+  // npm prints notices before the JSON on some versions: the JSON is the last array.
+  const [first] = JSON.parse(pack.output.slice(pack.output.indexOf('[\n'))) as Packed[];
+  expect(first).toBeDefined();
+  packed = first!;
+  // An empty project, as a user's folder (or npx's cache) is.
+  mkdirSync(app);
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'assistant-host', version: '1.0.0', private: true }),
+  );
+  // From the local cache where it has the packages (the registry otherwise). Install scripts
+  // are skipped: better-sqlite3's compiles SQLite when no prebuilt binary can be fetched
+  // (minutes on two cores), and the stdio server never opens a database.
+  const install = await runCommand(
+    'npm',
+    [
+      'install',
+      '--prefer-offline',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      join(scratch, packed.filename),
+    ],
+    { cwd: app, timeoutMs: 480_000 },
+  );
+  expect(install.code, install.output).toBe(0);
+  sandbox = await createSandbox({ port: 0, host: '127.0.0.1', rateLimit: false });
+}, 900_000);
+
+afterAll(async () => {
+  await server?.close();
+  await sandbox?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('holds the build, the bin and the bundled workspace packages, and no sources', () => {
+    const paths = packed.files.map((file) => file.path);
+    expect(paths).toContain('bin/plans-gateway-mcp.js');
+    expect(paths).toContain('dist/cli.js');
+    expect(paths).toContain('dist/mcp/operations/plan-overview.graphql');
+    expect(paths).toContain('node_modules/@plans-gateway/sandbox/dist/index.js');
+    expect(paths).toContain('node_modules/@plans-gateway/rest-contract/dist/index.js');
+    expect([...packed.bundled].sort()).toEqual([
+      '@plans-gateway/rest-contract',
+      '@plans-gateway/sandbox',
+    ]);
+    expect(
+      paths.filter((path) => /(^|\/)src\/|\.ts$/.test(path) && !path.endsWith('.d.ts')),
+    ).toEqual([]);
+    const installed = join(app, 'node_modules/plans-graphql-gateway');
+    expect(existsSync(join(installed, 'dist/cli.js'))).toBe(true);
+    // The workspace packages come from inside the tarball, not as links to the checkout.
+    const sandboxManifest = join(installed, 'node_modules/@plans-gateway/sandbox/package.json');
+    const hoisted = join(app, 'node_modules/@plans-gateway/sandbox/package.json');
+    expect(existsSync(sandboxManifest) || existsSync(hoisted)).toBe(true);
+    expect(readFileSync(join(app, 'package.json'), 'utf8')).toContain('plans-graphql-gateway');
+  });
+
+  it('runs `npx plans-gateway-mcp` over stdio: lists the tools and calls one', async () => {
+    server = await launchStdio(
+      {
+        UPSTREAM_URL: sandbox.url,
+        PLANS_TOKEN: sandbox.users[0]!.token,
+        npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? '', '.npm'),
+      },
+      ['--offline', 'plans-gateway-mcp'],
+      { command: 'npx', cwd: app },
+    );
+    const { tools } = await server.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['list_plans', 'plan_overview', 'month_budget']),
+    );
+    const overview = tools.find((tool) => tool.name === 'plan_overview');
+    expect(overview?.outputSchema?.type).toBe('object');
+    const result = await call(server.client, 'plan_overview', {
+      planId: sandbox.users[0]!.planIds[0]!,
+    });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ plan: { name: 'Demo Household' } });
+    const amounts = amountsIn(result.structuredContent);
+    expect(amounts.length).toBeGreaterThan(0);
+    for (const amount of amounts)
+      expect(Number(amount.decimal) * 1000).toBeCloseTo(amount.milliunits, 6);
+    // The server ran from the installed package, against this sandbox.
+    expect(server.stderr()).toContain('"msg":"mcp over stdio"');
+    expect(sandbox.calls().length).toBeGreaterThan(0);
+  });
+});
