@@ -11,7 +11,8 @@
  *   `src/authorization`). None: 401 with `WWW-Authenticate: Bearer realm="plans-gateway"`; one
  *   that cannot be a token, that the upstream refused, or a gateway token refused: 401 with
  *   `error="invalid_token"`. With an authorization server, each 401 also names the resource's
- *   metadata (`resource_metadata`, RFC 9728), where an MCP client starts signing in. A new
+ *   metadata (`resource_metadata`, RFC 9728), where an MCP client starts signing in. A gateway
+ *   token that could not be checked (sign-in's store down) answers 503 with `Retry-After`. A new
  *   session proves its token first (one upstream call for a token not yet accepted, shared by the
  *   token gate), so made-up tokens cannot fill the session table.
  * - Sessions: bound to the token that opened them (another token gets 404, as for an unknown
@@ -237,6 +238,12 @@ export function createMcpHttp(parts: McpParts): McpHttp {
           resourceMetadata,
         );
       const checked = await gateway.admission.credentials(presented);
+      // The store that checks gateway tokens did not answer: the token may be good, so the
+      // client retries rather than signing in again (as /graphql answers).
+      if (!checked.ok && checked.error.extensions.code === 'SIGN_IN_UNAVAILABLE') {
+        response.setHeader('retry-after', '1');
+        return rpcError(response, 503, -32001, checked.error.message);
+      }
       if (!checked.ok)
         return unauthorized(
           response,

@@ -43,6 +43,7 @@ async function userWith(headers: Record<string, string>) {
 it('answers 503 SIGN_IN_UNAVAILABLE for a session and a gateway token while Redis is down', async () => {
   const client = await publicClient(stack);
   const { access, refresh } = await tokensFor(stack, client, stack.graphqlUrl);
+  const forMcp = await tokensFor(stack, client, stack.mcpUrl);
   const session = await signIn(stack.origin);
   const cookie = { cookie: `${SESSION_COOKIE}=${session}` };
   expect((await userWith({ authorization: `Bearer ${access}` })).status).toBe(200);
@@ -57,6 +58,23 @@ it('answers 503 SIGN_IN_UNAVAILABLE for a session and a gateway token while Redi
     expect(body.errors[0]?.extensions.code).toBe('SIGN_IN_UNAVAILABLE');
     for (const secret of [access, session]) expect(answer.text).not.toContain(secret);
   }
+  // /mcp says the same in JSON-RPC: 503 with Retry-After, not a 401 that restarts sign-in.
+  const mcp = await fetch(stack.mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${forMcp.access}`,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  expect(mcp.status).toBe(503);
+  expect(mcp.headers.get('retry-after')).toBe('1');
+  expect(mcp.headers.get('www-authenticate')).toBeNull();
+  const mcpText = await mcp.text();
+  expect(mcpText).toContain('Sign-in could not check');
+  expect(mcpText).not.toContain(forMcp.access);
+
   const refreshed = await tokenRequest(stack, {
     grant_type: 'refresh_token',
     client_id: client,
@@ -69,5 +87,5 @@ it('answers 503 SIGN_IN_UNAVAILABLE for a session and a gateway token while Redi
   expect(bearer.status).toBe(200);
 
   const logged = stack.logged();
-  for (const secret of [access, refresh, session]) expect(logged).not.toContain(secret);
+  for (const secret of [access, refresh, session, forMcp.access]) expect(logged).not.toContain(secret);
 }, 60_000);
