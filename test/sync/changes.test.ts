@@ -10,8 +10,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIVE } from '../../src/config/config.js';
-import { type StackOptions, startStack } from '../support/stack.js';
 import { callsOf, LIVE, type LiveStack, openAccount, outsideWrite } from '../live/support/live.js';
+import { type StackOptions, startStack } from '../support/stack.js';
 
 const TOKEN = 'sync-token-00000000001';
 const OTHER = 'sync-token-00000000002';
@@ -63,7 +63,13 @@ async function started(options: Pick<StackOptions, 'config'> = {}): Promise<Live
     sandbox: {
       rateLimit: false,
       users: [
-        { token: TOKEN, plans: [{ seed: 7, transactions: 300 }, { seed: 8, transactions: 10 }] },
+        {
+          token: TOKEN,
+          plans: [
+            { seed: 7, transactions: 300 },
+            { seed: 8, transactions: 10 },
+          ],
+        },
         { token: OTHER, plans: [{ seed: 9, transactions: 10 }] },
       ],
     },
@@ -118,9 +124,15 @@ describe('changes(planId, since)', () => {
     const { cursor } = page(await changes(s));
     const account = await openAccount(s);
     const created = await outsideWrite(s, account, 'coffee offline');
-    const { transactions } = await s.writer.getTransactions({ token: s.token }, { planId: s.planId });
+    const { transactions } = await s.writer.getTransactions(
+      { token: s.token },
+      { planId: s.planId },
+    );
     const victim = transactions.find((tx) => !tx.deleted && tx.id !== created.id)!;
-    await s.writer.deleteTransaction({ token: s.token }, { planId: s.planId, transactionId: victim.id });
+    await s.writer.deleteTransaction(
+      { token: s.token },
+      { planId: s.planId, transactionId: victim.id },
+    );
     stale(s);
     s.sandbox.resetCalls();
 
@@ -205,4 +217,3 @@ describe('changes(planId, since)', () => {
     }
   });
 });
-
