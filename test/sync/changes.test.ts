@@ -216,4 +216,22 @@ describe('changes(planId, since)', () => {
       expect(answer.body.errors?.[0]?.message).toMatch(/cursor was not issued/);
     }
   });
+
+  it('is priced like the rows a page may hold, before it runs', async () => {
+    const s = await started();
+    const { cursor } = page(await changes(s));
+    s.sandbox.resetCalls();
+    const fanOut = `query($planId: PlanId!, $since: String) {
+      changes(planId: $planId, since: $since) {
+        ... on ChangesPage { changes { transactions { id account { transactions(first: 100) { nodes { id } } } } } }
+      }
+    }`;
+    // A page holds up to 500 transactions, each asking for a page of 100: refused.
+    const refused = await s.gql(fanOut, { planId: s.planId, since: cursor });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('OPERATION_TOO_COMPLEX');
+    expect(callsOf(s.sandbox)).toEqual([]);
+    // What a screen needs of a page is well within the limits.
+    const fine = await s.gql(CHANGES, { planId: s.planId, since: cursor });
+    expect(fine.body.errors).toBeUndefined();
+  });
 });
