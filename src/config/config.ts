@@ -185,6 +185,8 @@ export const DEFAULT_CORS_ALLOWED_HEADERS: readonly string[] = [
   'baggage',
   'sentry-trace',
   'x-request-id',
+  // Offline write queues replay writes with it (src/writes/idempotency.ts).
+  'idempotency-key',
   // Browser sign-in's sign-out: a header a page elsewhere cannot send without a preflight.
   'x-requested-with',
 ];

@@ -46,6 +46,7 @@ import {
   type UpstreamClientOptions,
 } from '../upstream/client.js';
 import type { RequestLedger } from '../upstream/request-ledger.js';
+import { createIdempotentWrites } from '../writes/idempotency.js';
 import { createSettling } from '../writes/settling.js';
 import { ownCluster, requestLedger } from './cluster.js';
 import { createGatewayLive } from './live.js';
@@ -323,6 +324,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     webhooks: webhooks.registry,
     settling,
     freshnessOf,
+    idempotentWrites: createIdempotentWrites({ now }),
   });
   let subgraphEndpoint: SubgraphEndpoint | undefined;
   // The subgraph answers behind the gateway's door (CORS, headers, compression): no CORS of its own.

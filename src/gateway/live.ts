@@ -4,6 +4,7 @@ import { createPollBudget, type PollBudget } from '../live/budget.js';
 import { createLiveHub, type LiveHub } from '../live/hub.js';
 import type { LiveBus } from '../live/live-bus.js';
 import type { PollLeases } from '../live/poll-leases.js';
+import { createCursorSeal } from '../live/sync-cursor.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { Clock } from '../time/clock.js';
 import type { Scheduler } from '../time/scheduler.js';
@@ -57,6 +58,8 @@ export function createGatewayLive(options: GatewayLiveOptions): GatewayLive {
     eventLimits: { rows: config.live.eventRows, bytes: config.live.eventBytes },
     pendingBytesPerSubscriber: config.live.pendingBytesPerSubscriber,
     onError,
+    // Sealed under the operator's key, cursors open on every instance that shares it.
+    cursorSeal: createCursorSeal(config.webhooks?.key ?? config.signIn?.key),
     ...(bus ? { bus } : {}),
     ...(leases ? { leases } : {}),
   });

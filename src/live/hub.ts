@@ -37,7 +37,7 @@ import type { AppliedChange } from '../replica/store.js';
 import type { Freshness, PlanSnapshot, ReplicaStore } from '../replica/types.js';
 import type { Scheduler } from '../time/scheduler.js';
 import type { PollBudget } from './budget.js';
-import type { ChangeLog, ChangeLogLimits, LogEntry } from './change-log.js';
+import { ChangeLog, type ChangeLogLimits, type LogEntry } from './change-log.js';
 import {
   admitSubscriber,
   type Channel,
@@ -59,6 +59,8 @@ import {
 } from './parts.js';
 import { createLocalLeases, type PollLeases } from './poll-leases.js';
 import { type ReplayPlan, replayItems, replayParts, replayPlan } from './replay.js';
+import { syncPage } from './sync.js';
+import { type CursorSeal, createCursorSeal } from './sync-cursor.js';
 
 /** @default 100 subscriptions per token on one instance */
 export const DEFAULT_SUBSCRIPTIONS_PER_TOKEN = 100;
@@ -88,6 +90,8 @@ export interface LiveHubOptions {
   pendingBytesPerSubscriber?: number;
   /** Unexpected poll failures (the poller backs off and carries on). @default ignored */
   onError?: (error: unknown) => void;
+  /** Seals the `changes` query's cursors. @default sealed under a key of this process */
+  cursorSeal?: CursorSeal;
 }
 
 export interface OpenRequest<T> {
@@ -114,7 +118,23 @@ export interface LiveOperations {
   ): Promise<AsyncIterableIterator<T | GraphQLError>>;
   /** Makes this operation's loaders read the plan as the replica holds it now (before an event resolves). */
   prime(planId: string): void;
+  /**
+   * The `changes` query (sync.ts): the page of the plan's changes after the sealed cursor
+   * `since` (none: the current cursor, no rows), read through this operation's loaders.
+   */
+  changes(planId: string, since: string | undefined): Promise<SyncResult>;
 }
+
+/** What `changes` answers: a page (and the cursor after it), or "reload" (and the cursor to start from). */
+export type SyncResult =
+  | {
+      readonly kind: 'page';
+      readonly planId: string;
+      readonly change: PlanChange;
+      readonly cursor: string;
+      readonly hasMore: boolean;
+    }
+  | { readonly kind: 'reload'; readonly planId: string; readonly cursor: string };
 
 export interface LiveHubStats {
   /** (token, plan) pairs with subscribers, each with one poller. */
@@ -159,6 +179,7 @@ interface HubState extends LiveState {
   seq: number;
   /** Set by `close`: opens are refused from then on. */
   closed: boolean;
+  readonly cursorSeal: CursorSeal;
 }
 
 export function createLiveHub(options: LiveHubOptions): LiveHub {
@@ -167,7 +188,7 @@ export function createLiveHub(options: LiveHubOptions): LiveHub {
     scheduler: live.poll.scheduler,
     applied: (change) => publishApplied(live, change),
     open: <T>(request: OpenRequest<T>) => openFeed(live, request),
-    forOperation: (deps) => operationsFor(hub, live.replicas, deps),
+    forOperation: (deps) => operationsFor(hub, live, deps),
     stats: () => statsOf(live),
     renewToken(tokenKey, token) {
       for (const channel of live.channels.values())
@@ -195,6 +216,7 @@ function hubStateOf(options: LiveHubOptions): HubState {
     eventLimits = DEFAULT_EVENT_LIMITS,
     pendingBytesPerSubscriber = DEFAULT_PENDING_BYTES,
     onError = () => {},
+    cursorSeal = createCursorSeal(),
   } = options;
   const positive = (name: string, value: number) => {
     if (!Number.isSafeInteger(value) || value < 1) {
@@ -225,6 +247,7 @@ function hubStateOf(options: LiveHubOptions): HubState {
     sizes: new RowSizes(),
     seq: 0,
     closed: false,
+    cursorSeal,
   };
   return live;
 }
@@ -465,10 +488,13 @@ function startFeed<T>(
 // Private: `open` and `prime` bound to one operation's token, freshness and loaders.
 function operationsFor(
   hub: LiveHub,
-  replicas: Pick<ReplicaStore, 'peek'>,
+  live: HubState,
   { credentials, freshness, loaders }: Parameters<LiveHub['forOperation']>[0],
 ): LiveOperations {
+  const { replicas } = live;
   return {
+    changes: (planId, since) =>
+      changesFor(live, requireCredentials(credentials), loaders, planId, since),
     open: (planId, { since, select }) =>
       hub.open({
         credentials,
@@ -485,6 +511,31 @@ function operationsFor(
       loaders.prime(planId, held.snapshot);
     },
   };
+}
+
+// Private: the `changes` query over the plan as this operation reads it (the read does what
+// freshness allows upstream, nothing more) and the (token, plan) log, started here if none is
+// kept. The cursor opens only for this caller and plan (sync-cursor.ts).
+async function changesFor(
+  live: HubState,
+  { tokenKey }: Credentials,
+  loaders: Loaders,
+  planId: string,
+  since: string | undefined,
+): Promise<SyncResult> {
+  const at = await loaders.plan(planId);
+  const state = since === undefined ? undefined : live.cursorSeal.open(since, tokenKey, at.planId);
+  const key = channelKey(tokenKey, at.planId);
+  let log = live.channels.get(key)?.log ?? live.logs.get(key);
+  if (log === undefined) {
+    log = new ChangeLog(at.serverKnowledge, live.changeLog);
+    live.logs.set(key, log);
+  }
+  const answer = syncPage(at, log, state, live.limits.event, live.sizes);
+  const cursor = live.cursorSeal.seal(answer.next, tokenKey, at.planId);
+  return answer.kind === 'page'
+    ? { kind: 'page', planId: at.planId, change: answer.change, cursor, hasMore: answer.hasMore }
+    : { kind: 'reload', planId: at.planId, cursor };
 }
 
 function statsOf(live: LiveState): LiveHubStats {

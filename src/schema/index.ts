@@ -12,6 +12,7 @@ import './transaction/index.js';
 import './scheduled-transaction/index.js';
 import './user.js';
 import './subscriptions.js';
+import './sync.js';
 import './webhooks.js';
 import './entities.js';
 import { buildSubgraphSchema } from './subgraph.js';

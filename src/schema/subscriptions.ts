@@ -138,7 +138,7 @@ function eventCost(lists: readonly string[]) {
 /** Private: a list of an event's rows; `eventCost` multiplies it. */
 const EVENT_LIST = { field: 1, multiplier: 1 } as const;
 
-const PlanChangeType = builder.objectRef<PlanChange>('PlanChange').implement({
+export const PlanChangeType = builder.objectRef<PlanChange>('PlanChange').implement({
   description:
     "One change of a plan: the entities it touched, as they are after it, and the ids of those it removed. Events may repeat an entity (a write's own event, then the delta confirming it); apply them as upserts.",
   fields: (t) => ({

@@ -14,6 +14,7 @@ import type { Clock } from '../time/clock.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import type { RequestUsage } from '../upstream/request-ledger.js';
 import type { WebhookRegistry } from '../webhooks/registry.js';
+import type { IdempotentWrites } from '../writes/idempotency.js';
 import { createWritePipeline } from '../writes/pipeline.js';
 import type { Settling } from '../writes/settling.js';
 import type { FreshnessOf } from './freshness.js';
@@ -36,6 +37,8 @@ export interface OperationContextDeps {
   settling: Settling;
   /** The request's freshness, decided once per request (the answer cache asks it too). */
   freshnessOf: FreshnessOf;
+  /** Answers of writes sent with an `Idempotency-Key` header, per caller. @default none kept */
+  idempotentWrites?: IdempotentWrites | undefined;
 }
 
 /**
@@ -68,6 +71,7 @@ export function operationContext(deps: OperationContextDeps) {
     tracer,
     settling,
     freshnessOf,
+    idempotentWrites,
   } = deps;
   const { webhooks } = deps;
   return ({ request, credentials = null }: OperationInitialContext): GatewayContext => {
@@ -117,6 +121,7 @@ export function operationContext(deps: OperationContextDeps) {
       loaders,
       now,
       deadline: deadline.signal,
+      idempotency: idempotencyOf(request, idempotentWrites),
     });
     return {
       credentials,
@@ -135,6 +140,15 @@ export function operationContext(deps: OperationContextDeps) {
       },
     };
   };
+}
+
+// Private: the request's `Idempotency-Key` (checked when a write uses it), with the store.
+function idempotencyOf(
+  request: Request,
+  writes: IdempotentWrites | undefined,
+): { key: string; writes: IdempotentWrites } | undefined {
+  const key = request.headers.get('idempotency-key');
+  return key === null || writes === undefined ? undefined : { key, writes };
 }
 
 // Private: the REST cache as the operation's loaders read it, each read noted in its read log.

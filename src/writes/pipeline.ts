@@ -47,6 +47,7 @@ import { type Clock, epochNow } from '../time/clock.js';
 import { nextTurn } from '../time/next-turn.js';
 import type { UpstreamClient } from '../upstream/client.js';
 import { WRITE_EFFECTS, type WriteOperationId } from './effects.js';
+import type { IdempotentWrites } from './idempotency.js';
 import type { Settling } from './settling.js';
 
 export interface WritePipelineDeps {
@@ -68,6 +69,11 @@ export interface WritePipelineDeps {
    * waits for its answer. @default none
    */
   deadline?: () => AbortSignal | undefined;
+  /**
+   * The request's `Idempotency-Key` and where answers are remembered (idempotency.ts). The n-th
+   * write of the operation uses `<key>#<n>`: a replayed request replays each of its writes.
+   */
+  idempotency?: { readonly key: string; readonly writes: IdempotentWrites } | undefined;
 }
 
 /** Every write is plan-scoped: its parameters always hold `planId`. */
@@ -190,6 +196,20 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     }
   }
 
+  let writesSent = 0;
+  const writeOnce = <Op extends WriteOperationId>(
+    operationId: Op,
+    params: WriteParams<Op>,
+    send: () => Promise<OperationResult<Op>>,
+  ): Promise<OperationResult<Op>> => {
+    const idempotency = deps.idempotency;
+    if (!idempotency) return send();
+    writesSent += 1;
+    const { tokenKey } = requireCredentials(credentials);
+    const fingerprint = JSON.stringify([operationId, params]);
+    return idempotency.writes.once(tokenKey, `${idempotency.key}#${writesSent}`, fingerprint, send);
+  };
+
   return {
     async run(operationId, params, options = {}) {
       const creds = requireCredentials(credentials);
@@ -197,7 +217,9 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       const before = replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       let data: OperationResult<typeof operationId>;
       try {
-        data = await meter.track(upstream.callWithParams(operationId, call, params));
+        data = await writeOnce(operationId, params, () =>
+          meter.track(upstream.callWithParams(operationId, call, params)),
+        );
       } catch (error) {
         // The write may have happened: make the next read resync rather than trust the replica.
         if (isUpstreamError(error) && error.outcomeUnknown)

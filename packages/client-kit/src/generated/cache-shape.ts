@@ -3,6 +3,7 @@
 /** Object types without an `id`: a normalized cache keeps them inside their parent. */
 export const embeddedTypes = [
   "AccountBalancesChange",
+  "ChangesPage",
   "CreateAccountPayload",
   "CreateCategoryGroupPayload",
   "CreateCategoryPayload",
@@ -29,6 +30,7 @@ export const embeddedTypes = [
   "PlanSettings",
   "RateLimit",
   "ReadOnlyScopeError",
+  "ReloadRequired",
   "RotateWebhookSecretPayload",
   "ScheduledTransactionConnection",
   "ScheduledTransactionConnectionEdge",

@@ -1,6 +1,10 @@
 
       export type PossibleTypesResultData = {
   "possibleTypes": {
+    "ChangesResult": [
+      "ChangesPage",
+      "ReloadRequired"
+    ],
     "CreateAccountResult": [
       "CreateAccountPayload",
       "NotFoundError",
@@ -60,6 +64,7 @@
       "DuplicateImportIdError",
       "NotFoundError",
       "ReadOnlyScopeError",
+      "ReloadRequired",
       "ValidationError"
     ],
     "ImportTransactionsResult": [
@@ -138,6 +143,10 @@
 };
       const result: PossibleTypesResultData = {
   "possibleTypes": {
+    "ChangesResult": [
+      "ChangesPage",
+      "ReloadRequired"
+    ],
     "CreateAccountResult": [
       "CreateAccountPayload",
       "NotFoundError",
@@ -197,6 +206,7 @@
       "DuplicateImportIdError",
       "NotFoundError",
       "ReadOnlyScopeError",
+      "ReloadRequired",
       "ValidationError"
     ],
     "ImportTransactionsResult": [
