@@ -69,14 +69,17 @@ export function costDirectivesOf(field: GraphQLField<unknown, unknown>): FieldCo
     const rowFields =
       isObjectType(rowsType) || isInterfaceType(rowsType) ? rowsType.getFields() : {};
     const sized = base.page.fields.filter((name) => Object.hasOwn(rowFields, name));
-    onField.push(
-      directive('listSize', {
-        assumedSize: int(base.page.size),
-        ...(slicing.size > 0 ? { slicingArguments: strings([...slicing]) } : {}),
-        ...(sized.length > 0 ? { sizedFields: strings(sized) } : {}),
-        ...(slicing.size > 0 ? { requireOneSlicingArgument: bool(false) } : {}),
-      }),
-    );
+    // A page behind a union (`changes`) has no fields a router can name: composition refuses a
+    // `@listSize` there, so routers price its rows once, as they would any object.
+    if (sized.length > 0 || isListType(type))
+      onField.push(
+        directive('listSize', {
+          assumedSize: int(base.page.size),
+          ...(slicing.size > 0 ? { slicingArguments: strings([...slicing]) } : {}),
+          ...(sized.length > 0 ? { sizedFields: strings(sized) } : {}),
+          ...(slicing.size > 0 ? { requireOneSlicingArgument: bool(false) } : {}),
+        }),
+      );
   } else if (isListType(type) && !base.items) {
     onField.push(directive('listSize', { assumedSize: int(base.multiplier) }));
   }
