@@ -16,6 +16,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLSchema } from 'graphql';
 import { computedAmount, type GraphCurrencyFormat, restFormat } from './answer-shaping.js';
 import { type Amount, ArgumentError, amountOutputSchema, argumentErrors } from './money.js';
+import { NAME_NOTE } from './names.js';
 import type { OptionalTool } from './optional-tools.js';
 import { type ToolDefinition, toolFromDocument } from './tool-definition.js';
 import type { Caller, ToolRunner } from './tool-runner.js';
@@ -108,7 +109,7 @@ function spendingReport(runner: ToolRunner, linesTool: ToolDefinition): Optional
         },
         sinceDate: { type: 'string', format: 'date', description: 'From this date (inclusive).' },
         untilDate: { type: 'string', format: 'date', description: 'To this date (inclusive).' },
-        accountId: { type: 'string', format: 'uuid', description: 'Only this account.' },
+        accountId: { type: 'string', description: `Only this account. ${NAME_NOTE}` },
       },
     },
     outputSchema: {
