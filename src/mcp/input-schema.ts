@@ -233,7 +233,7 @@ function nameable(name: string, schema: JsonSchema): JsonSchema {
   const { format: _uuid, description, ...rest } = schema;
   return {
     ...rest,
-    description: `${typeof description === 'string' ? `${description} ` : ''}${NAME_NOTE}`,
+    description: `${typeof description === 'string' ? `${description.replace(/\bThe REST id of\b/, 'The id of')} ` : ''}${NAME_NOTE}`,
   };
 }
 

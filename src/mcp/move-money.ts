@@ -5,12 +5,11 @@
  * sets the two new totals, the source first. When the second write fails, the first is set back
  * (and the answer says whether that worked), so a move is never left half-done silently.
  */
-import { readFileSync } from 'node:fs';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLSchema } from 'graphql';
 import { MILLIUNITS_INPUT_SCHEMA, takeAmount, UNITS_INPUT_SCHEMA } from './amount-arguments.js';
 import { computedAmount, type GraphCurrencyFormat, restFormat } from './answer-shaping.js';
-import type { ToolCatalog } from './catalog.js';
+import { readOperation, type ToolCatalog } from './catalog.js';
 import { type Amount, ArgumentError, amountOutputSchema, argumentErrors } from './money.js';
 import { MATCHED_OUTPUT_SCHEMA, NAME_NOTE } from './names.js';
 import type { OptionalTool } from './optional-tools.js';
@@ -107,10 +106,7 @@ export function moveMoneyTool(
 ): OptionalTool {
   const before = toolFromDocument(
     schema,
-    readFileSync(
-      new URL('./operations/move-money/move-money-before.graphql', import.meta.url),
-      'utf8',
-    ),
+    readOperation('move-money/move-money-before.graphql'),
     'src/mcp/operations/move-money/move-money-before.graphql',
   );
   const assign = catalog.tools.get('assign_to_category');

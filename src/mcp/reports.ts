@@ -11,10 +11,10 @@
  * - outflows and inflows are given apart, and `net` is their sum: by category, `net` of a month
  *   is the category's activity of that month.
  */
-import { readFileSync } from 'node:fs';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLSchema } from 'graphql';
 import { computedAmount, type GraphCurrencyFormat, restFormat } from './answer-shaping.js';
+import { readOperation } from './catalog.js';
 import { type Amount, ArgumentError, amountOutputSchema, argumentErrors } from './money.js';
 import { NAME_NOTE } from './names.js';
 import type { OptionalTool } from './optional-tools.js';
@@ -67,7 +67,7 @@ interface Total {
 export function reportTools(runner: ToolRunner, schema: GraphQLSchema): OptionalTool[] {
   const lines = toolFromDocument(
     schema,
-    readFileSync(new URL('./operations/reports/spending-lines.graphql', import.meta.url), 'utf8'),
+    readOperation('reports/spending-lines.graphql'),
     'src/mcp/operations/reports/spending-lines.graphql',
   );
   return [spendingReport(runner, lines)];

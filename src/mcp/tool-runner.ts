@@ -7,7 +7,6 @@
  * A write is never retried: when its outcome is unknown, the tool error says what to check.
  */
 
-import { readFileSync } from 'node:fs';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { PLAN_ALIASES } from '@plans-gateway/rest-contract';
 import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
@@ -17,7 +16,7 @@ import { cleanError } from '../errors/use-error-hygiene.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import { resourceLinks, shapedAnswer } from './answer-shaping.js';
-import type { ToolCatalog } from './catalog.js';
+import { readOperation, type ToolCatalog } from './catalog.js';
 import { variablesFromArguments } from './input-schema.js';
 import { ArgumentError, argumentErrors } from './money.js';
 import { givesNames, type Matched, type Named, type PlanNames, resolveNames } from './names.js';
@@ -144,7 +143,7 @@ export function createToolRunner(
 
   const namesTool = toolFromDocument(
     schema,
-    readFileSync(new URL('./operations/names/plan-names.graphql', import.meta.url), 'utf8'),
+    readOperation('names/plan-names.graphql'),
     'src/mcp/operations/names/plan-names.graphql',
   );
 

@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/mcp/catalog.js';
+import { NAME_NOTE } from '../../src/mcp/names.js';
 import { snakeCase, toolFromDocument } from '../../src/mcp/tool-definition.js';
 import { schema } from '../../src/schema/index.js';
 
@@ -44,7 +45,8 @@ mutation RenamePayee($planId: PlanId!, $payeeId: UUID!, $name: String!) {
     });
     const properties = tool.inputSchema.properties as Record<string, Record<string, unknown>>;
     expect(properties.name?.description).toBe('The new name, as people will see it.');
-    expect(properties.payeeId?.description).toBe('The REST id of the payee.');
+    // An id argument also takes a name, and says so (without speaking of REST).
+    expect(properties.payeeId?.description).toBe(`The id of the payee. ${NAME_NOTE}`);
     expect(tool.inputSchema.required).toEqual(['planId', 'payeeId', 'name']);
     // The result union: one variant per possible type, told apart by __typename.
     const result = (tool.outputSchema.properties as Record<string, Record<string, unknown>>)
