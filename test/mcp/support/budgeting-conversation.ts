@@ -158,6 +158,24 @@ export async function runBudgetingConversation(
     return activity;
   };
   const spentBefore = await groceriesSpent('How much did I spend on groceries this month?');
+  const history = await ask(
+    'And groceries month by month, since the start of the year?',
+    'spending_report',
+    {
+      categoryId: 'Groceries',
+      groupBy: 'month',
+      sinceDate: `${month.slice(0, 4)}-01-01`,
+      untilDate: rest.today,
+    },
+    (d) =>
+      (d.groups as { name: string; net: AmountForms }[])
+        .map((g) => `${g.name} ${g.net.formatted}`)
+        .join(', '),
+  );
+  const months = history.groups as { id: string; net: AmountForms }[];
+  expect(months.map((g) => g.id)).toEqual([...months.map((g) => g.id)].sort());
+  expect(months.at(-1)).toMatchObject({ id: `${month}-01`, net: dollars(spentBefore) });
+  expect((history.matched as { name: string }[])[0]?.name).toBe('Groceries');
 
   // 3. Categorize and approve what is uncategorized: two new imports, found, named, fixed.
   const created: string[] = [];
