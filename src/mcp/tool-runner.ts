@@ -9,7 +9,7 @@
 
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { PLAN_ALIASES } from '@plans-gateway/rest-contract';
-import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
+import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
 import type { Presented } from '../admission/presented.js';
 import type { McpConfig } from '../config/config.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
@@ -325,6 +325,26 @@ function toolError(text: string): CallToolResult {
  * nullable field failed): the data, with the errors as notes. A stale answer says how old it is.
  */
 function outcomeOf(schema: GraphQLSchema, tool: ToolDefinition, result: ExecutionResult): Outcome {
+  const outcome = rawOutcome(schema, tool, result);
+  return outcome.ok ? outcome : { ok: false, message: inToolWords(outcome.message, tool) };
+}
+
+/**
+ * `message` with the GraphQL root fields of the tool's operation named as the tool: a
+ * model can call `assign_to_category`, not `updateMonthCategory`.
+ */
+export function inToolWords(message: string, tool: ToolDefinition): string {
+  let text = message;
+  for (const selection of tool.operation.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD) continue;
+    const field = selection.name.value;
+    if (field === 'plan' || field === 'plans') continue;
+    text = text.replace(new RegExp(`\`?\\b${field}\\b\`?`, 'g'), tool.name);
+  }
+  return text;
+}
+
+function rawOutcome(schema: GraphQLSchema, tool: ToolDefinition, result: ExecutionResult): Outcome {
   const errors = result.errors ?? [];
   if (!result.data) return { ok: false, message: describeErrors(errors, tool) };
   const data = foldAnswer(result.data, tool.shape) as Record<string, unknown>;

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/mcp/catalog.js';
 import { NAME_NOTE } from '../../src/mcp/names.js';
 import { snakeCase, toolFromDocument } from '../../src/mcp/tool-definition.js';
+import { inToolWords } from '../../src/mcp/tool-runner.js';
 import { schema } from '../../src/schema/index.js';
 
 const MANIFEST = fileURLToPath(
@@ -131,5 +132,17 @@ describe('buildCatalog', () => {
         expect(first?.default, tool.name).toBe(Number(stated));
       }
     }
+  });
+});
+
+describe('inToolWords', () => {
+  it('names the tool where an error names the GraphQL mutation it runs', () => {
+    const { tools } = buildCatalog(schema, { trustedDocumentTools: false }, MANIFEST);
+    const assign = tools.get('assign_to_category')!;
+    expect(
+      inToolWords('Cannot run `updateMonthCategory`: updateMonthCategory needs a month.', assign),
+    ).toBe('Cannot run assign_to_category: assign_to_category needs a month.');
+    // A query's `plan` is not renamed: it is not a mutation a model could mistake for a tool.
+    expect(inToolWords('plan not found', tools.get('month_budget')!)).toBe('plan not found');
   });
 });
