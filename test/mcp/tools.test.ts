@@ -317,6 +317,11 @@ describe('refusals', () => {
     expect(text).toMatch(
       /^create_transaction writes to the plan, and this server is read-only: .*MCP_WRITES=on\. Nothing was changed\.$/,
     );
+    // move_money, made of two writes, is unlisted and refused the same way.
+    expect(tools.map((tool) => tool.name)).not.toContain('move_money');
+    expect(
+      await refused('move_money', { fromCategoryId: 'a', toCategoryId: 'b', amount: 1 }),
+    ).toMatch(/^move_money writes to the plan, and this server is read-only/);
   });
 });
 
