@@ -5,7 +5,7 @@
  * lists the same tools.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import type { GraphQLSchema } from 'graphql';
+import { type GraphQLSchema, Kind, parse, print } from 'graphql';
 import { loadDocumentManifest } from '../admission/trusted-documents.js';
 import type { McpConfig } from '../config/config.js';
 import { type ToolDefinition, toolFromDocument, withBefore } from './tool-definition.js';
@@ -24,13 +24,52 @@ export function curatedDocuments(): { file: string; text: string }[] {
   return readdirSync(OPERATIONS)
     .filter((file) => file.endsWith('.graphql'))
     .sort()
-    .map((file) => ({ file, text: readFileSync(new URL(file, OPERATIONS), 'utf8') }));
+    .map((file) => ({ file, text: readOperation(file) }));
+}
+
+/**
+ * The text of `operations/<file>`, followed by the shared fragments it spreads (from
+ * `operations/fragments/`, those they spread too): selections several tools make alike are
+ * written once.
+ */
+export function readOperation(file: string): string {
+  const text = readFileSync(new URL(file, OPERATIONS), 'utf8');
+  const fragments = sharedFragments();
+  const needed = new Set<string>();
+  const visit = (source: string) => {
+    for (const [, name] of source.matchAll(/\.\.\.\s*([_A-Za-z]\w*)/g)) {
+      if (!name || name === 'on' || needed.has(name)) continue;
+      const fragment = fragments.get(name);
+      if (!fragment) continue;
+      needed.add(name);
+      visit(fragment);
+    }
+  };
+  visit(text);
+  return [text, ...[...needed].map((name) => fragments.get(name))].join('\n');
+}
+
+let fragmentCache: ReadonlyMap<string, string> | undefined;
+
+/** Private: the shared fragments by name, as printed definitions (read once). */
+function sharedFragments(): ReadonlyMap<string, string> {
+  if (fragmentCache) return fragmentCache;
+  const found = new Map<string, string>();
+  const directory = new URL('fragments/', OPERATIONS);
+  for (const file of readdirSync(directory)
+    .filter((f) => f.endsWith('.graphql'))
+    .sort())
+    for (const definition of parse(readFileSync(new URL(file, directory), 'utf8')).definitions)
+      if (definition.kind === Kind.FRAGMENT_DEFINITION)
+        found.set(definition.name.value, print(definition));
+  fragmentCache = found;
+  return found;
 }
 
 /** The read of what a write replaces (`operations/before/<file>`), when the write has one. */
 function beforeDocument(file: string): string | undefined {
   const url = new URL(`before/${file}`, OPERATIONS);
-  return existsSync(url) ? readFileSync(url, 'utf8') : undefined;
+  return existsSync(url) ? readOperation(`before/${file}`) : undefined;
 }
 
 export function buildCatalog(

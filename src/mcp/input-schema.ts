@@ -37,6 +37,7 @@ import {
   UNITS_INPUT_SCHEMA,
 } from './amount-arguments.js';
 import { ArgumentError, argumentErrors, MILLIUNITS } from './money.js';
+import { NAME_NOTE, nameableKind } from './names.js';
 import { withValuesCut } from './quote.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -75,7 +76,7 @@ export function inputSchemaOf(
     const name = definition.variable.name.value;
     const variable = variables.find((v) => v.name === name);
     if (!variable) continue;
-    const property = typeSchema(variable.type, variable.description);
+    const property = nameable(name, typeSchema(variable.type, variable.description));
     if (definition.defaultValue) {
       const value = valueFromAST(definition.defaultValue, variable.type);
       if (value !== undefined) property.default = value;
@@ -223,6 +224,33 @@ function typeSchema(type: GraphQLInputType, description: string | undefined): Js
   return description ? { ...own, description: withoutRest(description) } : own;
 }
 
+/**
+ * Private: the schema of an argument that takes an account's, category's or payee's id: any
+ * string, since a name goes too (`names.ts`).
+ */
+function nameable(name: string, schema: JsonSchema): JsonSchema {
+  if (!nameableKind(name)) return schema;
+  const { format: _uuid, description, ...rest } = schema;
+  return {
+    ...rest,
+    description: `${typeof description === 'string' ? `${description.replace(/\bThe REST id of\b/, 'The id of')} ` : ''}${NAME_NOTE}`,
+  };
+}
+
+/** Whether a tool's input schema has an argument that may name an account, category or payee. */
+export function takesNames(schema: JsonSchema): boolean {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  for (const [name, property] of Object.entries(properties ?? {})) {
+    if (nameableKind(name)) return true;
+    const items = property.items as JsonSchema | undefined;
+    if (takesNames(property) || (items && takesNames(items))) return true;
+    for (const variant of (property.anyOf as JsonSchema[] | undefined) ?? [])
+      if (takesNames(variant) || (variant.items && takesNames(variant.items as JsonSchema)))
+        return true;
+  }
+  return false;
+}
+
 /** Private: a schema description without its REST asides: a model calls tools, not REST. */
 function withoutRest(text: string): string {
   return text.replace(/\s*\(REST [^)]*\)/g, '');
@@ -236,7 +264,10 @@ function namedSchema(type: GraphQLInputType): JsonSchema {
     const required: string[] = [];
     for (const field of Object.values(type.getFields())) {
       if (field.deprecationReason) continue;
-      properties[field.name] = typeSchema(field.type, field.description ?? undefined);
+      properties[field.name] = nameable(
+        field.name,
+        typeSchema(field.type, field.description ?? undefined),
+      );
       if (isAmount(field.type)) {
         properties[`${field.name}${MILLIUNITS_SUFFIX}`] = { ...MILLIUNITS_INPUT_SCHEMA };
         continue;

@@ -36,6 +36,8 @@ export function amountOutputSchema(description: string | undefined): Record<stri
 /** An argument a tool refuses: which one (its path, such as `transactions[1].amount`) and why. */
 export class ArgumentError extends Error {
   readonly code = 'GW_ERR_ARGUMENT';
+  /** Each refused argument (this one alone, or the several `argumentErrors` joined). */
+  all: readonly ArgumentError[] = [this];
   constructor(
     readonly argument: string,
     reason: string,
@@ -55,6 +57,7 @@ export function argumentErrors(errors: readonly ArgumentError[]): ArgumentError 
     errors.map((error) => error.argument).join(', '),
     'several arguments are invalid.',
   );
+  all.all = errors;
   all.message = `${errors.length} arguments are invalid (fix them all before calling again): ${errors.map((error) => error.message).join(' ')}`;
   return all;
 }

@@ -24,6 +24,8 @@ import type { Caller } from './tool-runner.js';
 
 export interface OptionalTool {
   readonly tool: Tool;
+  /** A write: listed only when writes are on (and refused by `call` otherwise). */
+  readonly writes?: boolean;
   call(args: Readonly<Record<string, unknown>>, caller: Caller): Promise<CallToolResult>;
 }
 

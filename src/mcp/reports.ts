@@ -11,11 +11,12 @@
  * - outflows and inflows are given apart, and `net` is their sum: by category, `net` of a month
  *   is the category's activity of that month.
  */
-import { readFileSync } from 'node:fs';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLSchema } from 'graphql';
 import { computedAmount, type GraphCurrencyFormat, restFormat } from './answer-shaping.js';
+import { readOperation } from './catalog.js';
 import { type Amount, ArgumentError, amountOutputSchema, argumentErrors } from './money.js';
+import { MATCHED_OUTPUT_SCHEMA, type Matched, NAME_NOTE } from './names.js';
 import type { OptionalTool } from './optional-tools.js';
 import { type ToolDefinition, toolFromDocument } from './tool-definition.js';
 import type { Caller, ToolRunner } from './tool-runner.js';
@@ -23,7 +24,7 @@ import type { Caller, ToolRunner } from './tool-runner.js';
 /** Pages of 500 read at most: 10,000 transactions; past that the range must be narrower. */
 const MAX_PAGES = 20;
 
-const GROUPINGS = ['category', 'payee', 'account'] as const;
+const GROUPINGS = ['category', 'payee', 'account', 'month'] as const;
 type Grouping = (typeof GROUPINGS)[number];
 
 interface Line {
@@ -39,6 +40,7 @@ interface Line {
 }
 
 interface Row extends Line {
+  readonly date: string;
   readonly accountId: string;
   readonly accountName: string;
   readonly subtransactions: readonly Line[];
@@ -66,7 +68,7 @@ interface Total {
 export function reportTools(runner: ToolRunner, schema: GraphQLSchema): OptionalTool[] {
   const lines = toolFromDocument(
     schema,
-    readFileSync(new URL('./operations/reports/spending-lines.graphql', import.meta.url), 'utf8'),
+    readOperation('reports/spending-lines.graphql'),
     'src/mcp/operations/reports/spending-lines.graphql',
   );
   return [spendingReport(runner, lines)];
@@ -91,7 +93,7 @@ function spendingReport(runner: ToolRunner, linesTool: ToolDefinition): Optional
     name: 'spending_report',
     title: 'Spending report',
     description:
-      'Totals of a month or a date range, counted by the gateway (quote them; never add amounts yourself): by category (the default), by payee, or by account (cash flow). A split transaction counts by its lines; by category or payee, transfers between accounts are left out and income to Ready to Assign is kept apart as `income`; by account, every line counts, transfers included. Each group gives outflows, inflows and `net` (their sum; by category, a month\'s `net` is the category activity of month_budget), largest spending first. Give `month` ("2026-11", "current") or `sinceDate`/`untilDate`; neither: the current month.',
+      'Totals of a month or a date range, counted by the gateway (quote them; never add amounts yourself): by category (the default), by payee, by account (cash flow per account) or by month (month-over-month history, oldest first). A split transaction counts by its lines; except by account, transfers between accounts are left out and income to Ready to Assign is kept apart as `income`; by account, every line counts, transfers included. `categoryId` or `payeeId` narrows to the lines of that category or payee (a split counts only its lines of it): with groupBy month and a date range, the history of one category. Each group gives outflows, inflows and `net` (their sum; by category, a month\'s `net` is the category activity of month_budget), largest spending first. Give `month` ("2026-11", "current") or `sinceDate`/`untilDate`; neither: the current month.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -100,7 +102,8 @@ function spendingReport(runner: ToolRunner, linesTool: ToolDefinition): Optional
           type: 'string',
           enum: [...GROUPINGS],
           default: 'category',
-          description: 'How to group: category, payee or account (cash flow per account).',
+          description:
+            'How to group: category, payee, account (cash flow per account) or month (history).',
         },
         month: {
           type: 'string',
@@ -108,7 +111,12 @@ function spendingReport(runner: ToolRunner, linesTool: ToolDefinition): Optional
         },
         sinceDate: { type: 'string', format: 'date', description: 'From this date (inclusive).' },
         untilDate: { type: 'string', format: 'date', description: 'To this date (inclusive).' },
-        accountId: { type: 'string', format: 'uuid', description: 'Only this account.' },
+        accountId: { type: 'string', description: `Only this account. ${NAME_NOTE}` },
+        categoryId: {
+          type: 'string',
+          description: `Only the lines of this category. ${NAME_NOTE}`,
+        },
+        payeeId: { type: 'string', description: `Only the lines of this payee. ${NAME_NOTE}` },
       },
     },
     outputSchema: {
@@ -133,6 +141,7 @@ function spendingReport(runner: ToolRunner, linesTool: ToolDefinition): Optional
         income: AMOUNT,
         transfersLeftOut: { type: 'integer' },
         transactions: { type: 'integer' },
+        matched: MATCHED_OUTPUT_SCHEMA,
       },
       required: ['planId', 'groupBy', 'groups', 'totals', 'income', 'transfersLeftOut'],
     },
@@ -160,15 +169,16 @@ function spendingReport(runner: ToolRunner, linesTool: ToolDefinition): Optional
       if (rest.month === undefined && rest.sinceDate === undefined && rest.untilDate === undefined)
         rest.month = 'current';
       let variables: Record<string, unknown> = {};
+      let matched: readonly Matched[] = [];
       try {
         if ('after' in rest) throw new ArgumentError('after', 'this tool reads every page itself.');
-        variables = await runner.variables(linesTool, rest, caller);
+        ({ variables, matched } = await runner.checked(linesTool, rest, caller));
       } catch (error) {
         if (!(error instanceof ArgumentError)) throw error;
-        errors.push(error);
+        errors.push(...error.all);
       }
       if (errors.length > 0) return toolError(argumentErrors(errors).message);
-      return report(runner, linesTool, variables, groupBy as Grouping, caller);
+      return report(runner, linesTool, variables, matched, groupBy as Grouping, caller);
     },
   };
 }
@@ -177,6 +187,7 @@ async function report(
   runner: ToolRunner,
   linesTool: ToolDefinition,
   variables: Record<string, unknown>,
+  matched: readonly Matched[],
   groupBy: Grouping,
   caller: Caller,
 ): Promise<CallToolResult> {
@@ -201,9 +212,14 @@ async function report(
   const groups = new Map<string, Total>();
   let income = 0;
   let transfersLeftOut = 0;
+  const onlyCategory = variables.categoryId as string | undefined;
+  const onlyPayee = variables.payeeId as string | undefined;
   for (const row of rows) {
     const parts: readonly Line[] = row.subtransactions.length > 0 ? row.subtransactions : [row];
     for (const line of parts) {
+      // The plan's filter matches a split whole; only its lines of the category or payee count.
+      if (onlyCategory && line.categoryId !== onlyCategory) continue;
+      if (onlyPayee && (line.payeeId ?? row.payeeId) !== onlyPayee) continue;
       const milliunits = line.amount.milliunits;
       if (groupBy !== 'account') {
         if (line.transferAccountId) {
@@ -220,7 +236,9 @@ async function report(
           ? [line.categoryId, line.categoryName ?? 'Uncategorized']
           : groupBy === 'payee'
             ? [line.payeeId ?? row.payeeId, line.payeeName ?? row.payeeName ?? '(no payee)']
-            : [row.accountId, row.accountName];
+            : groupBy === 'month'
+              ? [`${row.date.slice(0, 7)}-01`, row.date.slice(0, 7)]
+              : [row.accountId, row.accountName];
       const key = id ?? name;
       const total = groups.get(key) ?? { id, name, outflows: 0, inflows: 0, lines: 0 };
       if (milliunits < 0) total.outflows += milliunits;
@@ -229,7 +247,9 @@ async function report(
       groups.set(key, total);
     }
   }
-  const sorted = [...groups.values()].sort((a, b) => a.outflows - b.outflows);
+  const sorted = [...groups.values()].sort((a, b) =>
+    groupBy === 'month' ? String(a.id).localeCompare(String(b.id)) : a.outflows - b.outflows,
+  );
   const amount = (m: number) => computedAmount(m, format);
   const sum = (pick: (t: Total) => number) => sorted.reduce((s, t) => s + pick(t), 0);
   const data = {
@@ -256,6 +276,7 @@ async function report(
     income: amount(income),
     transfersLeftOut,
     transactions: rows.length,
+    ...(matched.length > 0 ? { matched } : {}),
   };
   return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data };
 }

@@ -12,6 +12,7 @@ import type { McpConfig } from '../config/config.js';
 import { logInternalError } from '../errors/internal-errors.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { buildCatalog, type ToolCatalog } from './catalog.js';
+import { moveMoneyTool } from './move-money.js';
 import { type OptionalTool, optionalTools } from './optional-tools.js';
 import { registerPrompts } from './prompts.js';
 import { reportTools } from './reports.js';
@@ -52,7 +53,11 @@ export function createMcpParts(
     config,
     catalog,
     runner,
-    optional: [...reportTools(runner, schema), ...optionalTools(gateway, schema, config)],
+    optional: [
+      ...reportTools(runner, schema),
+      moveMoneyTool(runner, schema, catalog, config.writes),
+      ...optionalTools(gateway, schema, config),
+    ],
     version,
   };
 }
@@ -82,7 +87,10 @@ export function createMcpSession(
     },
   );
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...runner.list(), ...optional.map((extra) => extra.tool)],
+    tools: [
+      ...runner.list(),
+      ...optional.filter((extra) => config.writes || !extra.writes).map((extra) => extra.tool),
+    ],
   }));
   mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;

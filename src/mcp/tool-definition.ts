@@ -14,7 +14,14 @@ import {
   print,
   validate,
 } from 'graphql';
-import { inputSchemaOf, type JsonSchema, type ToolVariable, variablesOf } from './input-schema.js';
+import {
+  inputSchemaOf,
+  type JsonSchema,
+  type ToolVariable,
+  takesNames,
+  variablesOf,
+} from './input-schema.js';
+import { MATCHED_OUTPUT_SCHEMA } from './names.js';
 import { outputOf, type Shape, withCompanions } from './output-shape.js';
 
 /** What MCP's `ToolAnnotations` says of a tool (hints for clients and people). */
@@ -114,8 +121,18 @@ export function toolFromDocument(
   const comment = leadingComment(text);
   const withAmounts = withCompanions(schema, document);
   const running = operationOf(withAmounts);
-  const { schema: outputSchema, shape } = outputOf(schema, withAmounts, running);
+  const { schema: ownOutput, shape } = outputOf(schema, withAmounts, running);
   const variables = variablesOf(schema, document, operation, comment.variables);
+  const inputSchema = inputSchemaOf(operation, variables);
+  const outputSchema = takesNames(inputSchema)
+    ? {
+        ...ownOutput,
+        properties: {
+          ...((ownOutput.properties ?? {}) as Record<string, unknown>),
+          matched: MATCHED_OUTPUT_SCHEMA,
+        },
+      }
+    : ownOutput;
   const operationName = operation.name.value;
   const writes = operation.operation === 'mutation';
   const title = titleOf(operationName);
@@ -127,7 +144,7 @@ export function toolFromDocument(
     query: print(withAmounts),
     operation,
     variables,
-    inputSchema: inputSchemaOf(operation, variables),
+    inputSchema,
     outputSchema,
     shape,
     annotations: {

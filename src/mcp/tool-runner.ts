@@ -6,21 +6,23 @@
  * an unknown argument, a wrong type, an amount that is not exact, a plan the token does not have.
  * A write is never retried: when its outcome is unknown, the tool error says what to check.
  */
+
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { PLAN_ALIASES } from '@plans-gateway/rest-contract';
-import type { ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
+import { type ExecutionResult, type GraphQLError, type GraphQLSchema, Kind } from 'graphql';
 import type { Presented } from '../admission/presented.js';
 import type { McpConfig } from '../config/config.js';
 import { cleanError } from '../errors/use-error-hygiene.js';
 import type { Gateway } from '../gateway/gateway.js';
 import { prepareOperation } from '../server/run-operation.js';
 import { resourceLinks, shapedAnswer } from './answer-shaping.js';
-import type { ToolCatalog } from './catalog.js';
+import { readOperation, type ToolCatalog } from './catalog.js';
 import { variablesFromArguments } from './input-schema.js';
-import { ArgumentError } from './money.js';
+import { ArgumentError, argumentErrors } from './money.js';
+import { givesNames, type Matched, type Named, type PlanNames, resolveNames } from './names.js';
 import { foldAnswer } from './output-shape.js';
 import { quoted } from './quote.js';
-import type { ToolDefinition } from './tool-definition.js';
+import { type ToolDefinition, toolFromDocument } from './tool-definition.js';
 import { runWrite } from './write-effects.js';
 
 /** Who calls, as the transport knows it. */
@@ -50,6 +52,12 @@ export interface PlanMonths {
   readonly last: string;
 }
 
+/** A call's variables, checked, and the names it gave for ids with what they matched. */
+export interface Checked {
+  readonly variables: Record<string, unknown>;
+  readonly matched: readonly Matched[];
+}
+
 export interface ToolRunner {
   /** The tools `tools/list` shows: writes only when they are on. */
   list(): Tool[];
@@ -61,7 +69,16 @@ export interface ToolRunner {
   ): Promise<CallToolResult>;
   /** Runs a tool's operation with variables already checked (resources read through this). */
   run(tool: ToolDefinition, variables: Record<string, unknown>, caller: Caller): Promise<Outcome>;
-  /** Checks the arguments of a tool, as `call` does; throws ArgumentError. */
+  /**
+   * Checks the arguments of a tool, as `call` does, names of accounts, categories and payees
+   * resolved to their ids; throws one ArgumentError naming every invalid argument.
+   */
+  checked(
+    tool: ToolDefinition,
+    args: Readonly<Record<string, unknown>>,
+    caller: Caller,
+  ): Promise<Checked>;
+  /** `checked(...).variables`. */
   variables(
     tool: ToolDefinition,
     args: Readonly<Record<string, unknown>>,
@@ -124,6 +141,23 @@ export function createToolRunner(
     );
   };
 
+  const namesTool = toolFromDocument(
+    schema,
+    readOperation('names/plan-names.graphql'),
+    'src/mcp/operations/names/plan-names.graphql',
+  );
+
+  // Private: the plan's names, read only when a call gives a name for an id.
+  const namesOf = async (planId: unknown, caller: Caller): Promise<PlanNames | string> => {
+    const outcome = await runner.run(
+      namesTool,
+      typeof planId === 'string' ? { planId } : {},
+      caller,
+    );
+    if (!outcome.ok) return outcome.message;
+    return planNames((outcome.data as unknown as NamesAnswer).plan);
+  };
+
   const runner: ToolRunner = {
     list: () =>
       [...catalog.tools.values()]
@@ -137,10 +171,42 @@ export function createToolRunner(
           annotations: tool.annotations,
         })),
 
-    async variables(tool, args, caller) {
-      const variables = variablesFromArguments(schema, tool.operation, tool.variables, args);
+    async checked(tool, args, caller) {
+      let given: Readonly<Record<string, unknown>> = args;
+      let matched: Matched[] = [];
+      const refused: ArgumentError[] = [];
+      if (givesNames(args)) {
+        const names = await namesOf(args.planId, caller);
+        if (typeof names === 'string') {
+          refused.push(
+            new ArgumentError(
+              'planId',
+              `the names of its accounts, categories and payees could not be read (${names}); give ids instead, or check planId with list_plans.`,
+            ),
+          );
+        } else {
+          const resolved = resolveNames(args, names);
+          given = resolved.args;
+          matched = resolved.matched;
+          refused.push(...resolved.errors);
+        }
+      }
+      let variables: Record<string, unknown> = {};
+      try {
+        variables = variablesFromArguments(schema, tool.operation, tool.variables, given);
+      } catch (error) {
+        if (!(error instanceof ArgumentError)) throw error;
+        // A refused name is also not a UUID: graphql-js would say so again.
+        const named = new Set(refused.map((e) => /^[^.[]+/.exec(e.argument)?.[0]));
+        refused.push(...error.all.filter((e) => !named.has(/^[^.[]+/.exec(e.argument)?.[0])));
+      }
+      if (refused.length > 0) throw argumentErrors(refused);
       await checkPlan(variables, caller);
-      return variables;
+      return { variables, matched };
+    },
+
+    async variables(tool, args, caller) {
+      return (await runner.checked(tool, args, caller)).variables;
     },
 
     async planMonths(planId, caller) {
@@ -175,15 +241,17 @@ export function createToolRunner(
           `${name} writes to the plan, and this server is read-only: the gateway's operator enables write tools with MCP_WRITES=on. Nothing was changed.`,
         );
       let variables: Record<string, unknown>;
+      let matched: readonly Matched[];
       try {
-        variables = await runner.variables(tool, args, caller);
+        ({ variables, matched } = await runner.checked(tool, args, caller));
       } catch (error) {
         if (error instanceof ArgumentError) return toolError(error.message);
         throw error;
       }
       const outcome = await runWrite(runner, tool, variables, caller, confirm, args);
       if (!outcome.ok) return toolError(outcome.message);
-      const data = shapedAnswer(tool, variables, outcome.data);
+      const shaped = shapedAnswer(tool, variables, outcome.data);
+      const data = matched.length > 0 ? { ...shaped, matched } : shaped;
       return {
         content: [
           { type: 'text', text: JSON.stringify(data) },
@@ -197,6 +265,56 @@ export function createToolRunner(
   return runner;
 }
 
+interface NamesAnswer {
+  readonly plan: {
+    readonly accounts: readonly { id: string; name: string; closed: boolean; deleted: boolean }[];
+    readonly categories: readonly {
+      id: string;
+      name: string;
+      categoryGroupName: string;
+      deleted: boolean;
+    }[];
+    readonly payees: readonly {
+      id: string;
+      name: string;
+      deleted: boolean;
+      transferAccountId: string | null;
+    }[];
+  } | null;
+}
+
+/**
+ * Private: what names may match. Deleted ones are left out; a transfer payee also answers to
+ * its account's name ("Savings" for "Transfer : Savings").
+ */
+function planNames(plan: NamesAnswer['plan']): PlanNames | string {
+  if (!plan) return 'the plan could not be read';
+  const accounts = plan.accounts.filter((a) => !a.deleted);
+  const payees: Named[] = [];
+  for (const payee of plan.payees) {
+    if (payee.deleted) continue;
+    payees.push({ id: payee.id, name: payee.name });
+    const account = accounts.find((a) => a.id === payee.transferAccountId);
+    if (account)
+      payees.push({
+        id: payee.id,
+        name: account.name,
+        where: `transfer to or from ${account.name}`,
+      });
+  }
+  return {
+    account: accounts.map((a) => ({
+      id: a.id,
+      name: a.name,
+      ...(a.closed ? { where: 'closed' } : {}),
+    })),
+    category: plan.categories
+      .filter((c) => !c.deleted)
+      .map((c) => ({ id: c.id, name: c.name, where: c.categoryGroupName })),
+    payee: payees,
+  };
+}
+
 function toolError(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
@@ -207,6 +325,26 @@ function toolError(text: string): CallToolResult {
  * nullable field failed): the data, with the errors as notes. A stale answer says how old it is.
  */
 function outcomeOf(schema: GraphQLSchema, tool: ToolDefinition, result: ExecutionResult): Outcome {
+  const outcome = rawOutcome(schema, tool, result);
+  return outcome.ok ? outcome : { ok: false, message: inToolWords(outcome.message, tool) };
+}
+
+/**
+ * `message` with the GraphQL root fields of the tool's operation named as the tool: a
+ * model can call `assign_to_category`, not `updateMonthCategory`.
+ */
+export function inToolWords(message: string, tool: ToolDefinition): string {
+  let text = message;
+  for (const selection of tool.operation.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD) continue;
+    const field = selection.name.value;
+    if (field === 'plan' || field === 'plans') continue;
+    text = text.replace(new RegExp(`\`?\\b${field}\\b\`?`, 'g'), tool.name);
+  }
+  return text;
+}
+
+function rawOutcome(schema: GraphQLSchema, tool: ToolDefinition, result: ExecutionResult): Outcome {
   const errors = result.errors ?? [];
   if (!result.data) return { ok: false, message: describeErrors(errors, tool) };
   const data = foldAnswer(result.data, tool.shape) as Record<string, unknown>;

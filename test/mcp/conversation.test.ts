@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClockedStack, startStack } from '../support/stack.js';
+import { conversationClient, runBudgetingConversation } from './support/budgeting-conversation.js';
 import { type AmountForms, call, textOf } from './support/mcp-clients.js';
 
 const TODAY = '2025-06-15';
@@ -82,6 +83,28 @@ const restTransaction = async (id: string) =>
       { planId: stack.planId, transactionId: id },
     )
   ).transaction;
+
+describe('the scripted budgeting conversation (any transport: here Streamable HTTP)', () => {
+  it('lists, reviews, counts groceries, categorizes, splits, transfers, moves money and deletes', async () => {
+    const { client: scripted, user } = conversationClient();
+    await scripted.connect(
+      new StreamableHTTPClientTransport(new URL(stack.mcpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${stack.token}` } },
+      }),
+    );
+    try {
+      const steps = await runBudgetingConversation(scripted, user, {
+        writer: stack.writer,
+        token: stack.token,
+        planId: stack.planId,
+        today: TODAY,
+      });
+      expect(steps.map((step) => step.tool)).toContain('move_money');
+    } finally {
+      await scripted.close();
+    }
+  });
+});
 
 describe('a budgeting conversation', () => {
   it('records a split whose lines go to two categories, each amount in three forms', async () => {

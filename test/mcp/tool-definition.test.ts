@@ -6,7 +6,9 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/mcp/catalog.js';
+import { NAME_NOTE } from '../../src/mcp/names.js';
 import { snakeCase, toolFromDocument } from '../../src/mcp/tool-definition.js';
+import { inToolWords } from '../../src/mcp/tool-runner.js';
 import { schema } from '../../src/schema/index.js';
 
 const MANIFEST = fileURLToPath(
@@ -44,7 +46,8 @@ mutation RenamePayee($planId: PlanId!, $payeeId: UUID!, $name: String!) {
     });
     const properties = tool.inputSchema.properties as Record<string, Record<string, unknown>>;
     expect(properties.name?.description).toBe('The new name, as people will see it.');
-    expect(properties.payeeId?.description).toBe('The REST id of the payee.');
+    // An id argument also takes a name, and says so (without speaking of REST).
+    expect(properties.payeeId?.description).toBe(`The id of the payee. ${NAME_NOTE}`);
     expect(tool.inputSchema.required).toEqual(['planId', 'payeeId', 'name']);
     // The result union: one variant per possible type, told apart by __typename.
     const result = (tool.outputSchema.properties as Record<string, Record<string, unknown>>)
@@ -129,5 +132,17 @@ describe('buildCatalog', () => {
         expect(first?.default, tool.name).toBe(Number(stated));
       }
     }
+  });
+});
+
+describe('inToolWords', () => {
+  it('names the tool where an error names the GraphQL mutation it runs', () => {
+    const { tools } = buildCatalog(schema, { trustedDocumentTools: false }, MANIFEST);
+    const assign = tools.get('assign_to_category')!;
+    expect(
+      inToolWords('Cannot run `updateMonthCategory`: updateMonthCategory needs a month.', assign),
+    ).toBe('Cannot run assign_to_category: assign_to_category needs a month.');
+    // A query's `plan` is not renamed: it is not a mutation a model could mistake for a tool.
+    expect(inToolWords('plan not found', tools.get('month_budget')!)).toBe('plan not found');
   });
 });

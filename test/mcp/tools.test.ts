@@ -6,6 +6,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NAME_NOTE } from '../../src/mcp/names.js';
 import { type ClockedStack, startStack } from '../support/stack.js';
 import { type AmountForms, amountsIn, call, connectHttp, textOf } from './support/mcp-clients.js';
 
@@ -59,10 +60,10 @@ describe('tools/list', () => {
     expect(search.description).not.toContain('REST');
     const properties = search.inputSchema.properties as Record<string, Record<string, unknown>>;
     expect(properties.search?.description).toMatch(/memo, payee name or category name/);
-    expect(properties.accountId).toMatchObject({
+    // An id or a name: any string, the matching rules said.
+    expect(properties.accountId).toEqual({
       type: ['string', 'null'],
-      format: 'uuid',
-      description: 'Only transactions of this account.',
+      description: `Only transactions of this account. ${NAME_NOTE}`,
     });
     expect(properties.type?.enum).toEqual(['uncategorized', 'unapproved', null]);
     expect(properties.first?.default).toBe(25);
@@ -316,6 +317,11 @@ describe('refusals', () => {
     expect(text).toMatch(
       /^create_transaction writes to the plan, and this server is read-only: .*MCP_WRITES=on\. Nothing was changed\.$/,
     );
+    // move_money, made of two writes, is unlisted and refused the same way.
+    expect(tools.map((tool) => tool.name)).not.toContain('move_money');
+    expect(
+      await refused('move_money', { fromCategoryId: 'a', toCategoryId: 'b', amount: 1 }),
+    ).toMatch(/^move_money writes to the plan, and this server is read-only/);
   });
 });
 
