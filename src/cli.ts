@@ -29,6 +29,7 @@ import { serveStdio } from './mcp/stdio.js';
 import { schema } from './schema/index.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
 import { type HttpService, listen } from './server/http-server.js';
+import { withWireReplay } from './server/wire-replay.js';
 import { attachWebSockets, type WebSocketAttachment } from './server/websockets.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
 import type { OtelTracing } from './telemetry/otel.js';
@@ -258,7 +259,12 @@ async function main(): Promise<void> {
   const mcpHttp = settings.mcp.path
     ? createMcpHttp(createMcpParts(gateway, schema, settings.mcp, version()))
     : undefined;
-  const http = await listenOrFail(withMcp(gateway, mcpHttp), port, host, 'PORT');
+  const http = await listenOrFail(
+    withWireReplay(withMcp(gateway, mcpHttp), gateway.wireReplay),
+    port,
+    host,
+    'PORT',
+  );
   const sockets = attachWebSockets(http.server, gateway);
   const metricsHttp =
     settings.metrics && settings.metricsPort !== undefined
