@@ -21,18 +21,18 @@ import { corsOptions } from '../server/cors-options.js';
 import { requestFreshness } from '../server/freshness.js';
 import { type OperationInitialContext, operationContext } from '../server/operation-context.js';
 import { createAnswerCache } from '../server/plugins/answer-cache.js';
-import type { HttpCaching } from '../server/plugins/use-http-caching.js';
-import { createWireReplay, type WireReplay } from '../server/wire-replay.js';
 import {
   type GatewayPlugin,
   type GatewayPluginsOptions,
   graphPlugins,
   subgraphPlugins,
 } from '../server/plugins/order.js';
+import type { HttpCaching } from '../server/plugins/use-http-caching.js';
 import { persistedDocuments } from '../server/plugins/use-persisted-documents.js';
 import { createRequestIds } from '../server/plugins/use-request-id.js';
 import { SUBGRAPH_PATH } from '../server/plugins/use-subgraph-endpoint.js';
 import type { GatewayYoga } from '../server/run-operation.js';
+import { createWireReplay, type WireReplay } from '../server/wire-replay.js';
 import type { SignIn } from '../sign-in/sign-in.js';
 import { type Logger, logOperations } from '../telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
@@ -302,7 +302,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
             maxBytes: config.httpCaching.answerMaxBytes,
             // Compressed once per answer, as the compression plugin would each time.
             compression:
-              config.compressionMinBytes === false ? false : { minBytes: config.compressionMinBytes },
+              config.compressionMinBytes === false
+                ? false
+                : { minBytes: config.compressionMinBytes },
           })
         : undefined,
     extra: deps.plugins,

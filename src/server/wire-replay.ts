@@ -14,15 +14,20 @@
  * - no `Cache-Control` (a `no-cache` read sends a delta: its execution should not send another)
  *   and no request for per-request metrics (such a body differs every time).
  */
-import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type {
+  IncomingHttpHeaders,
+  IncomingMessage,
+  RequestListener,
+  ServerResponse,
+} from 'node:http';
 import type { Admission } from '../admission/admission.js';
 import { presentedByHeaders } from '../admission/presented.js';
 import type { Credentials } from '../operation/credentials.js';
 import { nameOperation, paramsOfUrl } from './plugins/http-caching/fingerprint.js';
 import { type ReplayRequest, replayHeaders } from './plugins/http-caching/replay.js';
 import type { HttpCaching } from './plugins/use-http-caching.js';
-import { METRICS_HEADER } from './plugins/use-response-extensions.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './plugins/use-request-id.js';
+import { METRICS_HEADER } from './plugins/use-response-extensions.js';
 
 export interface WireReplayOptions {
   /** The HTTP caching of the GraphQL path, whose answers are replayed. */

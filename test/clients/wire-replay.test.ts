@@ -240,7 +240,7 @@ describe('replays at the wire: held answers before yoga, compressed once per enc
 
   it('leaves browsers (Origin, cookies) and per-request metrics to the pipeline', async () => {
     await raw('POST');
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { origin: 'http://elsewhere.example' },
       { cookie: 'a=b' },
       { 'x-upstream-metrics': '1' },

@@ -66,17 +66,22 @@ export function useCompression({
 export function compressBody(
   plain: Buffer,
   encoding: Encoding,
-  { brotliQuality = 4, gzipLevel = 6 }: Pick<CompressionOptions, 'brotliQuality' | 'gzipLevel'> = {},
+  {
+    brotliQuality = 4,
+    gzipLevel = 6,
+  }: Pick<CompressionOptions, 'brotliQuality' | 'gzipLevel'> = {},
 ): Promise<Buffer<ArrayBuffer>> {
   // zlib's callbacks give a Buffer of its own ArrayBuffer (never a shared one).
-  return (encoding === 'br'
-    ? brotliAsync(plain, {
-        params: {
-          [constants.BROTLI_PARAM_QUALITY]: brotliQuality,
-          [constants.BROTLI_PARAM_SIZE_HINT]: plain.length,
-        },
-      })
-    : gzipAsync(plain, { level: gzipLevel })) as Promise<Buffer<ArrayBuffer>>;
+  return (
+    encoding === 'br'
+      ? brotliAsync(plain, {
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: brotliQuality,
+            [constants.BROTLI_PARAM_SIZE_HINT]: plain.length,
+          },
+        })
+      : gzipAsync(plain, { level: gzipLevel })
+  ) as Promise<Buffer<ArrayBuffer>>;
 }
 
 /**

@@ -75,7 +75,9 @@ export interface HttpCachingOptions {
  * (and a matching ETag still turns the answer into a `304`). A write through the gateway changes
  * the version of the replica it wrote, hence the ETag: the next request executes again.
  */
-export function useHttpCaching(options: HttpCachingOptions): Plugin<GatewayContext & YogaInitialContext> {
+export function useHttpCaching(
+  options: HttpCachingOptions,
+): Plugin<GatewayContext & YogaInitialContext> {
   return createHttpCaching(options).plugin;
 }
 

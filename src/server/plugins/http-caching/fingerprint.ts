@@ -100,8 +100,7 @@ export function nameOperation(
   if (typeof params !== 'object' || params === null || Array.isArray(params)) return null;
   const bounded = admission.bounded(params as OperationParams);
   const tokenKey = credentials?.tokenKey ?? null;
-  const fingerprint =
-    bounded && fingerprintOf(pathname, accept, bounded, schemaDigest, tokenKey);
+  const fingerprint = bounded && fingerprintOf(pathname, accept, bounded, schemaDigest, tokenKey);
   return fingerprint && bounded ? { fingerprint, get, credentials, params: bounded } : null;
 }
 

@@ -130,12 +130,26 @@ export function createReplay({
       if (showMetrics) {
         // Every such body differs (its own figures): sent as it is, compressed by the pipeline.
         const body = withUpstream(answer, meter.cost(), current.ages);
-        return { status: 200, etag: current.etag, contentType: answer.contentType, body, encoding: null, get };
+        return {
+          status: 200,
+          etag: current.etag,
+          contentType: answer.contentType,
+          body,
+          encoding: null,
+          get,
+        };
       }
       const chosen = preferredEncoding(request.headers.get('accept-encoding'));
       const held = answers!.representation(current.etag, answer, chosen);
       const { body, encoding } = held instanceof Promise ? await held : held;
-      return { status: 200, etag: current.etag, contentType: answer.contentType, body, encoding, get };
+      return {
+        status: 200,
+        etag: current.etag,
+        contentType: answer.contentType,
+        body,
+        encoding,
+        get,
+      };
     },
     takeCarried(request) {
       const calls = carried.get(request) ?? [];
