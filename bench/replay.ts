@@ -10,7 +10,9 @@
  * Each round runs the four phases in turn (replay, raw, replay br, raw br), so both sides of each
  * ratio see the same machine; figures are medians of the rounds. CPU per request is each
  * server process's own CPU time (user and system, from the kernel) over the requests it served:
- * what a shared machine disturbs least.
+ * what a shared machine disturbs least; each process's CPU with no request (sampled for a second
+ * before each phase) is taken off, so a loaded machine's slow phase does not count a server's
+ * housekeeping as its requests'.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,8 @@ import { type LatencySummary, runLoad } from './load.js';
 
 const TOKEN = 'bench-replay-token';
 const CHILD_ENV = { NODE_ENV: 'production', BENCH_METRICS: 'on-request' } as const;
+/** How long each process's idle CPU is sampled before each phase. */
+const IDLE_SAMPLE_MS = 1_000;
 const DASHBOARD = readFileSync(new URL('./dashboard.graphql', import.meta.url), 'utf8');
 
 export interface ReplayOptions {
@@ -166,19 +170,32 @@ export async function runReplayBench(options: ReplayOptions): Promise<ReplayResu
     };
     const gatewayCpu = async () => (await gateway!.figures({ gc: false })).cpuMicros;
     const floorCpu = () => floor!.cpuMicros();
+    /**
+     * What a process spends with no request (its timers, the gateway's housekeeping), in CPU
+     * microseconds per wall millisecond: taken off its phases, so on a machine so loaded that a
+     * phase serves few requests, its idle work is not counted as theirs.
+     */
+    const idleRate = async (cpu: () => Promise<number>): Promise<number> => {
+      const before = await cpu();
+      const started = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+      return ((await cpu()) - before) / (performance.now() - started);
+    };
     const phase = async (
       client: ReturnType<typeof bytesClient>,
       cpu: () => Promise<number>,
       encoding: string | undefined,
     ): Promise<ReplayPhase> => {
+      const idle = await idleRate(cpu);
       const before = await cpu();
+      const started = performance.now();
       const summary = await runLoad(async () => {
         const sent = await client.send();
         return sent.ok && sent.encoding === encoding;
       }, load);
-      const micros = (await cpu()) - before;
+      const busy = (await cpu()) - before - idle * (performance.now() - started);
       const requests = summary.count + Math.min(50, load.requests);
-      return { ...summary, cpuMsPerRequest: micros / 1000 / requests };
+      return { ...summary, cpuMsPerRequest: Math.max(0, busy) / 1000 / requests };
     };
     const rounds: ReplayPhase[][] = [];
     for (let round = 0; round < options.rounds; round += 1) {
