@@ -14,13 +14,13 @@ import {
   DEFAULT_MCP,
   DEFAULT_OPERATION_DEADLINE_MS,
   DEFAULT_PORT,
-  defaultReplicaBytes,
-  MIN_DEFAULT_REPLICA_BYTES,
   DEFAULT_REST_CACHE_BYTES,
   DEFAULT_SIGN_IN,
   DEFAULT_WEBHOOKS,
+  defaultReplicaBytes,
   type LiveConfig,
   type McpConfig,
+  MIN_DEFAULT_REPLICA_BYTES,
   type WebhooksConfig,
 } from './config.js';
 

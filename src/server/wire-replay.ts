@@ -21,13 +21,30 @@ import type {
   ServerResponse,
 } from 'node:http';
 import type { Admission } from '../admission/admission.js';
-import { presentedByHeaders } from '../admission/presented.js';
+import { type Presented, presentedByHeaders } from '../admission/presented.js';
 import type { Credentials } from '../operation/credentials.js';
 import { nameOperation, paramsOfUrl } from './plugins/http-caching/fingerprint.js';
 import { type ReplayRequest, replayHeaders } from './plugins/http-caching/replay.js';
 import type { HttpCaching } from './plugins/use-http-caching.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './plugins/use-request-id.js';
 import { METRICS_HEADER } from './plugins/use-response-extensions.js';
+
+/** What a request handed on to yoga presents, as read here (see `adoptCarried`). */
+const carried = new WeakMap<IncomingMessage, Presented | undefined>();
+
+/**
+ * Tells admission what a request the wire handed on presents, as the wire read it (yoga's
+ * `serverContext.req` is node's request): read and digested once per request, wherever answered.
+ */
+export function adoptCarried(
+  admission: Pick<Admission, 'adoptPresented'>,
+  request: Request,
+  nodeRequest: unknown,
+): void {
+  if (typeof nodeRequest !== 'object' || nodeRequest === null) return;
+  const node = nodeRequest as IncomingMessage;
+  if (carried.has(node)) admission.adoptPresented(request, carried.get(node));
+}
 
 export interface WireReplayOptions {
   /** The HTTP caching of the GraphQL path, whose answers are replayed. */
@@ -70,6 +87,7 @@ export function createWireReplay({ caching, admission, path }: WireReplayOptions
       params = parseJson(body);
     }
     const presented = presentedByHeaders(headers.authorization, url);
+    carried.set(request, presented);
     const credentials = presented === undefined ? null : await checked(admission, presented);
     if (credentials === undefined) return false;
     const name = nameOperation(admission, schemaDigest, {
