@@ -75,18 +75,8 @@ export interface HttpCachingOptions {
  * (and a matching ETag still turns the answer into a `304`). A write through the gateway changes
  * the version of the replica it wrote, hence the ETag: the next request executes again.
  */
-export function useHttpCaching(
-  options: HttpCachingOptions,
-): Plugin<GatewayContext & YogaInitialContext> {
-  return createHttpCaching(options).plugin;
-}
-
-/**
- * The HTTP caching plugin, and what the wire replay (`../wire-replay.ts`) shares with it: the
- * same names, validators, answers and replay, so a request answered before yoga is answered
- * exactly as the plugin would answer it.
- */
 export interface HttpCaching {
+  /** The plugin of one endpoint (`plugin`), and what the wire replay shares with it. */
   readonly plugin: Plugin<GatewayContext & YogaInitialContext>;
   readonly replay: Replay;
   readonly schemaDigest: string;
@@ -94,6 +84,11 @@ export interface HttpCaching {
   readonly maxBodyBytes: number;
 }
 
+/**
+ * The HTTP caching plugin, and what the wire replay (`../wire-replay.ts`) shares with it: the
+ * same names, validators, answers and replay, so a request answered before yoga is answered
+ * exactly as the plugin would answer it.
+ */
 export function createHttpCaching({
   admission,
   requestIdOf,
