@@ -2,13 +2,14 @@
  * The floors the gateway is measured against, in a process of their own (as the gateway is): a
  * bare graphql-yoga server over the gateway's printed schema whose default resolvers read a
  * precomputed answer (no replica, no plugins of ours), and raw `node:http` that reads the body and
- * sends the answer's bytes. Started by `floor.ts` with the answer's JSON file as argument; says
+ * sends the answer's bytes (brotli's, compressed once, to a client that accepts it). Started by `floor.ts` with the answer's JSON file as argument; says
  * `{ type: 'ready', yoga, raw }` over IPC, answers any message with its CPU time so far
  * (`{ type: 'cpu', micros }`), and ends on disconnect.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, constants } from 'node:zlib';
 import { buildSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 
@@ -17,6 +18,10 @@ if (!answerFile || !process.send) throw new Error('floor-child: run through floo
 
 const answer = JSON.parse(readFileSync(answerFile, 'utf8')) as { data: Record<string, unknown> };
 const bytes = Buffer.from(JSON.stringify(answer));
+/** The same answer as brotli, compressed once as the gateway keeps it (quality 4). */
+const brotli = brotliCompressSync(bytes, {
+  params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+});
 const schema = buildSchema(readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8'));
 
 /** Every operation starts from the precomputed answer; default resolvers walk it. */
@@ -31,11 +36,14 @@ const raw = (request: IncomingMessage, response: ServerResponse) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
+    const br = request.headers['accept-encoding']?.includes('br') === true;
+    const body = br ? brotli : bytes;
     response.writeHead(200, {
       'content-type': 'application/graphql-response+json; charset=utf-8',
-      'content-length': bytes.length,
+      'content-length': body.length,
+      ...(br ? { 'content-encoding': 'br' } : {}),
     });
-    response.end(bytes);
+    response.end(body);
   });
 };
 

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_HTTP_CACHING, DEFAULT_MAX_AGE_MS, defaultConfig } from '../src/config/config.js';
 import { createGateway } from '../src/gateway/gateway.js';
 import type { QueryMeter } from '../src/replica/transaction-query.js';
+import { withWireReplay } from '../src/server/wire-replay.js';
 import type { ChildReply, ChildRequest, GatewayFigures } from './gateway-process.js';
 
 const [upstreamUrl, maxAgeArg, redisUrl, redisPrefix] = process.argv.slice(2);
@@ -25,7 +26,8 @@ const gateway = createGateway(
   {
     ...defaultConfig(upstreamUrl),
     graphiql: false,
-    metrics: 'always',
+    // The replay bench runs as deployed (`NODE_ENV=production`): metrics only when asked.
+    metrics: process.env.BENCH_METRICS === 'on-request' ? 'on-request' : 'always',
     maxAgeMs: Number(maxAgeArg ?? DEFAULT_MAX_AGE_MS),
     ...(process.env.BENCH_REPLICA_MAX_BYTES
       ? { replicaMaxBytes: Number(process.env.BENCH_REPLICA_MAX_BYTES) }
@@ -47,7 +49,7 @@ const gateway = createGateway(
   },
   { now: () => Date.now() + clockOffsetMs, replicaMeter: meter },
 );
-const server = createServer(gateway.yoga);
+const server = createServer(withWireReplay(gateway.yoga, gateway.wireReplay));
 server.keepAliveTimeout = 60_000;
 
 function figures(): GatewayFigures {

@@ -40,6 +40,8 @@ export interface BenchOptions {
   writes: boolean;
   /** With `writes` or `summary`: writes of each kind (medians reported). @default 15 */
   turns: number;
+  /** Run only the replay benchmark: answer-cache replays against raw node:http (bench/replay.ts). @default false */
+  replay: boolean;
   /** Issue 20's figures in one table: floor, answer cache, large plans, writes (bench/summary.ts). @default false */
   summary: boolean;
 }
@@ -74,6 +76,8 @@ const HELP = `Usage: npm run bench -- [options]
   --writes                  only writes: createTransaction through the gateway against the REST POST
                             (uses --latency, --turns)
   --turns <n>               with --writes or --summary: writes of each kind, medians (default 15)
+  --replay                  only replays: the answer cache against raw node:http serving the same
+                            bytes, with and without br, a client that only reads bytes (--rounds)
   --summary                 one table of issue 20's figures: floor and answer-cache ratios (--floor),
                             cold load and RSS at --sizes (--large; default 100000,300000), write ratios
   --help
@@ -120,6 +124,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
       writes: { type: 'boolean', default: false },
       turns: { type: 'string' },
       summary: { type: 'boolean', default: false },
+      replay: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -149,11 +154,13 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
             ? 'bench/results/large-plans.json'
             : values.floor
               ? 'bench/results/floor.json'
-              : values.writes
-                ? 'bench/results/writes.json'
-                : values.summary
-                  ? 'bench/results/summary.json'
-                  : 'bench/results/latest.json'),
+              : values.replay
+                ? 'bench/results/replay.json'
+                : values.writes
+                  ? 'bench/results/writes.json'
+                  : values.summary
+                    ? 'bench/results/summary.json'
+                    : 'bench/results/latest.json'),
     quick,
     subscriptions: values.subscriptions === true,
     instances,
@@ -169,6 +176,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
     writes: values.writes === true,
     turns: positiveInteger('turns', values.turns, 15),
     summary: values.summary === true,
+    replay: values.replay === true,
   };
 }
 

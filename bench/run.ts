@@ -22,6 +22,7 @@ import { formatInstancesResults, runInstancesBench } from './instances.js';
 import { formatLargePlans, runLargePlans } from './large-plans.js';
 import { type LoadOptions, type Outcome, runLoad } from './load.js';
 import { type BenchOptions, HELP, parseBenchOptions } from './options.js';
+import { formatReplay, runReplayBench } from './replay.js';
 import {
   type BenchResults,
   formatResults,
@@ -298,6 +299,20 @@ async function main(): Promise<void> {
     });
     console.log('');
     console.log(formatWrites(result));
+    writeResults(options.out, { options, result });
+    return;
+  }
+  if (options.replay) {
+    console.log('Replays: the answer cache against raw node:http serving the same bytes...');
+    const result = await runReplayBench({
+      concurrency: options.concurrency,
+      durationS: options.durationS,
+      requests: options.requests,
+      planTransactions: options.planTransactions,
+      rounds: options.rounds,
+    });
+    console.log('');
+    console.log(formatReplay(result));
     writeResults(options.out, { options, result });
     return;
   }

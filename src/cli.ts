@@ -30,6 +30,7 @@ import { schema } from './schema/index.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
 import { type HttpService, listen } from './server/http-server.js';
 import { attachWebSockets, type WebSocketAttachment } from './server/websockets.js';
+import { withWireReplay } from './server/wire-replay.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
 import type { OtelTracing } from './telemetry/otel.js';
 import { epochNow } from './time/clock.js';
@@ -262,7 +263,12 @@ async function main(): Promise<void> {
   const mcpHttp = settings.mcp.path
     ? createMcpHttp(createMcpParts(gateway, schema, settings.mcp, version()))
     : undefined;
-  const http = await listenOrFail(withMcp(gateway, mcpHttp), port, host, 'PORT');
+  const http = await listenOrFail(
+    withWireReplay(withMcp(gateway, mcpHttp), gateway.wireReplay),
+    port,
+    host,
+    'PORT',
+  );
   const sockets = attachWebSockets(http.server, gateway);
   const metricsHttp =
     settings.metrics && settings.metricsPort !== undefined

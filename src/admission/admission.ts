@@ -143,6 +143,12 @@ export interface Admission {
    */
   presentedBy(request: Request): Presented | undefined;
   /**
+   * What `request` presents, as a carrier in front of yoga already read it (the wire replay,
+   * which hands on what it did not answer): `presentedBy` returns it, and the credentials made
+   * for it are found again, so a credential is still read and digested once per request.
+   */
+  adoptPresented(request: Request, presented: Presented | undefined): void;
+  /**
    * Stage 5 alone, for what must know who calls before an operation is admitted (the answer
    * cache at the door, MCP's session door): the `Credentials`, made once per presented value, or
    * the refusal (a token that cannot be one, or one the upstream refused). Nothing is reported.
@@ -285,6 +291,9 @@ export function createAdmission({
         presentedByRequests.set(request, presented);
       }
       return presented ?? undefined;
+    },
+    adoptPresented(request, presented) {
+      presentedByRequests.set(request, presented ?? null);
     },
     credentials: (presented) => credentialsStage.check(presented),
     originRefusal,

@@ -1,12 +1,47 @@
 /** Everything a gateway instance can be told, with the defaults `npm start` uses. */
+import { totalmem } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 
 /**
  * @default 30 s: a screen polled without pause costs at most 120 delta requests an hour, well
  * inside the upstream's 200 per token, leaving room for writes and other plans.
  */
 export const DEFAULT_MAX_AGE_MS = 30_000;
-/** @default 256 MiB across every cached replica. */
-export const DEFAULT_REPLICA_BYTES = 256 * 1024 * 1024;
+/**
+ * The least default budget of every cached replica: what the default was before it followed the
+ * process's memory, and what a process with little memory still gets.
+ */
+export const MIN_DEFAULT_REPLICA_BYTES = 64 * 1024 * 1024;
+/** The share of the process's memory the replicas get by default: the rest is the gateway's. */
+export const REPLICA_MEMORY_SHARE = 0.5;
+
+/**
+ * The memory this process may use, in bytes: the least of V8's heap limit (`--max-old-space-size`
+ * or V8's own choice), the cgroup's limit (a container's memory; Node reports it), and the
+ * machine's memory. Replicas live in the heap: past its limit the process dies, whatever the
+ * machine has.
+ */
+export function processMemoryBytes(
+  heapLimit = getHeapStatistics().heap_size_limit,
+  constrained = process.constrainedMemory?.() ?? 0,
+  machine = totalmem(),
+): number {
+  // Without a cgroup limit Node reports 0 or a huge number: neither limits anything.
+  const container = constrained > 0 && constrained < machine ? constrained : machine;
+  return Math.min(heapLimit, container, machine);
+}
+
+/**
+ * The default of `REPLICA_MAX_MB`: half the process's memory (`processMemoryBytes`), at least
+ * 64 MiB. A 1,000,000-transaction plan (a 600 MB export, read within a budget of 1.25 times its
+ * bytes) loads with the defaults where the heap allows about 1.5 GB (Node's own limit on a
+ * machine of 8 GB is about 4 GB); where it cannot, it is refused with an error naming
+ * `REPLICA_MAX_MB`, never loaded into an out-of-memory crash.
+ */
+export function defaultReplicaBytes(memory = processMemoryBytes()): number {
+  const share = Math.floor((memory * REPLICA_MEMORY_SHARE) / (1024 * 1024)) * 1024 * 1024;
+  return Math.max(MIN_DEFAULT_REPLICA_BYTES, share);
+}
 /** @default 20 s: a cold read used to wait up to 90 s (3 attempts of 30 s) on a hung upstream. */
 export const DEFAULT_OPERATION_DEADLINE_MS = 20_000;
 /** @default 16 MiB across every token's cached user, plan list and money movements. */
@@ -239,7 +274,7 @@ export interface GatewayConfig {
    * request may ask for (`Cache-Control: max-age` can only ask for fresher). @default 30_000
    */
   maxAgeMs: number;
-  /** Byte budget of all replicas together. @default 256 MiB */
+  /** Byte budget of all replicas together. @default half the process's memory (`defaultReplicaBytes`) */
   replicaMaxBytes: number;
   /**
    * Byte budget of the REST cache (user, plan lists, money movements of every token), apart
@@ -361,7 +396,7 @@ export function defaultConfig(upstreamUrl: string): GatewayConfig {
   return {
     upstreamUrl,
     maxAgeMs: DEFAULT_MAX_AGE_MS,
-    replicaMaxBytes: DEFAULT_REPLICA_BYTES,
+    replicaMaxBytes: defaultReplicaBytes(),
     restCacheMaxBytes: DEFAULT_REST_CACHE_BYTES,
     operationDeadlineMs: DEFAULT_OPERATION_DEADLINE_MS,
     rateLimit: { limit: 200, windowMs: 3_600_000 },

@@ -15,12 +15,13 @@ import {
   DEFAULT_MCP,
   DEFAULT_OPERATION_DEADLINE_MS,
   DEFAULT_PORT,
-  DEFAULT_REPLICA_BYTES,
   DEFAULT_REST_CACHE_BYTES,
   DEFAULT_SIGN_IN,
   DEFAULT_WEBHOOKS,
+  defaultReplicaBytes,
   type LiveConfig,
   type McpConfig,
+  MIN_DEFAULT_REPLICA_BYTES,
   type WebhooksConfig,
 } from './config.js';
 
@@ -147,7 +148,7 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   HOST                          interface to listen on (default ${DEFAULT_HOST}; the Docker image sets 0.0.0.0)
   UPSTREAM_URL                  REST base URL including /v1 (default: embedded sandbox)
   MAX_AGE_SECONDS               replica max-age (default ${DEFAULT_MAX_AGE_MS / 1000})
-  REPLICA_MAX_MB                memory budget of all replicas, and the largest plan export read (default ${DEFAULT_REPLICA_BYTES / 1024 / 1024})
+  REPLICA_MAX_MB                memory budget of all replicas, and the largest plan export read (default: half the process's memory, the least of the heap limit and the container's, at least ${MIN_DEFAULT_REPLICA_BYTES / 1024 / 1024}; here ${defaultReplicaBytes() / 1024 / 1024})
   REST_CACHE_MAX_MB             memory budget of the per-token REST cache (default ${DEFAULT_REST_CACHE_BYTES / 1024 / 1024})
   OPERATION_DEADLINE_SECONDS    longest upstream wait of one operation before it answers stale (default ${DEFAULT_OPERATION_DEADLINE_MS / 1000})
   COST_LIMIT_MODE               enforce: refuse operations over the cost limit; measure: run them and log them (default enforce)
@@ -269,7 +270,7 @@ export function parseSettings(
             DEFAULT_MAX_AGE_MS / 1000) * 1000,
         replicaMaxBytes:
           (optional(env, 'REPLICA_MAX_MB', (v, n) => integer(v, n, 1, 1024 * 1024)) ??
-            DEFAULT_REPLICA_BYTES / 1024 / 1024) *
+            defaultReplicaBytes() / 1024 / 1024) *
           1024 *
           1024,
         restCacheMaxBytes:

@@ -30,10 +30,12 @@ import {
   graphPlugins,
   subgraphPlugins,
 } from '../server/plugins/order.js';
+import type { HttpCaching } from '../server/plugins/use-http-caching.js';
 import { persistedDocuments } from '../server/plugins/use-persisted-documents.js';
 import { createRequestIds } from '../server/plugins/use-request-id.js';
 import { SUBGRAPH_PATH } from '../server/plugins/use-subgraph-endpoint.js';
 import type { GatewayYoga } from '../server/run-operation.js';
+import { createWireReplay, type WireReplay } from '../server/wire-replay.js';
 import type { SignIn } from '../sign-in/sign-in.js';
 import { type Logger, logOperations } from '../telemetry/logger.js';
 import { createGatewayMetrics, type GatewayMetrics } from '../telemetry/metrics.js';
@@ -114,6 +116,11 @@ export interface SubgraphEndpoint {
 export interface Gateway {
   /** The HTTP handler of the port: `/graphql`, and `/subgraph` (handed to `subgraph`). */
   readonly yoga: GatewayYoga;
+  /**
+   * Replays of held answers before `yoga` (`withWireReplay(handler, gateway.wireReplay)` in
+   * front of the port's handler): on with the answer cache, off with a tracer.
+   */
+  readonly wireReplay?: WireReplay;
   /**
    * The Federation v2 subgraph (`config.subgraph`; docs/federation.md): its schema, and the yoga
    * instance that runs it with the same operation plugins, stores and admission path. `yoga`
@@ -292,7 +299,14 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     tracer: deps.tracer,
     answers:
       config.httpCaching && config.httpCaching.answerMaxBytes > 0
-        ? createAnswerCache({ maxBytes: config.httpCaching.answerMaxBytes })
+        ? createAnswerCache({
+            maxBytes: config.httpCaching.answerMaxBytes,
+            // Compressed once per answer, as the compression plugin would each time.
+            compression:
+              config.compressionMinBytes === false
+                ? false
+                : { minBytes: config.compressionMinBytes },
+          })
         : undefined,
     extra: deps.plugins,
     compiledQueries: config.compiledQueries,
@@ -344,17 +358,33 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
         return subgraphEndpoint;
       }
     : undefined;
+  let caching: HttpCaching | undefined;
   const yoga = createGatewayYoga(config, {
     schema,
     endpoint: '/graphql',
-    plugins: graphPlugins(config, pluginOptions, schema, subgraph && (() => subgraph().yoga)),
+    plugins: graphPlugins(
+      config,
+      pluginOptions,
+      schema,
+      subgraph && (() => subgraph().yoga),
+      (made) => {
+        caching = made;
+      },
+    ),
     context,
     logger,
     cors: true,
   });
 
+  // A traced replay starts its span from a fetch `Request`: with a tracer, replays stay in yoga.
+  const wireReplay =
+    caching && pluginOptions.answers && !deps.tracer
+      ? createWireReplay({ caching, admission, path: '/graphql' })
+      : undefined;
+
   const gateway: Gateway = {
     yoga,
+    ...(wireReplay ? { wireReplay } : {}),
     ...(subgraph ? { subgraph } : {}),
     upstream,
     replicas,

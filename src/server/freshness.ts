@@ -1,8 +1,16 @@
 import type { Freshness } from '../replica/types.js';
 import type { Clock } from '../time/clock.js';
 
+/**
+ * What freshness reads of a request: its `Cache-Control`. A fetch `Request`, or the wire
+ * replay's view of node's request (`wire-replay.ts`), which has no `Request` to make.
+ */
+export interface HeadersOf {
+  readonly headers: Pick<Headers, 'get'>;
+}
+
 /** The freshness of each request, decided once: see `requestFreshness`. */
-export type FreshnessOf = (request: Request) => Freshness;
+export type FreshnessOf = (request: HeadersOf) => Freshness;
 
 /**
  * Freshness decided once per request, at its first asking, with the request's arrival (`asOf`):
@@ -13,7 +21,7 @@ export type FreshnessOf = (request: Request) => Freshness;
  * one per WebSocket or MCP operation (each makes its own).
  */
 export function requestFreshness(defaultMaxAgeMs: number, now: Clock): FreshnessOf {
-  const decided = new WeakMap<Request, Freshness>();
+  const decided = new WeakMap<HeadersOf, Freshness>();
   return (request) => {
     let freshness = decided.get(request);
     if (!freshness) {
@@ -31,7 +39,7 @@ export function requestFreshness(defaultMaxAgeMs: number, now: Clock): Freshness
  * revoked upstream would otherwise be served from the replica for as long as it asks).
  * Unknown or malformed directives are ignored, as HTTP caches do.
  */
-function freshnessFrom(request: Request, defaultMaxAgeMs: number): Freshness {
+function freshnessFrom(request: HeadersOf, defaultMaxAgeMs: number): Freshness {
   const header = request.headers.get('cache-control');
   if (!header) return { maxAgeMs: defaultMaxAgeMs };
   const directives = header

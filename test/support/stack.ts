@@ -31,6 +31,7 @@ import {
 } from '../../src/config/config.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/gateway/gateway.js';
 import { createMcpHttp, type McpHttp, withMcp } from '../../src/mcp/http.js';
+import { withWireReplay } from '../../src/server/wire-replay.js';
 import { createMcpParts } from '../../src/mcp/session.js';
 import { schema } from '../../src/schema/index.js';
 import { attachWebSockets } from '../../src/server/websockets.js';
@@ -220,7 +221,10 @@ async function listen(
   const mcp = mcpConfig
     ? createMcpHttp(createMcpParts(gateway, schema, { ...DEFAULT_MCP, ...mcpConfig }, 'test'))
     : undefined;
-  const server = createServer(maxHeaderSize ? { maxHeaderSize } : {}, withMcp(gateway, mcp));
+  const server = createServer(
+    maxHeaderSize ? { maxHeaderSize } : {},
+    withWireReplay(withMcp(gateway, mcp), gateway.wireReplay),
+  );
   const sockets = mode === 'websocket' ? attachWebSockets(server, gateway) : undefined;
   await new Promise<void>((resolve) => server.listen(at, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -1,14 +1,31 @@
 import { LRUCache } from 'lru-cache';
+import { compressBody, type Encoding } from './use-compression.js';
 
 /** An answer as it went out, by the ETag that names it. */
 export interface StoredAnswer {
-  /** The JSON body without `extensions.upstream` (that figure is the request's own). */
-  readonly body: string;
+  /** The JSON body as UTF-8 bytes, without `extensions.upstream` (that figure is the request's own). */
+  readonly bytes: Buffer<ArrayBuffer>;
   readonly contentType: string;
-  /** Whether `body` has an `extensions` member (a hit's metrics are spliced into it otherwise). */
+  /** Whether the body has an `extensions` member (a hit's metrics are spliced into it otherwise). */
   readonly hasExtensions: boolean;
   /** The query's name, for the report of a replay. */
   readonly operationName: string | null;
+  /** The body compressed, once per encoding, on the first replay that accepted it. */
+  readonly encoded?: Partial<Readonly<Record<Encoding, Buffer<ArrayBuffer>>>>;
+}
+
+/** How a stored answer goes out: its bytes, and their `Content-Encoding` (null: as they are). */
+export interface Representation {
+  readonly body: Buffer<ArrayBuffer>;
+  readonly encoding: Encoding | null;
+}
+
+/** How answers are compressed: as `useCompression` would (`COMPRESSION_MIN_BYTES`). */
+export interface AnswerCompression {
+  /** Smaller answers go out as they are. */
+  readonly minBytes: number;
+  readonly brotliQuality?: number;
+  readonly gzipLevel?: number;
 }
 
 /**
@@ -16,28 +33,76 @@ export interface StoredAnswer {
  * the variables, the media type, the schema and the version of every replica the answer read,
  * so a body found under it is the answer execution would give now: nothing here is ever
  * invalidated, an answer whose replicas moved is simply never named again and ages out.
- * Bounded in bytes; one answer may take at most an eighth of the budget.
+ * Bounded in bytes (each answer with its compressed copies); one answer may take at most an
+ * eighth of the budget.
  */
 export interface AnswerCache {
   get(etag: string): StoredAnswer | undefined;
   set(etag: string, answer: StoredAnswer): void;
+  /**
+   * The bytes of `answer` in `encoding`: compressed the first time an encoding is asked for and
+   * kept with it (a replay never compresses again); as they are below the compression threshold,
+   * without compression, or for `null`.
+   */
+  representation(
+    etag: string,
+    answer: StoredAnswer,
+    encoding: Encoding | null,
+  ): Representation | Promise<Representation>;
   stats(): { answers: number; bytes: number };
 }
 
-/** Per entry besides the body: the ETag key, the entry object, the LRU's own bookkeeping. */
+/** Per entry besides the bodies: the ETag key, the entry object, the LRU's own bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 200;
 
-export function createAnswerCache({ maxBytes }: { maxBytes: number }): AnswerCache {
+export function createAnswerCache({
+  maxBytes,
+  compression = false,
+}: {
+  maxBytes: number;
+  /** @default false: answers go out as they are */
+  compression?: AnswerCompression | false;
+}): AnswerCache {
   const answers = new LRUCache<string, StoredAnswer>({
     maxSize: maxBytes,
     maxEntrySize: Math.max(1, Math.floor(maxBytes / 8)),
-    // One-byte strings for ASCII JSON; two for anything else, counted as the worse case.
-    sizeCalculation: (answer, etag) => answer.body.length * 2 + etag.length + ENTRY_OVERHEAD_BYTES,
+    sizeCalculation: (answer, etag) =>
+      answer.bytes.length +
+      (answer.encoded?.br?.length ?? 0) +
+      (answer.encoded?.gzip?.length ?? 0) +
+      etag.length +
+      ENTRY_OVERHEAD_BYTES,
   });
+  /** Compressions under way, so concurrent first replays compress once. */
+  const pending = new Map<string, Promise<Buffer<ArrayBuffer>>>();
   return {
     get: (etag) => answers.get(etag),
     set(etag, answer) {
       answers.set(etag, answer);
+    },
+    representation(etag, answer, encoding) {
+      const plain: Representation = { body: answer.bytes, encoding: null };
+      if (encoding === null || compression === false || answer.bytes.length < compression.minBytes)
+        return plain;
+      const held = answer.encoded?.[encoding];
+      if (held) return { body: held, encoding };
+      const key = `${encoding}:${etag}`;
+      let compressing = pending.get(key);
+      if (!compressing) {
+        compressing = compressBody(answer.bytes, encoding, compression).then((body) => {
+          const current = answers.peek(etag);
+          // A new object: lru-cache recounts an entry's size only when its value changes.
+          if (current)
+            answers.set(etag, { ...current, encoded: { ...current.encoded, [encoding]: body } });
+          return body;
+        });
+        pending.set(key, compressing);
+        void compressing.then(
+          () => pending.delete(key),
+          () => pending.delete(key),
+        );
+      }
+      return compressing.then((body) => ({ body, encoding }));
     },
     stats: () => ({ answers: answers.size, bytes: answers.calculatedSize }),
   };

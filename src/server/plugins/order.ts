@@ -33,7 +33,7 @@ import { useCompiledQueries } from './use-compiled-queries.js';
 import { useCompression } from './use-compression.js';
 import { useCsrfPrevention } from './use-csrf-prevention.js';
 import { useHealth } from './use-health.js';
-import { useHttpCaching } from './use-http-caching.js';
+import { createHttpCaching, type HttpCaching } from './use-http-caching.js';
 import { useHttpHygiene } from './use-http-hygiene.js';
 import { useIntrospection } from './use-introspection.js';
 import { useMetricsEndpoint } from './use-metrics-endpoint.js';
@@ -97,11 +97,13 @@ export function graphPlugins(
   options: GatewayPluginsOptions,
   graph: GraphQLSchema,
   subgraph: (() => GatewayYoga) | undefined,
+  /** Receives the HTTP caching of `/graphql`, which the wire replay shares. @default none */
+  caching?: (caching: HttpCaching) => void,
 ): GatewayPlugin[] {
   return guarded(options, [
     ...doorPlugins(config, options),
     ...(subgraph ? [useSubgraphEndpoint(subgraph)] : []),
-    ...operationPlugins(config, options, graph),
+    ...operationPlugins(config, options, graph, caching),
     useRequestBodyLimit(config.limits.bodyBytes),
   ]);
 }
@@ -162,8 +164,24 @@ function operationPlugins(
   config: GatewayConfig,
   options: GatewayPluginsOptions,
   served: GraphQLSchema,
+  exposeCaching?: (caching: HttpCaching) => void,
 ): GatewayPlugin[] {
   const { replicas, requestIds, admission, extra = [] } = options;
+  const caching = config.httpCaching
+    ? createHttpCaching({
+        admission,
+        requestIdOf: requestIds.of,
+        replicas,
+        freshnessOf: options.freshnessOf,
+        schemaDigest: createHash('sha256').update(printSchema(served)).digest('hex'),
+        maxEntries: config.httpCaching.maxEntries,
+        ...(options.answers ? { answers: options.answers } : {}),
+        metrics: config.metrics,
+        maxBodyBytes: config.limits.bodyBytes,
+        report: { sinks: options.sinks, isAccepted: options.isAccepted, tracer: options.tracer },
+      })
+    : undefined;
+  if (caching) exposeCaching?.(caching);
   return [
     useCsrfPrevention(),
     // Automatic persisted queries register and name texts; then every operation is admitted.
@@ -173,26 +191,7 @@ function operationPlugins(
       schema: served,
       signIn: config.signIn !== undefined,
     }),
-    ...(config.httpCaching
-      ? [
-          useHttpCaching({
-            admission,
-            replicas,
-            freshnessOf: options.freshnessOf,
-            schemaDigest: createHash('sha256').update(printSchema(served)).digest('hex'),
-            maxEntries: config.httpCaching.maxEntries,
-            ...(options.answers ? { answers: options.answers } : {}),
-            metrics: config.metrics,
-            maxBodyBytes: config.limits.bodyBytes,
-            report: {
-              sinks: options.sinks,
-              requestIdOf: requestIds.of,
-              isAccepted: options.isAccepted,
-              tracer: options.tracer,
-            },
-          }),
-        ]
-      : []),
+    ...(caching ? [caching.plugin] : []),
     useDeferStream(),
     useStreamsNeedStreaming(),
     ...(options.compiledQueries ? [useCompiledQueries()] : []),

@@ -54,20 +54,34 @@ export function useCompression({
         setResponse(new fetchAPI.Response(plain, { status: response.status, headers }));
         return;
       }
-      const body =
-        encoding === 'br'
-          ? await brotliAsync(plain, {
-              params: {
-                [constants.BROTLI_PARAM_QUALITY]: brotliQuality,
-                [constants.BROTLI_PARAM_SIZE_HINT]: plain.length,
-              },
-            })
-          : await gzipAsync(plain, { level: gzipLevel });
+      const body = await compressBody(plain, encoding, { brotliQuality, gzipLevel });
       headers.set('content-encoding', encoding);
       headers.set('content-length', String(body.length));
       setResponse(new fetchAPI.Response(body, { status: response.status, headers }));
     },
   };
+}
+
+/** One body compressed, on libuv's thread pool (the answer cache compresses each answer once). */
+export function compressBody(
+  plain: Buffer,
+  encoding: Encoding,
+  {
+    brotliQuality = 4,
+    gzipLevel = 6,
+  }: Pick<CompressionOptions, 'brotliQuality' | 'gzipLevel'> = {},
+): Promise<Buffer<ArrayBuffer>> {
+  // zlib's callbacks give a Buffer of its own ArrayBuffer (never a shared one).
+  return (
+    encoding === 'br'
+      ? brotliAsync(plain, {
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: brotliQuality,
+            [constants.BROTLI_PARAM_SIZE_HINT]: plain.length,
+          },
+        })
+      : gzipAsync(plain, { level: gzipLevel })
+  ) as Promise<Buffer<ArrayBuffer>>;
 }
 
 /**

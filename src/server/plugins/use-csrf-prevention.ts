@@ -18,7 +18,7 @@ export interface CsrfPreventionOptions {
  * carries `Authorization` (never CORS-safelisted) or one of the CSRF headers.
  */
 export function isPreflighted(
-  request: Request,
+  request: { readonly headers: Pick<Headers, 'has'> },
   requestHeaders: readonly string[] = CSRF_HEADERS,
 ): boolean {
   return (

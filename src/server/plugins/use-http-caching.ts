@@ -9,6 +9,7 @@ import type { ExecutionResult } from 'graphql';
 import { getOperationAST } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { Admission } from '../../admission/admission.js';
+import { ownOriginsOf } from '../../admission/origin.js';
 import type { Credentials } from '../../operation/credentials.js';
 import type { ReplicaStore } from '../../replica/types.js';
 import type { GatewayContext } from '../../schema/context.js';
@@ -16,7 +17,12 @@ import type { FreshnessOf } from '../freshness.js';
 import type { AnswerCache } from './answer-cache.js';
 import { createRevalidation, headersFor, matches, VARY } from './http-caching/etag.js';
 import { createRequestNamer, type Named } from './http-caching/fingerprint.js';
-import { createReplay, type ReplayReporting } from './http-caching/replay.js';
+import {
+  createReplay,
+  type Replay,
+  type ReplayReporting,
+  replayHeaders,
+} from './http-caching/replay.js';
 import { METRICS_HEADER } from './use-response-extensions.js';
 import { addVary } from './vary.js';
 
@@ -26,7 +32,9 @@ export interface HttpCachingOptions {
    * once its variables and extensions are within the nesting bound; any other goes on to
    * admission, which refuses it.
    */
-  admission: Pick<Admission, 'bounded' | 'presentedBy' | 'credentials'>;
+  admission: Pick<Admission, 'bounded' | 'presentedBy' | 'credentials' | 'admit'>;
+  /** The request id of a request (use-request-id.ts), for admission's report of a replay. */
+  requestIdOf: (request: Request) => string;
   /** Re-reads the replicas a remembered answer depended on: no upstream call within max-age. */
   replicas: Pick<ReplicaStore, 'read'>;
   /**
@@ -67,8 +75,23 @@ export interface HttpCachingOptions {
  * (and a matching ETag still turns the answer into a `304`). A write through the gateway changes
  * the version of the replica it wrote, hence the ETag: the next request executes again.
  */
-export function useHttpCaching({
+export interface HttpCaching {
+  /** The plugin of one endpoint (`plugin`), and what the wire replay shares with it. */
+  readonly plugin: Plugin<GatewayContext & YogaInitialContext>;
+  readonly replay: Replay;
+  readonly schemaDigest: string;
+  readonly metrics: 'always' | 'on-request';
+  readonly maxBodyBytes: number;
+}
+
+/**
+ * The HTTP caching plugin, and what the wire replay (`../wire-replay.ts`) shares with it: the
+ * same names, validators, answers and replay, so a request answered before yoga is answered
+ * exactly as the plugin would answer it.
+ */
+export function createHttpCaching({
   admission,
+  requestIdOf,
   replicas,
   freshnessOf,
   schemaDigest,
@@ -77,7 +100,7 @@ export function useHttpCaching({
   metrics = 'on-request',
   maxBodyBytes = 1024 * 1024,
   report,
-}: HttpCachingOptions): Plugin<GatewayContext & YogaInitialContext> {
+}: HttpCachingOptions): HttpCaching {
   const nameOf = createRequestNamer({
     admission,
     schemaDigest,
@@ -85,7 +108,7 @@ export function useHttpCaching({
     maxBodyBytes,
   });
   const revalidation = createRevalidation({ replicas, freshnessOf, maxEntries });
-  const replay = createReplay({ revalidation, answers, metrics, report });
+  const replay = createReplay({ revalidation, answers, metrics, admission, report });
   const named = new WeakMap<Request, Named>();
   const queries = new WeakSet<Request>();
   const etags = new WeakMap<Request, string>();
@@ -114,7 +137,7 @@ export function useHttpCaching({
     return checked.ok ? checked.credentials : undefined;
   }
 
-  return {
+  const plugin: Plugin<GatewayContext & YogaInitialContext> = {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       const caller = callerOf(request);
       const credentials = caller instanceof Promise ? await caller : caller;
@@ -122,10 +145,18 @@ export function useHttpCaching({
       const name = await nameOf(request, url, fetchAPI.Request, credentials);
       if (name === null) return;
       named.set(request, name);
-      const replayed = await replay.answer(request, name, fetchAPI);
+      const replayed = await replay.answer(request, name, {
+        presented: admission.presentedBy(request),
+        origin: request.headers.get('origin'),
+        ownOrigins: [url.origin, ...ownOriginsOf(request.headers.get('host'))],
+        requestId: requestIdOf(request),
+        request,
+      });
       if (!replayed) return;
-      if (replayed.etag !== undefined) etags.set(request, replayed.etag);
-      endResponse(replayed.response);
+      const body = replayed.status === 304 ? null : replayed.body;
+      endResponse(
+        new fetchAPI.Response(body, { status: replayed.status, headers: replayHeaders(replayed) }),
+      );
     },
     onExecute({ args }) {
       const request = args.contextValue.request;
@@ -187,7 +218,7 @@ export function useHttpCaching({
       const contentType = response.headers.get('content-type');
       if (kept && answers && response.status === 200 && contentType && isJson(contentType)) {
         answers.set(kept.etag, {
-          body: kept.body,
+          bytes: Buffer.from(kept.body),
           contentType,
           hasExtensions: kept.hasExtensions,
           operationName: kept.operationName,
@@ -211,6 +242,7 @@ export function useHttpCaching({
       );
     },
   };
+  return { plugin, replay, schemaDigest, metrics, maxBodyBytes };
 }
 
 function isJson(contentType: string): boolean {

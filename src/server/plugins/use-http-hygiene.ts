@@ -1,10 +1,11 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Admission } from '../../admission/admission.js';
 import { ownOriginsOf } from '../../admission/origin.js';
+import { adoptCarried } from '../wire-replay.js';
 
 export interface HttpHygieneOptions {
   /** Its origin check (stage 6) runs here too, before the body is read. */
-  admission: Pick<Admission, 'originRefusal' | 'presentedBy'>;
+  admission: Pick<Admission, 'originRefusal' | 'presentedBy' | 'adoptPresented'>;
 }
 
 /**
@@ -19,7 +20,9 @@ export interface HttpHygieneOptions {
  */
 export function useHttpHygiene({ admission }: HttpHygieneOptions): Plugin {
   return {
-    onRequest({ request, url, endResponse, fetchAPI }) {
+    onRequest({ request, url, endResponse, fetchAPI, serverContext }) {
+      // A request the wire replay read and handed on: what it presents was read there.
+      adoptCarried(admission, request, (serverContext as { req?: unknown } | undefined)?.req);
       // A session cookie is honoured only from the gateway's own and the listed origins.
       const refusal = admission.originRefusal(
         request.headers.get('origin'),

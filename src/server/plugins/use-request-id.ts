@@ -20,8 +20,7 @@ export function createRequestIds(generate: () => string = () => crypto.randomUUI
   const of = (request: Request): string => {
     let id = ids.get(request);
     if (id === undefined) {
-      const offered = request.headers.get(REQUEST_ID_HEADER);
-      id = offered !== null && ACCEPTED_ID.test(offered) ? offered : generate();
+      id = requestIdFor(request.headers.get(REQUEST_ID_HEADER), generate);
       ids.set(request, id);
     }
     return id;
@@ -37,4 +36,12 @@ export function createRequestIds(generate: () => string = () => crypto.randomUUI
       },
     },
   };
+}
+
+/** The id of a request offering `offered`: kept when it is one, else a fresh one. */
+export function requestIdFor(
+  offered: string | null | undefined,
+  generate: () => string = () => crypto.randomUUID(),
+): string {
+  return typeof offered === 'string' && ACCEPTED_ID.test(offered) ? offered : generate();
 }

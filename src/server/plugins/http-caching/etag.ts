@@ -10,7 +10,7 @@ import { LRUCache } from 'lru-cache';
 import type { Dependencies, ReplicaDependency } from '../../../loaders/read-log.js';
 import type { OperationMeter } from '../../../operation/meter.js';
 import type { ReplicaStore } from '../../../replica/types.js';
-import type { FreshnessOf } from '../../freshness.js';
+import type { FreshnessOf, HeadersOf } from '../../freshness.js';
 import { byCodeUnits, type Named, sha256 } from './fingerprint.js';
 
 /**
@@ -41,7 +41,7 @@ export interface Revalidation {
    * cannot be read fresh (stale, or failing).
    */
   current(
-    request: Request,
+    request: HeadersOf,
     name: Named,
     meter?: OperationMeter,
   ): Promise<{ etag: string; ages: number[] } | null>;

@@ -18,6 +18,8 @@ export interface Named {
   readonly fingerprint: string;
   readonly get: boolean;
   readonly credentials: Credentials | null;
+  /** The operation as sent (bounded by admission's first stage), for admitting a replay. */
+  readonly params: Bounded<OperationParams>;
 }
 
 export interface RequestNamerOptions {
@@ -47,11 +49,13 @@ export function createRequestNamer({
 }: RequestNamerOptions): NameOf {
   return async (request, url, RequestClass, credentials) => {
     const tokenKey = credentials?.tokenKey ?? null;
+    const accept = request.headers.get('accept') ?? '';
     if (request.method === 'GET') {
       const params = paramsOfUrl(url);
       const bounded = params && admission.bounded(params);
-      const fingerprint = bounded && fingerprintOf(request, url, bounded, schemaDigest, tokenKey);
-      return fingerprint ? { fingerprint, get: true, credentials } : null;
+      const fingerprint =
+        bounded && fingerprintOf(url.pathname, accept, bounded, schemaDigest, tokenKey);
+      return fingerprint ? { fingerprint, get: true, credentials, params: bounded } : null;
     }
     if (request.method !== 'POST' || !readBodies) return null;
     // Only yoga's own request class keeps the parsed body for yoga to read again; only a JSON
@@ -62,23 +66,54 @@ export function createRequestNamer({
     const length = Number(request.headers.get('content-length'));
     if (!Number.isSafeInteger(length) || length <= 0 || length > maxBodyBytes) return null;
     const body: unknown = await request.json().catch(() => null);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
-    const bounded = admission.bounded(body as OperationParams);
-    const fingerprint = bounded && fingerprintOf(request, url, bounded, schemaDigest, tokenKey);
-    return fingerprint ? { fingerprint, get: false, credentials } : null;
+    return nameOperation(admission, schemaDigest, {
+      params: body,
+      get: false,
+      pathname: url.pathname,
+      accept,
+      credentials,
+    });
   };
 }
 
+/**
+ * Names one operation from its parts as a carrier read them (the door of yoga's pipeline, or
+ * the wire replay's before it): null when they are not one operation within stage 1's bounds.
+ */
+export function nameOperation(
+  admission: Pick<Admission, 'bounded'>,
+  schemaDigest: string,
+  {
+    params,
+    get,
+    pathname,
+    accept,
+    credentials,
+  }: {
+    params: unknown;
+    get: boolean;
+    pathname: string;
+    accept: string;
+    credentials: Credentials | null;
+  },
+): Named | null {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return null;
+  const bounded = admission.bounded(params as OperationParams);
+  const tokenKey = credentials?.tokenKey ?? null;
+  const fingerprint = bounded && fingerprintOf(pathname, accept, bounded, schemaDigest, tokenKey);
+  return fingerprint && bounded ? { fingerprint, get, credentials, params: bounded } : null;
+}
+
 /** The GraphQL request's parts that name its operation, as sent by GET or in a POST body. */
-interface OperationParams {
+export interface OperationParams {
   readonly query?: unknown;
   readonly operationName?: unknown;
   readonly variables?: unknown;
   readonly extensions?: unknown;
 }
 
-/** Private: GET's parameters as a POST body would carry them; undefined where one is not JSON. */
-function paramsOfUrl(url: URL): OperationParams | null {
+/** GET's parameters as a POST body would carry them; null where one is not JSON. */
+export function paramsOfUrl(url: Pick<URL, 'searchParams'>): OperationParams | null {
   const params = url.searchParams;
   const json = (name: string): unknown => JSON.parse(params.get(name) || 'null');
   try {
@@ -100,8 +135,8 @@ function paramsOfUrl(url: URL): OperationParams | null {
  * (recursively, for their canonical form): only once admission's first stage has bounded them.
  */
 function fingerprintOf(
-  request: Request,
-  url: URL,
+  pathname: string,
+  accept: string,
   params: Bounded<OperationParams>,
   schemaDigest: string,
   tokenKey: string | null,
@@ -113,12 +148,12 @@ function fingerprintOf(
   return sha256(
     JSON.stringify([
       schemaDigest,
-      url.pathname,
+      pathname,
       tokenKey,
       document,
       typeof operationName === 'string' && operationName !== '' ? operationName : null,
       canonical(variables),
-      request.headers.get('accept') ?? '',
+      accept,
     ]),
   );
 }
