@@ -45,6 +45,8 @@ export interface StdioCommand {
   /** The program (`npx`, a bin's path); node by default. */
   readonly command?: string;
   readonly cwd?: string;
+  /** The client to connect (one that declares elicitation, say); a plain one by default. */
+  readonly client?: Client;
 }
 
 /**
@@ -56,7 +58,11 @@ export interface StdioCommand {
 export async function launchStdio(
   env: Record<string, string>,
   args: readonly string[] = FROM_SOURCES,
-  { command = process.execPath, cwd = ROOT }: StdioCommand = {},
+  {
+    command = process.execPath,
+    cwd = ROOT,
+    client = new Client({ name: 'gateway-tests', version: '1.0.0' }),
+  }: StdioCommand = {},
 ): Promise<StdioServer> {
   const transport = new StdioClientTransport({
     // setsid: the server leads a process group of its own (the same pid: setsid execs).
@@ -70,7 +76,6 @@ export async function launchStdio(
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  const client = new Client({ name: 'gateway-tests', version: '1.0.0' });
   // The transport forgets its process once closed: the group is remembered here.
   let pid: number | null = null;
   const group = () => pid ?? transport.pid ?? 0;
