@@ -105,11 +105,11 @@ module.exports = {
       name: 'schema-loads-through-its-index',
       severity: 'error',
       comment:
-        "The graph's fields are in the order src/schema/index.ts loads the modules that add them; a module loaded first from elsewhere (a test, in a worker shared by files) would reorder them, and the SDL would no longer match schema.graphql and subgraph.graphql. Outside src/schema, import index.ts, or context, cost and input-checks, which add nothing to the builder.",
+        "The graph's fields are in the order src/schema/index.ts loads the modules that add them; a module loaded first from elsewhere (a test, in a worker shared by files) would reorder them, and the SDL would no longer match schema.graphql and subgraph.graphql. Outside src/schema, import index.ts, or context, cost, cost-directives and input-checks, which add nothing to the builder.",
       from: { pathNot: '^src/schema/' },
       to: {
         path: '^src/schema/',
-        pathNot: '^src/schema/(index|context|cost|input-checks)\\.ts$',
+        pathNot: '^src/schema/(index|context|cost|cost-directives|input-checks)\\.ts$',
       },
     },
     {
