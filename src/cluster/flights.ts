@@ -97,8 +97,9 @@ return 1
 `);
 
 /**
- * Unanswered flights remembered for release at most: only round trips in flight when Redis
- * stops answering are (a link found down sends none), so a few; the bound is for safety.
+ * Unanswered flights remembered for release at most: only flights with a round trip in flight
+ * when Redis stops answering, or led across that moment, are (a link found down takes no new
+ * flight), so a few; the bound is for safety.
  */
 const MAX_UNANSWERED = 1_000;
 
@@ -131,17 +132,26 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
   const leaseOf = (seal: TokenSeal, flight: { key: string; owner: string }) =>
     leaseValue(seal, flight.key, flight.owner, now() + leaseMs);
   /**
-   * Flights whose `TAKE_FLIGHT` got no answer in time: their sync went on alone, but Redis may
-   * have set the lease all the same (a Redis that hung runs what waited once it resumes), and
-   * every other sync of the plan would wait on that lease until it expires. Each is released,
-   * if its owner still holds it, as soon as the link is back.
+   * Flights whose lease Redis may hold with nobody to release it: a `TAKE_FLIGHT` that got no
+   * answer in time (the sync went on alone, but a Redis that hung runs what waited once it
+   * resumes), and a flight led here whose releasing round trip (the relay, the snapshot, the
+   * release) found the link down or got no answer. Every sync of the plan, here or elsewhere,
+   * would wait on that lease until it expires. Each is released, if its owner still holds it,
+   * as soon as the link is back.
    */
   const unanswered = new Map<string, { key: string; owner: string }>();
+  const owe = (flight: { key: string; owner: string }) => {
+    if (unanswered.size < MAX_UNANSWERED) unanswered.set(flight.owner, flight);
+  };
+  /** Releases the flight, or remembers it for the link's return when Redis does not answer. */
+  const releaseFlight = (flight: { key: string; owner: string }) =>
+    void link.script(RELEASE, [flight.key], [flight.owner]).then((reply) => {
+      if (reply === UNAVAILABLE) owe(flight);
+    });
   link.onAvailable(() => {
-    for (const flight of unanswered.values()) {
-      void link.script(RELEASE, [flight.key], [flight.owner]);
-    }
+    const owed = [...unanswered.values()];
     unanswered.clear();
+    for (const flight of owed) releaseFlight(flight);
   });
 
   /** Private: another instance's answer that satisfies this sync, if one arrived. */
@@ -164,7 +174,7 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
     flight: { key: string; owner: string },
     pauseKey: string,
   ): Promise<FetchPlanResult> {
-    const release = () => void link.script(RELEASE, [flight.key], [flight.owner]);
+    const release = () => releaseFlight(flight);
     const reused = reusable(request, planId);
     if (reused) {
       release();
@@ -220,14 +230,23 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
             aliases,
             flight,
           )
-          .catch(onError)
+          .then(
+            (answered) => {
+              if (!answered) owe(flight);
+            },
+            (error: unknown) => {
+              onError(error);
+              release();
+            },
+          )
           .finally(() => renewal.stop());
       } else if (resolved === planId) {
-        await tier.publishDelta(
+        const answered = await tier.publishDelta(
           seal,
           { from, to: result.data.server_knowledge, sentAt, aliases, data: result.data },
           flight,
         );
+        if (!answered) owe(flight);
       } else {
         // The alias moved: this answer is relative to another plan's knowledge, no delta of it.
         release();
@@ -270,7 +289,12 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
             pauseKey,
           )
         : '';
-    await link.script(FAIL_FLIGHT, [flight.key, pauseKey], [flight.owner, blob, pause]);
+    const reply = await link.script(
+      FAIL_FLIGHT,
+      [flight.key, pauseKey],
+      [flight.owner, blob, pause],
+    );
+    if (reply === UNAVAILABLE) owe(flight);
   }
 
   /**
@@ -335,7 +359,7 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
         true,
       );
       if (reply === UNAVAILABLE) {
-        if (unanswered.size < MAX_UNANSWERED) unanswered.set(flight.owner, flight);
+        owe(flight);
         return fetchPlan(request);
       }
       if (!Array.isArray(reply)) return fetchPlan(request);

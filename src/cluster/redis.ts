@@ -69,6 +69,12 @@ export interface RedisLinkStats {
   readonly timeouts: number;
   /** Times the link went down. */
   readonly outages: number;
+  /**
+   * Round trips sent whose answer has not come yet, probes and those given up on included
+   * (Redis owes them an answer: a test on a manual clock moves it only when none is, since
+   * moving it runs out their deadlines).
+   */
+  readonly inFlight: number;
 }
 
 /** A Lua script run by its SHA1 (sent in full once per connection when Redis lacks it). */
@@ -134,6 +140,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
   let roundTrips = 0;
   let fallbacks = 0;
   let timeouts = 0;
+  let inFlight = 0;
   let closed = false;
   /** Redis let a round trip run past its deadline; down until a probe answers in time. */
   let hung = false;
@@ -183,14 +190,12 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
       }, timeoutMs);
     });
     waiting.add(giveUp);
-    work.then(
-      () => {
-        settled = true;
-      },
-      () => {
-        settled = true;
-      },
-    );
+    inFlight += 1;
+    const settle = () => {
+      settled = true;
+      inFlight -= 1;
+    };
+    work.then(settle, settle);
     return Promise.race([work, expired]).finally(() => {
       timer?.cancel();
       waiting.delete(giveUp);
@@ -281,6 +286,7 @@ export function createRedisLink(options: RedisLinkOptions): RedisLink {
       fallbacks,
       timeouts,
       outages: state.outages,
+      inFlight,
     }),
 
     async run(op, timeoutMs = commandTimeoutMs) {

@@ -64,15 +64,17 @@ export interface ReplicaTier {
   /**
    * After this instance fetched a delta: relay it, log it, release the flight (one round trip),
    * and refresh the snapshot in the background when due.
+   * @returns false when Redis did not answer (the flight may still be held there)
    */
   publishDelta(
     seal: TokenSeal,
     relay: Omit<DeltaRelay, 'bytes'>,
     flight: { key: string; owner: string },
-  ): Promise<void>;
+  ): Promise<boolean>;
   /**
    * After this instance loaded a full export: store it as the snapshot, then release the flight.
    * An export too large for a snapshot is not written out at all (the flight is released).
+   * @returns false when Redis did not answer (the flight may still be held there)
    */
   storeExport(
     seal: TokenSeal,
@@ -80,7 +82,7 @@ export interface ReplicaTier {
     sentAt: number,
     aliases: readonly string[],
     flight: { key: string; owner: string },
-  ): Promise<void>;
+  ): Promise<boolean>;
   /**
    * After a write through this instance: its entities, for the other instances holding the
    * replica (one publish, not waited for). Only a write that carries its knowledge.

@@ -162,7 +162,7 @@ export async function publishDelta(
   seal: TokenSeal,
   relay: Omit<DeltaRelay, 'bytes'>,
   flight: { key: string; owner: string },
-): Promise<void> {
+): Promise<boolean> {
   const { tokenKey } = seal;
   const planId = relay.data.plan.id;
   const rid = ridOf(tokenKey, planId);
@@ -189,11 +189,13 @@ export async function publishDelta(
       aliasPointer(seal, aliasKeys, rid, relay.sentAt),
     ],
   );
-  if (reply === UNAVAILABLE || !Array.isArray(reply)) return;
+  if (reply === UNAVAILABLE) return false;
+  if (!Array.isArray(reply)) return true;
   state.stats.relaysPublished += 1;
   const logged = Number(reply[0]);
   const snapshotKnowledge = reply[1] === null ? undefined : Number(reply[1]);
   if (snapshotKnowledge === undefined || logged >= state.compactAfter) {
     compactSoon(state, seal, tokenKey, planId, rid);
   }
+  return true;
 }

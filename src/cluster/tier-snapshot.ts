@@ -112,7 +112,7 @@ async function writeSnapshot(
   sentAt: number,
   aliasKeys: readonly string[],
   flight: { key: string; owner: string } | undefined,
-): Promise<void> {
+): Promise<boolean> {
   // Without data (too large to serialize), only the flight is released.
   const blob = data ? await sealJson(seal, { sentAt, data }, `snapshot:${rid}`) : Buffer.alloc(0);
   const tooLarge = data === undefined || blob.length > state.maxSnapshotBytes;
@@ -142,6 +142,7 @@ async function writeSnapshot(
     timeoutMs,
   );
   if (reply === 1) state.stats.snapshotsWritten += 1;
+  return reply !== UNAVAILABLE;
 }
 
 export async function warm(
@@ -230,14 +231,14 @@ export async function storeExport(
   sentAt: number,
   aliases: readonly string[],
   flight: { key: string; owner: string },
-): Promise<void> {
+): Promise<boolean> {
   const { planId } = exported;
   const rid = ridOf(seal.tokenKey, planId);
   const aliasKeys = aliasKeysOf(state, seal.tokenKey, planId, aliases);
   // Off the readers' path: they get their answer before the export is written out.
   await nextTurn();
   const fits = exported.bytes <= state.maxSnapshotBytes * SNAPSHOT_COMPRESSION;
-  await writeSnapshot(
+  return writeSnapshot(
     state,
     seal,
     rid,

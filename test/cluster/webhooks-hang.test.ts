@@ -23,7 +23,7 @@ import { startStack, type TimedStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import { type Receiver, startReceiver } from '../webhooks/support/receiver.js';
 import { CREATE, createEndpoint, webhookConfig } from '../webhooks/support/webhook-stack.js';
-import { bringLinksBack, frozenRedisCluster } from './support/frozen-redis.js';
+import { bringLinksBack, frozenRedisCluster, untilNoRoundTrip } from './support/frozen-redis.js';
 import { within } from './support/within.js';
 
 const TOKEN = 'webhooks-hang-token-0001';
@@ -80,9 +80,13 @@ afterAll(async () => {
 
 /**
  * A change behind the gateway's back, then a read that syncs it: its event goes to the feed. (The
- * clock stands still unless moved: a second makes the replica older than `no-cache`.)
+ * clock stands still unless moved: a second makes the replica older than `no-cache`. It moves
+ * once Redis has answered what it was sent, if the link is up: moving it runs out the deadlines
+ * of what is on its way.)
  */
 async function change(account: string, memo: string): Promise<void> {
+  const cluster = stack.gateway.cluster!;
+  if (!cluster.stats().degraded) await untilNoRoundTrip([cluster], 'no round trip in flight');
   await scheduler.advance(1_000);
   await outsideWrite(stack, account, memo);
   const synced = await within(
@@ -104,11 +108,17 @@ describe('webhooks on a Redis that hangs', () => {
     // Delivered without the clock moving: the outbox, the claim and the record all in Redis.
     await change(account, 'before');
     await until(() => memos().includes('before'), '"before" delivered');
-    const { eventId } = (
-      await stack.gql<{ webhookEndpoints: { deliveries: { eventId: string }[] }[] }>(
-        '{ webhookEndpoints { deliveries(first: 1) { eventId } } }',
-      )
-    ).body.data!.webhookEndpoints[0]!.deliveries[0]!;
+    // Recorded too, before Redis freezes: an attempt recorded late would be sent again.
+    let eventId = '';
+    await until(async () => {
+      const { body } = await stack.gql<{
+        webhookEndpoints: { deliveries: { eventId: string; state: string }[] }[];
+      }>('{ webhookEndpoints { deliveries(first: 1) { eventId state } } }');
+      const latest = body.data?.webhookEndpoints[0]?.deliveries[0];
+      eventId = latest?.eventId ?? '';
+      return latest?.state === 'DELIVERED';
+    }, '"before" recorded as delivered');
+    await untilNoRoundTrip([cluster], 'no round trip in flight');
 
     redis.pause();
     const timeouts = cluster.stats().timeouts;
@@ -186,6 +196,7 @@ describe('webhooks on a Redis that hangs', () => {
     receiver.hold = true;
     await change(account, 'in flight');
     await until(() => receiver.heldCount() === 1, 'the delivery in flight');
+    await untilNoRoundTrip([cluster], 'no round trip in flight');
     // Redis freezes and the link goes down (a webhook call runs out of time)...
     redis.pause();
     const sent = cluster.stats().roundTrips;

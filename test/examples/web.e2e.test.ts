@@ -36,6 +36,11 @@ const NOW = Date.UTC(2025, 5, 15, 5, 0, 0);
 const TIME_ZONE = 'Pacific/Pago_Pago';
 const TODAY_THERE = '2025-06-14';
 const TODAY_IN_UTC = '2025-06-15';
+/**
+ * How long a page step (a navigation, a selector, what the page shows) may take before it fails,
+ * naming the step: liveness, not speed, sized for two full runs of the suite on two cores.
+ */
+const PAGE_STEP_MS = 45_000;
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };
 const out = mkdtempSync(join(tmpdir(), 'example-web-'));
@@ -79,6 +84,8 @@ beforeAll(async () => {
   browser = await launchChromium();
   const context = async (options: Parameters<Browser['newContext']>[0]) => {
     const made = await browser.newContext({ timezoneId: TIME_ZONE, ...options });
+    made.setDefaultTimeout(PAGE_STEP_MS);
+    made.setDefaultNavigationTimeout(PAGE_STEP_MS);
     await made.clock.setFixedTime(NOW);
     return made;
   };
@@ -118,12 +125,12 @@ const spentOf = (page: Page, categoryId: string) =>
 
 /** Waits until `read` gives `expected` (the page updates on its own). */
 async function until(read: () => Promise<number>, expected: number): Promise<void> {
-  await expect.poll(read, { timeout: 15_000 }).toBe(expected);
+  await expect.poll(read, { timeout: PAGE_STEP_MS }).toBe(expected);
 }
 
 /** The sign-in screen's reason (`new`, `signedOut`, `ended`), once it shows. */
 async function signInScreen(page: Page): Promise<string | null> {
-  await testId(page, 'sign-in').waitFor({ timeout: 15_000 });
+  await testId(page, 'sign-in').waitFor({ timeout: PAGE_STEP_MS });
   return testId(page, 'sign-in').getAttribute('data-reason');
 }
 
@@ -137,9 +144,9 @@ async function signIn(page: Page): Promise<void> {
 
 async function dashboardShows(page: Page): Promise<void> {
   // The parts render as their data arrives, not together: wait for each.
-  await expect.poll(count(page, 'account'), { timeout: 15_000 }).toBeGreaterThan(3);
-  await expect.poll(count(page, 'chart-row'), { timeout: 15_000 }).toBeGreaterThan(3);
-  await expect.poll(count(page, 'transaction'), { timeout: 15_000 }).toBe(10);
+  await expect.poll(count(page, 'account'), { timeout: PAGE_STEP_MS }).toBeGreaterThan(3);
+  await expect.poll(count(page, 'chart-row'), { timeout: PAGE_STEP_MS }).toBeGreaterThan(3);
+  await expect.poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS }).toBe(10);
   await expect.poll(() => testId(page, 'live').textContent()).toContain('Live');
 }
 
