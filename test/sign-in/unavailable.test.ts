@@ -87,5 +87,6 @@ it('answers 503 SIGN_IN_UNAVAILABLE for a session and a gateway token while Redi
   expect(bearer.status).toBe(200);
 
   const logged = stack.logged();
-  for (const secret of [access, refresh, session, forMcp.access]) expect(logged).not.toContain(secret);
+  for (const secret of [access, refresh, session, forMcp.access])
+    expect(logged).not.toContain(secret);
 }, 60_000);

@@ -31,10 +31,10 @@ import {
 } from '../../src/config/config.js';
 import { createGateway, type Gateway, type GatewayDeps } from '../../src/gateway/gateway.js';
 import { createMcpHttp, type McpHttp, withMcp } from '../../src/mcp/http.js';
-import { withWireReplay } from '../../src/server/wire-replay.js';
 import { createMcpParts } from '../../src/mcp/session.js';
 import { schema } from '../../src/schema/index.js';
 import { attachWebSockets } from '../../src/server/websockets.js';
+import { withWireReplay } from '../../src/server/wire-replay.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { createManualScheduler, type ManualScheduler } from '../../src/time/scheduler.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
