@@ -34,6 +34,10 @@ const ALLOWED = new Map<string, string>([
     'test/cluster/support/gateway-process.ts',
     'liveness limit on a gateway process start; SIGKILL after a SIGTERM grace',
   ],
+  [
+    'test/federation/support/router.ts',
+    "a router's response cache expires entries on the router's own (real) clock",
+  ],
   ['test/clients/relay.test.ts', 'kills relay-compiler if it outlives its liveness limit'],
   ['test/webhooks/parts.test.ts', 'Standard Webhooks checks a timestamp against the real clock'],
   ['packages/sandbox/test/sdk-dates.test.ts', "the SDK's date helper reads the real clock"],

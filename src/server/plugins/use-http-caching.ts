@@ -177,7 +177,9 @@ export function createHttpCaching({
       const dependencies = (context as Partial<GatewayContext>).reads?.dependencies();
       if (!dependencies) return;
       const { etag, replayable } = revalidation.remember(name.fingerprint, dependencies);
-      const { upstream, http, ...extensions } = result.extensions ?? {};
+      // `upstream` and `cost` are this request's own metrics: neither an ETag's answer nor a
+      // stored copy carries them.
+      const { upstream, cost: _cost, http, ...extensions } = result.extensions ?? {};
       const httpExtension = typeof http === 'object' && http !== null ? http : {};
       if (name.get) etags.set(request, etag);
       const keep = answers !== undefined && replayable;
@@ -192,7 +194,7 @@ export function createHttpCaching({
           ? {
               stringify: (sanitized: ExecutionResult) => {
                 const sent = JSON.stringify(sanitized);
-                const { upstream: _own, ...rest } = sanitized.extensions ?? {};
+                const { upstream: _own, cost: _price, ...rest } = sanitized.extensions ?? {};
                 const hasExtensions = Object.keys(rest).length > 0;
                 const body =
                   upstream === undefined

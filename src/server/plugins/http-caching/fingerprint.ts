@@ -20,6 +20,11 @@ export interface Named {
   readonly credentials: Credentials | null;
   /** The operation as sent (bounded by admission's first stage), for admitting a replay. */
   readonly params: Bounded<OperationParams>;
+  /**
+   * A persisted query sent with its text, which registers the text under its hash: the APQ
+   * plugin must see it (or the hash alone would later be unknown), so it is never replayed.
+   */
+  readonly registersText?: true;
 }
 
 export interface RequestNamerOptions {
@@ -48,14 +53,15 @@ export function createRequestNamer({
   maxBodyBytes,
 }: RequestNamerOptions): NameOf {
   return async (request, url, RequestClass, credentials) => {
-    const tokenKey = credentials?.tokenKey ?? null;
     const accept = request.headers.get('accept') ?? '';
     if (request.method === 'GET') {
-      const params = paramsOfUrl(url);
-      const bounded = params && admission.bounded(params);
-      const fingerprint =
-        bounded && fingerprintOf(url.pathname, accept, bounded, schemaDigest, tokenKey);
-      return fingerprint ? { fingerprint, get: true, credentials, params: bounded } : null;
+      return nameOperation(admission, schemaDigest, {
+        params: paramsOfUrl(url),
+        get: true,
+        pathname: url.pathname,
+        accept,
+        credentials,
+      });
     }
     if (request.method !== 'POST' || !readBodies) return null;
     // Only yoga's own request class keeps the parsed body for yoga to read again; only a JSON
@@ -101,7 +107,17 @@ export function nameOperation(
   const bounded = admission.bounded(params as OperationParams);
   const tokenKey = credentials?.tokenKey ?? null;
   const fingerprint = bounded && fingerprintOf(pathname, accept, bounded, schemaDigest, tokenKey);
-  return fingerprint && bounded ? { fingerprint, get, credentials, params: bounded } : null;
+  if (!fingerprint || !bounded) return null;
+  const { query, extensions } = bounded;
+  const registersText =
+    typeof query === 'string' && isObject(extensions) && 'persistedQuery' in extensions;
+  return {
+    fingerprint,
+    get,
+    credentials,
+    params: bounded,
+    ...(registersText ? { registersText } : {}),
+  };
 }
 
 /** The GraphQL request's parts that name its operation, as sent by GET or in a POST body. */
@@ -189,4 +205,8 @@ export function byCodeUnits(a: string, b: string): number {
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
 }

@@ -99,6 +99,7 @@ export function createReplay({
       const candidates = get ? request.headers.get('if-none-match') : null;
       // A GET is answered here only if the CSRF rule would let it run (a JSON POST always would).
       if (get && !isPreflighted(request)) return null;
+      if (name.registersText) return null;
       if (candidates === null && !answers) return null;
       const started = monotonicNow();
       // What revalidating costs is this request's, answered from the cache or executed after all.
