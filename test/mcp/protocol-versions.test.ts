@@ -70,6 +70,8 @@ describe('protocol versions', () => {
   for (const [asked, answered] of [
     [NEWEST, NEWEST],
     [PREVIOUS, PREVIOUS],
+    // Older versions the SDK still accepts are answered as asked and work the same way.
+    ...SUPPORTED_PROTOCOL_VERSIONS.slice(2).map((older) => [older, older] as const),
     ['2099-01-01', NEWEST],
   ] as const)
     it(`asked for ${asked}, answers ${answered}; tools keep output schemas and structured content`, async () => {
@@ -125,5 +127,7 @@ describe('protocol versions', () => {
     const section = docs.slice(docs.indexOf('## Protocol versions'));
     expect(section).toContain(`\`${NEWEST}\``);
     expect(section).toContain(`\`${PREVIOUS}\``);
+    for (const older of SUPPORTED_PROTOCOL_VERSIONS.slice(2))
+      expect(section).toContain(`\`${older}\``);
   });
 });

@@ -209,6 +209,8 @@ export async function runBudgetingConversation(
     { transactions: created.map((id) => ({ id, categoryId: 'groceries', approved: true })) },
     (d) => `matched ${(d.matched as { name: string }[]).map((m) => m.name).join(', ')}`,
   );
+  // It overwrites categories: the user was asked first (and said yes).
+  expect(user.asked.at(-1)).toMatch(/^Update transactions with .*groceries/);
   expect(categorized.matched).toEqual(
     created.map((_, i) => ({
       argument: `transactions[${i}].categoryId`,
