@@ -92,7 +92,9 @@ export function createSharedIdempotency(options: SharedIdempotencyOptions): Shar
       if (!seals.get(tokenKey) || !link.available) return undefined;
       const { claim } = names(tokenKey, key);
       const owner = `${instanceId}.${randomBytes(6).toString('base64url')}`;
-      const taken = await link.run((redis) => redis.set(claim, owner, 'PX', CLAIM_MS, 'NX'));
+      // `<owner> <until>`, as leases are written: RELEASE deletes it only while it is ours.
+      const value = `${owner} ${now() + CLAIM_MS}`;
+      const taken = await link.run((redis) => redis.set(claim, value, 'PX', CLAIM_MS, 'NX'));
       if (taken === UNAVAILABLE) return undefined;
       if (taken !== 'OK') return 'busy';
       return async () => {
