@@ -24,8 +24,10 @@ import type { AppliedChange, FetchPlanRequest, FetchPlanResult } from '../replic
 import type { ReplicaReadRequest, ReplicaStore, SavedEntities } from '../replica/types.js';
 import { type Clock, epochNow } from '../time/clock.js';
 import { createSystemScheduler, type Scheduler } from '../time/scheduler.js';
+import type { SharedIdempotency } from '../writes/idempotency.js';
 import { ClusterEventTarget } from './event-target.js';
 import { clusterFetchPlan } from './flights.js';
+import { createSharedIdempotency } from './idempotency-store.js';
 import { createRedisLink, type LinkChange, type RedisLink, type RedisLinkStats } from './redis.js';
 import { createRedisPollLeases } from './redis-leases.js';
 import { createReplicaTier, type ReplicaTier } from './replica-tier.js';
@@ -76,6 +78,8 @@ export interface Cluster {
   readonly bus: LiveBus;
   /** The REST cache's shared tier (user, plan list, money movements). */
   readonly restEntries: SharedRestEntries;
+  /** Answers of writes sent with an `Idempotency-Key`, sealed per token (idempotency-store.ts). */
+  readonly idempotency: SharedIdempotency;
   /** Notes a request's token, so this instance can open what other instances seal for it. */
   remember(token: string, tokenKey: string): void;
   fetchPlan(inner: FetchPlan): FetchPlan;
@@ -149,6 +153,7 @@ export function createCluster(options: ClusterOptions): Cluster {
       new ClusterEventTarget({ link, seals, instanceId: id, onError, onRejected, now }),
     ),
     restEntries,
+    idempotency: createSharedIdempotency({ link, seals, instanceId, now, onError }),
     remember: (token, tokenKey) => void seals.remember(token, tokenKey),
     fetchPlan: (inner) =>
       clusterFetchPlan(inner, {

@@ -338,7 +338,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     webhooks: webhooks.registry,
     settling,
     freshnessOf,
-    idempotentWrites: createIdempotentWrites({ now }),
+    idempotentWrites: createIdempotentWrites({
+      now,
+      shared: cluster?.idempotency,
+    }),
   });
   let subgraphEndpoint: SubgraphEndpoint | undefined;
   // The subgraph answers behind the gateway's door (CORS, headers, compression): no CORS of its own.

@@ -8,8 +8,10 @@
  * changed nothing the client is told of; sending it again is the client's call, as today).
  * Writes without a key keep the REST semantics (a repeated `import_id` is still refused).
  *
- * In process only for now: instances behind a balancer that routes by token digest see their
- * own caller's keys; sharing them through Redis is not done yet.
+ * With Redis (`shared`, src/cluster/idempotency-store.ts) the answers live there, sealed per
+ * token, so a replay reaching another instance answers the same; a claim in Redis makes two
+ * instances receiving one key at once write once (the second is told the write is in progress,
+ * and retries). Embedded, or while Redis is unavailable, they are kept in process.
  */
 import { LRUCache } from 'lru-cache';
 import { gatewayError } from '../errors/codes.js';
@@ -23,11 +25,27 @@ export const DEFAULT_IDEMPOTENCY_BYTES = 16 * 1024 * 1024;
 /** Printable ASCII, 1–255 characters (what the IETF draft's clients send: UUIDs and the like). */
 const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
 
-interface Remembered {
+export interface Remembered {
   readonly fingerprint: string;
   readonly answer: string;
   readonly expiresAt: number;
 }
+
+/** Where a cluster keeps the answers (src/cluster/idempotency-store.ts). `undefined`: not shared now. */
+export interface SharedIdempotency {
+  find(tokenKey: string, key: string): Promise<Remembered | 'none' | undefined>;
+  /** The claim of a key (its release), `busy` when another instance holds it. */
+  claim(tokenKey: string, key: string): Promise<(() => Promise<void>) | 'busy' | undefined>;
+  keep(
+    tokenKey: string,
+    key: string,
+    kept: Remembered,
+    limits: { ttlMs: number; maxBytes: number },
+  ): Promise<void>;
+}
+
+/** @default 1 MiB of remembered answers per token in Redis */
+export const DEFAULT_SHARED_IDEMPOTENCY_BYTES_PER_TOKEN = 1024 * 1024;
 
 export interface IdempotentWrites {
   /**
@@ -42,10 +60,14 @@ export function createIdempotentWrites({
   now = epochNow,
   ttlMs = DEFAULT_IDEMPOTENCY_TTL_MS,
   maxBytes = DEFAULT_IDEMPOTENCY_BYTES,
+  shared,
+  sharedBytesPerToken = DEFAULT_SHARED_IDEMPOTENCY_BYTES_PER_TOKEN,
 }: {
   now?: Clock;
   ttlMs?: number;
   maxBytes?: number;
+  shared?: SharedIdempotency | undefined;
+  sharedBytesPerToken?: number;
 } = {}): IdempotentWrites {
   const kept = new LRUCache<string, Remembered>({
     maxSize: maxBytes,
@@ -57,6 +79,37 @@ export function createIdempotentWrites({
       'This Idempotency-Key was already used with another write: use a new key for each write.',
       'BAD_USER_INPUT',
     );
+  // Private: the write once across the cluster when Redis is there, else `write()`.
+  async function writeShared<T>(
+    tokenKey: string,
+    key: string,
+    fingerprint: string,
+    write: () => Promise<T>,
+  ): Promise<T> {
+    const found = await shared?.find(tokenKey, key);
+    if (found === undefined) return write();
+    if (found !== 'none') {
+      if (found.fingerprint !== fingerprint) throw reused();
+      return JSON.parse(found.answer) as T;
+    }
+    const release = await shared?.claim(tokenKey, key);
+    if (release === undefined) return write();
+    if (release === 'busy') {
+      throw gatewayError(
+        'A write with this Idempotency-Key is in progress on another instance: send it again shortly.',
+        'BAD_USER_INPUT',
+      );
+    }
+    try {
+      const value = await write();
+      const remembered = { fingerprint, answer: JSON.stringify(value), expiresAt: now() + ttlMs };
+      await shared?.keep(tokenKey, key, remembered, { ttlMs, maxBytes: sharedBytesPerToken });
+      return value;
+    } finally {
+      await release();
+    }
+  }
+
   return {
     async once<T>(tokenKey: string, key: string, fingerprint: string, write: () => Promise<T>) {
       if (!KEY_SYNTAX.test(key)) {
@@ -76,7 +129,7 @@ export function createIdempotentWrites({
         if (running.fingerprint !== fingerprint) throw reused();
         return (await running.answer) as T;
       }
-      const answer = write();
+      const answer = writeShared(tokenKey, key, fingerprint, write);
       inFlight.set(id, { fingerprint, answer });
       try {
         const value = await answer;
