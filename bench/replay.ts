@@ -138,6 +138,9 @@ export async function runReplayBench(options: ReplayOptions): Promise<ReplayResu
       upstreamUrl: sandbox.url,
       maxAgeMs: 3_600_000,
       env: CHILD_ENV,
+      ...(process.env.BENCH_CPU_PROF_DIR
+        ? { execArgv: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] }
+        : {}),
     });
     const warm = createGraphQLClient(gateway.url, 1);
     clients.push(warm);

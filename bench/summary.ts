@@ -2,18 +2,20 @@
  * `npm run bench -- --summary`: issue 20's figures in one table, from one run: the warm path
  * against bare yoga (`floor.ts`), the answer cache against raw node:http (`floor.ts`), cold loads
  * of large plans against curl with their peak RSS (`large-plans.ts`, at `--sizes`), and a write
- * against the REST POST (`writes.ts`). Each part is described in its own file; bench/README.md
+ * against the REST POST (`writes.ts`), and replays at the wire against raw node:http (`replay.ts`). Each part is described in its own file; bench/README.md
  * compares the figures with the issue's.
  */
 import { type FloorResult, runFloorBench } from './floor.js';
 import { type LargePlanRow, runLargePlans } from './large-plans.js';
 import type { BenchOptions } from './options.js';
+import { type ReplayResult, runReplayBench } from './replay.js';
 import { runWritesBench, type WritesResult } from './writes.js';
 
 export interface SummaryResult {
   floor: FloorResult;
   large: LargePlanRow[];
   writes: WritesResult;
+  replay: ReplayResult;
 }
 
 export async function runSummary(options: BenchOptions): Promise<SummaryResult> {
@@ -33,14 +35,23 @@ export async function runSummary(options: BenchOptions): Promise<SummaryResult> 
     planTransactions: options.planTransactions,
     turns: options.turns,
   });
-  return { floor, large, writes };
+  console.log('  replays at the wire against raw node:http');
+  const replay = await runReplayBench({
+    concurrency: options.concurrency,
+    durationS: options.durationS,
+    requests: options.requests,
+    planTransactions: options.planTransactions,
+    rounds: options.rounds,
+  });
+  return { floor, large, writes, replay };
 }
 
 export function formatSummary(
-  { floor, large, writes }: SummaryResult,
+  { floor, large, writes, replay }: SummaryResult,
   concurrency: number,
 ): string {
   const x = (value: number) => `${value.toFixed(2)}x`;
+  const pct = (value: number) => `${(value * 100).toFixed(0)}%`;
   const rows: string[][] = [
     [
       'floor: bare graphql-yoga / warm gateway, same answer',
@@ -76,6 +87,16 @@ export function formatSummary(
       `write / REST POST at ${writes.latencyMs} ms: with the account's balance`,
       `${x(writes.withBalanceRatio)} (${writes.withBalanceMs.toFixed(0)} ms)`,
       'reported',
+    ],
+    [
+      'replay at the wire / raw node:http, CPU per request',
+      `${x(replay.cpuRatio)}, with br ${x(replay.cpuRatioBr)}`,
+      '<= 1.5x',
+    ],
+    [
+      `replay at the wire / raw node:http, requests/s at c=${replay.concurrency}`,
+      `${pct(replay.throughputRatio)}, with br ${pct(replay.throughputRatioBr)}`,
+      '>= 80%',
     ],
   ];
   return [

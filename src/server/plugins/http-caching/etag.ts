@@ -27,6 +27,11 @@ interface Remembered {
   readonly plans: readonly string[];
   /** False when it also read REST answers outside the replica: those need the execution. */
   readonly replayable: boolean;
+  /**
+   * The ETag last computed from the replicas' state (a pure function of the fingerprint and
+   * these dependencies): a replay of unchanged replicas compares them instead of hashing again.
+   */
+  last?: { readonly dependencies: readonly ReplicaDependency[]; readonly etag: string };
 }
 
 export interface Revalidation {
@@ -86,9 +91,32 @@ export function createRevalidation({
           currentMonth: read.snapshot.currentMonth(),
         });
       }
-      return { etag: etagOf(fingerprint, { replicas: dependencies, rest: [] }), ages };
+      if (entry.last && sameDependencies(entry.last.dependencies, dependencies))
+        return { etag: entry.last.etag, ages };
+      const etag = etagOf(fingerprint, { replicas: dependencies, rest: [] });
+      entry.last = { dependencies, etag };
+      return { etag, ages };
     },
   };
+}
+
+/** Private: whether two reads of the same plans found every replica in the same state. */
+function sameDependencies(
+  a: readonly ReplicaDependency[],
+  b: readonly ReplicaDependency[],
+): boolean {
+  return (
+    a.length === b.length &&
+    a.every((d, i) => {
+      const e = b[i]!;
+      return (
+        d.requested === e.requested &&
+        d.planId === e.planId &&
+        d.version === e.version &&
+        d.currentMonth === e.currentMonth
+      );
+    })
+  );
 }
 
 /** Private: the strong validator of an answer with these dependencies. */
