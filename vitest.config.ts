@@ -47,6 +47,9 @@ export default defineConfig({
     // so with its own limit.
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // `expect.poll` waits on what moves on its own, as `until` does (test/support/wait.ts), with
+    // the same liveness limit: vitest's default of 1 s is a race on a loaded machine.
+    expect: { poll: { timeout: 45_000 } },
     // Integration suites start real HTTP servers; files in parallel, tests inside a file in order.
     // Files run in a worker that is not reset between them, so the schema and the rest of src are
     // loaded once per worker, not once per file; no suite keeps global state across files (each

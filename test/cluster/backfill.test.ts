@@ -31,7 +31,7 @@ const clients: Transport[] = [];
 
 beforeAll(async () => {
   redis = await startTestRedis();
-}, 30_000);
+});
 
 afterAll(async () => {
   await redis?.close();

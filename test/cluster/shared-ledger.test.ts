@@ -21,7 +21,7 @@ const links: RedisLink[] = [];
 
 beforeAll(async () => {
   redis = await startTestRedis();
-}, 30_000);
+});
 
 afterAll(async () => {
   await Promise.all(links.map((link) => link.close()));

@@ -310,7 +310,7 @@ describe('an old transaction edited behind two instances sharing Redis', () => {
 
   beforeAll(async () => {
     redis = await startTestRedis();
-  }, 30_000);
+  });
 
   afterAll(async () => {
     await stack?.close();

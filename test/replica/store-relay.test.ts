@@ -162,7 +162,7 @@ describe('relayed syncs', () => {
       store.read({ token: 'token-a', tokenKey: 'key-a', planId: fake.id, freshness: { maxAgeMs } });
 
     const cold = read(MINUTE);
-    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    await vi.waitFor(() => expect(asked).toHaveLength(1), { timeout: 45_000 });
     // The read's own bound: a snapshot or relay sent within max-age of its arrival will do.
     expect(asked[0]!.notSentBefore).toBeLessThanOrEqual(TEST_NOW + 1 - MINUTE + 1);
     // A no-cache read meanwhile waits for the follow-up, which must be sent after it arrived.
@@ -194,7 +194,7 @@ describe('relayed syncs', () => {
       store.read({ token: 'token-a', tokenKey: 'key-a', planId: fake.id, freshness: { maxAgeMs } });
 
     const lenient = read(10 * MINUTE);
-    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    await vi.waitFor(() => expect(asked).toHaveLength(1), { timeout: 45_000 });
     // Joins the flight in the air (sent now, so new enough to join)...
     const strict = read(MINUTE);
     release();

@@ -53,7 +53,8 @@ function spawnServer(port: number): Promise<ChildProcess> {
     let output = '';
     const timer = setTimeout(
       () => fail(new Error(`redis-server did not start: ${output}`)),
-      10_000,
+      // Liveness only, sized for a loaded machine (a spawn and its first log line).
+      45_000,
     );
     const fail = (error: Error) => {
       clearTimeout(timer);

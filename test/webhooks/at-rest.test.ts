@@ -41,7 +41,7 @@ const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   redis = await startTestRedis({ own: true });
-}, 30_000);
+});
 afterEach(async () => {
   for (const stack of stacks.splice(0)) await stack.close();
   for (const receiver of receivers.splice(0)) await receiver.close();

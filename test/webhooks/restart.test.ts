@@ -113,7 +113,6 @@ it('loses nothing when killed mid-delivery and restarted', async () => {
   await until(
     () => memos().join('|').includes('while down'),
     () => `every event (have ${memos().join(' | ')})`,
-    { timeoutMs: 30_000 },
   );
   // The one in flight arrives again (its answer never reached the killed process), same id.
   const seen = memos();
@@ -124,4 +123,4 @@ it('loses nothing when killed mid-delivery and restarted', async () => {
   expect(ids.filter((id) => id === ids[0])).toHaveLength(2);
   expect(new Set(ids).size).toBe(3);
   second.killGroup();
-}, 90_000);
+}, 180_000);

@@ -33,7 +33,7 @@ beforeAll(async () => {
     },
   });
   receiver = await startReceiver();
-}, 30_000);
+});
 const gateways: ServedGateway[] = [];
 afterEach(async () => {
   for (const gateway of gateways.splice(0)) await gateway.close();
@@ -178,11 +178,9 @@ describe('a Redis that keeps nothing on disk', () => {
     expect(String(persistenceLines(gateway)[0]!.msg)).toMatch(/neither AOF nor RDB/);
     await redis.stop();
     await redis.start();
-    await until(() => persistenceLines(gateway).length === 2, 'a warning after Redis came back', {
-      timeoutMs: 30_000,
-    });
+    await until(() => persistenceLines(gateway).length === 2, 'a warning after Redis came back');
     expect(persistenceLines(gateway)[1]).toMatchObject({ level: 'warn', redisPersistence: 'none' });
-  }, 60_000);
+  }, 120_000);
 
   it('is not, once it saves snapshots', async () => {
     // RDB rather than AOF: turning AOF on would write its files in this process's folder at once,

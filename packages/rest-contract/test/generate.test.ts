@@ -60,7 +60,10 @@ writeFileSync(places.pinFile, '{ "version": "9.9.9" }\n');
 writeFileSync(join(scratch, 'openapi-9.9.9.yaml'), MINI_DESCRIPTION);
 const output = (name: string) => readFileSync(join(places.generatedDir, name), 'utf8');
 
-describe('scripts/contract.ts generate', () => {
+// Each test runs openapi-typescript (and TypeScript's printer) in process, twice for --check: a
+// few seconds alone, and several times that with two full runs at once on two cores, where the
+// second test once ran out of 30 s. Liveness only.
+describe('scripts/contract.ts generate', { timeout: 120_000 }, () => {
   it('writes the types with openapi-typescript, and the version, route table and enums as data', async () => {
     expect(await generate({ places })).toEqual({ code: 0, output: '' });
     const types = output('openapi.ts');

@@ -37,7 +37,7 @@ async function waitForCall(
   match: (call: SandboxCall) => boolean,
 ): Promise<SandboxCall> {
   await expect
-    .poll(() => sandbox.calls().find(match), { timeout: 15_000, interval: 5 })
+    .poll(() => sandbox.calls().find(match), { timeout: 45_000, interval: 5 })
     .toBeDefined();
   return sandbox.calls().find(match)!;
 }

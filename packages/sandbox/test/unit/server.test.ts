@@ -165,7 +165,7 @@ describe('closing the sandbox', () => {
       () => 'ended',
     );
     // Both requests must have arrived (one hanging, one waiting out its latency) before closing.
-    await expect.poll(() => sandbox.calls().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => sandbox.calls().length, { timeout: 45_000 }).toBeGreaterThanOrEqual(2);
     await sandbox.close();
     expect(await hung).toBe('ended');
     expect(await delayed).toBe('ended');
