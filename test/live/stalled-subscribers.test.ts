@@ -165,10 +165,17 @@ describe('subscribers that never read', () => {
     const stalledSocket = await stalled(s.url, s.token, 0, FAT_REPLAY);
     await subscribed(s, 1);
     // Each write reaches it as a change of a few KB; it reads nothing.
+    // Each round waits until the poll it starts has brought the write into the replica (so the
+    // change went out to the subscriber), however long a loaded machine takes over it.
+    const knowledge = () =>
+      s.gateway.replicas.peek(s.tokenKey, s.planId)?.snapshot.serverKnowledge ?? 0;
     for (let i = 0; i < 20 && s.gateway.live.stats().subscribers > 0; i++) {
-      await outsideWrite(s, accountId, `change ${i}`);
+      const written = await outsideWrite(s, accountId, `change ${i}`);
       await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
-      await new Promise((resolve) => setImmediate(resolve));
+      await until(
+        () => s.gateway.live.stats().subscribers === 0 || knowledge() >= written.serverKnowledge,
+        'the poll brought the write into the replica',
+      );
     }
     // Its slot, channel and poller are released at once, before it reads the error.
     expect(s.gateway.live.stats()).toMatchObject({ subscribers: 0, channels: 0 });

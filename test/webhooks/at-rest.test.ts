@@ -411,7 +411,8 @@ describe('what the gateway writes to disk', () => {
         expect(existsSync(data)).toBe(false);
       }
     }
-  }, 60_000);
+    // Two gateway processes start through tsx: a liveness limit sized for a loaded machine.
+  }, 240_000);
 });
 
 const CREATE_ENDPOINT = `mutation($planId: PlanId!) {
