@@ -105,6 +105,12 @@ describe('COST_LIMIT_MODE=measure', () => {
   });
 });
 
+/** What both transports answer, as far as these tests read it. */
+interface Answer {
+  readonly errors?: unknown;
+  readonly extensions?: { readonly cost?: unknown } | undefined;
+}
+
 /** One operation over WebSocket (graphql-transport-ws), its first result. */
 async function overWebSocket(
   stack: Stack,
@@ -118,7 +124,7 @@ async function overWebSocket(
   });
   try {
     const results = client.iterate({ query });
-    for await (const result of results) return result;
+    for await (const result of results) return result as Answer;
     throw new Error('no result over WebSocket');
   } finally {
     await client.dispose();
@@ -126,10 +132,10 @@ async function overWebSocket(
 }
 
 /** One operation through the path MCP tools, resources and webhooks share (run-operation.ts). */
-async function throughRunOperation(stack: Stack, query: string): Promise<ExecutionResult> {
+async function throughRunOperation(stack: Stack, query: string): Promise<Answer> {
   const prepared = await prepareOperation(stack.gateway, { query, presented: bearer(stack.token) });
   if (!prepared.ok) throw new Error(`refused: ${JSON.stringify(prepared.errors)}`);
-  return prepared.execute();
+  return (await prepared.execute()) as Answer;
 }
 
 describe('the price over the other transports (COST_LIMIT_MODE=measure)', () => {
