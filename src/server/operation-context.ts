@@ -1,3 +1,4 @@
+import type { AdmittedCost } from '../admission/admission.js';
 import type { Cluster } from '../cluster/cluster.js';
 import type { GatewayConfig } from '../config/config.js';
 import type { LiveHub } from '../live/hub.js';
@@ -50,6 +51,8 @@ export interface OperationContextDeps {
 export interface OperationInitialContext {
   readonly request: Request;
   readonly credentials?: Credentials | null;
+  /** The price admission made (`useAdmission` over HTTP); read by extensions.cost and the log. */
+  readonly admittedCost?: AdmittedCost | null;
 }
 
 /**

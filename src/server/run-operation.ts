@@ -98,7 +98,12 @@ export async function prepareOperation(
     // The operation's log line carries the id admission reported a refusal with.
     headers: { 'x-request-id': requestId },
   });
-  const initial: OperationInitialContext = { request, credentials: verdict.credentials };
+  // The price admission made: extensions.cost and measure mode's wouldRefuse read it.
+  const initial: OperationInitialContext = {
+    request,
+    credentials: verdict.credentials,
+    admittedCost: verdict.cost ?? null,
+  };
   const enveloped = gateway.yoga.getEnveloped({
     ...initial,
     params: {

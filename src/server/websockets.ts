@@ -224,6 +224,8 @@ export function attachWebSockets(
         const enveloped = endpoint.yoga.getEnveloped({
           request: new Request(`http://websocket.invalid${endpointPath}`),
           credentials: verdict.credentials,
+          // The price admission made: extensions.cost and measure mode's wouldRefuse read it.
+          admittedCost: verdict.cost ?? null,
           params: { ...payload, query: verdict.query },
         });
         const errors = enveloped.validate(enveloped.schema, verdict.document);

@@ -4,13 +4,17 @@
  * its log line says what enforcing would have answered (docs/federation.md#demand-control,
  * docs/operating.md `COST_LIMIT_MODE`).
  */
-import { parse } from 'graphql';
+import { type ExecutionResult, parse } from 'graphql';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { introspectionSizes, pricedOperation } from '../../src/admission/operation-cost.js';
+import { bearer } from '../../src/admission/presented.js';
 import { DEFAULT_LIMITS } from '../../src/config/config.js';
 import { parseSettings } from '../../src/config/settings.js';
 import { priceOf } from '../../src/schema/cost.js';
 import { schema } from '../../src/schema/index.js';
+import { prepareOperation } from '../../src/server/run-operation.js';
 import { type Stack, startStack } from '../support/stack.js';
 
 const OVER =
@@ -25,6 +29,7 @@ const priceOfQuery = (query: string) =>
 function stackWith(costMode: 'enforce' | 'measure') {
   return startStack({
     log: true,
+    serve: 'websocket',
     config: { limits: { ...DEFAULT_LIMITS, complexity: LIMIT, costMode } },
   });
 }
@@ -98,6 +103,70 @@ describe('COST_LIMIT_MODE=measure', () => {
       limit: 'depth',
     });
   });
+});
+
+/** What both transports answer, as far as these tests read it. */
+interface Answer {
+  readonly errors?: unknown;
+  readonly extensions?: { readonly cost?: unknown } | undefined;
+}
+
+/** One operation over WebSocket (graphql-transport-ws), its first result. */
+async function overWebSocket(
+  stack: Stack,
+  query: string,
+): Promise<Pick<ExecutionResult, 'extensions'> & { errors?: unknown }> {
+  const client = createClient({
+    url: stack.wsUrl,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${stack.token}` },
+    retryAttempts: 0,
+  });
+  try {
+    const results = client.iterate({ query });
+    for await (const result of results) return result as Answer;
+    throw new Error('no result over WebSocket');
+  } finally {
+    await client.dispose();
+  }
+}
+
+/** One operation through the path MCP tools, resources and webhooks share (run-operation.ts). */
+async function throughRunOperation(stack: Stack, query: string): Promise<Answer> {
+  const prepared = await prepareOperation(stack.gateway, { query, presented: bearer(stack.token) });
+  if (!prepared.ok) throw new Error(`refused: ${JSON.stringify(prepared.errors)}`);
+  return (await prepared.execute()) as Answer;
+}
+
+describe('the price over the other transports (COST_LIMIT_MODE=measure)', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await stackWith('measure');
+  });
+  afterAll(() => stack.close());
+
+  const cases = [
+    ['WebSocket', overWebSocket],
+    ['MCP (run-operation)', throughRunOperation],
+  ] as const;
+  for (const [name, run] of cases) {
+    it(`${name}: the answer carries extensions.cost and the log line wouldRefuse`, async () => {
+      const before = stack.log.filter((entry) => entry.wouldRefuse).length;
+      const result = await run(stack, OVER);
+      expect(result.errors).toBeUndefined();
+      expect(result.extensions?.cost).toEqual({
+        estimated: priceOfQuery(OVER),
+        max: LIMIT,
+        mode: 'measure',
+      });
+      const lines = stack.log.filter((entry) => entry.msg === 'operation' && entry.wouldRefuse);
+      expect(lines).toHaveLength(before + 1);
+      expect(lines.at(-1)).toMatchObject({
+        outcome: 'ok',
+        wouldRefuse: { limit: 'cost', value: priceOfQuery(OVER), max: LIMIT },
+      });
+    });
+  }
 });
 
 describe('the COST_LIMIT_MODE setting', () => {
