@@ -24,10 +24,9 @@ import type { AppliedChange, FetchPlanRequest, FetchPlanResult } from '../replic
 import type { ReplicaReadRequest, ReplicaStore, SavedEntities } from '../replica/types.js';
 import { type Clock, epochNow } from '../time/clock.js';
 import { createSystemScheduler, type Scheduler } from '../time/scheduler.js';
-import type { SharedIdempotency } from '../writes/idempotency.js';
 import { ClusterEventTarget } from './event-target.js';
 import { clusterFetchPlan } from './flights.js';
-import { createSharedIdempotency } from './idempotency-store.js';
+import { createSharedIdempotency, type SharedIdempotency } from './idempotency-store.js';
 import { createRedisLink, type LinkChange, type RedisLink, type RedisLinkStats } from './redis.js';
 import { createRedisPollLeases } from './redis-leases.js';
 import { createReplicaTier, type ReplicaTier } from './replica-tier.js';

@@ -14,7 +14,6 @@
  * keeps the key in process.
  */
 import { randomBytes } from 'node:crypto';
-import type { SharedIdempotency } from '../writes/idempotency.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
 import { RELEASE } from './redis-leases.js';
 import { openJson, redisName, sealJson, type TokenSeals } from './seal.js';
@@ -44,6 +43,25 @@ redis.call('PEXPIRE', hash, ttl)
 redis.call('PEXPIRE', order, ttl)
 return bytes
 `);
+
+export interface Remembered {
+  readonly fingerprint: string;
+  readonly answer: string;
+  readonly expiresAt: number;
+}
+
+/** Where a cluster keeps the answers (this module). `undefined`: not shared now. */
+export interface SharedIdempotency {
+  find(tokenKey: string, key: string): Promise<Remembered | 'none' | undefined>;
+  /** The claim of a key (its release), `busy` when another instance holds it. */
+  claim(tokenKey: string, key: string): Promise<(() => Promise<void>) | 'busy' | undefined>;
+  keep(
+    tokenKey: string,
+    key: string,
+    kept: Remembered,
+    limits: { ttlMs: number; maxBytes: number },
+  ): Promise<void>;
+}
 
 export interface SharedIdempotencyOptions {
   link: RedisLink;

@@ -13,7 +13,9 @@
  * instances receiving one key at once write once (the second is told the write is in progress,
  * and retries). Embedded, or while Redis is unavailable, they are kept in process.
  */
+
 import { LRUCache } from 'lru-cache';
+import type { Remembered, SharedIdempotency } from '../cluster/idempotency-store.js';
 import { gatewayError } from '../errors/codes.js';
 import { type Clock, epochNow } from '../time/clock.js';
 
@@ -24,25 +26,6 @@ export const DEFAULT_IDEMPOTENCY_BYTES = 16 * 1024 * 1024;
 
 /** Printable ASCII, 1–255 characters (what the IETF draft's clients send: UUIDs and the like). */
 const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
-
-export interface Remembered {
-  readonly fingerprint: string;
-  readonly answer: string;
-  readonly expiresAt: number;
-}
-
-/** Where a cluster keeps the answers (src/cluster/idempotency-store.ts). `undefined`: not shared now. */
-export interface SharedIdempotency {
-  find(tokenKey: string, key: string): Promise<Remembered | 'none' | undefined>;
-  /** The claim of a key (its release), `busy` when another instance holds it. */
-  claim(tokenKey: string, key: string): Promise<(() => Promise<void>) | 'busy' | undefined>;
-  keep(
-    tokenKey: string,
-    key: string,
-    kept: Remembered,
-    limits: { ttlMs: number; maxBytes: number },
-  ): Promise<void>;
-}
 
 /** @default 1 MiB of remembered answers per token in Redis */
 export const DEFAULT_SHARED_IDEMPOTENCY_BYTES_PER_TOKEN = 1024 * 1024;
