@@ -6,62 +6,22 @@
  * over Streamable HTTP with the gateway's own access token. The browser's part (the gateway, the
  * sandbox's consent, browser sign-in's callback) is done here by following redirects.
  */
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../mcp/support/mcp-clients.js';
+import {
+  MemoryProvider,
+  LOOPBACK_REDIRECT as REDIRECT,
+} from '../mcp/support/memory-oauth-provider.js';
 import { INITIALIZE } from '../mcp/support/raw-mcp.js';
 import {
   type AuthorizationStack,
   followSignIn,
   startAuthorizationStack,
 } from './support/authorization-stack.js';
-
-/** A native MCP client's redirect: a loopback port it would listen on (nothing listens here). */
-const REDIRECT = 'http://127.0.0.1:53682/callback';
-
-/** An `OAuthClientProvider` as an MCP client keeps one: everything in memory. */
-class MemoryProvider implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  readonly redirectUrl = REDIRECT;
-  readonly clientMetadata: OAuthClientMetadata = {
-    redirect_uris: [REDIRECT],
-    client_name: 'Gateway test assistant',
-    token_endpoint_auth_method: 'none',
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-  };
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 let stack: AuthorizationStack;
 const clients: Client[] = [];
@@ -97,7 +57,7 @@ const connect = async (provider: MemoryProvider) => {
 describe('the MCP SDK signs in through the gateway', () => {
   it('with auth(): discovers, registers, signs in with PKCE, and calls a tool', async () => {
     stack.sandbox.resetCalls();
-    const provider = new MemoryProvider();
+    const provider = new MemoryProvider('Gateway test assistant');
     expect(await auth(provider, { serverUrl: stack.mcpUrl })).toBe('REDIRECT');
     // Registered dynamically, as a public client.
     expect(provider.information?.client_id).toMatch(/^[A-Za-z0-9_-]{22}$/);
@@ -129,7 +89,7 @@ describe('the MCP SDK signs in through the gateway', () => {
   });
 
   it('from the transport: a 401 starts the sign-in, finishAuth ends it, the next connect works', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryProvider('Gateway test assistant');
     const first = new Client({ name: 'gateway-oauth-tests', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(stack.mcpUrl), {
       authProvider: provider,
@@ -143,7 +103,7 @@ describe('the MCP SDK signs in through the gateway', () => {
   });
 
   it('refreshes with the SDK when the access token is gone, and the old one stops working', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryProvider('Gateway test assistant');
     await auth(provider, { serverUrl: stack.mcpUrl });
     await auth(provider, {
       serverUrl: stack.mcpUrl,

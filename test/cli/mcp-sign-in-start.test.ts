@@ -6,58 +6,17 @@
  * calls a tool with the gateway's own token. No static token anywhere.
  * (test/authorization/mcp-sign-in.test.ts runs the same flow on an assembled stack.)
  */
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, textOf } from '../mcp/support/mcp-clients.js';
+import {
+  MemoryProvider,
+  LOOPBACK_REDIRECT as REDIRECT,
+} from '../mcp/support/memory-oauth-provider.js';
 import { until } from '../support/wait.js';
 import { killAll, type Launched, launch } from './support/process.js';
-
-/** A desktop client's loopback redirect (nothing listens: the test reads the code off it). */
-const REDIRECT = 'http://127.0.0.1:53682/callback';
-
-/** What an MCP client keeps of its sign-in, in memory. */
-class MemoryProvider implements OAuthClientProvider {
-  information: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  readonly redirectUrl = REDIRECT;
-  readonly clientMetadata: OAuthClientMetadata = {
-    redirect_uris: [REDIRECT],
-    client_name: 'npm start assistant',
-    token_endpoint_auth_method: 'none',
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-  };
-  clientInformation() {
-    return this.information;
-  }
-  saveClientInformation(information: OAuthClientInformationMixed) {
-    this.information = information;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 /** The browser's part: redirects from the authorization URL to the client's, consent approved. */
 async function browse(from: URL, sandboxOrigin: string): Promise<URL> {
@@ -115,7 +74,7 @@ describe('a remote MCP client on npm start', () => {
   });
 
   it("signs in with the SDK's auth() through the sandbox's consent, and calls a tool", async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryProvider('npm start assistant');
     expect(await auth(provider, { serverUrl: mcpUrl })).toBe('REDIRECT');
     expect(provider.authorizationUrl?.searchParams.get('resource')).toBe(mcpUrl);
     const landed = await browse(provider.authorizationUrl!, sandboxOrigin);
