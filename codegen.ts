@@ -29,8 +29,8 @@ import { schema, subgraphSchema } from './src/schema/index.js';
  * (the JSON schema graphql-scalars attaches, else our `codegenScalarType`), so a new scalar
  * cannot be left out: codegen fails naming it.
  */
-function scalarMap(): Record<string, 'string' | 'number' | 'boolean'> {
-  const map: Record<string, 'string' | 'number' | 'boolean'> = {};
+function scalarMap(): Record<string, JsonType> {
+  const map: Record<string, JsonType> = {};
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isScalarType(type) || isSpecifiedScalarType(type)) continue;
     map[type.name] = jsonTypeOf(type);
@@ -38,7 +38,10 @@ function scalarMap(): Record<string, 'string' | 'number' | 'boolean'> {
   return map;
 }
 
-function jsonTypeOf(scalar: GraphQLScalarType): 'string' | 'number' | 'boolean' {
+/** A scalar's TypeScript type; `unknown` for the `JSON` scalar, which carries any JSON value. */
+type JsonType = 'string' | 'number' | 'boolean' | 'unknown';
+
+function jsonTypeOf(scalar: GraphQLScalarType): JsonType {
   const { jsonSchema, codegenScalarType } = scalar.extensions as {
     jsonSchema?: { type?: string };
     codegenScalarType?: string;
@@ -46,6 +49,7 @@ function jsonTypeOf(scalar: GraphQLScalarType): 'string' | 'number' | 'boolean' 
   const type = jsonSchema?.type ?? codegenScalarType;
   if (type === 'integer' || type === 'number') return 'number';
   if (type === 'string' || type === 'boolean') return type;
+  if (type === 'any') return 'unknown';
   throw new Error(`scalar ${scalar.name}: say its JSON type in extensions.codegenScalarType`);
 }
 

@@ -30,6 +30,7 @@ export type RenamePayeeMutation = { updatePayee:
     | { __typename: 'ReadOnlyScopeError', message: string }
     | { __typename: 'UpdatePayeePayload', payee: { id: string, name: string } }
     | { __typename: 'ValidationError', message: string }
+    | { __typename: 'WriteConflict', message: string }
    | null };
 
 export type TransactionsPageQueryVariables = Exact<{

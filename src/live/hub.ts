@@ -61,6 +61,7 @@ import { createLocalLeases, type PollLeases } from './poll-leases.js';
 import { type ReplayPlan, replayItems, replayParts, replayPlan } from './replay.js';
 import { syncPage } from './sync.js';
 import { type CursorSeal, createCursorSeal } from './sync-cursor.js';
+import { type ConflictCheck, changedRows, type RowKey } from './write-conflicts.js';
 
 /** @default 100 subscriptions per token on one instance */
 export const DEFAULT_SUBSCRIPTIONS_PER_TOKEN = 100;
@@ -123,6 +124,16 @@ export interface LiveOperations {
    * `since` (none: the current cursor, no rows), read through this operation's loaders.
    */
   changes(planId: string, since: string | undefined): Promise<SyncResult>;
+  /**
+   * The write guard of `ifUnchangedSince` (write-conflicts.ts): which of the rows `rows` names
+   * in the plan, as this operation reads it, changed after the sealed cursor `since`; with the
+   * plan as read and the current cursor. Throws `InvalidCursorError` for a cursor that does not open.
+   */
+  unchangedSince(
+    planId: string,
+    since: string,
+    rows: (at: PlanSnapshot) => readonly RowKey[],
+  ): Promise<ConflictCheck>;
 }
 
 /** What `changes` answers: a page (and the cursor after it), or "reload" (and the cursor to start from). */
@@ -495,6 +506,8 @@ function operationsFor(
   return {
     changes: (planId, since) =>
       changesFor(live, requireCredentials(credentials), loaders, planId, since),
+    unchangedSince: (planId, since, rows) =>
+      conflictsFor(live, requireCredentials(credentials), loaders, planId, since, rows),
     open: (planId, { since, select }) =>
       hub.open({
         credentials,
@@ -536,6 +549,31 @@ async function changesFor(
   return answer.kind === 'page'
     ? { kind: 'page', planId: at.planId, change: answer.change, cursor, hasMore: answer.hasMore }
     : { kind: 'reload', planId: at.planId, cursor };
+}
+
+// Private: the write guard over the plan as this operation reads it (what freshness allows
+// upstream, nothing more) and the (token, plan) log. The cursor is opened before anything else
+// is decided; a log that is not kept cannot tell, so every row counts as changed.
+async function conflictsFor(
+  live: HubState,
+  { tokenKey }: Credentials,
+  loaders: Loaders,
+  planId: string,
+  since: string,
+  rows: (at: PlanSnapshot) => readonly RowKey[],
+): Promise<ConflictCheck> {
+  const at = await loaders.plan(planId);
+  const state = live.cursorSeal.open(since, tokenKey, at.planId);
+  const key = channelKey(tokenKey, at.planId);
+  const log = live.channels.get(key)?.log ?? live.logs.get(key);
+  const changed = changedRows(at, log, state, rows(at));
+  // The cursor answered must resume: keep the log from here on, as `changes` does.
+  if (log === undefined) live.logs.set(key, new ChangeLog(at.serverKnowledge, live.changeLog));
+  return {
+    at,
+    cursor: live.cursorSeal.seal({ since: at.serverKnowledge }, tokenKey, at.planId),
+    changed,
+  };
 }
 
 function statsOf(live: LiveState): LiveHubStats {

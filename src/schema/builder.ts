@@ -28,6 +28,7 @@ export const builder = new SchemaBuilder<{
     Milliunits: { Input: number; Output: number | bigint };
     PlanId: { Input: string; Output: string };
     MonthSelector: { Input: string; Output: string };
+    JSON: { Input: unknown; Output: unknown };
   };
 }>({
   defaultFieldNullability: false,

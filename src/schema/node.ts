@@ -75,6 +75,11 @@ function as(type: NodeTypeName, row: object): Found {
   return { ...row, [NODE_TYPE]: type };
 }
 
+/** A row as the graph object of `type`, for fields typed `Node` (a write conflict's `current`). */
+export function asNode(type: NodeTypeName, row: object): object {
+  return as(type, row);
+}
+
 /** Private: the plan ids of the token, the default plan first (where most ids live). */
 async function planIdsOf(ctx: GatewayContext): Promise<string[]> {
   const { plans, defaultPlan } = await ctx.loaders.plans();

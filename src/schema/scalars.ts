@@ -10,6 +10,7 @@ import { PLAN_ALIASES, UUID_PATTERN } from '@plans-gateway/rest-contract';
 import { type GraphQLError, GraphQLScalarType, Kind, print, type ValueNode } from 'graphql';
 import {
   DateTimeResolver,
+  JSONResolver,
   LatitudeResolver,
   LocalDateResolver,
   LongitudeResolver,
@@ -52,6 +53,8 @@ builder.addScalarType('UUID', withInputCode(UUIDResolver), {});
 builder.addScalarType('SafeInt', withInputCode(SafeIntResolver), {});
 builder.addScalarType('Latitude', withInputCode(LatitudeResolver), {});
 builder.addScalarType('Longitude', withInputCode(LongitudeResolver), {});
+// Output only (`WriteConflict.attempted`: a write's input echoed back as the client sent it).
+builder.addScalarType('JSON', JSONResolver, {});
 
 /** graphql-scalars' LocalDate does the checking; the schema keeps the REST name `Date`. */
 const localDate = LocalDateResolver.toConfig();

@@ -94,12 +94,22 @@ export interface WriteOutcome<Op extends WriteOperationId> {
   };
 }
 
+/** How one write is sent. */
+export interface RunOptions extends WriteFailureOptions {
+  /**
+   * Runs right before the write is sent upstream, and throws to refuse it (a write conflict,
+   * `ifUnchangedSince`): a write replayed under its idempotency key answers its remembered
+   * answer without it.
+   */
+  readonly guard?: (() => Promise<void>) | undefined;
+}
+
 export interface Writes {
   /** Sends `operationId` once and brings the replica and loaders up to date (see above). */
   run<Op extends WriteOperationId>(
     operationId: Op,
     params: WriteParams<Op>,
-    options?: WriteFailureOptions,
+    options?: RunOptions,
   ): Promise<WriteOutcome<Op>>;
   /** Today's date (UTC) by the gateway's clock: the reference of the date rules. */
   today(): IsoDate;
@@ -217,9 +227,10 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       const before = replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       let data: OperationResult<typeof operationId>;
       try {
-        data = await writeOnce(operationId, params, () =>
-          meter.track(upstream.callWithParams(operationId, call, params)),
-        );
+        data = await writeOnce(operationId, params, async () => {
+          await options.guard?.();
+          return meter.track(upstream.callWithParams(operationId, call, params));
+        });
       } catch (error) {
         // The write may have happened: make the next read resync rather than trust the replica.
         if (isUpstreamError(error) && error.outcomeUnknown)

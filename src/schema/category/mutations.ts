@@ -25,6 +25,7 @@ import {
   serverKnowledgeField,
 } from '../payloads.js';
 import { Milliunits, MonthSelectorScalar } from '../scalars.js';
+import { conflictGuard, GUARDED_WRITE_ERRORS, ifUnchangedSinceArg } from '../write-conflict.js';
 import { Category, GoalFrequencyEnum, MonthCategory } from './category.js';
 import { checkCategory } from './rules.js';
 
@@ -221,9 +222,10 @@ builder.mutationField('updateCategory', (t) =>
     nullable: true,
     description:
       "Changes a category's name, note, group or goal (REST `PATCH .../categories/{category_id}`).",
-    errors: resultOf('UpdateCategory', WRITE_ERRORS),
+    errors: resultOf('UpdateCategory', GUARDED_WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
+      ifUnchangedSince: ifUnchangedSinceArg(t.arg),
       categoryId: t.arg({
         type: 'UUID',
         required: true,
@@ -235,10 +237,17 @@ builder.mutationField('updateCategory', (t) =>
         description: 'The fields to save, as the REST body has them.',
       }),
     },
-    resolve: async (_root, { planId, categoryId, input }, ctx) => {
+    resolve: async (_root, { planId, categoryId, input, ifUnchangedSince }, ctx) => {
       checkCategory(input, 'input');
       const body = { category: toSaveCategory(input) };
-      const outcome = await ctx.writes.run('updateCategory', { planId, categoryId, body });
+      const guard = conflictGuard(ctx, planId, ifUnchangedSince, () => [
+        { key: { kind: 'category', id: categoryId }, attempted: input },
+      ]);
+      const outcome = await ctx.writes.run(
+        'updateCategory',
+        { planId, categoryId, body },
+        { guard },
+      );
       return categoryPayloadOf(outcome, monthOf(ctx.writes.today()));
     },
   }),
@@ -310,9 +319,10 @@ builder.mutationField('updateMonthCategory', (t) =>
     type: UpdateMonthCategoryPayload,
     nullable: true,
     description: 'Assigns money to a category in a month (only `budgeted` changes).',
-    errors: resultOf('UpdateMonthCategory', WRITE_ERRORS),
+    errors: resultOf('UpdateMonthCategory', GUARDED_WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
+      ifUnchangedSince: ifUnchangedSinceArg(t.arg),
       month: t.arg({
         type: MonthSelectorScalar,
         required: true,
@@ -329,13 +339,16 @@ builder.mutationField('updateMonthCategory', (t) =>
         description: 'The fields to save, as the REST body has them.',
       }),
     },
-    resolve: async (_root, { planId, month, categoryId, input }, ctx) => {
-      const outcome = await ctx.writes.run('updateMonthCategory', {
-        planId,
-        month,
-        categoryId,
-        body: { category: { budgeted: input.budgeted } },
-      });
+    resolve: async (_root, { planId, month, categoryId, input, ifUnchangedSince }, ctx) => {
+      const first = month === 'current' ? monthOf(ctx.writes.today()) : month;
+      const guard = conflictGuard(ctx, planId, ifUnchangedSince, () => [
+        { key: { kind: 'monthCategory', id: categoryId, month: first }, attempted: input },
+      ]);
+      const outcome = await ctx.writes.run(
+        'updateMonthCategory',
+        { planId, month, categoryId, body: { category: { budgeted: input.budgeted } } },
+        { guard },
+      );
       return categoryPayloadOf(outcome, month === 'current' ? monthOf(ctx.writes.today()) : month);
     },
   }),

@@ -12,6 +12,7 @@ import {
   scoped,
   serverKnowledgeField,
 } from '../payloads.js';
+import { conflictGuard, GUARDED_WRITE_ERRORS, ifUnchangedSinceArg } from '../write-conflict.js';
 import { Payee } from './payee.js';
 import { checkPayee } from './rules.js';
 
@@ -90,9 +91,10 @@ builder.mutationField('updatePayee', (t) =>
     type: UpdatePayeePayload,
     nullable: true,
     description: 'Renames a payee; transactions show the new name.',
-    errors: resultOf('UpdatePayee', WRITE_ERRORS),
+    errors: resultOf('UpdatePayee', GUARDED_WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
+      ifUnchangedSince: ifUnchangedSinceArg(t.arg),
       payeeId: t.arg({ type: 'UUID', required: true, description: 'The REST id of the payee.' }),
       input: t.arg({
         type: UpdatePayeeInput,
@@ -100,13 +102,16 @@ builder.mutationField('updatePayee', (t) =>
         description: 'The fields to save, as the REST body has them.',
       }),
     },
-    resolve: async (_root, { planId, payeeId, input }, ctx) => {
+    resolve: async (_root, { planId, payeeId, input, ifUnchangedSince }, ctx) => {
       checkPayee(input, 'input');
-      const outcome = await ctx.writes.run('updatePayee', {
-        planId,
-        payeeId,
-        body: { payee: { name: input.name ?? undefined } },
-      });
+      const guard = conflictGuard(ctx, planId, ifUnchangedSince, () => [
+        { key: { kind: 'payee', id: payeeId }, attempted: input },
+      ]);
+      const outcome = await ctx.writes.run(
+        'updatePayee',
+        { planId, payeeId, body: { payee: { name: input.name ?? undefined } } },
+        { guard },
+      );
       return {
         ...payloadBase(outcome),
         saved: outcome.data.payee,

@@ -21,6 +21,7 @@ import {
 } from '../payloads.js';
 import { Milliunits } from '../scalars.js';
 import { FlagColorEnum } from '../transaction/enums.js';
+import { conflictGuard, GUARDED_WRITE_ERRORS, ifUnchangedSinceArg } from '../write-conflict.js';
 import { checkScheduled } from './rules.js';
 import { FrequencyEnum, ScheduledTransaction } from './scheduled-transaction.js';
 
@@ -165,9 +166,10 @@ builder.mutationField('updateScheduledTransaction', (t) =>
     type: UpdateScheduledTransactionPayload,
     nullable: true,
     description: 'Replaces a scheduled transaction (REST `PUT .../scheduled_transactions/{id}`).',
-    errors: resultOf('UpdateScheduledTransaction', WRITE_ERRORS),
+    errors: resultOf('UpdateScheduledTransaction', GUARDED_WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
+      ifUnchangedSince: ifUnchangedSinceArg(t.arg),
       scheduledTransactionId: t.arg({
         type: 'UUID',
         required: true,
@@ -179,15 +181,18 @@ builder.mutationField('updateScheduledTransaction', (t) =>
         description: 'The fields to save, as the REST body has them.',
       }),
     },
-    resolve: async (_root, { planId, scheduledTransactionId, input }, ctx) => {
+    resolve: async (_root, { planId, scheduledTransactionId, input, ifUnchangedSince }, ctx) => {
       // Keeping the date is fine even when it is today: only a new date must lie ahead.
       const held = ctx.writes.peek(planId)?.scheduledTransaction(scheduledTransactionId);
       check(input, ctx.writes.today(), held?.date_next);
-      const outcome = await ctx.writes.run('updateScheduledTransaction', {
-        planId,
-        scheduledTransactionId,
-        body: { scheduled_transaction: toSaveScheduled(input) },
-      });
+      const guard = conflictGuard(ctx, planId, ifUnchangedSince, () => [
+        { key: { kind: 'scheduledTransaction', id: scheduledTransactionId }, attempted: input },
+      ]);
+      const outcome = await ctx.writes.run(
+        'updateScheduledTransaction',
+        { planId, scheduledTransactionId, body: { scheduled_transaction: toSaveScheduled(input) } },
+        { guard },
+      );
       return { ...payloadBase(outcome), saved: outcome.data.scheduled_transaction };
     },
   }),
@@ -198,20 +203,28 @@ builder.mutationField('deleteScheduledTransaction', (t) =>
     type: DeleteScheduledTransactionPayload,
     nullable: true,
     description: 'Deletes a scheduled transaction (REST `DELETE .../scheduled_transactions/{id}`).',
-    errors: resultOf('DeleteScheduledTransaction', WRITE_ERRORS),
+    errors: resultOf('DeleteScheduledTransaction', GUARDED_WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
+      ifUnchangedSince: ifUnchangedSinceArg(t.arg),
       scheduledTransactionId: t.arg({
         type: 'UUID',
         required: true,
         description: 'The REST id of the scheduled transaction.',
       }),
     },
-    resolve: async (_root, { planId, scheduledTransactionId }, ctx) => {
-      const outcome = await ctx.writes.run('deleteScheduledTransaction', {
-        planId,
-        scheduledTransactionId,
-      });
+    resolve: async (_root, { planId, scheduledTransactionId, ifUnchangedSince }, ctx) => {
+      const guard = conflictGuard(ctx, planId, ifUnchangedSince, () => [
+        {
+          key: { kind: 'scheduledTransaction', id: scheduledTransactionId },
+          attempted: { delete: true },
+        },
+      ]);
+      const outcome = await ctx.writes.run(
+        'deleteScheduledTransaction',
+        { planId, scheduledTransactionId },
+        { guard },
+      );
       return { ...payloadBase(outcome), saved: outcome.data.scheduled_transaction };
     },
   }),

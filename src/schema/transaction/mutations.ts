@@ -4,11 +4,19 @@
  * importTransactions; one REST write each.
  */
 import type { SaveTransactionsResponseData } from '@plans-gateway/rest-contract';
+import { allTransactions } from '../../replica/changes.js';
+import type { PlanSnapshot } from '../../replica/types.js';
 import type { WriteOutcome } from '../../writes/pipeline.js';
 import { builder } from '../builder.js';
 import { CREATE_TRANSACTION_ERRORS, WRITE_ERRORS } from '../errors.js';
 import { checkId } from '../input-checks.js';
 import { payloadBase, planIdArg, resultOf } from '../payloads.js';
+import {
+  conflictGuard,
+  GUARDED_WRITE_ERRORS,
+  type GuardedRow,
+  ifUnchangedSinceArg,
+} from '../write-conflict.js';
 import {
   CreateTransactionInput,
   CreateTransactionsInput,
@@ -59,6 +67,26 @@ function oneTransactionPayload(
     duplicateImportIds: [],
     serverKnowledge: server_knowledge,
   };
+}
+
+/**
+ * Private: the rows a bulk update lists, each with its entry; one listed by `importId` is found
+ * in the plan by it (one the plan does not hold is the upstream's to answer).
+ */
+function listedRows(
+  at: PlanSnapshot,
+  entries: readonly { id?: string | null; importId?: string | null }[],
+): GuardedRow[] {
+  const byImportId = new Map<string, string>();
+  if (entries.some((entry) => entry.id == null && entry.importId != null)) {
+    for (const row of allTransactions(at)) if (row.import_id) byImportId.set(row.import_id, row.id);
+  }
+  const rows: GuardedRow[] = [];
+  for (const entry of entries) {
+    const id = entry.id ?? (entry.importId == null ? undefined : byImportId.get(entry.importId));
+    if (id !== undefined) rows.push({ key: { kind: 'transaction', id }, attempted: entry });
+  }
+  return rows;
 }
 
 builder.mutationField('createTransaction', (t) =>
@@ -130,21 +158,26 @@ builder.mutationField('updateTransactions', (t) =>
     description:
       'Changes several transactions in one request, each found by `id` or `importId` ' +
       '(REST `PATCH /plans/{plan_id}/transactions`).',
-    errors: resultOf('UpdateTransactions', WRITE_ERRORS),
+    errors: resultOf('UpdateTransactions', GUARDED_WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
+      ifUnchangedSince: ifUnchangedSinceArg(t.arg),
       input: t.arg({
         type: UpdateTransactionsInput,
         required: true,
         description: 'The fields to save, as the REST body has them.',
       }),
     },
-    resolve: async (_root, { planId, input }, ctx) => {
+    resolve: async (_root, { planId, input, ifUnchangedSince }, ctx) => {
       checkTransactionUpdates(input.transactions, 'input.transactions', ctx.writes.today());
-      const outcome = await ctx.writes.run('updateTransactions', {
-        planId,
-        body: { transactions: input.transactions.map(toTransactionUpdate) },
-      });
+      const guard = conflictGuard(ctx, planId, ifUnchangedSince, (at) =>
+        listedRows(at, input.transactions),
+      );
+      const outcome = await ctx.writes.run(
+        'updateTransactions',
+        { planId, body: { transactions: input.transactions.map(toTransactionUpdate) } },
+        { guard },
+      );
       return savedTransactionsPayload(outcome);
     },
   }),
@@ -156,9 +189,10 @@ builder.mutationField('updateTransaction', (t) =>
     nullable: true,
     description:
       'Changes one transaction (REST `PUT /plans/{plan_id}/transactions/{transaction_id}`).',
-    errors: resultOf('UpdateTransaction', WRITE_ERRORS),
+    errors: resultOf('UpdateTransaction', GUARDED_WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
+      ifUnchangedSince: ifUnchangedSinceArg(t.arg),
       transactionId: t.arg.id({ required: true, description: 'The REST id of the transaction.' }),
       input: t.arg({
         type: UpdateTransactionInput,
@@ -166,13 +200,17 @@ builder.mutationField('updateTransaction', (t) =>
         description: 'The fields to save, as the REST body has them.',
       }),
     },
-    resolve: async (_root, { planId, transactionId, input }, ctx) => {
+    resolve: async (_root, { planId, transactionId, input, ifUnchangedSince }, ctx) => {
       checkTransactionUpdate(input, 'input', ctx.writes.today());
-      const outcome = await ctx.writes.run('updateTransaction', {
-        planId,
-        transactionId: checkId('transactionId', transactionId),
-        body: { transaction: toSaveTransaction(input) },
-      });
+      const id = checkId('transactionId', transactionId);
+      const guard = conflictGuard(ctx, planId, ifUnchangedSince, () => [
+        { key: { kind: 'transaction', id }, attempted: input },
+      ]);
+      const outcome = await ctx.writes.run(
+        'updateTransaction',
+        { planId, transactionId: id, body: { transaction: toSaveTransaction(input) } },
+        { guard },
+      );
       return oneTransactionPayload(outcome);
     },
   }),
@@ -184,17 +222,19 @@ builder.mutationField('deleteTransaction', (t) =>
     nullable: true,
     description:
       'Deletes one transaction (REST `DELETE /plans/{plan_id}/transactions/{transaction_id}`).',
-    errors: resultOf('DeleteTransaction', WRITE_ERRORS),
+    errors: resultOf('DeleteTransaction', GUARDED_WRITE_ERRORS),
     args: {
       planId: planIdArg(t.arg),
+      ifUnchangedSince: ifUnchangedSinceArg(t.arg),
       transactionId: t.arg.id({ required: true, description: 'The REST id of the transaction.' }),
     },
-    resolve: async (_root, { planId, transactionId }, ctx) => {
+    resolve: async (_root, { planId, transactionId, ifUnchangedSince }, ctx) => {
+      const id = checkId('transactionId', transactionId);
+      const guard = conflictGuard(ctx, planId, ifUnchangedSince, () => [
+        { key: { kind: 'transaction', id }, attempted: { delete: true } },
+      ]);
       return oneTransactionPayload(
-        await ctx.writes.run('deleteTransaction', {
-          planId,
-          transactionId: checkId('transactionId', transactionId),
-        }),
+        await ctx.writes.run('deleteTransaction', { planId, transactionId: id }, { guard }),
       );
     },
   }),

@@ -52,20 +52,23 @@
       "DeleteScheduledTransactionPayload",
       "NotFoundError",
       "ReadOnlyScopeError",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "DeleteTransactionResult": [
       "DeleteTransactionPayload",
       "NotFoundError",
       "ReadOnlyScopeError",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "Error": [
       "DuplicateImportIdError",
       "NotFoundError",
       "ReadOnlyScopeError",
       "ReloadRequired",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "ImportTransactionsResult": [
       "ImportTransactionsPayload",
@@ -107,37 +110,43 @@
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdateCategoryPayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "UpdateMonthCategoryResult": [
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdateMonthCategoryPayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "UpdatePayeeResult": [
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdatePayeePayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "UpdateScheduledTransactionResult": [
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdateScheduledTransactionPayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "UpdateTransactionResult": [
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdateTransactionPayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "UpdateTransactionsResult": [
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdateTransactionsPayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ]
   }
 };
@@ -194,20 +203,23 @@
       "DeleteScheduledTransactionPayload",
       "NotFoundError",
       "ReadOnlyScopeError",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "DeleteTransactionResult": [
       "DeleteTransactionPayload",
       "NotFoundError",
       "ReadOnlyScopeError",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "Error": [
       "DuplicateImportIdError",
       "NotFoundError",
       "ReadOnlyScopeError",
       "ReloadRequired",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "ImportTransactionsResult": [
       "ImportTransactionsPayload",
@@ -249,37 +261,43 @@
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdateCategoryPayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "UpdateMonthCategoryResult": [
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdateMonthCategoryPayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "UpdatePayeeResult": [
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdatePayeePayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "UpdateScheduledTransactionResult": [
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdateScheduledTransactionPayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "UpdateTransactionResult": [
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdateTransactionPayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ],
     "UpdateTransactionsResult": [
       "NotFoundError",
       "ReadOnlyScopeError",
       "UpdateTransactionsPayload",
-      "ValidationError"
+      "ValidationError",
+      "WriteConflict"
     ]
   }
 };

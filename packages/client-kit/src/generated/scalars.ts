@@ -5,6 +5,7 @@ export const scalars = {
   "SafeInt": "number",
   "Latitude": "number",
   "Longitude": "number",
+  "JSON": "unknown",
   "Date": "string",
   "Milliunits": "number",
   "PlanId": "string",

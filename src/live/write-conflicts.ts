@@ -1,0 +1,99 @@
+/**
+ * Write conflicts (issue 35): a write sent with `ifUnchangedSince` (a `changes` cursor) is
+ * refused when a row it overwrites or deletes changed after that cursor, so an offline client's
+ * queued edit never silently overwrites an edit made elsewhere meanwhile.
+ *
+ * "Changed" is read from the (token, plan) change log that feeds `changes` (change-log.ts): the
+ * row's key is in an entry newer than the cursor. Rows are compared whole, as the log keeps
+ * them: a category whose activity moved because a transaction of it changed counts as changed.
+ * When the log cannot tell (the cursor is older than it reaches, it has a gap, or an entry
+ * stands for "everything"), every row counts as changed: a refusal the client can resolve is
+ * safer than an overwrite nobody sees.
+ */
+
+import type { IsoDate } from '@plans-gateway/rest-contract';
+import type { PlanSnapshot } from '../replica/types.js';
+import type { ChangeLog } from './change-log.js';
+import type { CursorState } from './sync-cursor.js';
+
+/** A row a write overwrites or deletes. */
+export type RowKey =
+  | {
+      readonly kind: 'transaction' | 'scheduledTransaction' | 'category' | 'payee' | 'account';
+      readonly id: string;
+    }
+  | { readonly kind: 'monthCategory'; readonly id: string; readonly month: IsoDate };
+
+/** The rows of `rows` that changed after `state`, by the log, with the plan as read at `at`. */
+export function changedRows(
+  at: PlanSnapshot,
+  log: ChangeLog | undefined,
+  state: CursorState,
+  rows: readonly RowKey[],
+): RowKey[] {
+  const { since } = state;
+  // A cursor at or ahead of the replica: nothing the replica holds is newer than it.
+  if (since >= at.serverKnowledge) return [];
+  const entries = log?.entriesAfter(since);
+  if (
+    log === undefined ||
+    entries === undefined ||
+    log.knowledge < at.serverKnowledge ||
+    entries.some((entry) => entry.everything)
+  ) {
+    return [...rows];
+  }
+  return rows.filter((row) =>
+    entries.some(({ keys }) => {
+      switch (row.kind) {
+        case 'transaction':
+          return keys.transactions.has(row.id);
+        case 'scheduledTransaction':
+          return keys.scheduledTransactions.has(row.id);
+        case 'category':
+          return keys.categories.has(row.id);
+        case 'payee':
+          return keys.payees.has(row.id);
+        case 'account':
+          return keys.accounts.has(row.id);
+        case 'monthCategory':
+          return keys.monthCategories.get(row.month)?.has(row.id) === true;
+      }
+    }),
+  );
+}
+
+/** What the write guard learnt: the plan as read, the current cursor, and the changed rows. */
+export interface ConflictCheck {
+  readonly at: PlanSnapshot;
+  readonly cursor: string;
+  readonly changed: readonly RowKey[];
+}
+
+/**
+ * A write refused because a row it overwrites or deletes changed after the client's cursor
+ * (a typed result of the mutation, not a GraphQL error). Nothing was sent upstream.
+ */
+export class WriteConflictError extends Error {
+  override readonly name = 'WriteConflictError';
+  readonly code = 'GW_ERR_WRITE_CONFLICT';
+  constructor(
+    readonly planId: string,
+    /** The graph's id of the row (a MonthCategory's is `<category id>:<month>`). */
+    readonly id: string,
+    /** The row as the plan holds it now, tagged as a graph `Node`; null when it is gone. */
+    readonly current: object | null,
+    /** What the write asked for, in the graph's input field names. */
+    readonly attempted: unknown,
+    /** The current cursor: apply `changes(since:)` from the old one, decide, retry with this. */
+    readonly cursor: string,
+    /** How many rows of the write conflicted (a bulk update may have several). */
+    conflicted: number,
+  ) {
+    super(
+      conflicted > 1
+        ? `${conflicted} rows this write changes were changed elsewhere after the cursor given in ifUnchangedSince (this is the first): nothing was written. Compare, then send the write again with \`cursor\`.`
+        : 'The row this write changes was changed elsewhere after the cursor given in ifUnchangedSince: nothing was written. Compare `current` with `attempted`, then send the write again with `cursor`.',
+    );
+  }
+}
