@@ -1,0 +1,313 @@
+/**
+ * Write conflicts (issue 35), over real HTTP against the sandbox: a write sent with
+ * `ifUnchangedSince` (a `changes` cursor) whose row was changed behind the gateway's back after
+ * that cursor is refused with a `WriteConflict` carrying both versions, and nothing is written
+ * upstream; an unchanged row is written; a row deleted elsewhere answers `current: null`; a bad
+ * cursor is a clear BAD_USER_INPUT; a cursor the change log cannot answer for is a conflict
+ * (refusing is safer than overwriting); a bulk update with one conflicting row writes nothing; a
+ * replayed Idempotency-Key answers the original result; without the argument nothing changes.
+ */
+import type { TransactionDetail } from '@plans-gateway/rest-contract';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callsOf, LIVE, type LiveStack } from '../live/support/live.js';
+import { startStack } from '../support/stack.js';
+
+const TOKEN = 'conflict-token-000000001';
+
+const CHANGES = `query($planId: PlanId!) {
+  changes(planId: $planId) { ... on ChangesPage { cursor } }
+}`;
+
+const CONFLICT = `... on WriteConflict {
+  message planId id attempted cursor
+  current { __typename id ... on Transaction { memo amount } }
+}`;
+
+const UPDATE = `mutation($planId: PlanId!, $id: ID!, $input: UpdateTransactionInput!, $since: String) {
+  updateTransaction(planId: $planId, transactionId: $id, input: $input, ifUnchangedSince: $since) {
+    __typename
+    ... on UpdateTransactionPayload { transaction { id memo } }
+    ${CONFLICT}
+  }
+}`;
+
+const BULK = `mutation($planId: PlanId!, $input: UpdateTransactionsInput!, $since: String) {
+  updateTransactions(planId: $planId, input: $input, ifUnchangedSince: $since) {
+    __typename
+    ... on UpdateTransactionsPayload { transactionIds }
+    ${CONFLICT}
+  }
+}`;
+
+const DELETE = `mutation($planId: PlanId!, $id: ID!, $since: String) {
+  deleteTransaction(planId: $planId, transactionId: $id, ifUnchangedSince: $since) {
+    __typename
+    ... on DeleteTransactionPayload { transaction { id } }
+    ${CONFLICT}
+  }
+}`;
+
+interface Conflict {
+  __typename: 'WriteConflict';
+  message: string;
+  planId: string;
+  id: string;
+  attempted: unknown;
+  cursor: string;
+  current: { __typename: string; id: string; memo?: string | null; amount?: number } | null;
+}
+type Result = { __typename: string } & Partial<Conflict> & {
+    transaction?: { id: string; memo?: string | null };
+    transactionIds?: string[];
+  };
+
+let stack: LiveStack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+async function started(): Promise<LiveStack> {
+  stack = await startStack({
+    ...LIVE,
+    token: TOKEN,
+    sandbox: {
+      rateLimit: false,
+      users: [{ token: TOKEN, plans: [{ seed: 21, transactions: 30 }] }],
+    },
+  });
+  return stack;
+}
+
+async function cursorOf(s: LiveStack): Promise<string> {
+  const answer = await s.gql<{ changes: { cursor: string } }>(CHANGES, { planId: s.planId });
+  expect(answer.body.errors).toBeUndefined();
+  return answer.body.data!.changes.cursor;
+}
+
+/** Two plain (not split, not transfer) transactions of the plan, read straight from REST. */
+async function twoTransactions(s: LiveStack): Promise<[TransactionDetail, TransactionDetail]> {
+  const { transactions } = await s.writer.getTransactions({ token: s.token }, { planId: s.planId });
+  const plain = transactions.filter(
+    (tx) => !tx.deleted && tx.subtransactions.length === 0 && tx.transfer_account_id === null,
+  );
+  expect(plain.length).toBeGreaterThanOrEqual(2);
+  return [plain[0]!, plain[1]!];
+}
+
+/** A memo change straight at the REST interface, behind the gateway's back. */
+async function changedElsewhere(s: LiveStack, id: string, memo: string): Promise<void> {
+  await s.writer.updateTransaction(
+    { token: s.token },
+    { planId: s.planId, transactionId: id, body: { transaction: { memo } } },
+  );
+}
+
+/** Past max-age: the next read of the plan sends one delta. */
+function stale(s: LiveStack): void {
+  s.clock.advance(s.gateway.config.maxAgeMs + 1);
+}
+
+/** The sandbox calls that write (anything but a read). */
+function writes(s: LiveStack): string[] {
+  return callsOf(s.sandbox).filter((call) => !/^get|@\d+$/.test(call));
+}
+
+async function mutate(
+  s: LiveStack,
+  query: string,
+  variables: Record<string, unknown>,
+  field: string,
+  headers?: Record<string, string>,
+): Promise<Result> {
+  const answer = await s.gql<Record<string, Result>>(query, variables, headers ? { headers } : {});
+  expect(answer.body.errors).toBeUndefined();
+  return answer.body.data![field]!;
+}
+
+describe('a write with ifUnchangedSince', () => {
+  it('is refused with both versions, and nothing written, when the row changed after the cursor', async () => {
+    const s = await started();
+    const [row] = await twoTransactions(s);
+    const since = await cursorOf(s);
+    await changedElsewhere(s, row.id, 'edited on the phone');
+    stale(s);
+    s.sandbox.resetCalls();
+
+    const input = { memo: 'edited offline on the laptop' };
+    const answer = await mutate(
+      s,
+      UPDATE,
+      { planId: s.planId, id: row.id, input, since },
+      'updateTransaction',
+    );
+    expect(answer.__typename).toBe('WriteConflict');
+    expect(answer.planId).toBe(s.planId);
+    expect(answer.id).toBe(row.id);
+    expect(answer.current).toMatchObject({
+      __typename: 'Transaction',
+      id: row.id,
+      memo: 'edited on the phone',
+    });
+    expect(answer.attempted).toEqual(input);
+    expect(answer.message).toMatch(/changed elsewhere/);
+    // One delta to be current, and no write.
+    expect(callsOf(s.sandbox)).toEqual([expect.stringMatching(/@\d+$/)]);
+    const upstream = await s.writer.getTransactionById(
+      { token: s.token },
+      { planId: s.planId, transactionId: row.id },
+    );
+    expect(upstream.transaction.memo).toBe('edited on the phone');
+
+    // With the conflict's cursor (the client has seen the current row), the write goes through.
+    const retried = await mutate(
+      s,
+      UPDATE,
+      { planId: s.planId, id: row.id, input, since: answer.cursor },
+      'updateTransaction',
+    );
+    expect(retried.__typename).toBe('UpdateTransactionPayload');
+    expect(retried.transaction?.memo).toBe('edited offline on the laptop');
+  });
+
+  it('goes through when only other rows changed after the cursor', async () => {
+    const s = await started();
+    const [mine, other] = await twoTransactions(s);
+    const since = await cursorOf(s);
+    await changedElsewhere(s, other.id, 'someone else’s edit');
+    stale(s);
+    s.sandbox.resetCalls();
+
+    const answer = await mutate(
+      s,
+      UPDATE,
+      { planId: s.planId, id: mine.id, input: { memo: 'mine' }, since },
+      'updateTransaction',
+    );
+    expect(answer.__typename).toBe('UpdateTransactionPayload');
+    expect(answer.transaction?.memo).toBe('mine');
+    expect(writes(s)).toEqual(['updateTransaction']);
+  });
+
+  it('answers current: null for a row deleted elsewhere', async () => {
+    const s = await started();
+    const [row] = await twoTransactions(s);
+    const since = await cursorOf(s);
+    await s.writer.deleteTransaction(
+      { token: s.token },
+      { planId: s.planId, transactionId: row.id },
+    );
+    stale(s);
+    s.sandbox.resetCalls();
+
+    const answer = await mutate(
+      s,
+      DELETE,
+      { planId: s.planId, id: row.id, since },
+      'deleteTransaction',
+    );
+    expect(answer.__typename).toBe('WriteConflict');
+    expect(answer.id).toBe(row.id);
+    expect(answer.current).toBeNull();
+    expect(answer.attempted).toEqual({ delete: true });
+    expect(writes(s)).toEqual([]);
+  });
+
+  it('refuses a cursor that is not this gateway’s for this token and plan, naming the argument', async () => {
+    const s = await started();
+    const [row] = await twoTransactions(s);
+    const since = await cursorOf(s);
+    s.sandbox.resetCalls();
+    for (const bad of ['c1.bm90IGEgY3Vyc29yIGF0IGFsbCwgbm90IGF0IGFsbA', 'nonsense', `${since}x`]) {
+      const answer = await s.gql(UPDATE, {
+        planId: s.planId,
+        id: row.id,
+        input: { memo: 'never sent' },
+        since: bad,
+      });
+      const [error] = answer.body.errors ?? [];
+      expect(error?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(error?.extensions?.argument).toBe('ifUnchangedSince');
+      expect(error?.message).toMatch(/ifUnchangedSince/);
+    }
+    expect(writes(s)).toEqual([]);
+  });
+
+  it('refuses a bulk update whole when one of its rows conflicts', async () => {
+    const s = await started();
+    const [changed, untouched] = await twoTransactions(s);
+    const since = await cursorOf(s);
+    await changedElsewhere(s, changed.id, 'edited elsewhere');
+    stale(s);
+    s.sandbox.resetCalls();
+
+    const input = {
+      transactions: [
+        { id: untouched.id, memo: 'bulk 1' },
+        { id: changed.id, memo: 'bulk 2' },
+      ],
+    };
+    const answer = await mutate(s, BULK, { planId: s.planId, input, since }, 'updateTransactions');
+    expect(answer.__typename).toBe('WriteConflict');
+    expect(answer.id).toBe(changed.id);
+    expect(answer.attempted).toEqual({ id: changed.id, memo: 'bulk 2' });
+    expect(writes(s)).toEqual([]);
+    const kept = await s.writer.getTransactionById(
+      { token: s.token },
+      { planId: s.planId, transactionId: untouched.id },
+    );
+    expect(kept.transaction.memo).toBe(untouched.memo);
+  });
+
+  it('answers a replayed Idempotency-Key with the original result, not a conflict', async () => {
+    const s = await started();
+    const [row] = await twoTransactions(s);
+    const since = await cursorOf(s);
+    const headers = { 'idempotency-key': 'conflict-replay-1' };
+    const variables = { planId: s.planId, id: row.id, input: { memo: 'queued' }, since };
+    const first = await mutate(s, UPDATE, variables, 'updateTransaction', headers);
+    expect(first.__typename).toBe('UpdateTransactionPayload');
+    // The write itself is a change after the cursor; a replay must not call it a conflict.
+    stale(s);
+    s.sandbox.resetCalls();
+    const again = await mutate(s, UPDATE, variables, 'updateTransaction', headers);
+    expect(again).toEqual(first);
+    expect(writes(s)).toEqual([]);
+  });
+
+  it('is refused, with the current row, when the change log cannot tell (the replica reloaded)', async () => {
+    const s = await started();
+    const [row, other] = await twoTransactions(s);
+    const since = await cursorOf(s);
+    // Another row changes, and the copy is reloaded in full: the log restarts after the cursor.
+    await changedElsewhere(s, other.id, 'another row');
+    s.gateway.replicas.forgetToken(s.tokenKey); // the next read reloads the plan in full
+    s.sandbox.resetCalls();
+    const answer = await mutate(
+      s,
+      UPDATE,
+      { planId: s.planId, id: row.id, input: { memo: 'unsure' }, since },
+      'updateTransaction',
+    );
+    expect(answer.__typename).toBe('WriteConflict');
+    expect(answer.current).toMatchObject({ id: row.id, memo: row.memo });
+    expect(writes(s)).toEqual([]);
+  });
+
+  it('without ifUnchangedSince overwrites as always', async () => {
+    const s = await started();
+    const [row] = await twoTransactions(s);
+    await cursorOf(s);
+    await changedElsewhere(s, row.id, 'edited on the phone');
+    stale(s);
+    s.sandbox.resetCalls();
+    const answer = await mutate(
+      s,
+      UPDATE,
+      { planId: s.planId, id: row.id, input: { memo: 'last write wins' } },
+      'updateTransaction',
+    );
+    expect(answer.__typename).toBe('UpdateTransactionPayload');
+    expect(writes(s)).toEqual(['updateTransaction']);
+  });
+});
