@@ -54,10 +54,10 @@ export interface RestAnswer<T = unknown> {
 export interface RestClient {
   get<T = unknown>(path: string, token: string): Promise<RestAnswer<T>>;
   send<T = unknown>(
-    method: 'POST' | 'PUT' | 'PATCH',
+    method: 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     token: string,
-    body: unknown,
+    body?: unknown,
   ): Promise<RestAnswer<T>>;
   close(): Promise<void>;
 }

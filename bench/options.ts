@@ -44,6 +44,8 @@ export interface BenchOptions {
   replay: boolean;
   /** Issue 20's figures in one table: floor, answer cache, large plans, writes (bench/summary.ts). @default false */
   summary: boolean;
+  /** Run only the resume benchmark: `changes(since:)` after a day offline against a refetch (bench/resume.ts). @default false */
+  resume: boolean;
 }
 
 /** With --instances: replicas go past max-age several times in a phase of a few seconds. */
@@ -80,6 +82,9 @@ const HELP = `Usage: npm run bench -- [options]
                             bytes, with and without br, a client that only reads bytes (--rounds)
   --summary                 one table of issue 20's figures: floor and answer-cache ratios (--floor),
                             cold load and RSS at --sizes (--large; default 100000,300000), write ratios
+  --resume                  only resuming after a day offline with 20 changes: one changes(since:)
+                            against refetching the example app's screens, on --plan-transactions and
+                            --transactions plans (bytes, time, upstream calls; uses --latency, --turns)
   --help
 `;
 
@@ -125,6 +130,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
       turns: { type: 'string' },
       summary: { type: 'boolean', default: false },
       replay: { type: 'boolean', default: false },
+      resume: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -160,7 +166,9 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
                   ? 'bench/results/writes.json'
                   : values.summary
                     ? 'bench/results/summary.json'
-                    : 'bench/results/latest.json'),
+                    : values.resume
+                      ? 'bench/results/resume.json'
+                      : 'bench/results/latest.json'),
     quick,
     subscriptions: values.subscriptions === true,
     instances,
@@ -177,6 +185,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
     turns: positiveInteger('turns', values.turns, 15),
     summary: values.summary === true,
     replay: values.replay === true,
+    resume: values.resume === true,
   };
 }
 

@@ -31,6 +31,7 @@ import {
   type ScenarioResult,
   type Shot,
 } from './report.js';
+import { formatResume, runResumeBench } from './resume.js';
 import { createScenarios, type Scenario, type ScenarioPlan, type Window } from './scenarios.js';
 import { formatSubscriptionResults, runSubscriptionsBench } from './subscriptions.js';
 import { formatSummary, runSummary } from './summary.js';
@@ -288,6 +289,19 @@ async function main(): Promise<void> {
     console.log('');
     console.log(formatSummary(result, options.concurrency));
     writeResults(options.out, { options, result });
+    return;
+  }
+  if (options.resume) {
+    console.log(`Resuming after a day offline at ${options.latencyMs} ms upstream latency...`);
+    const rows = await runResumeBench({
+      latencyMs: options.latencyMs,
+      sizes: [options.planTransactions, options.transactions],
+      turns: Math.min(options.turns, 5),
+      log: (line) => console.log(line),
+    });
+    console.log('');
+    console.log(formatResume(rows, options.latencyMs));
+    writeResults(options.out, { options, rows });
     return;
   }
   if (options.writes) {
