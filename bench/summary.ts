@@ -2,13 +2,15 @@
  * `npm run bench -- --summary`: issue 20's figures in one table, from one run: the warm path
  * against bare yoga (`floor.ts`), the answer cache against raw node:http (`floor.ts`), cold loads
  * of large plans against curl with their peak RSS (`large-plans.ts`, at `--sizes`), and a write
- * against the REST POST (`writes.ts`), and replays at the wire against raw node:http (`replay.ts`). Each part is described in its own file; bench/README.md
+ * against the REST POST (`writes.ts`), replays at the wire against raw node:http (`replay.ts`),
+ * and a resume after a day offline against a refetch of the example app's screens (`resume.ts`). Each part is described in its own file; bench/README.md
  * compares the figures with the issue's.
  */
 import { type FloorResult, runFloorBench } from './floor.js';
 import { type LargePlanRow, runLargePlans } from './large-plans.js';
 import type { BenchOptions } from './options.js';
 import { type ReplayResult, runReplayBench } from './replay.js';
+import { type ResumeRow, runResumeBench } from './resume.js';
 import { runWritesBench, type WritesResult } from './writes.js';
 
 export interface SummaryResult {
@@ -16,6 +18,7 @@ export interface SummaryResult {
   large: LargePlanRow[];
   writes: WritesResult;
   replay: ReplayResult;
+  resume: ResumeRow[];
 }
 
 export async function runSummary(options: BenchOptions): Promise<SummaryResult> {
@@ -43,11 +46,17 @@ export async function runSummary(options: BenchOptions): Promise<SummaryResult> 
     planTransactions: options.planTransactions,
     rounds: options.rounds,
   });
-  return { floor, large, writes, replay };
+  console.log('  resuming after a day offline against a refetch');
+  const resume = await runResumeBench({
+    latencyMs: options.latencyMs,
+    sizes: [options.planTransactions, options.largeSizes[0] ?? options.transactions],
+    turns: 3,
+  });
+  return { floor, large, writes, replay, resume };
 }
 
 export function formatSummary(
-  { floor, large, writes, replay }: SummaryResult,
+  { floor, large, writes, replay, resume }: SummaryResult,
   concurrency: number,
 ): string {
   const x = (value: number) => `${value.toFixed(2)}x`;
@@ -98,6 +107,11 @@ export function formatSummary(
       `${pct(replay.throughputRatio)}, with br ${pct(replay.throughputRatioBr)}`,
       '>= 80%',
     ],
+    ...resume.map((row) => [
+      `resume after a day offline (20 changes) / refetch of the screens, bytes, ${row.transactions.toLocaleString('en-US')} transactions`,
+      `${(row.bytesRatio * 100).toFixed(1)}% (${row.resume.bytes} B / ${row.refetch.bytes} B), ${row.resume.upstreamCalls} upstream call(s), ${row.resume.ms.toFixed(0)} ms / ${row.refetch.ms.toFixed(0)} ms`,
+      '< 5%, <= 1 call',
+    ]),
   ];
   return [
     '| figure | measured | target |',
