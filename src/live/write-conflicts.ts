@@ -12,6 +12,7 @@
  */
 
 import type { IsoDate } from '@plans-gateway/rest-contract';
+import type { ChangeKeys } from '../replica/changes.js';
 import type { PlanSnapshot } from '../replica/types.js';
 import type { ChangeLog } from './change-log.js';
 import type { CursorState } from './sync-cursor.js';
@@ -43,24 +44,21 @@ export function changedRows(
   ) {
     return [...rows];
   }
-  return rows.filter((row) =>
-    entries.some(({ keys }) => {
-      switch (row.kind) {
-        case 'transaction':
-          return keys.transactions.has(row.id);
-        case 'scheduledTransaction':
-          return keys.scheduledTransactions.has(row.id);
-        case 'category':
-          return keys.categories.has(row.id);
-        case 'payee':
-          return keys.payees.has(row.id);
-        case 'account':
-          return keys.accounts.has(row.id);
-        case 'monthCategory':
-          return keys.monthCategories.get(row.month)?.has(row.id) === true;
-      }
-    }),
-  );
+  return rows.filter((row) => entries.some(({ keys }) => touched(keys, row)));
+}
+
+/** Private: whether a log entry's keys hold the row. */
+function touched(keys: ChangeKeys, row: RowKey): boolean {
+  if (row.kind === 'monthCategory')
+    return keys.monthCategories.get(row.month)?.has(row.id) === true;
+  const ids: Record<typeof row.kind, ReadonlySet<string>> = {
+    transaction: keys.transactions,
+    scheduledTransaction: keys.scheduledTransactions,
+    category: keys.categories,
+    payee: keys.payees,
+    account: keys.accounts,
+  };
+  return ids[row.kind].has(row.id);
 }
 
 /** What the write guard learnt: the plan as read, the current cursor, and the changed rows. */
