@@ -60,6 +60,7 @@ mutation RenamePayee($planId: PlanId!, $payeeId: UUID!, $name: String!) {
       'ReadOnlyScopeError',
       'UpdatePayeePayload',
       'ValidationError',
+      'WriteConflict',
     ]);
   });
 
