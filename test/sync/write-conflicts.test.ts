@@ -294,6 +294,51 @@ describe('a write with ifUnchangedSince', () => {
     expect(writes(s)).toEqual([]);
   });
 
+  it('compares a month category in its month', async () => {
+    const s = await started();
+    const month = `${new Date(s.clock.now()).toISOString().slice(0, 7)}-01`;
+    const { category_groups } = await s.writer.getCategories(
+      { token: s.token },
+      { planId: s.planId },
+    );
+    const [first, second] = category_groups
+      .filter((group) => !group.hidden && !group.deleted && !group.name.startsWith('Internal'))
+      .flatMap((group) => group.categories.filter((c) => !c.hidden && !c.deleted))
+      .filter((category) => !category.name.startsWith('Inflow'));
+    const since = await cursorOf(s);
+    await s.writer.updateMonthCategory(
+      { token: s.token },
+      { planId: s.planId, month, categoryId: first!.id, body: { category: { budgeted: 123_000 } } },
+    );
+    stale(s);
+    s.sandbox.resetCalls();
+    const query = `mutation($planId: PlanId!, $month: MonthSelector!, $id: UUID!, $since: String) {
+      updateMonthCategory(planId: $planId, month: $month, categoryId: $id, input: { budgeted: 50000 }, ifUnchangedSince: $since) {
+        __typename
+        ... on WriteConflict { id attempted current { __typename id ... on MonthCategory { budgeted } } }
+      }
+    }`;
+    const refused = await mutate(
+      s,
+      query,
+      { planId: s.planId, month, id: first!.id, since },
+      'updateMonthCategory',
+    );
+    expect(refused.__typename).toBe('WriteConflict');
+    expect(refused.id).toBe(`${first!.id}:${month}`);
+    expect(refused.current).toMatchObject({ __typename: 'MonthCategory', budgeted: 123_000 });
+    expect(refused.attempted).toEqual({ budgeted: 50_000 });
+    expect(writes(s)).toEqual([]);
+    // Another category of the same month was not changed: its write goes through.
+    const fine = await mutate(
+      s,
+      query,
+      { planId: s.planId, month, id: second!.id, since },
+      'updateMonthCategory',
+    );
+    expect(fine.__typename).toBe('UpdateMonthCategoryPayload');
+  });
+
   it('without ifUnchangedSince overwrites as always', async () => {
     const s = await started();
     const [row] = await twoTransactions(s);
