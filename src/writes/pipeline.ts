@@ -224,11 +224,15 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     async run(operationId, params, options = {}) {
       const creds = requireCredentials(credentials);
       const call = { token: creds.token, tokenKey: creds.tokenKey, meter };
-      const before = replicas.peek(creds.tokenKey, params.planId)?.snapshot;
+      let before = replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       let data: OperationResult<typeof operationId>;
       try {
         data = await writeOnce(operationId, params, async () => {
-          await options.guard?.();
+          if (options.guard) {
+            await options.guard();
+            // The guard may have brought a delta: `changes` compares from the replica it left.
+            before = replicas.peek(creds.tokenKey, params.planId)?.snapshot;
+          }
           return meter.track(upstream.callWithParams(operationId, call, params));
         });
       } catch (error) {

@@ -174,19 +174,35 @@ describe('a write with ifUnchangedSince', () => {
     const s = await started();
     const [mine, other] = await twoTransactions(s);
     const since = await cursorOf(s);
-    await changedElsewhere(s, other.id, 'someone else’s edit');
+    // Another row's amount: its account's balance moves (the guard's delta brings it).
+    await s.writer.updateTransaction(
+      { token: s.token },
+      {
+        planId: s.planId,
+        transactionId: other.id,
+        body: { transaction: { amount: other.amount - 1_000 } },
+      },
+    );
     stale(s);
     s.sandbox.resetCalls();
 
-    const answer = await mutate(
+    const query = `mutation($planId: PlanId!, $id: ID!, $since: String) {
+      updateTransaction(planId: $planId, transactionId: $id, input: { memo: "mine" }, ifUnchangedSince: $since) {
+        __typename
+        ... on UpdateTransactionPayload { transaction { id memo } changes { accounts { id } } }
+      }
+    }`;
+    const answer = (await mutate(
       s,
-      UPDATE,
-      { planId: s.planId, id: mine.id, input: { memo: 'mine' }, since },
+      query,
+      { planId: s.planId, id: mine.id, since },
       'updateTransaction',
-    );
+    )) as Result & { changes?: { accounts: { id: string }[] } };
     expect(answer.__typename).toBe('UpdateTransactionPayload');
     expect(answer.transaction?.memo).toBe('mine');
     expect(writes(s)).toEqual(['updateTransaction']);
+    // `changes` is what this write changed: a memo moves no balance (the other edit came before).
+    expect(answer.changes?.accounts).toEqual([]);
   });
 
   it('answers current: null for a row deleted elsewhere', async () => {
