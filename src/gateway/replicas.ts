@@ -33,6 +33,7 @@ export function createGatewayReplicas(options: GatewayReplicasOptions): ReplicaS
       classifyFailure,
       ...(meter ? { meter } : {}),
       onApplied,
+      onDerivedChecked: (drift) => metrics.localEffectsChecked(drift),
       fetchPlan: createPlanFetch({
         upstream,
         maxBytes: config.replicaMaxBytes,
