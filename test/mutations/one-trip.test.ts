@@ -67,6 +67,72 @@ describe('a write selecting its account balance', () => {
     });
   });
 
+  it("moves next month's Ready to Assign by what it overspends, without a delta", async () => {
+    const checking = await stack.accountOfType('checking');
+    const category = (await stack.categories()).find(
+      (c) => c.goal_type === null && !c.hidden && !c.internal && !c.deleted && c.budgeted > 0,
+    );
+    if (!category) throw new Error('the seed has no category without a target');
+    const lastMonth = `${new Date(Date.parse(`${TODAY.slice(0, 7)}-01T00:00:00Z`) - 86_400_000)
+      .toISOString()
+      .slice(0, 7)}-01`;
+    const before = await stack.monthCategory(lastMonth, category.id);
+    await stack.gql('{ plan(id: "last-used") { id } }');
+    stack.resetUpstreamCalls();
+
+    const response = await stack.gql(
+      `mutation($p: PlanId!, $input: CreateTransactionInput!) {
+        createTransaction(planId: $p, input: $input) {
+          __typename
+          ... on CreateTransactionPayload { plan { months { month income budgeted activity toBeBudgeted } } }
+        }
+      }`,
+      {
+        p: stack.planId,
+        input: {
+          accountId: checking.id,
+          date: `${lastMonth.slice(0, 7)}-10`,
+          amount: -(Math.max(0, before.balance) + 77_000),
+          categoryId: category.id,
+        },
+      },
+    );
+    const payload = resultOf<{
+      plan: {
+        months: {
+          month: string;
+          income: number;
+          budgeted: number;
+          activity: number;
+          toBeBudgeted: number;
+        }[];
+      };
+    }>(response, 'createTransaction', 'CreateTransactionPayload');
+    expect(upstreamCalls()).toEqual(['createTransaction']);
+    const rest = await stack.restData<{
+      months: {
+        month: string;
+        income: number;
+        budgeted: number;
+        activity: number;
+        to_be_budgeted: number;
+        deleted: boolean;
+      }[];
+    }>(`/plans/${stack.planId}/months`);
+    const expected = rest.months
+      .filter((m) => !m.deleted)
+      .map((m) => ({
+        month: m.month,
+        income: m.income,
+        budgeted: m.budgeted,
+        activity: m.activity,
+        toBeBudgeted: m.to_be_budgeted,
+      }));
+    const byMonth = (a: { month: string }, b: { month: string }) => a.month.localeCompare(b.month);
+    expect([...payload.plan.months].sort(byMonth)).toEqual(expected.sort(byMonth));
+    expect(await stack.monthCategory(lastMonth, category.id)).toMatchObject({ balance: -77_000 });
+  });
+
   it('costs the write and a delta when another change happened in between', async () => {
     const checking = await stack.accountOfType('checking');
     const savings = await stack.accountOfType('savings');
