@@ -17,9 +17,9 @@
  *
  * Every figure is computed as a difference applied to the held rows, so only the categories a
  * write touches are walked. Whatever these rules do not cover answers `null`, and the caller
- * falls back to a delta sync: credit card accounts and the categories whose money a card's
- * spending moves (card payment categories, and any category with card spending from that month
- * on), transfers (their other side is a new transaction), future-dated transactions, months the
+ * falls back to a delta sync: categorized credit card lines and the categories whose money a
+ * card's spending moves (card payment categories, and any category with card spending from that
+ * month on; an uncategorized card line only moves the card's balance), transfers (their other side is a new transaction), future-dated transactions, months the
  * replica does not hold, categories with a target (their progress fields follow the amounts),
  * deleted categories, new payees, imported or matched transactions, and sums past 2^53.
  */
@@ -208,9 +208,16 @@ class Context {
 
   post(deltas: Deltas, posting: Posting, sign: 1 | -1): void {
     const account = this.snapshot.account(posting.accountId);
-    if (!account || account.deleted || CARD_TYPES.has(account.type)) uncovered();
+    if (!account || account.deleted) uncovered();
     if (posting.transferAccountId !== null || posting.date > this.today) uncovered();
     deltas.account(account.id, sign * posting.amount, posting.cleared);
+    if (CARD_TYPES.has(account.type)) {
+      // Uncategorized card lines only move the card's balance; categorized ones move money
+      // into its payment category, which these rules do not follow.
+      if (posting.lines.some((line) => line.categoryId !== null || line.transferAccountId !== null))
+        uncovered();
+      return;
+    }
     if (!account.on_budget) return;
     const month = monthOf(posting.date);
     if (!this.months.includes(month)) uncovered();
