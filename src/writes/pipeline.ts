@@ -20,6 +20,11 @@
  *    which alone says which plan the write landed in. If that sync fails (429, 5xx), what waited
  *    for it answers from the applied entities and `extensions.stale` says so.
  *
+ * One trip: when the answer's knowledge is exactly one past what the replica shows in full
+ * (nothing else happened upstream), a write `src/replica/local-effects.ts` follows has its derived
+ * effects computed from the replica and applied with the answer, and step 3 is skipped: the
+ * next delta checks them (`src/replica/derived-check.ts`).
+ *
  * Cost model: a mutation costs its write plus at most one delta request (none for payee and
  * category group writes by plan id, none when this token holds no replica of the plan yet: then
  * the first read that needs the plan loads it, write included). The delta is a read, so the client retries
