@@ -6,8 +6,9 @@
  * transaction three ways, one after another: the REST POST itself (the baseline), the gateway's
  * `createTransaction` selecting only what the POST's answer carries (the new id and fields: one
  * upstream round trip), and the same mutation selecting the account's balance (a derived figure:
- * the write and its delta). A pause after each lets the gateway's delta settle, so every figure
- * is one write alone. Medians of `turns`.
+ * one trip too when the write's answer is one knowledge step past the replica, which the
+ * previous write's settled delta makes it here; else the write and its delta). A pause after
+ * each lets the gateway's delta settle, so every figure is one write alone. Medians of `turns`.
  */
 import { createSandbox } from '@plans-gateway/sandbox';
 import {

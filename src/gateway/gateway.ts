@@ -215,6 +215,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     meter: deps.replicaMeter,
     onApplied: (change) => live.applied(change),
     onRead: (token, tokenKey, planId) => reconciler?.noteRead(token, tokenKey, planId),
+    logger,
   });
   const restCache = createRestCache({
     classifyFailure,

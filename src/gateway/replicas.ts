@@ -5,6 +5,7 @@ import { type AppliedChange, createReplicaStore } from '../replica/store.js';
 import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { createPlanFetch } from '../replica-fetch/plan-fetch.js';
+import type { Logger } from '../telemetry/logger.js';
 import type { GatewayMetrics } from '../telemetry/metrics.js';
 import type { Clock } from '../time/clock.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -21,11 +22,13 @@ export interface GatewayReplicasOptions {
   onApplied: (change: AppliedChange) => void;
   /** Every read answered, with the token and the concrete plan it read (the reconciler's list). */
   onRead?: (token: string, tokenKey: string, planId: string) => void;
+  /** Where a one-trip write's drift is logged (counts by kind, never ids or amounts). */
+  logger?: Logger | undefined;
 }
 
 /** The replica store as the gateway reads it: syncing through the upstream, or the cluster's. */
 export function createGatewayReplicas(options: GatewayReplicasOptions): ReplicaStore {
-  const { config, now, upstream, metrics, cluster, meter, onApplied, onRead } = options;
+  const { config, now, upstream, metrics, cluster, meter, onApplied, onRead, logger } = options;
   const store = createReplicaStore(
     withCluster(cluster, {
       maxBytes: config.replicaMaxBytes,
@@ -33,6 +36,10 @@ export function createGatewayReplicas(options: GatewayReplicasOptions): ReplicaS
       classifyFailure,
       ...(meter ? { meter } : {}),
       onApplied,
+      onDerivedChecked: (drift) => {
+        metrics.localEffectsChecked(drift);
+        if (Object.keys(drift).length > 0) logger?.warn({ drift }, 'one-trip write drift repaired');
+      },
       fetchPlan: createPlanFetch({
         upstream,
         maxBytes: config.replicaMaxBytes,

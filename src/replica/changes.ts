@@ -230,6 +230,14 @@ export function keysOfWrite(
   for (const detail of saved.scheduledTransactions ?? []) {
     keys.scheduledTransactions.add(detail.id);
   }
+  // A one-trip write's derived rows (local-effects.ts): its delta may never carry news of them.
+  const derived = saved.derived;
+  for (const account of derived?.accounts ?? []) keys.accounts.add(account.id);
+  for (const month of derived?.months ?? []) keys.months.add(month.month);
+  for (const { month, category } of derived?.monthCategories ?? []) {
+    monthSet(keys, month).add(category.id);
+    if (month === currentMonth) keys.categories.add(category.id);
+  }
   return keys;
 }
 

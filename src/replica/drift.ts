@@ -62,6 +62,21 @@ function hashOf(text: string): string {
   return createHash('sha1').update(text).digest('base64');
 }
 
+/**
+ * Whether two rows of one kind hold the same figures, whatever their key order: an account or
+ * month (`plan_id` and a month's `categories` aside), or a category (`plan_id` and `month` aside).
+ */
+export function sameRow(
+  kind: 'accounts' | 'months' | 'monthCategories',
+  a: object,
+  b: object,
+): boolean {
+  const skip = kind === 'monthCategories' ? CATEGORY_LOCAL_FIELDS : ROW_LOCAL_FIELDS;
+  return canonical(a, skip) === canonical(b, skip);
+}
+/** A month of an export carries its categories; the replica keeps them apart. */
+const ROW_LOCAL_FIELDS: ReadonlySet<string> = new Set(['plan_id', 'categories']);
+
 /** Private: the rows of one kind keyed, each hashed. */
 function kindRows<T>(
   rows: Iterable<T>,

@@ -23,7 +23,7 @@ import type {
 } from '@plans-gateway/rest-contract';
 import { applyChangeSet } from './change-set.js';
 import type { PlanState } from './plan-state.js';
-import type { SavedEntities } from './types.js';
+import type { ExportCategory, SavedEntities } from './types.js';
 import { assertDate, assertEntity, type CheckedCollection, ReplicaDataError } from './validate.js';
 
 export interface ApplySavedOptions {
@@ -45,12 +45,16 @@ export function applySavedEntities(
     saved.categoryGroups,
     'saved.categoryGroups',
   ).map((row) => pick(row, CATEGORY_GROUP));
-  const categories = checked('categories', saved.categories, 'saved.categories').map((row) =>
-    pick(row, CATEGORY),
-  );
+  const categories: ExportCategory[] = checked(
+    'categories',
+    saved.categories,
+    'saved.categories',
+  ).map((row) => pick(row, CATEGORY));
   const payees = checked('payees', saved.payees, 'saved.payees').map((row) => pick(row, PAYEE));
 
-  const monthCategories = (saved.monthCategories ?? []).map(({ month, category }, index) => {
+  const monthCategories: { month: IsoDate; category: ExportCategory }[] = (
+    saved.monthCategories ?? []
+  ).map(({ month, category }, index) => {
     assertDate(month, `saved.monthCategories[${index}].month`);
     assertEntity('categories', category, `saved.monthCategories[${index}].category`);
     return { month: firstOfMonth(month), category: pick(category, CATEGORY) };
@@ -61,6 +65,13 @@ export function applySavedEntities(
   }
   for (const category of saved.categories ?? []) {
     monthCategories.push({ month: options.currentMonth, category: pick(category, CATEGORY) });
+  }
+
+  // Derived rows (local-effects.ts) come after the answer's own, so they win where both speak.
+  const derived = saved.derived;
+  for (const { month, category } of derived?.monthCategories ?? []) {
+    monthCategories.push({ month, category });
+    if (month === options.currentMonth) categories.push(category);
   }
 
   const transactions: TransactionSummaryBase[] = [];
@@ -118,7 +129,8 @@ export function applySavedEntities(
 
   return applyChangeSet(state, {
     currentMonth: options.currentMonth,
-    accounts,
+    accounts: [...accounts, ...(derived?.accounts ?? [])],
+    months: derived?.months ?? [],
     categoryGroups,
     categories,
     monthCategories,

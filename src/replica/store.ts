@@ -75,6 +75,7 @@ import {
   sizeOfFull,
 } from './cache.js';
 import { buildPlanState, mergePlanDelta } from './delta.js';
+import { checkDerived } from './derived-check.js';
 import { compareDigests, digestPlan, hasDrift } from './drift.js';
 import { nextKnowledgeAfter, OrphanWrites, withWrite, writesNotIn } from './pending-writes.js';
 import { monthOf, type PlanState } from './plan-state.js';
@@ -84,6 +85,7 @@ import { abortable, createSingleFlight, type SingleFlight } from './sync.js';
 import type { QueryMeter } from './transaction-query.js';
 import type {
   BackfillRequest,
+  DriftKind,
   PlanExport,
   PlanSnapshot,
   ReconcileRequest,
@@ -176,6 +178,12 @@ export interface ReplicaStoreOptions {
    * @default none
    */
   onApplied?: (change: AppliedChange) => void;
+  /**
+   * Told when a delta confirmed writes whose derived rows the gateway computed itself
+   * (`SavedEntities.derived`): the rows found different by kind (empty: they agreed). The
+   * delta's rows win either way. @default none
+   */
+  onDerivedChecked?: (drift: Partial<Record<DriftKind, number>>) => void;
 }
 
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
@@ -197,6 +205,7 @@ interface StoreState {
   readonly now: Clock;
   readonly meter: QueryMeter | undefined;
   readonly onApplied: ReplicaStoreOptions['onApplied'];
+  readonly onDerivedChecked: ReplicaStoreOptions['onDerivedChecked'];
   readonly cache: ReplicaCache;
   readonly aliases: AliasTable;
   readonly orphans: OrphanWrites;
@@ -221,6 +230,10 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   return {
     read: (request) => readReplica(store, request),
     applySaved: (tokenKey, planId, saved) => applySaved(store, tokenKey, planId, saved),
+    exactKnowledge(tokenKey, planId) {
+      const { entry } = lookupReplica(store.aliases, store.cache, tokenKey, planId);
+      return entry ? exactKnowledgeOf(entry) : undefined;
+    },
     peek(tokenKey, planId) {
       const { entry } = lookupReplica(store.aliases, store.cache, tokenKey, planId);
       return entry ? answerFrom(store, entry, 'none', store.now()) : undefined;
@@ -243,6 +256,7 @@ function createStoreState(options: ReplicaStoreOptions): StoreState {
     now = epochNow,
     meter,
     onApplied,
+    onDerivedChecked,
   } = options;
   if (typeof fetchPlan !== 'function')
     throw new TypeError('ReplicaStoreOptions.fetchPlan must be a function');
@@ -261,6 +275,7 @@ function createStoreState(options: ReplicaStoreOptions): StoreState {
     now,
     meter,
     onApplied,
+    onDerivedChecked,
     cache: createReplicaCache({ maxBytes, onRemove: (key) => aliases.forgetReplica(key) }),
     aliases,
     orphans: new OrphanWrites(),
@@ -688,6 +703,7 @@ function entryFromAnswer(
     ? (answer.result.built ?? buildPlanState(data, { currentMonth }))
     : mergePlanDelta(current.state, data, { currentMonth });
   const survivors = writesNotIn(pending, answer.epochAtSend, data.server_knowledge);
+  if (!rebuilt) state = checkedDerived(store, current.state, state, data, pending, survivors);
   for (const write of survivors) state = applySavedEntities(state, write.saved, { currentMonth });
   const size = rebuilt ? sizeOfFull(state, bytes) : sizeAfterChange(current, state);
   // A sync sent before an `expire` cannot vouch for what happened after it.
@@ -705,6 +721,54 @@ function entryFromAnswer(
     pending: survivors,
     ...size,
   });
+}
+
+/**
+ * Private: the merged state with the derived rows of the writes this delta confirms checked
+ * (derived-check.ts): those it did not carry put back, drift told to `onDerivedChecked`.
+ */
+function checkedDerived(
+  store: Pick<StoreState, 'now' | 'onDerivedChecked'>,
+  held: PlanState,
+  merged: PlanState,
+  data: PlanExport,
+  pending: readonly PendingWrite[],
+  survivors: readonly PendingWrite[],
+): PlanState {
+  const confirmed = pending
+    .filter((write) => !survivors.includes(write))
+    .map((write) => ({
+      knowledge: write.knowledge,
+      ...(write.saved.derived ? { derived: write.saved.derived } : {}),
+    }));
+  const check = checkDerived(held, data, confirmed);
+  if (!check) return merged;
+  try {
+    store.onDerivedChecked?.(check.drift);
+  } catch {
+    // An observer's failure is its own.
+  }
+  const previous = { ...check.restore, previous: check.restore };
+  return applySavedEntities(
+    merged,
+    { derived: previous },
+    {
+      currentMonth: monthOf(store.now()),
+    },
+  );
+}
+
+/**
+ * Private: the knowledge whose every effect the replica shows (`ReplicaStore.exactKnowledge`).
+ */
+function exactKnowledgeOf(entry: ReplicaEntry): number | undefined {
+  if (entry.suspect || entry.expiredAtEpoch !== undefined) return undefined;
+  let knowledge = entry.state.serverKnowledge;
+  for (const write of entry.pending) {
+    if (!write.saved.derived || write.knowledge !== knowledge + 1) return undefined;
+    knowledge = write.knowledge;
+  }
+  return knowledge;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -278,6 +278,27 @@ export interface SavedEntities {
   /** With their complete `subtransactions` (a split's list replaces the replica's). */
   readonly transactions?: readonly TransactionDetail[];
   readonly scheduledTransactions?: readonly ScheduledTransactionDetail[];
+  /**
+   * The write's derived effects computed by the gateway (`local-effects.ts`): rows applied after
+   * the entities above, checked against the next delta (a mismatch is repaired and counted).
+   */
+  readonly derived?: DerivedRows;
+}
+
+/** Rows a write's derived effects set, in the export's shapes (see `local-effects.ts`). */
+export interface DerivedRowSet {
+  readonly accounts: readonly PlanExport['plan']['accounts'][number][];
+  /** Month summaries (their `categories` empty: the month's category rows are below). */
+  readonly months: readonly PlanExport['plan']['months'][number][];
+  readonly monthCategories: readonly {
+    readonly month: IsoDate;
+    readonly category: ExportCategory;
+  }[];
+}
+
+/** The rows a write's derived effects change, and those rows as they were before it. */
+export interface DerivedRows extends DerivedRowSet {
+  readonly previous: DerivedRowSet;
 }
 
 /** A delta from a knowledge older than the replica's (see `ReplicaStore.backfill`). */
@@ -376,6 +397,13 @@ export interface ReplicaStore {
    * knowledge. Returns the new snapshot, or undefined when no replica is held.
    */
   applySaved(tokenKey: string, planId: string, saved: SavedEntities): PlanSnapshot | undefined;
+  /**
+   * The knowledge whose every effect the held replica shows: its own, or the last of the writes
+   * applied on top with their derived effects (`SavedEntities.derived`) when they follow it one
+   * knowledge step each. Undefined when none is held, it must resync (expired, suspect), or a
+   * write on top awaits its delta for its derived effects.
+   */
+  exactKnowledge?(tokenKey: string, planId: string): number | undefined;
   /** The replica held for (tokenKey, planId), whatever its age; never calls the upstream. */
   peek(tokenKey: string, planId: string): ReplicaRead | undefined;
   /**

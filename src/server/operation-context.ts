@@ -118,6 +118,7 @@ export function operationContext(deps: OperationContextDeps) {
         applySaved: replicas.applySaved,
         peek: replicas.peek,
         expire: replicas.expire,
+        ...(replicas.exactKnowledge ? { exactKnowledge: replicas.exactKnowledge } : {}),
       },
       restCache,
       meter,

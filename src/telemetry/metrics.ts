@@ -43,6 +43,11 @@ export interface GatewayMetrics {
    * how many ids of each kind of entity had drifted.
    */
   reconciled(outcome: string, drift?: Readonly<Record<string, number>>): void;
+  /**
+   * A delta checked the derived rows a write computed locally (one-trip writes): how many rows
+   * of each kind differed (none: they agreed). Differences count as drift too.
+   */
+  localEffectsChecked(drift: Readonly<Record<string, number>>): void;
   /** The Redis link went down (counted as an outage) or came back. */
   clusterChange(available: boolean): void;
   /** The text exposition format, for `/metrics`. */
@@ -143,9 +148,14 @@ export function createGatewayMetrics({
     'Comparisons of a replica with a full export, by outcome (clean, repaired, skipped, error).',
     ['outcome'],
   );
+  const localChecks = counter(
+    'gateway_write_local_effects_checks_total',
+    'Deltas that checked the derived figures a write computed without a delta, by outcome (agreed, drift).',
+    ['outcome'],
+  );
   const drift = counter(
     'gateway_replica_drift_total',
-    'Rows a reconciliation found different from the export (changed, missing or extra), by kind of entity.',
+    'Rows a reconciliation found different from the export (changed, missing or extra), or a delta found different from the derived figures a write computed locally, by kind of entity.',
     ['kind'],
   );
   readAtScrape(
@@ -211,6 +221,11 @@ export function createGatewayMetrics({
         operationSeconds.observe(labels, sample.durationMs / 1000);
       for (const code of sample.errorCodes) errors.inc({ code: boundedCode(code) });
       for (const reason of sample.staleReasons) stale.inc({ reason });
+    },
+    localEffectsChecked(counts) {
+      const total = Object.values(counts).reduce((a, b) => a + b, 0);
+      localChecks.inc({ outcome: total > 0 ? 'drift' : 'agreed' });
+      for (const [kind, count] of Object.entries(counts)) drift.inc({ kind }, count);
     },
     reconciled(outcome, counts = {}) {
       reconciliations.inc({ outcome });

@@ -9,6 +9,7 @@
  * sides, payees created by name, retired matches), so the pipeline follows it with one delta sync.
  */
 import type { IsoDate, OperationResult, Params } from '@plans-gateway/rest-contract';
+import type { LocalWrite } from '../replica/local-effects.js';
 import type { SavedEntities } from '../replica/types.js';
 
 export type WriteOperationId =
@@ -147,3 +148,39 @@ export const WRITE_EFFECTS: { readonly [Op in WriteOperationId]: WriteEffect<Op>
     invalidates: [PLAN_LIST],
   },
 };
+
+/**
+ * What a write did, for the local arithmetic (`src/replica/local-effects.ts`): the transactions
+ * it saved, or the assigned amount it set; null for the writes it does not follow (their derived
+ * effects come from the delta).
+ */
+export function localWriteOf<Op extends WriteOperationId>(
+  operationId: Op,
+  params: Params<Op>,
+  data: OperationResult<Op>,
+  today: IsoDate,
+): LocalWrite | null {
+  switch (operationId) {
+    case 'createTransaction':
+    case 'updateTransactions':
+    case 'updateTransaction':
+    case 'deleteTransaction': {
+      const currentMonth = `${today.slice(0, 7)}-01`;
+      const saved = WRITE_EFFECTS[operationId].saved(data as never, params as never, currentMonth);
+      return { kind: 'transactions', saved: saved.transactions ?? [] };
+    }
+    case 'updateMonthCategory': {
+      const { month, categoryId } = params as unknown as Params<'updateMonthCategory'>;
+      const { category } = data as unknown as OperationResult<'updateMonthCategory'>;
+      if (typeof category.budgeted !== 'number') return null;
+      return {
+        kind: 'budgeted',
+        month: month === 'current' ? `${today.slice(0, 7)}-01` : month,
+        categoryId,
+        budgeted: category.budgeted,
+      };
+    }
+    default:
+      return null;
+  }
+}

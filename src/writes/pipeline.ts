@@ -20,6 +20,11 @@
  *    which alone says which plan the write landed in. If that sync fails (429, 5xx), what waited
  *    for it answers from the applied entities and `extensions.stale` says so.
  *
+ * One trip: when the answer's knowledge is exactly one past what the replica shows in full
+ * (nothing else happened upstream), a write `src/replica/local-effects.ts` follows has its derived
+ * effects computed from the replica and applied with the answer, and step 3 is skipped: the
+ * next delta checks them (`src/replica/derived-check.ts`).
+ *
  * Cost model: a mutation costs its write plus at most one delta request (none for payee and
  * category group writes by plan id, none when this token holds no replica of the plan yet: then
  * the first read that needs the plan loads it, write included). The delta is a read, so the client retries
@@ -42,11 +47,12 @@ import type { Loaders } from '../loaders/loaders.js';
 import type { RestCache } from '../loaders/rest-cache.js';
 import { type Credentials, requireCredentials } from '../operation/credentials.js';
 import type { OperationMeter } from '../operation/meter.js';
-import type { PlanSnapshot, ReplicaStore } from '../replica/types.js';
+import { localEffects } from '../replica/local-effects.js';
+import type { DerivedRows, PlanSnapshot, ReplicaStore } from '../replica/types.js';
 import { type Clock, epochNow } from '../time/clock.js';
 import { nextTurn } from '../time/next-turn.js';
 import type { UpstreamClient } from '../upstream/client.js';
-import { WRITE_EFFECTS, type WriteOperationId } from './effects.js';
+import { localWriteOf, WRITE_EFFECTS, type WriteOperationId } from './effects.js';
 import type { IdempotentWrites } from './idempotency.js';
 import type { Settling } from './settling.js';
 
@@ -56,7 +62,7 @@ export interface WritePipelineDeps {
   settling: Settling;
   upstream: UpstreamClient;
   /** `read` must charge its upstream calls to `meter` (the gateway wraps it). */
-  replicas: PlanReplicas & Pick<ReplicaStore, 'applySaved' | 'peek' | 'expire'>;
+  replicas: PlanReplicas & Pick<ReplicaStore, 'applySaved' | 'peek' | 'expire' | 'exactKnowledge'>;
   restCache: RestCache;
   meter: OperationMeter;
   /** This operation's loaders, told to forget or take the post-write snapshot. */
@@ -196,13 +202,40 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     operationId: Op,
     params: WriteParams<Op>,
     data: OperationResult<Op>,
+    derived: DerivedRows | null,
   ): PlanSnapshot | undefined {
     const effect = WRITE_EFFECTS[operationId];
     const currentMonth = `${today().slice(0, 7)}-01`;
     try {
-      return replicas.applySaved(tokenKey, params.planId, effect.saved(data, params, currentMonth));
+      const saved = effect.saved(data, params, currentMonth);
+      return replicas.applySaved(tokenKey, params.planId, derived ? { ...saved, derived } : saved);
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * Private: the write's derived effects computed from the replica, when its answer is exactly
+   * one knowledge step past what the replica shows in full (nothing else happened upstream in
+   * between) and the local arithmetic covers it; null otherwise (the delta runs).
+   */
+  function oneStepEffects<Op extends WriteOperationId>(
+    tokenKey: string,
+    operationId: Op,
+    params: WriteParams<Op>,
+    data: OperationResult<Op>,
+  ): DerivedRows | null {
+    const knowledge = (data as { server_knowledge?: unknown }).server_knowledge;
+    if (typeof knowledge !== 'number') return null;
+    const exact = replicas.exactKnowledge?.(tokenKey, params.planId);
+    if (exact === undefined || knowledge !== exact + 1) return null;
+    const held = replicas.peek(tokenKey, params.planId)?.snapshot;
+    const write = localWriteOf(operationId, params, data, today());
+    if (!held || !write) return null;
+    try {
+      return localEffects(held, write, today());
+    } catch {
+      return null;
     }
   }
 
@@ -247,9 +280,18 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       // `last-used` at any time): the answer is applied to no replica, and the delta sync through
       // the alias brings the write into the plan the upstream resolves.
       const viaAlias = PLAN_ALIASES.has(params.planId);
-      const applied = viaAlias ? undefined : applyAnswer(creds.tokenKey, operationId, params, data);
+      const derived = viaAlias ? null : oneStepEffects(creds.tokenKey, operationId, params, data);
+      const applied = viaAlias
+        ? undefined
+        : applyAnswer(creds.tokenKey, operationId, params, data, derived);
       for (const prefix of effect.invalidates) restCache.invalidate(creds.tokenKey, prefix);
       loaders.forget(params.planId);
+      if (derived && applied) {
+        // One step past the replica, effects applied: the replica shows the whole write. The
+        // next delta (poller's or a read's) checks the derived rows.
+        loaders.prime(params.planId, applied);
+        return { data, planId: applied.planId, ...compared(before, Promise.resolve(applied)) };
+      }
       const held = applied ?? replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       // A held replica the answer could not be applied to needs the delta even after a complete write.
       if (held === undefined || (effect.complete && applied !== undefined)) {

@@ -31,6 +31,14 @@ const CREATE_BALANCE = `mutation($p: PlanId!, $input: CreateTransactionInput!) {
 
 const BALANCE = `query($id: UUID!) { plan(id: "last-used") { account(id: $id) { balance } } }`;
 
+/**
+ * A payee new to the plan: the write's derived effects then come from its delta (a write one
+ * knowledge step past the replica would otherwise answer them from the gateway's arithmetic,
+ * without a delta: test/mutations/one-trip.test.ts).
+ */
+let payees = 0;
+const NEW_PAYEE = () => ({ payeeName: `Early answer payee ${++payees}` });
+
 type Created = { transaction: { id: string; amount: number; account?: { balance: number } } };
 
 /** An operation sent without waiting for what its answer leaves running (unlike `stack.gql`). */
@@ -61,7 +69,7 @@ describe('a mutation whose selection needs nothing the delta brings', () => {
 
     const early = await send(stack, CREATE_IDS, {
       p: stack.planId,
-      input: { accountId: checking.id, date: TODAY, amount: -1_234, memo: 'early' },
+      input: { ...NEW_PAYEE(), accountId: checking.id, date: TODAY, amount: -1_234, memo: 'early' },
     });
     const created = resultOf<Created>(early, 'createTransaction', 'CreateTransactionPayload');
     expect(created.transaction).toMatchObject({ amount: -1_234 });
@@ -72,7 +80,7 @@ describe('a mutation whose selection needs nothing the delta brings', () => {
 
     const waiting = await send(stack, CREATE_BALANCE, {
       p: stack.planId,
-      input: { accountId: checking.id, date: TODAY, amount: -1_000 },
+      input: { ...NEW_PAYEE(), accountId: checking.id, date: TODAY, amount: -1_000 },
     });
     // It waited for its delta until the operation's deadline, then answered from the write.
     resultOf<Created>(waiting, 'createTransaction', 'CreateTransactionPayload');
@@ -98,7 +106,7 @@ describe('after an early answer', () => {
     stack.resetUpstreamCalls();
     const created = await send(stack, CREATE_IDS, {
       p: stack.planId,
-      input: { accountId: checking.id, date: TODAY, amount: -4_321 },
+      input: { ...NEW_PAYEE(), accountId: checking.id, date: TODAY, amount: -4_321 },
     });
     resultOf<Created>(created, 'createTransaction', 'CreateTransactionPayload');
     // Sent at once, without waiting for anything: it must wait for the delta itself.
@@ -118,7 +126,7 @@ describe('after an early answer', () => {
     const checking = await stack.accountOfType('checking');
     const answer = await send(stack, CREATE_BALANCE, {
       p: stack.planId,
-      input: { accountId: checking.id, date: TODAY, amount: -700 },
+      input: { ...NEW_PAYEE(), accountId: checking.id, date: TODAY, amount: -700 },
     });
     const created = resultOf<Created>(answer, 'createTransaction', 'CreateTransactionPayload');
     expect(created.transaction.account?.balance).toBe((await stack.account(checking.id)).balance);
