@@ -157,8 +157,7 @@ try {
   };
   if (values.json) console.log(JSON.stringify(result));
   else {
-    const range = (xs: number[]) =>
-      `${Math.min(...xs).toFixed(3)}-${Math.max(...xs).toFixed(3)}`;
+    const range = (xs: number[]) => `${Math.min(...xs).toFixed(3)}-${Math.max(...xs).toFixed(3)}`;
     console.log(
       `warm non-repeated dashboard in process (${values.executor ? 'executor' : 'compiled queries'}, ` +
         `answer cache ${cacheOff ? 'off' : 'on, every request a miss'}, NODE_ENV=${process.env.NODE_ENV ?? ''}): ` +
