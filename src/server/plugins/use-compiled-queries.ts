@@ -40,6 +40,8 @@ export function useCompiledQueries({
   const runs = new WeakMap<DocumentNode, number>();
   /** Each document's compiled query, with the schema it was compiled against (null: refused). */
   const compiled = new WeakMap<DocumentNode, Compiled>();
+  /** The schema each document's compiling was scheduled for. */
+  const scheduled = new WeakMap<DocumentNode, GraphQLSchema>();
   return {
     onExecute({ args, setExecuteFn }) {
       const operation = compiledQueryOf(args.document);
@@ -53,6 +55,9 @@ export function useCompiledQueries({
         runs.set(args.document, ran);
         if (ran < RUNS_BEFORE_COMPILING) return;
         const { schema, document, operationName } = args;
+        // Once per document and schema, however many requests run it before it is compiled.
+        if (scheduled.get(document) === schema) return;
+        scheduled.set(document, schema);
         return {
           onExecuteDone() {
             afterAnswer(() => compileFor(compiled, schema, document, operationName));
