@@ -55,11 +55,13 @@ export function useCompiledQueries({
         runs.set(args.document, ran);
         if (ran < RUNS_BEFORE_COMPILING) return;
         const { schema, document, operationName } = args;
-        // Once per document and schema, however many requests run it before it is compiled.
+        // Once per document and schema, however many requests run it before it is compiled
+        // (noted once a run got as far as its result: one that threw leaves it to the next).
         if (scheduled.get(document) === schema) return;
-        scheduled.set(document, schema);
         return {
           onExecuteDone() {
+            if (scheduled.get(document) === schema) return;
+            scheduled.set(document, schema);
             afterAnswer(() => compileFor(compiled, schema, document, operationName));
           },
         };
@@ -102,9 +104,15 @@ function compileFor(
   operationName: string | null | undefined,
 ): void {
   if (compiled.get(document)?.schema === schema) return;
-  const result = compileQuery(schema, document, operationName ?? undefined);
+  let query: CompiledQuery | null = null;
+  try {
+    const result = compileQuery(schema, document, operationName ?? undefined);
+    query = isCompiledQuery(result) ? result : null;
+  } catch {
+    // Off any request's path, a throw would end the process: such a document keeps the executor.
+  }
   // A document the compiler refuses stays with the executor, which reports what is wrong.
-  compiled.set(document, { schema, query: isCompiledQuery(result) ? result : null });
+  compiled.set(document, { schema, query });
 }
 
 // Private: the execute function of a compiled query; its results carry the compiler's
