@@ -34,6 +34,29 @@ export interface LargePlanOptions {
   repeats: number;
   /** Node flags for each gateway child (`--cpu-prof` to profile the loads). @default none */
   gatewayExecArgv?: readonly string[];
+  /**
+   * Sizes at which a gateway with default settings (replica budget, max-age) loads the plan
+   * once more after the runs: whether it loads, or what refuses it. @default none
+   */
+  defaultSettingsAt?: readonly number[];
+}
+
+/** The parse floor: the export downloaded as fast as curl does, then parsed by `JSON.parse`. */
+export interface ParseFloor {
+  /** Median seconds of `JSON.parse` over the export's text, in the bench process. */
+  parseSeconds: number;
+  /** `curlSeconds + parseSeconds`. */
+  floorSeconds: number;
+  /** The cold load over the floor. */
+  coldRatio: number;
+}
+
+/** One cold load by a gateway with default settings. */
+export interface DefaultSettingsLoad {
+  loaded: boolean;
+  seconds: number;
+  /** The first error's message when the dashboard failed. */
+  error?: string;
 }
 
 export interface LargePlanRow {
@@ -51,6 +74,13 @@ export interface LargePlanRow {
   coldCpuSeconds: number;
   /** Median CPU seconds of the gateway's main thread alone on the cold dashboard. */
   coldMainThreadCpuSeconds: number;
+  /**
+   * Null when the export's text is longer than V8's longest string (about 512 MB: the
+   * 1,000,000-transaction plan), which `JSON.parse` cannot take in one piece.
+   */
+  parseFloor: ParseFloor | null;
+  /** With `defaultSettingsAt` naming this size. */
+  defaultSettings?: DefaultSettingsLoad;
   /** Median of VmHWM after the load less RSS before it. */
   peakRssGrowthBytes: number;
   peakRssPerExportByte: number;
@@ -105,6 +135,41 @@ function peakRss(pid: number): number {
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** Seconds of `JSON.parse` over the export's text, medians of `repeats`; null past V8's string limit. */
+async function parseSeconds(url: string, repeats: number): Promise<number | null> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  if (bytes.length >= MAX_STRING_BYTES) return null;
+  const text = bytes.toString('utf8');
+  const seconds: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const started = performance.now();
+    JSON.parse(text);
+    seconds.push((performance.now() - started) / 1000);
+  }
+  return median(seconds);
+}
+
+/** Below V8's longest string (2^29 - 24 characters on 64-bit), with a margin for multi-byte text. */
+const MAX_STRING_BYTES = 500_000_000;
+
+/** One cold dashboard by a gateway with default settings: whether it loads. */
+async function defaultSettingsLoad(upstreamUrl: string): Promise<DefaultSettingsLoad> {
+  const gateway = await startGatewayProcess({ upstreamUrl, maxAgeMs: 30_000 });
+  const client = createGraphQLClient(gateway.url, 1);
+  try {
+    const started = performance.now();
+    const answer = await client.request(DASHBOARD, {}, TOKEN);
+    const seconds = (performance.now() - started) / 1000;
+    if (isGoodAnswer(answer)) return { loaded: true, seconds };
+    const error = answer.body.errors?.[0];
+    return { loaded: false, seconds, error: JSON.stringify(error ?? answer.body).slice(0, 300) };
+  } finally {
+    await client.close();
+    await gateway.close();
+  }
 }
 
 /** One cold dashboard through a fresh gateway: seconds, peak RSS growth, replica heap. */
@@ -178,6 +243,22 @@ export async function runLargePlans(
       }
       const curlSeconds = median(runs.curl);
       const coldSeconds = median(runs.cold);
+      const parsed = await parseSeconds(exportUrl, options.repeats);
+      const parseFloor =
+        parsed === null
+          ? null
+          : {
+              parseSeconds: parsed,
+              floorSeconds: curlSeconds + parsed,
+              coldRatio: coldSeconds / (curlSeconds + parsed),
+            };
+      let defaultSettings: DefaultSettingsLoad | undefined;
+      if (options.defaultSettingsAt?.includes(transactions)) {
+        defaultSettings = await defaultSettingsLoad(sandbox.url);
+        log(
+          `    default settings: ${defaultSettings.loaded ? 'loaded' : `refused (${defaultSettings.error})`} in ${defaultSettings.seconds.toFixed(2)} s`,
+        );
+      }
       const peak = median(runs.peak);
       const heap = median(runs.heap);
       rows.push({
@@ -186,6 +267,8 @@ export async function runLargePlans(
         curlSeconds,
         coldSeconds,
         coldRatio: coldSeconds / curlSeconds,
+        parseFloor,
+        ...(defaultSettings ? { defaultSettings } : {}),
         coldCpuSeconds: median(runs.cpu),
         coldMainThreadCpuSeconds: median(runs.mainCpu),
         peakRssGrowthBytes: peak,

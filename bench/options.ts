@@ -42,7 +42,7 @@ export interface BenchOptions {
   turns: number;
   /** Run only the replay benchmark: answer-cache replays against raw node:http (bench/replay.ts). @default false */
   replay: boolean;
-  /** Issue 20's figures in one table: floor, answer cache, large plans, writes (bench/summary.ts). @default false */
+  /** Issue 34's figures in one table beside their targets (bench/summary.ts). @default false */
   summary: boolean;
   /** Run only the resume benchmark: `changes(since:)` after a day offline against a refetch (bench/resume.ts). @default false */
   resume: boolean;
@@ -80,8 +80,11 @@ const HELP = `Usage: npm run bench -- [options]
   --turns <n>               with --writes or --summary: writes of each kind, medians (default 15)
   --replay                  only replays: the answer cache against raw node:http serving the same
                             bytes, with and without br, a client that only reads bytes (--rounds)
-  --summary                 one table of issue 20's figures: floor and answer-cache ratios (--floor),
-                            cold load and RSS at --sizes (--large; default 100000,300000), write ratios
+  --summary                 one table of issue 34's figures beside their targets, with the load average:
+                            replays (--replay), a warm non-repeated dashboard (bench:warm-cpu), cold
+                            loads against the parse floor at --sizes (--huge: 1000000 and its load with
+                            default settings) and under CI-like load, writes (--writes), the resume
+                            (--resume); --quick: small
   --resume                  only resuming after a day offline with 20 changes: one changes(since:)
                             against refetching the example app's screens, on --plan-transactions and
                             --transactions plans (bytes, time, upstream calls; uses --latency, --turns)

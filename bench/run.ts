@@ -284,10 +284,10 @@ async function main(): Promise<void> {
     return;
   }
   if (options.summary) {
-    console.log("Issue 20's figures: warm path, answer cache, large plans, writes...");
+    console.log("Issue 34's figures: replays, warm misses, cold loads, writes...");
     const result = await runSummary(options);
     console.log('');
-    console.log(formatSummary(result, options.concurrency));
+    console.log(formatSummary(result));
     writeResults(options.out, { options, result });
     return;
   }

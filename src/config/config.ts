@@ -323,7 +323,7 @@ export interface GatewayConfig {
    */
   subgraph: boolean;
   /**
-   * Queries that can run compiled do, from a document's second run
+   * Queries that can run compiled do, from a document's third run (compiled after its first repeat)
    * (`src/server/plugins/use-compiled-queries.ts`); off, every operation runs through graphql-js's
    * executor. @default true
    */

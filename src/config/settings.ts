@@ -72,7 +72,7 @@ export interface Settings {
   introspection: boolean;
   /** The Federation v2 subgraph endpoint, `/subgraph`. */
   subgraph: boolean;
-  /** Queries run compiled (graphql-jit) from a document's second run. */
+  /** Queries run compiled (graphql-jit), compiled after a document's first repeat. */
   compiledQueries: boolean;
   logLevel: LogLevel;
   /** Human-readable log lines instead of JSON. */
@@ -165,7 +165,7 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   GRAPHIQL                      serve GraphiQL (default on; off in production with UPSTREAM_URL)
   INTROSPECTION                 allow schema introspection (default on; off in production with UPSTREAM_URL)
   SUBGRAPH                      serve the graph as a Federation v2 subgraph at /subgraph (default on)
-  COMPILED_QUERIES              run queries compiled (graphql-jit) from a document's second run (default on)
+  COMPILED_QUERIES              run queries compiled (graphql-jit) after a document's first repeat (default on)
   LOG_LEVEL                     ${LOG_LEVELS.join(', ')} (default info)
   LOG_FORMAT                    json or pretty (default pretty on a terminal, else json)
   METRICS                       Prometheus text at /metrics (default on)

@@ -119,8 +119,10 @@ describe('replays at the wire: held answers before yoga, compressed once per enc
   }
 
   /** The answer, then the same request again: what the second got, and whether yoga saw it. */
+  /** `send` until its answer is kept (from its second sight), then once more. */
   async function twice(send: () => Promise<Raw>) {
     const first = await send();
+    await send();
     const before = yoga.count();
     const again = await send();
     return { first, again, reachedYoga: yoga.count() > before };

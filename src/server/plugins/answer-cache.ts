@@ -38,6 +38,14 @@ export interface AnswerCompression {
  */
 export interface AnswerCache {
   get(etag: string): StoredAnswer | undefined;
+  /**
+   * Whether an answer executed under `etag` is worth keeping: true from the second time an
+   * ETag is answered by execution (or when its answer is held already). The first sight is only
+   * noted (a bounded set of ETags), so an answer no one asks for again (a client sending its
+   * values inside the text, a replica that moved) costs no copy of its body and pushes no kept
+   * answer out: storing every miss cost about 15 % of a warm miss's CPU (docs/performance.md).
+   */
+  worthKeeping(etag: string): boolean;
   set(etag: string, answer: StoredAnswer): void;
   /**
    * The bytes of `answer` in `encoding`: compressed the first time an encoding is asked for and
@@ -52,17 +60,25 @@ export interface AnswerCache {
   stats(): { answers: number; bytes: number };
 }
 
+/** ETags remembered as answered once: about 100 bytes each, 1 MB at most. */
+const DEFAULT_MAX_SIGHTINGS = 10_000;
+
 /** Per entry besides the bodies: the ETag key, the entry object, the LRU's own bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 200;
 
 export function createAnswerCache({
   maxBytes,
   compression = false,
+  maxSightings = DEFAULT_MAX_SIGHTINGS,
 }: {
   maxBytes: number;
   /** @default false: answers go out as they are */
   compression?: AnswerCompression | false;
+  /** ETags answered once whose next answer will be kept (the oldest are forgotten). @default 10_000 */
+  maxSightings?: number;
 }): AnswerCache {
+  /** ETags answered once by execution: the next answer under one of them is kept. */
+  const sightings = new LRUCache<string, true>({ max: Math.max(1, maxSightings) });
   const answers = new LRUCache<string, StoredAnswer>({
     maxSize: maxBytes,
     maxEntrySize: Math.max(1, Math.floor(maxBytes / 8)),
@@ -77,6 +93,11 @@ export function createAnswerCache({
   const pending = new Map<string, Promise<Buffer<ArrayBuffer>>>();
   return {
     get: (etag) => answers.get(etag),
+    worthKeeping(etag) {
+      if (sightings.delete(etag) || answers.has(etag)) return true;
+      sightings.set(etag, true);
+      return false;
+    },
     set(etag, answer) {
       answers.set(etag, answer);
     },

@@ -1,13 +1,15 @@
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import {
   type DocumentNode,
+  type ExecutionArgs,
   type ExecutionResult,
+  type GraphQLSchema,
   getVariableValues,
   Kind,
   type OperationDefinitionNode,
   valueFromASTUntyped,
   visit,
 } from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 import { asExecutorError } from '../../errors/compiled-errors.js';
 
@@ -15,9 +17,12 @@ import { asExecutorError } from '../../errors/compiled-errors.js';
  * Repeated queries run compiled (graphql-jit, one compiled function per document) instead of
  * through the field-by-field executor: on a warm dashboard the executor was the largest part of
  * the gateway's CPU (docs/performance.md, "Warm path"). Only documents the compiler runs as the
- * executor does are compiled (`compiledQueryOf`), from their second run; every other operation
- * keeps yoga's executor. Where the compiler differs, the executor's behaviour is kept, so
- * clients see the same answers:
+ * executor does are compiled (`compiledQueryOf`), and never on a request's path: a document's
+ * first repeat is answered by the executor and compiled after its answer has gone out (the next
+ * turn of the event loop), and its later runs are compiled. A compiled query belongs to the
+ * schema it was compiled against: under another schema the document is compiled again, never run
+ * stale. Every other operation keeps yoga's executor. Where the compiler differs, the executor's
+ * behaviour is kept, so clients see the same answers:
  * - variables graphql-js refuses go to the executor, which reports them in its words (the
  *   compiler drops a scalar's own reason from the message);
  * - the compiler refuses an omitted variable of a non-null type that has a default (graphql-js,
@@ -26,23 +31,43 @@ import { asExecutorError } from '../../errors/compiled-errors.js';
  * - its errors lack graphql-js's own properties (nodes; `extensions` when empty), which the
  *   masking and error plugins after this one read: they are rebuilt as graphql-js errors.
  */
-export function useCompiledQueries(): Plugin {
-  // An envelop plugin of no particular context; yoga's type asks for its initial context.
-  const jit = useGraphQlJit() as Plugin;
+export function useCompiledQueries({
+  afterAnswer = (work) => setImmediate(work),
+}: {
+  /** Runs work once the current answer has gone out. @default setImmediate */
+  afterAnswer?: (work: () => void) => void;
+} = {}): Plugin {
   const runs = new WeakMap<DocumentNode, number>();
+  /** Each document's compiled query, with the schema it was compiled against (null: refused). */
+  const compiled = new WeakMap<DocumentNode, Compiled>();
+  /** The schema each document's compiling was scheduled for. */
+  const scheduled = new WeakMap<DocumentNode, GraphQLSchema>();
   return {
-    onExecute(payload) {
-      const { args } = payload;
+    onExecute({ args, setExecuteFn }) {
       const operation = compiledQueryOf(args.document);
       if (!operation) return;
-      // Compiling the dashboard takes about 9 ms of CPU, executing it about 2 ms: a document is
-      // compiled from its second run on, so one sent once (a client that writes its values
-      // into the text) costs what it did, and a repeated one pays the compiler once.
-      const ran = runs.get(args.document) ?? 0;
-      if (ran < RUNS_BEFORE_COMPILING) {
-        runs.set(args.document, ran + 1);
-        return;
+      const held = compiled.get(args.document);
+      if (!held || held.schema !== args.schema) {
+        // Compiling the dashboard takes 6-9 ms of CPU, executing it about 1 ms: a document sent
+        // once is never compiled, and its first repeat schedules the compiler after its answer,
+        // so no request waits for it (nor for a compiling under a new schema).
+        const ran = (runs.get(args.document) ?? 0) + 1;
+        runs.set(args.document, ran);
+        if (ran < RUNS_BEFORE_COMPILING) return;
+        const { schema, document, operationName } = args;
+        // Once per document and schema, however many requests run it before it is compiled
+        // (noted once a run got as far as its result: one that threw leaves it to the next).
+        if (scheduled.get(document) === schema) return;
+        return {
+          onExecuteDone() {
+            if (scheduled.get(document) === schema) return;
+            scheduled.set(document, schema);
+            afterAnswer(() => compileFor(compiled, schema, document, operationName));
+          },
+        };
       }
+      const query = held.query;
+      if (!query) return;
       const definitions = operation.variableDefinitions ?? [];
       if (definitions.length > 0) {
         const inputs = args.variableValues ?? {};
@@ -50,7 +75,7 @@ export function useCompiledQueries(): Plugin {
         const withDefaults = omittedDefaults(definitions, inputs);
         if (withDefaults) args.variableValues = withDefaults;
       }
-      void jit.onExecute?.(payload);
+      setExecuteFn(runCompiled(query));
       return {
         onExecuteDone({ result, setResult }) {
           if (isSingleResult(result) && result.errors?.length) {
@@ -63,8 +88,42 @@ export function useCompiledQueries(): Plugin {
   };
 }
 
-/** Runs of a document through the executor before it is compiled. */
-const RUNS_BEFORE_COMPILING = 1;
+/** Runs of a document through the executor, the last of them followed by its compiling. */
+const RUNS_BEFORE_COMPILING = 2;
+
+interface Compiled {
+  readonly schema: GraphQLSchema;
+  readonly query: CompiledQuery | null;
+}
+
+// Private: compiles a document for a schema, unless done already (concurrent first repeats).
+function compileFor(
+  compiled: WeakMap<DocumentNode, Compiled>,
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): void {
+  if (compiled.get(document)?.schema === schema) return;
+  let query: CompiledQuery | null = null;
+  try {
+    const result = compileQuery(schema, document, operationName ?? undefined);
+    query = isCompiledQuery(result) ? result : null;
+  } catch {
+    // Off any request's path, a throw would end the process: such a document keeps the executor.
+  }
+  // A document the compiler refuses stays with the executor, which reports what is wrong.
+  compiled.set(document, { schema, query });
+}
+
+// Private: the execute function of a compiled query; its results carry the compiler's
+// serializer, as graphql-jit's envelop plugin hands them to yoga.
+function runCompiled(query: CompiledQuery) {
+  return (args: ExecutionArgs) => {
+    const done = (result: ExecutionResult) => Object.assign(result, { stringify: query.stringify });
+    const result = query.query(args.rootValue, args.contextValue, args.variableValues);
+    return result instanceof Promise ? result.then(done) : done(result);
+  };
+}
 
 const verdicts = new WeakMap<DocumentNode, OperationDefinitionNode | null>();
 

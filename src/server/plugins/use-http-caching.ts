@@ -182,7 +182,8 @@ export function createHttpCaching({
       const { upstream, cost: _cost, http, ...extensions } = result.extensions ?? {};
       const httpExtension = typeof http === 'object' && http !== null ? http : {};
       if (name.get) etags.set(request, etag);
-      const keep = answers !== undefined && replayable;
+      // Kept from an answer's second sight on: a miss asked once pays no copy of its body.
+      const keep = answers !== undefined && replayable && answers.worthKeeping(etag);
       const sent = name.get
         ? { ...extensions, http: { ...httpExtension, headers: headersFor(etag) } }
         : (result.extensions ?? {});
