@@ -3,28 +3,33 @@
  *
  * For each size, the sandbox (in this process, rate limit off, no added latency) holds one plan
  * of that many transactions. The baseline is `curl` downloading the plan export to /dev/null;
- * the gateway's figure is a fresh gateway process (`gateway-child.ts`, replica budget large
- * enough), warmed up on a small plan of another token, answering `bench/dashboard.graphql` cold
+ * the gateway's figure is a fresh gateway process (`gateway-child.ts`, the default replica
+ * budget), warmed up on a small plan of another token, answering `bench/dashboard.graphql` cold
  * for the large one: the export streamed, the replica built, the dashboard answered. Each is the median of `--repeats` runs in the same
  * run on the same machine. Peak RSS growth is the gateway's `VmHWM` after the load less its RSS
  * before it (after full GCs), against the export's bytes; the replica's heap is the heap growth
  * after full GCs.
  *
+ * The parse floor (`parse-floor-child.ts`) is a fresh Node process, warmed up the same way on the
+ * small plan, that downloads the export and `JSON.parse`s it whole: what any process pays to hold
+ * the export parsed. With `loaded`, a second process (`busy-child.ts`) keeps one core busy beside
+ * every measurement (curl, floor and gateway alike), as a CI runner's other jobs do.
+ *
  * Figures depend on the machine; nothing here is a test (the bounds in bytes are proven by
  * test/replica/streamed-load.property.test.ts and test/upstream/json-array-stream.test.ts).
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
+import { defaultReplicaBytes } from '../src/config/config.js';
 import { createGraphQLClient, isGoodAnswer } from './clients.js';
 import { startGatewayProcess } from './gateway-process.js';
 
 const TOKEN = 'bench-large-plan-token';
 const WARM_UP_TOKEN = 'bench-warm-up-token';
 const DASHBOARD = readFileSync(new URL('./dashboard.graphql', import.meta.url), 'utf8');
-/** Room for a 1,000,000-transaction replica and another plan beside it. */
-const REPLICA_MAX_BYTES = 4 * 1024 * 1024 * 1024;
 const run = promisify(execFile);
 
 export interface LargePlanOptions {
@@ -34,6 +39,8 @@ export interface LargePlanOptions {
   repeats: number;
   /** Node flags for each gateway child (`--cpu-prof` to profile the loads). @default none */
   gatewayExecArgv?: readonly string[];
+  /** A second process keeps one core busy beside every measurement (CI-like load). @default false */
+  loaded?: boolean;
 }
 
 export interface LargePlanRow {
@@ -44,6 +51,14 @@ export interface LargePlanRow {
   /** Median seconds of a cold dashboard (export streamed, replica built, answered). */
   coldSeconds: number;
   coldRatio: number;
+  /** Median seconds of the parse floor: a fresh process downloading and `JSON.parse`-ing the export. */
+  floorSeconds: number;
+  /** Median CPU seconds of the parse floor's process over the same span. */
+  floorCpuSeconds: number;
+  /** Cold load over parse floor, wall clock (medians). */
+  floorRatio: number;
+  /** Cold load over parse floor, CPU of the whole process (medians). */
+  floorCpuRatio: number;
   /**
    * Median CPU seconds (user and system) the gateway process spent on the cold dashboard: less
    * disturbed than wall clock when the machine is shared.
@@ -60,6 +75,8 @@ export interface LargePlanRow {
   /** Every run, for the JSON file. */
   runs: {
     curl: number[];
+    floor: number[];
+    floorCpu: number[];
     cold: number[];
     cpu: number[];
     mainCpu: number[];
@@ -97,6 +114,47 @@ async function curl(url: string): Promise<{ seconds: number; bytes: number }> {
   return { seconds: seconds!, bytes: bytes! };
 }
 
+/** Seconds and CPU seconds of the parse floor in a fresh process (`parse-floor-child.ts`). */
+async function parseFloor(
+  warmUpUrl: string,
+  exportUrl: string,
+): Promise<{ seconds: number; cpuSeconds: number }> {
+  const entry = fileURLToPath(new URL('./parse-floor-child.ts', import.meta.url));
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', entry, warmUpUrl, WARM_UP_TOKEN, exportUrl, TOKEN],
+    { maxBuffer: 1024 * 1024 },
+  );
+  const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as {
+    seconds: number;
+    cpuSeconds: number;
+  };
+  return { seconds: result.seconds, cpuSeconds: result.cpuSeconds };
+}
+
+/** The second load of `loaded`: a process keeping one core busy until it is stopped. */
+async function startBusy(): Promise<ChildProcess> {
+  const entry = fileURLToPath(new URL('./busy-child.ts', import.meta.url));
+  const child = fork(entry, [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`busy-child exited (${code})`)));
+  });
+  return child;
+}
+
+async function stopBusy(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.disconnect();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 function peakRss(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) * 1024;
@@ -115,7 +173,8 @@ async function coldLoad(
   const gateway = await startGatewayProcess({
     upstreamUrl,
     maxAgeMs: 60_000,
-    replicaMaxBytes: REPLICA_MAX_BYTES,
+    // The default budget (REPLICA_MAX_MB unset): half the process's memory, which must hold even
+    // the 1,000,000-transaction plan on a machine that can (issue 34).
     execArgv,
   });
   const client = createGraphQLClient(gateway.url, 1);
@@ -147,13 +206,26 @@ export async function runLargePlans(
   log: (line: string) => void = console.log,
 ): Promise<LargePlanRow[]> {
   const rows: LargePlanRow[] = [];
+  log(
+    `  replica budget: the gateway's default (REPLICA_MAX_MB unset: half the process's memory, ${Math.round(defaultReplicaBytes() / 2 ** 20)} MiB here)`,
+  );
   for (const transactions of options.sizes) {
     log(`  ${transactions.toLocaleString('en-US')} transactions: seeding the sandbox...`);
     const sandbox = await startSandbox(transactions);
+    let busy: ChildProcess | undefined;
     try {
       const exportUrl = `${sandbox.url}/plans/${sandbox.users[0]!.planIds[0]!}`;
+      const warmUpUrl = `${sandbox.url}/plans/${sandbox.users[1]!.planIds[0]!}`;
+      if (options.loaded) {
+        busy = await startBusy();
+        log(
+          `    machine loaded: a second process (bench/busy-child.ts, pid ${busy.pid}) keeps one core busy beside every measurement`,
+        );
+      }
       const runs = {
         curl: [] as number[],
+        floor: [] as number[],
+        floorCpu: [] as number[],
         cold: [] as number[],
         cpu: [] as number[],
         mainCpu: [] as number[],
@@ -166,6 +238,9 @@ export async function runLargePlans(
         const download = await curl(exportUrl);
         exportBytes = download.bytes;
         runs.curl.push(download.seconds);
+        const floor = await parseFloor(warmUpUrl, exportUrl);
+        runs.floor.push(floor.seconds);
+        runs.floorCpu.push(floor.cpuSeconds);
         const load = await coldLoad(sandbox.url, options.gatewayExecArgv ?? []);
         runs.cold.push(load.seconds);
         runs.cpu.push(load.cpu);
@@ -173,11 +248,13 @@ export async function runLargePlans(
         runs.peak.push(load.peak);
         runs.heap.push(load.heap);
         log(
-          `    run ${i + 1}: curl ${download.seconds.toFixed(2)} s, gateway ${load.seconds.toFixed(2)} s (CPU ${load.cpu.toFixed(2)} s, main thread ${load.mainCpu.toFixed(2)} s), peak RSS +${(load.peak / 1e6).toFixed(0)} MB`,
+          `    run ${i + 1}: curl ${download.seconds.toFixed(2)} s, parse floor ${floor.seconds.toFixed(2)} s (CPU ${floor.cpuSeconds.toFixed(2)} s), gateway ${load.seconds.toFixed(2)} s (CPU ${load.cpu.toFixed(2)} s, main thread ${load.mainCpu.toFixed(2)} s), peak RSS +${(load.peak / 1e6).toFixed(0)} MB`,
         );
       }
       const curlSeconds = median(runs.curl);
       const coldSeconds = median(runs.cold);
+      const floorSeconds = median(runs.floor);
+      const floorCpuSeconds = median(runs.floorCpu);
       const peak = median(runs.peak);
       const heap = median(runs.heap);
       rows.push({
@@ -186,6 +263,10 @@ export async function runLargePlans(
         curlSeconds,
         coldSeconds,
         coldRatio: coldSeconds / curlSeconds,
+        floorSeconds,
+        floorCpuSeconds,
+        floorRatio: coldSeconds / floorSeconds,
+        floorCpuRatio: median(runs.cpu) / floorCpuSeconds,
         coldCpuSeconds: median(runs.cpu),
         coldMainThreadCpuSeconds: median(runs.mainCpu),
         peakRssGrowthBytes: peak,
@@ -195,6 +276,7 @@ export async function runLargePlans(
         runs,
       });
     } finally {
+      if (busy) await stopBusy(busy);
       await sandbox.close();
     }
   }
@@ -206,11 +288,12 @@ const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
 /** The rows as a table (goal 5's "cold-load ratio and RSS at each size"). */
 export function formatLargePlans(rows: readonly LargePlanRow[]): string {
   const header =
-    '| transactions | export MB | curl s | cold load s | cold / curl | cold CPU s | main thread s | CPU MB/s | peak RSS growth MB | RSS / export | replica heap MB | heap / export |';
-  const line = '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |';
+    '| transactions | export MB | curl s | parse floor s (CPU s) | cold load s | cold / curl | cold / floor | CPU / floor CPU | cold CPU s | main thread s | CPU MB/s | peak RSS growth MB | RSS / export | replica heap MB | heap / export |';
+  const line =
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |';
   const body = rows.map(
     (row) =>
-      `| ${row.transactions.toLocaleString('en-US')} | ${mb(row.exportBytes)} | ${row.curlSeconds.toFixed(2)} | ${row.coldSeconds.toFixed(2)} | ${row.coldRatio.toFixed(2)}x | ${row.coldCpuSeconds.toFixed(2)} | ${row.coldMainThreadCpuSeconds.toFixed(2)} | ${mb(row.exportBytes / row.coldCpuSeconds)} | ${mb(row.peakRssGrowthBytes)} | ${row.peakRssPerExportByte.toFixed(2)}x | ${mb(row.replicaHeapBytes)} | ${row.replicaHeapPerExportByte.toFixed(2)}x |`,
+      `| ${row.transactions.toLocaleString('en-US')} | ${mb(row.exportBytes)} | ${row.curlSeconds.toFixed(2)} | ${row.floorSeconds.toFixed(2)} (${row.floorCpuSeconds.toFixed(2)}) | ${row.coldSeconds.toFixed(2)} | ${row.coldRatio.toFixed(2)}x | ${row.floorRatio.toFixed(2)}x | ${row.floorCpuRatio.toFixed(2)}x | ${row.coldCpuSeconds.toFixed(2)} | ${row.coldMainThreadCpuSeconds.toFixed(2)} | ${mb(row.exportBytes / row.coldCpuSeconds)} | ${mb(row.peakRssGrowthBytes)} | ${row.peakRssPerExportByte.toFixed(2)}x | ${mb(row.replicaHeapBytes)} | ${row.replicaHeapPerExportByte.toFixed(2)}x |`,
   );
   return [header, line, ...body].join('\n');
 }

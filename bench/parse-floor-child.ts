@@ -1,0 +1,55 @@
+/**
+ * The parse floor of a cold load (`bench/large-plans.ts`), in a fresh process of its own as the
+ * gateway is: download the plan export with `node:http`, keep its chunks, join them once and
+ * `JSON.parse` the text. Nothing is checked, shared or indexed: what any Node process must pay
+ * to hold the export parsed. Like the gateway, it first downloads and parses a small export (of
+ * the warm-up token) so its code paths are compiled before the measured one.
+ *
+ * Run as `node --import tsx parse-floor-child.ts <warm-up url> <warm-up token> <url> <token>`;
+ * prints one JSON line: `{ seconds, cpuSeconds, bytes, transactions }`.
+ */
+import { request } from 'node:http';
+
+const [warmUrl, warmToken, url, token] = process.argv.slice(2);
+if (!warmUrl || !warmToken || !url || !token) {
+  throw new Error('parse-floor-child: <warm-up url> <warm-up token> <url> <token>');
+}
+
+/** Private: the body of `GET target` as one buffer (chunks joined once). */
+function download(target: string, bearer: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const req = request(target, { headers: { authorization: `Bearer ${bearer}` } }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new Error(`${target}: HTTP ${res.statusCode}`));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+      });
+      res.on('end', () => resolve(Buffer.concat(chunks, size)));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function parseOnce(target: string, bearer: string) {
+  const bytes = await download(target, bearer);
+  const document = JSON.parse(bytes.toString('utf8')) as {
+    data: { plan: { transactions: unknown[] } };
+  };
+  return { bytes: bytes.length, transactions: document.data.plan.transactions.length };
+}
+
+await parseOnce(warmUrl, warmToken);
+const cpu = process.cpuUsage();
+const started = performance.now();
+const parsed = await parseOnce(url, token);
+const seconds = (performance.now() - started) / 1000;
+const used = process.cpuUsage(cpu);
+console.log(JSON.stringify({ seconds, cpuSeconds: (used.user + used.system) / 1e6, ...parsed }));
