@@ -118,7 +118,7 @@ async function curl(url: string): Promise<{ seconds: number; bytes: number }> {
 async function parseFloor(
   warmUpUrl: string,
   exportUrl: string,
-): Promise<{ seconds: number; cpuSeconds: number }> {
+): Promise<{ seconds: number; cpuSeconds: number; mode: string }> {
   const entry = fileURLToPath(new URL('./parse-floor-child.ts', import.meta.url));
   const { stdout } = await run(
     process.execPath,
@@ -128,8 +128,9 @@ async function parseFloor(
   const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as {
     seconds: number;
     cpuSeconds: number;
+    mode: string;
   };
-  return { seconds: result.seconds, cpuSeconds: result.cpuSeconds };
+  return { seconds: result.seconds, cpuSeconds: result.cpuSeconds, mode: result.mode };
 }
 
 /** The second load of `loaded`: a process keeping one core busy until it is stopped. */
@@ -248,7 +249,7 @@ export async function runLargePlans(
         runs.peak.push(load.peak);
         runs.heap.push(load.heap);
         log(
-          `    run ${i + 1}: curl ${download.seconds.toFixed(2)} s, parse floor ${floor.seconds.toFixed(2)} s (CPU ${floor.cpuSeconds.toFixed(2)} s), gateway ${load.seconds.toFixed(2)} s (CPU ${load.cpu.toFixed(2)} s, main thread ${load.mainCpu.toFixed(2)} s), peak RSS +${(load.peak / 1e6).toFixed(0)} MB`,
+          `    run ${i + 1}: curl ${download.seconds.toFixed(2)} s, parse floor ${floor.seconds.toFixed(2)} s (CPU ${floor.cpuSeconds.toFixed(2)} s${floor.mode === 'whole' ? '' : `, ${floor.mode}: longer than a string can be`}), gateway ${load.seconds.toFixed(2)} s (CPU ${load.cpu.toFixed(2)} s, main thread ${load.mainCpu.toFixed(2)} s), peak RSS +${(load.peak / 1e6).toFixed(0)} MB`,
         );
       }
       const curlSeconds = median(runs.curl);
