@@ -33,7 +33,7 @@ const DASHBOARD = readFileSync(new URL('./dashboard.graphql', import.meta.url), 
 const run = promisify(execFile);
 /**
  * The cold load's operation deadline: a 1,000,000-transaction load takes about 5 s on a quiet
- * machine, but a loaded one can stretch it past `OPERATION_DEADLINE_MS`'s 20 s, and the bench
+ * machine, but a loaded one can stretch it past `OPERATION_DEADLINE_SECONDS`' 20 s, and the bench
  * measures the load rather than the deadline.
  */
 const OPERATION_DEADLINE_MS = 120_000;
