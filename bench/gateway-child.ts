@@ -29,6 +29,9 @@ const gateway = createGateway(
     // The replay bench runs as deployed (`NODE_ENV=production`): metrics only when asked.
     metrics: process.env.BENCH_METRICS === 'on-request' ? 'on-request' : 'always',
     maxAgeMs: Number(maxAgeArg ?? DEFAULT_MAX_AGE_MS),
+    ...(process.env.BENCH_OPERATION_DEADLINE_MS
+      ? { operationDeadlineMs: Number(process.env.BENCH_OPERATION_DEADLINE_MS) }
+      : {}),
     ...(process.env.BENCH_REPLICA_MAX_BYTES
       ? { replicaMaxBytes: Number(process.env.BENCH_REPLICA_MAX_BYTES) }
       : {}),

@@ -30,6 +30,8 @@ export interface BenchOptions {
   largeSizes: number[];
   /** With `large`: runs of each measurement (medians reported). @default 3 */
   repeats: number;
+  /** With `large`: a second process keeps one core busy beside every measurement. @default false */
+  loaded: boolean;
   /** Run only the warm-path benchmark against bare yoga and raw node:http (bench/floor.ts). @default false */
   floor: boolean;
   /** With `floor`: turns of the four servers (medians reported). @default 3 */
@@ -71,6 +73,8 @@ const HELP = `Usage: npm run bench -- [options]
   --huge                    with --large: also 1000000 transactions (about 5 min more, 3 GB of RAM)
   --sizes <n,n,...>         with --large: the plan sizes instead
   --repeats <n>             with --large: runs of each measurement, medians reported (default 3)
+  --loaded                  with --large: a second process keeps one core busy beside every
+                            measurement (the machine loaded as CI is; the output says so)
   --floor                   only the warm path: the gateway's warm dashboard against bare graphql-yoga
                             answering the same JSON, and the answer cache against raw node:http
   --rounds <n>              with --floor: turns of the four servers, medians reported (default 3)
@@ -124,6 +128,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
       instances: { type: 'string' },
       large: { type: 'boolean', default: false },
       huge: { type: 'boolean', default: false },
+      loaded: { type: 'boolean', default: false },
       sizes: { type: 'string' },
       repeats: { type: 'string' },
       floor: { type: 'boolean', default: false },
@@ -181,6 +186,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | 'help
         ? [100_000, 300_000, ...(values.huge ? [1_000_000] : [])]
         : values.sizes.split(',').map((size) => positiveInteger('sizes', size.trim(), 0)),
     repeats: positiveInteger('repeats', values.repeats, 3),
+    loaded: values.loaded === true,
     floor: values.floor === true,
     rounds: positiveInteger('rounds', values.rounds, 3),
     cpuProf: values['cpu-prof'],

@@ -266,11 +266,12 @@ async function main(): Promise<void> {
   }
   if (options.large) {
     console.log(
-      `Large plans (${options.largeSizes.join(', ')} transactions, ${options.repeats} runs each)...`,
+      `Large plans (${options.largeSizes.join(', ')} transactions, ${options.repeats} runs each${options.loaded ? ', machine loaded: a second process busy beside every measurement' : ''})...`,
     );
     const rows = await runLargePlans({
       sizes: options.largeSizes,
       repeats: options.repeats,
+      loaded: options.loaded,
       ...(options.cpuProf
         ? { gatewayExecArgv: ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] }
         : {}),

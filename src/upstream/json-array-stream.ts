@@ -73,6 +73,11 @@ const OPEN_BRACKET = Buffer.from('[');
 const CLOSE_BRACKET = Buffer.from(']');
 /** Where a guessed cut goes: after an object element, before the comma that follows it. */
 const OBJECT_THEN_COMMA = Buffer.from('},');
+/** The same for elements whose last member is an array (`months`) or an object. */
+const ARRAY_OBJECT_THEN_COMMA = Buffer.from(']},');
+const OBJECTS_THEN_COMMA = Buffer.from('}},');
+/** Changes of the guessed end per array (see `_learnCut`). */
+const MAX_CUT_PATTERN_CHANGES = 2;
 /** Without a guess this many batches long, the array is scanned instead (elements not objects). */
 const GUESS_SPAN_BATCHES = 4;
 /**
@@ -121,6 +126,10 @@ export class JsonArraySplitter {
   /** Guesses made in the streaming array, and how many were wrong. */
   private _guesses = 0;
   private _wrongGuesses = 0;
+  /** What a guess takes for an element's end and the comma after it (see `_learnCut`). */
+  private _cutPattern: Buffer = OBJECT_THEN_COMMA;
+  /** Times `_cutPattern` changed in the streaming array. */
+  private _cutPatternChanges = 0;
   private _scannedBytes = 0;
 
   private readonly _skeleton: Buffer[] = [];
@@ -220,15 +229,17 @@ export class JsonArraySplitter {
 
   /**
    * Private: bytes of a streaming array from `from`, the batch so far starting at an element
-   * boundary. Each time the batch is big enough, the next `},` is taken as its end and checked
+   * boundary. Each time the batch is big enough, the next `},` (or the end `_learnCut` found)
+   * is taken as its end and checked
    * by parsing; a wrong guess hands the batch and the rest of the chunk to the scanner.
    */
   private _guess(chunk: Buffer, from: number): void {
     let start = from;
     const length = chunk.length;
+    const pattern = this._cutPattern;
     while (start < length) {
       const probe = start + Math.max(0, this._batchBytes - this._batchSize - 1);
-      const at = probe < length ? chunk.indexOf(OBJECT_THEN_COMMA, probe) : -1;
+      const at = probe < length ? chunk.indexOf(pattern, probe) : -1;
       if (at < 0) {
         this._keepBatch(chunk.subarray(start));
         if (this._batchSize > GUESS_SPAN_BATCHES * this._batchBytes) {
@@ -238,20 +249,22 @@ export class JsonArraySplitter {
         }
         return;
       }
-      this._keepBatch(chunk.subarray(start, at + 1));
+      // The guessed element ends before the pattern's comma.
+      const comma = at + pattern.length - 1;
+      this._keepBatch(chunk.subarray(start, comma));
       this._guesses += 1;
       const elements = this._parseBatch();
       if (elements === undefined) {
         this._wrongGuesses += 1;
         this._stopGuessing();
-        this._take(chunk.subarray(at + 1));
+        this._take(chunk.subarray(comma));
         return;
       }
       this._batch = [];
       this._batchSize = 0;
       this._cutAtComma = true;
       this._onElements(this._streaming!, elements);
-      start = at + 2;
+      start = comma + 1;
     }
   }
 
@@ -362,6 +375,8 @@ export class JsonArraySplitter {
       this._guessing = this._guessEnabled;
       this._guesses = 0;
       this._wrongGuesses = 0;
+      this._cutPattern = OBJECT_THEN_COMMA;
+      this._cutPatternChanges = 0;
     }
   }
 
@@ -372,9 +387,33 @@ export class JsonArraySplitter {
     this._flush(false);
     this._batchFrom = at + 1;
     this._cutAtComma = true;
+    this._learnCut(chunk, at);
     this._guessing =
       this._guessEnabled &&
       (this._wrongGuesses - 1) * GUESSES_PER_WRONG_GUESS <= this._guesses - this._wrongGuesses;
+  }
+
+  /**
+   * Private: the scanner found an element's end before the comma at `at`. Elements that end
+   * by closing a nested container (`months`: `...}]},`) hold `},` inside them, so guessing
+   * at `},` keeps failing; guessing at the end the scan found (`]},`, `}},`) fits them. A few
+   * changes at most per array, each giving guessing a new start, so an array whose elements
+   * end every which way ends up scanned as before.
+   */
+  private _learnCut(chunk: Buffer, at: number): void {
+    if (at < 2 || chunk[at - 1] !== CLOSE_OBJECT) return;
+    const before = chunk[at - 2]!;
+    const pattern =
+      before === CLOSE_ARRAY
+        ? ARRAY_OBJECT_THEN_COMMA
+        : before === CLOSE_OBJECT
+          ? OBJECTS_THEN_COMMA
+          : OBJECT_THEN_COMMA;
+    if (pattern === this._cutPattern || this._cutPatternChanges >= MAX_CUT_PATTERN_CHANGES) return;
+    this._cutPattern = pattern;
+    this._cutPatternChanges += 1;
+    this._guesses = 0;
+    this._wrongGuesses = 0;
   }
 
   // Private: the streaming array closes at `at`: its last batch is parsed.

@@ -134,13 +134,46 @@ describe('the streaming splitter', () => {
     expect(result.scanned).toBeLessThan(result.bytes / 4);
   });
 
-  it('scans to its end an array whose guesses keep landing inside elements', () => {
+  it('guesses at the end the scan found when elements end with a nested array (months)', () => {
     const lines = (i: number) => Array.from({ length: 100 }, (_, k) => ({ line: k, of: i }));
     const rows = Array.from({ length: 50 }, (_, i) => ({ id: i, lines: lines(i) }));
     const text = JSON.stringify({ data: { plan: { rows } } });
-    const result = split(text, [], 1024);
+    for (const chunks of [[], [7, 3000, 3001, 20_000]]) {
+      const result = split(text, chunks, 1024);
+      expect(result.elements).toEqual({ rows });
+      // Guessing at "},", every guess lands between two lines: all of it was scanned.
+      expect(result.scanned).toBeLessThan(result.bytes / 4);
+    }
+  });
+
+  it('scans to its end an array whose guesses keep landing inside elements', () => {
+    const lines = (i: number) => Array.from({ length: 5 }, (_, k) => ({ line: k, of: i }));
+    // "]}," between an element's groups (nine times) and at its end.
+    const rows = Array.from({ length: 50 }, (_, i) => ({
+      id: i,
+      groups: Array.from({ length: 10 }, () => ({ lines: lines(i) })),
+    }));
+    const text = JSON.stringify({ data: { plan: { rows } } });
+    // Elements of about 1 KB: most guesses 3 KB on land between two groups.
+    const result = split(text, [], 3000);
     expect(result.elements).toEqual({ rows });
-    expect(result.scanned).toBeGreaterThan(result.bytes * 0.9);
+    expect(result.scanned).toBeGreaterThan(result.bytes * 0.5);
+  });
+
+  it('cuts elements whose ends change along the array, by guess or by scan alike', () => {
+    const rows = Array.from({ length: 600 }, (_, i) =>
+      i % 3 === 0
+        ? { id: i, lines: [{ a: i }, { b: '},]},}},' }] }
+        : i % 3 === 1
+          ? { id: i, tail: { k: { deep: i } } }
+          : { id: i, memo: `é☕ ${i} ]},` },
+    );
+    const text = JSON.stringify({ data: { plan: { rows } } });
+    for (const batch of [64, 256, 1024]) {
+      for (const chunks of [[], [5, 100, 101, 2000, 4001, 9000]]) {
+        expect(split(text, chunks, batch).elements).toEqual({ rows });
+      }
+    }
   });
 
   const refused: [string, string][] = [
