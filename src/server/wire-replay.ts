@@ -20,11 +20,12 @@ import type {
   RequestListener,
   ServerResponse,
 } from 'node:http';
+import { LRUCache } from 'lru-cache';
 import type { Admission } from '../admission/admission.js';
 import { type Presented, presentedByHeaders } from '../admission/presented.js';
 import type { Credentials } from '../operation/credentials.js';
-import { nameOperation, paramsOfUrl } from './plugins/http-caching/fingerprint.js';
-import { type ReplayRequest, replayHeaders } from './plugins/http-caching/replay.js';
+import { type Named, nameOperation, paramsOfUrl } from './plugins/http-caching/fingerprint.js';
+import { type Replayed, type ReplayRequest, replayHeaders } from './plugins/http-caching/replay.js';
 import type { HttpCaching } from './plugins/use-http-caching.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './plugins/use-request-id.js';
 import { METRICS_HEADER } from './plugins/use-response-extensions.js';
@@ -52,13 +53,60 @@ export interface WireReplayOptions {
   admission: Pick<Admission, 'bounded' | 'credentials'>;
   /** The GraphQL path (`/graphql`). */
   path: string;
+  /** Bytes the memo of named requests may hold (see `Memo`). @default 4 MiB */
+  memoMaxBytes?: number;
 }
 
 /** Answers `request` from the answer cache and says so, or says it did not (nothing sent). */
 export type WireReplay = (request: IncomingMessage, response: ServerResponse) => Promise<boolean>;
 
-export function createWireReplay({ caching, admission, path }: WireReplayOptions): WireReplay {
+/** A request whose exact form (see `memoKey`) is longer is named afresh each time. */
+const MEMO_MAX_KEY_CHARS = 64 * 1024;
+/** Per memo entry besides its key: the entry, the named operation, the LRU's bookkeeping. */
+const MEMO_ENTRY_OVERHEAD_BYTES = 600;
+
+/**
+ * What the wire learnt of one exact request (its method, URL, `Authorization`, `Accept` and
+ * body, byte for byte): naming it again would give the same `Named` (a pure function of these),
+ * so a repeated request skips the URL and JSON parsing, the credential's reading and digest and
+ * the fingerprint's hashing. What can change is checked on every request all the same: the
+ * credentials (stage 5: a token the upstream refused since, a gateway token revoked), the
+ * replicas' versions (the ETag), the answer held.
+ */
+interface Memo {
+  readonly presented: Presented | undefined;
+  readonly named: Named;
+  /**
+   * This operation passed admission's stages but credentials (size, parse, trusted documents,
+   * limits; origin, which the wire only sees absent) once already: for a document sent as text
+   * these depend on nothing but the parameters and the gateway's configuration, so they pass
+   * again; only stage 5 is asked again. Never set for a hash-only request (the persisted store
+   * that resolves it may forget the hash).
+   */
+  admitted: boolean;
+  /** Response headers of its last replays, by representation (few: one per encoding). */
+  sent: SentHeaders[];
+}
+
+/** The headers of one representation of one answer, but the request id, as `writeHead` takes them. */
+interface SentHeaders {
+  readonly status: number;
+  readonly etag: string;
+  readonly body: Buffer | undefined;
+  readonly headers: readonly string[];
+}
+
+export function createWireReplay({
+  caching,
+  admission,
+  path,
+  memoMaxBytes = 4 * 1024 * 1024,
+}: WireReplayOptions): WireReplay {
   const { replay, schemaDigest, metrics, maxBodyBytes } = caching;
+  const memos = new LRUCache<string, Memo>({
+    maxSize: Math.max(1, memoMaxBytes),
+    sizeCalculation: (_memo, key) => 2 * key.length + MEMO_ENTRY_OVERHEAD_BYTES,
+  });
   return async (request, response) => {
     const { headers, method } = request;
     const url = request.url ?? '/';
@@ -69,57 +117,135 @@ export function createWireReplay({ caching, admission, path }: WireReplayOptions
       return false;
     const get = method === 'GET';
     if (!get && (method !== 'POST' || metrics === 'always')) return false;
-    let params: unknown;
-    if (get) {
-      params = paramsOfUrl(new URL(url, 'http://wire.invalid'));
-    } else {
+    let body: Buffer | undefined;
+    if (!get) {
       const length = Number(headers['content-length']);
       if (!headers['content-type']?.toLowerCase().startsWith('application/json')) return false;
       if (!Number.isSafeInteger(length) || length <= 0 || length > maxBodyBytes) return false;
-      const body = await readBody(request, length);
-      if (body === null) {
+      const read = await readBody(request, length);
+      if (read === null) {
         // The client went away mid-body: nobody is left to answer.
         response.destroy();
         return true;
       }
       // yoga reads the body from here (`body`, as a framework's body parser leaves it).
-      (request as IncomingMessage & { body?: Buffer }).body = body;
-      params = parseJson(body);
+      (request as IncomingMessage & { body?: Buffer }).body = read;
+      body = read;
     }
-    const presented = presentedByHeaders(headers.authorization, url);
-    carried.set(request, presented);
-    const credentials = presented === undefined ? null : await checked(admission, presented);
-    if (credentials === undefined) return false;
-    const name = nameOperation(admission, schemaDigest, {
-      params,
-      get,
-      pathname: path,
-      accept: headers.accept ?? '',
-      credentials,
-    });
-    if (name === null) return false;
+    const key = memoKey(url, headers, body);
+    let memo = key === null ? undefined : memos.get(key);
+    let named: Named;
+    let presented: Presented | undefined;
+    if (memo) {
+      presented = memo.presented;
+      carried.set(request, presented);
+      const credentials = presented === undefined ? null : await checked(admission, presented);
+      if (credentials === undefined) return false;
+      const known = memo.named.credentials;
+      if (credentials?.tokenKey === known?.tokenKey) {
+        // A gateway token's grant may carry a refreshed upstream token: the fresh one reads.
+        named = credentials === known ? memo.named : { ...memo.named, credentials };
+      } else {
+        // Not the caller it named (cannot happen for one credential, but never across callers).
+        memos.delete(key!);
+        return false;
+      }
+    } else {
+      const params = get ? paramsOfUrl(new URL(url, 'http://wire.invalid')) : parseJson(body!);
+      presented = presentedByHeaders(headers.authorization, url);
+      carried.set(request, presented);
+      const credentials = presented === undefined ? null : await checked(admission, presented);
+      if (credentials === undefined) return false;
+      const fresh = nameOperation(admission, schemaDigest, {
+        params,
+        get,
+        pathname: path,
+        accept: headers.accept ?? '',
+        credentials,
+      });
+      if (fresh === null) return false;
+      named = fresh;
+      if (key !== null) {
+        memo = { presented, named, admitted: false, sent: [] };
+        memos.set(key, memo);
+      }
+    }
     const requestId = requestIdFor(single(headers[REQUEST_ID_HEADER]));
-    const replayed = await replay.answer(viewOf(headers), name, {
+    const replayed = await replay.answer(new NodeRequestView(headers), named, {
       presented,
       origin: null,
-      ownOrigins: [],
+      ownOrigins: EMPTY,
       requestId,
+      ...(memo?.admitted ? { admitted: true as const } : {}),
     });
     if (replayed === null || response.headersSent) return false;
-    const sent = replayHeaders(replayed);
-    response.writeHead(replayed.status, {
-      ...sent,
-      // What the door's plugins add to every answer (request ids, hygiene, caching's `Vary`).
-      [REQUEST_ID_HEADER]: requestId,
-      'x-content-type-options': 'nosniff',
-      'cache-control': sent['cache-control'] ?? 'no-store',
-      ...(sent.etag === undefined
-        ? {}
-        : { vary: [sent.vary, 'Authorization', 'Accept'].filter(Boolean).join(', ') }),
-    });
+    if (memo && !memo.admitted && hasText(named)) memo.admitted = true;
+    const sent = memo ? sentHeaders(memo, replayed) : wireHeaders(replayed);
+    response.writeHead(replayed.status, [...sent, REQUEST_ID_HEADER, requestId]);
     response.end(replayed.status === 304 ? undefined : replayed.body);
     return true;
   };
+}
+
+const EMPTY: readonly string[] = [];
+
+/**
+ * Private: the exact request as far as naming it goes: method (GET or POST), URL (its query
+ * string, an `access_token`), `Authorization` (the caller), `Accept` (part of the fingerprint)
+ * and the body's bytes; null when too long to keep. Other headers are read per request.
+ */
+function memoKey(
+  url: string,
+  headers: IncomingHttpHeaders,
+  body: Buffer | undefined,
+): string | null {
+  const authorization = headers.authorization ?? '';
+  const accept = headers.accept ?? '';
+  const size = url.length + authorization.length + accept.length + (body?.length ?? 0);
+  if (size > MEMO_MAX_KEY_CHARS) return null;
+  // Newlines cannot occur in a header value or a request target: the parts cannot run together.
+  const head = `${body ? 'POST' : 'GET'}\n${url}\n${authorization}\n${accept}\n`;
+  return body ? head + body.toString('latin1') : head;
+}
+
+/** Private: whether the operation came as text (its admission depends on nothing else). */
+function hasText(named: Named): boolean {
+  const { query } = named.params;
+  return typeof query === 'string' && query !== '';
+}
+
+/**
+ * Private: the headers of `replayed` as the memo kept them for its representation (the same
+ * status, ETag and held bytes give the same headers), made once.
+ */
+function sentHeaders(memo: Memo, replayed: Replayed): readonly string[] {
+  const body = replayed.status === 304 ? undefined : replayed.body;
+  for (const kept of memo.sent)
+    if (kept.status === replayed.status && kept.etag === replayed.etag && kept.body === body)
+      return kept.headers;
+  const headers = wireHeaders(replayed);
+  // A string body is this request's own (its metrics): never kept.
+  if (typeof body !== 'string') {
+    if (memo.sent.length >= 4) memo.sent.shift();
+    memo.sent.push({ status: replayed.status, etag: replayed.etag, body, headers });
+  }
+  return headers;
+}
+
+/** Private: the headers of a replay as a flat list, what the door's plugins add included. */
+function wireHeaders(replayed: Replayed): string[] {
+  const sent = replayHeaders(replayed);
+  const all: Record<string, string> = {
+    ...sent,
+    // What the door's plugins add to every answer (hygiene, caching's `Vary`); the request id
+    // is each request's own.
+    'x-content-type-options': 'nosniff',
+    'cache-control': sent['cache-control'] ?? 'no-store',
+    ...(sent.etag === undefined
+      ? {}
+      : { vary: [sent.vary, 'Authorization', 'Accept'].filter(Boolean).join(', ') }),
+  };
+  return Object.entries(all).flat();
 }
 
 /**
@@ -147,7 +273,7 @@ export function withWireReplay(
 /** Private: the credentials of what the request presents; undefined when admission refuses them. */
 async function checked(
   admission: Pick<Admission, 'credentials'>,
-  presented: NonNullable<ReturnType<typeof presentedByHeaders>>,
+  presented: Presented,
 ): Promise<Credentials | undefined> {
   const check = admission.credentials(presented);
   const done = check instanceof Promise ? await check : check;
@@ -184,12 +310,28 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? undefined : value;
 }
 
-/** Private: node's headers as the replay reads a request's (lower-case names, one value each). */
-function viewOf(headers: IncomingHttpHeaders): ReplayRequest {
-  const get = (name: string): string | null => {
-    const value = headers[name.toLowerCase()];
+/**
+ * Private: node's headers as the replay reads a request's (lower-case names, one value each);
+ * a class, so a request costs one small object and no closures.
+ */
+class NodeRequestView implements ReplayRequest {
+  readonly headers: Pick<Headers, 'get' | 'has'>;
+  constructor(headers: IncomingHttpHeaders) {
+    this.headers = new NodeHeadersView(headers);
+  }
+}
+
+class NodeHeadersView implements Pick<Headers, 'get' | 'has'> {
+  private readonly node: IncomingHttpHeaders;
+  constructor(headers: IncomingHttpHeaders) {
+    this.node = headers;
+  }
+  get(name: string): string | null {
+    const value = this.node[name.toLowerCase()];
     if (value === undefined) return null;
     return Array.isArray(value) ? value.join(', ') : value;
-  };
-  return { headers: { get, has: (name) => get(name) !== null } };
+  }
+  has(name: string): boolean {
+    return this.node[name.toLowerCase()] !== undefined;
+  }
 }

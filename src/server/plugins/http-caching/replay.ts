@@ -58,6 +58,12 @@ export interface Carrier {
   readonly requestId: string;
   /** The request itself when it is a fetch `Request`: its trace span starts from it. */
   readonly request?: Request;
+  /**
+   * The carrier admitted this operation already: its parameters passed every stage once (with
+   * nothing else that could change their verdict), and stage 5 (credentials) passed for this
+   * very request, just now (the wire replay's memo). Then admission is not asked again.
+   */
+  readonly admitted?: true;
 }
 
 /** A replay: `304`, or the held answer's bytes in the encoding the client accepts. */
@@ -121,7 +127,7 @@ export function createReplay({
       const asked = request.headers.get(METRICS_HEADER) === '1';
       // A GET asking for metrics is not the ETagged answer: it runs. An ETagged GET shows none.
       if (!notModified && get && asked) return null;
-      if (!(await admitted(admission, name, carrier))) return null;
+      if (!carrier.admitted && !(await admitted(admission, name, carrier))) return null;
       if (notModified || !answer) return { status: 304, etag: current.etag };
       if (report) {
         const durationMs = monotonicNow() - started;
