@@ -7,6 +7,11 @@ import type { Clock } from '../time/clock.js';
  */
 export interface HeadersOf {
   readonly headers: Pick<Headers, 'get'>;
+  /**
+   * Where a carrier that makes its own request objects keeps their freshness once decided (the
+   * wire replay's view): no weak map entry per request then. Absent on a fetch `Request`.
+   */
+  decidedFreshness?: Freshness | undefined;
 }
 
 /** The freshness of each request, decided once: see `requestFreshness`. */
@@ -23,10 +28,12 @@ export type FreshnessOf = (request: HeadersOf) => Freshness;
 export function requestFreshness(defaultMaxAgeMs: number, now: Clock): FreshnessOf {
   const decided = new WeakMap<HeadersOf, Freshness>();
   return (request) => {
-    let freshness = decided.get(request);
+    const slot = 'decidedFreshness' in request;
+    let freshness = slot ? request.decidedFreshness : decided.get(request);
     if (!freshness) {
       freshness = { ...freshnessFrom(request, defaultMaxAgeMs), asOf: now() };
-      decided.set(request, freshness);
+      if (slot) request.decidedFreshness = freshness;
+      else decided.set(request, freshness);
     }
     return freshness;
   };

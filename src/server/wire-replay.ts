@@ -24,6 +24,8 @@ import { LRUCache } from 'lru-cache';
 import type { Admission } from '../admission/admission.js';
 import { type Presented, presentedByHeaders } from '../admission/presented.js';
 import type { Credentials } from '../operation/credentials.js';
+import type { Freshness } from '../replica/types.js';
+import type { HeadersOf } from './freshness.js';
 import { type Named, nameOperation, paramsOfUrl } from './plugins/http-caching/fingerprint.js';
 import { type Replayed, type ReplayRequest, replayHeaders } from './plugins/http-caching/replay.js';
 import type { HttpCaching } from './plugins/use-http-caching.js';
@@ -136,26 +138,30 @@ export function createWireReplay({
     let memo = key === null ? undefined : memos.get(key);
     let named: Named;
     let presented: Presented | undefined;
+    /** Not answered here: yoga finds what the request presents as read here (`adoptCarried`). */
+    const handOn = (): false => {
+      carried.set(request, presented);
+      return false;
+    };
     if (memo) {
       presented = memo.presented;
-      carried.set(request, presented);
-      const credentials = presented === undefined ? null : await checked(admission, presented);
-      if (credentials === undefined) return false;
+      const check = presented === undefined ? null : checked(admission, presented);
+      const credentials = check instanceof Promise ? await check : check;
+      if (credentials === undefined) return handOn();
       const known = memo.named.credentials;
-      if (credentials?.tokenKey === known?.tokenKey) {
-        // A gateway token's grant may carry a refreshed upstream token: the fresh one reads.
-        named = credentials === known ? memo.named : { ...memo.named, credentials };
-      } else {
+      if (credentials?.tokenKey !== known?.tokenKey) {
         // Not the caller it named (cannot happen for one credential, but never across callers).
         memos.delete(key!);
-        return false;
+        return handOn();
       }
+      // A gateway token's grant may carry a refreshed upstream token: the fresh one reads.
+      named = credentials === known ? memo.named : { ...memo.named, credentials };
     } else {
       const params = get ? paramsOfUrl(new URL(url, 'http://wire.invalid')) : parseJson(body!);
       presented = presentedByHeaders(headers.authorization, url);
-      carried.set(request, presented);
-      const credentials = presented === undefined ? null : await checked(admission, presented);
-      if (credentials === undefined) return false;
+      const check = presented === undefined ? null : checked(admission, presented);
+      const credentials = check instanceof Promise ? await check : check;
+      if (credentials === undefined) return handOn();
       const fresh = nameOperation(admission, schemaDigest, {
         params,
         get,
@@ -163,7 +169,7 @@ export function createWireReplay({
         accept: headers.accept ?? '',
         credentials,
       });
-      if (fresh === null) return false;
+      if (fresh === null) return handOn();
       named = fresh;
       if (key !== null) {
         memo = { presented, named, admitted: false, sent: [] };
@@ -178,7 +184,7 @@ export function createWireReplay({
       requestId,
       ...(memo?.admitted ? { admitted: true as const } : {}),
     });
-    if (replayed === null || response.headersSent) return false;
+    if (replayed === null || response.headersSent) return handOn();
     if (memo && !memo.admitted && hasText(named)) memo.admitted = true;
     const sent = memo ? sentHeaders(memo, replayed) : wireHeaders(replayed);
     response.writeHead(replayed.status, [...sent, REQUEST_ID_HEADER, requestId]);
@@ -270,14 +276,18 @@ export function withWireReplay(
   };
 }
 
-/** Private: the credentials of what the request presents; undefined when admission refuses them. */
-async function checked(
+/**
+ * Private: the credentials of what the request presents; undefined when admission refuses them.
+ * An upstream token's check stays synchronous (no promise per request).
+ */
+function checked(
   admission: Pick<Admission, 'credentials'>,
   presented: Presented,
-): Promise<Credentials | undefined> {
+): Credentials | undefined | Promise<Credentials | undefined> {
   const check = admission.credentials(presented);
-  const done = check instanceof Promise ? await check : check;
-  return done.ok ? done.credentials : undefined;
+  if (check instanceof Promise)
+    return check.then((done) => (done.ok ? done.credentials : undefined));
+  return check.ok ? check.credentials : undefined;
 }
 
 /** Private: the body (node's parser holds it to `Content-Length`); null when the client left. */
@@ -314,8 +324,10 @@ function single(value: string | string[] | undefined): string | undefined {
  * Private: node's headers as the replay reads a request's (lower-case names, one value each);
  * a class, so a request costs one small object and no closures.
  */
-class NodeRequestView implements ReplayRequest {
+class NodeRequestView implements ReplayRequest, HeadersOf {
   readonly headers: Pick<Headers, 'get' | 'has'>;
+  /** Its freshness, decided once (`requestFreshness`), kept here rather than in a weak map. */
+  decidedFreshness: Freshness | undefined = undefined;
   constructor(headers: IncomingHttpHeaders) {
     this.headers = new NodeHeadersView(headers);
   }
