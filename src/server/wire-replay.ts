@@ -264,16 +264,25 @@ export function withWireReplay(
 ): RequestListener {
   if (!wire) return handler;
   return (request, response) => {
-    wire(request, response).then(
-      (answered) => {
-        if (!answered) handler(request, response);
-      },
-      () => {
-        // Whatever failed here, the pipeline answers the request as it would have.
-        if (!response.headersSent) handler(request, response);
-      },
-    );
+    void answerOrHandOn(wire, handler, request, response);
   };
+}
+
+/** Private: the wire's answer, else `handler`'s (a function, not closures made per request). */
+async function answerOrHandOn(
+  wire: WireReplay,
+  handler: RequestListener,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  let answered: boolean;
+  try {
+    answered = await wire(request, response);
+  } catch {
+    // Whatever failed here, the pipeline answers the request as it would have.
+    answered = response.headersSent;
+  }
+  if (!answered) handler(request, response);
 }
 
 /**
@@ -290,22 +299,45 @@ function checked(
   return check.ok ? check.credentials : undefined;
 }
 
-/** Private: the body (node's parser holds it to `Content-Length`); null when the client left. */
+/** Private: a body being read: its chunks so far, and who waits for it. */
+interface BodyReading {
+  readonly chunks: Buffer[];
+  received: number;
+  readonly length: number;
+  readonly done: (body: Buffer | null) => void;
+}
+
+const READING = Symbol('wire-replay body');
+type Reading = IncomingMessage & { [READING]?: BodyReading };
+
+/**
+ * Private: the body (node's parser holds it to `Content-Length`); null when the client left.
+ * The listeners are shared functions reading their state off the request (`this`).
+ */
 function readBody(request: IncomingMessage, length: number): Promise<Buffer | null> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    request.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      chunks.push(chunk);
-    });
-    request.once('end', () =>
-      resolve(received === length ? Buffer.concat(chunks, received) : null),
-    );
-    request.once('error', () => resolve(null));
+  return new Promise((done) => {
+    (request as Reading)[READING] = { chunks: [], received: 0, length, done };
+    request.on('data', onBodyData);
+    request.once('end', onBodyEnd);
+    request.once('error', onBodyGone);
     // After `end` this settles nothing: a promise resolves once.
-    request.once('close', () => resolve(null));
+    request.once('close', onBodyGone);
   });
+}
+
+function onBodyData(this: Reading, chunk: Buffer): void {
+  const reading = this[READING]!;
+  reading.received += chunk.length;
+  reading.chunks.push(chunk);
+}
+
+function onBodyEnd(this: Reading): void {
+  const { chunks, received, length, done } = this[READING]!;
+  done(received === length ? Buffer.concat(chunks, received) : null);
+}
+
+function onBodyGone(this: Reading): void {
+  this[READING]!.done(null);
 }
 
 function parseJson(body: Buffer): unknown {
