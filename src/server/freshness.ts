@@ -31,7 +31,8 @@ export function requestFreshness(defaultMaxAgeMs: number, now: Clock): Freshness
     const slot = 'decidedFreshness' in request;
     let freshness = slot ? request.decidedFreshness : decided.get(request);
     if (!freshness) {
-      freshness = { ...freshnessFrom(request, defaultMaxAgeMs), asOf: now() };
+      // Fields named, not spread: one small object per request, made the same way each time.
+      freshness = { maxAgeMs: maxAgeFrom(request, defaultMaxAgeMs), asOf: now() };
       if (slot) request.decidedFreshness = freshness;
       else decided.set(request, freshness);
     }
@@ -46,17 +47,17 @@ export function requestFreshness(defaultMaxAgeMs: number, now: Clock): Freshness
  * revoked upstream would otherwise be served from the replica for as long as it asks).
  * Unknown or malformed directives are ignored, as HTTP caches do.
  */
-function freshnessFrom(request: HeadersOf, defaultMaxAgeMs: number): Freshness {
+function maxAgeFrom(request: HeadersOf, defaultMaxAgeMs: number): number {
   const header = request.headers.get('cache-control');
-  if (!header) return { maxAgeMs: defaultMaxAgeMs };
+  if (!header) return defaultMaxAgeMs;
   const directives = header
     .toLowerCase()
     .split(',')
     .map((d) => d.trim());
-  if (directives.includes('no-cache') || directives.includes('no-store')) return { maxAgeMs: 0 };
+  if (directives.includes('no-cache') || directives.includes('no-store')) return 0;
   for (const directive of directives) {
     const match = /^max-age=(\d+)$/.exec(directive);
-    if (match) return { maxAgeMs: Math.min(Number(match[1]) * 1000, defaultMaxAgeMs) };
+    if (match) return Math.min(Number(match[1]) * 1000, defaultMaxAgeMs);
   }
-  return { maxAgeMs: defaultMaxAgeMs };
+  return defaultMaxAgeMs;
 }
