@@ -64,8 +64,10 @@ export type WireReplay = (request: IncomingMessage, response: ServerResponse) =>
 
 /** A request whose exact form (see `memoKey`) is longer is named afresh each time. */
 const MEMO_MAX_KEY_CHARS = 64 * 1024;
-/** Per memo entry besides its key: the entry, the named operation, the LRU's bookkeeping. */
+/** Per memo entry besides its key and body: the entry, the named operation, the bookkeeping. */
 const MEMO_ENTRY_OVERHEAD_BYTES = 600;
+/** Bodies kept per head (a head's requests of the same length but different bodies). */
+const MEMOS_PER_HEAD = 4;
 
 /**
  * What the wire learnt of one exact request (its method, URL, `Authorization`, `Accept` and
@@ -76,6 +78,8 @@ const MEMO_ENTRY_OVERHEAD_BYTES = 600;
  * replicas' versions (the ETag), the answer held.
  */
 interface Memo {
+  /** The body it was made for (its own copy); undefined for a GET. */
+  readonly body: Buffer | undefined;
   readonly presented: Presented | undefined;
   readonly named: Named;
   /**
@@ -105,9 +109,17 @@ export function createWireReplay({
   memoMaxBytes = 4 * 1024 * 1024,
 }: WireReplayOptions): WireReplay {
   const { replay, schemaDigest, metrics, maxBodyBytes } = caching;
-  const memos = new LRUCache<string, Memo>({
+  /**
+   * Memos by the request's head (`memoKey`: its short parts and the body's length), each found
+   * by comparing the body byte for byte: the look-up hashes the head, never the body.
+   */
+  const memos = new LRUCache<string, readonly Memo[]>({
     maxSize: Math.max(1, memoMaxBytes),
-    sizeCalculation: (_memo, key) => 2 * key.length + MEMO_ENTRY_OVERHEAD_BYTES,
+    sizeCalculation: (bucket, key) =>
+      bucket.reduce(
+        (bytes, memo) => bytes + (memo.body?.length ?? 0) + MEMO_ENTRY_OVERHEAD_BYTES,
+        2 * key.length,
+      ),
   });
   return async (request, response) => {
     const { headers, method } = request;
@@ -135,7 +147,8 @@ export function createWireReplay({
       body = read;
     }
     const key = memoKey(url, headers, body);
-    let memo = key === null ? undefined : memos.get(key);
+    const bucket = key === null ? undefined : memos.get(key);
+    let memo = bucket && memoOf(bucket, body);
     let named: Named;
     let presented: Presented | undefined;
     /** Not answered here: yoga finds what the request presents as read here (`adoptCarried`). */
@@ -172,8 +185,8 @@ export function createWireReplay({
       if (fresh === null) return handOn();
       named = fresh;
       if (key !== null) {
-        memo = { presented, named, admitted: false, sent: [] };
-        memos.set(key, memo);
+        memo = { body: body && copyOf(body), presented, named, admitted: false, sent: [] };
+        memos.set(key, [memo, ...(bucket ?? []).slice(0, MEMOS_PER_HEAD - 1)]);
       }
     }
     const requestId = requestIdFor(single(headers[REQUEST_ID_HEADER]));
@@ -196,9 +209,10 @@ export function createWireReplay({
 const EMPTY: readonly string[] = [];
 
 /**
- * Private: the exact request as far as naming it goes: method (GET or POST), URL (its query
- * string, an `access_token`), `Authorization` (the caller), `Accept` (part of the fingerprint)
- * and the body's bytes; null when too long to keep. Other headers are read per request.
+ * Private: the head of the exact request as far as naming it goes: method (GET or POST), URL
+ * (its query string, an `access_token`), `Authorization` (the caller), `Accept` (part of the
+ * fingerprint) and the body's length (its bytes are compared, `memoOf`); null when too long to
+ * keep. Other headers are read per request.
  */
 function memoKey(
   url: string,
@@ -210,8 +224,22 @@ function memoKey(
   const size = url.length + authorization.length + accept.length + (body?.length ?? 0);
   if (size > MEMO_MAX_KEY_CHARS) return null;
   // Newlines cannot occur in a header value or a request target: the parts cannot run together.
-  const head = `${body ? 'POST' : 'GET'}\n${url}\n${authorization}\n${accept}\n`;
-  return body ? head + body.toString('latin1') : head;
+  return `${body ? `POST ${body.length}` : 'GET'}\n${url}\n${authorization}\n${accept}`;
+}
+
+/** Private: the memo of this very body among a head's, if any (bytes compared). */
+function memoOf(bucket: readonly Memo[], body: Buffer | undefined): Memo | undefined {
+  for (const memo of bucket) {
+    if (memo.body === undefined ? body === undefined : body?.equals(memo.body)) return memo;
+  }
+  return undefined;
+}
+
+/** Private: a body's own copy, outside node's shared pool (a kept slice would hold its slab). */
+function copyOf(body: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(body.length);
+  body.copy(copy);
+  return copy;
 }
 
 /** Private: whether the operation came as text (its admission depends on nothing else). */

@@ -155,7 +155,9 @@ describe('the wire replay memo', () => {
     await post({ query: QUERY, variables: { a: 1 } });
     await post({ query: QUERY, variables: { a: 1 } }, { token: 'bob' });
     await post({ query: QUERY, variables: { a: 2 } });
-    const [first, again, bob, other] = asked;
+    // As long as the other body, and sent under the same head: still its own memo.
+    await post({ query: QUERY, variables: { a: 1 } });
+    const [first, again, bob, other, back] = asked;
     expect(again!.name.fingerprint).toBe(first!.name.fingerprint);
     expect(again!.carrier.admitted).toBe(true);
     expect(bob!.name.credentials?.tokenKey).toBe('key-bob');
@@ -163,6 +165,8 @@ describe('the wire replay memo', () => {
     expect(bob!.carrier.admitted).toBeUndefined();
     expect(other!.name.fingerprint).not.toBe(first!.name.fingerprint);
     expect(other!.carrier.admitted).toBeUndefined();
+    expect(back!.name.fingerprint).toBe(first!.name.fingerprint);
+    expect(back!.carrier.admitted).toBe(true);
   });
 
   it('admits a hash-only request every time: the store that resolves its hash may forget it', async () => {
