@@ -2,9 +2,11 @@
  * The floors the gateway is measured against, in a process of their own (as the gateway is): a
  * bare graphql-yoga server over the gateway's printed schema whose default resolvers read a
  * precomputed answer (no replica, no plugins of ours), and raw `node:http` that reads the body and
- * sends the answer's bytes (brotli's, compressed once, to a client that accepts it). Started by `floor.ts` with the answer's JSON file as argument; says
+ * sends the answer's bytes (brotli's, compressed once, to a client that accepts it) with the
+ * headers a replay of the gateway sends (as many, as long: the comparison is of the same bytes).
+ * Started by `floor-process.ts` with the answer's JSON file as argument; says
  * `{ type: 'ready', yoga, raw }` over IPC, answers any message with its CPU time so far
- * (`{ type: 'cpu', micros }`), and ends on disconnect.
+ * (`{ user, system }`, microseconds), and ends on disconnect.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -14,7 +16,7 @@ import { buildSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 
 const [answerFile] = process.argv.slice(2);
-if (!answerFile || !process.send) throw new Error('floor-child: run through floor.ts');
+if (!answerFile || !process.send) throw new Error('floor-child: run through floor-process.ts');
 
 const answer = JSON.parse(readFileSync(answerFile, 'utf8')) as { data: Record<string, unknown> };
 const bytes = Buffer.from(JSON.stringify(answer));
@@ -32,18 +34,33 @@ const fromAnswer: Plugin = {
 };
 const yoga = createYoga({ schema, logging: false, graphiql: false, plugins: [fromAnswer] });
 
+/** What a replay's headers are (`src/server/wire-replay.ts`), with a request id as long. */
+const CONTENT_TYPE = 'application/graphql-response+json; charset=utf-8';
+const REQUEST_ID = '00000000-0000-4000-8000-000000000000';
+const headersOf = (body: Buffer, encoding: 'br' | null): string[] => [
+  'content-type',
+  CONTENT_TYPE,
+  'content-length',
+  String(body.length),
+  'vary',
+  'Accept-Encoding',
+  ...(encoding ? ['content-encoding', encoding] : []),
+  'x-content-type-options',
+  'nosniff',
+  'cache-control',
+  'no-store',
+];
+const plainHeaders = headersOf(bytes, null);
+const brotliHeaders = headersOf(brotli, 'br');
+
 const raw = (request: IncomingMessage, response: ServerResponse) => {
+  // The body is read, as the gateway reads it (its bytes name the operation).
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
     const br = request.headers['accept-encoding']?.includes('br') === true;
-    const body = br ? brotli : bytes;
-    response.writeHead(200, {
-      'content-type': 'application/graphql-response+json; charset=utf-8',
-      'content-length': body.length,
-      ...(br ? { 'content-encoding': 'br' } : {}),
-    });
-    response.end(body);
+    response.writeHead(200, [...(br ? brotliHeaders : plainHeaders), 'x-request-id', REQUEST_ID]);
+    response.end(br ? brotli : bytes);
   });
 };
 
@@ -61,7 +78,7 @@ const rawServer = createServer(raw);
 process.send({ type: 'ready', yoga: await listen(yogaServer), raw: await listen(rawServer) });
 process.on('message', () => {
   const { user, system } = process.cpuUsage();
-  process.send!({ type: 'cpu', micros: user + system });
+  process.send!({ user, system });
 });
 process.on('disconnect', () => {
   yogaServer.closeAllConnections();

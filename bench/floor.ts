@@ -13,14 +13,13 @@
  * - floor ratio: bare yoga's requests per second over the warm gateway's (1.0 = as fast);
  * - answer-cache ratio: the cached gateway's requests per second over raw `node:http`'s.
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { createSandbox } from '@plans-gateway/sandbox';
 import { createGraphQLClient, type GraphQLClient, isGoodAnswer } from './clients.js';
+import { type FloorProcess, median, startFloorProcess } from './floor-process.js';
 import { type GatewayProcess, startGatewayProcess } from './gateway-process.js';
 import { type LatencySummary, runLoad } from './load.js';
 
@@ -63,43 +62,9 @@ export interface FloorResult {
   rounds: Phase[][];
 }
 
-interface Floors {
-  yoga: string;
-  raw: string;
-  /** CPU time the floor process has used, microseconds. */
-  cpuMicros(): Promise<number>;
-  close(): void;
-}
-
 /** A server's figures in one phase: the load's, and the CPU its process spent per request. */
 export interface Phase extends LatencySummary {
   cpuMsPerRequest: number;
-}
-
-async function startFloors(answerFile: string): Promise<Floors> {
-  const child = fork(fileURLToPath(new URL('./floor-child.ts', import.meta.url)), [answerFile], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, ...CHILD_ENV },
-  });
-  const urls = await new Promise<{ yoga: string; raw: string }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the floor process exited with ${code}`)));
-    child.once('message', (message) => resolve(message as { yoga: string; raw: string }));
-  });
-  return {
-    ...urls,
-    cpuMicros: () =>
-      new Promise((resolve) => {
-        child.once('message', (message) => resolve((message as { micros: number }).micros));
-        child.send({ type: 'cpu' });
-      }),
-    close: () => child.disconnect(),
-  };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /** The round whose throughput is the median one, as that server's figures. */
@@ -117,7 +82,7 @@ export async function runFloorBench(options: FloorOptions): Promise<FloorResult>
   const dir = mkdtempSync(join(tmpdir(), 'bench-floor-'));
   const gateways: GatewayProcess[] = [];
   const clients: GraphQLClient[] = [];
-  let floors: Floors | undefined;
+  let floors: FloorProcess | undefined;
   try {
     const start = (answerCacheMaxBytes?: number, execArgv?: readonly string[]) =>
       startGatewayProcess({
@@ -145,7 +110,7 @@ export async function runFloorBench(options: FloorOptions): Promise<FloorResult>
     const answer = { data: first.body.data };
     const answerFile = join(dir, 'answer.json');
     writeFileSync(answerFile, JSON.stringify(answer));
-    floors = await startFloors(answerFile);
+    floors = await startFloorProcess(answerFile, CHILD_ENV);
     const yogaClient = client(floors.yoga);
     const rawClient = client(floors.raw);
     const fromYoga = await yogaClient.request(DASHBOARD, {}, TOKEN);
@@ -168,7 +133,10 @@ export async function runFloorBench(options: FloorOptions): Promise<FloorResult>
     };
     const gatewayCpu = (gateway: GatewayProcess) => async () =>
       (await gateway.figures({ gc: false })).cpuMicros;
-    const floorCpu = () => floors!.cpuMicros();
+    const floorCpu = async () => {
+      const { user, system } = await floors!.cpu();
+      return user + system;
+    };
     const rounds: Phase[][] = [];
     for (let round = 0; round < options.rounds; round += 1) {
       process.stdout.write(`  round ${round + 1}/${options.rounds}\n`);

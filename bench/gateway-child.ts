@@ -65,6 +65,7 @@ function figures(): GatewayFigures {
     replicas: gateway.replicas.stats(),
     rowsVisited: meter.rowsVisited,
     cpuMicros: process.cpuUsage().user + process.cpuUsage().system,
+    cpuSystemMicros: process.cpuUsage().system,
     mainThreadCpuMicros: mainThreadCpuMicros(),
     ...(gateway.cluster ? { cluster: gateway.cluster.stats() } : {}),
   };

@@ -17,6 +17,8 @@ export interface GatewayFigures {
   rowsVisited: number;
   /** CPU time the process has used (user and system), microseconds. */
   cpuMicros: number;
+  /** Of `cpuMicros`, the time in the kernel (system calls: the sockets' writes and reads). */
+  cpuSystemMicros: number;
   /**
    * CPU time of its main thread alone (JavaScript, and the GC work done on it), microseconds,
    * at 10 ms resolution; NaN where /proc is not there. Helper threads (concurrent GC and

@@ -6,7 +6,8 @@
  * The sandbox (this process) holds one everyday plan; one gateway process (answer cache on, as
  * deployed: `NODE_ENV=production`, metrics only when asked) has answered the dashboard once, so
  * each request after is a replay. The floor process (`floor-child.ts`) serves the same answer's
- * bytes from raw `node:http` (its brotli compressed once, at quality 4 as the gateway keeps it).
+ * bytes from raw `node:http` (its brotli compressed once, at quality 4 as the gateway keeps it), with
+ * the headers a replay sends (`floor-process.ts`, shared with `floor.ts`).
  * Each round runs the four phases in turn (replay, raw, replay br, raw br), so both sides of each
  * ratio see the same machine; figures are medians of the rounds. CPU per request is each
  * server process's own CPU time (user and system, from the kernel) over the requests it served:
@@ -14,14 +15,13 @@
  * before each phase) is taken off, so a loaded machine's slow phase does not count a server's
  * housekeeping as its requests'.
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createSandbox } from '@plans-gateway/sandbox';
 import { Pool } from 'undici';
 import { createGraphQLClient, isGoodAnswer } from './clients.js';
+import { type CpuTime, type FloorProcess, median, startFloorProcess } from './floor-process.js';
 import { type GatewayProcess, startGatewayProcess } from './gateway-process.js';
 import { type LatencySummary, runLoad } from './load.js';
 
@@ -41,6 +41,8 @@ export interface ReplayOptions {
 
 export interface ReplayPhase extends LatencySummary {
   cpuMsPerRequest: number;
+  /** Of `cpuMsPerRequest`, the kernel's (system calls: mostly the socket's reads and writes). */
+  systemMsPerRequest: number;
 }
 
 export interface ReplayResult {
@@ -91,38 +93,6 @@ function bytesClient(url: string, connections: number, encoding: string | null) 
   };
 }
 
-interface Floor {
-  raw: string;
-  cpuMicros(): Promise<number>;
-  close(): void;
-}
-
-async function startFloor(answerFile: string): Promise<Floor> {
-  const child = fork(fileURLToPath(new URL('./floor-child.ts', import.meta.url)), [answerFile], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, ...CHILD_ENV },
-  });
-  const urls = await new Promise<{ raw: string }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the floor process exited with ${code}`)));
-    child.once('message', (message) => resolve(message as { raw: string }));
-  });
-  return {
-    raw: urls.raw,
-    cpuMicros: () =>
-      new Promise((resolve) => {
-        child.once('message', (message) => resolve((message as { micros: number }).micros));
-        child.send({ type: 'cpu' });
-      }),
-    close: () => child.disconnect(),
-  };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 export async function runReplayBench(options: ReplayOptions): Promise<ReplayResult> {
   const sandbox = await createSandbox({
     port: 0,
@@ -131,7 +101,7 @@ export async function runReplayBench(options: ReplayOptions): Promise<ReplayResu
   });
   const dir = mkdtempSync(join(tmpdir(), 'bench-replay-'));
   let gateway: GatewayProcess | undefined;
-  let floor: Floor | undefined;
+  let floor: FloorProcess | undefined;
   const clients: { close(): Promise<void> }[] = [];
   try {
     gateway = await startGatewayProcess({
@@ -151,7 +121,7 @@ export async function runReplayBench(options: ReplayOptions): Promise<ReplayResu
     const answer = { data: first.body.data };
     const answerFile = join(dir, 'answer.json');
     writeFileSync(answerFile, JSON.stringify(answer));
-    floor = await startFloor(answerFile);
+    floor = await startFloorProcess(answerFile, CHILD_ENV);
     const made = (url: string, encoding: string | null) => {
       const client = bytesClient(url, options.concurrency, encoding);
       clients.push(client);
@@ -171,22 +141,25 @@ export async function runReplayBench(options: ReplayOptions): Promise<ReplayResu
       requests: options.requests,
       durationMs: options.durationS * 1000,
     };
-    const gatewayCpu = async () => (await gateway!.figures({ gc: false })).cpuMicros;
-    const floorCpu = () => floor!.cpuMicros();
+    const gatewayCpu = async (): Promise<CpuTime> => {
+      const { cpuMicros, cpuSystemMicros } = await gateway!.figures({ gc: false });
+      return { user: cpuMicros - cpuSystemMicros, system: cpuSystemMicros };
+    };
+    const floorCpu = () => floor!.cpu();
     /**
      * What a process spends with no request (its timers, the gateway's housekeeping), in CPU
      * microseconds per wall millisecond: taken off its phases, so on a machine so loaded that a
      * phase serves few requests, its idle work is not counted as theirs.
      */
-    const idleRate = async (cpu: () => Promise<number>): Promise<number> => {
-      const before = await cpu();
+    const idleRate = async (cpu: () => Promise<CpuTime>): Promise<number> => {
+      const before = total(await cpu());
       const started = performance.now();
       await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
-      return ((await cpu()) - before) / (performance.now() - started);
+      return (total(await cpu()) - before) / (performance.now() - started);
     };
     const phase = async (
       client: ReturnType<typeof bytesClient>,
-      cpu: () => Promise<number>,
+      cpu: () => Promise<CpuTime>,
       encoding: string | undefined,
     ): Promise<ReplayPhase> => {
       const idle = await idleRate(cpu);
@@ -196,9 +169,14 @@ export async function runReplayBench(options: ReplayOptions): Promise<ReplayResu
         const sent = await client.send();
         return sent.ok && sent.encoding === encoding;
       }, load);
-      const busy = (await cpu()) - before - idle * (performance.now() - started);
+      const after = await cpu();
+      const busy = total(after) - total(before) - idle * (performance.now() - started);
       const requests = summary.count + Math.min(50, load.requests);
-      return { ...summary, cpuMsPerRequest: Math.max(0, busy) / 1000 / requests };
+      return {
+        ...summary,
+        cpuMsPerRequest: Math.max(0, busy) / 1000 / requests,
+        systemMsPerRequest: (after.system - before.system) / 1000 / requests,
+      };
     };
     const rounds: ReplayPhase[][] = [];
     for (let round = 0; round < options.rounds; round += 1) {
@@ -240,14 +218,18 @@ export async function runReplayBench(options: ReplayOptions): Promise<ReplayResu
   }
 }
 
+function total({ user, system }: CpuTime): number {
+  return user + system;
+}
+
 export function formatReplay(result: ReplayResult): string {
   const row = (name: string, s: ReplayPhase) =>
-    `| ${name} | ${s.throughputPerS.toFixed(0)} | ${s.p50Ms.toFixed(2)} | ${(s.cpuMsPerRequest * 1000).toFixed(0)} | ${s.errors} |`;
+    `| ${name} | ${s.throughputPerS.toFixed(0)} | ${s.p50Ms.toFixed(2)} | ${(s.cpuMsPerRequest * 1000).toFixed(0)} | ${(s.systemMsPerRequest * 1000).toFixed(0)} | ${s.errors} |`;
   return [
     `Replays of the dashboard (${result.answerBytes} bytes of JSON, ${result.brotliBytes} as brotli) against raw node:http serving the same bytes, c=${result.concurrency}, a client that only reads bytes, medians of ${result.rounds} rounds (phases alternated):`,
     '',
-    '| server | requests/s | p50 ms | server CPU µs / request | errors |',
-    '| --- | --- | --- | --- | --- |',
+    '| server | requests/s | p50 ms | server CPU µs / request | of which system | errors |',
+    '| --- | --- | --- | --- | --- | --- |',
     row('gateway, replay', result.replay),
     row('raw node:http', result.raw),
     row('gateway, replay, Accept-Encoding: gzip, deflate, br', result.replayBr),

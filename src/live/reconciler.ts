@@ -134,8 +134,10 @@ export function createReconciler(options: ReconcilerOptions): Reconciler {
   return {
     noteRead(token, tokenKey, planId) {
       if (closed) return;
-      // The latest token of the key: a refreshed OAuth token replaces an older one.
-      noted.set(keyOf(tokenKey, planId), { token, tokenKey, planId });
+      // The latest token of the key: a refreshed OAuth token replaces an older one (a read
+      // of the same token, every replay's, changes nothing: no new entry per read).
+      const key = keyOf(tokenKey, planId);
+      if (noted.get(key)?.token !== token) noted.set(key, { token, tokenKey, planId });
       if (scheduler.now() >= periodEnds) startRun();
     },
     stats: () => ({ waiting: noted.size + queue.length, running }),

@@ -158,9 +158,20 @@ export function isIsoDate(value: unknown): value is IsoDate {
   return typeof value === 'string' && ISO_DATE.test(value);
 }
 
+/** The month `monthOf` last named, with its bounds: every replica read asks for the month. */
+let lastMonth: { readonly from: number; readonly to: number; readonly month: IsoDate } | undefined;
+
 /** The first day of the month of `epochMs`, UTC. */
 export function monthOf(epochMs: number): IsoDate {
+  const last = lastMonth;
+  if (last && epochMs >= last.from && epochMs < last.to) return last.month;
   const date = new Date(epochMs);
-  const month = String(date.getUTCMonth() + 1).padStart(2, '0');
-  return `${date.getUTCFullYear()}-${month}-01`;
+  const year = date.getUTCFullYear();
+  const index = date.getUTCMonth();
+  const month: IsoDate = `${year}-${String(index + 1).padStart(2, '0')}-01`;
+  // `setUTCFullYear`, not `Date.UTC`: that one reads years 0 to 99 as 1900 to 1999.
+  const from = new Date(0).setUTCFullYear(year, index, 1);
+  const to = new Date(0).setUTCFullYear(year, index + 1, 1);
+  lastMonth = { from, to, month };
+  return month;
 }

@@ -7,6 +7,11 @@ import type { Clock } from '../time/clock.js';
  */
 export interface HeadersOf {
   readonly headers: Pick<Headers, 'get'>;
+  /**
+   * Where a carrier that makes its own request objects keeps their freshness once decided (the
+   * wire replay's view): no weak map entry per request then. Absent on a fetch `Request`.
+   */
+  decidedFreshness?: Freshness | undefined;
 }
 
 /** The freshness of each request, decided once: see `requestFreshness`. */
@@ -23,10 +28,13 @@ export type FreshnessOf = (request: HeadersOf) => Freshness;
 export function requestFreshness(defaultMaxAgeMs: number, now: Clock): FreshnessOf {
   const decided = new WeakMap<HeadersOf, Freshness>();
   return (request) => {
-    let freshness = decided.get(request);
+    const slot = 'decidedFreshness' in request;
+    let freshness = slot ? request.decidedFreshness : decided.get(request);
     if (!freshness) {
-      freshness = { ...freshnessFrom(request, defaultMaxAgeMs), asOf: now() };
-      decided.set(request, freshness);
+      // Fields named, not spread: one small object per request, made the same way each time.
+      freshness = { maxAgeMs: maxAgeFrom(request, defaultMaxAgeMs), asOf: now() };
+      if (slot) request.decidedFreshness = freshness;
+      else decided.set(request, freshness);
     }
     return freshness;
   };
@@ -39,17 +47,17 @@ export function requestFreshness(defaultMaxAgeMs: number, now: Clock): Freshness
  * revoked upstream would otherwise be served from the replica for as long as it asks).
  * Unknown or malformed directives are ignored, as HTTP caches do.
  */
-function freshnessFrom(request: HeadersOf, defaultMaxAgeMs: number): Freshness {
+function maxAgeFrom(request: HeadersOf, defaultMaxAgeMs: number): number {
   const header = request.headers.get('cache-control');
-  if (!header) return { maxAgeMs: defaultMaxAgeMs };
+  if (!header) return defaultMaxAgeMs;
   const directives = header
     .toLowerCase()
     .split(',')
     .map((d) => d.trim());
-  if (directives.includes('no-cache') || directives.includes('no-store')) return { maxAgeMs: 0 };
+  if (directives.includes('no-cache') || directives.includes('no-store')) return 0;
   for (const directive of directives) {
     const match = /^max-age=(\d+)$/.exec(directive);
-    if (match) return { maxAgeMs: Math.min(Number(match[1]) * 1000, defaultMaxAgeMs) };
+    if (match) return Math.min(Number(match[1]) * 1000, defaultMaxAgeMs);
   }
-  return { maxAgeMs: defaultMaxAgeMs };
+  return defaultMaxAgeMs;
 }

@@ -90,6 +90,22 @@ export function compressBody(
  */
 export function preferredEncoding(header: string | null): Encoding | null {
   if (!header) return null;
+  if (header.length > PREFERRED_MAX_CHARS) return parsePreferred(header);
+  const known = preferred.get(header);
+  if (known !== undefined) return known;
+  const chosen = parsePreferred(header);
+  // Clients send a handful of distinct headers: a few kept spare parsing each request's.
+  if (preferred.size >= PREFERRED_MAX_ENTRIES) preferred.clear();
+  preferred.set(header, chosen);
+  return chosen;
+}
+
+/** `Accept-Encoding` values already read (bounded: cleared when full). */
+const preferred = new Map<string, Encoding | null>();
+const PREFERRED_MAX_ENTRIES = 64;
+const PREFERRED_MAX_CHARS = 256;
+
+function parsePreferred(header: string): Encoding | null {
   const q: Partial<Record<Encoding | '*', number>> = {};
   for (const part of header.split(',')) {
     const [name = '', ...params] = part.trim().toLowerCase().split(';');

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Dependencies, ReplicaDependency } from '../../../loaders/read-log.js';
 import type { OperationMeter } from '../../../operation/meter.js';
-import type { ReplicaStore } from '../../../replica/types.js';
+import type { ReplicaRead, ReplicaStore } from '../../../replica/types.js';
 import type { FreshnessOf, HeadersOf } from '../../freshness.js';
 import { byCodeUnits, type Named, sha256 } from './fingerprint.js';
 
@@ -76,13 +76,21 @@ export function createRevalidation({
       const entry = remembered.get(fingerprint);
       if (!entry?.replayable || !credentials) return null;
       const freshness = freshnessOf(request);
+      const { token, tokenKey } = credentials;
       const dependencies: ReplicaDependency[] = [];
       const ages: number[] = [];
       for (const planId of entry.plans) {
-        const read = await replicas
-          .read({ ...credentials, planId, freshness, ...(meter ? { meter } : {}) })
-          .catch(() => null);
-        if (!read || read.stale) return null;
+        let read: ReplicaRead;
+        try {
+          read = await replicas.read(
+            meter
+              ? { token, tokenKey, planId, freshness, meter }
+              : { token, tokenKey, planId, freshness },
+          );
+        } catch {
+          return null;
+        }
+        if (read.stale) return null;
         ages.push(read.ageMs);
         dependencies.push({
           requested: planId,
@@ -105,18 +113,19 @@ function sameDependencies(
   a: readonly ReplicaDependency[],
   b: readonly ReplicaDependency[],
 ): boolean {
-  return (
-    a.length === b.length &&
-    a.every((d, i) => {
-      const e = b[i]!;
-      return (
-        d.requested === e.requested &&
-        d.planId === e.planId &&
-        d.version === e.version &&
-        d.currentMonth === e.currentMonth
-      );
-    })
-  );
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) {
+    const d = a[i]!;
+    const e = b[i]!;
+    if (
+      d.requested !== e.requested ||
+      d.planId !== e.planId ||
+      d.version !== e.version ||
+      d.currentMonth !== e.currentMonth
+    )
+      return false;
+  }
+  return true;
 }
 
 /** Private: the strong validator of an answer with these dependencies. */

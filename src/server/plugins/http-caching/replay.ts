@@ -13,7 +13,7 @@ import { SPECIFICATION_VERSION } from '@plans-gateway/rest-contract';
 import type { Admission } from '../../../admission/admission.js';
 import type { Presented } from '../../../admission/presented.js';
 import type { Credentials } from '../../../operation/credentials.js';
-import type { OperationCost, OperationMeter } from '../../../operation/meter.js';
+import type { OperationCost, OperationMeter, StaleNotice } from '../../../operation/meter.js';
 import { createOperationMeter } from '../../../operation/meter.js';
 import type { OperationTracer } from '../../../operation/tracer.js';
 import type { UpstreamCallRecord } from '../../../operation/upstream-calls.js';
@@ -58,6 +58,12 @@ export interface Carrier {
   readonly requestId: string;
   /** The request itself when it is a fetch `Request`: its trace span starts from it. */
   readonly request?: Request;
+  /**
+   * The carrier admitted this operation already: its parameters passed every stage once (with
+   * nothing else that could change their verdict), and stage 5 (credentials) passed for this
+   * very request, just now (the wire replay's memo). Then admission is not asked again.
+   */
+  readonly admitted?: true;
 }
 
 /** A replay: `304`, or the held answer's bytes in the encoding the client accepts. */
@@ -103,25 +109,21 @@ export function createReplay({
       if (candidates === null && !answers) return null;
       const started = monotonicNow();
       // What revalidating costs is this request's, answered from the cache or executed after all.
-      const revalidating = createOperationMeter();
-      const calls: UpstreamCallRecord[] = [];
-      const meter: OperationMeter = {
-        ...revalidating,
-        record(call) {
-          calls.push(call);
-          revalidating.record(call);
-        },
+      const meter = new RevalidationMeter();
+      /** No answer from here: the calls revalidating made (if any) are the execution's. */
+      const miss = (): null => {
+        if (meter.calls) carried.set(request, meter.calls);
+        return null;
       };
-      carried.set(request, calls);
       const current = await revalidation.current(request, name, meter);
-      if (current === null) return null;
+      if (current === null) return miss();
       const notModified = candidates !== null && matches(candidates, current.etag);
       const answer = notModified ? undefined : answers?.get(current.etag);
-      if (!notModified && !answer) return null;
+      if (!notModified && !answer) return miss();
       const asked = request.headers.get(METRICS_HEADER) === '1';
       // A GET asking for metrics is not the ETagged answer: it runs. An ETagged GET shows none.
-      if (!notModified && get && asked) return null;
-      if (!(await admitted(admission, name, carrier))) return null;
+      if (!notModified && get && asked) return miss();
+      if (!carrier.admitted && !(await admitted(admission, name, carrier))) return miss();
       if (notModified || !answer) return { status: 304, etag: current.etag };
       if (report) {
         const durationMs = monotonicNow() - started;
@@ -158,6 +160,52 @@ export function createReplay({
       return calls;
     },
   };
+}
+
+/** Nothing spent: what a revalidation within max-age costs (no call, no cache count). */
+const NO_COST: OperationCost = Object.freeze({
+  calls: 0,
+  operations: Object.freeze({}),
+  cacheHits: 0,
+  replicaAgeMs: null,
+  stale: Object.freeze([]) as unknown as OperationCost['stale'],
+});
+
+/**
+ * Private: the meter of one revalidation, which within max-age records nothing: the operation
+ * meter (and the list of calls) are made only once an upstream call is recorded.
+ */
+class RevalidationMeter implements OperationMeter {
+  /** The upstream calls made, in order; undefined while there are none. */
+  calls: UpstreamCallRecord[] | undefined;
+  private meter: OperationMeter | undefined;
+  private counted(): OperationMeter {
+    this.meter ??= createOperationMeter();
+    return this.meter;
+  }
+  record(call: UpstreamCallRecord): void {
+    this.calls ??= [];
+    this.calls.push(call);
+    this.counted().record(call);
+  }
+  track<T>(work: Promise<T>): Promise<T> {
+    return this.counted().track(work);
+  }
+  idle(): Promise<void> {
+    return this.counted().idle();
+  }
+  cacheHit(): void {
+    this.counted().cacheHit();
+  }
+  replicaRead(ageMs: number): void {
+    this.counted().replicaRead(ageMs);
+  }
+  stale(notice: StaleNotice): void {
+    this.counted().stale(notice);
+  }
+  cost(): OperationCost {
+    return this.meter ? this.meter.cost() : NO_COST;
+  }
 }
 
 /**
