@@ -172,6 +172,7 @@ export function createCallbackSubscriptions(
   const deliveries = new Set<Delivery>();
   let reserved = 0;
   let closed = false;
+  let closing: Promise<void> | undefined;
   const ended: Record<CallbackEnd, number> = {
     completed: 0,
     gone: 0,
@@ -240,12 +241,15 @@ export function createCallbackSubscriptions(
   };
 
   const beat = (delivery: Delivery) => {
-    delivery.heartbeat = scheduler.setTimeout(async () => {
+    // The task returns at once: its answer waits on the scheduler's own deadline timer, which a
+    // manual scheduler would never reach while it waited for the task.
+    delivery.heartbeat = scheduler.setTimeout(() => {
       if (delivery.ended) return;
-      const { outcome } = await send(delivery, { action: 'check' });
-      if (delivery.ended) return;
-      if (outcome === 'ok') beat(delivery);
-      else end(delivery, outcome);
+      void send(delivery, { action: 'check' }).then(({ outcome }) => {
+        if (delivery.ended) return;
+        if (outcome === 'ok') beat(delivery);
+        else end(delivery, outcome);
+      });
     }, delivery.asked.heartbeatMs);
   };
 
@@ -344,19 +348,24 @@ export function createCallbackSubscriptions(
       }
     },
     stats: () => ({ active: deliveries.size, ended: { ...ended } }),
-    async close() {
-      closed = true;
-      // Each router is told, within its heartbeat interval at most.
-      await Promise.all(
-        [...deliveries].map((delivery) =>
-          completeWith(
-            delivery,
-            'shutdown',
-            gatewayError('The gateway is shutting down.', 'SHUTTING_DOWN'),
-          ),
-        ),
-      );
-      if (!options.dispatcher) await dispatcher.close();
+    close() {
+      closing ??= closeAll();
+      return closing;
     },
   };
+
+  async function closeAll() {
+    closed = true;
+    // Each router is told, within its heartbeat interval at most.
+    await Promise.all(
+      [...deliveries].map((delivery) =>
+        completeWith(
+          delivery,
+          'shutdown',
+          gatewayError('The gateway is shutting down.', 'SHUTTING_DOWN'),
+        ),
+      ),
+    );
+    if (!options.dispatcher) await dispatcher.close();
+  }
 }
