@@ -27,12 +27,12 @@
  * gets that maximum: a dead router is always noticed), one message in flight per subscription.
  */
 import type { ExecutionResult, GraphQLError } from 'graphql';
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { LiveConfig } from '../config/config.js';
 import { gatewayError } from '../errors/codes.js';
 import type { Logger } from '../telemetry/logger.js';
 import type { Scheduler, TimerHandle } from '../time/scheduler.js';
-import { createTargetDispatcher, urlProblem } from '../webhooks/target.js';
+import { createTargetDispatcher, postToTarget, urlProblem } from '../webhooks/target.js';
 
 /** The header both sides put on the protocol's messages. */
 export const CALLBACK_PROTOCOL_HEADER = 'subscription-protocol';
@@ -186,8 +186,13 @@ export function createCallbackSubscriptions(
     const controller = new AbortController();
     const deadline = scheduler.setTimeout(() => controller.abort(), asked.heartbeatMs);
     try {
-      const answer = await request(asked.callbackUrl, {
-        method: 'POST',
+      const body = JSON.stringify({
+        kind: 'subscription',
+        id: asked.subscriptionId,
+        verifier: asked.verifier,
+        ...message,
+      });
+      const answer = await postToTarget(asked.callbackUrl, body, {
         dispatcher,
         signal: controller.signal,
         headers: {
@@ -195,15 +200,9 @@ export function createCallbackSubscriptions(
           'content-type': 'application/json',
           [CALLBACK_PROTOCOL_HEADER]: CALLBACK_PROTOCOL,
         },
-        body: JSON.stringify({
-          kind: 'subscription',
-          id: asked.subscriptionId,
-          verifier: asked.verifier,
-          ...message,
-        }),
+        answerBytes: ANSWER_BYTES,
       });
-      await answer.body.dump({ limit: ANSWER_BYTES });
-      const status = answer.statusCode;
+      const status = answer.status;
       const outcome: Outcome =
         status === 404 || status === 410
           ? 'gone'
