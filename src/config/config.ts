@@ -131,6 +131,23 @@ export interface LiveConfig {
   maxSubscriptionsPerConnection: number;
   /** WebSocket ping interval; a connection that misses its pong is closed. @default 12_000 */
   heartbeatMs: number;
+  /**
+   * Subscriptions a router holds at once on one instance over the HTTP callback protocol
+   * (`/subgraph`; src/server/callback-subscriptions.ts). @default 1_000
+   */
+  maxCallbackSubscriptions: number;
+  /**
+   * The longest heartbeat interval a router may ask of a callback subscription (its
+   * `heartbeatIntervalMs`; 0, "none", gets this one): a router that stops answering is noticed
+   * within it. @default 60_000
+   */
+  maxCallbackHeartbeatMs: number;
+  /**
+   * Callback URLs may reach private and loopback addresses (and http on loopback): the same
+   * switch and rules as webhook targets (`WEBHOOK_ALLOW_PRIVATE_TARGETS`, src/webhooks/target.ts).
+   * @default false
+   */
+  callbackAllowPrivateTargets: boolean;
   /** A WebSocket connection without any operation for this long is closed. @default 60_000 */
   idleTimeoutMs: number;
   /**
@@ -158,6 +175,9 @@ export const DEFAULT_LIVE: LiveConfig = {
   maxSubscriptionsPerToken: 100,
   maxSubscriptionsPerConnection: 20,
   heartbeatMs: 12_000,
+  maxCallbackSubscriptions: 1_000,
+  maxCallbackHeartbeatMs: 60_000,
+  callbackAllowPrivateTargets: false,
   idleTimeoutMs: 60_000,
   eventRows: 500,
   eventBytes: 256 * 1024,

@@ -178,6 +178,8 @@ Every setting is an environment variable; booleans accept on/off, true/false, 1/
   SUBSCRIPTIONS_PER_TOKEN       subscriptions one token may hold at once (default ${DEFAULT_LIVE.maxSubscriptionsPerToken})
   SUBSCRIPTIONS_PER_CONNECTION  operations at once on one WebSocket (default ${DEFAULT_LIVE.maxSubscriptionsPerConnection})
   WS_HEARTBEAT_SECONDS          WebSocket ping interval (default ${DEFAULT_LIVE.heartbeatMs / 1000})
+  CALLBACK_SUBSCRIPTIONS        subscriptions routers hold at once over HTTP callbacks, per instance (default ${DEFAULT_LIVE.maxCallbackSubscriptions})
+  CALLBACK_HEARTBEAT_SECONDS    longest heartbeat interval a router may ask for a callback subscription (default ${DEFAULT_LIVE.maxCallbackHeartbeatMs / 1000})
   WS_IDLE_SECONDS               close a WebSocket without operations after this long (default ${DEFAULT_LIVE.idleTimeoutMs / 1000})
   SUBSCRIPTION_EVENT_ROWS       rows per subscription event, up to 500; a replay is split (default ${DEFAULT_LIVE.eventRows})
   SUBSCRIPTION_EVENT_KB         KiB of row data per subscription event (default ${DEFAULT_LIVE.eventBytes / 1024})
@@ -347,6 +349,17 @@ function liveSettings(env: Env): LiveConfig {
       optional(env, 'SUBSCRIPTIONS_PER_CONNECTION', (v, n) => integer(v, n, 1, 10_000)) ??
       DEFAULT_LIVE.maxSubscriptionsPerConnection,
     heartbeatMs: seconds('WS_HEARTBEAT_SECONDS', DEFAULT_LIVE.heartbeatMs),
+    maxCallbackSubscriptions:
+      optional(env, 'CALLBACK_SUBSCRIPTIONS', (v, n) => integer(v, n, 1, 100_000)) ??
+      DEFAULT_LIVE.maxCallbackSubscriptions,
+    maxCallbackHeartbeatMs: seconds(
+      'CALLBACK_HEARTBEAT_SECONDS',
+      DEFAULT_LIVE.maxCallbackHeartbeatMs,
+    ),
+    // One switch for every URL the gateway posts to (webhook targets, routers' callbacks).
+    callbackAllowPrivateTargets:
+      optional(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', boolean) ??
+      DEFAULT_LIVE.callbackAllowPrivateTargets,
     idleTimeoutMs: seconds('WS_IDLE_SECONDS', DEFAULT_LIVE.idleTimeoutMs),
     eventRows:
       optional(env, 'SUBSCRIPTION_EVENT_ROWS', (v, n) => integer(v, n, 1, 500)) ??

@@ -93,7 +93,8 @@ export const ERROR_CATALOGUE = {
   FORBIDDEN_ORIGIN: { source: 'gateway', meaning: 'A browser origin outside `CORS_ORIGINS`.' },
   TOO_MANY_SUBSCRIPTIONS: {
     source: 'gateway',
-    meaning: 'Over the subscriptions allowed per token or per connection.',
+    meaning:
+      'Over the subscriptions allowed per token, per connection, or by HTTP callback per instance.',
   },
   SUBSCRIBER_TOO_SLOW: {
     source: 'gateway',

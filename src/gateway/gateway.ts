@@ -20,6 +20,10 @@ import type { QueryMeter } from '../replica/transaction-query.js';
 import type { ReplicaStore } from '../replica/types.js';
 import type { GatewayContext } from '../schema/context.js';
 import { schema, subgraphSchema } from '../schema/index.js';
+import {
+  type CallbackSubscriptions,
+  createCallbackSubscriptions,
+} from '../server/callback-subscriptions.js';
 import { corsOptions } from '../server/cors-options.js';
 import { requestFreshness } from '../server/freshness.js';
 import { type OperationInitialContext, operationContext } from '../server/operation-context.js';
@@ -128,6 +132,8 @@ export interface Gateway {
    * use (building the subgraph schema takes about as long as the graph's), then kept.
    */
   readonly subgraph?: () => SubgraphEndpoint;
+  /** `/subgraph`'s subscriptions by HTTP callback (with the subgraph). */
+  readonly callbacks?: CallbackSubscriptions;
   readonly upstream: UpstreamClient;
   readonly replicas: ReplicaStore;
   readonly restCache: RestCache;
@@ -287,6 +293,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     grantTokens: authorization,
   });
 
+  // Routers' subscriptions by HTTP callback at `/subgraph` (docs/federation.md).
+  const callbacks = config.subgraph
+    ? createCallbackSubscriptions({ settings: config.live, scheduler, logger })
+    : undefined;
   const pluginOptions: GatewayPluginsOptions = {
     metrics,
     replicas,
@@ -313,6 +323,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     compiledQueries: config.compiledQueries,
     freshnessOf,
     logger,
+    callbacks,
     signIn: signIn?.part.browser,
     authorization,
   };
@@ -390,6 +401,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     yoga,
     ...(wireReplay ? { wireReplay } : {}),
     ...(subgraph ? { subgraph } : {}),
+    ...(callbacks ? { callbacks } : {}),
     upstream,
     replicas,
     restCache,
@@ -404,6 +416,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     drain() {
       draining = true;
       reconciler?.close();
+      void callbacks?.close();
       void live.close();
     },
     ...(cluster ? { cluster } : {}),
@@ -415,6 +428,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       reconciler?.close();
       await webhooks.close();
       await signIn?.close();
+      // Routers are sent `complete` before the hub ends the subscriptions under them.
+      await callbacks?.close();
       await live.close();
       // Deltas after writes carry on past their answers; the upstream pool closes after them.
       await settling.idle();
@@ -423,6 +438,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     },
   };
   webhooks.start();
+  if (callbacks) signIn?.ended((tokenKey) => callbacks.endCredentials(tokenKey));
   return gateway;
 }
 

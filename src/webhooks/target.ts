@@ -8,7 +8,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 
 /**
  * The project's table of what is not the public Internet, after the IANA IPv4 and IPv6
@@ -197,4 +197,37 @@ export function createTargetDispatcher(options: {
     bodyTimeout: options.timeoutMs,
     connections: options.connections,
   });
+}
+
+/** What a checked target answered a post: its status and headers (the body is read and dropped). */
+export interface TargetAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/**
+ * Posts a JSON body to a target through `dispatcher` (one of `createTargetDispatcher`'s, whose
+ * lookup refuses addresses the rules refuse): the one way besides deliveries that the gateway
+ * sends HTTP to a URL it was given (routers' callback URLs, src/server/callback-subscriptions.ts).
+ * At most `answerBytes` of the answer are read. Throws what the connection or `signal` threw.
+ */
+export async function postToTarget(
+  url: string,
+  body: string,
+  options: {
+    dispatcher: Dispatcher;
+    signal: AbortSignal;
+    headers: Readonly<Record<string, string>>;
+    answerBytes: number;
+  },
+): Promise<TargetAnswer> {
+  const answer = await request(url, {
+    method: 'POST',
+    dispatcher: options.dispatcher,
+    signal: options.signal,
+    headers: { ...options.headers },
+    body,
+  });
+  await answer.body.dump({ limit: options.answerBytes });
+  return { status: answer.statusCode, headers: answer.headers };
 }

@@ -174,6 +174,9 @@ describe('parseSettings', () => {
         SUBSCRIPTION_EVENT_KB: '64',
         SUBSCRIPTION_PENDING_KB: '512',
         RECONCILE_HOURS: '6',
+        CALLBACK_SUBSCRIPTIONS: '50',
+        CALLBACK_HEARTBEAT_SECONDS: '30',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'on',
       }).live,
     ).toEqual({
       budgetShare: 0.25,
@@ -185,6 +188,9 @@ describe('parseSettings', () => {
       eventBytes: 64 * 1024,
       pendingBytesPerSubscriber: 512 * 1024,
       reconcileMs: 6 * 3_600_000,
+      maxCallbackSubscriptions: 50,
+      maxCallbackHeartbeatMs: 30_000,
+      callbackAllowPrivateTargets: true,
     });
     expect(DEFAULT_LIVE.reconcileMs).toBe(24 * 3_600_000);
     expect(settings({ RECONCILE_HOURS: '0' }).live.reconcileMs).toBe(0);

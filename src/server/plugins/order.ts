@@ -22,6 +22,7 @@ import type { BrowserSignIn } from '../../sign-in/browser.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import type { OperationReportSink } from '../../telemetry/operation-report.js';
+import type { CallbackSubscriptions } from '../callback-subscriptions.js';
 import type { FreshnessOf } from '../freshness.js';
 import type { GatewayYoga } from '../run-operation.js';
 import type { AnswerCache } from './answer-cache.js';
@@ -29,6 +30,7 @@ import { useGraphiQL } from './graphiql/use-graphiql.js';
 import { guardRequestHook } from './guard-request-hook.js';
 import { useAdmission } from './use-admission.js';
 import { useAuthorizationServer } from './use-authorization-server.js';
+import { useCallbackSubscriptions } from './use-callback-subscriptions.js';
 import { useCompiledQueries } from './use-compiled-queries.js';
 import { useCompression } from './use-compression.js';
 import { useCsrfPrevention } from './use-csrf-prevention.js';
@@ -85,6 +87,8 @@ export interface GatewayPluginsOptions {
   signIn?: BrowserSignIn | undefined;
   /** The gateway's own OAuth authorization server (sign-in), at the door. @default none */
   authorization?: AuthorizationServer | undefined;
+  /** `/subgraph`'s subscriptions by HTTP callback (routers'). @default none */
+  callbacks?: CallbackSubscriptions | undefined;
 }
 
 /**
@@ -116,6 +120,8 @@ export function subgraphPlugins(
 ): GatewayPlugin[] {
   return guarded(options, [
     ...operationPlugins(config, options, served),
+    // After admission's, whose handler it wraps: routers' callback subscriptions.
+    ...(options.callbacks ? [useCallbackSubscriptions(options.callbacks)] : []),
     // Routers' caches: docs/federation.md#cache-hints.
     useSubgraphCacheHints({ maxAgeMs: config.maxAgeMs }),
     useRequestBodyLimit(config.limits.bodyBytes),

@@ -4,9 +4,13 @@
  * served by Hive Gateway's runtime on a loopback port. The router forwards the client's
  * `Authorization` header to every subgraph, as docs/federation.md configures it.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { composeServices as composeWithApollo } from '@apollo/composition';
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { MemPubSub } from '@graphql-hive/pubsub';
 import httpTransport from '@graphql-mesh/transport-http';
+import httpCallbackTransport from '@graphql-mesh/transport-http-callback';
 import { composeServices as composeWithGuild } from '@theguild/federation-composition';
 import { parse } from 'graphql';
 import { serveOnLoopback } from './loopback.js';
@@ -88,6 +92,60 @@ export async function startRouter(
     url: served.url,
     async close() {
       await served.close();
+      await runtime.dispose();
+    },
+  };
+}
+
+/**
+ * Hive Gateway's runtime taking the `plans` subgraph's subscriptions by HTTP callback
+ * (`@graphql-mesh/transport-http-callback`), as docs/federation.md configures it: its webhooks
+ * endpoint at `/callback` on the router's own port takes the gateway's `check`, `next` and
+ * `complete` messages. Its heartbeat timeout runs on real time: the tests ask a long interval
+ * and move the gateway's heartbeats on the manual scheduler.
+ */
+export async function startCallbackRouter(
+  supergraphSdl: string,
+  { heartbeatMs }: { heartbeatMs: number },
+): Promise<Router & { readonly callbackUrl: string }> {
+  // The router's port is known before its runtime is made: its callback URL names it.
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const callbackUrl = `http://127.0.0.1:${port}/callback`;
+  const runtime = createGatewayRuntime({
+    supergraph: supergraphSdl,
+    logging: false,
+    pubsub: new MemPubSub(),
+    webhooks: true,
+    transports: { http: httpTransport, 'http-callback': httpCallbackTransport },
+    transportEntries: {
+      plans: {
+        options: {
+          subscriptions: {
+            kind: 'http-callback',
+            options: {
+              public_url: callbackUrl,
+              path: '/callback',
+              heartbeat_interval: heartbeatMs,
+            },
+          },
+        },
+      },
+    },
+    propagateHeaders: {
+      fromClientToSubgraphs: ({ request }) => ({
+        authorization: request.headers.get('authorization'),
+      }),
+    },
+  });
+  server.on('request', runtime);
+  return {
+    url: `http://127.0.0.1:${port}/graphql`,
+    callbackUrl,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
       await runtime.dispose();
     },
   };
