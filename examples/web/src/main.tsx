@@ -14,6 +14,13 @@ try {
 } catch (error) {
   gateway = error instanceof Error ? error : new Error(String(error));
 }
+// The app shell, kept for opening offline (public/sw.js); built apps only: the dev server's
+// modules change as you edit them.
+if (import.meta.env.PROD && 'serviceWorker' in navigator)
+  void navigator.serviceWorker.register('/sw.js').catch(() => {
+    // No shell offline (e.g. an insecure origin): the app still works online.
+  });
+
 root.render(
   <StrictMode>
     {gateway instanceof Error ? (
