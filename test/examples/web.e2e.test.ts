@@ -341,6 +341,19 @@ describe('the example web app offline', () => {
     testId(page, 'transaction').filter({ hasText: text }).count();
   const creates = () =>
     callsOf(stack.sandbox).filter((call) => call.startsWith('createTransaction')).length;
+  // Signed out, so the tests after these find only their own sessions.
+  afterAll(async () => {
+    const [open] = laptop.pages();
+    await open?.evaluate(
+      (url) =>
+        fetch(url, {
+          method: 'POST',
+          credentials: 'include',
+          headers: { 'x-requested-with': 'plans-gateway' },
+        }),
+      `${gatewayUrl}/auth/logout`,
+    );
+  });
 
   it('reloads offline with the screens it had', async () => {
     page = await laptop.newPage();
@@ -408,7 +421,6 @@ describe('the example web app offline', () => {
     await expect.poll(rows('Night Bakery'), { timeout: PAGE_STEP_MS }).toBe(1);
     expect(await rows('Market Stall')()).toBe(1);
     expect(creates()).toBe(1);
-    await page.close();
   });
 });
 

@@ -25,19 +25,18 @@ self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim(
 self.addEventListener('fetch', (event) => {
   const request = event.request;
   if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
+  // Every page of the app is the one page: the client routes.
+  const key = request.mode === 'navigate' ? '/' : request.url;
   event.respondWith(
-    (async () => {
-      const cache = await caches.open(SHELL);
-      try {
-        const response = await fetch(request);
-        if (response.ok)
-          await cache.put(request.mode === 'navigate' ? '/' : request, response.clone());
+    fetch(request).then(
+      (response) => {
+        if (response.ok) {
+          const copy = response.clone();
+          event.waitUntil(caches.open(SHELL).then((cache) => cache.put(key, copy)));
+        }
         return response;
-      } catch (error) {
-        const kept = await cache.match(request.mode === 'navigate' ? '/' : request);
-        if (kept) return kept;
-        throw error;
-      }
-    })(),
+      },
+      () => caches.match(key).then((kept) => kept ?? Response.error()),
+    ),
   );
 });

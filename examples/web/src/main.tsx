@@ -14,12 +14,13 @@ try {
 } catch (error) {
   gateway = error instanceof Error ? error : new Error(String(error));
 }
-// The app shell, kept for opening offline (public/sw.js); built apps only: the dev server's
-// modules change as you edit them.
-if (import.meta.env.PROD && 'serviceWorker' in navigator)
-  void navigator.serviceWorker.register('/sw.js').catch(() => {
-    // No shell offline (e.g. an insecure origin): the app still works online.
-  });
+// The app shell, kept for opening offline (public/sw.js); built apps only (no `import.meta.hot`):
+// the dev server's modules change as you edit them. Without it (e.g. an insecure origin) the app
+// still works online, but does not open offline.
+if (!import.meta.hot && 'serviceWorker' in navigator)
+  navigator.serviceWorker
+    .register('/sw.js')
+    .catch((error: unknown) => console.warn(`The app will not open offline: ${error}`));
 
 root.render(
   <StrictMode>
