@@ -15,19 +15,23 @@ import {
 } from '@plans-gateway/client-kit/apollo';
 import {
   cacheConfig as graphcacheConfig,
+  isOfflineError,
   sendWithUrql,
+  storageAdapter,
   resumer as urqlResumer,
 } from '@plans-gateway/client-kit/graphcache';
 import {
   type ChangesPage,
   memoryStorage,
   openWriteQueue,
+  type SendResult,
   type SendWrite,
   storedCursors,
+  type WriteConflict,
 } from '@plans-gateway/client-kit/offline';
 import { Client, fetchExchange } from '@urql/core';
-import { cacheExchange } from '@urql/exchange-graphcache';
-import { afterEach, describe, expect, it } from 'vitest';
+import { cacheExchange, offlineExchange } from '@urql/exchange-graphcache';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { callsOf, LIVE, type LiveStack, openAccount, outsideWrite } from '../live/support/live.js';
 import { startStack } from '../support/stack.js';
 
@@ -121,9 +125,9 @@ describe('Apollo Client: persisted cache, resume with changes', () => {
   it('restores a persisted cache without the network, then resumes in one request', async () => {
     const s = await started();
     const storage = memoryStorage();
-    const cursors = storedCursors(storage);
     const first = apolloClient(s);
     const persisted = await persistCache(first.cache, { storage, debounceMs: 0 });
+    const { cursors } = persisted;
     expect(await apolloResumer(first, { planId: s.planId, cursors })()).toMatchObject({
       kind: 'started',
     });
@@ -142,9 +146,11 @@ describe('Apollo Client: persisted cache, resume with changes', () => {
 
     const outside = await changedElsewhere(s, []);
     const online = apolloClient(s);
-    await persistCache(online.cache, { storage });
+    const restored = await persistCache(online.cache, { storage });
+    // The cursor came back with the cache it describes.
+    expect(await restored.cursors.get(s.planId)).toBe(await cursors.get(s.planId));
     s.sandbox.resetCalls();
-    const outcome = await apolloResumer(online, { planId: s.planId, cursors })();
+    const outcome = await apolloResumer(online, { planId: s.planId, cursors: restored.cursors })();
     expect(outcome).toMatchObject({ kind: 'resumed', pages: 1 });
     expect(callsOf(s.sandbox, s.token)).toHaveLength(1); // one delta upstream
 
@@ -157,7 +163,9 @@ describe('Apollo Client: persisted cache, resume with changes', () => {
     const ids = again.data!.plan.transactions.edges.map((edge) => edge.node.id);
     expect(ids).toContain(outside.created);
     expect(ids).not.toContain(outside.deleted);
-    expect(await storage.getItem(`plans-gateway:cursor:${s.planId}`)).toBe(outcome.cursor);
+    await restored.save();
+    const saved = JSON.parse((await storage.getItem('plans-gateway:apollo-cache'))!);
+    expect(saved.cursors[s.planId]).toBe(outcome.cursor);
   });
 
   it('takes a deleted row out of a list at once, with no request', async () => {
@@ -183,6 +191,43 @@ describe('Apollo Client: persisted cache, resume with changes', () => {
 });
 
 describe('urql graphcache: resume with changes', () => {
+  it('opens from a storageAdapter without the network (offlineExchange)', async () => {
+    // graphcache persists nothing when NODE_ENV is `test` (its own tests' switch): as an app runs.
+    const env = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'development';
+    onTestFinished(() => {
+      process.env.NODE_ENV = env;
+    });
+    const s = await started();
+    const storage = memoryStorage();
+    const persisted = (fetchImpl: typeof fetch) =>
+      new Client({
+        url: s.url,
+        fetch: fetchImpl,
+        fetchOptions: { headers: { authorization: `Bearer ${s.token}` } },
+        preferGetMethod: false,
+        exchanges: [
+          offlineExchange({
+            ...graphcacheConfig(),
+            storage: storageAdapter(storage),
+            isOfflineError,
+          }),
+          fetchExchange,
+        ],
+      });
+    const online = await persisted(fetch).query<Screen>(SCREEN, { planId: s.planId }).toPromise();
+    const shown = online.data!.plan.transactions.edges.map((edge) => edge.node.id);
+    const kept = async () =>
+      Object.keys(JSON.parse((await storage.getItem('plans-gateway:graphcache')) ?? '{}')).length;
+    await expect.poll(kept, { timeout: 45_000 }).toBeGreaterThan(10);
+
+    const offline: typeof fetch = () => Promise.reject(new TypeError('Failed to fetch'));
+    const reopened = await persisted(offline)
+      .query<Screen>(SCREEN, { planId: s.planId })
+      .toPromise();
+    expect(reopened.data?.plan.transactions.edges.map((edge) => edge.node.id)).toEqual(shown);
+  });
+
   it('applies a page as graphcache writes it: new rows read again, deleted ones gone', async () => {
     const s = await started();
     const cursors = storedCursors(memoryStorage());
@@ -232,7 +277,7 @@ describe('the write queue', () => {
       // The first answer that comes back is lost on the way (the connection dropped).
       let lose = true;
       const lossy: SendWrite = async (write) => {
-        const result = await send(write);
+        const result: SendResult = await send(write);
         if (lose && result.kind === 'answered') {
           lose = false;
           return { kind: 'unreachable', error: new Error('answer lost') };
@@ -293,7 +338,7 @@ describe('the write queue', () => {
         data: answers.get(write.label ?? '') ?? { ok: { __typename: 'Done' } },
       };
     };
-    const conflict = {
+    const conflict: WriteConflict = {
       __typename: 'WriteConflict',
       message: 'The transaction changed since your copy.',
       planId: 'p',

@@ -366,7 +366,13 @@ describe('the example web app offline', () => {
     });
     const stored = () => page.evaluate(() => Object.keys(localStorage).sort().join(' '));
     await expect.poll(stored, { timeout: PAGE_STEP_MS }).toContain('plans-gateway:cache');
-    await expect.poll(stored, { timeout: PAGE_STEP_MS }).toContain('plans-gateway:cursor:');
+    const cursorSaved = () =>
+      page.evaluate(
+        () =>
+          Object.keys(JSON.parse(localStorage.getItem('plans-gateway:cache') ?? '{}').cursors ?? {})
+            .length,
+      );
+    await expect.poll(cursorSaved, { timeout: PAGE_STEP_MS }).toBe(1);
 
     await laptop.setOffline(true);
     await page.reload();

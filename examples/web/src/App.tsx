@@ -1,12 +1,12 @@
 import { useApolloClient, useQuery, useSubscription } from '@apollo/client/react';
 import { resumer } from '@plans-gateway/client-kit/apollo';
-import { resumeOnReconnect, storedCursors } from '@plans-gateway/client-kit/offline';
+import { resumeOnReconnect } from '@plans-gateway/client-kit/offline';
 import { type ReactNode, useEffect, useState } from 'react';
 import { Accounts } from './Accounts.js';
 import { AddTransactionForm } from './AddTransactionForm.js';
 import { CategoryChart } from './CategoryChart.js';
 import { isSpendingCategory } from './categories.js';
-import { PendingWrites, useOutbox } from './Outbox.js';
+import { PendingWrites, useCursors, useOutbox } from './Outbox.js';
 import { DASHBOARD, PLAN_CHANGED } from './operations.js';
 import { RecentTransactionsList } from './RecentTransactions.js';
 import type { Plan } from './session.js';
@@ -118,8 +118,9 @@ function Dashboard(props: {
 function useResume(planId: string): void {
   const client = useApolloClient();
   const queue = useOutbox();
+  const cursors = useCursors();
   useEffect(() => {
-    const resume = resumer(client, { planId, cursors: storedCursors(localStorage) });
+    const resume = resumer(client, { planId, cursors });
     const stopSent = queue.subscribe((event) => {
       if (event.kind === 'sent') void client.refetchQueries({ include: ['RecentTransactions'] });
     });
@@ -131,7 +132,7 @@ function useResume(planId: string): void {
       stopSent();
       stopResume();
     };
-  }, [client, queue, planId]);
+  }, [client, queue, cursors, planId]);
 }
 
 /** The plan's title and figures, and the sign-out (which says so when it fails). */

@@ -1,4 +1,5 @@
 import type {
+  CursorStore,
   QueuedWrite,
   QueueEvent,
   WriteQueue,
@@ -6,13 +7,26 @@ import type {
 } from '@plans-gateway/client-kit/offline';
 import { createContext, useContext, useEffect, useState } from 'react';
 
-/** The session's write queue (the client kit's): every write of the app goes through it. */
-export const OutboxContext = createContext<WriteQueue | null>(null);
+/**
+ * The session's write queue (the client kit's; every write of the app goes through it) and the
+ * cursors its cache is at.
+ */
+export const OutboxContext = createContext<{ queue: WriteQueue; cursors: CursorStore } | null>(
+  null,
+);
 
 export function useOutbox(): WriteQueue {
-  const queue = useContext(OutboxContext);
-  if (!queue) throw new Error('useOutbox outside <OutboxContext.Provider>');
-  return queue;
+  return useSession().queue;
+}
+
+export function useCursors(): CursorStore {
+  return useSession().cursors;
+}
+
+function useSession() {
+  const session = useContext(OutboxContext);
+  if (!session) throw new Error('useOutbox outside <OutboxContext.Provider>');
+  return session;
 }
 
 /** The queue's waiting writes and its conflict, as they change. */

@@ -122,7 +122,7 @@ export function Root({ gateway }: { gateway: Gateway }) {
     case 'signedIn':
       return (
         <ApolloProvider client={screen.client.apollo}>
-          <OutboxContext.Provider value={screen.client.queue}>
+          <OutboxContext.Provider value={screen.client}>
             <App plans={screen.session.plans} onSignOut={end} />
           </OutboxContext.Provider>
         </ApolloProvider>

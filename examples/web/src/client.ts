@@ -5,7 +5,11 @@ import { ErrorLink } from '@apollo/client/link/error';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { getMainDefinition } from '@apollo/client/utilities';
 import { cacheConfig, persistCache, sendWithApollo } from '@plans-gateway/client-kit/apollo';
-import { openWriteQueue, type WriteQueue } from '@plans-gateway/client-kit/offline';
+import {
+  type CursorStore,
+  openWriteQueue,
+  type WriteQueue,
+} from '@plans-gateway/client-kit/offline';
 import { CloseCode, createClient as createWsClient } from 'graphql-ws';
 import type { Gateway } from './gateway.js';
 import { DEFAULT_LOGIN_URL } from './session.js';
@@ -15,6 +19,8 @@ export interface SessionClient {
   readonly apollo: ApolloClient;
   /** Writes, queued in order and sent once each (offline, they wait for the network). */
   readonly queue: WriteQueue;
+  /** Where each plan's cache is at (`changes` cursors), saved with the cache. */
+  readonly cursors: CursorStore;
   /** Closes the WebSocket; what is stored stays for the next visit. */
   close(): void;
   /** Closes, and forgets every cached row and queued write: nothing of this session stays. */
@@ -88,6 +94,7 @@ export async function openSessionClient(
   return {
     apollo,
     queue,
+    cursors: persisted.cursors,
     close,
     dispose() {
       close();

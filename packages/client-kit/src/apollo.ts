@@ -153,9 +153,23 @@ export function resumer(
     });
 }
 
+/** What `persistCache` answers. */
+export interface PersistedCache {
+  /** The cursors the saved cache is at, saved with it in one item: never one without the other. */
+  readonly cursors: CursorStore;
+  /** Saves now (it also saves when the page is hidden or unloaded). */
+  save(): Promise<void>;
+  /** Forgets what was saved (sign-out). */
+  purge(): Promise<void>;
+  /** Stops saving. */
+  stop(): void;
+}
+
 /**
  * Keeps `cache` in `storage`: restores what was saved (before the first query, so screens open
- * from it), then saves after writes, at most every `debounceMs`. `purge` forgets it (sign-out).
+ * from it), then saves after writes, at most every `debounceMs`, and when the page is hidden.
+ * Its `cursors` (for `resumer`) are saved in the same item as the cache, so a saved cache is
+ * always resumed from the cursor it is at.
  *
  * apollo3-cache-persist, the usual library, supports Apollo Client 3 only (peer
  * `@apollo/client ^3`): this is the same idea (extract, restore, save on write) for Apollo 4.
@@ -163,12 +177,15 @@ export function resumer(
 export async function persistCache(
   cache: ApolloCache,
   options: { storage: KeyValueStorage; key?: string; debounceMs?: number },
-): Promise<{ save(): Promise<void>; purge(): Promise<void>; stop(): void }> {
+): Promise<PersistedCache> {
   const key = options.key ?? 'plans-gateway:apollo-cache';
+  let cursors: Record<string, string> = {};
   const saved = await options.storage.getItem(key);
   if (saved) {
     try {
-      cache.restore(JSON.parse(saved));
+      const parsed = JSON.parse(saved) as { cache?: unknown; cursors?: Record<string, string> };
+      cache.restore(parsed.cache as Parameters<ApolloCache['restore']>[0]);
+      cursors = { ...parsed.cursors };
     } catch {
       await options.storage.removeItem(key); // A damaged copy: start from the network.
     }
@@ -178,7 +195,8 @@ export async function persistCache(
   const save = async () => {
     clearTimeout(timer);
     timer = undefined;
-    if (!stopped) await options.storage.setItem(key, JSON.stringify(cache.extract()));
+    if (!stopped)
+      await options.storage.setItem(key, JSON.stringify({ cache: cache.extract(), cursors }));
   };
   const schedule = () => {
     if (stopped || timer !== undefined) return;
@@ -196,19 +214,44 @@ export async function persistCache(
       },
     });
   }
+  // A reload or a closed tab within the debounce: saved then (localStorage writes at once).
+  const page = pageEvents();
+  const onHide = () => {
+    if (timer !== undefined) void save();
+  };
+  page?.addEventListener('pagehide', onHide);
   return {
+    cursors: {
+      get: async (planId) => cursors[planId] ?? null,
+      set: async (planId, cursor) => {
+        cursors = { ...cursors, [planId]: cursor };
+        schedule();
+      },
+    },
     save,
     async purge() {
       clearTimeout(timer);
       timer = undefined;
+      cursors = {};
       await options.storage.removeItem(key);
     },
     stop() {
       stopped = true;
       clearTimeout(timer);
+      page?.removeEventListener('pagehide', onHide);
       for (const [name, original] of originals) Object.assign(cache, { [name]: original });
     },
   };
+}
+
+interface PageEvents {
+  addEventListener(type: 'pagehide', listener: () => void): void;
+  removeEventListener(type: 'pagehide', listener: () => void): void;
+}
+
+function pageEvents(): PageEvents | undefined {
+  const candidate = globalThis as Partial<PageEvents>;
+  return typeof candidate.addEventListener === 'function' ? (candidate as PageEvents) : undefined;
 }
 
 /**

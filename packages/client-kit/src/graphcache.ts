@@ -17,6 +17,7 @@ import type {
   KeyingConfig,
   ResolverConfig,
   SerializedEntries,
+  SerializedRequest,
   StorageAdapter,
   UpdatesConfig,
 } from '@urql/exchange-graphcache';
@@ -230,8 +231,10 @@ function headersOf(init: RequestInit | undefined): Record<string, string> {
 /**
  * graphcache's storage in a `KeyValueStorage`, for React Native (AsyncStorage) or any place
  * without IndexedDB; in a browser, `makeDefaultStorage` from
- * `@urql/exchange-graphcache/default-storage` (IndexedDB) is the one to use. The kit's write
- * queue replays writes, so graphcache's own mutation queue is not kept here.
+ * `@urql/exchange-graphcache/default-storage` (IndexedDB) is the one to use. It has all that
+ * `offlineExchange` needs to answer from the cache when offline: the data, graphcache's own
+ * queue of mutations sent outside the kit's queue, and `onOnline` (React Native: from NetInfo;
+ * default: the `online` event where there is one).
  */
 export function storageAdapter(
   storage: KeyValueStorage,
@@ -255,6 +258,19 @@ export function storageAdapter(
       }
       await storage.setItem(key, JSON.stringify(all));
     },
-    ...(options.onOnline ? { onOnline: options.onOnline } : {}),
+    async readMetadata() {
+      const saved = await storage.getItem(`${key}:mutations`);
+      return saved ? (JSON.parse(saved) as SerializedRequest[]) : [];
+    },
+    writeMetadata(requests) {
+      void storage.setItem(`${key}:mutations`, JSON.stringify(requests));
+    },
+    onOnline(replay) {
+      if (options.onOnline) options.onOnline(replay);
+      else
+        (
+          globalThis as { addEventListener?: (type: string, listener: () => void) => void }
+        ).addEventListener?.('online', replay);
+    },
   };
 }

@@ -12,7 +12,6 @@ import type { KeyValueStorage } from './storage.js';
 
 export { type KeyValueStorage, memoryStorage } from './storage.js';
 export {
-  conflictIn,
   openWriteQueue,
   type QueuedWrite,
   type QueueEvent,
