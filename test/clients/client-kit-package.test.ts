@@ -42,7 +42,7 @@ describe('@plans-gateway/client-kit as a package', () => {
     const manifest = JSON.parse(readFileSync(join(kit, 'package.json'), 'utf8')) as {
       exports: Record<string, { types: string; default: string }>;
     };
-    expect(Object.keys(manifest.exports)).toEqual(['.', './apollo', './graphcache']);
+    expect(Object.keys(manifest.exports)).toEqual(['.', './apollo', './graphcache', './offline']);
     for (const entry of Object.values(manifest.exports)) {
       expect(existsSync(join(kit, entry.types))).toBe(true);
       expect(existsSync(join(kit, entry.default))).toBe(true);

@@ -5,7 +5,9 @@
  * person signs in by clicking through the sandbox's consent page, sees the dashboard (nothing
  * cut off at 390 px), adds a transaction (no category chosen for them; dated today where they
  * are, far from UTC), sees a change made elsewhere arrive live, signs out (the next request is
- * UNAUTHENTICATED; the other tabs' sessions end too) and signs in again.
+ * UNAUTHENTICATED; the other tabs' sessions end too) and signs in again. Offline first (issue 35):
+ * the app reloads offline with the screens it had, a transaction added offline shows as pending,
+ * and back online the queue sends it once while a change made elsewhere meanwhile arrives.
  *
  * The app talks to the gateway alone: its `/auth/*` (browser sign-in with the sandbox's demo
  * application) and `/graphql` over HTTP and WebSocket, with the session cookie.
@@ -19,7 +21,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../src/sign-in/cookies.js';
-import { DEFAULT_POLL_INTERVAL_MS } from '../live/support/live.js';
+import { callsOf, DEFAULT_POLL_INTERVAL_MS } from '../live/support/live.js';
 import { launchChromium } from '../support/browser.js';
 import { runCommand } from '../support/run-command.js';
 import { startStack, type TimedStack } from '../support/stack.js';
@@ -52,6 +54,7 @@ let site: StaticServer;
 let browser: Browser;
 let phone: BrowserContext;
 let desktop: BrowserContext;
+let laptop: BrowserContext;
 
 beforeAll(async () => {
   // Polls run as the test says; the sandbox and the gateway share the test's clock.
@@ -91,6 +94,7 @@ beforeAll(async () => {
   };
   phone = await context({ viewport: PHONE, isMobile: true, hasTouch: true });
   desktop = await context({ viewport: DESKTOP });
+  laptop = await context({ viewport: DESKTOP });
 }, 180_000);
 
 afterAll(async () => {
@@ -193,7 +197,13 @@ describe('the example web app on a phone', () => {
     const [session] = (await phone.cookies(gatewayUrl)).filter((c) => c.name === SESSION_COOKIE);
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
     expect(await page.evaluate(() => document.cookie)).toBe('');
-    expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
+    // What the app keeps for offline use (its cache, its session's plans) holds no secret.
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    const stored = await page.evaluate(() => Object.entries(localStorage));
+    for (const [key, value] of stored) {
+      expect(key).toMatch(/^plans-gateway:/);
+      expect(value).not.toContain(session!.value);
+    }
     expect(await sessions()).toMatchObject({ session: 1, grant: 1 });
   });
 
@@ -322,6 +332,101 @@ describe('the example web app on a desktop', () => {
 
     await signIn(page);
     expect(page.url()).toBe(`${site.url}/`);
+  });
+});
+
+describe('the example web app offline', () => {
+  let page: Page;
+  const rows = (text: string) => () =>
+    testId(page, 'transaction').filter({ hasText: text }).count();
+  const creates = () =>
+    callsOf(stack.sandbox).filter((call) => call.startsWith('createTransaction')).length;
+  // Signed out, so the tests after these find only their own sessions.
+  afterAll(async () => {
+    const [open] = laptop.pages();
+    await open?.evaluate(
+      (url) =>
+        fetch(url, {
+          method: 'POST',
+          credentials: 'include',
+          headers: { 'x-requested-with': 'plans-gateway' },
+        }),
+      `${gatewayUrl}/auth/logout`,
+    );
+  });
+
+  it('reloads offline with the screens it had', async () => {
+    page = await laptop.newPage();
+    await page.goto(site.url);
+    expect(await signInScreen(page)).toBe('new');
+    await signIn(page);
+    // The app shell is kept (service worker), the cache and the cursor are stored.
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    const stored = () => page.evaluate(() => Object.keys(localStorage).sort().join(' '));
+    await expect.poll(stored, { timeout: PAGE_STEP_MS }).toContain('plans-gateway:cache');
+    const cursorSaved = () =>
+      page.evaluate(
+        () =>
+          Object.keys(JSON.parse(localStorage.getItem('plans-gateway:cache') ?? '{}').cursors ?? {})
+            .length,
+      );
+    await expect.poll(cursorSaved, { timeout: PAGE_STEP_MS }).toBe(1);
+
+    await laptop.setOffline(true);
+    await page.reload();
+    await expect.poll(count(page, 'account'), { timeout: PAGE_STEP_MS }).toBeGreaterThan(3);
+    await expect.poll(count(page, 'chart-row'), { timeout: PAGE_STEP_MS }).toBeGreaterThan(3);
+    await expect.poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS }).toBe(10);
+  });
+
+  it('keeps a transaction added offline as pending, and sends it once back online', async () => {
+    const rowsOfChart = testId(page, 'chart-row');
+    await page
+      .locator('select[name=category]')
+      .selectOption((await rowsOfChart.first().getAttribute('data-category-id'))!);
+    await page.locator('input[name=amount]').fill('7.89');
+    await page.locator('input[name=payee]').fill('Night Bakery');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await expect
+      .poll(() => testId(page, 'form-message').textContent())
+      .toBe('Saved here: it will be sent when you are back online.');
+    await expect.poll(count(page, 'pending-write')).toBe(1);
+    expect(await testId(page, 'pending-write').textContent()).toContain('Night Bakery');
+
+    // Meanwhile, a change made elsewhere, behind the gateway's back; the gateway's copy ages.
+    const accountId = (await testId(page, 'account').nth(1).getAttribute('data-id'))!;
+    await stack.writer.createTransaction(
+      { token: stack.token },
+      {
+        planId: stack.planId,
+        body: {
+          transaction: {
+            account_id: accountId,
+            date: TODAY_IN_UTC,
+            amount: -3_000,
+            payee_name: 'Market Stall',
+            memo: 'while the laptop was offline',
+          },
+        },
+      },
+    );
+    stack.clock.advance(stack.gateway.config.maxAgeMs + 1);
+    stack.sandbox.resetCalls();
+
+    await laptop.setOffline(false);
+    await expect.poll(count(page, 'pending-write'), { timeout: PAGE_STEP_MS }).toBe(0);
+    await expect.poll(rows('Night Bakery'), { timeout: PAGE_STEP_MS }).toBe(1);
+    await expect.poll(rows('Market Stall'), { timeout: PAGE_STEP_MS }).toBe(1);
+    expect(creates()).toBe(1);
+
+    // Opened again online: still one of each, and nothing more sent.
+    await page.reload();
+    await expect.poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS }).toBe(10);
+    await expect.poll(rows('Night Bakery'), { timeout: PAGE_STEP_MS }).toBe(1);
+    expect(await rows('Market Stall')()).toBe(1);
+    expect(creates()).toBe(1);
   });
 });
 

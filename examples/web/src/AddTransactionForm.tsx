@@ -1,13 +1,19 @@
-import { useMutation } from '@apollo/client/react';
+import { print } from 'graphql';
 import { type FormEvent, useState } from 'react';
 import { localToday } from './dates.js';
+import { messageOf, submitWrite, useOutbox } from './Outbox.js';
 import { type Account, ADD_TRANSACTION, type MonthCategory } from './operations.js';
+
+const ADD_TRANSACTION_TEXT = print(ADD_TRANSACTION);
 
 /**
  * Adds an outflow. The mutation selects `changes`, so the account balance, the category's
  * activity in the chart and Ready to Assign update from its answer alone; the transaction list
  * is read again to show the new row. The category starts unchosen (a guess would file spending
  * under the wrong one unnoticed) and the date starts at today where the person is.
+ *
+ * It goes through the write queue: offline, it waits there (shown as pending) and is sent once
+ * when the network is back, with the Idempotency-Key it got now.
  */
 export function AddTransactionForm(props: {
   planId: string;
@@ -21,9 +27,8 @@ export function AddTransactionForm(props: {
   const [spent, setSpent] = useState('');
   const [memo, setMemo] = useState('');
   const [message, setMessage] = useState<string | null>(null);
-  const [add, { loading }] = useMutation(ADD_TRANSACTION, {
-    refetchQueries: ['RecentTransactions'],
-  });
+  const queue = useOutbox();
+  const [loading, setLoading] = useState(false);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -41,7 +46,9 @@ export function AddTransactionForm(props: {
       setMessage(problem);
       return;
     }
-    const { data, error } = await add({
+    setLoading(true);
+    const outcome = await submitWrite(queue, {
+      query: ADD_TRANSACTION_TEXT,
       variables: {
         planId: props.planId,
         input: {
@@ -53,17 +60,20 @@ export function AddTransactionForm(props: {
           memo: memo.trim() || null,
         },
       },
-    });
-    const result = data?.createTransaction;
-    if (error || !result) setMessage(`Not added: ${error?.message ?? 'no answer'}`);
-    else if (result.__typename !== 'CreateTransactionPayload')
-      setMessage(`Not added: ${result.message}`);
-    else {
-      setMessage('Added.');
-      setCategoryId('');
-      setSpent('');
-      setMemo('');
+      label: payee.trim() || memo.trim() || `${spent} spent`,
+    }).finally(() => setLoading(false));
+    if (outcome.kind === 'refused' || outcome.kind === 'conflict') {
+      setMessage(
+        `Not added: ${outcome.kind === 'refused' ? messageOf(outcome.reason) : outcome.conflict.message}`,
+      );
+      return;
     }
+    setMessage(
+      outcome.kind === 'sent' ? 'Added.' : 'Saved here: it will be sent when you are back online.',
+    );
+    setCategoryId('');
+    setSpent('');
+    setMemo('');
   };
 
   return (

@@ -1,9 +1,12 @@
-import { useQuery, useSubscription } from '@apollo/client/react';
-import { type ReactNode, useState } from 'react';
+import { useApolloClient, useQuery, useSubscription } from '@apollo/client/react';
+import { resumer } from '@plans-gateway/client-kit/apollo';
+import { resumeOnReconnect } from '@plans-gateway/client-kit/offline';
+import { type ReactNode, useEffect, useState } from 'react';
 import { Accounts } from './Accounts.js';
 import { AddTransactionForm } from './AddTransactionForm.js';
 import { CategoryChart } from './CategoryChart.js';
 import { isSpendingCategory } from './categories.js';
+import { PendingWrites, useCursors, useOutbox } from './Outbox.js';
 import { DASHBOARD, PLAN_CHANGED } from './operations.js';
 import { RecentTransactionsList } from './RecentTransactions.js';
 import type { Plan } from './session.js';
@@ -45,6 +48,7 @@ function Dashboard(props: {
   onSignOut: () => Promise<void>;
 }) {
   const { data, error, loading } = useQuery(DASHBOARD, { variables: { planId: props.planId } });
+  useResume(props.planId);
   const plan = data?.plan;
   if (loading && !plan) return <p className="status">Loading the plan…</p>;
   if (error || !plan) return <p className="status error">Cannot load the plan: {error?.message}</p>;
@@ -91,6 +95,7 @@ function Dashboard(props: {
       </section>
       <section className="transactions">
         <h2>Recent transactions</h2>
+        <PendingWrites />
         <RecentTransactionsList planId={plan.id} />
       </section>
       <section className="add">
@@ -103,6 +108,31 @@ function Dashboard(props: {
       </section>
     </main>
   );
+}
+
+/**
+ * Offline first: on start and whenever the browser is back online, the queued writes go out (in
+ * order, once each), then one `changes` request brings the cache up to what changed elsewhere
+ * meanwhile (the client kit applies it). A sent write reads the transaction list again.
+ */
+function useResume(planId: string): void {
+  const client = useApolloClient();
+  const queue = useOutbox();
+  const cursors = useCursors();
+  useEffect(() => {
+    const resume = resumer(client, { planId, cursors });
+    const stopSent = queue.subscribe((event) => {
+      if (event.kind === 'sent') void client.refetchQueries({ include: ['RecentTransactions'] });
+    });
+    const stopResume = resumeOnReconnect(async () => {
+      await queue.flush();
+      await resume();
+    }, window);
+    return () => {
+      stopSent();
+      stopResume();
+    };
+  }, [client, queue, cursors, planId]);
 }
 
 /** The plan's title and figures, and the sign-out (which says so when it fails). */

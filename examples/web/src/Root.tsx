@@ -1,10 +1,19 @@
 import { ApolloProvider } from '@apollo/client/react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { App } from './App.js';
-import { createSessionClient, type SessionClient } from './client.js';
+import { forgetStored, openSessionClient, type SessionClient } from './client.js';
 import type { Gateway } from './gateway.js';
+import { OutboxContext } from './Outbox.js';
 import { type SignedOutReason, SignIn } from './SignIn.js';
-import { DEFAULT_LOGIN_URL, fetchSession, type Session, signInHref, signOut } from './session.js';
+import {
+  DEFAULT_LOGIN_URL,
+  fetchSession,
+  rememberedSession,
+  rememberSession,
+  type Session,
+  signInHref,
+  signOut,
+} from './session.js';
 
 type SignedIn = Extract<Session, { signedIn: true }>;
 
@@ -16,7 +25,8 @@ type Screen =
 
 /**
  * Asks the gateway who is signed in, then shows the dashboard with a client of that session,
- * or the sign-in screen. Whenever the session ends (signed out here or elsewhere, or ended by
+ * or the sign-in screen. Offline (the request does not get through), the session kept from the
+ * last visit opens the dashboard from the persisted cache. Whenever the session ends (signed out here or elsewhere, or ended by
  * the gateway), the client and everything it cached go, and the sign-in screen comes back.
  */
 export function Root({ gateway }: { gateway: Gateway }) {
@@ -28,19 +38,35 @@ export function Root({ gateway }: { gateway: Gateway }) {
     async (signal?: AbortSignal) => {
       setScreen({ kind: 'checking' });
       try {
-        const session = await fetchSession(gateway, signal);
+        let session: Session;
+        try {
+          session = await fetchSession(gateway, signal);
+        } catch (error) {
+          // A fetch that could not reach the gateway rejects with a TypeError.
+          const kept = error instanceof TypeError ? rememberedSession() : null;
+          if (!kept) throw error;
+          session = kept;
+        }
         if (signal?.aborted) return;
         if (!session.signedIn) {
+          forgetStored();
           setScreen({ kind: 'signedOut', loginUrl: session.loginUrl, reason: 'new' });
           return;
         }
-        const client: SessionClient = createSessionClient(gateway, (loginUrl) => {
-          if (live.current !== client) return;
+        rememberSession(session);
+        let client: SessionClient | null = null;
+        client = await openSessionClient(gateway, (loginUrl) => {
+          if (client === null || live.current !== client) return;
+          const ended = client;
           live.current = null;
           setScreen({ kind: 'signedOut', loginUrl, reason: 'ended' });
           // Once its screen is gone: queries in flight settle first.
-          setTimeout(() => client.dispose(), 0);
+          setTimeout(() => ended.dispose(), 0);
         });
+        if (signal?.aborted) {
+          client.close();
+          return;
+        }
         live.current = client;
         setScreen({ kind: 'signedIn', session, client });
       } catch (error) {
@@ -96,7 +122,9 @@ export function Root({ gateway }: { gateway: Gateway }) {
     case 'signedIn':
       return (
         <ApolloProvider client={screen.client.apollo}>
-          <App plans={screen.session.plans} onSignOut={end} />
+          <OutboxContext.Provider value={screen.client}>
+            <App plans={screen.session.plans} onSignOut={end} />
+          </OutboxContext.Provider>
         </ApolloProvider>
       );
   }

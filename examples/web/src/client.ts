@@ -4,7 +4,12 @@ import { CombinedGraphQLErrors, ServerError } from '@apollo/client/errors';
 import { ErrorLink } from '@apollo/client/link/error';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { getMainDefinition } from '@apollo/client/utilities';
-import { cacheConfig } from '@plans-gateway/client-kit/apollo';
+import { cacheConfig, persistCache, sendWithApollo } from '@plans-gateway/client-kit/apollo';
+import {
+  type CursorStore,
+  openWriteQueue,
+  type WriteQueue,
+} from '@plans-gateway/client-kit/offline';
 import { CloseCode, createClient as createWsClient } from 'graphql-ws';
 import type { Gateway } from './gateway.js';
 import { DEFAULT_LOGIN_URL } from './session.js';
@@ -12,9 +17,18 @@ import { DEFAULT_LOGIN_URL } from './session.js';
 /** A signed-in session's client, and how to let go of it when the session ends. */
 export interface SessionClient {
   readonly apollo: ApolloClient;
-  /** Closes the WebSocket and forgets every cached row: nothing of this session stays. */
+  /** Writes, queued in order and sent once each (offline, they wait for the network). */
+  readonly queue: WriteQueue;
+  /** Where each plan's cache is at (`changes` cursors), saved with the cache. */
+  readonly cursors: CursorStore;
+  /** Closes the WebSocket; what is stored stays for the next visit. */
+  close(): void;
+  /** Closes, and forgets every cached row and queued write: nothing of this session stays. */
   dispose(): void;
 }
+
+/** Where this app keeps things in the browser's storage: the names all start with it. */
+export const STORAGE_PREFIX = 'plans-gateway:';
 
 /**
  * Apollo Client over the gateway: queries and mutations over HTTP, subscriptions over
@@ -26,11 +40,15 @@ export interface SessionClient {
  * on WebSocket upgrades by themselves). `onSessionEnded` runs, with where to sign in again, when
  * an answer says the session is gone: `UNAUTHENTICATED` over either transport, a 401, or the
  * socket closed as Unauthorized (4401) because the person signed out elsewhere.
+ *
+ * Offline first (the client kit): the cache is kept in localStorage and restored before the
+ * first query, so the screens open with what they showed last, without the network; writes go
+ * through the kit's queue, each with its own Idempotency-Key, replayed once when back online.
  */
-export function createSessionClient(
+export async function openSessionClient(
   gateway: Gateway,
   onSessionEnded: (loginUrl: string) => void,
-): SessionClient {
+): Promise<SessionClient> {
   // Operations go as JSON POSTs: a request a page on another site cannot send without a CORS
   // preflight, so the gateway's CSRF prevention admits it with the cookie.
   const http = new HttpLink({ uri: gateway.graphql, credentials: 'include' });
@@ -51,21 +69,45 @@ export function createSessionClient(
     const definition = getMainDefinition(query);
     return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
   };
+  const cache = new InMemoryCache(cacheConfig());
+  const persisted = await persistCache(cache, {
+    storage: localStorage,
+    key: `${STORAGE_PREFIX}cache`,
+  });
   const apollo = new ApolloClient({
     link: ApolloLink.from([
       ended,
       ApolloLink.split(isSubscription, new GraphQLWsLink(socket), http),
     ]),
-    cache: new InMemoryCache(cacheConfig()),
+    cache,
   });
+  const queue = await openWriteQueue({
+    storage: localStorage,
+    key: `${STORAGE_PREFIX}writes`,
+    send: sendWithApollo(apollo),
+  });
+  const close = () => {
+    void socket.dispose();
+    persisted.stop();
+    apollo.stop();
+  };
   return {
     apollo,
+    queue,
+    cursors: persisted.cursors,
+    close,
     dispose() {
-      void socket.dispose();
-      apollo.stop();
+      close();
       void apollo.clearStore();
+      forgetStored();
     },
   };
+}
+
+/** Forgets what this app kept in the browser: the cache, the cursors, the queue, the session. */
+export function forgetStored(): void {
+  for (const key of Object.keys(localStorage))
+    if (key.startsWith(STORAGE_PREFIX)) localStorage.removeItem(key);
 }
 
 /** Where to sign in again, when `error` says the session ended; else null. */

@@ -14,6 +14,14 @@ try {
 } catch (error) {
   gateway = error instanceof Error ? error : new Error(String(error));
 }
+// The app shell, kept for opening offline (public/sw.js); built apps only (no `import.meta.hot`):
+// the dev server's modules change as you edit them. Without it (e.g. an insecure origin) the app
+// still works online, but does not open offline.
+if (!import.meta.hot && 'serviceWorker' in navigator)
+  navigator.serviceWorker
+    .register('/sw.js')
+    .catch((error: unknown) => console.warn(`The app will not open offline: ${error}`));
+
 root.render(
   <StrictMode>
     {gateway instanceof Error ? (

@@ -70,3 +70,23 @@ export async function signOut(gateway: Gateway): Promise<void> {
   });
   if (!response.ok) throw new Error(`${gateway.logout} answered ${response.status}.`);
 }
+
+const REMEMBERED = 'plans-gateway:session';
+
+/**
+ * Keeps who is signed in (their id and plans: no token, none reaches the page), so the app opens
+ * offline with the screens it had. Forgotten at sign-out and when the session ends.
+ */
+export function rememberSession(session: Extract<Session, { signedIn: true }>): void {
+  localStorage.setItem(REMEMBERED, JSON.stringify(session));
+}
+
+/** The session kept by `rememberSession`, if any. */
+export function rememberedSession(): Extract<Session, { signedIn: true }> | null {
+  try {
+    const kept = JSON.parse(localStorage.getItem(REMEMBERED) ?? 'null') as Session | null;
+    return kept?.signedIn === true && Array.isArray(kept.plans) ? kept : null;
+  } catch {
+    return null;
+  }
+}

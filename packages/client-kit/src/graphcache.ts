@@ -5,10 +5,36 @@
  *   them graphcache warns about each one (`CurrencyFormat`, `DateFormat`, `PlanSettings`, the
  *   payloads...).
  * - `resolvers`: `relayPagination()` on every connection field, so pages merge into one list.
+ * - `updates`: `Query.changes` applies what changed (`changesUpdates`).
+ *
+ * Offline first (docs/clients.md, "Offline and resume"): `offlineExchange` with the default
+ * IndexedDB storage (or `storageAdapter` over AsyncStorage) keeps the cache, `resumer` brings it up
+ * to date with one `changes` request, `sendWithUrql` sends the write queue's writes.
  */
-import type { KeyingConfig, ResolverConfig } from '@urql/exchange-graphcache';
+import type { Client, CombinedError, OperationResult } from '@urql/core';
+import type {
+  Cache,
+  KeyingConfig,
+  ResolverConfig,
+  SerializedEntries,
+  SerializedRequest,
+  StorageAdapter,
+  UpdatesConfig,
+} from '@urql/exchange-graphcache';
 import { relayPagination } from '@urql/exchange-graphcache/extras';
 import { embeddedTypes, paginatedFields } from './index.js';
+import {
+  CHANGED_LISTS,
+  CHANGES_QUERY,
+  type ChangesPage,
+  type ChangesResult,
+  type CursorStore,
+  deletedEntities,
+  type ResumeOutcome,
+  resumeFrom,
+} from './offline.js';
+import type { KeyValueStorage } from './storage.js';
+import type { SendWrite } from './write-queue.js';
 
 /** A null key for every embedded type: graphcache keeps it inside its parent. */
 export function keys(): KeyingConfig {
@@ -24,7 +50,227 @@ export function resolvers(): ResolverConfig {
   return config;
 }
 
-/** What `cacheExchange(...)` takes: keys and resolvers. */
-export function cacheConfig(): { keys: KeyingConfig; resolvers: ResolverConfig } {
-  return { keys: keys(), resolvers: resolvers() };
+/** What `cacheExchange(...)` (or `offlineExchange`) takes: keys, resolvers, `changes` updates. */
+export function cacheConfig(): {
+  keys: KeyingConfig;
+  resolvers: ResolverConfig;
+  updates: UpdatesConfig;
+} {
+  return { keys: keys(), resolvers: resolvers(), updates: changesUpdates() };
+}
+
+/** The plan's fields that list each type: where a page's new or deleted objects show. */
+const PLAN_LISTS: Readonly<Record<string, readonly string[]>> = {
+  Account: ['accounts'],
+  Payee: ['payees'],
+  CategoryGroup: ['categoryGroups'],
+  Category: ['categories'],
+  Month: ['months'],
+  Transaction: ['transactions'],
+  ScheduledTransaction: ['scheduledTransactions'],
+};
+
+/**
+ * Applies a page of `changes` to graphcache, from the `Query.changes` updater (`changesUpdates`):
+ * graphcache has written the changed objects already (they are normalized like any result); here
+ * the deleted ones are invalidated and taken out of the plan's plain lists, and a plan list or
+ * connection that is missing one of the page's objects (made elsewhere), or still holds a deleted
+ * one, is invalidated: the screens showing it read it again, in the gateway's order and filters.
+ */
+export function applyChanges(cache: Cache, page: ChangesPage): void {
+  const plan = { __typename: 'Plan', id: page.planId };
+  const fields = cache.inspectFields(plan);
+  const touched = new Map<string, { added: Set<string>; removed: Set<string> }>();
+  const touch = (typename: string) => {
+    const entry = touched.get(typename) ?? { added: new Set<string>(), removed: new Set<string>() };
+    touched.set(typename, entry);
+    return entry;
+  };
+  for (const [list, typename] of Object.entries(CHANGED_LISTS)) {
+    for (const entity of page.changes[list as keyof typeof CHANGED_LISTS] ?? []) {
+      const key = cache.keyOfEntity({ ...entity, __typename: typename });
+      if (key) touch(typename).added.add(key);
+    }
+  }
+  for (const entity of deletedEntities(page)) {
+    const key = cache.keyOfEntity(entity);
+    if (key) touch(entity.__typename).removed.add(key);
+  }
+  for (const [typename, { added, removed }] of touched) {
+    for (const field of fields) {
+      if (!(PLAN_LISTS[typename] ?? []).includes(field.fieldName)) continue;
+      const value = cache.resolve(plan, field.fieldKey);
+      if (Array.isArray(value)) {
+        const keys = value.filter((item): item is string => typeof item === 'string');
+        if ([...added].some((key) => !keys.includes(key))) cache.invalidate(plan, field.fieldKey);
+        else if (keys.some((key) => removed.has(key)))
+          cache.link(
+            plan,
+            field.fieldName,
+            field.arguments ?? {},
+            keys.filter((key) => !removed.has(key)),
+          );
+      } else if (typeof value === 'string') {
+        const nodes = connectionNodes(cache, value);
+        if ([...added].some((key) => !nodes.has(key)) || [...removed].some((key) => nodes.has(key)))
+          cache.invalidate(plan, field.fieldKey);
+      }
+    }
+    for (const key of removed) cache.invalidate(key);
+  }
+}
+
+/** The entity keys a stored connection's edges point at. */
+function connectionNodes(cache: Cache, connection: string): Set<string> {
+  const edges = cache.resolve(connection, 'edges');
+  const nodes = new Set<string>();
+  if (Array.isArray(edges))
+    for (const edge of edges) {
+      const node = typeof edge === 'string' ? cache.resolve(edge, 'node') : null;
+      if (typeof node === 'string') nodes.add(node);
+    }
+  return nodes;
+}
+
+/**
+ * The updater that applies what `changes` answers as it is written: a page (`applyChanges`), or
+ * `ReloadRequired`, which invalidates every root field, so the screens shown read again.
+ * `cacheConfig()` includes it; spread it into your own `updates` if you pass those.
+ */
+export function changesUpdates(): UpdatesConfig {
+  return {
+    Query: {
+      changes: (parent, _args, cache) => {
+        const result = (parent as { changes?: ChangesResult | null }).changes;
+        if (result?.__typename === 'ChangesPage') applyChanges(cache, result);
+        else if (result?.__typename === 'ReloadRequired')
+          for (const field of cache.inspectFields('Query'))
+            if (field.fieldName !== 'changes') cache.invalidate('Query', field.fieldKey);
+      },
+    },
+  };
+}
+
+/**
+ * What `resume()` runs over urql: one `changes` request from the stored cursor (more while
+ * `hasMore`), through graphcache, whose `changesUpdates` apply each page. Pair it with
+ * `resumeOnReconnect`.
+ */
+export function resumer(
+  client: Client,
+  options: { planId: string; cursors: CursorStore; query?: string },
+): () => Promise<ResumeOutcome> {
+  const query = options.query ?? CHANGES_QUERY;
+  return () =>
+    resumeFrom({
+      planId: options.planId,
+      cursors: options.cursors,
+      fetch: async (variables) => {
+        const { data, error } = await client
+          .query<{ changes: ChangesResult }>(query, variables, { requestPolicy: 'network-only' })
+          .toPromise();
+        if (error || !data) throw error ?? new Error('changes: no data in the answer');
+        return data.changes;
+      },
+      apply: () => {}, // changesUpdates applied it as graphcache wrote it.
+      reload: async () => {},
+    });
+}
+
+/** Marks the write queue's mutations, so `offlineExchange` lets their network errors through. */
+const QUEUED_WRITE = 'plansGatewayQueuedWrite';
+
+/**
+ * What `offlineExchange` takes as `isOfflineError`: its own rule, except for the write queue's
+ * writes, which the queue keeps and replays itself (with their idempotency keys) instead of
+ * graphcache's queue (which would replay them without).
+ */
+export function isOfflineError(error: CombinedError | undefined, result: OperationResult): boolean {
+  if (result.operation.context[QUEUED_WRITE]) return false;
+  const network = error?.networkError;
+  if (!network || error.response) return false;
+  const { navigator } = globalThis as { navigator?: { onLine?: boolean } };
+  const offline = navigator?.onLine === false;
+  return offline || /request failed|failed to fetch|network\s?error/i.test(network.message);
+}
+
+/**
+ * How the write queue sends a write through urql: `client.mutation` with the `Idempotency-Key`
+ * header, so graphcache applies its answer. `fetchOptions`: those of the client (an operation's
+ * replace the client's), e.g. `{ credentials: 'include' }`.
+ */
+export function sendWithUrql(
+  client: Client,
+  options: { fetchOptions?: RequestInit } = {},
+): SendWrite {
+  return async (write) => {
+    const result = await client
+      .mutation<Record<string, unknown>>(
+        write.query,
+        { ...write.variables },
+        {
+          fetchOptions: {
+            ...options.fetchOptions,
+            headers: { ...headersOf(options.fetchOptions), 'Idempotency-Key': write.key },
+          },
+          [QUEUED_WRITE]: true,
+        },
+      )
+      .toPromise();
+    if (result.data) return { kind: 'answered', data: result.data };
+    if (result.error?.networkError || !result.error)
+      return { kind: 'unreachable', error: result.error };
+    return { kind: 'failed', error: result.error };
+  };
+}
+
+function headersOf(init: RequestInit | undefined): Record<string, string> {
+  return Object.fromEntries(new Headers(init?.headers).entries());
+}
+
+/**
+ * graphcache's storage in a `KeyValueStorage`, for React Native (AsyncStorage) or any place
+ * without IndexedDB; in a browser, `makeDefaultStorage` from
+ * `@urql/exchange-graphcache/default-storage` (IndexedDB) is the one to use. It has all that
+ * `offlineExchange` needs to answer from the cache when offline: the data, graphcache's own
+ * queue of mutations sent outside the kit's queue, and `onOnline` (React Native: from NetInfo;
+ * default: the `online` event where there is one).
+ */
+export function storageAdapter(
+  storage: KeyValueStorage,
+  options: { key?: string; onOnline?: (replay: () => void) => void } = {},
+): StorageAdapter {
+  const key = options.key ?? 'plans-gateway:graphcache';
+  let entries: SerializedEntries | null = null;
+  const load = async (): Promise<SerializedEntries> => {
+    if (entries) return entries;
+    const saved = await storage.getItem(key);
+    entries = saved ? (JSON.parse(saved) as SerializedEntries) : {};
+    return entries;
+  };
+  return {
+    readData: load,
+    async writeData(delta) {
+      const all = await load();
+      for (const [entry, value] of Object.entries(delta)) {
+        if (value === undefined) delete all[entry];
+        else all[entry] = value;
+      }
+      await storage.setItem(key, JSON.stringify(all));
+    },
+    async readMetadata() {
+      const saved = await storage.getItem(`${key}:mutations`);
+      return saved ? (JSON.parse(saved) as SerializedRequest[]) : [];
+    },
+    writeMetadata(requests) {
+      void storage.setItem(`${key}:mutations`, JSON.stringify(requests));
+    },
+    onOnline(replay) {
+      if (options.onOnline) options.onOnline(replay);
+      else
+        (
+          globalThis as { addEventListener?: (type: string, listener: () => void) => void }
+        ).addEventListener?.('online', replay);
+    },
+  };
 }

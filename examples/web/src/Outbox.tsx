@@ -1,0 +1,127 @@
+import type {
+  CursorStore,
+  QueuedWrite,
+  QueueEvent,
+  WriteQueue,
+  WriteQueueState,
+} from '@plans-gateway/client-kit/offline';
+import { createContext, useContext, useEffect, useState } from 'react';
+
+/**
+ * The session's write queue (the client kit's; every write of the app goes through it) and the
+ * cursors its cache is at.
+ */
+export const OutboxContext = createContext<{ queue: WriteQueue; cursors: CursorStore } | null>(
+  null,
+);
+
+export function useOutbox(): WriteQueue {
+  return useSession().queue;
+}
+
+export function useCursors(): CursorStore {
+  return useSession().cursors;
+}
+
+function useSession() {
+  const session = useContext(OutboxContext);
+  if (!session) throw new Error('useOutbox outside <OutboxContext.Provider>');
+  return session;
+}
+
+/** The queue's waiting writes and its conflict, as they change. */
+export function useOutboxState(queue: WriteQueue): WriteQueueState {
+  const [state, setState] = useState(queue.state);
+  useEffect(() => {
+    setState(queue.state());
+    return queue.subscribe((_event, next) => setState(next));
+  }, [queue]);
+  return state;
+}
+
+/** What became of a write: sent, refused, stopped by a conflict, or waiting for the network. */
+export type WriteOutcome = Exclude<QueueEvent, { kind: 'queued' }>;
+
+/** Queues a write and tells what its first attempt came to (offline: `waiting`). */
+export function submitWrite(
+  queue: WriteQueue,
+  write: { query: string; variables: Record<string, unknown>; label: string },
+): Promise<WriteOutcome> {
+  return new Promise((resolve, reject) => {
+    const seen: WriteOutcome[] = [];
+    let key: string | null = null;
+    const settle = () => {
+      const outcome = seen.find((event) => event.write.key === key);
+      if (!outcome) return false;
+      stop();
+      resolve(outcome);
+      return true;
+    };
+    const stop = queue.subscribe((event) => {
+      if (event.kind === 'queued') return;
+      seen.push(event);
+      if (key !== null) settle();
+    });
+    queue.enqueue(write).then((queued: QueuedWrite) => {
+      key = queued.key;
+      settle();
+    }, reject);
+  });
+}
+
+/** The message of a refusal: a typed error result, or a GraphQL or network error. */
+export function messageOf(reason: unknown): string {
+  const message = (reason as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : 'refused';
+}
+
+/**
+ * The writes waiting for the network, shown as pending, and a write the gateway refused because
+ * what it edits changed elsewhere meanwhile: both versions, and the choice to keep it or not.
+ */
+export function PendingWrites() {
+  const queue = useOutbox();
+  const { pending, conflict } = useOutboxState(queue);
+  if (pending.length === 0 && !conflict) return null;
+  return (
+    <div className="outbox">
+      {pending.length > 0 && (
+        <ul className="pending" aria-label="Waiting to be sent">
+          {pending.map((write) => (
+            <li key={write.key} data-testid="pending-write">
+              <span className="badge">Pending</span> {write.label ?? 'A change'}
+            </li>
+          ))}
+        </ul>
+      )}
+      {conflict && (
+        <div className="conflict" role="alert" data-testid="write-conflict">
+          <p>
+            <strong>Not saved: {conflict.write.label ?? 'a change'}.</strong>{' '}
+            {conflict.conflict.message}
+          </p>
+          <dl>
+            <dt>Now</dt>
+            <dd data-testid="conflict-current">{JSON.stringify(conflict.conflict.current)}</dd>
+            <dt>Yours</dt>
+            <dd data-testid="conflict-attempted">{JSON.stringify(conflict.conflict.attempted)}</dd>
+          </dl>
+          <button type="button" onClick={() => void queue.discard(conflict.write.key)}>
+            Keep theirs
+          </button>
+          <button
+            type="button"
+            onClick={() =>
+              void queue.retry(conflict.write.key, {
+                ...conflict.write.variables,
+                ifUnchangedSince: conflict.conflict.cursor,
+              })
+            }
+          >
+            Keep mine
+          </button>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,237 @@
+/**
+ * Writes made offline, queued in order and replayed once the network is back, exactly once: each
+ * gets its `Idempotency-Key` when it is queued and keeps it on every attempt, so a write whose
+ * answer was lost, or a queue flushed twice, is applied once (the gateway answers the original
+ * result). The queue lives in a `KeyValueStorage`, so it survives a reload.
+ *
+ * A write the gateway refuses because what it edits changed elsewhere meanwhile (a
+ * `WriteConflict` in its result, sent with `ifUnchangedSince`) is not retried and not
+ * overwritten: the queue stops at it and surfaces it with both versions, and the app keeps its
+ * write again (`retry`, with new variables) or drops it (`discard`). Any other typed refusal
+ * (`ValidationError`, `NotFoundError`...) is a final answer: the write leaves the queue as
+ * `refused`.
+ */
+import type { KeyValueStorage } from './storage.js';
+
+/** A write waiting for the network: the document as text, its variables, its key. */
+export interface QueuedWrite {
+  /** Its `Idempotency-Key`, made when it was queued. */
+  readonly key: string;
+  readonly query: string;
+  readonly variables: Readonly<Record<string, unknown>>;
+  /** What the app said it is, to show it as pending (e.g. the new transaction's payee). */
+  readonly label?: string;
+  readonly queuedAt: string;
+}
+
+/** The refusal of a write because its target changed meanwhile (the `WriteConflict` type). */
+export interface WriteConflict {
+  readonly __typename: 'WriteConflict';
+  readonly message: string;
+  readonly planId?: string;
+  readonly id?: string;
+  /** The object as it is now, as the write's result selected it. */
+  readonly current?: unknown;
+  /** What the write would have set. */
+  readonly attempted?: unknown;
+  readonly cursor?: string;
+}
+
+/** How one attempt at a write went, as the sending client library saw it. */
+export type SendResult =
+  | { readonly kind: 'answered'; readonly data: Readonly<Record<string, unknown>> }
+  /** No answer (offline, the connection dropped, a 5xx): try again later with the same key. */
+  | { readonly kind: 'unreachable'; readonly error: unknown }
+  /** GraphQL errors in place of data (bad input, signed out): a final answer. */
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+/** Sends one queued write with `Idempotency-Key: write.key`. */
+export type SendWrite = (write: QueuedWrite) => Promise<SendResult>;
+
+export type QueueEvent =
+  | { readonly kind: 'queued'; readonly write: QueuedWrite }
+  | { readonly kind: 'sent'; readonly write: QueuedWrite; readonly data: unknown }
+  | { readonly kind: 'refused'; readonly write: QueuedWrite; readonly reason: unknown }
+  | { readonly kind: 'conflict'; readonly write: QueuedWrite; readonly conflict: WriteConflict }
+  | { readonly kind: 'waiting'; readonly write: QueuedWrite; readonly error: unknown };
+
+export interface WriteQueueState {
+  /** Waiting writes, oldest first. */
+  readonly pending: readonly QueuedWrite[];
+  /** The write the queue stopped at, and the conflict it met. */
+  readonly conflict: { readonly write: QueuedWrite; readonly conflict: WriteConflict } | null;
+}
+
+export interface WriteQueue {
+  /** Queues a write (kept in storage first), then flushes. Resolves with the stored write. */
+  enqueue(write: {
+    query: string;
+    variables: Record<string, unknown>;
+    label?: string;
+  }): Promise<QueuedWrite>;
+  /** Sends the waiting writes in order, one at a time; a second call joins the running flush. */
+  flush(): Promise<WriteQueueState>;
+  state(): WriteQueueState;
+  /** Every change of state, and each write's outcome. Returns what unsubscribes. */
+  subscribe(listener: (event: QueueEvent, state: WriteQueueState) => void): () => void;
+  /** Drops the conflicting write, and goes on with the others. */
+  discard(key: string): Promise<WriteQueueState>;
+  /** Sends the conflicting write again with new variables (a new write: a new key). */
+  retry(key: string, variables: Record<string, unknown>): Promise<WriteQueueState>;
+}
+
+interface Stored {
+  readonly pending: QueuedWrite[];
+  readonly conflict: WriteQueueState['conflict'];
+}
+
+/**
+ * A queue kept in `storage` under `key`, sending with `send`. Call `open` once; flush on start
+ * and on reconnect (`resumeOnReconnect(() => queue.flush())`).
+ */
+export async function openWriteQueue(options: {
+  storage: KeyValueStorage;
+  send: SendWrite;
+  key?: string;
+  /** Makes a fresh key: `crypto.randomUUID` where it exists. */
+  newKey?: () => string;
+  now?: () => Date;
+}): Promise<WriteQueue> {
+  const storageKey = options.key ?? 'plans-gateway:write-queue';
+  const newKey = options.newKey ?? (() => globalThis.crypto.randomUUID());
+  const now = options.now ?? (() => new Date());
+  const saved = await options.storage.getItem(storageKey);
+  let current: Stored = saved ? parseStored(saved, storageKey) : { pending: [], conflict: null };
+  const listeners = new Set<(event: QueueEvent, state: WriteQueueState) => void>();
+  let running: Promise<WriteQueueState> | null = null;
+
+  const snapshot = (): WriteQueueState => ({
+    pending: [...current.pending],
+    conflict: current.conflict,
+  });
+  const commit = async (next: Stored, event?: QueueEvent) => {
+    current = next;
+    await options.storage.setItem(storageKey, JSON.stringify(current));
+    if (event) for (const listener of listeners) listener(event, snapshot());
+  };
+
+  const flushOnce = async (): Promise<WriteQueueState> => {
+    while (current.conflict === null && current.pending.length > 0) {
+      const write = current.pending[0] as QueuedWrite;
+      const result = await options
+        .send(write)
+        .catch((error: unknown): SendResult => ({ kind: 'unreachable', error }));
+      if (result.kind === 'unreachable') {
+        for (const listener of listeners)
+          listener({ kind: 'waiting', write, error: result.error }, snapshot());
+        break;
+      }
+      // Writes queued while this one was out stay: `current` is read again after the answer.
+      const rest = () => current.pending.filter((queued) => queued.key !== write.key);
+      if (result.kind === 'failed') {
+        await commit(
+          { pending: rest(), conflict: null },
+          { kind: 'refused', write, reason: result.error },
+        );
+        continue;
+      }
+      const conflict = conflictIn(result.data);
+      if (conflict) {
+        await commit(
+          { pending: rest(), conflict: { write, conflict } },
+          { kind: 'conflict', write, conflict },
+        );
+        break;
+      }
+      const refusal = refusalIn(result.data);
+      await commit(
+        { pending: rest(), conflict: null },
+        refusal
+          ? { kind: 'refused', write, reason: refusal }
+          : { kind: 'sent', write, data: result.data },
+      );
+    }
+    return snapshot();
+  };
+
+  const queue: WriteQueue = {
+    async enqueue(write) {
+      const queued: QueuedWrite = {
+        key: newKey(),
+        query: write.query,
+        variables: write.variables,
+        ...(write.label === undefined ? {} : { label: write.label }),
+        queuedAt: now().toISOString(),
+      };
+      await commit(
+        { ...current, pending: [...current.pending, queued] },
+        { kind: 'queued', write: queued },
+      );
+      void queue.flush();
+      return queued;
+    },
+    flush() {
+      running ??= flushOnce().finally(() => {
+        running = null;
+      });
+      return running;
+    },
+    state: snapshot,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async discard(key) {
+      if (current.conflict?.write.key !== key)
+        throw new Error(`No conflicting write with key ${key}.`);
+      await commit({ ...current, conflict: null });
+      return queue.flush();
+    },
+    async retry(key, variables) {
+      const stopped = current.conflict?.write;
+      if (stopped?.key !== key) throw new Error(`No conflicting write with key ${key}.`);
+      const again: QueuedWrite = {
+        ...stopped,
+        key: newKey(),
+        variables,
+        queuedAt: now().toISOString(),
+      };
+      await commit(
+        { pending: [again, ...current.pending], conflict: null },
+        { kind: 'queued', write: again },
+      );
+      return queue.flush();
+    },
+  };
+  return queue;
+}
+
+/** The `WriteConflict` among a mutation's results (its top-level fields), if any. */
+export function conflictIn(data: Readonly<Record<string, unknown>>): WriteConflict | null {
+  for (const value of Object.values(data)) {
+    if (isTyped(value) && value.__typename === 'WriteConflict') return value as WriteConflict;
+  }
+  return null;
+}
+
+/** Another typed refusal among a mutation's results: a result with a `message` (`... on Error`). */
+function refusalIn(data: Readonly<Record<string, unknown>>): unknown {
+  return Object.values(data).find(
+    (value) => isTyped(value) && typeof (value as { message?: unknown }).message === 'string',
+  );
+}
+
+function isTyped(value: unknown): value is { __typename: string } {
+  return typeof value === 'object' && value !== null && '__typename' in value;
+}
+
+function parseStored(text: string, key: string): Stored {
+  try {
+    const parsed = JSON.parse(text) as Partial<Stored>;
+    if (Array.isArray(parsed.pending))
+      return { pending: parsed.pending, conflict: parsed.conflict ?? null };
+  } catch {
+    // Falls through to the error below.
+  }
+  throw new Error(`The write queue stored under '${key}' is not one this kit wrote.`);
+}

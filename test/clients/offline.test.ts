@@ -1,0 +1,370 @@
+/**
+ * The client kit's offline first (issue 35), with real Apollo Client and urql clients over HTTP
+ * against the sandbox and a gateway: a cache persisted and restored, brought up to date after
+ * outside changes with one `changes` request (changed objects written, deleted ones gone from
+ * the cache and the lists, lists that gained a row read again), and writes made offline queued
+ * and replayed exactly once, even when the answer to the first attempt is lost.
+ */
+import { ApolloClient, gql, HttpLink, InMemoryCache } from '@apollo/client';
+import {
+  cacheConfig as apolloCacheConfig,
+  resumer as apolloResumer,
+  applyChanges,
+  persistCache,
+  sendWithApollo,
+} from '@plans-gateway/client-kit/apollo';
+import {
+  cacheConfig as graphcacheConfig,
+  isOfflineError,
+  sendWithUrql,
+  storageAdapter,
+  resumer as urqlResumer,
+} from '@plans-gateway/client-kit/graphcache';
+import {
+  type ChangesPage,
+  memoryStorage,
+  openWriteQueue,
+  type SendResult,
+  type SendWrite,
+  storedCursors,
+  type WriteConflict,
+} from '@plans-gateway/client-kit/offline';
+import { Client, fetchExchange } from '@urql/core';
+import { cacheExchange, offlineExchange } from '@urql/exchange-graphcache';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { callsOf, LIVE, type LiveStack, openAccount, outsideWrite } from '../live/support/live.js';
+import { startStack } from '../support/stack.js';
+
+const TOKEN = 'kit-offline-token-0001';
+
+let stack: LiveStack | undefined;
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+async function started(): Promise<LiveStack> {
+  stack = await startStack({
+    ...LIVE,
+    token: TOKEN,
+    sandbox: {
+      rateLimit: false,
+      users: [{ token: TOKEN, plans: [{ seed: 21, transactions: 8 }] }],
+    },
+  });
+  return stack;
+}
+
+/** A screen: the plan's accounts and its transactions. */
+const SCREEN = `query Screen($planId: PlanId!) {
+  plan(id: $planId) {
+    id
+    accounts { id name balance }
+    transactions(first: 50) { edges { node { id memo amount } } }
+  }
+}`;
+interface Screen {
+  plan: {
+    id: string;
+    accounts: { id: string; balance: number }[];
+    transactions: { edges: { node: { id: string; memo: string | null } }[] };
+  };
+}
+
+const CREATE = `mutation Create($planId: PlanId!, $input: CreateTransactionInput!) {
+  createTransaction(planId: $planId, input: $input) {
+    __typename
+    ... on CreateTransactionPayload { transaction { id memo } }
+    ... on Error { message }
+  }
+}`;
+
+function apolloClient(s: LiveStack, fetchImpl: typeof fetch = fetch): ApolloClient {
+  return new ApolloClient({
+    link: new HttpLink({
+      uri: s.url,
+      headers: { authorization: `Bearer ${s.token}` },
+      fetch: fetchImpl,
+    }),
+    cache: new InMemoryCache(apolloCacheConfig()),
+  });
+}
+
+function urqlClient(s: LiveStack, fetchImpl: typeof fetch = fetch): Client {
+  return new Client({
+    url: s.url,
+    fetch: fetchImpl,
+    fetchOptions: { headers: { authorization: `Bearer ${s.token}` } },
+    preferGetMethod: false,
+    exchanges: [cacheExchange(graphcacheConfig()), fetchExchange],
+  });
+}
+
+/** A transaction made behind the gateway's back, one deleted, and the copy stale. */
+async function changedElsewhere(s: LiveStack, keep: readonly string[]) {
+  const accountId = await openAccount(s);
+  const created = await outsideWrite(s, accountId, 'made on another device');
+  const { transactions } = await s.writer.getTransactions({ token: s.token }, { planId: s.planId });
+  const victim = transactions.find((tx) => !tx.deleted && !keep.includes(tx.id))!;
+  await s.writer.deleteTransaction(
+    { token: s.token },
+    { planId: s.planId, transactionId: victim.id },
+  );
+  s.clock.advance(s.gateway.config.maxAgeMs + 1);
+  const { account } = await s.writer.getAccountById(
+    { token: s.token },
+    { planId: s.planId, accountId },
+  );
+  return { accountId, created: created.id, deleted: victim.id, balance: account.balance };
+}
+
+const creates = (s: LiveStack) =>
+  callsOf(s.sandbox, s.token).filter((call) => call.startsWith('createTransaction'));
+
+describe('Apollo Client: persisted cache, resume with changes', () => {
+  it('restores a persisted cache without the network, then resumes in one request', async () => {
+    const s = await started();
+    const storage = memoryStorage();
+    const first = apolloClient(s);
+    const persisted = await persistCache(first.cache, { storage, debounceMs: 0 });
+    const { cursors } = persisted;
+    expect(await apolloResumer(first, { planId: s.planId, cursors })()).toMatchObject({
+      kind: 'started',
+    });
+    const screen = gql(SCREEN);
+    const loaded = await first.query<Screen>({ query: screen, variables: { planId: s.planId } });
+    const shown = loaded.data!.plan.transactions.edges.map((edge) => edge.node.id);
+    await persisted.save();
+    persisted.stop();
+
+    // The app opens again: the screen comes from storage, not the network.
+    const offline: typeof fetch = () => Promise.reject(new TypeError('Failed to fetch'));
+    const reopened = apolloClient(s, offline);
+    await persistCache(reopened.cache, { storage });
+    const cached = reopened.readQuery<Screen>({ query: screen, variables: { planId: s.planId } });
+    expect(cached?.plan.transactions.edges.map((edge) => edge.node.id)).toEqual(shown);
+
+    const outside = await changedElsewhere(s, []);
+    const online = apolloClient(s);
+    const restored = await persistCache(online.cache, { storage });
+    // The cursor came back with the cache it describes.
+    expect(await restored.cursors.get(s.planId)).toBe(await cursors.get(s.planId));
+    s.sandbox.resetCalls();
+    const outcome = await apolloResumer(online, { planId: s.planId, cursors: restored.cursors })();
+    expect(outcome).toMatchObject({ kind: 'resumed', pages: 1 });
+    expect(callsOf(s.sandbox, s.token)).toHaveLength(1); // one delta upstream
+
+    const entries = online.cache.extract() as Record<string, Record<string, unknown>>;
+    expect(entries[`Transaction:${outside.created}`]?.memo).toBe('made on another device');
+    expect(entries[`Transaction:${outside.deleted}`]).toBeUndefined();
+    expect(entries[`Account:${outside.accountId}`]?.balance).toBe(outside.balance);
+    // The list gained a row it did not hold: it is read again, with the new row, without the old.
+    const again = await online.query<Screen>({ query: screen, variables: { planId: s.planId } });
+    const ids = again.data!.plan.transactions.edges.map((edge) => edge.node.id);
+    expect(ids).toContain(outside.created);
+    expect(ids).not.toContain(outside.deleted);
+    await restored.save();
+    const saved = JSON.parse((await storage.getItem('plans-gateway:apollo-cache'))!);
+    expect(saved.cursors[s.planId]).toBe(outcome.cursor);
+  });
+
+  it('takes a deleted row out of a list at once, with no request', async () => {
+    const s = await started();
+    const client = apolloClient(s);
+    const screen = gql(SCREEN);
+    const loaded = await client.query<Screen>({ query: screen, variables: { planId: s.planId } });
+    const [gone, ...rest] = loaded.data!.plan.transactions.edges.map((edge) => edge.node.id);
+    const page: ChangesPage = {
+      __typename: 'ChangesPage',
+      planId: s.planId,
+      cursor: 'c',
+      hasMore: false,
+      changes: { deleted: { transactionIds: [gone!] } },
+    };
+    applyChanges(client.cache, page, {
+      query: `query($planId: PlanId!) { changes(planId: $planId) { __typename ... on ChangesPage {
+        planId cursor hasMore changes { deleted { transactionIds } } } } }`,
+    });
+    const read = client.readQuery<Screen>({ query: screen, variables: { planId: s.planId } });
+    expect(read?.plan.transactions.edges.map((edge) => edge.node.id)).toEqual(rest);
+  });
+});
+
+describe('urql graphcache: resume with changes', () => {
+  it('opens from a storageAdapter without the network (offlineExchange)', async () => {
+    // graphcache persists nothing when NODE_ENV is `test` (its own tests' switch): as an app runs.
+    const env = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'development';
+    onTestFinished(() => {
+      process.env.NODE_ENV = env;
+    });
+    const s = await started();
+    const storage = memoryStorage();
+    const persisted = (fetchImpl: typeof fetch) =>
+      new Client({
+        url: s.url,
+        fetch: fetchImpl,
+        fetchOptions: { headers: { authorization: `Bearer ${s.token}` } },
+        preferGetMethod: false,
+        exchanges: [
+          offlineExchange({
+            ...graphcacheConfig(),
+            storage: storageAdapter(storage),
+            isOfflineError,
+          }),
+          fetchExchange,
+        ],
+      });
+    const online = await persisted(fetch).query<Screen>(SCREEN, { planId: s.planId }).toPromise();
+    const shown = online.data!.plan.transactions.edges.map((edge) => edge.node.id);
+    const kept = async () =>
+      Object.keys(JSON.parse((await storage.getItem('plans-gateway:graphcache')) ?? '{}')).length;
+    await expect.poll(kept, { timeout: 45_000 }).toBeGreaterThan(10);
+
+    const offline: typeof fetch = () => Promise.reject(new TypeError('Failed to fetch'));
+    const reopened = await persisted(offline)
+      .query<Screen>(SCREEN, { planId: s.planId })
+      .toPromise();
+    expect(reopened.data?.plan.transactions.edges.map((edge) => edge.node.id)).toEqual(shown);
+  });
+
+  it('applies a page as graphcache writes it: new rows read again, deleted ones gone', async () => {
+    const s = await started();
+    const cursors = storedCursors(memoryStorage());
+    const client = urqlClient(s);
+    await urqlResumer(client, { planId: s.planId, cursors })();
+    const loaded = await client.query<Screen>(SCREEN, { planId: s.planId }).toPromise();
+    const shown = loaded.data!.plan.transactions.edges.map((edge) => edge.node.id);
+    const outside = await changedElsewhere(s, []);
+    expect(shown).toContain(outside.deleted);
+
+    expect(await urqlResumer(client, { planId: s.planId, cursors })()).toMatchObject({
+      kind: 'resumed',
+    });
+    const again = await client.query<Screen>(SCREEN, { planId: s.planId }).toPromise();
+    const ids = again.data!.plan.transactions.edges.map((edge) => edge.node.id);
+    expect(ids).toContain(outside.created);
+    expect(ids).not.toContain(outside.deleted);
+    const account = again.data!.plan.accounts.find((a) => a.id === outside.accountId);
+    expect(account?.balance).toBe(outside.balance);
+  });
+});
+
+/** A fetch that fails while `state.offline`, like a browser with no network. */
+function switchableFetch() {
+  const state = { offline: true };
+  const impl: typeof fetch = (input, init) =>
+    state.offline ? Promise.reject(new TypeError('Failed to fetch')) : fetch(input, init);
+  return { state, fetch: impl };
+}
+
+describe('the write queue', () => {
+  for (const [name, sender] of [
+    ['Apollo', (s: LiveStack, f: typeof fetch) => sendWithApollo(apolloClient(s, f))],
+    [
+      'urql',
+      (s: LiveStack, f: typeof fetch) =>
+        sendWithUrql(urqlClient(s, f), {
+          fetchOptions: { headers: { authorization: `Bearer ${s.token}` } },
+        }),
+    ],
+  ] as const) {
+    it(`${name}: keeps writes made offline in order, and replays each once when the answer is lost`, async () => {
+      const s = await started();
+      const accountId = await openAccount(s);
+      const network = switchableFetch();
+      const send = sender(s, network.fetch);
+      // The first answer that comes back is lost on the way (the connection dropped).
+      let lose = true;
+      const lossy: SendWrite = async (write) => {
+        const result: SendResult = await send(write);
+        if (lose && result.kind === 'answered') {
+          lose = false;
+          return { kind: 'unreachable', error: new Error('answer lost') };
+        }
+        return result;
+      };
+      const storage = memoryStorage();
+      const queue = await openWriteQueue({ storage, send: lossy });
+      const write = (memo: string) => ({
+        query: CREATE,
+        variables: {
+          planId: s.planId,
+          input: { accountId, date: '2025-06-14', amount: -1_000, memo },
+        },
+        label: memo,
+      });
+      await queue.enqueue(write('first offline'));
+      await queue.enqueue(write('second offline'));
+      await queue.flush();
+      expect(queue.state().pending.map((w) => w.label)).toEqual([
+        'first offline',
+        'second offline',
+      ]);
+      s.sandbox.resetCalls();
+
+      // The page reloads: the queue comes back from storage, keys and all.
+      const reopened = await openWriteQueue({ storage, send: lossy });
+      const keys = reopened.state().pending.map((w) => w.key);
+      expect(keys).toEqual(queue.state().pending.map((w) => w.key));
+      network.state.offline = false;
+      const sent: string[] = [];
+      reopened.subscribe((event) => {
+        if (event.kind === 'sent') sent.push(event.write.key);
+      });
+      await reopened.flush(); // the first answer is lost: it stays queued
+      expect(reopened.state().pending).toHaveLength(2);
+      await reopened.flush(); // and again: the gateway answers the original result
+      expect(reopened.state().pending).toEqual([]);
+      expect(sent).toEqual(keys);
+      expect(creates(s)).toHaveLength(2); // one each: the retry wrote nothing
+      const { transactions } = await s.writer.getTransactions(
+        { token: s.token },
+        { planId: s.planId },
+      );
+      const memos = transactions.map((tx) => tx.memo);
+      expect(memos.filter((memo) => memo === 'first offline')).toHaveLength(1);
+      expect(memos.filter((memo) => memo === 'second offline')).toHaveLength(1);
+    });
+  }
+
+  it('stops at a write conflict and surfaces both versions; the later writes wait', async () => {
+    const answers = new Map<string, Record<string, unknown>>();
+    const sent: string[] = [];
+    const send: SendWrite = async (write) => {
+      sent.push(write.label ?? '');
+      return {
+        kind: 'answered',
+        data: answers.get(write.label ?? '') ?? { ok: { __typename: 'Done' } },
+      };
+    };
+    const conflict: WriteConflict = {
+      __typename: 'WriteConflict',
+      message: 'The transaction changed since your copy.',
+      planId: 'p',
+      id: 't1',
+      current: { __typename: 'Transaction', id: 't1', memo: 'changed elsewhere' },
+      attempted: { memo: 'edited offline' },
+      cursor: 'c2',
+    };
+    answers.set('edit', { updateTransaction: conflict });
+    let n = 0;
+    const queue = await openWriteQueue({ storage: memoryStorage(), send, newKey: () => `k${++n}` });
+    const events: string[] = [];
+    queue.subscribe((event) => events.push(`${event.kind}:${event.write.label}`));
+    await queue.enqueue({ query: 'mutation', variables: {}, label: 'edit' });
+    await queue.enqueue({ query: 'mutation', variables: {}, label: 'later' });
+    const state = await queue.flush();
+    expect(state.conflict).toEqual({ write: expect.objectContaining({ key: 'k1' }), conflict });
+    expect(state.pending.map((w) => w.label)).toEqual(['later']);
+    expect(events).toContain('conflict:edit');
+    expect(sent).toEqual(['edit']);
+
+    // The person keeps their edit over the current version: a new write, a new key.
+    answers.delete('edit');
+    const after = await queue.retry('k1', { ifUnchangedSince: 'c2' });
+    expect(after).toEqual({ pending: [], conflict: null });
+    expect(sent).toEqual(['edit', 'edit', 'later']);
+    expect(events.filter((e) => e.startsWith('sent'))).toEqual(['sent:edit', 'sent:later']);
+  });
+});
