@@ -91,12 +91,10 @@ describe('tools/list with writes on', () => {
       type: 'array',
       items: { properties: { id: expect.anything() }, required: ['id'] },
     });
-    expect(
-      Object.keys(
-        (approve.inputSchema.properties?.transactions as { items: { properties: object } }).items
-          .properties,
-      ),
-    ).toEqual(['id']);
+    const items = (approve.inputSchema.properties ?? {}).transactions as {
+      items: { properties: object };
+    };
+    expect(Object.keys(items.items.properties)).toEqual(['id']);
   });
 });
 
