@@ -91,8 +91,8 @@ describe('tools/list with writes on', () => {
       type: 'array',
       items: { properties: { id: expect.anything() }, required: ['id'] },
     });
-    const properties = approve.inputSchema.properties as Record<string, unknown>;
-    const items = properties.transactions as { items: { properties: object } };
+    const approveProperties = approve.inputSchema.properties as Record<string, unknown>;
+    const items = approveProperties.transactions as { items: { properties: object } };
     expect(Object.keys(items.items.properties)).toEqual(['id']);
   });
 });
