@@ -2,7 +2,9 @@
  * The one-line install for desktop assistants: `npm pack` of the gateway (its build, the bin,
  * the workspace packages it imports bundled inside) installed into an empty folder, and
  * `npx plans-gateway-mcp` there answering the SDK's stdio client against a sandbox on loopback.
- * Nothing of the checkout is used once installed: no tsx, no sources, no workspace links.
+ * Nothing of the checkout is used once installed: no tsx, no sources, no workspace links. The
+ * tarball carries `npm-shrinkwrap.json` (written by `prepack`, scripts/pack-shrinkwrap.ts): the
+ * install gets the locked versions, and npm has no engine to warn about on Node 20.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +33,14 @@ let scratch: string;
 let app: string;
 let packed: Packed;
 let server: StdioServer | undefined;
+let installOutput: string;
+let locked: Locked;
+
+interface Locked {
+  readonly packages: Record<string, { version?: string; inBundle?: boolean }>;
+}
+
+const SHRINKWRAP_SCRIPT = 'scripts/pack-shrinkwrap.ts';
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'gateway-mcp-package-'));
@@ -44,11 +54,21 @@ beforeAll(async () => {
       timeoutMs: 300_000,
     });
     expect(build.code, build.output).toBe(0);
-    return runCommand(
-      'npm',
-      ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch],
-      { cwd: ROOT },
-    );
+    // What `prepack` does after the build, and `postpack` after the pack.
+    const shrinkwrap = await runCommand('node', ['--import', 'tsx', SHRINKWRAP_SCRIPT], {
+      cwd: ROOT,
+    });
+    expect(shrinkwrap.code, shrinkwrap.output).toBe(0);
+    locked = JSON.parse(readFileSync(join(ROOT, 'npm-shrinkwrap.json'), 'utf8')) as Locked;
+    try {
+      return await runCommand(
+        'npm',
+        ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch],
+        { cwd: ROOT },
+      );
+    } finally {
+      await runCommand('node', ['--import', 'tsx', SHRINKWRAP_SCRIPT, '--remove'], { cwd: ROOT });
+    }
   });
   expect(pack.code, pack.output).toBe(0);
   // npm prints notices before the JSON on some versions: the JSON is the last array.
@@ -77,6 +97,7 @@ beforeAll(async () => {
     { cwd: app, timeoutMs: 480_000 },
   );
   expect(install.code, install.output).toBe(0);
+  installOutput = install.output;
   sandbox = await createSandbox({ port: 0, host: '127.0.0.1', rateLimit: false });
 }, 900_000);
 
@@ -108,6 +129,28 @@ describe('the packed package', () => {
     const hoisted = join(app, 'node_modules/@plans-gateway/sandbox/package.json');
     expect(existsSync(sandboxManifest) || existsSync(hoisted)).toBe(true);
     expect(readFileSync(join(app, 'package.json'), 'utf8')).toContain('plans-graphql-gateway');
+  });
+
+  it('installs the locked versions from its shrinkwrap, without engine warnings', () => {
+    expect(packed.files.map((file) => file.path)).toContain('npm-shrinkwrap.json');
+    // The checkout keeps only package-lock.json.
+    expect(existsSync(join(ROOT, 'npm-shrinkwrap.json'))).toBe(false);
+    expect(installOutput).not.toMatch(/EBADENGINE|Unsupported engine/);
+    const installed = join(app, 'node_modules/plans-graphql-gateway');
+    const versionAt = (location: string) => {
+      for (const base of [installed, app]) {
+        const file = join(base, location, 'package.json');
+        if (existsSync(file))
+          return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+      }
+      return undefined;
+    };
+    const differing = Object.entries(locked.packages)
+      .filter(([location, entry]) => location !== '' && entry.version !== undefined)
+      .map(([location, entry]) => [location, entry.version, versionAt(location)])
+      .filter(([, want, got]) => want !== got);
+    expect(differing).toEqual([]);
+    expect(versionAt('node_modules/@whatwg-node/promise-helpers')).toBe('1.3.2');
   });
 
   it('runs `npx plans-gateway-mcp` over stdio: lists the tools and calls one', async () => {
