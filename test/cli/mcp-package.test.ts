@@ -135,6 +135,7 @@ describe('the packed package', () => {
     expect(packed.files.map((file) => file.path)).toContain('npm-shrinkwrap.json');
     // The checkout keeps only package-lock.json.
     expect(existsSync(join(ROOT, 'npm-shrinkwrap.json'))).toBe(false);
+    expect(readFileSync(join(ROOT, 'package.json'), 'utf8')).not.toContain('_hasShrinkwrap');
     expect(installOutput).not.toMatch(/EBADENGINE|Unsupported engine/);
     const installed = join(app, 'node_modules/plans-graphql-gateway');
     const versionAt = (location: string) => {
