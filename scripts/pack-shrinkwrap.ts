@@ -13,9 +13,10 @@
  * (`packages/*`, `examples/web`) and their links. The bundled workspace packages
  * (`bundleDependencies`) are written as `inBundle` entries: they come inside the tarball.
  *
- * npm follows a dependency's shrinkwrap only when its manifest says `_hasShrinkwrap: true`
- * (arborist's Node; the registry sets it on publish, a tarball installed from a file or URL has
- * only its own package.json): the packed package.json says so, from `prepack` to `postpack`.
+ * npm follows a dependency's shrinkwrap only when the registry's metadata of that version says
+ * `_hasShrinkwrap: true`, which the registry sets on publish (arborist's Node reads it from the
+ * manifest; a package.json's own `_` fields are dropped when read): installed from the registry,
+ * the locked tree is used; installed from the tarball file or a URL, npm resolves the ranges.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
@@ -49,15 +50,6 @@ interface Lock {
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SHRINKWRAP = join(ROOT, 'npm-shrinkwrap.json');
-const MANIFEST = join(ROOT, 'package.json');
-
-/** Private: package.json with `_hasShrinkwrap` set or removed (npm's own format: 2 spaces). */
-function markManifest(has: boolean): void {
-  const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as Record<string, unknown>;
-  if (has) manifest._hasShrinkwrap = true;
-  else delete manifest._hasShrinkwrap;
-  writeFileSync(MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
-}
 
 /** The shrinkwrap of `lock`: what installing the packed package needs, as locked. */
 export function shrinkwrapOf(lock: Lock): Lock {
@@ -163,10 +155,8 @@ export function shrinkwrapOf(lock: Lock): Lock {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   if (process.argv.includes('--remove')) {
     rmSync(SHRINKWRAP, { force: true });
-    markManifest(false);
   } else {
     const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as Lock;
     writeFileSync(SHRINKWRAP, `${JSON.stringify(shrinkwrapOf(lock), null, 2)}\n`);
-    markManifest(true);
   }
 }
