@@ -80,6 +80,9 @@ async function readEach<C>(
       return `Argument "transactions[${index}].id": required here, so that the answer can say what each transaction had before (search_transactions gives the ids). Nothing was written.`;
     if (!read.has(id)) {
       const outcome = await runner.run(before, { ...planId, transactionId: id }, caller);
+      // The plan answers an unknown id as NOT_FOUND beside a null transaction.
+      if (!outcome.ok && /\(NOT_FOUND\)/.test(outcome.message))
+        return `Argument "transactions[${index}].id": this plan has no transaction ${JSON.stringify(id)} (search_transactions gives the ids). Nothing was written.`;
       if (!outcome.ok)
         return `What ${tool.name} would replace could not be read, so nothing was written: ${outcome.message}`;
       const found = (outcome.data as { plan?: { transaction?: unknown } | null }).plan?.transaction;

@@ -368,8 +368,8 @@ describe('update_transactions and assign_to_category', () => {
       transactions: [{ id: 'no-such-transaction', categoryId }],
     });
     expect(missing.isError).toBe(true);
-    expect(textOf(missing)).toMatch(
-      /nothing was written: .*No transaction with id "no-such-transaction" in this plan/,
+    expect(textOf(missing)).toBe(
+      'Argument "transactions[0].id": this plan has no transaction "no-such-transaction" (search_transactions gives the ids). Nothing was written.',
     );
     expect(stack.upstreamCalls().filter((c) => c === 'updateTransactions')).toEqual([]);
   });
