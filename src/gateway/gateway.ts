@@ -311,6 +311,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     extra: deps.plugins,
     compiledQueries: config.compiledQueries,
     freshnessOf,
+    ledger,
     logger,
     signIn: signIn?.part.browser,
     authorization,

@@ -14,6 +14,7 @@
  * - no `Cache-Control` (a `no-cache` read sends a delta: its execution should not send another)
  *   and no request for per-request metrics (such a body differs every time).
  */
+
 import type {
   IncomingHttpHeaders,
   IncomingMessage,
@@ -23,6 +24,7 @@ import type {
 import type { Admission } from '../admission/admission.js';
 import { type Presented, presentedByHeaders } from '../admission/presented.js';
 import type { Credentials } from '../operation/credentials.js';
+import { EXPLAIN_HEADER } from './plugins/explain.js';
 import { nameOperation, paramsOfUrl } from './plugins/http-caching/fingerprint.js';
 import { type ReplayRequest, replayHeaders } from './plugins/http-caching/replay.js';
 import type { HttpCaching } from './plugins/use-http-caching.js';
@@ -67,6 +69,8 @@ export function createWireReplay({ caching, admission, path }: WireReplayOptions
     if (headers.origin !== undefined || headers.cookie !== undefined) return false;
     if (headers['cache-control'] !== undefined || headers[METRICS_HEADER] !== undefined)
       return false;
+    // An explanation is never a held answer (plugins/explain.ts).
+    if (headers[EXPLAIN_HEADER] !== undefined) return false;
     const get = method === 'GET';
     if (!get && (method !== 'POST' || metrics === 'always')) return false;
     let params: unknown;
