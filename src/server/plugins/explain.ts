@@ -136,7 +136,7 @@ function plansNamed(
         if (variable.defaultValue)
           defaults.set(variable.variable.name.value, variable.defaultValue);
   const found = new Set<string>();
-  const valueOf = (node: ValueNode): unknown => {
+  const argumentValue = (node: ValueNode): unknown => {
     if (node.kind === Kind.VARIABLE) {
       const name = node.name.value;
       if (variables[name] !== undefined) return variables[name];
@@ -152,7 +152,7 @@ function plansNamed(
           argument.name.value === 'planId' ||
           (field.name.value === 'plan' && argument.name.value === 'id');
         if (!named) continue;
-        const value = valueOf(argument.value);
+        const value = argumentValue(argument.value);
         if (typeof value === 'string') found.add(value);
       }
     },
