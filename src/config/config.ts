@@ -226,6 +226,7 @@ export const DEFAULT_CORS_ALLOWED_HEADERS: readonly string[] = [
   'cache-control',
   'if-none-match',
   'x-upstream-metrics',
+  'x-plans-explain',
   'x-graphql-yoga-csrf',
   'apollo-require-preflight',
   'x-apollo-operation-name',

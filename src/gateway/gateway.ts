@@ -322,6 +322,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
     extra: deps.plugins,
     compiledQueries: config.compiledQueries,
     freshnessOf,
+    ledger,
     logger,
     callbacks,
     signIn: signIn?.part.browser,

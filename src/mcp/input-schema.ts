@@ -47,6 +47,32 @@ export interface ToolVariable {
   readonly name: string;
   readonly type: GraphQLInputType;
   readonly description: string | undefined;
+  /** For a variable of input objects (or a list of them): the fields a call may give. */
+  readonly fields?: ItemFields;
+}
+
+/**
+ * The fields a tool takes of an input object, from its document's `# $name.fields: id!
+ * categoryId approved=true` line: `id!` is required, `categoryId` optional, `approved=true` is
+ * set on every item by the tool (not an argument). Other fields of the type are refused, so a
+ * tool made of a general write (`updateTransactions`) does one thing.
+ */
+export interface ItemFields {
+  /** Field name → whether a call must give it. */
+  readonly accepted: ReadonlyMap<string, boolean>;
+  readonly fixed: Readonly<Record<string, unknown>>;
+}
+
+/** Parses `id! categoryId approved=true` (see ItemFields). */
+export function itemFieldsOf(text: string): ItemFields {
+  const accepted = new Map<string, boolean>();
+  const fixed: Record<string, unknown> = {};
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const set = /^(\w+)=(.+)$/.exec(word);
+    if (set?.[1] && set[2]) fixed[set[1]] = JSON.parse(set[2]);
+    else accepted.set(word.replace(/!$/, ''), word.endsWith('!'));
+  }
+  return { accepted, fixed };
 }
 
 /** The variables of `operation` with the descriptions of where they are used. */
@@ -55,13 +81,27 @@ export function variablesOf(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   overrides: ReadonlyMap<string, string>,
+  itemFields: ReadonlyMap<string, ItemFields> = new Map(),
 ): ToolVariable[] {
   const used = usageDescriptions(schema, document);
   return (operation.variableDefinitions ?? []).map((definition) => {
     const name = definition.variable.name.value;
     const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
     if (!type) throw new Error(`$${name}: unknown type in the tool's document`);
-    return { name, type, description: overrides.get(name) ?? used.get(name) };
+    const fields = itemFields.get(name);
+    if (fields) {
+      const object = getNamedType(type);
+      const known = isInputObjectType(object) ? object.getFields() : undefined;
+      for (const field of [...fields.accepted.keys(), ...Object.keys(fields.fixed)])
+        if (!known?.[field])
+          throw new Error(`$${name}.fields: ${field} is not a field of ${object.name}`);
+    }
+    return {
+      name,
+      type,
+      description: overrides.get(name) ?? used.get(name),
+      ...(fields ? { fields } : {}),
+    };
   });
 }
 
@@ -76,7 +116,8 @@ export function inputSchemaOf(
     const name = definition.variable.name.value;
     const variable = variables.find((v) => v.name === name);
     if (!variable) continue;
-    const property = nameable(name, typeSchema(variable.type, variable.description));
+    const own = nameable(name, typeSchema(variable.type, variable.description));
+    const property = variable.fields ? restricted(own, variable.fields) : own;
     if (definition.defaultValue) {
       const value = valueFromAST(definition.defaultValue, variable.type);
       if (value !== undefined) property.default = value;
@@ -125,7 +166,9 @@ export function variablesFromArguments(
       );
       continue;
     }
-    values[name] = converted(variable.type, value, name, errors);
+    if (variable.fields) checkFields(value, variable.fields, name, errors);
+    const taken = converted(variable.type, value, name, errors);
+    values[name] = variable.fields ? withFixed(taken, variable.fields) : taken;
   }
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], values, {
     maxErrors: 50,
@@ -149,6 +192,54 @@ export function variablesFromArguments(
   }
   if (errors.length > 0) throw argumentErrors(errors);
   return values;
+}
+
+/** Private: `schema` (an object, a list of them, or either or null) with only the accepted fields. */
+function restricted(schema: JsonSchema, fields: ItemFields): JsonSchema {
+  if (Array.isArray(schema.anyOf))
+    return { ...schema, anyOf: (schema.anyOf as JsonSchema[]).map((s) => restricted(s, fields)) };
+  if (schema.items) return { ...schema, items: restricted(schema.items as JsonSchema, fields) };
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!properties) return schema;
+  const kept = Object.fromEntries(
+    Object.entries(properties).filter(([key]) =>
+      fields.accepted.has(
+        key.endsWith(MILLIUNITS_SUFFIX) ? key.slice(0, -MILLIUNITS_SUFFIX.length) : key,
+      ),
+    ),
+  );
+  const required = [...fields.accepted].filter(([, must]) => must).map(([key]) => key);
+  const { required: _all, ...rest } = schema;
+  return { ...rest, properties: kept, ...(required.length > 0 ? { required } : {}) };
+}
+
+/** Private: refuses the fields a restricted variable does not take, and the missing ones. */
+function checkFields(value: unknown, fields: ItemFields, path: string, errors: ArgumentError[]) {
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => {
+      checkFields(item, fields, `${path}[${index}]`, errors);
+    });
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const takes = [...fields.accepted.keys()].join(', ');
+  for (const key of Object.keys(value)) {
+    const base = key.endsWith(MILLIUNITS_SUFFIX) ? key.slice(0, -MILLIUNITS_SUFFIX.length) : key;
+    if (!fields.accepted.has(base))
+      errors.push(
+        new ArgumentError(`${path}.${key}`, `this tool takes no such field (it takes: ${takes}).`),
+      );
+  }
+  for (const [key, must] of fields.accepted)
+    if (must && (value as Record<string, unknown>)[key] === undefined)
+      errors.push(new ArgumentError(`${path}.${key}`, 'required.'));
+}
+
+/** Private: each item with the fields the tool sets itself. */
+function withFixed(value: unknown, fields: ItemFields): unknown {
+  if (Array.isArray(value)) return value.map((item) => withFixed(item, fields));
+  if (typeof value !== 'object' || value === null) return value;
+  return { ...value, ...fields.fixed };
 }
 
 /** Whether `type` is an amount. */

@@ -32,7 +32,7 @@ export function registerPrompts(mcp: McpServer): void {
     },
     () =>
       userMessage(
-        'Help me categorize my uncategorized transactions. Call search_transactions with type "uncategorized", and month_budget (for the category names). Propose a category for each transaction (by its payee and memo), show me the list, and once I agree, call update_transactions once for all of them, each item with its categoryId and approved: true.',
+        'Help me categorize my uncategorized transactions. Call search_transactions with type "uncategorized", and month_budget (for the category names). Propose a category for each transaction (by its payee and memo), show me the list, and once I agree, call categorize_transactions once for all of them (each item with its id and categoryId), then approve_transactions for the same ids.',
       ),
   );
   mcp.registerPrompt(

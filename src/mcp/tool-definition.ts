@@ -15,7 +15,9 @@ import {
   validate,
 } from 'graphql';
 import {
+  type ItemFields,
   inputSchemaOf,
+  itemFieldsOf,
   type JsonSchema,
   type ToolVariable,
   takesNames,
@@ -55,6 +57,11 @@ export interface ToolDefinition {
    * is the write's `replaced`.
    */
   readonly before?: ToolDefinition;
+  /**
+   * A write of a list of transactions (`$transactions`, each with its `id`): `before` reads one
+   * transaction (`$transactionId`) and runs once per item; `replaced` is their list.
+   */
+  readonly beforeEach?: 'transactions';
 }
 
 /**
@@ -66,26 +73,47 @@ export function withBefore(
   before: ToolDefinition | undefined,
 ): ToolDefinition {
   if (!before) return tool;
+  const each =
+    before.variables.some((v) => v.name === 'transactionId') &&
+    !tool.variables.some((v) => v.name === 'transactionId') &&
+    tool.variables.some((v) => v.name === 'transactions');
   for (const variable of before.variables)
-    if (!tool.variables.some((v) => v.name === variable.name))
-      throw new Error(
-        `${before.operationName}: $${variable.name} is not a variable of ${tool.name}`,
-      );
+    if (!(each && variable.name === 'transactionId'))
+      if (!tool.variables.some((v) => v.name === variable.name))
+        throw new Error(
+          `${before.operationName}: $${variable.name} is not a variable of ${tool.name}`,
+        );
   const properties = (tool.outputSchema.properties ?? {}) as Record<string, unknown>;
+  const replaced = each
+    ? {
+        type: 'array',
+        items: schemaAt(before.outputSchema, ['plan', 'transaction']),
+        description:
+          'Each transaction as it was just before this write, in the order given: the values it replaced.',
+      }
+    : {
+        ...before.outputSchema,
+        description: 'The values this write replaced, as read just before it.',
+      };
   return {
     ...tool,
     before,
-    outputSchema: {
-      ...tool.outputSchema,
-      properties: {
-        ...properties,
-        replaced: {
-          ...before.outputSchema,
-          description: 'The values this write replaced, as read just before it.',
-        },
-      },
-    },
+    ...(each ? { beforeEach: 'transactions' as const } : {}),
+    outputSchema: { ...tool.outputSchema, properties: { ...properties, replaced } },
   };
+}
+
+/** Private: the schema of the value at `path` of an object schema (through `anyOf` with null). */
+function schemaAt(schema: JsonSchema, path: readonly string[]): JsonSchema {
+  let at = schema;
+  for (const key of path) {
+    const object =
+      (at.anyOf as JsonSchema[] | undefined)?.find((variant) => variant.type === 'object') ?? at;
+    const next = (object.properties as Record<string, JsonSchema> | undefined)?.[key];
+    if (!next) throw new Error(`the before-read answers no ${path.join('.')}`);
+    at = next;
+  }
+  return at;
 }
 
 /** The leading comment of a document: its description, hints and variable descriptions. */
@@ -93,6 +121,8 @@ interface LeadingComment {
   readonly description: string;
   readonly hints: ReadonlySet<string>;
   readonly variables: ReadonlyMap<string, string>;
+  /** `# $name.fields: ...` lines: the fields a variable of input objects takes. */
+  readonly fields: ReadonlyMap<string, ItemFields>;
 }
 
 /**
@@ -122,7 +152,7 @@ export function toolFromDocument(
   const withAmounts = withCompanions(schema, document);
   const running = operationOf(withAmounts);
   const { schema: ownOutput, shape } = outputOf(schema, withAmounts, running);
-  const variables = variablesOf(schema, document, operation, comment.variables);
+  const variables = variablesOf(schema, document, operation, comment.variables, comment.fields);
   const inputSchema = inputSchemaOf(operation, variables);
   const outputSchema = takesNames(inputSchema)
     ? {
@@ -190,6 +220,7 @@ function leadingComment(text: string): LeadingComment {
   const lines: string[] = [];
   const hints = new Set<string>();
   const variables = new Map<string, string>();
+  const fields = new Map<string, ItemFields>();
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line === '') continue;
@@ -197,7 +228,10 @@ function leadingComment(text: string): LeadingComment {
     const content = line.replace(/^#\s?/, '');
     const hint = /^mcp:\s*(.*)$/.exec(content);
     const variable = /^\$(\w+):\s*(.*)$/.exec(content);
-    if (hint) {
+    const restricted = /^\$(\w+)\.fields:\s*(.*)$/.exec(content);
+    if (restricted?.[1]) {
+      fields.set(restricted[1], itemFieldsOf(restricted[2] ?? ''));
+    } else if (hint) {
       for (const word of (hint[1] ?? '').split(/\s+/)) if (word) hints.add(word);
     } else if (variable?.[1]) {
       variables.set(variable[1], variable[2] ?? '');
@@ -205,7 +239,7 @@ function leadingComment(text: string): LeadingComment {
       lines.push(content);
     }
   }
-  return { description: lines.join(' ').trim(), hints, variables };
+  return { description: lines.join(' ').trim(), hints, variables, fields };
 }
 
 /**

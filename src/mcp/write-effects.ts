@@ -23,8 +23,12 @@ export async function runWrite<C>(
   args: Readonly<Record<string, unknown>> = variables,
 ): Promise<Outcome> {
   if (!tool.writes) return runner.run(tool, variables, caller);
-  let replaced: Record<string, unknown> | undefined;
-  if (tool.before) {
+  let replaced: unknown;
+  if (tool.before && tool.beforeEach) {
+    const read = await readEach(runner, tool, tool.before, variables, caller);
+    if (typeof read === 'string') return { ok: false, message: read };
+    replaced = read;
+  } else if (tool.before) {
     const own = Object.fromEntries(
       tool.before.variables
         .filter((v) => variables[v.name] !== undefined)
@@ -50,6 +54,45 @@ export async function runWrite<C>(
   const outcome = await runner.run(tool, variables, caller);
   if (!outcome.ok || !replaced) return outcome;
   return { ...outcome, data: { ...outcome.data, replaced } };
+}
+
+/**
+ * Private: each transaction a list write names, as it is before the write (its own before-read,
+ * once per distinct id; answered from the replica when fresh), or why nothing is written.
+ */
+async function readEach<C>(
+  runner: {
+    run(tool: ToolDefinition, variables: Record<string, unknown>, caller: C): Promise<Outcome>;
+  },
+  tool: ToolDefinition,
+  before: ToolDefinition,
+  variables: Record<string, unknown>,
+  caller: C,
+): Promise<unknown[] | string> {
+  const list = variables[tool.beforeEach ?? 'transactions'];
+  const items = Array.isArray(list) ? (list as unknown[]) : [];
+  const planId = variables.planId === undefined ? {} : { planId: variables.planId };
+  const read = new Map<string, unknown>();
+  const rows: unknown[] = [];
+  for (const [index, item] of items.entries()) {
+    const id = (item as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string')
+      return `Argument "transactions[${index}].id": required here, so that the answer can say what each transaction had before (search_transactions gives the ids). Nothing was written.`;
+    if (!read.has(id)) {
+      const outcome = await runner.run(before, { ...planId, transactionId: id }, caller);
+      // The plan answers an unknown id as NOT_FOUND beside a null transaction.
+      if (!outcome.ok && /\(NOT_FOUND\)/.test(outcome.message))
+        return `Argument "transactions[${index}].id": this plan has no transaction ${JSON.stringify(id)} (search_transactions gives the ids). Nothing was written.`;
+      if (!outcome.ok)
+        return `What ${tool.name} would replace could not be read, so nothing was written: ${outcome.message}`;
+      const found = (outcome.data as { plan?: { transaction?: unknown } | null }).plan?.transaction;
+      if (!found)
+        return `Argument "transactions[${index}].id": this plan has no transaction ${JSON.stringify(id)} (search_transactions gives the ids). Nothing was written.`;
+      read.set(id, found);
+    }
+    rows.push(read.get(id));
+  }
+  return rows;
 }
 
 /** Private: amounts as their formatted text, for a question put to a person. */

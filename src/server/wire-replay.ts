@@ -14,6 +14,7 @@
  * - no `Cache-Control` (a `no-cache` read sends a delta: its execution should not send another)
  *   and no request for per-request metrics (such a body differs every time).
  */
+
 import type {
   IncomingHttpHeaders,
   IncomingMessage,
@@ -26,6 +27,7 @@ import { type Presented, presentedByHeaders } from '../admission/presented.js';
 import type { Credentials } from '../operation/credentials.js';
 import type { Freshness } from '../replica/types.js';
 import type { HeadersOf } from './freshness.js';
+import { EXPLAIN_HEADER } from './plugins/explain.js';
 import { type Named, nameOperation, paramsOfUrl } from './plugins/http-caching/fingerprint.js';
 import { type Replayed, type ReplayRequest, replayHeaders } from './plugins/http-caching/replay.js';
 import type { HttpCaching } from './plugins/use-http-caching.js';
@@ -129,6 +131,8 @@ export function createWireReplay({
     if (headers.origin !== undefined || headers.cookie !== undefined) return false;
     if (headers['cache-control'] !== undefined || headers[METRICS_HEADER] !== undefined)
       return false;
+    // An explanation is never a held answer (plugins/explain.ts).
+    if (headers[EXPLAIN_HEADER] !== undefined) return false;
     const get = method === 'GET';
     if (!get && (method !== 'POST' || metrics === 'always')) return false;
     let body: Buffer | undefined;

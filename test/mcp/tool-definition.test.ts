@@ -90,7 +90,9 @@ describe('buildCatalog', () => {
   it('offers the curated tools, and the manifest operations only when asked', () => {
     const curated = buildCatalog(schema, { trustedDocumentTools: false }, MANIFEST);
     expect([...curated.tools.keys()].sort()).toEqual([
+      'approve_transactions',
       'assign_to_category',
+      'categorize_transactions',
       'create_transaction',
       'delete_transaction',
       'get_transaction',

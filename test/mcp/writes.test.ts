@@ -80,6 +80,20 @@ describe('tools/list with writes on', () => {
     expect(properties.amountMilliunits).toMatchObject({ type: 'integer' });
     expect(create.inputSchema.required).toEqual(['accountId', 'date']);
     expect(hints.delete_transaction).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    for (const name of ['categorize_transactions', 'approve_transactions'])
+      expect(hints[name]).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+      });
+    const approve = tools.find((tool) => tool.name === 'approve_transactions')!;
+    expect(approve.inputSchema.properties?.transactions).toMatchObject({
+      type: 'array',
+      items: { properties: { id: expect.anything() }, required: ['id'] },
+    });
+    const approveProperties = approve.inputSchema.properties as Record<string, unknown>;
+    const items = approveProperties.transactions as { items: { properties: object } };
+    expect(Object.keys(items.items.properties)).toEqual(['id']);
   });
 });
 
@@ -256,6 +270,108 @@ describe('update_transactions and assign_to_category', () => {
       'purple',
       -7_500,
     ]);
+  });
+
+  it('answers, per transaction, the values each write replaced, read from the replica', async () => {
+    type Row = Record<string, unknown> & { id: string; amount: unknown };
+    const created = await call(client, 'create_transaction', {
+      accountId,
+      date: TODAY,
+      amount: '-4.25',
+      payeeName: 'Before and after',
+      memo: 'old memo',
+      approved: false,
+    });
+    const id = (created.structuredContent as { createTransaction: { transaction: { id: string } } })
+      .createTransaction.transaction.id;
+    // The replica has the new transaction: what it replaces is read without an upstream call.
+    await call(client, 'get_transaction', { transactionId: id });
+    stack.resetUpstreamCalls();
+    const result = await call(client, 'update_transactions', {
+      transactions: [{ id, amount: '-5.75', memo: 'new memo', categoryId, date: '2025-06-14' }],
+    });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    // Nothing read upstream before the write (what follows it is the write's own refresh).
+    expect(stack.upstreamCalls()[0]).toBe('updateTransactions');
+    expect(stack.upstreamCalls()).not.toContain('getTransactionById');
+    const answer = result.structuredContent as {
+      updateTransactions: { transactions: Row[] };
+      replaced: Row[];
+    };
+    expect(answer.updateTransactions.transactions[0]).toMatchObject({
+      id,
+      amount: { milliunits: -5_750, decimal: '-5.75', formatted: '-$5.75' },
+      memo: 'new memo',
+      categoryId,
+      date: '2025-06-14',
+    });
+    expect(answer.replaced).toEqual([
+      expect.objectContaining({
+        id,
+        amount: { milliunits: -4_250, decimal: '-4.25', formatted: '-$4.25' },
+        memo: 'old memo',
+        categoryId: null,
+        payeeName: 'Before and after',
+        approved: false,
+        date: TODAY,
+      }),
+    ]);
+
+    // The dedicated tools: names for categories, the old values, nothing else changed.
+    const categorized = await call(client, 'categorize_transactions', {
+      transactions: [{ id, categoryId: 'Dining Out' }],
+    });
+    expect(categorized.isError, textOf(categorized)).toBeFalsy();
+    const sorted = categorized.structuredContent as {
+      categorizeTransactions?: unknown;
+      updateTransactions: { transactions: Row[] };
+      replaced: Row[];
+      matched: { name: string }[];
+    };
+    expect(sorted.updateTransactions.transactions[0]).toMatchObject({
+      categoryName: 'Dining Out',
+      approved: false,
+    });
+    expect(sorted.replaced[0]).toMatchObject({ categoryId, memo: 'new memo' });
+    expect(sorted.matched[0]?.name).toBe('Dining Out');
+    const approved = await call(client, 'approve_transactions', { transactions: [{ id }] });
+    expect(approved.isError, textOf(approved)).toBeFalsy();
+    const after = approved.structuredContent as {
+      updateTransactions: { transactions: Row[] };
+      replaced: Row[];
+    };
+    expect(after.updateTransactions.transactions[0]).toMatchObject({ approved: true });
+    expect(after.replaced[0]).toMatchObject({
+      approved: false,
+      amount: { milliunits: -5_750, decimal: '-5.75', formatted: '-$5.75' },
+    });
+    const saved = await restTransaction(id);
+    expect([saved.approved, saved.memo, saved.amount, saved.category_name]).toEqual([
+      true,
+      'new memo',
+      -5_750,
+      'Dining Out',
+    ]);
+  });
+
+  it('refuses what the dedicated tools do not change, and a transaction that is not there', async () => {
+    stack.resetUpstreamCalls();
+    const extra = await call(client, 'approve_transactions', {
+      transactions: [{ id: 'x', memo: 'no' }, {}],
+    });
+    expect(extra.isError).toBe(true);
+    expect(textOf(extra)).toMatch(
+      /Argument "transactions\[0\]\.memo": this tool takes no such field \(it takes: id\)/,
+    );
+    expect(textOf(extra)).toMatch(/Argument "transactions\[1\]\.id": required/);
+    const missing = await call(client, 'categorize_transactions', {
+      transactions: [{ id: 'no-such-transaction', categoryId }],
+    });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toBe(
+      'Argument "transactions[0].id": this plan has no transaction "no-such-transaction" (search_transactions gives the ids). Nothing was written.',
+    );
+    expect(stack.upstreamCalls().filter((c) => c === 'updateTransactions')).toEqual([]);
   });
 
   it('sets what is assigned to a category in a month, answering the value it replaced', async () => {

@@ -22,10 +22,12 @@ import type { BrowserSignIn } from '../../sign-in/browser.js';
 import type { Logger } from '../../telemetry/logger.js';
 import type { GatewayMetrics } from '../../telemetry/metrics.js';
 import type { OperationReportSink } from '../../telemetry/operation-report.js';
+import type { RequestLedger } from '../../upstream/request-ledger.js';
 import type { CallbackSubscriptions } from '../callback-subscriptions.js';
 import type { FreshnessOf } from '../freshness.js';
 import type { GatewayYoga } from '../run-operation.js';
 import type { AnswerCache } from './answer-cache.js';
+import { createExplain } from './explain.js';
 import { useGraphiQL } from './graphiql/use-graphiql.js';
 import { guardRequestHook } from './guard-request-hook.js';
 import { useAdmission } from './use-admission.js';
@@ -81,6 +83,8 @@ export interface GatewayPluginsOptions {
   compiledQueries: boolean;
   /** Each request's freshness, decided once (the operation context asks the same). */
   freshnessOf: FreshnessOf;
+  /** The token's upstream budget, for `X-Plans-Explain` (explain.ts). @default not offered */
+  ledger?: Pick<RequestLedger, 'usage'> | undefined;
   /** Where a request hook's failure is logged (`guardRequestHook`). @default none */
   logger?: Logger | undefined;
   /** Browser sign-in's `/auth/*` (`config.signIn`). @default none */
@@ -196,6 +200,15 @@ function operationPlugins(
       requestIdOf: requestIds.of,
       schema: served,
       signIn: config.signIn !== undefined,
+      ...(options.ledger
+        ? {
+            explain: createExplain({
+              replicas: options.replicas,
+              ledger: options.ledger,
+              freshnessOf: options.freshnessOf,
+            }),
+          }
+        : {}),
     }),
     ...(caching ? [caching.plugin] : []),
     useDeferStream(),

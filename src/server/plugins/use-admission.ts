@@ -10,6 +10,7 @@ import { ownOriginsOf } from '../../admission/origin.js';
 import { copyError, gatewayError } from '../../errors/codes.js';
 import type { Credentials } from '../../operation/credentials.js';
 import { SIGN_IN_PATH } from '../../sign-in/grants.js';
+import { asksExplain, type Explain } from './explain.js';
 
 export interface UseAdmissionOptions {
   /** The request id of a request (see use-request-id.ts), for the report of a refusal. */
@@ -25,6 +26,11 @@ export interface UseAdmissionOptions {
    * @default false
    */
   signIn?: boolean;
+  /**
+   * `X-Plans-Explain: 1`: an admitted operation is answered with `extensions.explain` (its price,
+   * the upstream calls it would make now, the token's budget) and not run. @default not offered
+   */
+  explain?: Explain;
 }
 
 /**
@@ -41,7 +47,7 @@ export interface UseAdmissionOptions {
  */
 export function useAdmission(
   admission: Admission,
-  { requestIdOf, schema, signIn = false }: UseAdmissionOptions,
+  { requestIdOf, schema, signIn = false, explain }: UseAdmissionOptions,
 ): Plugin<{ credentials?: Credentials | null; admittedCost?: AdmittedCost | null }> {
   const operationOf = (request: Request, params: GraphQLParams): OperationRequest => ({
     ...requestOperation(admission, request, params, requestIdOf),
@@ -68,6 +74,15 @@ export function useAdmission(
       setParamsHandler((payload) => {
         const run = (verdict: Verdict) => {
           if (!verdict.admitted) return { errors: [verdict.error] };
+          // Admitted (auth, limits, origin), then explained instead of run: nothing executes.
+          if (explain && asksExplain(request))
+            // Nothing runs to find a missing token later: an explanation needs one now.
+            return verdict.credentials === null
+              ? { errors: [explainNeedsToken()] }
+              : {
+                  data: null,
+                  extensions: { explain: explain(request, verdict, payload.params) },
+                };
           admitted.set(payload.params, verdict);
           return paramsHandler(payload);
         };
@@ -106,6 +121,14 @@ export function useAdmission(
       };
     },
   };
+}
+
+function explainNeedsToken(): GraphQLError {
+  return gatewayError(
+    'No access token: an explanation (X-Plans-Explain) is about a token; send `Authorization: Bearer <token>`.',
+    'UNAUTHENTICATED',
+    { extensions: { http: { status: 401 } } },
+  );
 }
 
 function withSignIn(error: GraphQLError): GraphQLError {

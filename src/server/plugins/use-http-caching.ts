@@ -5,6 +5,7 @@
  * replay on the request, tag and keep the answer of a query that ran, fix the tag of a
  * compressed body, turn a matching answer into a `304`.
  */
+
 import type { ExecutionResult } from 'graphql';
 import { getOperationAST } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
@@ -15,6 +16,7 @@ import type { ReplicaStore } from '../../replica/types.js';
 import type { GatewayContext } from '../../schema/context.js';
 import type { FreshnessOf } from '../freshness.js';
 import type { AnswerCache } from './answer-cache.js';
+import { asksExplain } from './explain.js';
 import { createRevalidation, headersFor, matches, VARY } from './http-caching/etag.js';
 import { createRequestNamer, type Named } from './http-caching/fingerprint.js';
 import {
@@ -139,6 +141,8 @@ export function createHttpCaching({
 
   const plugin: Plugin<GatewayContext & YogaInitialContext> = {
     async onRequest({ request, url, endResponse, fetchAPI }) {
+      // An explanation is never a held answer, nor held (explain.ts).
+      if (asksExplain(request)) return;
       const caller = callerOf(request);
       const credentials = caller instanceof Promise ? await caller : caller;
       if (credentials === undefined) return;

@@ -204,13 +204,18 @@ export async function runBudgetingConversation(
   ).transactions.nodes.map((n) => n.id);
   expect(found).toEqual(expect.arrayContaining(created));
   const categorized = await ask(
-    'Those two are groceries; approve them.',
-    'update_transactions',
-    { transactions: created.map((id) => ({ id, categoryId: 'groceries', approved: true })) },
-    (d) => `matched ${(d.matched as { name: string }[]).map((m) => m.name).join(', ')}`,
+    'Those two are groceries.',
+    'categorize_transactions',
+    { transactions: created.map((id) => ({ id, categoryId: 'groceries' })) },
+    (d) =>
+      `matched ${(d.matched as { name: string }[]).map((m) => m.name).join(', ')}; replaced ${(
+        d.replaced as { categoryName: string | null; amount: AmountForms }[]
+      )
+        .map((r) => `${r.amount.formatted} ${r.categoryName ?? 'uncategorized'}`)
+        .join(', ')}`,
   );
   // It overwrites categories: the user was asked first (and said yes).
-  expect(user.asked.at(-1)).toMatch(/^Update transactions with .*groceries/);
+  expect(user.asked.at(-1)).toMatch(/^Categorize transactions with .*groceries/);
   expect(categorized.matched).toEqual(
     created.map((_, i) => ({
       argument: `transactions[${i}].categoryId`,
@@ -220,6 +225,31 @@ export async function runBudgetingConversation(
       name: 'Groceries',
     })),
   );
+  // What each had before, in all three forms: uncategorized, unapproved.
+  expect(categorized.replaced).toEqual([
+    expect.objectContaining({ id: created[0], amount: dollars(-23_400), categoryId: null }),
+    expect.objectContaining({ id: created[1], amount: dollars(-16_600), categoryId: null }),
+  ]);
+  const approved = await ask(
+    'And approve them.',
+    'approve_transactions',
+    { transactions: created.map((id) => ({ id })) },
+    (d) =>
+      (
+        d.updateTransactions as { transactions: { amount: AmountForms; approved: boolean }[] }
+      ).transactions
+        .map((t) => `${t.amount.formatted} approved ${t.approved}`)
+        .join(', '),
+  );
+  expect(
+    (approved.replaced as { approved: boolean; categoryId: string }[]).map((r) => [
+      r.approved,
+      r.categoryId,
+    ]),
+  ).toEqual([
+    [false, groceries],
+    [false, groceries],
+  ]);
   for (const id of created) {
     const saved = await restTransaction(id);
     expect([saved.category_id, saved.approved]).toEqual([groceries, true]);
