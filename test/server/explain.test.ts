@@ -21,7 +21,7 @@ interface Explained {
     plans: { planId: string; sync: string; calls: number }[];
     notCounted: string[];
   };
-  budget: { limit: number; used: number; remaining: number } | null;
+  budget: { limit: number; used: number; remaining: number; resetsAt: string | null } | null;
 }
 
 let stack: ClockedStack;
@@ -69,6 +69,9 @@ it('answers the price, the calls it would make now and the budget, and runs noth
   expect(fresh.upstream.plans).toEqual([{ planId: stack.planId, sync: 'none', calls: 0 }]);
   expect(fresh.upstream.calls).toBe(0);
   expect(fresh.budget!.used).toBeGreaterThan(first.budget!.used);
+  // When the oldest counted request leaves the window, in the graph's DateTime form.
+  expect(new Date(fresh.budget!.resetsAt!).toISOString()).toBe(fresh.budget!.resetsAt);
+  expect(Date.parse(fresh.budget!.resetsAt!)).toBeGreaterThan(stack.clock.now());
 
   // Past the max-age: one delta.
   stack.clock.advance(MAX_AGE_MS + 1_000);

@@ -46,7 +46,8 @@ export interface Explanation {
     readonly limit: number;
     readonly used: number;
     readonly remaining: number;
-    readonly resetsAt: number | null;
+    /** ISO 8601, as the graph's `rateLimit.resetsAt`: when the oldest request counted leaves the window. */
+    readonly resetsAt: string | null;
   } | null;
 }
 
@@ -113,7 +114,7 @@ export function createExplain(options: {
             limit: usage.limit,
             used: usage.used,
             remaining: usage.remaining,
-            resetsAt: usage.resetsAt,
+            resetsAt: usage.resetsAt === null ? null : new Date(usage.resetsAt).toISOString(),
           }
         : null,
     };
