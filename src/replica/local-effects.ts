@@ -61,7 +61,10 @@ const CARD_TYPES: ReadonlySet<string> = new Set(['creditCard', 'lineOfCredit']);
 const CARD_SCAN_LIMIT = 2000;
 
 /** Private: the arithmetic cannot follow this write; the caller syncs instead. */
-class Uncovered extends Error {}
+class Uncovered extends Error {
+  override readonly name = 'Uncovered';
+  readonly code = 'GW_ERR_LOCAL_EFFECTS_UNCOVERED';
+}
 
 function uncovered(): never {
   throw new Uncovered();

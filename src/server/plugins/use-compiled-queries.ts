@@ -33,9 +33,12 @@ import { asExecutorError } from '../../errors/compiled-errors.js';
  */
 export function useCompiledQueries({
   afterAnswer = (work) => setImmediate(work),
+  compile = compileQuery,
 }: {
   /** Runs work once the current answer has gone out. @default setImmediate */
   afterAnswer?: (work: () => void) => void;
+  /** The compiler (a test hands one that throws). @default graphql-jit's `compileQuery` */
+  compile?: Compiler;
 } = {}): Plugin {
   const runs = new WeakMap<DocumentNode, number>();
   /** Each document's compiled query, with the schema it was compiled against (null: refused). */
@@ -62,7 +65,7 @@ export function useCompiledQueries({
           onExecuteDone() {
             if (scheduled.get(document) === schema) return;
             scheduled.set(document, schema);
-            afterAnswer(() => compileFor(compiled, schema, document, operationName));
+            afterAnswer(() => compileFor(compile, compiled, schema, document, operationName));
           },
         };
       }
@@ -97,7 +100,10 @@ interface Compiled {
 }
 
 // Private: compiles a document for a schema, unless done already (concurrent first repeats).
+type Compiler = typeof compileQuery;
+
 function compileFor(
+  compile: Compiler,
   compiled: WeakMap<DocumentNode, Compiled>,
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -106,7 +112,7 @@ function compileFor(
   if (compiled.get(document)?.schema === schema) return;
   let query: CompiledQuery | null = null;
   try {
-    const result = compileQuery(schema, document, operationName ?? undefined);
+    const result = compile(schema, document, operationName ?? undefined);
     query = isCompiledQuery(result) ? result : null;
   } catch {
     // Off any request's path, a throw would end the process: such a document keeps the executor.
