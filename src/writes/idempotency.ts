@@ -84,6 +84,13 @@ export function createIdempotentWrites({
       );
     }
     try {
+      // Another instance may have written and kept it between our look and our claim (and let
+      // its claim go): look again now that nobody else can be writing it.
+      const meanwhile = await shared?.find(tokenKey, key);
+      if (meanwhile !== undefined && meanwhile !== 'none') {
+        if (meanwhile.fingerprint !== fingerprint) throw reused();
+        return JSON.parse(meanwhile.answer) as T;
+      }
       const value = await write();
       const remembered = { fingerprint, answer: JSON.stringify(value), expiresAt: now() + ttlMs };
       await shared?.keep(tokenKey, key, remembered, { ttlMs, maxBytes: sharedBytesPerToken });
