@@ -8,13 +8,16 @@ import { describe, expect, it } from 'vitest';
 import type { Remembered, SharedIdempotency } from '../../src/cluster/idempotency-store.js';
 import { createIdempotentWrites } from '../../src/writes/idempotency.js';
 
+/** The manual clock's reading: nothing here waits, and nothing expires. */
+const NOW = 1_750_000_000_000;
+
 /** A shared store in which another instance completes the write between the look and the claim. */
 function completedMeanwhile(answer: unknown, fingerprint: string): SharedIdempotency {
   let kept: Remembered | undefined;
   return {
     find: async () => kept ?? 'none',
     async claim() {
-      kept = { fingerprint, answer: JSON.stringify(answer), expiresAt: Date.now() + 60_000 };
+      kept = { fingerprint, answer: JSON.stringify(answer), expiresAt: NOW + 60_000 };
       return async () => {};
     },
     async keep() {
@@ -26,7 +29,10 @@ function completedMeanwhile(answer: unknown, fingerprint: string): SharedIdempot
 describe('a claim won after another instance finished the write', () => {
   it('answers the other instance’s write and writes nothing', async () => {
     const original = { transaction: { id: 'tx-from-a' } };
-    const writes = createIdempotentWrites({ shared: completedMeanwhile(original, 'same') });
+    const writes = createIdempotentWrites({
+      now: () => NOW,
+      shared: completedMeanwhile(original, 'same'),
+    });
     let written = 0;
     const answer = await writes.once('token-key', 'key-1', 'same', async () => {
       written += 1;
@@ -37,7 +43,10 @@ describe('a claim won after another instance finished the write', () => {
   });
 
   it('refuses the key when the other instance wrote something else with it', async () => {
-    const writes = createIdempotentWrites({ shared: completedMeanwhile({}, 'another write') });
+    const writes = createIdempotentWrites({
+      now: () => NOW,
+      shared: completedMeanwhile({}, 'another write'),
+    });
     let written = 0;
     await expect(
       writes.once('token-key', 'key-2', 'this write', async () => {
