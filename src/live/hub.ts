@@ -551,18 +551,27 @@ async function changesFor(
     : { kind: 'reload', planId: at.planId, cursor };
 }
 
-// Private: the write guard over the plan as this operation reads it (what freshness allows
-// upstream, nothing more) and the (token, plan) log. The cursor is opened before anything else
-// is decided; a log that is not kept cannot tell, so every row counts as changed.
+// Private: the write guard over the plan synced now and the (token, plan) log. A replica within
+// max-age cannot know of an edit made elsewhere a second ago, which is exactly what the guard is
+// for: it always costs one delta (the read-your-writes one the write would run anyway comes after
+// it), and the operation's later reads take that snapshot. The cursor is opened before anything
+// else is decided; a log that is not kept cannot tell, so every row counts as changed.
 async function conflictsFor(
   live: HubState,
-  { tokenKey }: Credentials,
+  { token, tokenKey }: Credentials,
   loaders: Loaders,
   planId: string,
   since: string,
   rows: (at: PlanSnapshot) => readonly RowKey[],
 ): Promise<ConflictCheck> {
-  const at = await loaders.plan(planId);
+  const read = await live.replicas
+    .read({ token, tokenKey, planId, freshness: { maxAgeMs: 0, forceSync: true } })
+    .catch(rethrowAsGraphQL);
+  const at = read.snapshot;
+  for (const name of new Set([planId, at.planId])) {
+    loaders.forget(name);
+    loaders.prime(name, at);
+  }
   const state = live.cursorSeal.open(since, tokenKey, at.planId);
   const key = channelKey(tokenKey, at.planId);
   const log = live.channels.get(key)?.log ?? live.logs.get(key);

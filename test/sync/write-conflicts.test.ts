@@ -170,6 +170,30 @@ describe('a write with ifUnchangedSince', () => {
     expect(retried.transaction?.memo).toBe('edited offline on the laptop');
   });
 
+  it('sees an edit made elsewhere while its replica is still within max-age (the guard syncs first)', async () => {
+    const s = await started();
+    const [row] = await twoTransactions(s);
+    const since = await cursorOf(s);
+    // No time passes: a read would be answered from the replica, which has not seen this edit.
+    await changedElsewhere(s, row.id, 'edited a second ago');
+    s.sandbox.resetCalls();
+
+    const answer = await mutate(
+      s,
+      UPDATE,
+      { planId: s.planId, id: row.id, input: { memo: 'mine' }, since },
+      'updateTransaction',
+    );
+    expect(answer.__typename).toBe('WriteConflict');
+    expect(answer.current).toMatchObject({ id: row.id, memo: 'edited a second ago' });
+    expect(callsOf(s.sandbox)).toEqual([expect.stringMatching(/@\d+$/)]);
+    const upstream = await s.writer.getTransactionById(
+      { token: s.token },
+      { planId: s.planId, transactionId: row.id },
+    );
+    expect(upstream.transaction.memo).toBe('edited a second ago');
+  });
+
   it('goes through when only other rows changed after the cursor', async () => {
     const s = await started();
     const [mine, other] = await twoTransactions(s);
