@@ -96,12 +96,13 @@ export function PendingWrites() {
       )}
       {conflict && (
         <div className="conflict" role="alert" data-testid="write-conflict">
-          <p>
-            <strong>Not saved: {conflict.write.label ?? 'a change'}.</strong>{' '}
-            {conflict.conflict.message}
+          {/* The gateway's message is for developers; the person gets a plain question. */}
+          <p title={conflict.conflict.message}>
+            <strong>Not saved: {conflict.write.label ?? 'a change'}.</strong> It was changed
+            elsewhere meanwhile. Which version should stay?
           </p>
           <dl>
-            <dt>Now</dt>
+            <dt>Theirs, now</dt>
             <dd data-testid="conflict-current">{describeVersion(conflict.conflict.current)}</dd>
             <dt>Yours</dt>
             <dd data-testid="conflict-attempted">{describeVersion(conflict.conflict.attempted)}</dd>
