@@ -27,6 +27,7 @@ import {
   type SendResult,
   type SendWrite,
   storedCursors,
+  type WriteConflict,
 } from '@plans-gateway/client-kit/offline';
 import { Client, fetchExchange } from '@urql/core';
 import { cacheExchange, offlineExchange } from '@urql/exchange-graphcache';
@@ -385,7 +386,8 @@ describe('the write queue', () => {
     const state = await queue.flush();
 
     expect(state.conflict?.write.label).toBe('edited offline');
-    expect(state.conflict?.conflict).toMatchObject({
+    const conflict: WriteConflict | undefined = state.conflict?.conflict;
+    expect(conflict).toMatchObject({
       __typename: 'WriteConflict',
       planId: s.planId,
       id: row.id,
