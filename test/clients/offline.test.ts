@@ -16,6 +16,7 @@ import {
 import {
   cacheConfig as graphcacheConfig,
   isOfflineError,
+  persistedCursors,
   sendWithUrql,
   storageAdapter,
   resumer as urqlResumer,
@@ -247,6 +248,62 @@ describe('urql graphcache: resume with changes', () => {
     expect(ids).not.toContain(outside.deleted);
     const account = again.data!.plan.accounts.find((a) => a.id === outside.accountId);
     expect(account?.balance).toBe(outside.balance);
+  });
+});
+
+describe('urql graphcache: a saved cursor matches the saved cache', () => {
+  it('saves a cursor only once graphcache has persisted the page it describes', async () => {
+    // graphcache persists nothing when NODE_ENV is `test` (its own tests' switch): as an app runs.
+    const env = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'development';
+    onTestFinished(() => {
+      process.env.NODE_ENV = env;
+    });
+    const s = await started();
+    const kept = memoryStorage();
+    const inner = storageAdapter(kept);
+    // The storage is slow: graphcache's data writes wait until `release()`.
+    const waiting: (() => void)[] = [];
+    let released = false;
+    const release = () => {
+      released = true;
+      for (const resolve of waiting.splice(0)) resolve();
+    };
+    let writes = 0;
+    const slow = {
+      ...inner,
+      async writeData(delta: Parameters<typeof inner.writeData>[0]) {
+        writes += 1;
+        if (!released) await new Promise<void>((resolve) => waiting.push(resolve));
+        await inner.writeData(delta);
+      },
+    };
+    const saved = persistedCursors({ storage: slow, cursors: storedCursors(kept) });
+    const client = new Client({
+      url: s.url,
+      fetchOptions: { headers: { authorization: `Bearer ${s.token}` } },
+      preferGetMethod: false,
+      exchanges: [
+        offlineExchange({
+          ...graphcacheConfig(),
+          updates: saved.updates,
+          storage: saved.storage,
+          isOfflineError,
+        }),
+        fetchExchange,
+      ],
+    });
+    const resume = urqlResumer(client, { planId: s.planId, cursors: saved.cursors });
+    const outcome = await resume();
+    expect(outcome.kind).toBe('started');
+    // The page is in graphcache's memory, not yet in storage: no cursor is saved.
+    await expect.poll(() => writes, { timeout: 45_000 }).toBeGreaterThan(0);
+    expect(await saved.cursors.get(s.planId)).toBeNull();
+
+    release();
+    await expect.poll(() => saved.cursors.get(s.planId), { timeout: 45_000 }).toBe(outcome.cursor);
+    const stored = JSON.parse((await kept.getItem('plans-gateway:graphcache')) ?? '{}');
+    expect(JSON.stringify(stored)).toContain(outcome.cursor);
   });
 });
 
