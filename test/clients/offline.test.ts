@@ -16,6 +16,7 @@ import {
 import {
   cacheConfig as graphcacheConfig,
   isOfflineError,
+  persistedCursors,
   sendWithUrql,
   storageAdapter,
   resumer as urqlResumer,
@@ -250,6 +251,62 @@ describe('urql graphcache: resume with changes', () => {
   });
 });
 
+describe('urql graphcache: a saved cursor matches the saved cache', () => {
+  it('saves a cursor only once graphcache has persisted the page it describes', async () => {
+    // graphcache persists nothing when NODE_ENV is `test` (its own tests' switch): as an app runs.
+    const env = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'development';
+    onTestFinished(() => {
+      process.env.NODE_ENV = env;
+    });
+    const s = await started();
+    const kept = memoryStorage();
+    const inner = storageAdapter(kept);
+    // The storage is slow: graphcache's data writes wait until `release()`.
+    const waiting: (() => void)[] = [];
+    let released = false;
+    const release = () => {
+      released = true;
+      for (const resolve of waiting.splice(0)) resolve();
+    };
+    let writes = 0;
+    const slow = {
+      ...inner,
+      async writeData(delta: Parameters<typeof inner.writeData>[0]) {
+        writes += 1;
+        if (!released) await new Promise<void>((resolve) => waiting.push(resolve));
+        await inner.writeData(delta);
+      },
+    };
+    const saved = persistedCursors({ storage: slow, cursors: storedCursors(kept) });
+    const client = new Client({
+      url: s.url,
+      fetchOptions: { headers: { authorization: `Bearer ${s.token}` } },
+      preferGetMethod: false,
+      exchanges: [
+        offlineExchange({
+          ...graphcacheConfig(),
+          updates: saved.updates,
+          storage: saved.storage,
+          isOfflineError,
+        }),
+        fetchExchange,
+      ],
+    });
+    const resume = urqlResumer(client, { planId: s.planId, cursors: saved.cursors });
+    const outcome = await resume();
+    expect(outcome.kind).toBe('started');
+    // The page is in graphcache's memory, not yet in storage: no cursor is saved.
+    await expect.poll(() => writes, { timeout: 45_000 }).toBeGreaterThan(0);
+    expect(await saved.cursors.get(s.planId)).toBeNull();
+
+    release();
+    await expect.poll(() => saved.cursors.get(s.planId), { timeout: 45_000 }).toBe(outcome.cursor);
+    const stored = JSON.parse((await kept.getItem('plans-gateway:graphcache')) ?? '{}');
+    expect(JSON.stringify(stored)).toContain(outcome.cursor);
+  });
+});
+
 /** A fetch that fails while `state.offline`, like a browser with no network. */
 function switchableFetch() {
   const state = { offline: true };
@@ -328,43 +385,115 @@ describe('the write queue', () => {
     });
   }
 
-  it('stops at a write conflict and surfaces both versions; the later writes wait', async () => {
-    const answers = new Map<string, Record<string, unknown>>();
-    const sent: string[] = [];
-    const send: SendWrite = async (write) => {
-      sent.push(write.label ?? '');
-      return {
-        kind: 'answered',
-        data: answers.get(write.label ?? '') ?? { ok: { __typename: 'Done' } },
-      };
-    };
-    const conflict: WriteConflict = {
-      __typename: 'WriteConflict',
-      message: 'The transaction changed since your copy.',
-      planId: 'p',
-      id: 't1',
-      current: { __typename: 'Transaction', id: 't1', memo: 'changed elsewhere' },
-      attempted: { memo: 'edited offline' },
-      cursor: 'c2',
-    };
-    answers.set('edit', { updateTransaction: conflict });
-    let n = 0;
-    const queue = await openWriteQueue({ storage: memoryStorage(), send, newKey: () => `k${++n}` });
+  /**
+   * Against the gateway's real `WriteConflict`: an edit queued offline with the cursor the cache
+   * is at, the same row changed behind the gateway's back, then the flush.
+   */
+  const EDIT = `mutation Edit($planId: PlanId!, $id: ID!, $input: UpdateTransactionInput!, $since: String) {
+    updateTransaction(planId: $planId, transactionId: $id, input: $input, ifUnchangedSince: $since) {
+      __typename
+      ... on UpdateTransactionPayload { transaction { id memo } }
+      ... on WriteConflict { message planId id attempted cursor current { id ... on Transaction { memo } } }
+      ... on Error { message }
+    }
+  }`;
+  const CURSOR = `query Cursor($planId: PlanId!) { changes(planId: $planId) { ... on ChangesPage { cursor } } }`;
+  const updates = (s: LiveStack) =>
+    callsOf(s.sandbox, s.token).filter((call) => call.startsWith('updateTransaction'));
+  const memoUpstream = async (s: LiveStack, id: string) =>
+    (await s.writer.getTransactionById({ token: s.token }, { planId: s.planId, transactionId: id }))
+      .transaction.memo;
+
+  /** Two plain transactions, a cursor, and two edits queued offline (the first one guarded). */
+  async function conflicted(name: 'Apollo' | 'urql') {
+    const s = await started();
+    // Two plain rows of its own (the seeded plan may hold splits and transfers).
+    const accountId = await openAccount(s);
+    const row = await outsideWrite(s, accountId, 'first as made');
+    const other = await outsideWrite(s, accountId, 'second as made');
+    const since = (await s.gql<{ changes: { cursor: string } }>(CURSOR, { planId: s.planId })).body
+      .data!.changes.cursor;
+    const network = switchableFetch();
+    const send = senders[name](s, network.fetch);
+    const queue = await openWriteQueue({ storage: memoryStorage(), send });
+    const edit = (id: string, memo: string, guard: string | null) => ({
+      query: EDIT,
+      variables: { planId: s.planId, id, input: { memo }, since: guard },
+      label: memo,
+    });
+    await queue.enqueue(edit(row.id, 'edited offline', since));
+    await queue.enqueue(edit(other.id, 'later edit', null));
+    await queue.flush();
+    expect(queue.state().pending).toHaveLength(2);
+
+    // Meanwhile, the same row changed behind the gateway's back; the gateway's copy ages.
+    await s.writer.updateTransaction(
+      { token: s.token },
+      {
+        planId: s.planId,
+        transactionId: row.id,
+        body: { transaction: { memo: 'changed elsewhere' } },
+      },
+    );
+    s.clock.advance(s.gateway.config.maxAgeMs + 1);
+    s.sandbox.resetCalls();
+    network.state.offline = false;
     const events: string[] = [];
     queue.subscribe((event) => events.push(`${event.kind}:${event.write.label}`));
-    await queue.enqueue({ query: 'mutation', variables: {}, label: 'edit' });
-    await queue.enqueue({ query: 'mutation', variables: {}, label: 'later' });
     const state = await queue.flush();
-    expect(state.conflict).toEqual({ write: expect.objectContaining({ key: 'k1' }), conflict });
-    expect(state.pending.map((w) => w.label)).toEqual(['later']);
-    expect(events).toContain('conflict:edit');
-    expect(sent).toEqual(['edit']);
 
-    // The person keeps their edit over the current version: a new write, a new key.
-    answers.delete('edit');
-    const after = await queue.retry('k1', { ifUnchangedSince: 'c2' });
-    expect(after).toEqual({ pending: [], conflict: null });
-    expect(sent).toEqual(['edit', 'edit', 'later']);
-    expect(events.filter((e) => e.startsWith('sent'))).toEqual(['sent:edit', 'sent:later']);
-  });
+    expect(state.conflict?.write.label).toBe('edited offline');
+    const conflict: WriteConflict | undefined = state.conflict?.conflict;
+    expect(conflict).toMatchObject({
+      __typename: 'WriteConflict',
+      planId: s.planId,
+      id: row.id,
+      current: { id: row.id, memo: 'changed elsewhere' },
+      attempted: { memo: 'edited offline' },
+      cursor: expect.any(String),
+    });
+    // The queue stopped there: the later write waits, nothing was written upstream.
+    expect(state.pending.map((w) => w.label)).toEqual(['later edit']);
+    expect(events).toEqual(['conflict:edited offline']);
+    expect(updates(s)).toEqual([]);
+    expect(await memoUpstream(s, row.id)).toBe('changed elsewhere');
+    return { s, queue, row, other, events };
+  }
+
+  const senders = {
+    Apollo: (s: LiveStack, f: typeof fetch) => sendWithApollo(apolloClient(s, f)),
+    urql: (s: LiveStack, f: typeof fetch) =>
+      sendWithUrql(urqlClient(s, f), {
+        fetchOptions: { headers: { authorization: `Bearer ${s.token}` } },
+      }),
+  };
+  for (const name of ['Apollo', 'urql'] as const) {
+    it(`${name}: a guarded edit whose row changed elsewhere stops the queue with both versions; "keep mine" writes once`, async () => {
+      const { s, queue, row, other, events } = await conflicted(name);
+      const stopped = queue.state().conflict!;
+      const after = await queue.retry(stopped.write.key, {
+        ...stopped.write.variables,
+        since: stopped.conflict.cursor,
+      });
+      expect(after).toEqual({ pending: [], conflict: null });
+      expect(events.slice(1)).toEqual([
+        'queued:edited offline',
+        'sent:edited offline',
+        'sent:later edit',
+      ]);
+      expect(updates(s)).toHaveLength(2); // the kept edit once, the later one once
+      expect(await memoUpstream(s, row.id)).toBe('edited offline');
+      expect(await memoUpstream(s, other.id)).toBe('later edit');
+    });
+
+    it(`${name}: "keep theirs" drops the edit, says so, and the later writes go on`, async () => {
+      const { s, queue, row, other, events } = await conflicted(name);
+      const after = await queue.discard(queue.state().conflict!.write.key);
+      expect(after).toEqual({ pending: [], conflict: null });
+      expect(events.slice(1)).toEqual(['discarded:edited offline', 'sent:later edit']);
+      expect(updates(s)).toHaveLength(1);
+      expect(await memoUpstream(s, row.id)).toBe('changed elsewhere');
+      expect(await memoUpstream(s, other.id)).toBe('later edit');
+    });
+  }
 });

@@ -428,6 +428,75 @@ describe('the example web app offline', () => {
     expect(await rows('Market Stall')()).toBe(1);
     expect(creates()).toBe(1);
   });
+
+  /**
+   * A memo edited offline, while the same row is changed behind the gateway's back. The edit
+   * carries the cursor the cache is at (`ifUnchangedSince`): back online the gateway writes
+   * nothing and the queue stops at the conflict, shown with both versions.
+   */
+  async function conflictingEdit(mine: string, theirs: string): Promise<string> {
+    const choice = page.locator('select[name=transaction]');
+    const id = (await choice.locator('option:not([disabled])').first().getAttribute('value'))!;
+    // The stored cursor is the one the cache is at after the reload's resume.
+    await laptop.setOffline(true);
+    await choice.selectOption(id);
+    await page.locator('input[name=new-memo]').fill(mine);
+    await page.getByRole('button', { name: 'Save memo' }).click();
+    await expect
+      .poll(() => testId(page, 'edit-memo-message').textContent())
+      .toBe('Saved here: it will be sent when you are back online.');
+    await expect.poll(count(page, 'pending-write')).toBe(1);
+
+    await stack.writer.updateTransaction(
+      { token: stack.token },
+      { planId: stack.planId, transactionId: id, body: { transaction: { memo: theirs } } },
+    );
+    stack.clock.advance(stack.gateway.config.maxAgeMs + 1);
+    stack.sandbox.resetCalls();
+
+    await laptop.setOffline(false);
+    await testId(page, 'write-conflict').waitFor({ timeout: PAGE_STEP_MS });
+    expect(await testId(page, 'conflict-current').textContent()).toBe(`memo: “${theirs}”`);
+    expect(await testId(page, 'conflict-attempted').textContent()).toBe(`memo: “${mine}”`);
+    expect(await testId(page, 'pending-write').count()).toBe(0);
+    // Nothing overwritten upstream.
+    expect(updates()).toBe(0);
+    expect(await upstreamMemo(id)).toBe(theirs);
+    return id;
+  }
+  const updates = () =>
+    callsOf(stack.sandbox).filter((call) => call.startsWith('updateTransaction')).length;
+  const upstreamMemo = async (id: string) =>
+    (
+      await stack.writer.getTransactionById(
+        { token: stack.token },
+        { planId: stack.planId, transactionId: id },
+      )
+    ).transaction.memo;
+
+  it('shows a conflicting edit with both versions; "Keep mine" writes it once', async () => {
+    const id = await conflictingEdit('Mine: split with Sam', 'Theirs: from the phone');
+    await screenshot(page, 'example-app-conflict.png', false);
+
+    await page.getByRole('button', { name: 'Keep mine' }).click();
+    await expect.poll(count(page, 'write-conflict'), { timeout: PAGE_STEP_MS }).toBe(0);
+    await expect.poll(updates, { timeout: PAGE_STEP_MS }).toBe(1);
+    expect(await upstreamMemo(id)).toBe('Mine: split with Sam');
+    expect(await testId(page, 'pending-write').count()).toBe(0);
+    expect(updates()).toBe(1);
+  });
+
+  it('drops a conflicting edit on "Keep theirs": the outside value stays', async () => {
+    await page.reload();
+    await expect.poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS }).toBe(10);
+    const id = await conflictingEdit('Mine: dinner', 'Theirs: lunch');
+
+    await page.getByRole('button', { name: 'Keep theirs' }).click();
+    await expect.poll(count(page, 'write-conflict'), { timeout: PAGE_STEP_MS }).toBe(0);
+    expect(await testId(page, 'pending-write').count()).toBe(0);
+    expect(updates()).toBe(0);
+    expect(await upstreamMemo(id)).toBe('Theirs: lunch');
+  });
 });
 
 describe('a session that ends while the app is open', () => {

@@ -6,6 +6,7 @@ import { Accounts } from './Accounts.js';
 import { AddTransactionForm } from './AddTransactionForm.js';
 import { CategoryChart } from './CategoryChart.js';
 import { isSpendingCategory } from './categories.js';
+import { EditMemoForm } from './EditMemoForm.js';
 import { PendingWrites, useCursors, useOutbox } from './Outbox.js';
 import { DASHBOARD, PLAN_CHANGED } from './operations.js';
 import { RecentTransactionsList } from './RecentTransactions.js';
@@ -105,6 +106,8 @@ function Dashboard(props: {
           accounts={plan.accounts.filter((account) => !account.closed)}
           categories={(plan.month?.categories ?? []).filter(isSpendingCategory)}
         />
+        <h2>Edit a memo</h2>
+        <EditMemoForm planId={plan.id} />
       </section>
     </main>
   );

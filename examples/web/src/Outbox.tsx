@@ -40,7 +40,7 @@ export function useOutboxState(queue: WriteQueue): WriteQueueState {
 }
 
 /** What became of a write: sent, refused, stopped by a conflict, or waiting for the network. */
-export type WriteOutcome = Exclude<QueueEvent, { kind: 'queued' }>;
+export type WriteOutcome = Exclude<QueueEvent, { kind: 'queued' | 'discarded' }>;
 
 /** Queues a write and tells what its first attempt came to (offline: `waiting`). */
 export function submitWrite(
@@ -58,7 +58,7 @@ export function submitWrite(
       return true;
     };
     const stop = queue.subscribe((event) => {
-      if (event.kind === 'queued') return;
+      if (event.kind === 'queued' || event.kind === 'discarded') return;
       seen.push(event);
       if (key !== null) settle();
     });
@@ -96,15 +96,16 @@ export function PendingWrites() {
       )}
       {conflict && (
         <div className="conflict" role="alert" data-testid="write-conflict">
-          <p>
-            <strong>Not saved: {conflict.write.label ?? 'a change'}.</strong>{' '}
-            {conflict.conflict.message}
+          {/* The gateway's message is for developers; the person gets a plain question. */}
+          <p title={conflict.conflict.message}>
+            <strong>Not saved: {conflict.write.label ?? 'a change'}.</strong> It was changed
+            elsewhere meanwhile. Which version should stay?
           </p>
           <dl>
-            <dt>Now</dt>
-            <dd data-testid="conflict-current">{JSON.stringify(conflict.conflict.current)}</dd>
+            <dt>Theirs, now</dt>
+            <dd data-testid="conflict-current">{describeVersion(conflict.conflict.current)}</dd>
             <dt>Yours</dt>
-            <dd data-testid="conflict-attempted">{JSON.stringify(conflict.conflict.attempted)}</dd>
+            <dd data-testid="conflict-attempted">{describeVersion(conflict.conflict.attempted)}</dd>
           </dl>
           <button type="button" onClick={() => void queue.discard(conflict.write.key)}>
             Keep theirs
@@ -124,4 +125,22 @@ export function PendingWrites() {
       )}
     </div>
   );
+}
+
+/**
+ * One side of a conflict in words: its fields (ids and type names left out), `memo: “Lunch”`; a
+ * row deleted elsewhere (`current` null) says so.
+ */
+function describeVersion(version: unknown): string {
+  if (version === null || version === undefined) return 'Deleted';
+  if (typeof version !== 'object') return String(version);
+  const fields = Object.entries(version).filter(([name]) => name !== 'id' && name !== '__typename');
+  if (fields.length === 0) return 'Changed';
+  return fields
+    .map(([name, value]) =>
+      value === null
+        ? `${name}: none`
+        : `${name}: ${typeof value === 'string' ? `“${value}”` : JSON.stringify(value)}`,
+    )
+    .join(', ');
 }

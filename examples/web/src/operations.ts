@@ -154,3 +154,25 @@ export const PLAN_CHANGED: TypedDocumentNode<PlanChanged, { planId: string }> = 
     }
   }
 `;
+
+/**
+ * A transaction's memo, edited through the write queue. `ifUnchangedSince` is the cursor the
+ * cache is at: when the row changed elsewhere after it, nothing is written and the answer is a
+ * `WriteConflict` with the row as it is now (`current`) and the edit (`attempted`).
+ */
+export const EDIT_MEMO = gql`
+  mutation EditMemo($planId: PlanId!, $transactionId: ID!, $input: UpdateTransactionInput!, $ifUnchangedSince: String) {
+    updateTransaction(planId: $planId, transactionId: $transactionId, input: $input, ifUnchangedSince: $ifUnchangedSince) {
+      __typename
+      ... on UpdateTransactionPayload {
+        transaction { id memo }
+      }
+      ... on WriteConflict {
+        cursor
+        attempted
+        current { id ... on Transaction { memo } }
+      }
+      ... on Error { message }
+    }
+  }
+`;

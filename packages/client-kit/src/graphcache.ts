@@ -137,11 +137,18 @@ function connectionNodes(cache: Cache, connection: string): Set<string> {
  * `ReloadRequired`, which invalidates every root field, so the screens shown read again.
  * `cacheConfig()` includes it; spread it into your own `updates` if you pass those.
  */
-export function changesUpdates(): UpdatesConfig {
+export function changesUpdates(
+  options: {
+    /** Told each answer's cursor as graphcache writes it (`persistedCursors` uses it). */
+    written?: (planId: string, cursor: string) => void;
+  } = {},
+): UpdatesConfig {
   return {
     Query: {
-      changes: (parent, _args, cache) => {
+      changes: (parent, args, cache) => {
         const result = (parent as { changes?: ChangesResult | null }).changes;
+        if (result && typeof args.planId === 'string')
+          options.written?.(args.planId, result.cursor);
         if (result?.__typename === 'ChangesPage') applyChanges(cache, result);
         else if (result?.__typename === 'ReloadRequired')
           for (const field of cache.inspectFields('Query'))
@@ -271,6 +278,42 @@ export function storageAdapter(
         (
           globalThis as { addEventListener?: (type: string, listener: () => void) => void }
         ).addEventListener?.('online', replay);
+    },
+  };
+}
+
+/**
+ * Cursors that never run ahead of the persisted cache. graphcache saves its data in batches,
+ * after a result is written; a cursor saved at once could describe a page the storage does not
+ * hold yet (a reload then would skip it for good). Here a cursor is noted as graphcache writes
+ * its `changes` answer (`updates`), and saved in `cursors` only once the `writeData` that holds
+ * that answer has finished (`storage`). A cursor not saved yet only makes the next resume start
+ * earlier, which is harmless (a page applies again the same). Pass all three on:
+ * `offlineExchange({ ...cacheConfig(), updates, storage, isOfflineError })` and
+ * `resumer(client, { planId, cursors })`.
+ */
+export function persistedCursors(options: { storage: StorageAdapter; cursors: CursorStore }): {
+  storage: StorageAdapter;
+  cursors: CursorStore;
+  updates: UpdatesConfig;
+} {
+  const noted = new Map<string, string>();
+  return {
+    updates: changesUpdates({ written: (planId, cursor) => noted.set(planId, cursor) }),
+    storage: {
+      ...options.storage,
+      async writeData(delta) {
+        // What was noted so far was written before this batch was taken: the batch holds it.
+        const held = [...noted];
+        noted.clear();
+        await options.storage.writeData(delta);
+        for (const [planId, cursor] of held) await options.cursors.set(planId, cursor);
+      },
+    },
+    cursors: {
+      get: (planId) => options.cursors.get(planId),
+      // Saved by `storage.writeData`, once the answer it describes is stored.
+      set: async () => {},
     },
   };
 }

@@ -53,7 +53,9 @@ export type QueueEvent =
   | { readonly kind: 'sent'; readonly write: QueuedWrite; readonly data: unknown }
   | { readonly kind: 'refused'; readonly write: QueuedWrite; readonly reason: unknown }
   | { readonly kind: 'conflict'; readonly write: QueuedWrite; readonly conflict: WriteConflict }
-  | { readonly kind: 'waiting'; readonly write: QueuedWrite; readonly error: unknown };
+  | { readonly kind: 'waiting'; readonly write: QueuedWrite; readonly error: unknown }
+  /** The conflicting write was dropped (`discard`): its conflict is gone from the state. */
+  | { readonly kind: 'discarded'; readonly write: QueuedWrite };
 
 export interface WriteQueueState {
   /** Waiting writes, oldest first. */
@@ -182,9 +184,10 @@ export async function openWriteQueue(options: {
       return () => listeners.delete(listener);
     },
     async discard(key) {
-      if (current.conflict?.write.key !== key)
-        throw new Error(`No conflicting write with key ${key}.`);
-      await commit({ ...current, conflict: null });
+      const stopped = current.conflict?.write;
+      if (stopped?.key !== key) throw new Error(`No conflicting write with key ${key}.`);
+      // An event, so that a view showing the conflict (subscribed) hears that it is gone.
+      await commit({ ...current, conflict: null }, { kind: 'discarded', write: stopped });
       return queue.flush();
     },
     async retry(key, variables) {
