@@ -57,4 +57,15 @@ describe('/ready', () => {
     expect(await ready()).toBe(503);
     expect(probes).toBe(2);
   });
+
+  it('answers only its own path: other paths reach the schema, a query string still asks', async () => {
+    const base = url.slice(0, -'/ready'.length);
+    const before = probes;
+    const graphql = await fetch(`${base}/graphql?query=${encodeURIComponent('{ hello }')}`);
+    expect(graphql.status).toBe(200);
+    expect(await graphql.json()).toEqual({ data: { hello: null } });
+    expect(probes).toBe(before);
+    expect((await fetch(`${base}/ready?x=1`)).headers.get('content-type')).toMatch(/json/);
+    expect((await fetch(`${base}/readyz`)).status).toBe(404);
+  });
 });
