@@ -168,6 +168,8 @@ export interface LiveHub {
     credentials: Credentials | null;
     freshness: Freshness;
     loaders: Loaders;
+    /** Replica reads charged to the operation (`extensions.upstream`). @default the hub's own */
+    replicas?: Pick<ReplicaStore, 'read'>;
   }): LiveOperations;
   stats(): LiveHubStats;
   /**
@@ -500,14 +502,15 @@ function startFeed<T>(
 function operationsFor(
   hub: LiveHub,
   live: HubState,
-  { credentials, freshness, loaders }: Parameters<LiveHub['forOperation']>[0],
+  { credentials, freshness, loaders, replicas: charged }: Parameters<LiveHub['forOperation']>[0],
 ): LiveOperations {
   const { replicas } = live;
+  const read = charged ?? replicas;
   return {
     changes: (planId, since) =>
       changesFor(live, requireCredentials(credentials), loaders, planId, since),
     unchangedSince: (planId, since, rows) =>
-      conflictsFor(live, requireCredentials(credentials), loaders, planId, since, rows),
+      conflictsFor(live, read, requireCredentials(credentials), loaders, planId, since, rows),
     open: (planId, { since, select }) =>
       hub.open({
         credentials,
@@ -558,13 +561,14 @@ async function changesFor(
 // else is decided; a log that is not kept cannot tell, so every row counts as changed.
 async function conflictsFor(
   live: HubState,
+  replicas: Pick<ReplicaStore, 'read'>,
   { token, tokenKey }: Credentials,
   loaders: Loaders,
   planId: string,
   since: string,
   rows: (at: PlanSnapshot) => readonly RowKey[],
 ): Promise<ConflictCheck> {
-  const read = await live.replicas
+  const read = await replicas
     .read({ token, tokenKey, planId, freshness: { maxAgeMs: 0, forceSync: true } })
     .catch(rethrowAsGraphQL);
   const at = read.snapshot;

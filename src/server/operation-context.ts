@@ -136,7 +136,7 @@ export function operationContext(deps: OperationContextDeps) {
       requestId: requestIds.of(request),
       ...(span ? { span } : {}),
       writes,
-      live: live.forOperation({ credentials, freshness, loaders }),
+      live: live.forOperation({ credentials, freshness, loaders, replicas: meteredReplicas }),
       webhooks,
       rateLimit: () => {
         reads.volatile();

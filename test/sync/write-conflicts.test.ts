@@ -178,14 +178,17 @@ describe('a write with ifUnchangedSince', () => {
     await changedElsewhere(s, row.id, 'edited a second ago');
     s.sandbox.resetCalls();
 
-    const answer = await mutate(
-      s,
-      UPDATE,
-      { planId: s.planId, id: row.id, input: { memo: 'mine' }, since },
-      'updateTransaction',
-    );
+    const sent = await s.gql<Record<string, Result>>(UPDATE, {
+      planId: s.planId,
+      id: row.id,
+      input: { memo: 'mine' },
+      since,
+    });
+    const answer = sent.body.data!.updateTransaction!;
     expect(answer.__typename).toBe('WriteConflict');
     expect(answer.current).toMatchObject({ id: row.id, memo: 'edited a second ago' });
+    // The guard's delta is the operation's, and it says so.
+    expect(sent.body.extensions).toMatchObject({ upstream: { calls: 1 } });
     expect(callsOf(s.sandbox)).toEqual([expect.stringMatching(/@\d+$/)]);
     const upstream = await s.writer.getTransactionById(
       { token: s.token },
