@@ -16,7 +16,7 @@
  *   kept another log, a replica reloaded in full): `reload`, never a partial delta.
  */
 
-import type { PlanChange } from '../replica/changes.js';
+import { emptyPlanChange, type PlanChange } from '../replica/changes.js';
 import type { PlanSnapshot } from '../replica/types.js';
 import type { ChangeLog, LogEntry } from './change-log.js';
 import type { ChangeItem } from './parts.js';
@@ -104,31 +104,7 @@ function itemCount(change: PlanChange): number {
 }
 
 function emptyChange(at: PlanSnapshot, knowledge = at.serverKnowledge): PlanChange {
-  return {
-    planId: at.planId,
-    origin: 'REPLAY',
-    serverKnowledge: knowledge,
-    previousServerKnowledge: knowledge,
-    accounts: [],
-    categoryGroups: [],
-    categories: [],
-    months: [],
-    monthCategories: [],
-    payees: [],
-    transactions: [],
-    subtransactions: [],
-    transactionsBefore: [],
-    scheduledTransactions: [],
-    deleted: {
-      accountIds: [],
-      categoryGroupIds: [],
-      categoryIds: [],
-      months: [],
-      payeeIds: [],
-      transactionIds: [],
-      scheduledTransactionIds: [],
-    },
-  };
+  return emptyPlanChange(at.planId, 'REPLAY', knowledge);
 }
 
 /**

@@ -82,6 +82,40 @@ export interface PlanChange {
   readonly continues?: boolean;
 }
 
+/** A change of `planId` with no rows and no deletions (a sync page with nothing new, a fixture). */
+export function emptyPlanChange(
+  planId: string,
+  origin: ChangeOrigin,
+  serverKnowledge: number,
+  previousServerKnowledge: number | null = serverKnowledge,
+): PlanChange {
+  return {
+    planId,
+    origin,
+    serverKnowledge,
+    previousServerKnowledge,
+    accounts: [],
+    categoryGroups: [],
+    categories: [],
+    months: [],
+    monthCategories: [],
+    payees: [],
+    transactions: [],
+    subtransactions: [],
+    transactionsBefore: [],
+    scheduledTransactions: [],
+    deleted: {
+      accountIds: [],
+      categoryGroupIds: [],
+      categoryIds: [],
+      months: [],
+      payeeIds: [],
+      transactionIds: [],
+      scheduledTransactionIds: [],
+    },
+  };
+}
+
 /** What a change touched, by collection. */
 export interface ChangeKeys {
   readonly accounts: Set<string>;
