@@ -8,7 +8,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { type GraphQLSchema, Kind, parse, print } from 'graphql';
 import { loadDocumentManifest } from '../admission/trusted-documents.js';
 import type { McpConfig } from '../config/config.js';
-import { type ToolDefinition, toolFromDocument, withBefore } from './tool-definition.js';
+import {
+  beforeFileOf,
+  type ToolDefinition,
+  toolFromDocument,
+  withBefore,
+} from './tool-definition.js';
 
 const OPERATIONS = new URL('./operations/', import.meta.url);
 
@@ -66,10 +71,16 @@ function sharedFragments(): ReadonlyMap<string, string> {
   return found;
 }
 
-/** The read of what a write replaces (`operations/before/<file>`), when the write has one. */
-function beforeDocument(file: string): string | undefined {
-  const url = new URL(`before/${file}`, OPERATIONS);
-  return existsSync(url) ? readOperation(`before/${file}`) : undefined;
+/**
+ * The read of what a write replaces (`operations/before/<file>`), when the write has one; a
+ * `# before:` line naming a file that is not there is a mistake in the write's document.
+ */
+function beforeDocument(file: string, text: string): { file: string; text: string } | undefined {
+  const named = beforeFileOf(text, file);
+  const url = new URL(`before/${named}`, OPERATIONS);
+  if (existsSync(url)) return { file: named, text: readOperation(`before/${named}`) };
+  if (named !== file) throw new Error(`${file}: # before: ${named} is not in operations/before/`);
+  return undefined;
 }
 
 export function buildCatalog(
@@ -79,10 +90,12 @@ export function buildCatalog(
 ): ToolCatalog {
   const tools = new Map<string, ToolDefinition>();
   for (const { file, text } of curatedDocuments()) {
-    const before = beforeDocument(file);
+    const before = beforeDocument(file, text);
     const tool = withBefore(
       toolFromDocument(schema, text, `src/mcp/operations/${file}`),
-      before ? toolFromDocument(schema, before, `src/mcp/operations/before/${file}`) : undefined,
+      before
+        ? toolFromDocument(schema, before.text, `src/mcp/operations/before/${before.file}`)
+        : undefined,
     );
     if (tools.has(tool.name)) throw new Error(`${file}: a second tool named ${tool.name}`);
     tools.set(tool.name, tool);

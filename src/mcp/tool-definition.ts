@@ -123,6 +123,8 @@ interface LeadingComment {
   readonly variables: ReadonlyMap<string, string>;
   /** `# $name.fields: ...` lines: the fields a variable of input objects takes. */
   readonly fields: ReadonlyMap<string, ItemFields>;
+  /** A `# before: <file>` line: the before-read (in `operations/before/`) the write shares. */
+  readonly before: string | undefined;
 }
 
 /**
@@ -221,6 +223,7 @@ function leadingComment(text: string): LeadingComment {
   const hints = new Set<string>();
   const variables = new Map<string, string>();
   const fields = new Map<string, ItemFields>();
+  let before: string | undefined;
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line === '') continue;
@@ -229,7 +232,10 @@ function leadingComment(text: string): LeadingComment {
     const hint = /^mcp:\s*(.*)$/.exec(content);
     const variable = /^\$(\w+):\s*(.*)$/.exec(content);
     const restricted = /^\$(\w+)\.fields:\s*(.*)$/.exec(content);
-    if (restricted?.[1]) {
+    const shared = /^before:\s*(\S+\.graphql)\s*$/.exec(content);
+    if (shared?.[1]) {
+      before = shared[1];
+    } else if (restricted?.[1]) {
       fields.set(restricted[1], itemFieldsOf(restricted[2] ?? ''));
     } else if (hint) {
       for (const word of (hint[1] ?? '').split(/\s+/)) if (word) hints.add(word);
@@ -239,7 +245,15 @@ function leadingComment(text: string): LeadingComment {
       lines.push(content);
     }
   }
-  return { description: lines.join(' ').trim(), hints, variables, fields };
+  return { description: lines.join(' ').trim(), hints, variables, fields, before };
+}
+
+/**
+ * The file in `operations/before/` whose query reads what the write in `text` replaces: the one
+ * its `# before: <file>` line names (writes replacing the same rows share one read), else `file`.
+ */
+export function beforeFileOf(text: string, file: string): string {
+  return leadingComment(text).before ?? file;
 }
 
 /**

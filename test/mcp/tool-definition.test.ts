@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/mcp/catalog.js';
 import { NAME_NOTE } from '../../src/mcp/names.js';
-import { snakeCase, toolFromDocument } from '../../src/mcp/tool-definition.js';
+import { beforeFileOf, snakeCase, toolFromDocument } from '../../src/mcp/tool-definition.js';
 import { inToolWords } from '../../src/mcp/tool-runner.js';
 import { schema } from '../../src/schema/index.js';
 
@@ -80,6 +80,14 @@ mutation RenamePayee($planId: PlanId!, $payeeId: UUID!, $name: String!) {
     );
   });
 
+  it('reads a `# before:` line as the before-read a write shares, else its own file', () => {
+    const header = '# Updates.\n# mcp: confirm\n# before: transactions.graphql\nmutation M { x }';
+    expect(beforeFileOf(header, 'update-things.graphql')).toBe('transactions.graphql');
+    expect(beforeFileOf('# Updates.\nmutation M { x }', 'update-things.graphql')).toBe(
+      'update-things.graphql',
+    );
+  });
+
   it('writes operation names in snake_case', () => {
     expect(snakeCase('ListPlans')).toBe('list_plans');
     expect(snakeCase('getHTTPStatus')).toBe('get_http_status');
@@ -116,6 +124,20 @@ describe('buildCatalog', () => {
     expect(withManifest.skipped).toEqual([
       expect.stringMatching(/@defer and @stream cannot be a tool$/),
     ]);
+  });
+
+  it('gives the three list writes the one before-read their `# before:` line names', () => {
+    const { tools } = buildCatalog(schema, { trustedDocumentTools: false }, MANIFEST);
+    for (const name of ['update_transactions', 'categorize_transactions', 'approve_transactions']) {
+      const tool = tools.get(name);
+      expect(tool?.before?.operationName, name).toBe('TransactionsBefore');
+      expect(tool?.beforeEach, name).toBe('transactions');
+      // The line names a file; it is not part of what the model reads.
+      expect(tool?.description, name).not.toContain('before:');
+    }
+    // A write without the line still finds its same-named twin.
+    expect(tools.get('delete_transaction')?.before?.operationName).toBe('DeleteTransactionBefore');
+    expect(tools.get('create_transaction')?.before).toBeUndefined();
   });
 
   it('describes the curated tools without REST paths, GraphQL root fields or wrong defaults', () => {
