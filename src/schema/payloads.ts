@@ -25,12 +25,15 @@ export interface PayloadBase {
   readonly planId: string;
   /** The replica before and after the write, what `changes` compares; absent when none was held. */
   readonly replicas?: WriteOutcome<WriteOperationId>['replicas'];
+  /** The entities the write's answer carried, what `cursor` covers. */
+  readonly written?: WriteOutcome<WriteOperationId>['saved'];
 }
 
 export function payloadBase(outcome: WriteOutcome<WriteOperationId>): PayloadBase {
   return {
     planId: outcome.planId,
     ...(outcome.replicas ? { replicas: outcome.replicas } : {}),
+    ...(outcome.saved ? { written: outcome.saved } : {}),
   };
 }
 
@@ -62,6 +65,16 @@ export function changesField<Shape extends PayloadBase>(t: FieldBuilder<Shape>) 
         ? changesBetween(replicas.before, after)
         : null;
     },
+  });
+}
+
+/** `writeCursor`: the write's own cursor, for the next guarded write of the same rows (hub.ts). */
+export function writeCursorField<Shape extends PayloadBase>(t: FieldBuilder<Shape>) {
+  return t.string({
+    nullable: true,
+    description:
+      'A cursor for `ifUnchangedSince` that covers this write, for the rows it changed: a later write of them guarded by it conflicts only when they changed elsewhere after this write (a write of other rows, with it, always conflicts). Not a `changes` cursor: your copy of the rest of the plan is where it was. Null when the upstream\'s answer did not say where the write landed (accounts, scheduled transactions), or for a plan given by alias the gateway had not resolved. See docs/clients.md, "Offline and resume".',
+    resolve: (payload, _args, ctx) => ctx.live.writeCursor(payload.planId, payload.written),
   });
 }
 
