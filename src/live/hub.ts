@@ -136,7 +136,7 @@ export interface LiveOperations {
     rows: (at: PlanSnapshot) => readonly RowKey[],
   ): Promise<ConflictCheck>;
   /**
-   * A mutation payload's `cursor`: sealed like `changes` cursors, at the knowledge the write's
+   * A mutation payload's `writeCursor`: sealed like `changes` cursors, at the knowledge the write's
    * answer gave, for the rows it carried (write-conflicts.ts `writtenRows`); null when the answer
    * gave no knowledge, or the plan is known only by an alias.
    */
@@ -620,7 +620,7 @@ function writeCursorFor(
 
 function writeCursorInChanges(): InvalidCursorError {
   return new InvalidCursorError(
-    "This cursor is a write's (a mutation payload's `cursor`): it guards later writes of the rows that write changed (`ifUnchangedSince`), and says nothing of the rest of the plan. Ask `changes` with the cursor your copy is at.",
+    "This cursor is a write's (a mutation payload's `writeCursor`): it guards later writes of the rows that write changed (`ifUnchangedSince`), and says nothing of the rest of the plan. Ask `changes` with the cursor your copy is at.",
   );
 }
 

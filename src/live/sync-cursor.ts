@@ -19,7 +19,7 @@ export interface CursorState {
    */
   readonly page?: { readonly at: number; readonly sent: number };
   /**
-   * A write's cursor (a mutation payload's `cursor`): `since` is the knowledge the write landed
+   * A write's cursor (a mutation payload's `writeCursor`): `since` is the knowledge the write landed
    * at, and it speaks for these rows only (`rowId` in write-conflicts.ts): a later write of them
    * guarded by it conflicts only with what changed them after that write. The client holds the
    * rest of the plan at an older knowledge, so `changes` refuses it.

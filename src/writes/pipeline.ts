@@ -100,7 +100,7 @@ export interface WriteOutcome<Op extends WriteOperationId> {
   };
   /**
    * The entities the answer carried, with its `server_knowledge` when it gave one: what the
-   * payload's `cursor` covers (a write through an alias: none, the plan is the upstream's to say).
+   * payload's `writeCursor` covers (a write through an alias: none, the plan is the upstream's to say).
    */
   readonly saved?: SavedEntities;
 }
