@@ -427,6 +427,19 @@ describe("a write's own cursor", () => {
     const elsewhere = await edit(s, other.id, 'not covered', first.writeCursor!);
     expect(elsewhere.__typename).toBe('WriteConflict');
     expect(elsewhere.id).toBe(other.id);
+    // Sealed like a changes cursor: altered, it opens nowhere.
+    const cursor = first.writeCursor!;
+    const altered = `${cursor.slice(0, -2)}${cursor.endsWith('AA') ? 'BB' : 'AA'}`;
+    const forged = await s.gql(WRITE, {
+      planId: s.planId,
+      id: row.id,
+      input: { memo: 'forged' },
+      since: altered,
+    });
+    expect(forged.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'ifUnchangedSince',
+    });
     // And it is no `changes` cursor (the rest of the copy is where it was).
     const changes = await s.gql(
       `query($planId: PlanId!, $since: String) { changes(planId: $planId, since: $since) { __typename } }`,
