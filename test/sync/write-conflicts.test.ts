@@ -448,6 +448,47 @@ describe("a write's own cursor", () => {
     expect(changes.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
   });
 
+  it('covers a scheduled transaction write (no knowledge in its answer) once its delta shows nothing else happened', async () => {
+    const s = await started();
+    const { scheduled_transactions: all } = await s.writer.getScheduledTransactions(
+      { token: s.token },
+      { planId: s.planId },
+    );
+    const row = all.find((candidate) => !candidate.deleted)!;
+    const date = new Date(s.clock.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+    const SCHEDULED = `mutation($planId: PlanId!, $id: UUID!, $input: UpdateScheduledTransactionInput!, $since: String) {
+      updateScheduledTransaction(planId: $planId, scheduledTransactionId: $id, input: $input, ifUnchangedSince: $since) {
+        __typename
+        ... on UpdateScheduledTransactionPayload { writeCursor scheduledTransaction { id memo } }
+        ${CONFLICT}
+      }
+    }`;
+    const edit = (memo: string, since: string) =>
+      mutate(
+        s,
+        SCHEDULED,
+        { planId: s.planId, id: row.id, input: { accountId: row.account_id, date, memo }, since },
+        'updateScheduledTransaction',
+      ) as Promise<Result & { writeCursor?: string | null }>;
+    const first = await edit('first edit', await cursorOf(s));
+    expect(first.__typename).toBe('UpdateScheduledTransactionPayload');
+    expect(first.writeCursor).toEqual(expect.stringMatching(/^c1\./));
+    const second = await edit('second edit', first.writeCursor!);
+    expect(second.__typename).toBe('UpdateScheduledTransactionPayload');
+
+    // A change elsewhere after it: the next write with it conflicts.
+    await s.writer.updateScheduledTransaction(
+      { token: s.token },
+      {
+        planId: s.planId,
+        scheduledTransactionId: row.id,
+        body: { scheduled_transaction: { account_id: row.account_id, date, memo: 'on the phone' } },
+      },
+    );
+    aged(s);
+    expect((await edit('third edit', second.writeCursor!)).__typename).toBe('WriteConflict');
+  });
+
   it('conflicts when the row changed elsewhere after the write', async () => {
     const s = await started();
     const [row] = await twoTransactions(s);
