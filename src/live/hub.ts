@@ -17,6 +17,7 @@
  *   of the plan, through the bus so that every instance ends its own.
  */
 
+import { PLAN_ALIASES } from '@plans-gateway/rest-contract';
 import type { GraphQLError } from 'graphql';
 import { gatewayError } from '../errors/codes.js';
 import { rethrowAsGraphQL, toGraphQLError } from '../errors/to-graphql.js';
@@ -34,7 +35,7 @@ import {
   resolveKeys,
 } from '../replica/changes.js';
 import type { AppliedChange } from '../replica/store.js';
-import type { Freshness, PlanSnapshot, ReplicaStore } from '../replica/types.js';
+import type { Freshness, PlanSnapshot, ReplicaStore, SavedEntities } from '../replica/types.js';
 import type { Scheduler } from '../time/scheduler.js';
 import type { PollBudget } from './budget.js';
 import { ChangeLog, type ChangeLogLimits, type LogEntry } from './change-log.js';
@@ -60,8 +61,8 @@ import {
 import { createLocalLeases, type PollLeases } from './poll-leases.js';
 import { type ReplayPlan, replayItems, replayParts, replayPlan } from './replay.js';
 import { syncPage } from './sync.js';
-import { type CursorSeal, createCursorSeal } from './sync-cursor.js';
-import { type ConflictCheck, changedRows, type RowKey } from './write-conflicts.js';
+import { type CursorSeal, createCursorSeal, InvalidCursorError } from './sync-cursor.js';
+import { type ConflictCheck, changedRows, type RowKey, writtenRows } from './write-conflicts.js';
 
 /** @default 100 subscriptions per token on one instance */
 export const DEFAULT_SUBSCRIPTIONS_PER_TOKEN = 100;
@@ -134,6 +135,12 @@ export interface LiveOperations {
     since: string,
     rows: (at: PlanSnapshot) => readonly RowKey[],
   ): Promise<ConflictCheck>;
+  /**
+   * A mutation payload's `writeCursor`: sealed like `changes` cursors, at the knowledge the write's
+   * answer gave, for the rows it carried (write-conflicts.ts `writtenRows`); null when the answer
+   * gave no knowledge, or the plan is known only by an alias.
+   */
+  writeCursor(planId: string, saved: SavedEntities | undefined): string | null;
 }
 
 /** What `changes` answers: a page (and the cursor after it), or "reload" (and the cursor to start from). */
@@ -511,6 +518,8 @@ function operationsFor(
       changesFor(live, requireCredentials(credentials), loaders, planId, since),
     unchangedSince: (planId, since, rows) =>
       conflictsFor(live, read, requireCredentials(credentials), loaders, planId, since, rows),
+    writeCursor: (planId, saved) =>
+      writeCursorFor(live, requireCredentials(credentials), planId, saved),
     open: (planId, { since, select }) =>
       hub.open({
         credentials,
@@ -541,6 +550,7 @@ async function changesFor(
 ): Promise<SyncResult> {
   const at = await loaders.plan(planId);
   const state = since === undefined ? undefined : live.cursorSeal.open(since, tokenKey, at.planId);
+  if (state?.rows) throw writeCursorInChanges();
   const key = channelKey(tokenKey, at.planId);
   let log = live.channels.get(key)?.log ?? live.logs.get(key);
   if (log === undefined) {
@@ -587,6 +597,31 @@ async function conflictsFor(
     cursor: live.cursorSeal.seal({ since: at.serverKnowledge }, tokenKey, at.planId),
     changed,
   };
+}
+
+// Private: a write's cursor (see `LiveOperations.writeCursor`). A guard with it reads the log of
+// the (token, plan): kept from here on, as `changes` does, when nothing kept one (then a delta
+// the write brought before it was started cannot be told apart, and the guard refuses: safe).
+function writeCursorFor(
+  live: HubState,
+  { tokenKey }: Credentials,
+  planId: string,
+  saved: SavedEntities | undefined,
+): string | null {
+  const rows = saved && writtenRows(saved);
+  if (rows === undefined || saved?.serverKnowledge === undefined || PLAN_ALIASES.has(planId))
+    return null;
+  const key = channelKey(tokenKey, planId);
+  const held = live.replicas.peek(tokenKey, planId)?.snapshot;
+  if (held && live.channels.get(key) === undefined && live.logs.get(key) === undefined)
+    live.logs.set(key, new ChangeLog(held.serverKnowledge, live.changeLog));
+  return live.cursorSeal.seal({ since: saved.serverKnowledge, rows }, tokenKey, planId);
+}
+
+function writeCursorInChanges(): InvalidCursorError {
+  return new InvalidCursorError(
+    "This cursor is a write's (a mutation payload's `writeCursor`): it guards later writes of the rows that write changed (`ifUnchangedSince`), and says nothing of the rest of the plan. Ask `changes` with the cursor your copy is at.",
+  );
 }
 
 function statsOf(live: LiveState): LiveHubStats {

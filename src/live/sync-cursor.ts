@@ -18,6 +18,13 @@ export interface CursorState {
    * many items of it they sent. Absent when the client is at `since` exactly.
    */
   readonly page?: { readonly at: number; readonly sent: number };
+  /**
+   * A write's cursor (a mutation payload's `writeCursor`): `since` is the knowledge the write landed
+   * at, and it speaks for these rows only (`rowId` in write-conflicts.ts): a later write of them
+   * guarded by it conflicts only with what changed them after that write. The client holds the
+   * rest of the plan at an older knowledge, so `changes` refuses it.
+   */
+  readonly rows?: readonly string[];
 }
 
 /** A cursor that did not open: forged, altered, another token's or plan's, or another key's. */
@@ -33,6 +40,8 @@ export interface CursorSeal {
 }
 
 const PREFIX = 'c1.';
+/** The tag of a write's cursor. */
+const WRITTEN = 'w';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
@@ -45,7 +54,11 @@ export function createCursorSeal(operatorKey?: Uint8Array): CursorSeal {
   return {
     seal(state, tokenKey, planId) {
       const plain = JSON.stringify(
-        state.page ? [state.since, state.page.at, state.page.sent] : [state.since],
+        state.rows
+          ? [WRITTEN, state.since, state.rows]
+          : state.page
+            ? [state.since, state.page.at, state.page.sent]
+            : [state.since],
       );
       const { iv, ciphertext, tag } = aeadSeal(key, plain, associated(tokenKey, planId));
       return PREFIX + Buffer.concat([iv, ciphertext, tag]).toString('base64url');
@@ -76,7 +89,15 @@ export function createCursorSeal(operatorKey?: Uint8Array): CursorSeal {
 // Private: the state a cursor sealed; anything else is a bug of ours, refused like a forgery.
 function stateOf(value: unknown): CursorState {
   const counts = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
-  if (!Array.isArray(value) || !value.every(counts)) throw invalid();
+  if (!Array.isArray(value)) throw invalid();
+  if (value[0] === WRITTEN) {
+    const [, since, rows] = value as unknown[];
+    const ids = (list: unknown): list is string[] =>
+      Array.isArray(list) && list.every((id) => typeof id === 'string');
+    if (value.length !== 3 || !counts(since) || !ids(rows)) throw invalid();
+    return { since, rows };
+  }
+  if (!value.every(counts)) throw invalid();
   const [since, at, sent] = value as number[];
   if (value.length === 1) return { since: since! };
   if (value.length === 3) return { since: since!, page: { at: at!, sent: sent! } };

@@ -13,7 +13,7 @@
 
 import type { IsoDate } from '@plans-gateway/rest-contract';
 import type { ChangeKeys } from '../replica/changes.js';
-import type { PlanSnapshot } from '../replica/types.js';
+import type { PlanSnapshot, SavedEntities } from '../replica/types.js';
 import type { ChangeLog } from './change-log.js';
 import type { CursorState } from './sync-cursor.js';
 
@@ -25,14 +25,69 @@ export type RowKey =
     }
   | { readonly kind: 'monthCategory'; readonly id: string; readonly month: IsoDate };
 
-/** The rows of `rows` that changed after `state`, by the log, with the plan as read at `at`. */
+/** A row as a write's cursor names it (`CursorState.rows`). */
+export function rowId(key: RowKey): string {
+  return key.kind === 'monthCategory'
+    ? `monthCategory:${key.id}:${key.month}`
+    : `${key.kind}:${key.id}`;
+}
+
+/** @default a write's cursor names at most 100 rows; a larger write answers none */
+export const MAX_WRITTEN_ROWS = 100;
+
+/**
+ * The rows a write's answer carried, as its cursor names them; undefined when the answer gave no
+ * `server_knowledge` (accounts, scheduled transactions: nothing says where the write landed) or
+ * names too many rows.
+ */
+export function writtenRows(saved: SavedEntities): readonly string[] | undefined {
+  if (saved.serverKnowledge === undefined) return undefined;
+  const ids = (kind: Exclude<RowKey['kind'], 'monthCategory'>, rows?: readonly { id: string }[]) =>
+    (rows ?? []).map((row) => rowId({ kind, id: row.id }));
+  const rows = [
+    ...ids('transaction', saved.transactions),
+    ...ids('scheduledTransaction', saved.scheduledTransactions),
+    ...ids('category', saved.categories),
+    ...ids('payee', saved.payees),
+    ...ids('account', saved.accounts),
+    ...(saved.monthCategories ?? []).map(({ month, category }) =>
+      rowId({ kind: 'monthCategory', id: category.id, month }),
+    ),
+  ];
+  return rows.length > 0 && rows.length <= MAX_WRITTEN_ROWS ? rows : undefined;
+}
+
+/**
+ * The rows of `rows` that changed after `state`, by the log, with the plan as read at `at`. A
+ * write's cursor (`state.rows`) speaks for its own rows only: any other row counts as changed,
+ * for the client may not have seen what changed it before that write.
+ */
 export function changedRows(
   at: PlanSnapshot,
   log: ChangeLog | undefined,
   state: CursorState,
   rows: readonly RowKey[],
 ): RowKey[] {
-  const { since } = state;
+  const covered = state.rows;
+  if (covered === undefined) return changedAfter(at, log, state.since, rows);
+  const changed = new Set(
+    changedAfter(
+      at,
+      log,
+      state.since,
+      rows.filter((row) => covered.includes(rowId(row))),
+    ),
+  );
+  return rows.filter((row) => changed.has(row) || !covered.includes(rowId(row)));
+}
+
+/** Private: the rows of `rows` in a log entry newer than `since` (all, when the log cannot tell). */
+function changedAfter(
+  at: PlanSnapshot,
+  log: ChangeLog | undefined,
+  since: number,
+  rows: readonly RowKey[],
+): RowKey[] {
   // A cursor at or ahead of the replica: nothing the replica holds is newer than it.
   if (since >= at.serverKnowledge) return [];
   const entries = log?.entriesAfter(since);

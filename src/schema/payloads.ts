@@ -25,12 +25,15 @@ export interface PayloadBase {
   readonly planId: string;
   /** The replica before and after the write, what `changes` compares; absent when none was held. */
   readonly replicas?: WriteOutcome<WriteOperationId>['replicas'];
+  /** The entities the write's answer carried, what `cursor` covers. */
+  readonly written?: WriteOutcome<WriteOperationId>['saved'];
 }
 
 export function payloadBase(outcome: WriteOutcome<WriteOperationId>): PayloadBase {
   return {
     planId: outcome.planId,
     ...(outcome.replicas ? { replicas: outcome.replicas } : {}),
+    ...(outcome.saved ? { written: outcome.saved } : {}),
   };
 }
 
@@ -63,6 +66,37 @@ export function changesField<Shape extends PayloadBase>(t: FieldBuilder<Shape>) 
         : null;
     },
   });
+}
+
+/** `writeCursor`: the write's own cursor, for the next guarded write of the same rows (hub.ts). */
+export function writeCursorField<Shape extends PayloadBase>(t: FieldBuilder<Shape>) {
+  return t.string({
+    nullable: true,
+    description:
+      'A cursor for `ifUnchangedSince` that covers this write, for the rows it changed: a later write of them guarded by it conflicts only when they changed elsewhere after this write (a write of other rows, with it, always conflicts). Not a `changes` cursor: your copy of the rest of the plan is where it was. For a write whose REST answer says no `server_knowledge` (accounts, scheduled transactions) it waits for the write\'s delta, and is null unless that delta shows nothing but this write happened; null too for a plan given by alias the gateway had not resolved. See docs/clients.md, "Offline and resume".',
+    resolve: async ({ planId, written, replicas }, _args, ctx) => {
+      if (written === undefined) return null;
+      if (written.serverKnowledge !== undefined) return ctx.live.writeCursor(planId, written);
+      const knowledge = await oneStepKnowledge(replicas);
+      return knowledge === undefined
+        ? null
+        : ctx.live.writeCursor(planId, { ...written, serverKnowledge: knowledge });
+    },
+  });
+}
+
+/**
+ * Private: where a write whose answer gave no knowledge landed, when its delta tells: the replica
+ * after it exactly one step past the one before it (nothing but this write happened upstream,
+ * the rule of the one-trip writes in src/writes/pipeline.ts); undefined otherwise.
+ */
+async function oneStepKnowledge(replicas: PayloadBase['replicas']): Promise<number | undefined> {
+  if (replicas === undefined) return undefined;
+  const after = await replicas.after;
+  const { before } = replicas;
+  return after?.planId === before.planId && after.serverKnowledge === before.serverKnowledge + 1
+    ? after.serverKnowledge
+    : undefined;
 }
 
 /** `serverKnowledge`, for writes whose REST answer carries it. */

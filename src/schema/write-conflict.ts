@@ -54,7 +54,7 @@ export function ifUnchangedSinceArg(arg: ArgBuilder<Types>) {
   return arg.string({
     required: false,
     description:
-      'A cursor from `changes` (or a `WriteConflict`): refuse the write with a `WriteConflict`, sending nothing upstream, when a row it changes was changed after it. Omitted: the write overwrites as always.',
+      "A cursor from `changes` (or a `WriteConflict`, or the `writeCursor` of this client's last write of the same row): refuse the write with a `WriteConflict`, sending nothing upstream, when a row it changes was changed after it. Omitted: the write overwrites as always.",
   });
 }
 

@@ -48,7 +48,7 @@ import type { RestCache } from '../loaders/rest-cache.js';
 import { type Credentials, requireCredentials } from '../operation/credentials.js';
 import type { OperationMeter } from '../operation/meter.js';
 import { localEffects } from '../replica/local-effects.js';
-import type { DerivedRows, PlanSnapshot, ReplicaStore } from '../replica/types.js';
+import type { DerivedRows, PlanSnapshot, ReplicaStore, SavedEntities } from '../replica/types.js';
 import { type Clock, epochNow } from '../time/clock.js';
 import { nextTurn } from '../time/next-turn.js';
 import type { UpstreamClient } from '../upstream/client.js';
@@ -98,6 +98,11 @@ export interface WriteOutcome<Op extends WriteOperationId> {
     readonly before: PlanSnapshot;
     readonly after: Promise<PlanSnapshot | undefined>;
   };
+  /**
+   * The entities the answer carried, with its `server_knowledge` when it gave one: what the
+   * payload's `writeCursor` covers (a write through an alias: none, the plan is the upstream's to say).
+   */
+  readonly saved?: SavedEntities;
 }
 
 /** How one write is sent. */
@@ -196,19 +201,29 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
     return synced;
   }
 
-  /** Private: applies the answer; an answer the replica refuses must not fail a write that was done. */
-  function applyAnswer<Op extends WriteOperationId>(
-    tokenKey: string,
+  /** Private: the entities the answer carries; undefined for an answer they cannot be read from. */
+  function savedOf<Op extends WriteOperationId>(
     operationId: Op,
     params: WriteParams<Op>,
     data: OperationResult<Op>,
+  ): SavedEntities | undefined {
+    try {
+      return WRITE_EFFECTS[operationId].saved(data, params, `${today().slice(0, 7)}-01`);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Private: applies the answer; an answer the replica refuses must not fail a write that was done. */
+  function applyAnswer(
+    tokenKey: string,
+    planId: string,
+    saved: SavedEntities | undefined,
     derived: DerivedRows | null,
   ): PlanSnapshot | undefined {
-    const effect = WRITE_EFFECTS[operationId];
-    const currentMonth = `${today().slice(0, 7)}-01`;
+    if (saved === undefined) return undefined;
     try {
-      const saved = effect.saved(data, params, currentMonth);
-      return replicas.applySaved(tokenKey, params.planId, derived ? { ...saved, derived } : saved);
+      return replicas.applySaved(tokenKey, planId, derived ? { ...saved, derived } : saved);
     } catch {
       return undefined;
     }
@@ -280,27 +295,32 @@ export function createWritePipeline(deps: WritePipelineDeps): Writes {
       // `last-used` at any time): the answer is applied to no replica, and the delta sync through
       // the alias brings the write into the plan the upstream resolves.
       const viaAlias = PLAN_ALIASES.has(params.planId);
+      const saved = viaAlias ? undefined : savedOf(operationId, params, data);
       const derived = viaAlias ? null : oneStepEffects(creds.tokenKey, operationId, params, data);
-      const applied = viaAlias
-        ? undefined
-        : applyAnswer(creds.tokenKey, operationId, params, data, derived);
+      const applied = applyAnswer(creds.tokenKey, params.planId, saved, derived);
+      const written = saved ? { saved } : {};
       for (const prefix of effect.invalidates) restCache.invalidate(creds.tokenKey, prefix);
       loaders.forget(params.planId);
       if (derived && applied) {
         // One step past the replica, effects applied: the replica shows the whole write. The
         // next delta (poller's or a read's) checks the derived rows.
         loaders.prime(params.planId, applied);
-        return { data, planId: applied.planId, ...compared(before, Promise.resolve(applied)) };
+        return {
+          data,
+          planId: applied.planId,
+          ...written,
+          ...compared(before, Promise.resolve(applied)),
+        };
       }
       const held = applied ?? replicas.peek(creds.tokenKey, params.planId)?.snapshot;
       // A held replica the answer could not be applied to needs the delta even after a complete write.
       if (held === undefined || (effect.complete && applied !== undefined)) {
         const planId = held?.planId ?? params.planId;
-        return { data, planId, ...compared(before, Promise.resolve(applied)) };
+        return { data, planId, ...written, ...compared(before, Promise.resolve(applied)) };
       }
       const synced = settle(creds, params.planId);
       const after = synced.then((result) => (result instanceof Error ? applied : result));
-      if (!viaAlias) return { data, planId: held.planId, ...compared(before, after) };
+      if (!viaAlias) return { data, planId: held.planId, ...written, ...compared(before, after) };
       // Through an alias only the delta says which plan the write landed in: the answer waits.
       const snapshot = await synced;
       const planId = snapshot instanceof Error ? held.planId : snapshot.planId;

@@ -35,6 +35,7 @@ import { cacheExchange, offlineExchange } from '@urql/exchange-graphcache';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { callsOf, LIVE, type LiveStack, openAccount, outsideWrite } from '../live/support/live.js';
 import { startStack } from '../support/stack.js';
+import { aged, memoChangedElsewhere, memoUpstream } from '../sync/support/elsewhere.js';
 
 const TOKEN = 'kit-offline-token-0001';
 
@@ -392,7 +393,7 @@ describe('the write queue', () => {
   const EDIT = `mutation Edit($planId: PlanId!, $id: ID!, $input: UpdateTransactionInput!, $since: String) {
     updateTransaction(planId: $planId, transactionId: $id, input: $input, ifUnchangedSince: $since) {
       __typename
-      ... on UpdateTransactionPayload { transaction { id memo } }
+      ... on UpdateTransactionPayload { writeCursor transaction { id memo } }
       ... on WriteConflict { message planId id attempted cursor current { id ... on Transaction { memo } } }
       ... on Error { message }
     }
@@ -400,14 +401,10 @@ describe('the write queue', () => {
   const CURSOR = `query Cursor($planId: PlanId!) { changes(planId: $planId) { ... on ChangesPage { cursor } } }`;
   const updates = (s: LiveStack) =>
     callsOf(s.sandbox, s.token).filter((call) => call.startsWith('updateTransaction'));
-  const memoUpstream = async (s: LiveStack, id: string) =>
-    (await s.writer.getTransactionById({ token: s.token }, { planId: s.planId, transactionId: id }))
-      .transaction.memo;
 
-  /** Two plain transactions, a cursor, and two edits queued offline (the first one guarded). */
-  async function conflicted(name: 'Apollo' | 'urql') {
+  /** Two plain rows of its own (the seeded plan may hold splits and transfers), a cursor, a queue offline. */
+  async function offlineQueue(name: 'Apollo' | 'urql', storage = memoryStorage()) {
     const s = await started();
-    // Two plain rows of its own (the seeded plan may hold splits and transfers).
     const accountId = await openAccount(s);
     const row = await outsideWrite(s, accountId, 'first as made');
     const other = await outsideWrite(s, accountId, 'second as made');
@@ -415,27 +412,26 @@ describe('the write queue', () => {
       .data!.changes.cursor;
     const network = switchableFetch();
     const send = senders[name](s, network.fetch);
-    const queue = await openWriteQueue({ storage: memoryStorage(), send });
+    const queue = await openWriteQueue({ storage, send });
     const edit = (id: string, memo: string, guard: string | null) => ({
       query: EDIT,
       variables: { planId: s.planId, id, input: { memo }, since: guard },
       label: memo,
     });
+    return { s, network, queue, edit, row, other, since, send };
+  }
+
+  /** Two edits queued offline (the first one guarded), and the same row changed elsewhere. */
+  async function conflicted(name: 'Apollo' | 'urql') {
+    const { s, network, queue, edit, row, other, since } = await offlineQueue(name);
     await queue.enqueue(edit(row.id, 'edited offline', since));
     await queue.enqueue(edit(other.id, 'later edit', null));
     await queue.flush();
     expect(queue.state().pending).toHaveLength(2);
 
     // Meanwhile, the same row changed behind the gateway's back; the gateway's copy ages.
-    await s.writer.updateTransaction(
-      { token: s.token },
-      {
-        planId: s.planId,
-        transactionId: row.id,
-        body: { transaction: { memo: 'changed elsewhere' } },
-      },
-    );
-    s.clock.advance(s.gateway.config.maxAgeMs + 1);
+    await memoChangedElsewhere(s, row.id, 'changed elsewhere');
+    aged(s);
     s.sandbox.resetCalls();
     network.state.offline = false;
     const events: string[] = [];
@@ -484,6 +480,45 @@ describe('the write queue', () => {
       expect(updates(s)).toHaveLength(2); // the kept edit once, the later one once
       expect(await memoUpstream(s, row.id)).toBe('edited offline');
       expect(await memoUpstream(s, other.id)).toBe('later edit');
+    });
+
+    it(`${name}: two guarded edits of the same row queued offline both apply, in order, with no conflict`, async () => {
+      const storage = memoryStorage();
+      const { s, network, queue, edit, row, other, since, send } = await offlineQueue(
+        name,
+        storage,
+      );
+      await queue.enqueue(edit(row.id, 'first offline edit', since));
+      await queue.enqueue(edit(other.id, 'the other row', since));
+      await queue.enqueue(edit(row.id, 'second offline edit', since));
+      await queue.flush();
+      expect(queue.state().pending).toHaveLength(3);
+      aged(s);
+      s.sandbox.resetCalls();
+      network.state.offline = false;
+      const events: string[] = [];
+      // Sends the first alone: the queue as stored then holds the advanced cursor.
+      let sends = 0;
+      const once = await openWriteQueue({
+        storage,
+        send: (write) => (sends++ === 0 ? send(write) : Promise.reject(new TypeError('offline'))),
+      });
+      await once.flush();
+      const stored = JSON.parse((await storage.getItem('plans-gateway:write-queue'))!);
+      const [otherRow, second] = stored.pending as { variables: { since: string } }[];
+      expect(otherRow!.variables.since).toBe(since); // another row keeps the cache's cursor
+      expect(second!.variables.since).not.toBe(since); // the first edit's own cursor
+      expect(second!.variables.since).toMatch(/^c1\./);
+
+      const reopened = await openWriteQueue({ storage, send });
+      reopened.subscribe((event) => events.push(`${event.kind}:${event.write.label}`));
+      const state = await reopened.flush();
+      expect(state).toEqual({ pending: [], conflict: null });
+      expect(events).toEqual(['sent:the other row', 'sent:second offline edit']);
+      // Exactly one PUT each: three in all, two of them the row's, and no conflict.
+      expect(updates(s)).toHaveLength(3);
+      expect(await memoUpstream(s, row.id)).toBe('second offline edit');
+      expect(await memoUpstream(s, other.id)).toBe('the other row');
     });
 
     it(`${name}: "keep theirs" drops the edit, says so, and the later writes go on`, async () => {

@@ -497,6 +497,27 @@ describe('the example web app offline', () => {
     expect(updates()).toBe(0);
     expect(await upstreamMemo(id)).toBe('Theirs: lunch');
   });
+  it('sends two offline edits of one memo in order, the second not in conflict with the first', async () => {
+    await page.reload();
+    await expect.poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS }).toBe(10);
+    const choice = page.locator('select[name=transaction]');
+    const id = (await choice.locator('option:not([disabled])').first().getAttribute('value'))!;
+    await laptop.setOffline(true);
+    await choice.selectOption(id);
+    for (const [n, memo] of ['First thought: tea', 'Second thought: coffee'].entries()) {
+      await page.locator('input[name=new-memo]').fill(memo);
+      await page.getByRole('button', { name: 'Save memo' }).click();
+      await expect.poll(count(page, 'pending-write')).toBe(n + 1);
+    }
+    stack.clock.advance(stack.gateway.config.maxAgeMs + 1);
+    stack.sandbox.resetCalls();
+
+    await laptop.setOffline(false);
+    await expect.poll(count(page, 'pending-write'), { timeout: PAGE_STEP_MS }).toBe(0);
+    expect(await testId(page, 'write-conflict').count()).toBe(0);
+    expect(updates()).toBe(2);
+    expect(await upstreamMemo(id)).toBe('Second thought: coffee');
+  });
 });
 
 describe('a session that ends while the app is open', () => {

@@ -10,7 +10,8 @@
 import type { TransactionDetail } from '@plans-gateway/rest-contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callsOf, LIVE, type LiveStack } from '../live/support/live.js';
-import { startStack } from '../support/stack.js';
+import { type HostileStack, startStack } from '../support/stack.js';
+import { aged, memoChangedElsewhere, memoUpstream } from './support/elsewhere.js';
 
 const TOKEN = 'conflict-token-000000001';
 
@@ -95,19 +96,6 @@ async function twoTransactions(s: LiveStack): Promise<[TransactionDetail, Transa
   return [plain[0]!, plain[1]!];
 }
 
-/** A memo change straight at the REST interface, behind the gateway's back. */
-async function changedElsewhere(s: LiveStack, id: string, memo: string): Promise<void> {
-  await s.writer.updateTransaction(
-    { token: s.token },
-    { planId: s.planId, transactionId: id, body: { transaction: { memo } } },
-  );
-}
-
-/** Past max-age: the next read of the plan sends one delta. */
-function stale(s: LiveStack): void {
-  s.clock.advance(s.gateway.config.maxAgeMs + 1);
-}
-
 /** The sandbox calls that write (anything but a read). */
 function writes(s: LiveStack): string[] {
   return callsOf(s.sandbox).filter((call) => !/^get|@\d+$/.test(call));
@@ -130,8 +118,8 @@ describe('a write with ifUnchangedSince', () => {
     const s = await started();
     const [row] = await twoTransactions(s);
     const since = await cursorOf(s);
-    await changedElsewhere(s, row.id, 'edited on the phone');
-    stale(s);
+    await memoChangedElsewhere(s, row.id, 'edited on the phone');
+    aged(s);
     s.sandbox.resetCalls();
 
     const input = { memo: 'edited offline on the laptop' };
@@ -153,11 +141,7 @@ describe('a write with ifUnchangedSince', () => {
     expect(answer.message).toMatch(/changed elsewhere/);
     // One delta to be current, and no write.
     expect(callsOf(s.sandbox)).toEqual([expect.stringMatching(/@\d+$/)]);
-    const upstream = await s.writer.getTransactionById(
-      { token: s.token },
-      { planId: s.planId, transactionId: row.id },
-    );
-    expect(upstream.transaction.memo).toBe('edited on the phone');
+    expect(await memoUpstream(s, row.id)).toBe('edited on the phone');
 
     // With the conflict's cursor (the client has seen the current row), the write goes through.
     const retried = await mutate(
@@ -175,7 +159,7 @@ describe('a write with ifUnchangedSince', () => {
     const [row] = await twoTransactions(s);
     const since = await cursorOf(s);
     // No time passes: a read would be answered from the replica, which has not seen this edit.
-    await changedElsewhere(s, row.id, 'edited a second ago');
+    await memoChangedElsewhere(s, row.id, 'edited a second ago');
     s.sandbox.resetCalls();
 
     const sent = await s.gql<Record<string, Result>>(UPDATE, {
@@ -190,11 +174,7 @@ describe('a write with ifUnchangedSince', () => {
     // The guard's delta is the operation's, and it says so.
     expect(sent.body.extensions).toMatchObject({ upstream: { calls: 1 } });
     expect(callsOf(s.sandbox)).toEqual([expect.stringMatching(/@\d+$/)]);
-    const upstream = await s.writer.getTransactionById(
-      { token: s.token },
-      { planId: s.planId, transactionId: row.id },
-    );
-    expect(upstream.transaction.memo).toBe('edited a second ago');
+    expect(await memoUpstream(s, row.id)).toBe('edited a second ago');
   });
 
   it('goes through when only other rows changed after the cursor', async () => {
@@ -210,7 +190,7 @@ describe('a write with ifUnchangedSince', () => {
         body: { transaction: { amount: other.amount - 1_000 } },
       },
     );
-    stale(s);
+    aged(s);
     s.sandbox.resetCalls();
 
     const query = `mutation($planId: PlanId!, $id: ID!, $since: String) {
@@ -240,7 +220,7 @@ describe('a write with ifUnchangedSince', () => {
       { token: s.token },
       { planId: s.planId, transactionId: row.id },
     );
-    stale(s);
+    aged(s);
     s.sandbox.resetCalls();
 
     const answer = await mutate(
@@ -280,8 +260,8 @@ describe('a write with ifUnchangedSince', () => {
     const s = await started();
     const [changed, untouched] = await twoTransactions(s);
     const since = await cursorOf(s);
-    await changedElsewhere(s, changed.id, 'edited elsewhere');
-    stale(s);
+    await memoChangedElsewhere(s, changed.id, 'edited elsewhere');
+    aged(s);
     s.sandbox.resetCalls();
 
     const input = {
@@ -311,7 +291,7 @@ describe('a write with ifUnchangedSince', () => {
     const first = await mutate(s, UPDATE, variables, 'updateTransaction', headers);
     expect(first.__typename).toBe('UpdateTransactionPayload');
     // The write itself is a change after the cursor; a replay must not call it a conflict.
-    stale(s);
+    aged(s);
     s.sandbox.resetCalls();
     const again = await mutate(s, UPDATE, variables, 'updateTransaction', headers);
     expect(again).toEqual(first);
@@ -323,7 +303,7 @@ describe('a write with ifUnchangedSince', () => {
     const [row, other] = await twoTransactions(s);
     const since = await cursorOf(s);
     // Another row changes, and the copy is reloaded in full: the log restarts after the cursor.
-    await changedElsewhere(s, other.id, 'another row');
+    await memoChangedElsewhere(s, other.id, 'another row');
     s.gateway.replicas.forgetToken(s.tokenKey); // the next read reloads the plan in full
     s.sandbox.resetCalls();
     const answer = await mutate(
@@ -353,7 +333,7 @@ describe('a write with ifUnchangedSince', () => {
       { token: s.token },
       { planId: s.planId, month, categoryId: first!.id, body: { category: { budgeted: 123_000 } } },
     );
-    stale(s);
+    aged(s);
     s.sandbox.resetCalls();
     const query = `mutation($planId: PlanId!, $month: MonthSelector!, $id: UUID!, $since: String) {
       updateMonthCategory(planId: $planId, month: $month, categoryId: $id, input: { budgeted: 50000 }, ifUnchangedSince: $since) {
@@ -386,8 +366,8 @@ describe('a write with ifUnchangedSince', () => {
     const s = await started();
     const [row] = await twoTransactions(s);
     await cursorOf(s);
-    await changedElsewhere(s, row.id, 'edited on the phone');
-    stale(s);
+    await memoChangedElsewhere(s, row.id, 'edited on the phone');
+    aged(s);
     s.sandbox.resetCalls();
     const answer = await mutate(
       s,
@@ -397,5 +377,184 @@ describe('a write with ifUnchangedSince', () => {
     );
     expect(answer.__typename).toBe('UpdateTransactionPayload');
     expect(writes(s)).toEqual(['updateTransaction']);
+  });
+});
+
+/**
+ * A write's own cursor (the payload's `cursor`): the client's next guarded write of the same row
+ * conflicts only with what someone else did after that write, never with the write itself.
+ */
+describe("a write's own cursor", () => {
+  const WRITE = `mutation($planId: PlanId!, $id: ID!, $input: UpdateTransactionInput!, $since: String) {
+    updateTransaction(planId: $planId, transactionId: $id, input: $input, ifUnchangedSince: $since) {
+      __typename
+      ... on UpdateTransactionPayload { writeCursor transaction { id memo } }
+      ${CONFLICT}
+    }
+  }`;
+  type Written = Result & { writeCursor?: string | null };
+  const edit = (s: LiveStack, id: string, memo: string, since: string) =>
+    mutate(
+      s,
+      WRITE,
+      { planId: s.planId, id, input: { memo }, since },
+      'updateTransaction',
+    ) as Promise<Written>;
+
+  it('lets a second guarded write of the same row through, and only that row', async () => {
+    const s = await started();
+    const [row, other] = await twoTransactions(s);
+    const since = await cursorOf(s);
+    s.sandbox.resetCalls();
+
+    const first = await edit(s, row.id, 'first edit', since);
+    expect(first.__typename).toBe('UpdateTransactionPayload');
+    expect(first.writeCursor).toEqual(expect.stringMatching(/^c1\./));
+    // The cache's cursor still counts the first edit as a change: the bug this cursor fixes.
+    expect((await edit(s, row.id, 'second edit', since)).__typename).toBe('WriteConflict');
+
+    const second = await edit(s, row.id, 'second edit', first.writeCursor!);
+    expect(second.__typename).toBe('UpdateTransactionPayload');
+    expect(second.transaction?.memo).toBe('second edit');
+    expect(writes(s)).toEqual(['updateTransaction', 'updateTransaction']);
+    expect(await memoUpstream(s, row.id)).toBe('second edit');
+    // And a third, with the second's.
+    expect((await edit(s, row.id, 'third edit', second.writeCursor!)).__typename).toBe(
+      'UpdateTransactionPayload',
+    );
+
+    // It speaks for the row it wrote only: another row's write with it is refused, unwritten.
+    const elsewhere = await edit(s, other.id, 'not covered', first.writeCursor!);
+    expect(elsewhere.__typename).toBe('WriteConflict');
+    expect(elsewhere.id).toBe(other.id);
+    // Sealed like a changes cursor: altered, it opens nowhere.
+    const cursor = first.writeCursor!;
+    const altered = `${cursor.slice(0, -2)}${cursor.endsWith('AA') ? 'BB' : 'AA'}`;
+    const forged = await s.gql(WRITE, {
+      planId: s.planId,
+      id: row.id,
+      input: { memo: 'forged' },
+      since: altered,
+    });
+    expect(forged.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      argument: 'ifUnchangedSince',
+    });
+    // And it is no `changes` cursor (the rest of the copy is where it was).
+    const changes = await s.gql(
+      `query($planId: PlanId!, $since: String) { changes(planId: $planId, since: $since) { __typename } }`,
+      { planId: s.planId, since: first.writeCursor },
+    );
+    expect(changes.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+  });
+
+  it('covers a scheduled transaction write (no knowledge in its answer) once its delta shows nothing else happened', async () => {
+    const s = await started();
+    const { scheduled_transactions: all } = await s.writer.getScheduledTransactions(
+      { token: s.token },
+      { planId: s.planId },
+    );
+    const row = all.find((candidate) => !candidate.deleted)!;
+    const date = new Date(s.clock.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+    const SCHEDULED = `mutation($planId: PlanId!, $id: UUID!, $input: UpdateScheduledTransactionInput!, $since: String) {
+      updateScheduledTransaction(planId: $planId, scheduledTransactionId: $id, input: $input, ifUnchangedSince: $since) {
+        __typename
+        ... on UpdateScheduledTransactionPayload { writeCursor scheduledTransaction { id memo } }
+        ${CONFLICT}
+      }
+    }`;
+    const edit = (memo: string, since: string) =>
+      mutate(
+        s,
+        SCHEDULED,
+        { planId: s.planId, id: row.id, input: { accountId: row.account_id, date, memo }, since },
+        'updateScheduledTransaction',
+      ) as Promise<Result & { writeCursor?: string | null }>;
+    const first = await edit('first edit', await cursorOf(s));
+    expect(first.__typename).toBe('UpdateScheduledTransactionPayload');
+    expect(first.writeCursor).toEqual(expect.stringMatching(/^c1\./));
+    const second = await edit('second edit', first.writeCursor!);
+    expect(second.__typename).toBe('UpdateScheduledTransactionPayload');
+
+    // A change elsewhere after it: the next write with it conflicts.
+    await s.writer.updateScheduledTransaction(
+      { token: s.token },
+      {
+        planId: s.planId,
+        scheduledTransactionId: row.id,
+        body: { scheduled_transaction: { account_id: row.account_id, date, memo: 'on the phone' } },
+      },
+    );
+    aged(s);
+    expect((await edit('third edit', second.writeCursor!)).__typename).toBe('WriteConflict');
+  });
+
+  it('conflicts when the row changed elsewhere after the write', async () => {
+    const s = await started();
+    const [row] = await twoTransactions(s);
+    const first = await edit(s, row.id, 'first edit', await cursorOf(s));
+    await memoChangedElsewhere(s, row.id, 'edited on the phone');
+    aged(s);
+    s.sandbox.resetCalls();
+
+    const second = await edit(s, row.id, 'second edit', first.writeCursor!);
+    expect(second.__typename).toBe('WriteConflict');
+    expect(second.current).toMatchObject({ id: row.id, memo: 'edited on the phone' });
+    expect(writes(s)).toEqual([]);
+    expect(await memoUpstream(s, row.id)).toBe('edited on the phone');
+  });
+
+  it("is the write's own knowledge: a delta that brought a later change elsewhere does not hide it", async () => {
+    stack = await startStack({
+      ...LIVE,
+      hostile: true,
+      token: TOKEN,
+      sandbox: {
+        rateLimit: false,
+        users: [{ token: TOKEN, plans: [{ seed: 21, transactions: 30 }] }],
+      },
+    });
+    const s = stack as LiveStack & HostileStack;
+    const [row, other] = await twoTransactions(s);
+    const since = await cursorOf(s);
+    // Held in flight at the hostile upstream: another row changes before the write lands (it
+    // is then no longer one step past the replica: a delta follows it), and the same row
+    // changes elsewhere before that delta is sent (it brings both).
+    let phase: 'write' | 'delta' | 'done' = 'write';
+    let behindUs = 0;
+    s.hostile.setRule((request) => {
+      if (phase === 'write' && request.operationId === 'updateTransaction') {
+        phase = 'delta';
+        return {
+          kind: 'hold',
+          until: memoChangedElsewhere(s, other.id, 'other row').then(() => {}),
+        };
+      }
+      if (phase === 'delta' && request.query.has('last_knowledge_of_server')) {
+        phase = 'done';
+        const later = memoChangedElsewhere(s, row.id, 'edited on the phone');
+        const landed = later.then((knowledge) => {
+          behindUs = knowledge;
+        });
+        return { kind: 'hold', until: landed };
+      }
+      return { kind: 'pass' };
+    });
+
+    const first = await edit(s, row.id, 'first edit', since);
+    expect(first.__typename).toBe('UpdateTransactionPayload');
+    // The delta after the write has landed: the replica holds the later edit.
+    const read = await s.gql<{ plan: { transaction: { memo: string } } }>(
+      `query($planId: PlanId!, $id: ID!) { plan(id: $planId) { transaction(id: $id) { memo } } }`,
+      { planId: s.planId, id: row.id },
+    );
+    expect(phase).toBe('done');
+    expect(behindUs).toBeGreaterThan(0);
+    expect(read.body.data?.plan.transaction.memo).toBe('edited on the phone');
+
+    const second = await edit(s, row.id, 'second edit', first.writeCursor!);
+    expect(second.__typename).toBe('WriteConflict');
+    expect(second.current).toMatchObject({ id: row.id, memo: 'edited on the phone' });
+    expect(await memoUpstream(s, row.id)).toBe('edited on the phone');
   });
 });

@@ -158,13 +158,15 @@ export const PLAN_CHANGED: TypedDocumentNode<PlanChanged, { planId: string }> = 
 /**
  * A transaction's memo, edited through the write queue. `ifUnchangedSince` is the cursor the
  * cache is at: when the row changed elsewhere after it, nothing is written and the answer is a
- * `WriteConflict` with the row as it is now (`current`) and the edit (`attempted`).
+ * `WriteConflict` with the row as it is now (`current`) and the edit (`attempted`). `writeCursor`
+ * lets the queue send a later edit of the same row without conflicting with this one.
  */
 export const EDIT_MEMO = gql`
   mutation EditMemo($planId: PlanId!, $transactionId: ID!, $input: UpdateTransactionInput!, $ifUnchangedSince: String) {
     updateTransaction(planId: $planId, transactionId: $transactionId, input: $input, ifUnchangedSince: $ifUnchangedSince) {
       __typename
       ... on UpdateTransactionPayload {
+        writeCursor
         transaction { id memo }
       }
       ... on WriteConflict {

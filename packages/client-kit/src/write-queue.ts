@@ -10,6 +10,12 @@
  * write again (`retry`, with new variables) or drops it (`discard`). Any other typed refusal
  * (`ValidationError`, `NotFoundError`...) is a final answer: the write leaves the queue as
  * `refused`.
+ *
+ * A guarded write that went through answers its own cursor (the payload's `writeCursor`, when
+ * the document selects it): the later queued guarded writes of the same row take it as their
+ * `ifUnchangedSince`, kept in storage with them, so they do not conflict with that write (the
+ * cursor the cache was at counts it as a change). That is safe: had the row changed elsewhere,
+ * the earlier write would have conflicted, and a change after it still conflicts.
  */
 import type { KeyValueStorage } from './storage.js';
 
@@ -146,8 +152,9 @@ export async function openWriteQueue(options: {
         break;
       }
       const refusal = refusalIn(result.data);
+      const written = refusal ? null : writeCursorIn(result.data);
       await commit(
-        { pending: rest(), conflict: null },
+        { pending: written ? advanced(write, written, rest()) : rest(), conflict: null },
         refusal
           ? { kind: 'refused', write, reason: refusal }
           : { kind: 'sent', write, data: result.data },
@@ -215,6 +222,65 @@ export function conflictIn(data: Readonly<Record<string, unknown>>): WriteConfli
     if (isTyped(value) && value.__typename === 'WriteConflict') return value as WriteConflict;
   }
   return null;
+}
+
+/** The `writeCursor` a mutation's payload answered (its top-level fields), if any. */
+function writeCursorIn(data: Readonly<Record<string, unknown>>): string | null {
+  for (const value of Object.values(data)) {
+    const cursor = isTyped(value) ? (value as { writeCursor?: unknown }).writeCursor : undefined;
+    if (typeof cursor === 'string') return cursor;
+  }
+  return null;
+}
+
+/**
+ * The writes after `sent` with the cursor it answered as their `ifUnchangedSince` where they
+ * are guarded writes of the row it wrote (guarded itself); the others as they were.
+ */
+function advanced(sent: QueuedWrite, cursor: string, later: QueuedWrite[]): QueuedWrite[] {
+  const row = guardedRowOf(sent);
+  if (row === null) return later;
+  return later.map((write) => {
+    const guard = guardedRowOf(write);
+    return guard?.key === row.key
+      ? { ...write, variables: { ...write.variables, [guard.variable]: cursor } }
+      : write;
+  });
+}
+
+/** The argument names that say which row a guarded write changes, with the row's type. */
+const ROW_ARGUMENTS = {
+  transactionId: 'Transaction',
+  scheduledTransactionId: 'ScheduledTransaction',
+  payeeId: 'Payee',
+  categoryId: 'Category',
+} as const;
+
+/**
+ * The row a queued write changes under `ifUnchangedSince` given as a variable that holds a
+ * cursor: its identity, and that variable's name. Null for anything else: no guard, several
+ * guarded fields, or rows not named by one argument (`updateTransactions`), which keep their
+ * cursor. Read from the document's text (the kit loads no GraphQL parser): the argument list that
+ * holds `ifUnchangedSince`, its `name: $variable` and `name: "literal"` arguments.
+ */
+function guardedRowOf(write: QueuedWrite): { key: string; variable: string } | null {
+  const lists = [...write.query.matchAll(/\(([^()]*(?<!\$)\bifUnchangedSince\s*:[^()]*)\)/g)];
+  if (lists.length !== 1) return null;
+  const args = new Map<string, unknown>();
+  let variable: string | undefined;
+  for (const [, name, named, literal] of lists[0]![1]!.matchAll(
+    /\b(\w+)\s*:\s*(?:\$(\w+)|"([^"\\]*)")/g,
+  )) {
+    args.set(name!, named === undefined ? literal : write.variables[named]);
+    if (name === 'ifUnchangedSince') variable = named;
+  }
+  if (variable === undefined || typeof args.get('ifUnchangedSince') !== 'string') return null;
+  const rows = Object.entries(ROW_ARGUMENTS).filter(([name]) => typeof args.get(name) === 'string');
+  if (rows.length !== 1) return null;
+  const [name, type] = rows[0]!;
+  const month = args.get('month');
+  const kind = type === 'Category' && typeof month === 'string' ? `MonthCategory:${month}` : type;
+  return { key: JSON.stringify([kind, args.get('planId'), args.get(name)]), variable };
 }
 
 /** Another typed refusal among a mutation's results: a result with a `message` (`... on Error`). */

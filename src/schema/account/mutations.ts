@@ -11,6 +11,7 @@ import {
   planIdArg,
   resultOf,
   scoped,
+  writeCursorField,
 } from '../payloads.js';
 import { Milliunits } from '../scalars.js';
 import { ACCOUNT_TYPE_DESCRIPTIONS, Account } from './account.js';
@@ -49,6 +50,7 @@ export const CreateAccountPayload = builder
       }),
       plan: planField(t),
       changes: changesField(t),
+      writeCursor: writeCursorField(t),
     }),
   });
 

@@ -13,6 +13,7 @@ import {
   resultOf,
   scoped,
   serverKnowledgeField,
+  writeCursorField,
 } from '../payloads.js';
 import { CategoryGroup } from './category.js';
 import { checkCategoryGroup } from './rules.js';
@@ -45,6 +46,7 @@ function categoryGroupPayload(name: string, description: string) {
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
       changes: changesField(t),
+      writeCursor: writeCursorField(t),
     }),
   });
 }

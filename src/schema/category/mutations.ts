@@ -23,6 +23,7 @@ import {
   resultOf,
   scoped,
   serverKnowledgeField,
+  writeCursorField,
 } from '../payloads.js';
 import { Milliunits, MonthSelectorScalar } from '../scalars.js';
 import { conflictGuard, GUARDED_WRITE_ERRORS, ifUnchangedSinceArg } from '../write-conflict.js';
@@ -134,6 +135,7 @@ function categoryPayload(name: string, description: string) {
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
       changes: changesField(t),
+      writeCursor: writeCursorField(t),
     }),
   });
 }
@@ -171,6 +173,7 @@ export const UpdateMonthCategoryPayload = monthCategoryPayload.implement({
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
     changes: changesField(t),
+    writeCursor: writeCursorField(t),
   }),
 });
 

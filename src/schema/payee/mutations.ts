@@ -11,6 +11,7 @@ import {
   resultOf,
   scoped,
   serverKnowledgeField,
+  writeCursorField,
 } from '../payloads.js';
 import { conflictGuard, GUARDED_WRITE_ERRORS, ifUnchangedSinceArg } from '../write-conflict.js';
 import { Payee } from './payee.js';
@@ -44,6 +45,7 @@ function payeePayload(name: string, description: string) {
       serverKnowledge: serverKnowledgeField(t),
       plan: planField(t),
       changes: changesField(t),
+      writeCursor: writeCursorField(t),
     }),
   });
 }

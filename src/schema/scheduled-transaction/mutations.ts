@@ -18,6 +18,7 @@ import {
   planIdArg,
   resultOf,
   scoped,
+  writeCursorField,
 } from '../payloads.js';
 import { Milliunits } from '../scalars.js';
 import { FlagColorEnum } from '../transaction/enums.js';
@@ -116,6 +117,7 @@ function scheduledPayload(name: string, description: string, savedDescription: s
       }),
       plan: planField(t),
       changes: changesField(t),
+      writeCursor: writeCursorField(t),
     }),
   });
 }

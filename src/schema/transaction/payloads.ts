@@ -10,6 +10,7 @@ import {
   planField,
   scoped,
   serverKnowledgeField,
+  writeCursorField,
 } from '../payloads.js';
 import { Transaction } from './transaction.js';
 
@@ -58,6 +59,7 @@ export const CreateTransactionPayload = payload('CreateTransactionPayload').impl
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
     changes: changesField(t),
+    writeCursor: writeCursorField(t),
   }),
 });
 
@@ -78,6 +80,7 @@ export const CreateTransactionsPayload = payload('CreateTransactionsPayload').im
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
     changes: changesField(t),
+    writeCursor: writeCursorField(t),
   }),
 });
 
@@ -93,6 +96,7 @@ export const UpdateTransactionsPayload = payload('UpdateTransactionsPayload').im
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
     changes: changesField(t),
+    writeCursor: writeCursorField(t),
   }),
 });
 
@@ -107,6 +111,7 @@ export const UpdateTransactionPayload = payload('UpdateTransactionPayload').impl
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
     changes: changesField(t),
+    writeCursor: writeCursorField(t),
   }),
 });
 
@@ -121,6 +126,7 @@ export const DeleteTransactionPayload = payload('DeleteTransactionPayload').impl
     serverKnowledge: serverKnowledgeField(t),
     plan: planField(t),
     changes: changesField(t),
+    writeCursor: writeCursorField(t),
   }),
 });
 
@@ -143,5 +149,6 @@ export const ImportTransactionsPayload = builder
       }),
       plan: planField(t),
       changes: changesField(t),
+      writeCursor: writeCursorField(t),
     }),
   });
