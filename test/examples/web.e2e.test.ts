@@ -337,6 +337,10 @@ describe('the example web app on a desktop', () => {
       .locator('time')
       .evaluateAll((times) => times.map((time) => time.getAttribute('datetime') ?? ''));
     expect(dates).toEqual([...dates].sort().reverse());
+    // The cleared mark a register shows (the seed clears what is older than a few days).
+    expect(
+      await testId(page, 'register-row').locator('td.cleared', { hasText: 'C' }).count(),
+    ).toBeGreaterThan(0);
     await screenshot(page, 'example-app-register.png', false);
     await page.getByRole('button', { name: 'Load more' }).click();
     await expect.poll(count(page, 'register-row')).toBe(100);

@@ -3,9 +3,9 @@ import { shortDate } from './dates.js';
 import { ACCOUNT_REGISTER, REGISTER_PAGE, type RegisterRow } from './operations.js';
 
 const CLEARED_MARK: Record<RegisterRow['cleared'], string> = {
-  CLEARED: 'C',
-  RECONCILED: 'R',
-  UNCLEARED: '',
+  cleared: 'C',
+  reconciled: 'R',
+  uncleared: '',
 };
 
 /**
@@ -63,7 +63,7 @@ export function AccountRegister({ planId, accountId }: { planId: string; account
               <td className="payee">{node.payeeName ?? '—'}</td>
               <td className="category">{node.categoryName ?? '—'}</td>
               <td className="memo">{node.memo ?? ''}</td>
-              <td className="cleared" title={node.cleared.toLowerCase()}>
+              <td className="cleared" title={node.cleared}>
                 {CLEARED_MARK[node.cleared]}
               </td>
               <td className={`amount ${node.amount < 0 ? 'negative' : ''}`}>

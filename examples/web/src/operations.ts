@@ -108,7 +108,7 @@ export interface RegisterRow {
   memo: string | null;
   payeeName: string | null;
   categoryName: string | null;
-  cleared: 'CLEARED' | 'UNCLEARED' | 'RECONCILED';
+  cleared: 'cleared' | 'uncleared' | 'reconciled';
 }
 
 export interface AccountRegister {
