@@ -234,6 +234,24 @@ describe('the example web app on a phone', () => {
     expect(bar?.width).toBeGreaterThan(PHONE.width / 2);
     await screenshot(page, 'example-app-phone.png', false);
   });
+
+  it("opens an account's register on a phone: the screen first, nothing cut off", async () => {
+    await testId(page, 'account').first().locator('a.name').click();
+    await expect.poll(count(page, 'register-row')).toBe(50);
+    const register = await testId(page, 'register').boundingBox();
+    const accounts = await page.locator('section.accounts').boundingBox();
+    expect(register!.y).toBeLessThan(accounts!.y);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      PHONE.width,
+    );
+    const boxes = await page
+      .locator('[data-testid=register-row], [data-testid=register-row] td')
+      .evaluateAll((elements) => elements.map((element) => element.getBoundingClientRect().right));
+    for (const right of boxes) expect(right).toBeLessThanOrEqual(PHONE.width);
+    await screenshot(page, 'example-app-register-phone.png', false);
+    await page.getByRole('link', { name: 'Home', exact: true }).click();
+    await expect.poll(count(page, 'transaction')).toBe(10);
+  });
 });
 
 describe('the example web app on a desktop', () => {
