@@ -234,6 +234,24 @@ describe('the example web app on a phone', () => {
     expect(bar?.width).toBeGreaterThan(PHONE.width / 2);
     await screenshot(page, 'example-app-phone.png', false);
   });
+
+  it("opens an account's register on a phone: the screen first, nothing cut off", async () => {
+    await testId(page, 'account').first().locator('a.name').click();
+    await expect.poll(count(page, 'register-row')).toBe(50);
+    const register = await testId(page, 'register').boundingBox();
+    const accounts = await page.locator('section.accounts').boundingBox();
+    expect(register!.y).toBeLessThan(accounts!.y);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      PHONE.width,
+    );
+    const boxes = await page
+      .locator('[data-testid=register-row], [data-testid=register-row] td')
+      .evaluateAll((elements) => elements.map((element) => element.getBoundingClientRect().right));
+    for (const right of boxes) expect(right).toBeLessThanOrEqual(PHONE.width);
+    await screenshot(page, 'example-app-register-phone.png', false);
+    await page.getByRole('link', { name: 'Home', exact: true }).click();
+    await expect.poll(count(page, 'transaction')).toBe(10);
+  });
 });
 
 describe('the example web app on a desktop', () => {
@@ -317,6 +335,56 @@ describe('the example web app on a desktop', () => {
       .poll(() => testId(page, 'transaction').filter({ hasText: 'Farmers Market' }).count())
       .toBe(1);
     await screenshot(page, 'example-app-desktop.png', true);
+  });
+
+  it("opens an account's register from its name: 50 rows at a time, Load more for the next 50", async () => {
+    const link = testId(page, 'account').first().locator('a.name');
+    const name = (await link.textContent())!;
+    const accountId = (await testId(page, 'account').first().getAttribute('data-id'))!;
+    await link.click();
+    expect(new URL(page.url()).hash).toBe(`#/accounts/${accountId}`);
+    await testId(page, 'register').waitFor();
+    expect(await page.locator('.register h2').textContent()).toBe(name);
+    await expect.poll(count(page, 'register-row')).toBe(50);
+    const total = Number(
+      /of (\d+)/.exec((await testId(page, 'register-paging').textContent())!)![1],
+    );
+    expect(total).toBeGreaterThan(100);
+    // Newest first, as a register reads.
+    const dates = await testId(page, 'register-row')
+      .locator('time')
+      .evaluateAll((times) => times.map((time) => time.getAttribute('datetime') ?? ''));
+    expect(dates).toEqual([...dates].sort().reverse());
+    // The cleared mark a register shows (the seed clears what is older than a few days).
+    expect(
+      await testId(page, 'register-row').locator('td.cleared', { hasText: 'C' }).count(),
+    ).toBeGreaterThan(0);
+    await screenshot(page, 'example-app-register.png', false);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await expect.poll(count(page, 'register-row')).toBe(100);
+    expect(await testId(page, 'register-paging').textContent()).toContain(`100 of ${total}`);
+  });
+
+  it('shows every category of the month on the Budget screen, then Home again', async () => {
+    await page.getByRole('link', { name: 'Home', exact: true }).click();
+    expect(page.url()).toBe(`${site.url}/`);
+    await expect.poll(count(page, 'chart-row')).toBeGreaterThan(3);
+    const charted = await testId(page, 'chart-row').evaluateAll((rows) =>
+      rows.map((row) => row.getAttribute('data-category-id')),
+    );
+    await page.getByRole('link', { name: 'Budget', exact: true }).click();
+    expect(new URL(page.url()).hash).toBe('#/budget');
+    await testId(page, 'budget').waitFor();
+    const listed = await testId(page, 'budget-row').evaluateAll((rows) =>
+      rows.map((row) => row.getAttribute('data-category-id')),
+    );
+    // The chart shows the biggest few; the budget lists them all.
+    expect(listed.length).toBeGreaterThan(charted.length);
+    expect(listed).toEqual(expect.arrayContaining(charted));
+    await screenshot(page, 'example-app-budget.png', true);
+    await page.getByRole('link', { name: 'Home', exact: true }).click();
+    expect(page.url()).toBe(`${site.url}/`);
+    await expect.poll(count(page, 'transaction')).toBeGreaterThan(0);
   });
 
   it('signs out: the next request is UNAUTHENTICATED, the app shows sign-in; signs in again', async () => {

@@ -2,19 +2,24 @@ import { useApolloClient, useQuery, useSubscription } from '@apollo/client/react
 import { resumer } from '@plans-gateway/client-kit/apollo';
 import { resumeOnReconnect } from '@plans-gateway/client-kit/offline';
 import { type ReactNode, useEffect, useState } from 'react';
+import { AccountRegister } from './AccountRegister.js';
 import { Accounts } from './Accounts.js';
 import { AddTransactionForm } from './AddTransactionForm.js';
+import { BudgetTable } from './BudgetTable.js';
 import { CategoryChart } from './CategoryChart.js';
 import { isSpendingCategory } from './categories.js';
 import { EditMemoForm } from './EditMemoForm.js';
 import { PendingWrites, useCursors, useOutbox } from './Outbox.js';
-import { DASHBOARD, PLAN_CHANGED } from './operations.js';
+import { DASHBOARD, PLAN_CHANGED, RESUME_CHANGES } from './operations.js';
 import { RecentTransactionsList } from './RecentTransactions.js';
+import { type Screen, ScreenLink, useScreen } from './screens.js';
 import type { Plan } from './session.js';
 
 /**
- * One screen: the plan's accounts, this month's categories charted, transactions, a form. The
- * session's plans come from the gateway; with several, a chooser switches between them.
+ * The plan's screens: Home (accounts, this month's categories charted, the newest transactions,
+ * the forms), Budget (every category of the month) and each account's register (its
+ * transactions, 50 at a time). The session's plans come from the gateway; with several, a
+ * chooser switches between them.
  */
 export function App({
   plans,
@@ -50,46 +55,67 @@ function Dashboard(props: {
 }) {
   const { data, error, loading } = useQuery(DASHBOARD, { variables: { planId: props.planId } });
   useResume(props.planId);
+  const screen = useScreen();
   const plan = data?.plan;
   if (loading && !plan) return <p className="status">Loading the plan…</p>;
   if (error || !plan) return <p className="status error">Cannot load the plan: {error?.message}</p>;
+  const header = (
+    <Header
+      onSignOut={props.onSignOut}
+      title={
+        props.plans.length > 1 ? (
+          <>
+            <h1 className="visually-hidden">{plan.name}</h1>
+            <select
+              className="plan-picker"
+              aria-label="Plan"
+              value={props.planId}
+              onChange={(event) => props.onPlan(event.target.value)}
+            >
+              {props.plans.map((choice) => (
+                <option key={choice.id} value={choice.id}>
+                  {choice.name}
+                </option>
+              ))}
+            </select>
+          </>
+        ) : (
+          <h1>{plan.name}</h1>
+        )
+      }
+    >
+      <ScreenLinks screen={screen} />
+      {plan.month && (
+        <p className="ready" data-testid="ready-to-assign">
+          Ready to Assign <strong>{plan.month.toBeBudgetedFormatted}</strong>
+        </p>
+      )}
+      <LiveStatus planId={plan.id} />
+    </Header>
+  );
+  const current = screen.kind === 'account' ? screen.accountId : undefined;
+  const accounts = (
+    <section className="accounts">
+      <h2>Accounts</h2>
+      <Accounts accounts={plan.accounts} current={current} />
+    </section>
+  );
+  if (screen.kind !== 'home')
+    return (
+      <main className="dashboard one-screen">
+        {header}
+        {accounts}
+        {screen.kind === 'budget' ? (
+          plan.month && <BudgetTable month={plan.month} />
+        ) : (
+          <AccountRegister key={screen.accountId} planId={plan.id} accountId={screen.accountId} />
+        )}
+      </main>
+    );
   return (
     <main className="dashboard">
-      <Header
-        onSignOut={props.onSignOut}
-        title={
-          props.plans.length > 1 ? (
-            <>
-              <h1 className="visually-hidden">{plan.name}</h1>
-              <select
-                className="plan-picker"
-                aria-label="Plan"
-                value={props.planId}
-                onChange={(event) => props.onPlan(event.target.value)}
-              >
-                {props.plans.map((choice) => (
-                  <option key={choice.id} value={choice.id}>
-                    {choice.name}
-                  </option>
-                ))}
-              </select>
-            </>
-          ) : (
-            <h1>{plan.name}</h1>
-          )
-        }
-      >
-        {plan.month && (
-          <p className="ready" data-testid="ready-to-assign">
-            Ready to Assign <strong>{plan.month.toBeBudgetedFormatted}</strong>
-          </p>
-        )}
-        <LiveStatus planId={plan.id} />
-      </Header>
-      <section className="accounts">
-        <h2>Accounts</h2>
-        <Accounts accounts={plan.accounts} />
-      </section>
+      {header}
+      {accounts}
       <section className="chart">
         <h2>This month: assigned and spent</h2>
         {plan.month && <CategoryChart categories={plan.month.categories} />}
@@ -113,19 +139,39 @@ function Dashboard(props: {
   );
 }
 
+/** Home and Budget; an account's register opens from its name in the account list. */
+function ScreenLinks({ screen }: { screen: Screen }) {
+  const links: { label: string; to: Screen }[] = [
+    { label: 'Home', to: { kind: 'home' } },
+    { label: 'Budget', to: { kind: 'budget' } },
+  ];
+  return (
+    <nav className="screens" aria-label="Screens">
+      {links.map(({ label, to }) => (
+        <ScreenLink key={label} to={to} current={screen.kind === to.kind}>
+          {label}
+        </ScreenLink>
+      ))}
+    </nav>
+  );
+}
+
 /**
  * Offline first: on start and whenever the browser is back online, the queued writes go out (in
  * order, once each), then one `changes` request brings the cache up to what changed elsewhere
- * meanwhile (the client kit applies it). A sent write reads the transaction list again.
+ * meanwhile (the client kit applies it; a list that gained rows, the newest transactions or a
+ * register, is read again). A sent write reads the transaction list again.
  */
 function useResume(planId: string): void {
   const client = useApolloClient();
   const queue = useOutbox();
   const cursors = useCursors();
   useEffect(() => {
-    const resume = resumer(client, { planId, cursors });
+    // The app's own selection: what its screens show of each changed row, nothing more.
+    const resume = resumer(client, { planId, cursors, query: RESUME_CHANGES });
     const stopSent = queue.subscribe((event) => {
-      if (event.kind === 'sent') void client.refetchQueries({ include: ['RecentTransactions'] });
+      if (event.kind === 'sent')
+        void client.refetchQueries({ include: ['RecentTransactions', 'AccountRegister'] });
     });
     const stopResume = resumeOnReconnect(async () => {
       await queue.flush();
@@ -180,7 +226,7 @@ function LiveStatus({ planId }: { planId: string }) {
     onData: ({ client, data }) => {
       setEvents((count) => count + 1);
       if ((data.data?.planChanged.transactions.length ?? 0) > 0)
-        void client.refetchQueries({ include: ['RecentTransactions'] });
+        void client.refetchQueries({ include: ['RecentTransactions', 'AccountRegister'] });
     },
   });
   return (

@@ -2,6 +2,7 @@ import type { ErrorLike } from '@apollo/client';
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache } from '@apollo/client';
 import { CombinedGraphQLErrors, ServerError } from '@apollo/client/errors';
 import { ErrorLink } from '@apollo/client/link/error';
+import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { getMainDefinition } from '@apollo/client/utilities';
 import { cacheConfig, persistCache, sendWithApollo } from '@plans-gateway/client-kit/apollo';
@@ -69,6 +70,10 @@ export async function openSessionClient(
     const definition = getMainDefinition(query);
     return definition.kind === 'OperationDefinition' && definition.operation === 'subscription';
   };
+  // Automatic persisted queries: an operation goes as its hash (the text only once, when the
+  // gateway does not know it yet), so a resume or a screen's query does not carry its ~1 KB
+  // document each time. Still a JSON POST (not GET): the cookie's CSRF rule above.
+  const hashed = new PersistedQueryLink({ sha256, useGETForHashedQueries: false });
   const cache = new InMemoryCache(cacheConfig());
   const persisted = await persistCache(cache, {
     storage: localStorage,
@@ -77,7 +82,7 @@ export async function openSessionClient(
   const apollo = new ApolloClient({
     link: ApolloLink.from([
       ended,
-      ApolloLink.split(isSubscription, new GraphQLWsLink(socket), http),
+      ApolloLink.split(isSubscription, new GraphQLWsLink(socket), hashed.concat(http)),
     ]),
     cache,
   });
@@ -102,6 +107,12 @@ export async function openSessionClient(
       forgetStored();
     },
   };
+}
+
+/** The hex SHA-256 of a document's text, by the browser's Web Crypto (a secure context). */
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** Forgets what this app kept in the browser: the cache, the cursors, the queue, the session. */

@@ -100,6 +100,84 @@ export const RECENT_TRANSACTIONS: TypedDocumentNode<
   }
 `;
 
+export interface RegisterRow {
+  id: string;
+  date: string;
+  amount: number;
+  amountFormatted: string;
+  memo: string | null;
+  payeeName: string | null;
+  categoryName: string | null;
+  cleared: 'cleared' | 'uncleared' | 'reconciled';
+}
+
+export interface AccountRegister {
+  plan: {
+    id: string;
+    account: {
+      id: string;
+      name: string;
+      balance: number;
+      balanceFormatted: string;
+      transactions: {
+        totalCount: number;
+        edges: { cursor: string; node: RegisterRow }[];
+        pageInfo: { hasNextPage: boolean; endCursor: string | null };
+      };
+    } | null;
+  } | null;
+}
+
+/** How many rows an account register reads at a time (its first page, then "Load more"). */
+export const REGISTER_PAGE = 50;
+
+/** One account's register, newest first, a page at a time (the kit's relayStylePagination). */
+export const ACCOUNT_REGISTER: TypedDocumentNode<
+  AccountRegister,
+  { planId: string; accountId: string; first: number; after?: string | null }
+> = gql`
+  query AccountRegister($planId: PlanId!, $accountId: UUID!, $first: Int!, $after: String) {
+    plan(id: $planId) {
+      id
+      account(id: $accountId) {
+        ${ACCOUNT_AMOUNTS}
+        name
+        transactions(first: $first, after: $after) {
+          totalCount
+          edges {
+            cursor
+            node { id date amount amountFormatted memo payeeName categoryName cleared }
+          }
+          pageInfo { hasNextPage endCursor }
+        }
+      }
+    }
+  }
+`;
+
+/**
+ * The resume (`changes(since:)`, run by the client kit on start and on reconnect): of each
+ * changed row, exactly what the screens show (Home, Budget, the account registers), and the ids
+ * of what was deleted. The kit's own document selects every field; this one is the app's.
+ * A transaction's `account { id }` says which register gained it (the kit reads that one again).
+ */
+export const RESUME_CHANGES = `query ResumeChanges($planId: PlanId!, $since: String) {
+  changes(planId: $planId, since: $since) {
+    __typename
+    ... on ChangesPage {
+      planId cursor hasMore
+      changes {
+        accounts { ${ACCOUNT_AMOUNTS} name closed onBudget }
+        monthCategories { ${MONTH_CATEGORY_AMOUNTS} }
+        months { ${MONTH_TOTALS} }
+        transactions { id date amount amountFormatted memo payeeName categoryName cleared account { id } }
+        deleted { accountIds categoryIds transactionIds }
+      }
+    }
+    ... on ReloadRequired { message planId cursor }
+  }
+}`;
+
 export interface AddTransactionResult {
   createTransaction:
     | { __typename: 'CreateTransactionPayload'; transaction: { id: string } }
