@@ -20,6 +20,7 @@
  */
 import { type ChildProcess, execFile, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
@@ -67,6 +68,15 @@ export interface LargePlanRow {
   exportBytes: number;
   /** Median seconds of curl downloading the export. */
   curlSeconds: number;
+  /** Median CPU seconds the sandbox (this process) spent serving the export to curl. */
+  serveCpuSeconds: number;
+  /**
+   * The least cold / curl any receiver that parses the export could reach with `loaded`: two
+   * cores shared by three busy threads (the second load, the sandbox, the receiver) give the
+   * sandbox and the receiver 4/3 of a core at best, for the sandbox's CPU and the parse
+   * floor's; curl parses nothing. `undefined` without `loaded`.
+   */
+  loadedBound?: number;
   /** Median seconds of a cold dashboard (export streamed, replica built, answered). */
   coldSeconds: number;
   coldRatio: number;
@@ -96,6 +106,7 @@ export interface LargePlanRow {
   /** Every run, for the JSON file. */
   runs: {
     curl: number[];
+    serveCpu: number[];
     floor: number[];
     floorCpu: number[];
     cold: number[];
@@ -118,8 +129,12 @@ async function startSandbox(transactions: number): Promise<Sandbox> {
   });
 }
 
-/** Seconds and bytes of `curl` downloading `url` to /dev/null. */
-async function curl(url: string): Promise<{ seconds: number; bytes: number }> {
+/**
+ * Seconds and bytes of `curl` downloading `url` to /dev/null, and the CPU seconds this process
+ * (the sandbox) spent meanwhile.
+ */
+async function curl(url: string): Promise<{ seconds: number; bytes: number; serveCpu: number }> {
+  const before = process.cpuUsage();
   const { stdout } = await run('curl', [
     '-sS',
     '-o',
@@ -130,9 +145,10 @@ async function curl(url: string): Promise<{ seconds: number; bytes: number }> {
     `authorization: Bearer ${TOKEN}`,
     url,
   ]);
+  const spent = process.cpuUsage(before);
   const [seconds, bytes, status] = stdout.trim().split(' ').map(Number);
   if (status !== 200) throw new Error(`curl ${url}: HTTP ${status}`);
-  return { seconds: seconds!, bytes: bytes! };
+  return { seconds: seconds!, bytes: bytes!, serveCpu: (spent.user + spent.system) / 1e6 };
 }
 
 /** Seconds and CPU seconds of the parse floor in a fresh process (`parse-floor-child.ts`). */
@@ -264,6 +280,7 @@ export async function runLargePlans(
       }
       const runs = {
         curl: [] as number[],
+        serveCpu: [] as number[],
         floor: [] as number[],
         floorCpu: [] as number[],
         cold: [] as number[],
@@ -278,6 +295,7 @@ export async function runLargePlans(
         const download = await curl(exportUrl);
         exportBytes = download.bytes;
         runs.curl.push(download.seconds);
+        runs.serveCpu.push(download.serveCpu);
         const floor = await parseFloor(warmUpUrl, exportUrl);
         runs.floor.push(floor.seconds);
         runs.floorCpu.push(floor.cpuSeconds);
@@ -288,13 +306,22 @@ export async function runLargePlans(
         runs.peak.push(load.peak);
         runs.heap.push(load.heap);
         log(
-          `    run ${i + 1}: curl ${download.seconds.toFixed(2)} s, parse floor ${floor.seconds.toFixed(2)} s (CPU ${floor.cpuSeconds.toFixed(2)} s${floor.mode === 'whole' ? '' : `, ${floor.mode}: longer than a string can be`}), gateway ${load.seconds.toFixed(2)} s (CPU ${load.cpu.toFixed(2)} s, main thread ${load.mainCpu.toFixed(2)} s), peak RSS +${(load.peak / 1e6).toFixed(0)} MB`,
+          `    run ${i + 1}: curl ${download.seconds.toFixed(2)} s (sandbox CPU ${download.serveCpu.toFixed(2)} s), parse floor ${floor.seconds.toFixed(2)} s (CPU ${floor.cpuSeconds.toFixed(2)} s${floor.mode === 'whole' ? '' : `, ${floor.mode}: longer than a string can be`}), gateway ${load.seconds.toFixed(2)} s (CPU ${load.cpu.toFixed(2)} s, main thread ${load.mainCpu.toFixed(2)} s), peak RSS +${(load.peak / 1e6).toFixed(0)} MB`,
         );
       }
       const curlSeconds = median(runs.curl);
       const coldSeconds = median(runs.cold);
       const floorSeconds = median(runs.floor);
       const floorCpuSeconds = median(runs.floorCpu);
+      const serveCpuSeconds = median(runs.serveCpu);
+      const loadedBound = options.loaded
+        ? (0.75 * (serveCpuSeconds + floorCpuSeconds)) / curlSeconds
+        : undefined;
+      if (loadedBound !== undefined) {
+        log(
+          `    loaded bound: sandbox CPU ${serveCpuSeconds.toFixed(2)} s + parse floor CPU ${floorCpuSeconds.toFixed(2)} s on at most 4/3 of a core = ${(0.75 * (serveCpuSeconds + floorCpuSeconds)).toFixed(2)} s against curl's ${curlSeconds.toFixed(2)} s: no receiver that parses the export reaches below ${loadedBound.toFixed(2)}x curl here${loadedBound > 1.5 ? ' (the 1.5x target is out of reach on this machine)' : ''}; a bound only with nothing else running (load average now ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`,
+        );
+      }
       const peak = median(runs.peak);
       const heap = median(runs.heap);
       let defaultSettings: DefaultSettingsLoad | undefined;
@@ -308,6 +335,8 @@ export async function runLargePlans(
         transactions,
         exportBytes,
         curlSeconds,
+        serveCpuSeconds,
+        ...(loadedBound === undefined ? {} : { loadedBound }),
         coldSeconds,
         coldRatio: coldSeconds / curlSeconds,
         floorSeconds,

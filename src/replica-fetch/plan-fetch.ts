@@ -38,6 +38,7 @@ export function createPlanFetch(
   const tooLarge = createTooLargeMemo(now);
   return async (request) => {
     const { token, tokenKey, planId, lastKnowledgeOfServer, signal, meter: readMeter } = request;
+    const { onProgress } = request;
     let bytes = 0;
     const outer = isUpstreamMeter(readMeter) ? readMeter : undefined;
     const meter: UpstreamMeter = {
@@ -74,6 +75,7 @@ export function createPlanFetch(
             },
             maxBytes: maxExportBytes,
             setting: 'REPLICA_MAX_MB',
+            ...(onProgress ? { received: onProgress } : {}),
           },
           { planId },
         ),

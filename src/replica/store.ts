@@ -107,6 +107,11 @@ export interface FetchPlanRequest {
   /** Present for a delta request; absent for a full export. */
   readonly lastKnowledgeOfServer?: number;
   readonly signal?: AbortSignal;
+  /**
+   * Told as a full export's body arrives (each piece read): readers waiting on a cold load keep
+   * waiting past their deadline while it does (`ReplicaReadRequest.onColdLoad`). @default none
+   */
+  readonly onProgress?: () => void;
   /** The `meter` of the read that started this sync, as it gave it. */
   readonly meter?: unknown;
   /**
@@ -217,6 +222,8 @@ interface StoreState {
   // One controller per flight, not one signal shared by all: every request listens on its
   // signal, and twenty hung syncs on one signal would trip MaxListenersExceededWarning.
   readonly inFlight: Set<AbortController>;
+  /** When the flight of each key last received bytes of a full export (`onProgress`). */
+  readonly progress: Map<string, number>;
   /** Counts applied writes and expiries; compared with the epoch a sync was sent at. */
   writeEpoch: number;
   /** Counts `clear()` calls: a flight sent before one stores nothing. */
@@ -283,6 +290,7 @@ function createStoreState(options: ReplicaStoreOptions): StoreState {
     instance: randomUUID().slice(0, 8),
     forgotten: new LRUCache<string, number>({ max: 10_000 }),
     inFlight: new Set(),
+    progress: new Map(),
     writeEpoch: 0,
     generation: 0,
     syncSequence: 0,
@@ -388,6 +396,10 @@ async function awaitSync(
   // instance sent within max-age (flights.ts).
   const start = (sentAt: number, followUp: boolean) =>
     runSync(store, request, sentAt, forceSync || followUp ? sentAt : oldest);
+  // No replica to answer from if the wait is cut: the operation waits on while the load it is
+  // waiting for keeps receiving (its deadline says how long); the key's flight, whichever it is.
+  const release =
+    kindIfAborted === 'full' ? request.onColdLoad?.(() => store.progress.get(key)) : undefined;
   try {
     signal?.throwIfAborted();
     // A forced sync joins no flight already in the air: only its follow-up, sent after it lands.
@@ -408,6 +420,8 @@ async function awaitSync(
     if (!signal?.aborted) throw error;
     const reason = store.classifyFailure(signal.reason);
     return { ok: false, error: signal.reason, reason, kind: kindIfAborted };
+  } finally {
+    release?.();
   }
 }
 
@@ -476,7 +490,13 @@ async function runSync(
   const base = lookupReplica(store.aliases, store.cache, tokenKey, requested).entry;
   const progress: FlightProgress = { kind: base ? 'delta' : 'full' };
   store.orphans.flightStarted(tokenKey);
-  const fetchFor = fetcherFor(store.fetchPlan, request, controller.signal, notSentBefore);
+  const key = replicaKey(tokenKey, requested);
+  const onProgress = () => {
+    store.progress.set(key, store.now());
+  };
+  const fetchFor = fetcherFor(store.fetchPlan, request, controller.signal, notSentBefore, {
+    onProgress,
+  });
   try {
     const fetched = await fetchAnswer(store, fetchFor, request, base, sequence, progress);
     const entry = commitAnswer(
@@ -495,6 +515,7 @@ async function runSync(
   } finally {
     store.inFlight.delete(controller);
     store.orphans.flightEnded(tokenKey);
+    store.progress.delete(key);
   }
 }
 
@@ -504,6 +525,7 @@ function fetcherFor(
   request: ReplicaReadRequest,
   signal: AbortSignal,
   notSentBefore: number,
+  watch: Pick<FetchPlanRequest, 'onProgress'> = {},
 ): FetchFor {
   return async (planId, knowledge, notBefore = notSentBefore) => {
     const result = await fetchPlan({
@@ -511,6 +533,7 @@ function fetcherFor(
       tokenKey: request.tokenKey,
       planId,
       ...(knowledge === undefined ? {} : { lastKnowledgeOfServer: knowledge }),
+      ...watch,
       ...(request.meter === undefined ? {} : { meter: request.meter }),
       signal,
       notSentBefore: notBefore,

@@ -254,6 +254,13 @@ export interface ReplicaReadRequest {
    */
   readonly signal?: AbortSignal;
   /**
+   * Told when the read waits on a load with no replica held to answer from if it gives up:
+   * `progress()` is when that load last received bytes (undefined before any). The caller may
+   * hold `signal` back meanwhile (the operation deadline does, `extendWhile`); the store calls
+   * the function returned once it stops waiting. @default none
+   */
+  readonly onColdLoad?: (progress: () => number | undefined) => () => void;
+  /**
    * Opaque to the store: handed to `fetchPlan` when this read starts a sync, so the caller that
    * triggers a sync pays for it (readers that join a sync in flight pay nothing).
    */

@@ -85,7 +85,9 @@ export function operationContext(deps: OperationContextDeps) {
     const deadline = createDeadline(config.operationDeadlineMs, live.scheduler);
     const reads = createReadLog();
     const meteredReplicas = {
-      read: (read: Parameters<ReplicaStore['read']>[0]) => replicas.read({ ...read, meter }),
+      // A cold load still receiving bytes holds the deadline back (`extendWhile`).
+      read: (read: Parameters<ReplicaStore['read']>[0]) =>
+        replicas.read({ ...read, meter, onColdLoad: deadline.extendWhile }),
     };
     const loaders = createLoaders({
       credentials,

@@ -50,6 +50,8 @@ export interface StreamReading {
   readonly maxBytes: number;
   /** The setting that raises `maxBytes`, named in the too-large error. */
   readonly setting?: string;
+  /** Told of each piece of the body as it arrives (a load's progress). @default none */
+  readonly received?: () => void;
 }
 
 /** The parts of an undici response read here. */
@@ -106,11 +108,13 @@ async function streamDataObject(
 ): Promise<object> {
   const status = response.statusCode;
   const take = stream.open();
+  const { received: progressed } = stream;
   const splitter = new JsonArraySplitter({ at: ['data', ...stream.at], onElements: take });
   let parsed: unknown;
   try {
     const read = await readBodyInto(response.body, response.headers, stream.maxBytes, (chunk) => {
       splitter.write(chunk);
+      progressed?.();
       return true;
     });
     if (read.kind === 'too_large') {

@@ -41,7 +41,18 @@ export type HostileAction =
   /** Forward it once `until` resolves: a request held in flight for as long as the test says. */
   | { readonly kind: 'hold'; readonly until: Promise<void> }
   /** Answer 200 with a body that never ends, as fast as the client reads. */
-  | { readonly kind: 'endless' };
+  | { readonly kind: 'endless' }
+  /**
+   * Forward, then send the answer in `pieces` parts, each once `next()` resolves: a body that
+   * streams as slowly as the test says (headers go with the first part).
+   */
+  | {
+      readonly kind: 'drip';
+      readonly pieces: number;
+      readonly next: () => Promise<void>;
+      /** Told once each part has been handed to the socket. */
+      readonly sent?: () => void;
+    };
 
 export type HostileRule = (request: HostileRequest) => HostileAction;
 
@@ -167,6 +178,24 @@ export async function startHostileUpstream(
       case 'reply':
         reply(res, action.status, JSON.stringify(action.body));
         return;
+      case 'drip': {
+        open.add(res);
+        res.on('close', () => open.delete(res));
+        const answer = Buffer.from((await forward(request, req, body)).text, 'utf8');
+        const size = Math.ceil(answer.length / action.pieces);
+        for (let at = 0; at < answer.length && !res.destroyed; at += size) {
+          await action.next();
+          if (!res.headersSent) {
+            res.writeHead(200, {
+              'content-type': 'application/json; charset=utf-8',
+              'content-length': answer.length,
+            });
+          }
+          res.write(answer.subarray(at, at + size), () => action.sent?.());
+        }
+        res.end();
+        return;
+      }
       case 'hold':
       case 'pass':
       case 'rewrite': {
