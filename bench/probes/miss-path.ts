@@ -10,6 +10,7 @@
  * where a path taken before yoga's HTTP handling cannot show.
  *
  *   NODE_ENV=production npx tsx bench/probes/miss-path.ts [--batches 9 --requests 300]
+ *   NODE_ENV=production node --cpu-prof --import tsx bench/probes/miss-path.ts --only direct
  */
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -31,6 +32,8 @@ const { values } = parseArgs({
   options: {
     batches: { type: 'string', default: '9' },
     requests: { type: 'string', default: '300' },
+    /** Run only this side's batches (`direct`, `yoga`, `floor`): for a CPU profile of it. */
+    only: { type: 'string' },
   },
 });
 const batches = Number(values.batches);
@@ -130,9 +133,10 @@ try {
   const ms = { gateway: [] as number[], direct: [] as number[], floor: [] as number[] };
   const ratios = { gateway: [] as number[], direct: [] as number[] };
   for (let round = 0; round < batches; round += 1) {
-    const g = await batch(gatewaySide, requests);
-    const d = await batch(directSide, requests);
-    const f = await batch(floorSide, requests);
+    const runs = (side: string) => values.only === undefined || values.only === side;
+    const g = runs('yoga') ? await batch(gatewaySide, requests) : Number.NaN;
+    const d = runs('direct') ? await batch(directSide, requests) : Number.NaN;
+    const f = runs('floor') ? await batch(floorSide, requests) : Number.NaN;
     ms.gateway.push(g);
     ms.direct.push(d);
     ms.floor.push(f);
