@@ -86,9 +86,12 @@ export function createDirectMiss({
     // Per-request metrics always on: the answer differs per request; left to yoga.
     if (caching.metrics === 'always') return false;
     for (const name in headers) if (!TAKEN_HEADERS.has(name)) return false;
+    // A header sent twice: node keeps one (or joins them) where yoga's reading may differ.
+    if (request.rawHeaders.length !== 2 * Object.keys(headers).length) return false;
     const mediaType = MEDIA_TYPES.get(headers.accept);
     if (mediaType === undefined) return false;
-    if (!headers['content-type']?.toLowerCase().startsWith('application/json')) return false;
+    const contentType = headers['content-type'];
+    if (contentType === undefined || !isJson(contentType)) return false;
     const authorization = headers.authorization;
     if (authorization === undefined || !authorization.startsWith('Bearer ')) return false;
     const body = await bodyOf(request, caching.maxBodyBytes);
@@ -120,7 +123,7 @@ export function createDirectMiss({
         method: 'POST',
         headers: {
           authorization,
-          'content-type': headers['content-type'],
+          'content-type': contentType,
           ...(headers.accept === undefined ? {} : { accept: headers.accept }),
           [REQUEST_ID_HEADER]: requestId,
         },
@@ -322,6 +325,12 @@ async function bodyOf(request: WithBody, maxBytes: number): Promise<Buffer | nul
   const body = Buffer.concat(chunks, received);
   request.body = body;
   return body;
+}
+
+/** Private: `application/json`, with parameters or none (not `application/json-seq`...). */
+function isJson(contentType: string): boolean {
+  const type = contentType.split(';', 1)[0]?.trim().toLowerCase();
+  return type === 'application/json';
 }
 
 function single(value: string | string[] | undefined): string | undefined {

@@ -39,7 +39,9 @@ function send(port: number, init: Sent): Promise<Answer> {
         port,
         path: init.path ?? '/graphql',
         method: init.method,
-        headers: init.headers,
+        headers: init.rawHeaders
+          ? [...Object.entries(init.headers).flat(), ...init.rawHeaders]
+          : init.headers,
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -64,6 +66,8 @@ function send(port: number, init: Sent): Promise<Answer> {
 
 interface Sent {
   method: 'GET' | 'POST';
+  /** Extra header lines, repeated names kept. */
+  rawHeaders?: string[];
   path?: string;
   headers: Record<string, string>;
   body?: string;
@@ -283,6 +287,17 @@ describe('the direct path of misses', () => {
     await same(post({ query: ACCOUNTS }, { token: null, headers: { 'x-request-id': 't' } }));
     await same(post({ query: 'mutation { __typename }' }, { headers: { 'x-request-id': 'mu' } }));
     await same(post('{"query":', { headers: { 'x-request-id': 'j' } }));
+    await same(
+      post(
+        { query: ACCOUNTS },
+        { headers: { 'content-type': 'application/json-seq', 'x-request-id': 'c' } },
+      ),
+    );
+    await same({
+      ...post({ query: ACCOUNTS }, { headers: { 'x-request-id': 'd' } }),
+      // Two credentials: neither path may pick one the other would not.
+      rawHeaders: ['Authorization', 'Bearer another-token'],
+    });
     expect(answered - before).toBe(0);
   });
 
