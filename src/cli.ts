@@ -27,6 +27,7 @@ import { createMcpHttp, type McpHttp, withMcp } from './mcp/http.js';
 import { createMcpParts } from './mcp/session.js';
 import { serveStdio } from './mcp/stdio.js';
 import { schema } from './schema/index.js';
+import { withDirectMisses } from './server/direct-miss.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
 import { type HttpService, listen } from './server/http-server.js';
 import { attachWebSockets, type WebSocketAttachment } from './server/websockets.js';
@@ -141,6 +142,7 @@ function configOf(
     introspection: settings.introspection,
     subgraph: settings.subgraph,
     compiledQueries: settings.compiledQueries,
+    directMisses: settings.directMisses,
     metricsPath: settings.metrics && settings.metricsPort === undefined ? '/metrics' : false,
     compressionMinBytes: settings.compressionMinBytes,
     live: settings.live,
@@ -264,7 +266,10 @@ async function main(): Promise<void> {
     ? createMcpHttp(createMcpParts(gateway, schema, settings.mcp, version()))
     : undefined;
   const http = await listenOrFail(
-    withWireReplay(withMcp(gateway, mcpHttp), gateway.wireReplay),
+    withWireReplay(
+      withDirectMisses(withMcp(gateway, mcpHttp), gateway.directMiss),
+      gateway.wireReplay,
+    ),
     port,
     host,
     'PORT',

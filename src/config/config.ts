@@ -349,6 +349,11 @@ export interface GatewayConfig {
    * executor. @default true
    */
   compiledQueries: boolean;
+  /**
+   * Plain queries the answer cache cannot answer run without yoga's request handling
+   * (`src/server/direct-miss.ts`), as yoga would run them. @default false
+   */
+  directMisses?: boolean;
   /** Path of the Prometheus text on the GraphQL port; `false` serves it nowhere. @default '/metrics' */
   metricsPath: string | false;
   /** gzip / br answers from this many bytes when the client accepts them; `false` never. @default 1024 */

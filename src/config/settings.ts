@@ -74,6 +74,8 @@ export interface Settings {
   subgraph: boolean;
   /** Queries run compiled (graphql-jit), compiled after a document's first repeat. */
   compiledQueries: boolean;
+  /** Plain query misses run before yoga's request handling (`src/server/direct-miss.ts`). */
+  directMisses: boolean;
   logLevel: LogLevel;
   /** Human-readable log lines instead of JSON. */
   prettyLogs: boolean;
@@ -309,6 +311,7 @@ export function parseSettings(
         introspection: optional(env, 'INTROSPECTION', boolean) ?? exploreByDefault,
         subgraph: optional(env, 'SUBGRAPH', boolean) ?? true,
         compiledQueries: optional(env, 'COMPILED_QUERIES', boolean) ?? true,
+        directMisses: optional(env, 'DIRECT_MISSES', boolean) ?? false,
         logLevel: optional(env, 'LOG_LEVEL', logLevel) ?? 'info',
         prettyLogs: optional(env, 'LOG_FORMAT', logFormat) ?? stdoutIsTTY,
         metrics: optional(env, 'METRICS', boolean) ?? true,

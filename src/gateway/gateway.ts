@@ -25,6 +25,7 @@ import {
   createCallbackSubscriptions,
 } from '../server/callback-subscriptions.js';
 import { corsOptions } from '../server/cors-options.js';
+import { createDirectMiss, type DirectMiss } from '../server/direct-miss.js';
 import { requestFreshness } from '../server/freshness.js';
 import { type OperationInitialContext, operationContext } from '../server/operation-context.js';
 import { createAnswerCache } from '../server/plugins/answer-cache.js';
@@ -125,6 +126,11 @@ export interface Gateway {
    * front of the port's handler): on with the answer cache, off with a tracer.
    */
   readonly wireReplay?: WireReplay;
+  /**
+   * Plain misses run before `yoga` (`withDirectMisses(handler, gateway.directMiss)` in front of
+   * the port's handler, behind the wire replay): with `config.directMisses`, off with a tracer.
+   */
+  readonly directMiss?: DirectMiss;
   /**
    * The Federation v2 subgraph (`config.subgraph`; docs/federation.md): its schema, and the yoga
    * instance that runs it with the same operation plugins, stores and admission path. `yoga`
@@ -398,9 +404,21 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
       ? createWireReplay({ caching, admission, path: '/graphql' })
       : undefined;
 
+  // A traced operation starts its span from yoga's request handling: with a tracer, yoga runs it.
+  const directMiss =
+    caching && config.directMisses && !deps.tracer
+      ? createDirectMiss({
+          gateway: { admission, yoga },
+          caching,
+          path: '/graphql',
+          compression: config.compressionMinBytes !== false,
+        })
+      : undefined;
+
   const gateway: Gateway = {
     yoga,
     ...(wireReplay ? { wireReplay } : {}),
+    ...(directMiss ? { directMiss } : {}),
     ...(subgraph ? { subgraph } : {}),
     ...(callbacks ? { callbacks } : {}),
     upstream,

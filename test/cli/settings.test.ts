@@ -289,6 +289,11 @@ describe('parseSettings', () => {
     expect(settings({ COMPILED_QUERIES: 'off' }).compiledQueries).toBe(false);
   });
 
+  it('runs misses directly only when DIRECT_MISSES is on', () => {
+    expect(settings({}).directMisses).toBe(false);
+    expect(settings({ DIRECT_MISSES: 'on' }).directMisses).toBe(true);
+  });
+
   it.each([
     ['on', true],
     ['true', true],

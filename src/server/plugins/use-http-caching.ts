@@ -84,6 +84,21 @@ export interface HttpCaching {
   readonly schemaDigest: string;
   readonly metrics: 'always' | 'on-request';
   readonly maxBodyBytes: number;
+  /**
+   * The plugin's hooks after execution, for the direct path (`../direct-miss.ts`), which runs an
+   * operation without yoga's request handling: the same logic, called with the same request.
+   */
+  readonly direct: DirectCaching;
+}
+
+/** What the direct path asks of HTTP caching for one request (`HttpCaching.direct`). */
+export interface DirectCaching {
+  /** The request was named by its carrier (as the plugin's `onRequest` names it). */
+  adopt(request: Request, name: Named): void;
+  /** `onExecutionResult`: the result to answer with (an ETag's extensions, a kept copy's serializer). */
+  executed(request: Request, context: unknown, result: ExecutionResult): ExecutionResult;
+  /** `onResponse`, for the headers of the answer about to be written. */
+  responded(request: Request, response: { status: number; headers: Headers }): void;
 }
 
 /**
@@ -173,70 +188,10 @@ export function createHttpCaching({
       operationNames.set(request, operation.name?.value ?? null);
     },
     onExecutionResult({ request, context, result, setResult }) {
-      const name = named.get(request);
-      if (name === undefined || !queries.has(request) || !isSingle(result)) return;
-      if (result.errors?.length) return;
-      const asked = request.headers.get(METRICS_HEADER) === '1';
-      if (name.get && asked) return;
-      const dependencies = (context as Partial<GatewayContext>).reads?.dependencies();
-      if (!dependencies) return;
-      const { etag, replayable } = revalidation.remember(name.fingerprint, dependencies);
-      // `upstream` and `cost` are this request's own metrics: neither an ETag's answer nor a
-      // stored copy carries them.
-      const { upstream, cost: _cost, http, ...extensions } = result.extensions ?? {};
-      const httpExtension = typeof http === 'object' && http !== null ? http : {};
-      if (name.get) etags.set(request, etag);
-      // Kept from an answer's second sight on: a miss asked once pays no copy of its body.
-      const keep = answers !== undefined && replayable && answers.worthKeeping(etag);
-      const sent = name.get
-        ? { ...extensions, http: { ...httpExtension, headers: headersFor(etag) } }
-        : (result.extensions ?? {});
-      setResult({
-        ...result,
-        ...(Object.keys(sent).length > 0 ? { extensions: sent } : {}),
-        // The body is serialized once, as sent; the copy kept leaves the request's metrics out.
-        ...(keep
-          ? {
-              stringify: (sanitized: ExecutionResult) => {
-                const sent = JSON.stringify(sanitized);
-                const { upstream: _own, cost: _price, ...rest } = sanitized.extensions ?? {};
-                const hasExtensions = Object.keys(rest).length > 0;
-                const body =
-                  upstream === undefined
-                    ? sent
-                    : JSON.stringify({
-                        ...sanitized,
-                        extensions: hasExtensions ? rest : undefined,
-                      });
-                serialized.set(request, {
-                  etag,
-                  body,
-                  hasExtensions,
-                  operationName: operationNames.get(request) ?? null,
-                });
-                return sent;
-              },
-            }
-          : {}),
-      });
+      afterExecution(request, context, result, setResult);
     },
     onResponse({ request, response }) {
-      const kept = serialized.get(request);
-      const contentType = response.headers.get('content-type');
-      if (kept && answers && response.status === 200 && contentType && isJson(contentType)) {
-        answers.set(kept.etag, {
-          bytes: Buffer.from(kept.body),
-          contentType,
-          hasExtensions: kept.hasExtensions,
-          operationName: kept.operationName,
-        });
-      }
-      if (response.headers.has('etag')) addVary(response.headers, ...VARY);
-      // A compressed body is another representation: its strong ETag must differ (RFC 9110 8.8.3).
-      const etag = etags.get(request);
-      const encoding = response.headers.get('content-encoding');
-      if (etag !== undefined && encoding && response.headers.get('etag') === etag)
-        response.headers.set('etag', `${etag.slice(0, -1)}-${encoding}"`);
+      beforeResponse(request, response);
     },
     onResultProcess({ request, setResultProcessor }) {
       const etag = etags.get(request);
@@ -249,7 +204,92 @@ export function createHttpCaching({
       );
     },
   };
-  return { plugin, replay, schemaDigest, metrics, maxBodyBytes };
+
+  function afterExecution(
+    request: Request,
+    context: unknown,
+    result: unknown,
+    setResult: (result: ExecutionResult) => void,
+  ): void {
+    const name = named.get(request);
+    if (name === undefined || !queries.has(request) || !isSingle(result)) return;
+    if (result.errors?.length) return;
+    const asked = request.headers.get(METRICS_HEADER) === '1';
+    if (name.get && asked) return;
+    const dependencies = (context as Partial<GatewayContext>).reads?.dependencies();
+    if (!dependencies) return;
+    const { etag, replayable } = revalidation.remember(name.fingerprint, dependencies);
+    // `upstream` and `cost` are this request's own metrics: neither an ETag's answer nor a
+    // stored copy carries them.
+    const { upstream, cost: _cost, http, ...extensions } = result.extensions ?? {};
+    const httpExtension = typeof http === 'object' && http !== null ? http : {};
+    if (name.get) etags.set(request, etag);
+    // Kept from an answer's second sight on: a miss asked once pays no copy of its body.
+    const keep = answers !== undefined && replayable && answers.worthKeeping(etag);
+    const sent = name.get
+      ? { ...extensions, http: { ...httpExtension, headers: headersFor(etag) } }
+      : (result.extensions ?? {});
+    setResult({
+      ...result,
+      ...(Object.keys(sent).length > 0 ? { extensions: sent } : {}),
+      // The body is serialized once, as sent; the copy kept leaves the request's metrics out.
+      ...(keep
+        ? {
+            stringify: (sanitized: ExecutionResult) => {
+              const sent = JSON.stringify(sanitized);
+              const { upstream: _own, cost: _price, ...rest } = sanitized.extensions ?? {};
+              const hasExtensions = Object.keys(rest).length > 0;
+              const body =
+                upstream === undefined
+                  ? sent
+                  : JSON.stringify({
+                      ...sanitized,
+                      extensions: hasExtensions ? rest : undefined,
+                    });
+              serialized.set(request, {
+                etag,
+                body,
+                hasExtensions,
+                operationName: operationNames.get(request) ?? null,
+              });
+              return sent;
+            },
+          }
+        : {}),
+    });
+  }
+
+  function beforeResponse(request: Request, response: { status: number; headers: Headers }): void {
+    const kept = serialized.get(request);
+    const contentType = response.headers.get('content-type');
+    if (kept && answers && response.status === 200 && contentType && isJson(contentType)) {
+      answers.set(kept.etag, {
+        bytes: Buffer.from(kept.body),
+        contentType,
+        hasExtensions: kept.hasExtensions,
+        operationName: kept.operationName,
+      });
+    }
+    if (response.headers.has('etag')) addVary(response.headers, ...VARY);
+    // A compressed body is another representation: its strong ETag must differ (RFC 9110 8.8.3).
+    const etag = etags.get(request);
+    const encoding = response.headers.get('content-encoding');
+    if (etag !== undefined && encoding && response.headers.get('etag') === etag)
+      response.headers.set('etag', `${etag.slice(0, -1)}-${encoding}"`);
+  }
+
+  const direct: DirectCaching = {
+    adopt: (request, name) => named.set(request, name),
+    executed(request, context, result) {
+      let answered = result;
+      afterExecution(request, context, result, (set) => {
+        answered = set;
+      });
+      return answered;
+    },
+    responded: beforeResponse,
+  };
+  return { plugin, replay, schemaDigest, metrics, maxBodyBytes, direct };
 }
 
 function isJson(contentType: string): boolean {

@@ -1,0 +1,338 @@
+/**
+ * Misses at the wire (issue 34, goal 2): a plain query the answer cache cannot answer is run
+ * from node's request, without yoga's fetch `Request`/`Response` handling, its request parser and
+ * result processing, which cost about as much as the warm dashboard's whole execution
+ * (docs/performance.md, "Misses"). What runs is what yoga runs for such a request, by the same
+ * code: the one admission path (`admission.admit`), then yoga's own envelop (`getEnveloped`:
+ * validation, the operation's context, every plugin's execution hooks: compiled queries, the
+ * deadline, the response extensions, the operation report), then the hooks yoga calls around a
+ * result, here called in the same order: HTTP caching's (`HttpCaching.direct`: the answer's
+ * ETag, its copy kept from its second sight), error hygiene, yoga's own result processor
+ * (`processRegularResult`), then the headers the door's plugins add (request id, hygiene).
+ *
+ * Only a request that needs nothing else is taken; everything else goes on to `handler` as it
+ * came (before anything was run or reported):
+ * - a JSON `POST` of the GraphQL path with nothing but `query`, `variables`, `operationName`;
+ * - only the headers of `TAKEN_HEADERS` (no `Origin`, `Cookie`, `Cache-Control`,
+ *   `Accept-Encoding`, explain, metrics, idempotency or tracing headers), an `Accept` that
+ *   yoga answers as JSON;
+ * - an upstream token (`Authorization: Bearer`) whose check is synchronous and passes: a token
+ *   the upstream refused, a gateway token, a session or no token at all go to yoga;
+ * - after admission (which reports nothing for an admitted operation), one query without
+ *   `@defer`/`@stream` (`compiledQueryOf`): mutations and subscriptions go to yoga.
+ * A refusal by admission or an answer with errors is answered here, through yoga's own
+ * processor, as yoga answers it (the differential test, test/server/direct-miss.test.ts).
+ */
+
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import { processRegularResult } from 'graphql-yoga';
+import { presentedByHeaders } from '../admission/presented.js';
+import { cleanResult } from '../errors/use-error-hygiene.js';
+import type { OperationInitialContext } from './operation-context.js';
+import { nameOperation } from './plugins/http-caching/fingerprint.js';
+import { compiledQueryOf } from './plugins/use-compiled-queries.js';
+import type { HttpCaching } from './plugins/use-http-caching.js';
+import { REQUEST_ID_HEADER, requestIdFor } from './plugins/use-request-id.js';
+import { addVary } from './plugins/vary.js';
+import type { OperationRunner } from './run-operation.js';
+
+export interface DirectMissOptions {
+  /** The gateway's admission path and yoga instance, whose envelop runs the operation. */
+  gateway: OperationRunner;
+  /** The HTTP caching of the GraphQL path (the answer's ETag and kept copy). */
+  caching: Pick<HttpCaching, 'direct' | 'schemaDigest' | 'maxBodyBytes' | 'metrics'>;
+  /** The GraphQL path (`/graphql`). */
+  path: string;
+  /** Whether answers may be compressed (`config.compressionMinBytes`): they then vary by encoding. */
+  compression: boolean;
+}
+
+/** Answers `request` and says so, or says it did not (nothing run, nothing sent). */
+export type DirectMiss = (request: IncomingMessage, response: ServerResponse) => Promise<boolean>;
+
+/** The request headers a direct miss may carry: any other sends the request to yoga. */
+const TAKEN_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-type',
+  'content-length',
+  'authorization',
+  'accept',
+  'user-agent',
+  REQUEST_ID_HEADER,
+]);
+
+/** yoga's media type for each `Accept` taken (the last of its processors that matches wins). */
+const MEDIA_TYPES = new Map<string | undefined, string>([
+  [undefined, 'application/json'],
+  ['*/*', 'application/json'],
+  ['application/json', 'application/json'],
+  ['application/graphql-response+json', 'application/graphql-response+json'],
+]);
+
+const PARAMS = new Set(['query', 'variables', 'operationName']);
+
+export function createDirectMiss({
+  gateway,
+  caching,
+  path,
+  compression,
+}: DirectMissOptions): DirectMiss {
+  const { admission, yoga } = gateway;
+  return async (request, response) => {
+    const { headers } = request;
+    if (request.method !== 'POST' || request.url !== path) return false;
+    // Per-request metrics always on: the answer differs per request; left to yoga.
+    if (caching.metrics === 'always') return false;
+    for (const name in headers) if (!TAKEN_HEADERS.has(name)) return false;
+    // A header sent twice: node keeps one (or joins them) where yoga's reading may differ.
+    if (request.rawHeaders.length !== 2 * Object.keys(headers).length) return false;
+    const mediaType = MEDIA_TYPES.get(headers.accept);
+    if (mediaType === undefined) return false;
+    const contentType = headers['content-type'];
+    if (contentType === undefined || !isJson(contentType)) return false;
+    const authorization = headers.authorization;
+    if (authorization === undefined || !authorization.startsWith('Bearer ')) return false;
+    const body = await bodyOf(request, caching.maxBodyBytes);
+    if (body === undefined) return false;
+    if (body === null) {
+      response.destroy();
+      return true;
+    }
+    const params = parseParams(body);
+    if (params === null) return false;
+    const presented = presentedByHeaders(authorization, request.url);
+    if (presented?.kind !== 'bearer') return false;
+    const checked = admission.credentials(presented);
+    if (checked instanceof Promise || !checked.ok) return false;
+    const name = nameOperation(admission, caching.schemaDigest, {
+      params,
+      get: false,
+      pathname: path,
+      accept: headers.accept ?? '',
+      credentials: checked.credentials,
+    });
+    if (name === null) return false;
+
+    const requestId = requestIdFor(single(headers[REQUEST_ID_HEADER]));
+    // The request the plugins see in the operation's context (its id, its caller, its headers).
+    const fetchRequest = new yoga.fetchAPI.Request(
+      `http://${headers.host ?? 'direct.invalid'}${path}`,
+      {
+        method: 'POST',
+        headers: {
+          authorization,
+          'content-type': contentType,
+          ...(headers.accept === undefined ? {} : { accept: headers.accept }),
+          [REQUEST_ID_HEADER]: requestId,
+        },
+      },
+    );
+    admission.adoptPresented(fetchRequest, presented);
+    // From here the request is this path's: whatever happens, it never reaches yoga as well.
+    committed.set(request, requestId);
+    const verdict = admission.admit({
+      query: params.query,
+      variables: params.variables ?? null,
+      operationName: params.operationName ?? null,
+      extensions: undefined,
+      presented,
+      origin: null,
+      ownOrigins: [],
+      requestId,
+    });
+    const settled = verdict instanceof Promise ? await verdict : verdict;
+    let result: ExecutionResult;
+    if (!settled.admitted) result = { errors: [settled.error] };
+    else {
+      if (!compiledQueryOf(settled.document)) return false;
+      caching.direct.adopt(fetchRequest, name);
+      const initial: OperationInitialContext = {
+        request: fetchRequest,
+        credentials: settled.credentials,
+        admittedCost: settled.cost ?? null,
+      };
+      const enveloped = yoga.getEnveloped({
+        ...initial,
+        params: {
+          query: settled.query,
+          variables: params.variables,
+          operationName: params.operationName,
+        },
+      });
+      const errors = enveloped.validate(enveloped.schema, settled.document);
+      if (errors.length > 0) {
+        admission.forget(settled.document);
+        result = { errors };
+      } else {
+        const contextValue = await enveloped.contextFactory();
+        const args: ExecutionArgs = {
+          schema: enveloped.schema,
+          document: settled.document,
+          variableValues: params.variables,
+          operationName: params.operationName,
+          contextValue,
+        };
+        const executed = (await enveloped.execute(args)) as ExecutionResult;
+        result = caching.direct.executed(fetchRequest, contextValue, executed);
+      }
+    }
+    const cleaned = cleanResult(result);
+    if (isPlain(cleaned)) {
+      // What yoga's processor makes of a result without errors (`processRegularResult`): 200,
+      // the media type, the result as its serializer writes it; without a Response of its own.
+      const answerHeaders = new yoga.fetchAPI.Headers({
+        'content-type': `${mediaType}; charset=utf-8`,
+      });
+      const text = (cleaned.stringify ?? JSON.stringify)(cleaned);
+      write(response, 200, answerHeaders, text, fetchRequest, requestId);
+    } else {
+      const answer = processRegularResult(cleaned, yoga.fetchAPI, mediaType);
+      write(response, answer.status, answer.headers, await answer.text(), fetchRequest, requestId);
+    }
+    return true;
+  };
+
+  /** The door's and HTTP caching's headers added (the plugins' `onResponse`), then sent. */
+  function write(
+    response: ServerResponse,
+    status: number,
+    headers: Headers,
+    text: string,
+    fetchRequest: Request,
+    requestId: string,
+  ): void {
+    headers.set(REQUEST_ID_HEADER, requestId);
+    headers.set('x-content-type-options', 'nosniff');
+    if (!headers.has('cache-control')) headers.set('cache-control', 'no-store');
+    // Compression's: a body (here always one) varies by encoding, though none was asked for.
+    if (compression) addVary(headers, 'Accept-Encoding');
+    caching.direct.responded(fetchRequest, { status, headers });
+    const sent: Record<string, string> = {};
+    headers.forEach((value, key) => {
+      sent[key] = value;
+    });
+    sent['content-length'] = String(Buffer.byteLength(text));
+    response.writeHead(status, sent);
+    response.end(text);
+  }
+}
+
+/** A result yoga's processor sends as it is: no errors, no `extensions.http` to act on. */
+function isPlain(result: ExecutionResult): result is ExecutionResult & {
+  stringify?: (result: ExecutionResult) => string;
+} {
+  return !result.errors?.length && result.extensions?.http === undefined;
+}
+
+/**
+ * `handler` with direct misses before it: a request not taken reaches `handler` as it came (a
+ * POST's body read, as `body`, as the wire replay leaves it). Without `direct`, `handler`.
+ */
+export function withDirectMisses(
+  handler: RequestListener,
+  direct: DirectMiss | undefined,
+): RequestListener {
+  if (!direct) return handler;
+  return (request, response) => {
+    void answerOrHandOn(direct, handler, request, response);
+  };
+}
+
+async function answerOrHandOn(
+  direct: DirectMiss,
+  handler: RequestListener,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  let answered: boolean;
+  try {
+    answered = await direct(request, response);
+  } catch {
+    const requestId = committed.get(request);
+    // Before admission nothing ran: yoga answers the request as it would have. After it, the
+    // operation may have run (and been reported): it is never run again.
+    answered = response.headersSent || requestId !== undefined;
+    if (requestId !== undefined && !response.headersSent) {
+      response.writeHead(500, {
+        'content-type': 'application/json; charset=utf-8',
+        [REQUEST_ID_HEADER]: requestId,
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-store',
+      });
+      response.end(UNEXPECTED);
+    }
+  }
+  if (!answered) handler(request, response);
+}
+
+/** Requests past the point of no return (admission), with their request id. */
+const committed = new WeakMap<IncomingMessage, string>();
+
+/** yoga's masked answer to a failure outside execution. */
+const UNEXPECTED = JSON.stringify({
+  errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+});
+
+interface DirectParams {
+  readonly query: string;
+  readonly variables?: Record<string, unknown> | null;
+  readonly operationName?: string | null;
+}
+
+/** Private: the parameters when they are nothing but a text, variables and a name. */
+function parseParams(body: Buffer): DirectParams | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const params = parsed as Record<string, unknown>;
+  for (const key in params) if (!PARAMS.has(key)) return null;
+  const { query, variables, operationName } = params;
+  if (typeof query !== 'string' || query === '') return null;
+  // As yoga reads them: absent or null, else an object and a string.
+  if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return null;
+  if (operationName != null && typeof operationName !== 'string') return null;
+  return params as unknown as DirectParams;
+}
+
+type WithBody = IncomingMessage & { body?: Buffer };
+
+/**
+ * Private: the body, as the wire replay left it or read here (then left as `body` for yoga);
+ * undefined when not taken (too long, no length), null when the client left mid-body.
+ */
+async function bodyOf(request: WithBody, maxBytes: number): Promise<Buffer | null | undefined> {
+  if (request.body !== undefined) return request.body;
+  const length = Number(request.headers['content-length']);
+  if (!Number.isSafeInteger(length) || length <= 0 || length > maxBytes) return undefined;
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const done = await new Promise<boolean>((resolve) => {
+    request.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      chunks.push(chunk);
+    });
+    request.once('end', () => resolve(received === length));
+    request.once('error', () => resolve(false));
+    request.once('close', () => resolve(false));
+  });
+  if (!done) return null;
+  const body = Buffer.concat(chunks, received);
+  request.body = body;
+  return body;
+}
+
+/** Private: `application/json`, with parameters or none (not `application/json-seq`...). */
+function isJson(contentType: string): boolean {
+  const type = contentType.split(';', 1)[0]?.trim().toLowerCase();
+  return type === 'application/json';
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? undefined : value;
+}
