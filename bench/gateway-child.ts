@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_HTTP_CACHING, DEFAULT_MAX_AGE_MS, defaultConfig } from '../src/config/config.js';
 import { createGateway } from '../src/gateway/gateway.js';
 import type { QueryMeter } from '../src/replica/transaction-query.js';
+import { withDirectMisses } from '../src/server/direct-miss.js';
 import { withWireReplay } from '../src/server/wire-replay.js';
 import type { ChildReply, ChildRequest, GatewayFigures } from './gateway-process.js';
 
@@ -52,7 +53,9 @@ const gateway = createGateway(
   },
   { now: () => Date.now() + clockOffsetMs, replicaMeter: meter },
 );
-const server = createServer(withWireReplay(gateway.yoga, gateway.wireReplay));
+const server = createServer(
+  withWireReplay(withDirectMisses(gateway.yoga, gateway.directMiss), gateway.wireReplay),
+);
 server.keepAliveTimeout = 60_000;
 
 function figures(): GatewayFigures {

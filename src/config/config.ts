@@ -351,7 +351,7 @@ export interface GatewayConfig {
   compiledQueries: boolean;
   /**
    * Plain queries the answer cache cannot answer run without yoga's request handling
-   * (`src/server/direct-miss.ts`), as yoga would run them. @default false
+   * (`src/server/direct-miss.ts`), as yoga would run them. @default true
    */
   directMisses?: boolean;
   /** Path of the Prometheus text on the GraphQL port; `false` serves it nowhere. @default '/metrics' */

@@ -311,7 +311,7 @@ export function parseSettings(
         introspection: optional(env, 'INTROSPECTION', boolean) ?? exploreByDefault,
         subgraph: optional(env, 'SUBGRAPH', boolean) ?? true,
         compiledQueries: optional(env, 'COMPILED_QUERIES', boolean) ?? true,
-        directMisses: optional(env, 'DIRECT_MISSES', boolean) ?? false,
+        directMisses: optional(env, 'DIRECT_MISSES', boolean) ?? true,
         logLevel: optional(env, 'LOG_LEVEL', logLevel) ?? 'info',
         prettyLogs: optional(env, 'LOG_FORMAT', logFormat) ?? stdoutIsTTY,
         metrics: optional(env, 'METRICS', boolean) ?? true,

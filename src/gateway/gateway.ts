@@ -128,7 +128,7 @@ export interface Gateway {
   readonly wireReplay?: WireReplay;
   /**
    * Plain misses run before `yoga` (`withDirectMisses(handler, gateway.directMiss)` in front of
-   * the port's handler, behind the wire replay): with `config.directMisses`, off with a tracer.
+   * the port's handler, behind the wire replay): unless `config.directMisses` is false; off with a tracer.
    */
   readonly directMiss?: DirectMiss;
   /**
@@ -406,7 +406,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
 
   // A traced operation starts its span from yoga's request handling: with a tracer, yoga runs it.
   const directMiss =
-    caching && config.directMisses && !deps.tracer
+    caching && config.directMisses !== false && !deps.tracer
       ? createDirectMiss({
           gateway: { admission, yoga },
           caching,

@@ -290,8 +290,8 @@ describe('parseSettings', () => {
   });
 
   it('runs misses directly only when DIRECT_MISSES is on', () => {
-    expect(settings({}).directMisses).toBe(false);
-    expect(settings({ DIRECT_MISSES: 'on' }).directMisses).toBe(true);
+    expect(settings({}).directMisses).toBe(true);
+    expect(settings({ DIRECT_MISSES: 'off' }).directMisses).toBe(false);
   });
 
   it.each([
