@@ -11,6 +11,7 @@
  *
  *   NODE_ENV=production npm run bench:writes-cpu [-- --batches 9 --requests 200]
  *   ... -- --balance       the mutation selecting the account's balance (waits for the delta)
+ *   ... -- --transfer      each mutation a transfer to another on-budget account (its payee)
  *   ... -- --cpu-prof DIR  a CPU profile of the gateway process, written to DIR when it closes
  */
 import { parseArgs } from 'node:util';
@@ -27,12 +28,23 @@ const { values } = parseArgs({
     batches: { type: 'string', default: '9' },
     requests: { type: 'string', default: '200' },
     balance: { type: 'boolean', default: false },
+    transfer: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
   },
 });
 const batches = Number(values.batches);
 const requests = Number(values.requests);
 const profileDir = values['cpu-prof'];
+
+/** The transfer payee of another open on-budget account than `accountId`. */
+async function transferPayee(planId: string, accountId: string): Promise<string> {
+  const answer = await rest.get<{
+    accounts: { id: string; closed: boolean; on_budget: boolean; transfer_payee_id: string }[];
+  }>(`/plans/${planId}/accounts`, TOKEN);
+  const other = answer.data.accounts.find((a) => !a.closed && a.on_budget && a.id !== accountId);
+  if (!other) throw new Error('the plan has no second open on-budget account');
+  return other.transfer_payee_id;
+}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -51,10 +63,17 @@ const gql = createGraphQLClient(gateway.url, 1);
 try {
   const { planId, accountId } = await warmPlan(sandbox.users[0]!.planIds[0]!, rest, gql, TOKEN);
   const query = values.balance ? WITH_BALANCE : IDS_ONLY;
+  const transfer = values.transfer ? await transferPayee(planId, accountId) : undefined;
   let sent = 0;
   const mutation = async (): Promise<void> => {
     sent += 1;
-    const input = { accountId, date: TODAY, amount: -1000 - sent, memo: `cpu ${sent}` };
+    const input = {
+      accountId,
+      date: TODAY,
+      amount: -1000 - sent,
+      memo: `cpu ${sent}`,
+      ...(transfer ? { payeeId: transfer } : {}),
+    };
     const answer = await gql.request(query, { p: planId, input }, TOKEN);
     if (!isGoodAnswer(answer)) throw new Error(`mutation: ${JSON.stringify(answer.body)}`);
   };
@@ -78,7 +97,8 @@ try {
   const range = (figures: number[]) =>
     `min ${Math.min(...figures).toFixed(3)}, max ${Math.max(...figures).toFixed(3)}`;
   console.log(
-    `createTransaction (${values.balance ? "the account's balance" : 'the new id and fields'}, ` +
+    `createTransaction (${values.balance ? "the account's balance" : 'the new id and fields'}` +
+      `${transfer ? ', a transfer' : ''}, ` +
       `NODE_ENV=${globalThis.process.env.NODE_ENV ?? ''}), gateway CPU ms per mutation, ` +
       `median of ${batches} batches of ${requests}:\n` +
       `  process ${median(process).toFixed(3)} (${range(process)})\n` +
