@@ -151,6 +151,11 @@ function postingOf(row: Transaction, subs: readonly SubTransactionRow[]): Postin
   };
 }
 
+function withoutPlan(row: TransactionRow): TransactionSummaryBase {
+  const { plan_id: _plan, ...rest } = row;
+  return rest;
+}
+
 function subsOfDetail(detail: TransactionDetail): readonly SubTransactionRow[] {
   return detail.subtransactions as unknown as readonly SubTransactionRow[];
 }
@@ -368,9 +373,8 @@ class Context {
       if (savedIds.has(oldId) || deltas.transactions.has(oldId)) uncovered();
       if (this.snapshot.subtransactionsOf(oldId).some((sub) => !sub.deleted)) uncovered();
     }
-    const { plan_id: _plan, ...before } = counterpart ?? ({} as TransactionRow);
-    const live = counterpart !== undefined && !counterpart.deleted;
-    if (held && live && oldTarget !== null && oldTarget === newTarget) {
+    const before = counterpart && !counterpart.deleted ? withoutPlan(counterpart) : undefined;
+    if (held && before && oldTarget !== null && oldTarget === newTarget) {
       if (detail.transfer_transaction_id !== before.id) uncovered();
       const source = this.liveAccount(detail.account_id);
       const moved: TransactionSummaryBase = {
@@ -386,7 +390,7 @@ class Context {
       deltas.transactions.set(before.id, { row: moved, previous: before });
       return;
     }
-    if (live) {
+    if (before) {
       this.post(deltas, postingOf(before, []), -1);
       deltas.transactions.set(before.id, { row: { ...before, deleted: true }, previous: before });
     }
@@ -441,7 +445,7 @@ class Context {
     if (categoryId === this.readyToAssign) return;
     const group = this.snapshot.categoryGroup(row.category_group_id);
     if (!group) uncovered();
-    // A payment category whose card is not known, or a category its card's spending reaches.
+    // A payment category whose card is not known: what moves into it cannot be followed.
     if (this.paymentGroup.has(categoryId) && !this.mappedPayments.has(categoryId)) uncovered();
   }
 
