@@ -16,7 +16,7 @@ export interface CardSettlement {
   readonly creditOverspent: number;
 }
 
-export const NO_SETTLEMENT: CardSettlement = { moved: new Map(), creditOverspent: 0 };
+const NO_SETTLEMENT: CardSettlement = { moved: new Map(), creditOverspent: 0 };
 
 function add(a: number, b: number): number {
   const total = a + b;
