@@ -272,6 +272,11 @@ export function keysOfWrite(
     monthSet(keys, month).add(category.id);
     if (month === currentMonth) keys.categories.add(category.id);
   }
+  for (const payee of derived?.payees ?? []) keys.payees.add(payee.id);
+  for (const row of derived?.transactions ?? []) {
+    keys.transactions.add(row.id);
+    noteBefore(keys, previous, row.id, () => (row.deleted ? placeOf(row, []) : undefined));
+  }
   return keys;
 }
 

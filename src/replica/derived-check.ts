@@ -8,7 +8,14 @@
  *   carries that differs from the replica's (derived or not) is drift;
  * - a derived row the delta does not carry was not changed upstream: it goes back to what it
  *   was before the first of those writes, and counts as drift if it had moved.
+ *
+ * Derived transactions (a transfer's other side) and payees (created by name) are checked the
+ * same way, by their ids only (the delta's other transactions are the writes' own answers); a
+ * row that was not there before is `deleted: true` in `previous`, and an absent row equals a
+ * deleted one.
  */
+
+import type { Payee, TransactionSummaryBase } from '@plans-gateway/rest-contract';
 import { sameRow } from './drift.js';
 import type { PlanState } from './plan-state.js';
 import type { DerivedRowSet, DriftKind, PlanExport } from './types.js';
@@ -60,6 +67,19 @@ export function checkDerived(
         if (row && !sameRow('monthCategories', row, category)) count('monthCategories');
       }
     }
+    const carriedTransactions = new Map(delta.plan.transactions.map((row) => [row.id, row]));
+    const carriedPayees = new Map(delta.plan.payees.map((row) => [row.id, row]));
+    for (const write of withRows) {
+      for (const { id } of write.derived?.transactions ?? []) {
+        const row = carriedTransactions.get(id);
+        if (row && !sameOrGone('transactions', held.transactions.get(id), row))
+          count('transactions');
+      }
+      for (const { id } of write.derived?.payees ?? []) {
+        const row = carriedPayees.get(id);
+        if (row && !sameOrGone('payees', held.payees.get(id), row)) count('payees');
+      }
+    }
   }
   // The first write's `previous` is what the upstream held before them all.
   const restore = { accounts: new Map(), months: new Map(), monthCategories: new Map() } as {
@@ -67,8 +87,16 @@ export function checkDerived(
     months: Map<string, DerivedRowSet['months'][number]>;
     monthCategories: Map<string, DerivedRowSet['monthCategories'][number]>;
   };
+  const transactions = new Map<string, TransactionSummaryBase>();
+  const payees = new Map<string, Payee>();
   for (const write of withRows) {
     const previous = write.derived?.previous;
+    for (const row of previous?.transactions ?? []) {
+      if (!carried.has(`t/${row.id}`) && !transactions.has(row.id)) transactions.set(row.id, row);
+    }
+    for (const row of previous?.payees ?? []) {
+      if (!carried.has(`p/${row.id}`) && !payees.has(row.id)) payees.set(row.id, row);
+    }
     for (const row of previous?.accounts ?? []) {
       if (!carried.has(`a/${row.id}`) && !restore.accounts.has(row.id))
         restore.accounts.set(row.id, row);
@@ -95,20 +123,40 @@ export function checkDerived(
     const mine = held.monthCategories.get(month)?.get(category.id);
     if (mine && !sameRow('monthCategories', mine, category)) count('monthCategories');
   }
+  for (const row of transactions.values()) {
+    if (!sameOrGone('transactions', held.transactions.get(row.id), row)) count('transactions');
+  }
+  for (const row of payees.values()) {
+    if (!sameOrGone('payees', held.payees.get(row.id), row)) count('payees');
+  }
   return {
     restore: {
       accounts: [...restore.accounts.values()],
       months: [...restore.months.values()],
       monthCategories: [...restore.monthCategories.values()],
+      ...(transactions.size > 0 ? { transactions: [...transactions.values()] } : {}),
+      ...(payees.size > 0 ? { payees: [...payees.values()] } : {}),
     },
     drift,
   };
+}
+
+/** Private: whether the replica's row (absent when removed) is `row` (deleted: absent). */
+function sameOrGone(
+  kind: 'transactions' | 'payees',
+  mine: object | undefined,
+  row: { readonly deleted: boolean },
+): boolean {
+  if (row.deleted || mine === undefined) return row.deleted && mine === undefined;
+  return sameRow(kind, mine, row);
 }
 
 /** Private: the keys of the rows a delta carries. */
 function carriedKeys(delta: PlanExport): Set<string> {
   const keys = new Set<string>();
   for (const row of delta.plan.accounts) keys.add(`a/${row.id}`);
+  for (const row of delta.plan.transactions) keys.add(`t/${row.id}`);
+  for (const row of delta.plan.payees) keys.add(`p/${row.id}`);
   for (const month of delta.plan.months) {
     keys.add(`m/${month.month}`);
     for (const category of month.categories) keys.add(`c/${month.month}/${category.id}`);

@@ -64,10 +64,11 @@ function hashOf(text: string): string {
 
 /**
  * Whether two rows of one kind hold the same figures, whatever their key order: an account or
- * month (`plan_id` and a month's `categories` aside), or a category (`plan_id` and `month` aside).
+ * month (`plan_id` and a month's `categories` aside), a category (`plan_id` and `month` aside), a
+ * transaction or a payee (`plan_id` aside).
  */
 export function sameRow(
-  kind: 'accounts' | 'months' | 'monthCategories',
+  kind: 'accounts' | 'months' | 'monthCategories' | 'transactions' | 'payees',
   a: object,
   b: object,
 ): boolean {

@@ -101,6 +101,14 @@ export function applySavedEntities(
     }
   });
 
+  // A transfer's other side, and payees created by name, as the write's arithmetic left them.
+  for (const row of derived?.transactions ?? []) transactions.push(pick(row, TRANSACTION));
+  for (const row of derived?.payees ?? []) {
+    const at = payees.findIndex((payee) => payee.id === row.id);
+    if (at >= 0) payees.splice(at, 1);
+    payees.push(pick(row, PAYEE));
+  }
+
   const scheduledTransactions: ScheduledTransactionSummaryBase[] = [];
   const scheduledSubtransactions: ScheduledSubTransactionBase[] = [];
   const completeScheduledSubtransactionsOf = new Set<string>();

@@ -301,6 +301,10 @@ export interface DerivedRowSet {
     readonly month: IsoDate;
     readonly category: ExportCategory;
   }[];
+  /** Transactions the write changed that its answer does not carry (a transfer's other side). */
+  readonly transactions?: readonly TransactionSummaryBase[];
+  /** Payees the write created by name (`deleted: true` in `previous`: they were not there). */
+  readonly payees?: readonly Payee[];
 }
 
 /** The rows a write's derived effects change, and those rows as they were before it. */

@@ -1,8 +1,9 @@
 /**
  * Writes in one trip: when a write's answer is exactly one knowledge step past the replica, the
- * gateway applies its derived effects (balances, activity, Ready to Assign) from its own
- * arithmetic and answers without a delta; the next delta checks them. Another change in between
- * (two steps) runs the delta as before.
+ * gateway applies its derived effects (balances, activity, Ready to Assign, a transfer's other
+ * side, card spending's payment category, a payee created by name) from its own arithmetic and
+ * answers without a delta; the next delta checks them. Another change in between (two steps), or
+ * a write the arithmetic does not follow, runs the delta as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack } from '../support/stack.js';
@@ -160,5 +161,303 @@ describe('a write selecting its account balance', () => {
     expect(upstreamCalls()).toEqual(['createTransaction', 'getPlanById']);
     const account = await stack.account(checking.id);
     expect(created.transaction.account.balance).toBe(account.balance);
+  });
+});
+
+const MONTHS = `query($p: PlanId!) { plan(id: $p) {
+  months { month toBeBudgeted categories { categoryId budgeted activity balance } }
+} }`;
+
+type MonthsView = {
+  plan: {
+    months: {
+      month: string;
+      toBeBudgeted: number;
+      categories: { categoryId: string; budgeted: number; activity: number; balance: number }[];
+    }[];
+  };
+};
+
+const CURRENT_MONTH = `${TODAY.slice(0, 7)}-01`;
+
+/** The gateway's figures of a category in the current month, and the month's Ready to Assign. */
+async function gatewayFigures(categoryId: string) {
+  const response = await stack.gql<MonthsView>(MONTHS, { p: stack.planId });
+  expect(response.body.errors).toBeUndefined();
+  const month = response.body.data!.plan.months.find((m) => m.month === CURRENT_MONTH)!;
+  const { budgeted, activity, balance } = month.categories.find(
+    (c) => c.categoryId === categoryId,
+  )!;
+  return { budgeted, activity, balance, toBeBudgeted: month.toBeBudgeted };
+}
+
+/** The sandbox's figures of the same. */
+async function sandboxFigures(categoryId: string) {
+  const { budgeted, activity, balance } = await stack.monthCategory(CURRENT_MONTH, categoryId);
+  const month = await stack.restData<{ month: { to_be_budgeted: number } }>(
+    `/plans/${stack.planId}/months/${CURRENT_MONTH}`,
+  );
+  return { budgeted, activity, balance, toBeBudgeted: month.month.to_be_budgeted };
+}
+
+/** The gateway answers the sandbox's figures for the category, from its replica alone. */
+async function expectSameFigures(categoryId: string) {
+  stack.resetUpstreamCalls();
+  const seen = await gatewayFigures(categoryId);
+  expect(upstreamCalls()).toEqual([]);
+  expect(seen).toEqual(await sandboxFigures(categoryId));
+}
+
+/** A category the arithmetic follows (no target, visible, not internal) holding `atLeast`. */
+async function plainCategory(atLeast = Number.MIN_SAFE_INTEGER) {
+  const category = (await stack.categories()).find(
+    (c) =>
+      c.goal_type === null &&
+      c.balance >= atLeast &&
+      !c.hidden &&
+      !c.internal &&
+      !c.deleted &&
+      c.category_group_name !== 'Credit Card Payments' &&
+      c.name !== 'Inflow: Ready to Assign',
+  );
+  if (!category) throw new Error('the seed has no category without a target');
+  return category;
+}
+
+const TRANSFER = `mutation($p: PlanId!, $input: CreateTransactionInput!) {
+  createTransaction(planId: $p, input: $input) {
+    __typename
+    ... on CreateTransactionPayload { transaction {
+      id
+      account { balance clearedBalance unclearedBalance }
+      transferAccount { id balance clearedBalance unclearedBalance }
+      transferTransaction { id amount date cleared accountId payeeId categoryId transferAccountId transferTransactionId }
+    } }
+  }
+}`;
+
+type Transferred = {
+  transaction: {
+    id: string;
+    account: { balance: number; clearedBalance: number; unclearedBalance: number };
+    transferAccount: {
+      id: string;
+      balance: number;
+      clearedBalance: number;
+      unclearedBalance: number;
+    };
+    transferTransaction: Record<string, unknown>;
+  };
+};
+
+const balancesOf = (account: {
+  balance: number;
+  cleared_balance: number;
+  uncleared_balance: number;
+}) => ({
+  balance: account.balance,
+  clearedBalance: account.cleared_balance,
+  unclearedBalance: account.uncleared_balance,
+});
+
+describe('a transfer', () => {
+  it("between two budget accounts: one upstream call, both balances and the other side as the sandbox's", async () => {
+    const checking = await stack.accountOfType('checking');
+    const savings = await stack.accountOfType('savings');
+    await stack.gql('{ plan(id: "last-used") { id } }');
+    stack.resetUpstreamCalls();
+
+    const response = await stack.gql(TRANSFER, {
+      p: stack.planId,
+      input: {
+        accountId: checking.id,
+        date: TODAY,
+        amount: -25_000,
+        payeeId: savings.transfer_payee_id,
+        memo: 'to savings',
+        cleared: 'cleared',
+      },
+    });
+    const { transaction } = resultOf<Transferred>(
+      response,
+      'createTransaction',
+      'CreateTransactionPayload',
+    );
+    expect(upstreamCalls()).toEqual(['createTransaction']);
+    expect(transaction.account).toEqual(balancesOf(await stack.account(checking.id)));
+    expect(transaction.transferAccount).toEqual({
+      id: savings.id,
+      ...balancesOf(await stack.account(savings.id)),
+    });
+    const side = await stack.transaction(transaction.transferTransaction.id as string);
+    expect(transaction.transferTransaction).toEqual({
+      id: side.id,
+      amount: 25_000,
+      date: side.date,
+      cleared: side.cleared,
+      accountId: savings.id,
+      payeeId: side.payee_id,
+      categoryId: null,
+      transferAccountId: checking.id,
+      transferTransactionId: transaction.id,
+    });
+  });
+
+  it('from the budget to a tracking account keeps its category: its activity moves, one call', async () => {
+    const checking = await stack.accountOfType('checking');
+    const brokerage = await stack.accountOfType('otherAsset');
+    const category = await plainCategory();
+    await stack.gql('{ plan(id: "last-used") { id } }');
+    stack.resetUpstreamCalls();
+
+    const response = await stack.gql(TRANSFER, {
+      p: stack.planId,
+      input: {
+        accountId: checking.id,
+        date: TODAY,
+        amount: -31_000,
+        payeeId: brokerage.transfer_payee_id,
+        categoryId: category.id,
+      },
+    });
+    const { transaction } = resultOf<Transferred>(
+      response,
+      'createTransaction',
+      'CreateTransactionPayload',
+    );
+    expect(upstreamCalls()).toEqual(['createTransaction']);
+    expect(transaction.transferAccount).toEqual({
+      id: brokerage.id,
+      ...balancesOf(await stack.account(brokerage.id)),
+    });
+    await expectSameFigures(category.id);
+  });
+
+  it("paying a credit card moves its payment category's activity, one call", async () => {
+    const checking = await stack.accountOfType('checking');
+    const card = await stack.accountOfType('creditCard');
+    const payment = (await stack.categories()).find(
+      (c) => c.category_group_name === 'Credit Card Payments' && c.name === card.name,
+    )!;
+    const before = await sandboxFigures(payment.id);
+    await stack.gql('{ plan(id: "last-used") { id } }');
+    stack.resetUpstreamCalls();
+
+    resultOf(
+      await stack.gql(TRANSFER, {
+        p: stack.planId,
+        input: {
+          accountId: checking.id,
+          date: TODAY,
+          amount: -12_000,
+          payeeId: card.transfer_payee_id,
+        },
+      }),
+      'createTransaction',
+      'CreateTransactionPayload',
+    );
+    expect(upstreamCalls()).toEqual(['createTransaction']);
+    expect((await sandboxFigures(payment.id)).activity).toBe(before.activity - 12_000);
+    await expectSameFigures(payment.id);
+  });
+});
+
+describe('spending on a credit card in a category', () => {
+  it("moves the money to the card's payment category without a delta", async () => {
+    const card = await stack.accountOfType('creditCard');
+    const category = await plainCategory(9_500);
+    const payment = (await stack.categories()).find(
+      (c) => c.category_group_name === 'Credit Card Payments' && c.name === card.name,
+    )!;
+    const before = await sandboxFigures(payment.id);
+    await stack.gql('{ plan(id: "last-used") { id } }');
+    stack.resetUpstreamCalls();
+
+    const response = await stack.gql(CREATE_BALANCE, {
+      p: stack.planId,
+      input: { accountId: card.id, date: TODAY, amount: -9_500, categoryId: category.id },
+    });
+    const created = resultOf<Created>(response, 'createTransaction', 'CreateTransactionPayload');
+    expect(upstreamCalls()).toEqual(['createTransaction']);
+    expect(created.transaction.account).toEqual(balancesOf(await stack.account(card.id)));
+    // The category had the money: its payment category received it.
+    expect((await sandboxFigures(payment.id)).activity).toBe(before.activity + 9_500);
+    await expectSameFigures(payment.id);
+    await expectSameFigures(category.id);
+  });
+});
+
+describe('a payee created by name', () => {
+  it('is held from the write on: one upstream call', async () => {
+    const checking = await stack.accountOfType('checking');
+    await stack.gql('{ plan(id: "last-used") { id } }');
+    stack.resetUpstreamCalls();
+
+    const response = await stack.gql(
+      `mutation($p: PlanId!, $input: CreateTransactionInput!) {
+        createTransaction(planId: $p, input: $input) {
+          __typename
+          ... on CreateTransactionPayload { transaction { id payee { id name } account { balance } } }
+        }
+      }`,
+      {
+        p: stack.planId,
+        input: { accountId: checking.id, date: TODAY, amount: -600, payeeName: 'One-trip Bakery' },
+      },
+    );
+    const created = resultOf<{
+      transaction: { payee: { id: string; name: string }; account: { balance: number } };
+    }>(response, 'createTransaction', 'CreateTransactionPayload');
+    expect(upstreamCalls()).toEqual(['createTransaction']);
+    const payee = (await stack.payees()).find((p) => p.name === 'One-trip Bakery')!;
+    expect(created.transaction.payee).toEqual({ id: payee.id, name: payee.name });
+    expect(created.transaction.account.balance).toBe((await stack.account(checking.id)).balance);
+  });
+});
+
+describe('what the arithmetic does not follow', () => {
+  it('a transfer from a split line: the write and its delta', async () => {
+    const checking = await stack.accountOfType('checking');
+    const savings = await stack.accountOfType('savings');
+    const category = await plainCategory();
+    await stack.gql('{ plan(id: "last-used") { id } }');
+    stack.resetUpstreamCalls();
+
+    const response = await stack.gql(TRANSFER, {
+      p: stack.planId,
+      input: {
+        accountId: checking.id,
+        date: TODAY,
+        amount: -30_000,
+        subtransactions: [
+          { amount: -10_000, categoryId: category.id },
+          { amount: -20_000, payeeId: savings.transfer_payee_id },
+        ],
+      },
+    });
+    resultOf(response, 'createTransaction', 'CreateTransactionPayload');
+    expect(upstreamCalls()).toEqual(['createTransaction', 'getPlanById']);
+    const balances = await stack.gql<{ plan: { account: { balance: number } } }>(
+      'query($p: PlanId!, $id: UUID!) { plan(id: $p) { account(id: $id) { balance } } }',
+      { p: stack.planId, id: savings.id },
+    );
+    expect(balances.body.data?.plan.account.balance).toBe(
+      (await stack.account(savings.id)).balance,
+    );
+  });
+
+  it('spending in a category with a target: the write and its delta', async () => {
+    const card = await stack.accountOfType('creditCard');
+    const target = await stack.categoryWithTarget();
+    await stack.gql('{ plan(id: "last-used") { id } }');
+    stack.resetUpstreamCalls();
+
+    const response = await stack.gql(CREATE_BALANCE, {
+      p: stack.planId,
+      input: { accountId: card.id, date: TODAY, amount: -4_000, categoryId: target.id },
+    });
+    const created = resultOf<Created>(response, 'createTransaction', 'CreateTransactionPayload');
+    expect(upstreamCalls()).toEqual(['createTransaction', 'getPlanById']);
+    expect(created.transaction.account.balance).toBe((await stack.account(card.id)).balance);
   });
 });

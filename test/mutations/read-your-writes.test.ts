@@ -57,6 +57,8 @@ function deltaCalls(): string[] {
 describe('after a mutation', () => {
   it('the next query within max-age shows it at no cost; a later delta neither duplicates nor reverts it', async () => {
     const checking = await stack.accountOfType('checking');
+    // A category with a target: the gateway's arithmetic leaves the write to its delta.
+    const target = await stack.categoryWithTarget();
     await stack.gql('{ plan(id: "last-used") { id } }');
     stack.resetUpstreamCalls();
     const created = resultOf<{ transaction: { id: string; account: { balance: number } } }>(
@@ -67,6 +69,7 @@ describe('after a mutation', () => {
           date: TODAY,
           amount: -64_000,
           payeeName: 'Read back',
+          categoryId: target.id,
           memo: 'ryw',
         },
       }),
@@ -202,12 +205,20 @@ describe('after a mutation', () => {
 
   it('when the delta sync after a write fails, the payload answers from the write and says it is stale', async () => {
     const checking = await stack.accountOfType('checking');
+    // A category with a target: the gateway's arithmetic leaves the write to its delta.
+    const target = await stack.categoryWithTarget();
     await stack.gql('{ plan(id: "last-used") { id } }');
     stack.sandbox.setFaults([{ kind: 'status503', operationId: 'getPlanById' }]);
     stack.resetUpstreamCalls();
     const response = await stack.gql(CREATE, {
       p: stack.planId,
-      input: { accountId: checking.id, date: TODAY, amount: -8_800, payeeName: 'Stale but saved' },
+      input: {
+        accountId: checking.id,
+        date: TODAY,
+        amount: -8_800,
+        payeeName: 'Stale but saved',
+        categoryId: target.id,
+      },
     });
     const payload = resultOf<{
       transaction: { id: string; amount: number; payee: { name: string } };

@@ -66,6 +66,62 @@ function writeWithDerived(
   });
 }
 
+/**
+ * A transfer written with its other side and a new payee as derived rows (local-effects.ts): the
+ * fake upstream writes the transfer, and the other side as `upstreamSide` says (absent: not at
+ * all), and never the payee.
+ */
+function writeTransfer(
+  context: ReturnType<typeof setup>,
+  upstreamSide: 'same' | 'different' | 'absent',
+) {
+  const { fake, store, accountId } = context;
+  const otherAccount = [...fake.accounts.keys()][1]!;
+  const side = transaction({
+    id: 'other-side',
+    account_id: otherAccount,
+    date: '2026-03-14',
+    amount: 2_500,
+    cleared: 'uncleared',
+    transfer_account_id: accountId,
+    transfer_transaction_id: 'transfer',
+  });
+  const payee = { id: 'new-payee', name: 'New payee', transfer_account_id: null, deleted: false };
+  const serverKnowledge = fake.write(() => {
+    fake.putTransaction(
+      transaction({
+        id: 'transfer',
+        account_id: accountId,
+        date: '2026-03-14',
+        amount: -2_500,
+        transfer_account_id: otherAccount,
+        transfer_transaction_id: side.id,
+      }),
+    );
+    if (upstreamSide !== 'absent')
+      fake.putTransaction(upstreamSide === 'same' ? side : { ...side, amount: 2_400 });
+  });
+  const derived: DerivedRows = {
+    accounts: [],
+    months: [],
+    monthCategories: [],
+    transactions: [side],
+    payees: [payee],
+    previous: {
+      accounts: [],
+      months: [],
+      monthCategories: [],
+      transactions: [{ ...side, deleted: true }],
+      payees: [{ ...payee, deleted: true }],
+    },
+  };
+  return store.applySaved('key-a', fake.id, {
+    transactions: [fake.transactionDetail('transfer')],
+    serverKnowledge,
+    derived,
+  });
+}
+
 describe('derived rows of one-trip writes', () => {
   it('count one knowledge step each: exactKnowledge follows them, an ordinary write stops it', async () => {
     const context = setup();
@@ -122,5 +178,42 @@ describe('derived rows of one-trip writes', () => {
     expect(after.snapshot.account(accountId)?.balance).toBe(before);
     expect(after.snapshot.serverKnowledge).toBe(fake.knowledge);
     expect(checks).toEqual([{ accounts: 1 }]);
+  });
+
+  it("a transfer's other side the delta carries alike: no drift; a new payee it does not carry goes", async () => {
+    const context = setup();
+    const { clock, read, checks } = context;
+    await read();
+    const applied = writeTransfer(context, 'same');
+    expect(applied?.transaction('other-side')?.amount).toBe(2_500);
+    expect(applied?.payee('new-payee')?.name).toBe('New payee');
+    clock.advance(MINUTE + 1);
+    const after = await read();
+    expect(after.snapshot.transaction('other-side')?.amount).toBe(2_500);
+    // The upstream holds no such payee: the delta did not carry it, so it is taken back.
+    expect(after.snapshot.payee('new-payee')).toBeUndefined();
+    expect(checks).toEqual([{ payees: 1 }]);
+  });
+
+  it("a transfer's other side the delta carries differently: the delta's, drift counted", async () => {
+    const context = setup();
+    const { clock, read, checks } = context;
+    await read();
+    writeTransfer(context, 'different');
+    clock.advance(MINUTE + 1);
+    const after = await read();
+    expect(after.snapshot.transaction('other-side')?.amount).toBe(2_400);
+    expect(checks).toEqual([{ transactions: 1, payees: 1 }]);
+  });
+
+  it("a transfer's other side the delta does not carry: removed, drift counted", async () => {
+    const context = setup();
+    const { clock, read, checks } = context;
+    await read();
+    writeTransfer(context, 'absent');
+    clock.advance(MINUTE + 1);
+    const after = await read();
+    expect(after.snapshot.transaction('other-side')).toBeUndefined();
+    expect(checks).toEqual([{ transactions: 1, payees: 1 }]);
   });
 });

@@ -54,6 +54,11 @@ export interface PlanLookups {
   accountOfType(type: string): Promise<Account>;
   /** A visible, user-facing category (not internal, not credit card payment). */
   spendingCategory(index?: number): Promise<Category>;
+  /**
+   * A category with a target: a write in it takes the delta (the gateway's one-trip arithmetic
+   * does not follow target progress, src/replica/local-effects.ts).
+   */
+  categoryWithTarget(): Promise<Category>;
 }
 
 export type MutationStack = ClockedStack & PlanLookups;
@@ -108,6 +113,14 @@ export function withLookups(stack: ClockedStack): MutationStack {
         .filter((c) => !c.hidden && !c.internal);
       const category = usable[index];
       if (!category) throw new Error(`no spending category #${index}`);
+      return category;
+    },
+    async categoryWithTarget() {
+      const category = (await categoryGroups())
+        .filter((g) => !g.internal && !g.hidden)
+        .flatMap((g) => g.categories)
+        .find((c) => c.goal_type !== null && !c.hidden && !c.deleted);
+      if (!category) throw new Error('the seed has no category with a target');
       return category;
     },
   };
