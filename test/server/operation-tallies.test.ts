@@ -50,9 +50,7 @@ function gatewayMetrics() {
 
 /** The text of the two families only (the gateway's registry holds more). */
 async function families(registry: Registry): Promise<string> {
-  const texts = await Promise.all(
-    FAMILIES.map((name) => registry.getSingleMetricAsString(name)),
-  );
+  const texts = await Promise.all(FAMILIES.map((name) => registry.getSingleMetricAsString(name)));
   return texts.join('\n');
 }
 
@@ -89,7 +87,12 @@ describe('operation figures counted between scrapes', () => {
     const expected = reference();
     // Nothing yet: no series in either.
     expect(await families(metrics.registry)).toBe(await families(expected.registry));
-    for (const [round, batch] of [samples(500, 1), samples(3, 2), [], samples(2_000, 3)].entries()) {
+    for (const [round, batch] of [
+      samples(500, 1),
+      samples(3, 2),
+      [],
+      samples(2_000, 3),
+    ].entries()) {
       for (const sample of batch) {
         metrics.operation(sample);
         expected.operation(sample);
