@@ -10,10 +10,10 @@
  *   npx tsx bench/probes/replay-path.ts [--requests 20000] [--rounds 5]
  */
 import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
 import { createSandbox } from '@plans-gateway/sandbox';
 import { defaultConfig } from '../../src/config/config.js';
 import { createGateway } from '../../src/gateway/gateway.js';
@@ -120,9 +120,18 @@ try {
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const show = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(' ');
-  console.log(`load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  console.log(`replay, CPU µs per request (median of ${rounds}): ${median(plain).toFixed(2)} [${show(plain)}]`);
-  console.log(`replay br, CPU µs per request (median of ${rounds}): ${median(brotli).toFixed(2)} [${show(brotli)}]`);
+  console.log(
+    `load average ${(await import('node:os'))
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  console.log(
+    `replay, CPU µs per request (median of ${rounds}): ${median(plain).toFixed(2)} [${show(plain)}]`,
+  );
+  console.log(
+    `replay br, CPU µs per request (median of ${rounds}): ${median(brotli).toFixed(2)} [${show(brotli)}]`,
+  );
 } finally {
   server.close();
   await gateway.close?.();
