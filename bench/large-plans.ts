@@ -18,13 +18,15 @@
  * Figures depend on the machine; nothing here is a test (the bounds in bytes are proven by
  * test/replica/streamed-load.property.test.ts and test/upstream/json-array-stream.test.ts).
  */
-import { type ChildProcess, execFile, fork } from 'node:child_process';
+
+import { type ChildProcess, execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createSandbox, type Sandbox } from '@plans-gateway/sandbox';
 import { defaultReplicaBytes } from '../src/config/config.js';
+import { startBusy, stopBusy } from './busy.js';
 import { createGraphQLClient, isGoodAnswer } from './clients.js';
 import { startGatewayProcess } from './gateway-process.js';
 
@@ -168,29 +170,6 @@ async function parseFloor(
     mode: string;
   };
   return { seconds: result.seconds, cpuSeconds: result.cpuSeconds, mode: result.mode };
-}
-
-/** The second load of `loaded`: a process keeping one core busy until it is stopped. */
-async function startBusy(): Promise<ChildProcess> {
-  const entry = fileURLToPath(new URL('./busy-child.ts', import.meta.url));
-  const child = fork(entry, [], {
-    execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.once('message', () => resolve());
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`busy-child exited (${code})`)));
-  });
-  return child;
-}
-
-async function stopBusy(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.disconnect();
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 function peakRss(pid: number): number {

@@ -30,7 +30,7 @@ export interface BenchOptions {
   largeSizes: number[];
   /** With `large`: runs of each measurement (medians reported). @default 3 */
   repeats: number;
-  /** With `large`: a second process keeps one core busy beside every measurement. @default false */
+  /** With `large` or `replay`: a second process keeps one core busy beside every measurement. @default false */
   loaded: boolean;
   /** Run only the warm-path benchmark against bare yoga and raw node:http (bench/floor.ts). @default false */
   floor: boolean;
@@ -73,8 +73,8 @@ const HELP = `Usage: npm run bench -- [options]
   --huge                    with --large: also 1000000 transactions (about 5 min more, 3 GB of RAM)
   --sizes <n,n,...>         with --large: the plan sizes instead
   --repeats <n>             with --large: runs of each measurement, medians reported (default 3)
-  --loaded                  with --large: a second process keeps one core busy beside every
-                            measurement (the machine loaded as CI is; the output says so)
+  --loaded                  with --large or --replay: a second process keeps one core busy beside
+                            every measurement (the machine loaded as CI is; the output says so)
   --floor                   only the warm path: the gateway's warm dashboard against bare graphql-yoga
                             answering the same JSON, and the answer cache against raw node:http
   --rounds <n>              with --floor: turns of the four servers, medians reported (default 3)

@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSandbox } from '@plans-gateway/sandbox';
 import { Pool } from 'undici';
+import { startBusy, stopBusy } from './busy.js';
 import { createGraphQLClient, isGoodAnswer } from './clients.js';
 import { type CpuTime, type FloorProcess, median, startFloorProcess } from './floor-process.js';
 import { type GatewayProcess, startGatewayProcess } from './gateway-process.js';
@@ -37,6 +38,8 @@ export interface ReplayOptions {
   requests: number;
   planTransactions: number;
   rounds: number;
+  /** A second process keeps one core busy through every phase (`busy.ts`). @default false */
+  loaded?: boolean;
 }
 
 export interface ReplayPhase extends LatencySummary {
@@ -60,6 +63,8 @@ export interface ReplayResult {
   brotliBytes: number;
   concurrency: number;
   rounds: number;
+  /** Whether a second process kept one core busy through every phase. */
+  loaded: boolean;
 }
 
 /** A client that sends the dashboard and only counts the bytes it gets back. */
@@ -103,6 +108,7 @@ export async function runReplayBench(options: ReplayOptions): Promise<ReplayResu
   let gateway: GatewayProcess | undefined;
   let floor: FloorProcess | undefined;
   const clients: { close(): Promise<void> }[] = [];
+  let busy: Awaited<ReturnType<typeof startBusy>> | undefined;
   try {
     gateway = await startGatewayProcess({
       upstreamUrl: sandbox.url,
@@ -178,6 +184,7 @@ export async function runReplayBench(options: ReplayOptions): Promise<ReplayResu
         systemMsPerRequest: (after.system - before.system) / 1000 / requests,
       };
     };
+    if (options.loaded) busy = await startBusy();
     const rounds: ReplayPhase[][] = [];
     for (let round = 0; round < options.rounds; round += 1) {
       process.stdout.write(`  round ${round + 1}/${options.rounds}\n`);
@@ -208,8 +215,10 @@ export async function runReplayBench(options: ReplayOptions): Promise<ReplayResu
       brotliBytes,
       concurrency: options.concurrency,
       rounds: options.rounds,
+      loaded: options.loaded === true,
     };
   } finally {
+    if (busy) await stopBusy(busy);
     for (const client of clients) await client.close();
     floor?.close();
     await gateway?.close();
@@ -226,7 +235,7 @@ export function formatReplay(result: ReplayResult): string {
   const row = (name: string, s: ReplayPhase) =>
     `| ${name} | ${s.throughputPerS.toFixed(0)} | ${s.p50Ms.toFixed(2)} | ${(s.cpuMsPerRequest * 1000).toFixed(0)} | ${(s.systemMsPerRequest * 1000).toFixed(0)} | ${s.errors} |`;
   return [
-    `Replays of the dashboard (${result.answerBytes} bytes of JSON, ${result.brotliBytes} as brotli) against raw node:http serving the same bytes, c=${result.concurrency}, a client that only reads bytes, medians of ${result.rounds} rounds (phases alternated):`,
+    `Replays of the dashboard (${result.answerBytes} bytes of JSON, ${result.brotliBytes} as brotli) against raw node:http serving the same bytes, c=${result.concurrency}, a client that only reads bytes, medians of ${result.rounds} rounds (phases alternated)${result.loaded ? ', machine loaded: a second process (bench/busy-child.ts) kept one core busy through every phase' : ''}:`,
     '',
     '| server | requests/s | p50 ms | server CPU µs / request | of which system | errors |',
     '| --- | --- | --- | --- | --- | --- |',

@@ -325,6 +325,7 @@ async function main(): Promise<void> {
       requests: options.requests,
       planTransactions: options.planTransactions,
       rounds: options.rounds,
+      loaded: options.loaded,
     });
     console.log('');
     console.log(formatReplay(result));

@@ -266,6 +266,15 @@ export function warmingReplicas(
       }
       return inner.read(request);
     },
+    // A fresh replica is held here: no warm-up to wait for, but the token is noted all the same.
+    ...(inner.readFresh
+      ? {
+          readFresh(request) {
+            seals.remember(request.token, request.tokenKey);
+            return inner.readFresh!(request);
+          },
+        }
+      : {}),
     applySaved(tokenKey, planId, saved) {
       const snapshot = inner.applySaved(tokenKey, planId, saved);
       const concrete = snapshot?.planId ?? (PLAN_ALIASES.has(planId) ? undefined : planId);

@@ -50,6 +50,7 @@ export function createGatewayReplicas(options: GatewayReplicasOptions): ReplicaS
   );
   const served = cluster ? cluster.replicas(store) : store;
   if (!onRead) return served;
+  const { readFresh } = served;
   return {
     ...served,
     async read(request) {
@@ -57,5 +58,14 @@ export function createGatewayReplicas(options: GatewayReplicasOptions): ReplicaS
       onRead(request.token, request.tokenKey, answer.snapshot.planId);
       return answer;
     },
+    ...(readFresh
+      ? {
+          readFresh(request) {
+            const answer = readFresh(request);
+            if (answer) onRead(request.token, request.tokenKey, answer.snapshot.planId);
+            return answer;
+          },
+        }
+      : {}),
   };
 }

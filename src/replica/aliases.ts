@@ -84,7 +84,8 @@ export function lookupReplica(
   requested: string,
 ): HeldReplica {
   const resolution = aliases.get(tokenKey, requested);
-  const planId = aliases.planIdOf(tokenKey, requested);
+  // As `planIdOf`, from the resolution just read (every replay reads through here).
+  const planId = resolution?.planId ?? (PLAN_ALIASES.has(requested) ? undefined : requested);
   const key = planId === undefined ? undefined : replicaKey(tokenKey, planId);
   return { resolution, planId, key, entry: key === undefined ? undefined : cache.peek(key) };
 }

@@ -236,6 +236,7 @@ export function createReplicaStore(options: ReplicaStoreOptions): ReplicaStore {
   const store = createStoreState(options);
   return {
     read: (request) => readReplica(store, request),
+    readFresh: (request) => readFresh(store, request, store.now()),
     applySaved: (tokenKey, planId, saved) => applySaved(store, tokenKey, planId, saved),
     exactKnowledge(tokenKey, planId) {
       const { entry } = lookupReplica(store.aliases, store.cache, tokenKey, planId);
@@ -351,15 +352,25 @@ function oldestAccepted(request: ReplicaReadRequest, arrival: number): number {
   return Math.min(asOf ?? arrival, arrival) - maxAgeMs;
 }
 
-async function readReplica(store: StoreState, request: ReplicaReadRequest): Promise<ReplicaRead> {
+/** Private: the held replica when it answers `request` with no upstream call (as `read` would). */
+function readFresh(
+  store: StoreState,
+  request: ReplicaReadRequest,
+  arrival: number,
+): ReplicaRead | undefined {
   assertReadRequest(request);
-  const { tokenKey, planId: requested } = request;
+  const held = lookupReplica(store.aliases, store.cache, request.tokenKey, request.planId);
+  if (!isFresh(held, request, arrival) || held.key === undefined) return undefined;
+  const entry = store.cache.get(held.key) ?? held.entry!;
+  return answerFrom(store, entry, 'none', arrival);
+}
+
+async function readReplica(store: StoreState, request: ReplicaReadRequest): Promise<ReplicaRead> {
   const arrival = store.now();
+  const fresh = readFresh(store, request, arrival);
+  if (fresh !== undefined) return fresh;
+  const { tokenKey, planId: requested } = request;
   const held = lookupReplica(store.aliases, store.cache, tokenKey, requested);
-  if (isFresh(held, request, arrival) && held.key !== undefined) {
-    const entry = store.cache.get(held.key) ?? held.entry!;
-    return answerFrom(store, entry, 'none', arrival);
-  }
   const outcome = await awaitSync(store, request, arrival, held.entry ? 'delta' : 'full');
   if (outcome.ok) {
     store.cache.get(replicaKey(tokenKey, outcome.entry.planId));

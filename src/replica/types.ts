@@ -404,6 +404,13 @@ export interface ReplicaStore {
   /** A replica no older than `freshness.maxAgeMs`: no call, one delta, or a full export. */
   read(request: ReplicaReadRequest): Promise<ReplicaRead>;
   /**
+   * What `read` answers at once, with no upstream call: the held replica when it is fresh enough
+   * for `request`; undefined when `read` would sync (or join a sync). Answers without a promise
+   * (the answer cache's replays revalidate through it). A wrapper that does something on `read`
+   * (notes the token, counts the read) must do it here too, or leave this out.
+   */
+  readFresh?(request: ReplicaReadRequest): ReplicaRead | undefined;
+  /**
    * Applies saved entities to the replica of (tokenKey, planId) without advancing its
    * knowledge. Returns the new snapshot, or undefined when no replica is held.
    */

@@ -155,21 +155,16 @@ export function createWireReplay({
     let memo = bucket && memoOf(bucket, body);
     let named: Named;
     let presented: Presented | undefined;
-    /** Not answered here: yoga finds what the request presents as read here (`adoptCarried`). */
-    const handOn = (): false => {
-      carried.set(request, presented);
-      return false;
-    };
     if (memo) {
       presented = memo.presented;
       const check = presented === undefined ? null : checked(admission, presented);
       const credentials = check instanceof Promise ? await check : check;
-      if (credentials === undefined) return handOn();
+      if (credentials === undefined) return handOn(request, presented);
       const known = memo.named.credentials;
       if (credentials?.tokenKey !== known?.tokenKey) {
         // Not the caller it named (cannot happen for one credential, but never across callers).
         memos.delete(key!);
-        return handOn();
+        return handOn(request, presented);
       }
       // A gateway token's grant may carry a refreshed upstream token: the fresh one reads.
       named = credentials === known ? memo.named : { ...memo.named, credentials };
@@ -178,7 +173,7 @@ export function createWireReplay({
       presented = presentedByHeaders(headers.authorization, url);
       const check = presented === undefined ? null : checked(admission, presented);
       const credentials = check instanceof Promise ? await check : check;
-      if (credentials === undefined) return handOn();
+      if (credentials === undefined) return handOn(request, presented);
       const fresh = nameOperation(admission, schemaDigest, {
         params,
         get,
@@ -186,7 +181,7 @@ export function createWireReplay({
         accept: headers.accept ?? '',
         credentials,
       });
-      if (fresh === null) return handOn();
+      if (fresh === null) return handOn(request, presented);
       named = fresh;
       if (key !== null) {
         memo = { body: body && copyOf(body), presented, named, admitted: false, sent: [] };
@@ -201,7 +196,7 @@ export function createWireReplay({
       requestId,
       ...(memo?.admitted ? { admitted: true as const } : {}),
     });
-    if (replayed === null || response.headersSent) return handOn();
+    if (replayed === null || response.headersSent) return handOn(request, presented);
     if (memo && !memo.admitted && hasText(named)) memo.admitted = true;
     const sent = memo ? sentHeaders(memo, replayed) : wireHeaders(replayed);
     response.writeHead(replayed.status, [...sent, REQUEST_ID_HEADER, requestId]);
@@ -211,6 +206,15 @@ export function createWireReplay({
 }
 
 const EMPTY: readonly string[] = [];
+
+/**
+ * Private: not answered here: yoga finds what the request presents as read here
+ * (`adoptCarried`). A function of the module, not a closure made per request.
+ */
+function handOn(request: IncomingMessage, presented: Presented | undefined): false {
+  carried.set(request, presented);
+  return false;
+}
 
 /**
  * Private: the head of the exact request as far as naming it goes: method (GET or POST), URL
@@ -349,11 +353,12 @@ type Reading = IncomingMessage & { [READING]?: BodyReading };
 function readBody(request: IncomingMessage, length: number): Promise<Buffer | null> {
   return new Promise((done) => {
     (request as Reading)[READING] = { chunks: [], received: 0, length, done };
+    // `on`, not `once` (which wraps each listener per request): each fires at most once, and
+    // after `end` the others settle nothing (a promise resolves once).
     request.on('data', onBodyData);
-    request.once('end', onBodyEnd);
-    request.once('error', onBodyGone);
-    // After `end` this settles nothing: a promise resolves once.
-    request.once('close', onBodyGone);
+    request.on('end', onBodyEnd);
+    request.on('error', onBodyGone);
+    request.on('close', onBodyGone);
   });
 }
 

@@ -7,6 +7,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { UpstreamCallRecord, UpstreamMeter } from '../operation/upstream-calls.js';
+import { createOperationTallies } from './operation-tallies.js';
 
 /** Distinct operation names kept as label values; later ones count as `other`. */
 export const MAX_OPERATION_NAMES = 200;
@@ -113,16 +114,28 @@ export function createGatewayMetrics({
   const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
     new Histogram({ name, help, labelNames, buckets: SECONDS_BUCKETS, registers });
 
-  const operations = counter(
-    'gateway_operations_total',
-    'GraphQL operations by name, type and outcome (ok, partial, error, refused before running).',
-    ['operation', 'type', 'outcome'],
-  );
-  const operationSeconds = histogram(
-    'gateway_operation_duration_seconds',
-    'Execution time of GraphQL operations that ran.',
-    ['operation', 'type', 'outcome'],
-  );
+  // Every operation (each replay too) is counted here in plain numbers, handed to these two
+  // when /metrics is scraped (operation-tallies.ts).
+  const tallies = createOperationTallies(SECONDS_BUCKETS);
+  new Counter({
+    name: 'gateway_operations_total',
+    help: 'GraphQL operations by name, type and outcome (ok, partial, error, refused before running).',
+    labelNames: ['operation', 'type', 'outcome'] as const,
+    registers,
+    collect() {
+      tallies.flushCounts(this);
+    },
+  });
+  new Histogram({
+    name: 'gateway_operation_duration_seconds',
+    help: 'Execution time of GraphQL operations that ran.',
+    labelNames: ['operation', 'type', 'outcome'] as const,
+    buckets: SECONDS_BUCKETS,
+    registers,
+    collect() {
+      tallies.writeDurations(this);
+    },
+  });
   const errors = counter(
     'gateway_operation_errors_total',
     'Errors in GraphQL answers by extensions.code.',
@@ -216,9 +229,10 @@ export function createGatewayMetrics({
         type: sample.type ?? 'unknown',
         outcome: sample.outcome,
       };
-      operations.inc(labels);
-      if (sample.durationMs !== undefined)
-        operationSeconds.observe(labels, sample.durationMs / 1000);
+      tallies.record(
+        labels,
+        sample.durationMs === undefined ? undefined : sample.durationMs / 1000,
+      );
       for (const code of sample.errorCodes) errors.inc({ code: boundedCode(code) });
       for (const reason of sample.staleReasons) stale.inc({ reason });
     },

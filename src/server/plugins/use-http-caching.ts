@@ -38,7 +38,7 @@ export interface HttpCachingOptions {
   /** The request id of a request (use-request-id.ts), for admission's report of a replay. */
   requestIdOf: (request: Request) => string;
   /** Re-reads the replicas a remembered answer depended on: no upstream call within max-age. */
-  replicas: Pick<ReplicaStore, 'read'>;
+  replicas: Pick<ReplicaStore, 'read' | 'readFresh'>;
   /**
    * The request's freshness, decided once per request: revalidating at the door and executing
    * afterwards ask for the same data (one delta for a `no-cache` read, not two).

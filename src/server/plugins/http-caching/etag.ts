@@ -43,13 +43,20 @@ export interface Revalidation {
   /**
    * The current ETag of a remembered answer, from the replicas it read, and their ages; null when
    * none is remembered, it read REST answers too, the request has no credentials, or a replica
-   * cannot be read fresh (stale, or failing).
+   * cannot be read fresh (stale, or failing). Without a promise when every replica is within
+   * the request's max-age (`ReplicaStore.readFresh`).
    */
   current(
     request: HeadersOf,
     name: Named,
     meter?: OperationMeter,
-  ): Promise<{ etag: string; ages: number[] } | null>;
+  ): CurrentTag | null | Promise<CurrentTag | null>;
+}
+
+/** The current ETag of a remembered answer, and the ages of the replicas it was read from. */
+export interface CurrentTag {
+  readonly etag: string;
+  readonly ages: number[];
 }
 
 export function createRevalidation({
@@ -57,7 +64,7 @@ export function createRevalidation({
   freshnessOf,
   maxEntries,
 }: {
-  replicas: Pick<ReplicaStore, 'read'>;
+  replicas: Pick<ReplicaStore, 'read' | 'readFresh'>;
   freshnessOf: FreshnessOf;
   maxEntries: number;
 }): Revalidation {
@@ -72,40 +79,84 @@ export function createRevalidation({
       });
       return { etag, replayable };
     },
-    async current(request, { fingerprint, credentials }, meter) {
+    current(request, { fingerprint, credentials }, meter) {
       const entry = remembered.get(fingerprint);
       if (!entry?.replayable || !credentials) return null;
       const freshness = freshnessOf(request);
       const { token, tokenKey } = credentials;
-      const dependencies: ReplicaDependency[] = [];
-      const ages: number[] = [];
-      for (const planId of entry.plans) {
-        let read: ReplicaRead;
-        try {
-          read = await replicas.read(
-            meter
-              ? { token, tokenKey, planId, freshness, meter }
-              : { token, tokenKey, planId, freshness },
-          );
-        } catch {
-          return null;
+      const found: Found = { dependencies: [], ages: [] };
+      // Replicas within max-age answer at once: no promise while every one of them does.
+      if (replicas.readFresh) {
+        for (const planId of entry.plans) {
+          let read: ReplicaRead | undefined;
+          try {
+            read = replicas.readFresh({ token, tokenKey, planId, freshness });
+          } catch {
+            return null;
+          }
+          if (read === undefined) break;
+          if (read.stale) return null;
+          note(found, planId, read);
         }
-        if (read.stale) return null;
-        ages.push(read.ageMs);
-        dependencies.push({
-          requested: planId,
-          planId: read.snapshot.planId,
-          version: read.version,
-          currentMonth: read.snapshot.currentMonth(),
-        });
+        if (found.ages.length === entry.plans.length) return tagOf(entry, fingerprint, found);
       }
-      if (entry.last && sameDependencies(entry.last.dependencies, dependencies))
-        return { etag: entry.last.etag, ages };
-      const etag = etagOf(fingerprint, { replicas: dependencies, rest: [] });
-      entry.last = { dependencies, etag };
-      return { etag, ages };
+      return readTheRest(entry, fingerprint, found, async (planId) =>
+        replicas.read(
+          meter
+            ? { token, tokenKey, planId, freshness, meter }
+            : { token, tokenKey, planId, freshness },
+        ),
+      );
     },
   };
+}
+
+/** Private: what the reads of a revalidation found so far, plan by plan. */
+interface Found {
+  readonly dependencies: ReplicaDependency[];
+  readonly ages: number[];
+}
+
+function note(found: Found, planId: string, read: ReplicaRead): void {
+  found.ages.push(read.ageMs);
+  found.dependencies.push({
+    requested: planId,
+    planId: read.snapshot.planId,
+    version: read.version,
+    currentMonth: read.snapshot.currentMonth(),
+  });
+}
+
+/**
+ * Private: the plans not read yet (past the first that was not fresh), each through `read` (no
+ * call within max-age, one delta past it); null when one cannot be read fresh.
+ */
+async function readTheRest(
+  entry: Remembered,
+  fingerprint: string,
+  found: Found,
+  read: (planId: string) => Promise<ReplicaRead>,
+): Promise<CurrentTag | null> {
+  for (const planId of entry.plans.slice(found.ages.length)) {
+    let answer: ReplicaRead;
+    try {
+      answer = await read(planId);
+    } catch {
+      return null;
+    }
+    if (answer.stale) return null;
+    note(found, planId, answer);
+  }
+  return tagOf(entry, fingerprint, found);
+}
+
+/** Private: the ETag of what was found: the last one again when every replica is as it was. */
+function tagOf(entry: Remembered, fingerprint: string, { dependencies, ages }: Found): CurrentTag {
+  if (entry.last && sameDependencies(entry.last.dependencies, dependencies))
+    return { etag: entry.last.etag, ages };
+  const etag = etagOf(fingerprint, { replicas: dependencies, rest: [] });
+  entry.last = { dependencies, etag };
+  return { etag, ages };
 }
 
 /** Private: whether two reads of the same plans found every replica in the same state. */

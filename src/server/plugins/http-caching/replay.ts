@@ -110,20 +110,17 @@ export function createReplay({
       const started = monotonicNow();
       // What revalidating costs is this request's, answered from the cache or executed after all.
       const meter = new RevalidationMeter();
-      /** No answer from here: the calls revalidating made (if any) are the execution's. */
-      const miss = (): null => {
-        if (meter.calls) carried.set(request, meter.calls);
-        return null;
-      };
-      const current = await revalidation.current(request, name, meter);
-      if (current === null) return miss();
+      const revalidated = revalidation.current(request, name, meter);
+      const current = revalidated instanceof Promise ? await revalidated : revalidated;
+      if (current === null) return miss(carried, request, meter);
       const notModified = candidates !== null && matches(candidates, current.etag);
       const answer = notModified ? undefined : answers?.get(current.etag);
-      if (!notModified && !answer) return miss();
+      if (!notModified && !answer) return miss(carried, request, meter);
       const asked = request.headers.get(METRICS_HEADER) === '1';
       // A GET asking for metrics is not the ETagged answer: it runs. An ETagged GET shows none.
-      if (!notModified && get && asked) return miss();
-      if (!carrier.admitted && !(await admitted(admission, name, carrier))) return miss();
+      if (!notModified && get && asked) return miss(carried, request, meter);
+      if (!carrier.admitted && !(await admitted(admission, name, carrier)))
+        return miss(carried, request, meter);
       if (notModified || !answer) return { status: 304, etag: current.etag };
       if (report) {
         const durationMs = monotonicNow() - started;
@@ -160,6 +157,19 @@ export function createReplay({
       return calls;
     },
   };
+}
+
+/**
+ * Private: no answer from here: the calls revalidating made (if any) are the execution's. A
+ * function of the module, not a closure made per request.
+ */
+function miss(
+  carried: WeakMap<ReplayRequest, UpstreamCallRecord[]>,
+  request: ReplayRequest,
+  meter: RevalidationMeter,
+): null {
+  if (meter.calls) carried.set(request, meter.calls);
+  return null;
 }
 
 /** Nothing spent: what a revalidation within max-age costs (no call, no cache count). */
