@@ -368,7 +368,7 @@ describe('one-trip writes', () => {
     };
 
     await fc.assert(fc.asyncProperty(fc.array(command, { minLength: 2, maxLength: 5 }), run), {
-      numRuns: 40,
+      numRuns: 20,
       seed: 34_004,
     });
     // Some writes took the one-trip path, of each widened kind (the seed is fixed, so this does

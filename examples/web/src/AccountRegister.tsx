@@ -1,6 +1,7 @@
 import { useQuery } from '@apollo/client/react';
 import { shortDate } from './dates.js';
 import { ACCOUNT_REGISTER, REGISTER_PAGE, type RegisterRow } from './operations.js';
+import { Paging } from './Paging.js';
 
 const CLEARED_MARK: Record<RegisterRow['cleared'], string> = {
   cleared: 'C',
@@ -73,18 +74,16 @@ export function AccountRegister({ planId, accountId }: { planId: string; account
           ))}
         </tbody>
       </table>
-      <p className="paging" data-testid="register-paging">
-        {connection.edges.length} of {connection.totalCount}
-        {connection.pageInfo.hasNextPage && (
-          <button
-            type="button"
-            disabled={loading}
-            onClick={() => void fetchMore({ variables: { after: connection.pageInfo.endCursor } })}
-          >
-            Load more
-          </button>
-        )}
-      </p>
+      <Paging
+        shown={connection.edges.length}
+        total={connection.totalCount}
+        endCursor={connection.pageInfo.endCursor}
+        hasNextPage={connection.pageInfo.hasNextPage}
+        loading={loading}
+        more={(after) => void fetchMore({ variables: { after } })}
+        label="Load more"
+        testId="register-paging"
+      />
     </section>
   );
 }

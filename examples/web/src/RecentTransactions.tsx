@@ -1,6 +1,7 @@
 import { useQuery } from '@apollo/client/react';
 import { shortDate } from './dates.js';
 import { RECENT_TRANSACTIONS } from './operations.js';
+import { Paging } from './Paging.js';
 
 const PAGE = 10;
 
@@ -43,18 +44,15 @@ export function RecentTransactionsList({ planId }: { planId: string }) {
           ))}
         </tbody>
       </table>
-      <p className="paging">
-        {connection.edges.length} of {connection.totalCount}
-        {connection.pageInfo.hasNextPage && (
-          <button
-            type="button"
-            disabled={loading}
-            onClick={() => void fetchMore({ variables: { after: connection.pageInfo.endCursor } })}
-          >
-            Show more
-          </button>
-        )}
-      </p>
+      <Paging
+        shown={connection.edges.length}
+        total={connection.totalCount}
+        endCursor={connection.pageInfo.endCursor}
+        hasNextPage={connection.pageInfo.hasNextPage}
+        loading={loading}
+        more={(after) => void fetchMore({ variables: { after } })}
+        label="Show more"
+      />
     </>
   );
 }

@@ -100,14 +100,8 @@ export const RECENT_TRANSACTIONS: TypedDocumentNode<
   }
 `;
 
-export interface RegisterRow {
-  id: string;
-  date: string;
-  amount: number;
-  amountFormatted: string;
-  memo: string | null;
-  payeeName: string | null;
-  categoryName: string | null;
+/** A register's row: what the recent list shows but the account (the register is one account's). */
+export interface RegisterRow extends Omit<TransactionRow, 'account'> {
   cleared: 'cleared' | 'uncleared' | 'reconciled';
 }
 
