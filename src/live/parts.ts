@@ -19,6 +19,7 @@ import type {
   PlanDeletions,
   TransactionPlace,
 } from '../replica/changes.js';
+import { noDeletions } from '../replica/changes.js';
 import type {
   AccountRow,
   CategoryGroupRow,
@@ -253,15 +254,7 @@ class EventBuilder {
   private readonly _transactions: TransactionRow[] = [];
   private readonly _lines: SubTransactionRow[] = [];
   private readonly _before: TransactionPlace[] = [];
-  private readonly _gone: { [F in keyof PlanDeletions]: string[] } = {
-    accountIds: [],
-    categoryGroupIds: [],
-    categoryIds: [],
-    months: [],
-    payeeIds: [],
-    transactionIds: [],
-    scheduledTransactionIds: [],
-  };
+  private readonly _gone: { [F in keyof PlanDeletions]: string[] } = noDeletions();
 
   get empty(): boolean {
     return this.rows === 0;

@@ -104,15 +104,20 @@ export function emptyPlanChange(
     subtransactions: [],
     transactionsBefore: [],
     scheduledTransactions: [],
-    deleted: {
-      accountIds: [],
-      categoryGroupIds: [],
-      categoryIds: [],
-      months: [],
-      payeeIds: [],
-      transactionIds: [],
-      scheduledTransactionIds: [],
-    },
+    deleted: noDeletions(),
+  };
+}
+
+/** Deletions of every kind, none yet, in lists a change or a page being gathered fills. */
+export function noDeletions(): { [F in keyof PlanDeletions]: string[] } {
+  return {
+    accountIds: [],
+    categoryGroupIds: [],
+    categoryIds: [],
+    months: [],
+    payeeIds: [],
+    transactionIds: [],
+    scheduledTransactionIds: [],
   };
 }
 
