@@ -38,15 +38,17 @@ afterAll(() => stack.close());
 
 const upstreamCalls = () => stack.upstreamCalls();
 
+/** The replica is read (so current) and the upstream calls counted from here. */
+async function replicaCurrent(): Promise<void> {
+  await stack.gql('{ plan(id: "last-used") { id } }');
+  stack.resetUpstreamCalls();
+}
+
 describe('a write selecting its account balance', () => {
   it('costs one upstream call when its answer is one step past the replica', async () => {
     const checking = await stack.accountOfType('checking');
-    const category = (await stack.categories()).find(
-      (c) => c.goal_type === null && !c.hidden && !c.internal && !c.deleted && c.budgeted > 0,
-    );
-    if (!category) throw new Error('the seed has no category without a target');
-    await stack.gql('{ plan(id: "last-used") { id } }');
-    stack.resetUpstreamCalls();
+    const category = await plainCategory(Number.MIN_SAFE_INTEGER, { budgeted: true });
+    await replicaCurrent();
 
     const response = await stack.gql(CREATE_BALANCE, {
       p: stack.planId,
@@ -70,16 +72,12 @@ describe('a write selecting its account balance', () => {
 
   it("moves next month's Ready to Assign by what it overspends, without a delta", async () => {
     const checking = await stack.accountOfType('checking');
-    const category = (await stack.categories()).find(
-      (c) => c.goal_type === null && !c.hidden && !c.internal && !c.deleted && c.budgeted > 0,
-    );
-    if (!category) throw new Error('the seed has no category without a target');
+    const category = await plainCategory(Number.MIN_SAFE_INTEGER, { budgeted: true });
     const lastMonth = `${new Date(Date.parse(`${TODAY.slice(0, 7)}-01T00:00:00Z`) - 86_400_000)
       .toISOString()
       .slice(0, 7)}-01`;
     const before = await stack.monthCategory(lastMonth, category.id);
-    await stack.gql('{ plan(id: "last-used") { id } }');
-    stack.resetUpstreamCalls();
+    await replicaCurrent();
 
     const response = await stack.gql(
       `mutation($p: PlanId!, $input: CreateTransactionInput!) {
@@ -208,12 +206,16 @@ async function expectSameFigures(categoryId: string) {
   expect(seen).toEqual(await sandboxFigures(categoryId));
 }
 
-/** A category the arithmetic follows (no target, visible, not internal) holding `atLeast`. */
-async function plainCategory(atLeast = Number.MIN_SAFE_INTEGER) {
+/**
+ * A category the arithmetic follows (no target, visible, not internal) holding `atLeast`, with
+ * money assigned this month when `budgeted`.
+ */
+async function plainCategory(atLeast = Number.MIN_SAFE_INTEGER, { budgeted = false } = {}) {
   const category = (await stack.categories()).find(
     (c) =>
       c.goal_type === null &&
       c.balance >= atLeast &&
+      (!budgeted || c.budgeted > 0) &&
       !c.hidden &&
       !c.internal &&
       !c.deleted &&
@@ -264,8 +266,7 @@ describe('a transfer', () => {
   it("between two budget accounts: one upstream call, both balances and the other side as the sandbox's", async () => {
     const checking = await stack.accountOfType('checking');
     const savings = await stack.accountOfType('savings');
-    await stack.gql('{ plan(id: "last-used") { id } }');
-    stack.resetUpstreamCalls();
+    await replicaCurrent();
 
     const response = await stack.gql(TRANSFER, {
       p: stack.planId,
@@ -307,8 +308,7 @@ describe('a transfer', () => {
     const checking = await stack.accountOfType('checking');
     const brokerage = await stack.accountOfType('otherAsset');
     const category = await plainCategory();
-    await stack.gql('{ plan(id: "last-used") { id } }');
-    stack.resetUpstreamCalls();
+    await replicaCurrent();
 
     const response = await stack.gql(TRANSFER, {
       p: stack.planId,
@@ -340,8 +340,7 @@ describe('a transfer', () => {
       (c) => c.category_group_name === 'Credit Card Payments' && c.name === card.name,
     )!;
     const before = await sandboxFigures(payment.id);
-    await stack.gql('{ plan(id: "last-used") { id } }');
-    stack.resetUpstreamCalls();
+    await replicaCurrent();
 
     resultOf(
       await stack.gql(TRANSFER, {
@@ -370,8 +369,7 @@ describe('spending on a credit card in a category', () => {
       (c) => c.category_group_name === 'Credit Card Payments' && c.name === card.name,
     )!;
     const before = await sandboxFigures(payment.id);
-    await stack.gql('{ plan(id: "last-used") { id } }');
-    stack.resetUpstreamCalls();
+    await replicaCurrent();
 
     const response = await stack.gql(CREATE_BALANCE, {
       p: stack.planId,
@@ -390,8 +388,7 @@ describe('spending on a credit card in a category', () => {
 describe('a payee created by name', () => {
   it('is held from the write on: one upstream call', async () => {
     const checking = await stack.accountOfType('checking');
-    await stack.gql('{ plan(id: "last-used") { id } }');
-    stack.resetUpstreamCalls();
+    await replicaCurrent();
 
     const response = await stack.gql(
       `mutation($p: PlanId!, $input: CreateTransactionInput!) {
@@ -420,8 +417,7 @@ describe('what the arithmetic does not follow', () => {
     const checking = await stack.accountOfType('checking');
     const savings = await stack.accountOfType('savings');
     const category = await plainCategory();
-    await stack.gql('{ plan(id: "last-used") { id } }');
-    stack.resetUpstreamCalls();
+    await replicaCurrent();
 
     const response = await stack.gql(TRANSFER, {
       p: stack.planId,
@@ -449,8 +445,7 @@ describe('what the arithmetic does not follow', () => {
   it('spending in a category with a target: the write and its delta', async () => {
     const card = await stack.accountOfType('creditCard');
     const target = await stack.categoryWithTarget();
-    await stack.gql('{ plan(id: "last-used") { id } }');
-    stack.resetUpstreamCalls();
+    await replicaCurrent();
 
     const response = await stack.gql(CREATE_BALANCE, {
       p: stack.planId,
