@@ -126,6 +126,8 @@ export interface PartsHeader {
   readonly previous: number | null;
   /** A WRITE change's own knowledge (`PlanChange.writeServerKnowledge`), on each of its events. */
   readonly write?: number;
+  /** The stream resends the whole plan (`PlanChange.wholePlan`). */
+  readonly wholePlan?: boolean;
 }
 
 /** One event cut from a stream. */
@@ -179,6 +181,7 @@ export class ChangeParts {
       serverKnowledge,
       previousServerKnowledge: this._previous,
       ...(this.header.write === undefined ? {} : { writeServerKnowledge: this.header.write }),
+      ...(this.header.wholePlan ? { wholePlan: true } : {}),
       ...(last ? {} : { continues: true }),
     });
     this._previous = serverKnowledge;
@@ -283,6 +286,7 @@ class EventBuilder {
       | 'serverKnowledge'
       | 'previousServerKnowledge'
       | 'writeServerKnowledge'
+      | 'wholePlan'
       | 'continues'
     >,
   ): PlanChange {

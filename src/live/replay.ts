@@ -45,7 +45,14 @@ export function replayParts(
 ): ChangeParts {
   return new ChangeParts(
     replayItems(at, plan),
-    { planId: at.planId, origin: 'REPLAY', from: since, to: at.serverKnowledge, previous: since },
+    {
+      planId: at.planId,
+      origin: 'REPLAY',
+      from: since,
+      to: at.serverKnowledge,
+      previous: since,
+      ...(plan.everything ? { wholePlan: true } : {}),
+    },
     sizes,
   );
 }
@@ -133,7 +140,8 @@ function* keyedItems(
   for (const id of keys.transactions) {
     if (later((k) => k.transactions, id)) continue;
     const row = at.transaction(id);
-    const before = entries.find((entry) => entry.keys.before.has(id))?.keys.before.get(id);
+    // Filed where it was before the first entry that touched it: nowhere, if that one made it.
+    const before = entries.find((entry) => entry.keys.transactions.has(id))?.keys.before.get(id);
     if (row === undefined) yield { kind: 'gone', field: 'transactionIds', id, before };
     else if (!goneOnly) {
       yield { kind: 'transaction', row, lines: at.subtransactionsOf(id), before };

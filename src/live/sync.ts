@@ -61,7 +61,14 @@ export function syncPage(
   const skip = state.page?.at === now ? state.page.sent : 0;
   const parts = new ChangeParts(
     skipped(replayItems(at, { everything: plan.everything, entries }), skip),
-    { planId: at.planId, origin: 'REPLAY', from: since, to: now, previous: since },
+    {
+      planId: at.planId,
+      origin: 'REPLAY',
+      from: since,
+      to: now,
+      previous: since,
+      ...(plan.everything ? { wholePlan: true } : {}),
+    },
     sizes,
   );
   const part = parts.next(limits);

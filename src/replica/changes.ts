@@ -39,6 +39,11 @@ export interface TransactionPlace {
   readonly accountId: string;
   /** Its own category and its split lines' categories. */
   readonly categoryIds: readonly string[];
+  /**
+   * Known only from the change that deleted it: the replica never held it (made and deleted
+   * between two deltas), so no client was shown it.
+   */
+  readonly unseen?: true;
 }
 
 export interface PlanDeletions {
@@ -75,8 +80,16 @@ export interface PlanChange {
   /** The split lines of the transactions in `transactions`. */
   readonly subtransactions: readonly SubTransactionRow[];
   readonly scheduledTransactions: readonly ScheduledTransactionRow[];
-  /** Where changed or deleted transactions were filed before, so a filtered view sees them leave. */
+  /**
+   * Where changed or deleted transactions were filed before, so a filtered view sees them leave;
+   * a transaction made within the change has none.
+   */
   readonly transactionsBefore: readonly TransactionPlace[];
+  /**
+   * The change resends the whole plan (a replay from nothing, or through a large backfill):
+   * `transactionsBefore` does not tell new transactions from old ones.
+   */
+  readonly wholePlan?: true;
   readonly deleted: PlanDeletions;
   /** One event of a change split to keep events bounded, and not its last one (`feed.ts`). */
   readonly continues?: boolean;
@@ -550,8 +563,12 @@ function noteBefore(
 ): void {
   if (keys.before.has(id)) return;
   const row = previous?.transaction(id);
-  const place = row ? placeOf(row, previous?.subtransactionsOf(id) ?? []) : fromChange();
-  if (place) keys.before.set(id, place);
+  if (row) {
+    keys.before.set(id, placeOf(row, previous?.subtransactionsOf(id) ?? []));
+    return;
+  }
+  const place = fromChange();
+  if (place) keys.before.set(id, { ...place, unseen: true });
 }
 
 function firstOfMonth(date: IsoDate): IsoDate {
@@ -696,6 +713,9 @@ function mergeSubtransactions(
 // Private: where merged transactions were filed before; the earlier change knows it first.
 function mergeBefore(first: PlanChange, second: PlanChange): TransactionPlace[] {
   const before = new Map(second.transactionsBefore.map((place) => [place.id, place] as const));
+  // What the first change touched is filed as it was before that change: nowhere, if it made it.
+  for (const row of first.transactions) before.delete(row.id);
+  for (const id of first.deleted.transactionIds) before.delete(id);
   for (const place of first.transactionsBefore) before.set(place.id, place);
   return [...before.values()];
 }

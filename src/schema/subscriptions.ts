@@ -88,6 +88,18 @@ const PlanDeletionsType = builder.objectRef<PlanDeletions>('PlanDeletions').impl
   }),
 });
 
+const TransactionPlaceType = builder.objectRef<TransactionPlace>('TransactionPlace').implement({
+  description: 'Where a transaction was filed: what account and category filters look at.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'The transaction UUID.' }),
+    accountId: t.exposeID('accountId', { description: 'Its account.' }),
+    categoryIds: t.idList({
+      description: "Its category and its split lines' categories.",
+      resolve: (place) => [...place.categoryIds],
+    }),
+  }),
+});
+
 /** Private: the fields every change event has. */
 function headerFields<Shape extends ChangeHeader>(t: FieldBuilder<Shape>) {
   return {
@@ -208,6 +220,14 @@ export const PlanChangeType = builder.objectRef<PlanChange>('PlanChange').implem
       type: PlanDeletionsType,
       description: 'Ids of what was deleted.',
       resolve: (c) => c.deleted,
+    }),
+    transactionsBefore: t.field({
+      complexity: EVENT_LIST,
+      type: [TransactionPlaceType],
+      nullable: true,
+      description:
+        'Where the changed and deleted transactions were filed before the change, for those that existed before it: a changed transaction without one is new, so a client can keep its lists and their counts right without reading them again. Null when the change resends the whole plan and cannot tell.',
+      resolve: (c) => (c.wholePlan ? null : c.transactionsBefore.filter((p) => !p.unseen)),
     }),
   }),
 });

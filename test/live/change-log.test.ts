@@ -143,6 +143,21 @@ describe('merging changes (a slow subscriber receives one)', () => {
     expect(revived.transactions.map((tx) => tx.id)).toEqual(['t1', 't2']);
   });
 
+  it('files a transaction where it was before the first change: nowhere, if that one made it', () => {
+    const place = (id: string, accountId: string) => ({ id, accountId, categoryIds: [] });
+    const merged = mergeChanges(
+      change({
+        transactions: [row('made', 'a'), row('old', 'b')],
+        transactionsBefore: [place('old', 'a')],
+      }),
+      change({
+        transactions: [row('made', 'b'), row('old', 'c')],
+        transactionsBefore: [place('made', 'a'), place('old', 'b')],
+      }),
+    );
+    expect(merged.transactionsBefore).toEqual([place('old', 'a')]);
+  });
+
   it('keeps the split lines of the version of each transaction that won', () => {
     const line = (id: string, transactionId: string) => ({
       id,

@@ -151,6 +151,57 @@ describe('changes(planId, since)', () => {
     expect(after.changes.deleted.transactionIds).toEqual([]);
   });
 
+  it('says where changed transactions were filed before, and nothing of those made since the cursor', async () => {
+    const s = await started();
+    const { cursor } = page(await changes(s));
+    const token = { token: s.token };
+    const { accounts } = await s.writer.getAccounts(token, { planId: s.planId });
+    const [from, to] = accounts.filter((a) => !a.closed && !a.deleted && a.on_budget);
+    const { transactions } = await s.writer.getTransactions(token, { planId: s.planId });
+    const [moved, removed] = transactions.filter(
+      (tx) =>
+        !tx.deleted &&
+        tx.account_id === from!.id &&
+        tx.subtransactions.length === 0 &&
+        tx.transfer_account_id === null,
+    );
+    // First delta: two rows made after the cursor.
+    const made = await outsideWrite(s, from!.id, 'made offline');
+    const gone = await outsideWrite(s, from!.id, 'made, then deleted');
+    stale(s);
+    page(await changes(s)); // the delta, read: the log's first entry
+    // Second delta: the new rows edited and deleted, old rows moved and deleted, and a row
+    // made and deleted between the two deltas (the gateway never held it).
+    const edit = (transactionId: string, transaction: Record<string, unknown>) =>
+      s.writer.updateTransaction(token, { planId: s.planId, transactionId, body: { transaction } });
+    const remove = (transactionId: string) =>
+      s.writer.deleteTransaction(token, { planId: s.planId, transactionId });
+    await edit(made.id, { memo: 'made offline, edited' });
+    await remove(gone.id);
+    await edit(moved!.id, { account_id: to!.id });
+    await remove(removed!.id);
+    const ghost = await outsideWrite(s, from!.id, 'never seen');
+    await remove(ghost.id);
+    stale(s);
+
+    const answer = await s.gql<{
+      changes: { changes: { transactionsBefore: { id: string; accountId: string }[] | null } };
+    }>(
+      `query($planId: PlanId!, $since: String) { changes(planId: $planId, since: $since) {
+        ... on ChangesPage { changes { transactionsBefore { id accountId } } }
+      } }`,
+      { planId: s.planId, since: cursor },
+    );
+    expect(answer.body.errors).toBeUndefined();
+    const before = answer.body.data!.changes.changes.transactionsBefore!;
+    expect([...before].sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      [
+        { id: moved!.id, accountId: from!.id },
+        { id: removed!.id, accountId: from!.id },
+      ].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+  });
+
   it('comes in bounded pages that together hold every change once', async () => {
     const s = await started({ config: { live: { ...DEFAULT_LIVE, eventRows: 4 } } });
     let { cursor } = page(await changes(s));
