@@ -192,6 +192,109 @@ describe('Apollo Client: persisted cache, resume with changes', () => {
   });
 });
 
+/** The plan's and an account's newest transactions: lists the kit fixes in place. */
+const LISTS = `query Lists($planId: PlanId!, $accountId: UUID!, $first: Int!, $accountFirst: Int!) {
+  plan(id: $planId) {
+    id
+    transactions(first: $first) {
+      totalCount edges { cursor node { id date memo } } pageInfo { hasNextPage endCursor }
+    }
+    account(id: $accountId) {
+      id
+      transactions(first: $accountFirst) {
+        totalCount edges { cursor node { id date memo } } pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+}`;
+interface List {
+  totalCount: number;
+  edges: { cursor: string; node: { id: string; date: string; memo: string | null } }[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+}
+interface Lists {
+  plan: { transactions: List; account: { transactions: List } };
+}
+
+describe('Apollo Client: transaction lists kept right in place', () => {
+  it('places new and moved rows, drops deleted ones, counts them, and asks for nothing more', async () => {
+    const s = await started();
+    let requests = 0;
+    const counting: typeof fetch = (input, init) => {
+      requests += 1;
+      return fetch(input, init);
+    };
+    const client = apolloClient(s, counting);
+    const cursors = storedCursors(memoryStorage());
+    await apolloResumer(client, { planId: s.planId, cursors })();
+    const accountId = await openAccount(s);
+    const query = gql(LISTS);
+    const variables = { planId: s.planId, accountId, first: 3, accountFirst: 3 };
+    const shown = (await client.query<Lists>({ query, variables })).data!.plan;
+    expect(shown.transactions.pageInfo.hasNextPage).toBe(true);
+
+    // Elsewhere: a new row (today: the newest), the oldest shown row moved to today, a shown
+    // row of the account deleted.
+    const today = new Date(s.clock.now()).toISOString().slice(0, 10);
+    const made = await outsideWrite(s, accountId, 'made elsewhere');
+    const moved = shown.transactions.edges.at(-1)!.node;
+    await s.writer.updateTransaction(
+      { token: s.token },
+      { planId: s.planId, transactionId: moved.id, body: { transaction: { date: today } } },
+    );
+    const removed = shown.account.transactions.edges.find((e) => e.node.id !== moved.id)!.node;
+    await s.writer.deleteTransaction(
+      { token: s.token },
+      { planId: s.planId, transactionId: removed.id },
+    );
+    s.clock.advance(s.gateway.config.maxAgeMs + 1);
+
+    requests = 0;
+    expect(await apolloResumer(client, { planId: s.planId, cursors })()).toMatchObject({
+      kind: 'resumed',
+    });
+    expect(requests).toBe(1);
+    const fixed = client.readQuery<Lists>({ query, variables })!.plan;
+    expect(fixed.transactions.edges.map((e) => e.node.id)).toContain(made.id);
+    expect(fixed.account.transactions.edges.map((e) => e.node.id)).not.toContain(removed.id);
+
+    // What the gateway answers for the same windows: the same rows, cursors and counts.
+    const fresh = apolloClient(s);
+    const truth = (
+      await fresh.query<Lists>({
+        query,
+        variables: {
+          ...variables,
+          first: fixed.transactions.edges.length,
+          accountFirst: fixed.account.transactions.edges.length,
+        },
+      })
+    ).data!.plan;
+    const view = (list: List) => ({
+      totalCount: list.totalCount,
+      edges: list.edges.map((e) => [e.cursor, e.node.id, e.node.date]),
+    });
+    expect(view(fixed.transactions)).toEqual(view(truth.transactions));
+    expect(view(fixed.account.transactions)).toEqual(view(truth.account.transactions));
+    // "Load more" from the fixed list goes on with no gap and no repeat.
+    const next = await fresh.query<{ plan: { transactions: List } }>({
+      query: gql`query Next($planId: PlanId!, $after: String) { plan(id: $planId) { id
+        transactions(first: 3, after: $after) { edges { node { id } } } } }`,
+      variables: { planId: s.planId, after: fixed.transactions.pageInfo.endCursor },
+      fetchPolicy: 'no-cache',
+    });
+    const longer = await fresh.query<Lists>({
+      query,
+      variables: { ...variables, first: fixed.transactions.edges.length + 3 },
+      fetchPolicy: 'no-cache',
+    });
+    expect([
+      ...fixed.transactions.edges.map((e) => e.node.id),
+      ...next.data!.plan.transactions.edges.map((e) => e.node.id),
+    ]).toEqual(longer.data!.plan.transactions.edges.map((e) => e.node.id));
+  });
+});
+
 describe('urql graphcache: resume with changes', () => {
   it('opens from a storageAdapter without the network (offlineExchange)', async () => {
     // graphcache persists nothing when NODE_ENV is `test` (its own tests' switch): as an app runs.

@@ -153,7 +153,8 @@ export const ACCOUNT_REGISTER: TypedDocumentNode<
  * The resume (`changes(since:)`, run by the client kit on start and on reconnect): of each
  * changed row, exactly what the screens show (Home, Budget, the account registers), and the ids
  * of what was deleted. The kit's own document selects every field; this one is the app's.
- * A transaction's `account { id }` says which register gained it (the kit reads that one again).
+ * A transaction's `date` and `account { id }`, and `transactionsBefore`, let the kit place new and
+ * moved rows in Home's list and the registers, and keep their counts, without reading them again.
  */
 export const RESUME_CHANGES = `query ResumeChanges($planId: PlanId!, $since: String) {
   changes(planId: $planId, since: $since) {
@@ -166,6 +167,7 @@ export const RESUME_CHANGES = `query ResumeChanges($planId: PlanId!, $since: Str
         months { ${MONTH_TOTALS} }
         transactions { id date amount amountFormatted memo payeeName categoryName cleared account { id } }
         deleted { accountIds categoryIds transactionIds }
+        transactionsBefore { id accountId }
       }
     }
     ... on ReloadRequired { message planId cursor }

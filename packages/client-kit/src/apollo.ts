@@ -16,6 +16,7 @@ import type {
   ApolloClient,
   DocumentNode,
   InMemoryCacheConfig,
+  Reference,
   TypePolicies,
 } from '@apollo/client';
 import { gql } from '@apollo/client';
@@ -31,8 +32,15 @@ import {
   deletedEntities,
   type ResumeOutcome,
   resumeFrom,
+  transactionMovesOf,
 } from './offline.js';
 import type { KeyValueStorage } from './storage.js';
+import {
+  fixableArguments,
+  fixList,
+  type TransactionMoves,
+  transactionCursor,
+} from './transaction-lists.js';
 import type { SendWrite } from './write-queue.js';
 
 /** Type policies: the connection fields' pagination. Extend them with your own. */
@@ -78,9 +86,12 @@ function changesDocument(query: string | DocumentNode = CHANGES_QUERY): Document
 /**
  * Applies a page of `changes` to Apollo's normalized cache, in one batch (watchers see it once):
  * the changed objects are written (merged into what the cache holds), the deleted ones evicted
- * (lists and connections skip them at once: Apollo drops dangling references), and a list that
- * gains an object it did not hold (a transaction made elsewhere) is dropped from the cache, so
- * the screens that show it read it again in one request, in the gateway's order and filters.
+ * (lists and connections skip them at once: Apollo drops dangling references), and the
+ * transaction lists are kept right in place when the page says where each transaction was before
+ * (`transactionsBefore`): newest-first lists of the plan or of an account, with no other filter
+ * (transaction-lists.ts). Any other list that gains an object it did not hold (made elsewhere) is
+ * dropped from the cache, so the screens that show it read it again in the gateway's order and
+ * filters.
  *
  * `query` is the document the page was selected with (default: the kit's `CHANGES_QUERY`).
  */
@@ -90,6 +101,7 @@ export function applyChanges(
   options: { query?: string | DocumentNode } = {},
 ): void {
   const planRef = cache.identify({ __typename: 'Plan', id: page.planId });
+  const moves = transactionMovesOf(page);
   const grown = new Set<string>();
   for (const [list, typename] of Object.entries(CHANGED_LISTS)) {
     for (const entity of page.changes[list as keyof typeof CHANGED_LISTS] ?? []) {
@@ -103,6 +115,8 @@ export function applyChanges(
   }
   cache.batch({
     update(c) {
+      // Before the page is written: the lists' rows are placed by the dates they had.
+      const fixed = moves ? fixTransactionLists(c, page.planId, moves) : new Set<string>();
       c.writeQuery({
         query: changesDocument(options.query),
         variables: { planId: page.planId },
@@ -113,8 +127,121 @@ export function applyChanges(
       for (const entity of deletedEntities(page)) c.evict({ id: c.identify(entity) });
       for (const entry of grown) {
         const [id, fieldName] = entry.split('\u0000') as [string, string];
-        c.evict({ id, fieldName });
+        if (fieldName === 'transactions') dropUnfixed(c, id, fixed);
+        else c.evict({ id, fieldName });
       }
+    },
+  });
+}
+
+/** A stored transactions connection, as relayStylePagination keeps it. */
+interface StoredConnection {
+  readonly edges?: readonly { readonly cursor?: string; readonly node?: Reference }[];
+  readonly pageInfo?: { readonly hasNextPage?: boolean; readonly endCursor?: string | null };
+  readonly totalCount?: number;
+  readonly [field: string]: unknown;
+}
+
+/** The cache key arguments in a stored field's name (`transactions:{"order":"DATE_ASC"}`). */
+function keyArguments(storeFieldName: string, fieldName: string): Record<string, unknown> | null {
+  const rest = storeFieldName.slice(fieldName.length);
+  if (rest === '') return {};
+  try {
+    const parsed: unknown = JSON.parse(rest.startsWith(':') ? rest.slice(1) : rest.slice(1, -1));
+    return typeof parsed === 'object' && parsed !== null
+      ? (parsed as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Private: fixes the plan's and each cached account's newest-first transaction lists in place;
+ * answers the store field names (by entity) it fixed, so `dropUnfixed` leaves them.
+ */
+function fixTransactionLists(
+  cache: ApolloCache,
+  planId: string,
+  moves: TransactionMoves,
+): Set<string> {
+  const fixed = new Set<string>();
+  if (moves.changed.length === 0 && moves.deleted.length === 0) return fixed;
+  const owners: { id: string | undefined; accountId: string | undefined }[] = [
+    { id: cache.identify({ __typename: 'Plan', id: planId }), accountId: undefined },
+  ];
+  // Only the accounts a transaction left or entered: the others' lists are as they were.
+  const accounts = new Set([
+    ...moves.changed.map((row) => row.accountId),
+    ...moves.accountBefore.values(),
+  ]);
+  for (const accountId of accounts)
+    owners.push({ id: cache.identify({ __typename: 'Account', id: accountId }), accountId });
+  for (const owner of owners) {
+    if (owner.id === undefined) continue;
+    cache.modify({
+      id: owner.id,
+      fields: {
+        transactions(stored: unknown, { storeFieldName, fieldName, readField, DELETE }) {
+          const value = stored as StoredConnection;
+          const args = keyArguments(storeFieldName, fieldName);
+          if (args === null || !fixableArguments(args) || !Array.isArray(value?.edges))
+            return value;
+          const edges = value.edges.map((edge) => {
+            const id = readField<string>('id', edge.node);
+            const date = readField<string>('date', edge.node);
+            return {
+              edge,
+              row: typeof id === 'string' && typeof date === 'string' ? { id, date } : undefined,
+            };
+          });
+          const result = fixList(
+            {
+              accountId: owner.accountId,
+              edges,
+              hasNextPage: value.pageInfo?.hasNextPage === true,
+              endCursor: value.pageInfo?.endCursor ?? null,
+            },
+            moves,
+          );
+          if (result.kind === 'drop') return DELETE;
+          fixed.add(`${owner.id}\u0000${storeFieldName}`);
+          return {
+            ...value,
+            edges: result.edges.map((item) =>
+              'kept' in item
+                ? item.kept
+                : {
+                    __typename: 'TransactionEdge',
+                    cursor: transactionCursor(item.added),
+                    node: {
+                      __ref: cache.identify({ __typename: 'Transaction', id: item.added.id })!,
+                    },
+                  },
+            ),
+            pageInfo: {
+              ...value.pageInfo,
+              startCursor: result.startCursor,
+              endCursor: result.endCursor,
+            },
+            ...(typeof value.totalCount === 'number'
+              ? { totalCount: value.totalCount + result.countChange }
+              : {}),
+          };
+        },
+      },
+    });
+  }
+  return fixed;
+}
+
+/** Private: drops `id`'s transaction lists that were not fixed in place. */
+function dropUnfixed(cache: ApolloCache, id: string, fixed: ReadonlySet<string>): void {
+  cache.modify({
+    id,
+    fields: {
+      transactions: (value, { storeFieldName, DELETE }) =>
+        fixed.has(`${id}\u0000${storeFieldName}`) ? value : DELETE,
     },
   });
 }

@@ -9,8 +9,16 @@
  */
 
 import type { KeyValueStorage } from './storage.js';
+import type { PlacedTransaction, TransactionMoves } from './transaction-lists.js';
 
 export { type KeyValueStorage, memoryStorage } from './storage.js';
+export {
+  fixableArguments,
+  fixList,
+  type LoadedList,
+  type TransactionMoves,
+  transactionCursor,
+} from './transaction-lists.js';
 export {
   openWriteQueue,
   type QueuedWrite,
@@ -46,6 +54,7 @@ export const CHANGES_QUERY = `query PlanChangesSince($planId: PlanId!, $since: S
         }
         scheduledTransactions { id dateFirst dateNext frequency amount memo payeeName categoryName accountName deleted }
         deleted { accountIds categoryGroupIds categoryIds months payeeIds scheduledTransactionIds transactionIds }
+        transactionsBefore { id accountId }
       }
     }
     ... on ReloadRequired { message planId cursor }
@@ -86,6 +95,14 @@ export interface ChangesPage {
     readonly transactions?: readonly ChangedEntity[];
     readonly scheduledTransactions?: readonly ChangedEntity[];
     readonly deleted: Partial<PlanDeletions>;
+    /**
+     * Where changed and deleted transactions were before (none: new); null when the gateway
+     * cannot tell. Select `transactionsBefore { id accountId }` (and each transaction's `date`
+     * and `account { id }`) for the kit to fix transaction lists in place.
+     */
+    readonly transactionsBefore?:
+      | readonly { readonly id: string; readonly accountId: string }[]
+      | null;
   };
 }
 
@@ -121,6 +138,26 @@ export const DELETED_IDS = {
   scheduledTransactionIds: 'ScheduledTransaction',
   transactionIds: 'Transaction',
 } as const;
+
+/**
+ * What a page says about transactions, for fixing lists in place; undefined when it cannot be
+ * told (no `transactionsBefore`, or a changed transaction without its date or account).
+ */
+export function transactionMovesOf(page: ChangesPage): TransactionMoves | undefined {
+  const before = page.changes.transactionsBefore;
+  if (!Array.isArray(before)) return undefined;
+  const changed: PlacedTransaction[] = [];
+  for (const row of page.changes.transactions ?? []) {
+    const account = (row as { account?: { id?: unknown } }).account;
+    if (typeof row.date !== 'string' || typeof account?.id !== 'string') return undefined;
+    changed.push({ id: row.id, date: row.date, accountId: account.id });
+  }
+  return {
+    changed,
+    deleted: page.changes.deleted.transactionIds ?? [],
+    accountBefore: new Map(before.map((place) => [place.id, place.accountId])),
+  };
+}
 
 /** The deleted objects of a page as cache identities. */
 export function deletedEntities(page: ChangesPage): { __typename: string; id: string }[] {
