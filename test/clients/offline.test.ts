@@ -501,6 +501,14 @@ describe('the write queue', () => {
       ... on Error { message }
     }
   }`;
+  const BATCH = `mutation Batch($planId: PlanId!, $input: UpdateTransactionsInput!, $since: String) {
+    updateTransactions(planId: $planId, input: $input, ifUnchangedSince: $since) {
+      __typename
+      ... on UpdateTransactionsPayload { writeCursor transactionIds }
+      ... on WriteConflict { message id cursor }
+      ... on Error { message }
+    }
+  }`;
   const CURSOR = `query Cursor($planId: PlanId!) { changes(planId: $planId) { ... on ChangesPage { cursor } } }`;
   const updates = (s: LiveStack) =>
     callsOf(s.sandbox, s.token).filter((call) => call.startsWith('updateTransaction'));
@@ -622,6 +630,29 @@ describe('the write queue', () => {
       expect(updates(s)).toHaveLength(3);
       expect(await memoUpstream(s, row.id)).toBe('second offline edit');
       expect(await memoUpstream(s, other.id)).toBe('the other row');
+    });
+
+    it(`${name}: a guarded batch edit's cursor carries the later guarded edits of its rows`, async () => {
+      const { s, network, queue, edit, row, other, since } = await offlineQueue(name);
+      const batch = (memo: string) => ({
+        query: BATCH,
+        variables: {
+          planId: s.planId,
+          input: { transactions: [row.id, other.id].map((id) => ({ id, memo })) },
+          since,
+        },
+        label: memo,
+      });
+      await queue.enqueue(batch('both offline'));
+      await queue.enqueue(edit(row.id, 'then one', since));
+      await queue.enqueue(edit(other.id, 'then the other', since));
+      aged(s);
+      s.sandbox.resetCalls();
+      network.state.offline = false;
+      const state = await queue.flush();
+      expect(state).toEqual({ pending: [], conflict: null });
+      expect(await memoUpstream(s, row.id)).toBe('then one');
+      expect(await memoUpstream(s, other.id)).toBe('then the other');
     });
 
     it(`${name}: "keep theirs" drops the edit, says so, and the later writes go on`, async () => {

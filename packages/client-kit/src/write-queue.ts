@@ -12,10 +12,12 @@
  * `refused`.
  *
  * A guarded write that went through answers its own cursor (the payload's `writeCursor`, when
- * the document selects it): the later queued guarded writes of the same row take it as their
- * `ifUnchangedSince`, kept in storage with them, so they do not conflict with that write (the
- * cursor the cache was at counts it as a change). That is safe: had the row changed elsewhere,
- * the earlier write would have conflicted, and a change after it still conflicts.
+ * the document selects it): the later queued guarded writes of rows it wrote (the same row, or
+ * rows of an `updateTransactions` batch) take it as their `ifUnchangedSince`, kept in storage
+ * with them, so they do not conflict with that write (the cursor the cache was at counts it as a
+ * change). That is safe: had a row changed elsewhere, the earlier write would have conflicted,
+ * and a change after it still conflicts. A write covering rows the cursor does not (a batch after
+ * a single row's edit) keeps its own, and may meet its own earlier write as a conflict.
  */
 import type { KeyValueStorage } from './storage.js';
 
@@ -112,6 +114,7 @@ export async function openWriteQueue(options: {
   let current: Stored = saved ? parseStored(saved, storageKey) : { pending: [], conflict: null };
   const listeners = new Set<(event: QueueEvent, state: WriteQueueState) => void>();
   let running: Promise<WriteQueueState> | null = null;
+  let again: Promise<WriteQueueState> | null = null;
 
   const snapshot = (): WriteQueueState => ({
     pending: [...current.pending],
@@ -180,10 +183,20 @@ export async function openWriteQueue(options: {
       return queued;
     },
     flush() {
-      running ??= flushOnce().finally(() => {
-        running = null;
+      if (running === null) {
+        const run = flushOnce().finally(() => {
+          if (running === run) running = null;
+        });
+        running = run;
+        return run;
+      }
+      // Asked while a flush runs (the network came back while an attempt was failing): one
+      // more after it, or the writes would wait for the next reason to flush.
+      again ??= running.then(() => {
+        again = null;
+        return queue.flush();
       });
-      return running;
+      return again;
     },
     state: snapshot,
     subscribe(listener) {
@@ -235,14 +248,15 @@ function writeCursorIn(data: Readonly<Record<string, unknown>>): string | null {
 
 /**
  * The writes after `sent` with the cursor it answered as their `ifUnchangedSince` where they
- * are guarded writes of the row it wrote (guarded itself); the others as they were.
+ * are guarded writes of rows it wrote (guarded itself; a batch's cursor covers each of its
+ * rows, and only those); the others as they were.
  */
 function advanced(sent: QueuedWrite, cursor: string, later: QueuedWrite[]): QueuedWrite[] {
-  const row = guardedRowOf(sent);
-  if (row === null) return later;
+  const written = guardedRowsOf(sent);
+  if (written === null) return later;
   return later.map((write) => {
-    const guard = guardedRowOf(write);
-    return guard?.key === row.key
+    const guard = guardedRowsOf(write);
+    return guard?.keys.every((key) => written.keys.includes(key))
       ? { ...write, variables: { ...write.variables, [guard.variable]: cursor } }
       : write;
   });
@@ -257,13 +271,14 @@ const ROW_ARGUMENTS = {
 } as const;
 
 /**
- * The row a queued write changes under `ifUnchangedSince` given as a variable that holds a
- * cursor: its identity, and that variable's name. Null for anything else: no guard, several
- * guarded fields, or rows not named by one argument (`updateTransactions`), which keep their
+ * The rows a queued write changes under `ifUnchangedSince` given as a variable that holds a
+ * cursor: their identities, and that variable's name. A row is named by one argument, or, for
+ * `updateTransactions`, by the `id` of each item of its `input` variable. Null for anything else:
+ * no guard, several guarded fields, a batch item found by `importId`; such writes keep their
  * cursor. Read from the document's text (the kit loads no GraphQL parser): the argument list that
  * holds `ifUnchangedSince`, its `name: $variable` and `name: "literal"` arguments.
  */
-function guardedRowOf(write: QueuedWrite): { key: string; variable: string } | null {
+function guardedRowsOf(write: QueuedWrite): { keys: string[]; variable: string } | null {
   const lists = [...write.query.matchAll(/\(([^()]*(?<!\$)\bifUnchangedSince\s*:[^()]*)\)/g)];
   if (lists.length !== 1) return null;
   const args = new Map<string, unknown>();
@@ -276,11 +291,28 @@ function guardedRowOf(write: QueuedWrite): { key: string; variable: string } | n
   }
   if (variable === undefined || typeof args.get('ifUnchangedSince') !== 'string') return null;
   const rows = Object.entries(ROW_ARGUMENTS).filter(([name]) => typeof args.get(name) === 'string');
+  if (rows.length === 0) {
+    const ids = batchIds(args.get('input'));
+    return (
+      ids && {
+        keys: ids.map((id) => JSON.stringify(['Transaction', args.get('planId'), id])),
+        variable,
+      }
+    );
+  }
   if (rows.length !== 1) return null;
   const [name, type] = rows[0]!;
   const month = args.get('month');
   const kind = type === 'Category' && typeof month === 'string' ? `MonthCategory:${month}` : type;
-  return { key: JSON.stringify([kind, args.get('planId'), args.get(name)]), variable };
+  return { keys: [JSON.stringify([kind, args.get('planId'), args.get(name)])], variable };
+}
+
+/** The ids of a batch's items (`updateTransactions`' input); null unless each has one. */
+function batchIds(input: unknown): string[] | null {
+  const items = (input as { transactions?: unknown } | undefined)?.transactions;
+  if (!Array.isArray(items) || items.length === 0) return null;
+  const ids = items.map((item) => (item as { id?: unknown } | null)?.id);
+  return ids.every((id): id is string => typeof id === 'string') ? ids : null;
 }
 
 /** Another typed refusal among a mutation's results: a result with a `message` (`... on Error`). */
