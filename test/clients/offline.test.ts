@@ -25,6 +25,7 @@ import {
   type ChangesPage,
   memoryStorage,
   openWriteQueue,
+  resultOf,
   type SendResult,
   type SendWrite,
   storedCursors,
@@ -509,6 +510,13 @@ describe('the write queue', () => {
       ... on Error { message }
     }
   }`;
+  const CREATE_WITH_CURSOR = `mutation Create($planId: PlanId!, $input: CreateTransactionInput!) {
+    createTransaction(planId: $planId, input: $input) {
+      __typename
+      ... on CreateTransactionPayload { writeCursor transaction { id memo } }
+      ... on Error { message }
+    }
+  }`;
   const CURSOR = `query Cursor($planId: PlanId!) { changes(planId: $planId) { ... on ChangesPage { cursor } } }`;
   const updates = (s: LiveStack) =>
     callsOf(s.sandbox, s.token).filter((call) => call.startsWith('updateTransaction'));
@@ -653,6 +661,65 @@ describe('the write queue', () => {
       expect(state).toEqual({ pending: [], conflict: null });
       expect(await memoUpstream(s, row.id)).toBe('then one');
       expect(await memoUpstream(s, other.id)).toBe('then the other');
+    });
+
+    it(`${name}: an edit of a transaction made offline waits for its id, and its create's cursor guards it`, async () => {
+      const { s, network, queue, edit, since } = await offlineQueue(name);
+      const accountId = await openAccount(s);
+      const create = await queue.enqueue({
+        query: CREATE_WITH_CURSOR,
+        variables: {
+          planId: s.planId,
+          input: { accountId, date: '2025-06-14', amount: -2_500, memo: 'made offline' },
+        },
+        label: 'made offline',
+      });
+      const made = resultOf(create, ['createTransaction', 'transaction', 'id']);
+      await queue.enqueue({
+        ...edit('', 'then edited offline', since),
+        variables: {
+          planId: s.planId,
+          id: made,
+          input: { memo: 'then edited offline' },
+          since,
+        },
+      });
+      // A create that is refused takes the edits of what it would have made with it.
+      const refusedCreate = await queue.enqueue({
+        query: CREATE_WITH_CURSOR,
+        variables: { planId: s.planId, input: { accountId, date: 'not a date', amount: -1 } },
+        label: 'refused',
+      });
+      await queue.enqueue({
+        ...edit('', 'edit of the refused', since),
+        variables: {
+          planId: s.planId,
+          id: resultOf(refusedCreate, ['createTransaction', 'transaction', 'id']),
+          input: { memo: 'never sent' },
+          since,
+        },
+      });
+      await queue.flush(); // offline: all wait
+      aged(s);
+      s.sandbox.resetCalls();
+      network.state.offline = false;
+      const events: string[] = [];
+      queue.subscribe((event) => events.push(`${event.kind}:${event.write.label}`));
+      const state = await queue.flush();
+      expect(state.conflict).toBeNull();
+      expect(events).toEqual([
+        'sent:made offline',
+        'sent:then edited offline',
+        'refused:refused',
+        'refused:edit of the refused',
+      ]);
+      expect(creates(s)).toHaveLength(1);
+      const { transactions } = await s.writer.getTransactions(
+        { token: s.token },
+        { planId: s.planId },
+      );
+      const mine = transactions.filter((tx) => tx.amount === -2_500 && !tx.deleted);
+      expect(mine.map((tx) => tx.memo)).toEqual(['then edited offline']);
     });
 
     it(`${name}: "keep theirs" drops the edit, says so, and the later writes go on`, async () => {

@@ -23,6 +23,7 @@ export {
   openWriteQueue,
   type QueuedWrite,
   type QueueEvent,
+  resultOf,
   type SendResult,
   type SendWrite,
   type WriteConflict,

@@ -45,6 +45,57 @@ export interface WriteConflict {
   readonly cursor?: string;
 }
 
+/**
+ * Stands, in a queued write's variables, for a value of an earlier queued write's answer: the
+ * id of a transaction created offline, for an edit queued after it (`resultOf`).
+ */
+export interface ResultRef {
+  /** The earlier write's key. */
+  readonly $resultOf: string;
+  /** Where the value is in that write's `data`, e.g. `['createTransaction', 'transaction', 'id']`. */
+  readonly path: readonly string[];
+}
+
+/**
+ * A value of `write`'s answer, for a write queued after it: the queue puts the value in before it
+ * sends that one. A guarded write (`ifUnchangedSince`) of rows that `write` made takes `write`'s
+ * own `writeCursor` (select it) as its guard, since no cursor from before the row can cover it.
+ * If `write` is refused or discarded, the writes that use its answer are refused with it.
+ */
+export function resultOf(write: Pick<QueuedWrite, 'key'>, path: readonly string[]): ResultRef {
+  return { $resultOf: write.key, path: [...path] };
+}
+
+function isResultRef(value: unknown): value is ResultRef {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ResultRef).$resultOf === 'string' &&
+    Array.isArray((value as ResultRef).path)
+  );
+}
+
+/** `value` with each `ResultRef` that `replace` answers for replaced (deeply). */
+function replacingRefs(value: unknown, replace: (ref: ResultRef) => unknown): unknown {
+  if (isResultRef(value)) return replace(value);
+  if (Array.isArray(value)) return value.map((item) => replacingRefs(item, replace));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(
+      Object.entries(value).map(([name, item]) => [name, replacingRefs(item, replace)]),
+    );
+  return value;
+}
+
+/** The keys of the writes whose answers `write` waits for. */
+function refsOf(write: QueuedWrite): Set<string> {
+  const keys = new Set<string>();
+  replacingRefs(write.variables, (ref) => {
+    keys.add(ref.$resultOf);
+    return ref;
+  });
+  return keys;
+}
+
 /** How one attempt at a write went, as the sending client library saw it. */
 export type SendResult =
   | { readonly kind: 'answered'; readonly data: Readonly<Record<string, unknown>> }
@@ -129,6 +180,11 @@ export async function openWriteQueue(options: {
   const flushOnce = async (): Promise<WriteQueueState> => {
     while (current.conflict === null && current.pending.length > 0) {
       const write = current.pending[0] as QueuedWrite;
+      if (refsOf(write).size > 0) {
+        // What it waits for is no longer queued before it (a queue edited by hand, or lost).
+        await refuse(write, new Error('It uses the answer of a write that was not sent.'));
+        continue;
+      }
       const result = await options
         .send(write)
         .catch((error: unknown): SendResult => ({ kind: 'unreachable', error }));
@@ -140,10 +196,7 @@ export async function openWriteQueue(options: {
       // Writes queued while this one was out stay: `current` is read again after the answer.
       const rest = () => current.pending.filter((queued) => queued.key !== write.key);
       if (result.kind === 'failed') {
-        await commit(
-          { pending: rest(), conflict: null },
-          { kind: 'refused', write, reason: result.error },
-        );
+        await refuse(write, result.error);
         continue;
       }
       const conflict = conflictIn(result.data);
@@ -155,15 +208,44 @@ export async function openWriteQueue(options: {
         break;
       }
       const refusal = refusalIn(result.data);
-      const written = refusal ? null : writeCursorIn(result.data);
+      if (refusal) {
+        await refuse(write, refusal);
+        continue;
+      }
+      const written = writeCursorIn(result.data);
+      const later = withAnswer(write, result.data, written, rest());
       await commit(
-        { pending: written ? advanced(write, written, rest()) : rest(), conflict: null },
-        refusal
-          ? { kind: 'refused', write, reason: refusal }
-          : { kind: 'sent', write, data: result.data },
+        { pending: written ? advanced(write, written, later) : later, conflict: null },
+        { kind: 'sent', write, data: result.data },
       );
     }
     return snapshot();
+  };
+
+  /** Refuses `write`, and with it the later writes that use its answer. */
+  const refuse = async (write: QueuedWrite, reason: unknown) => {
+    await commit(
+      { pending: current.pending.filter((queued) => queued.key !== write.key), conflict: null },
+      { kind: 'refused', write, reason },
+    );
+    await refuseDependents(write);
+  };
+
+  /** Refuses the writes that use the answer of `write` (refused or discarded), in turn theirs. */
+  const refuseDependents = async (write: QueuedWrite) => {
+    const gone = new Set([write.key]);
+    for (const queued of [...current.pending]) {
+      if (![...refsOf(queued)].some((key) => gone.has(key))) continue;
+      gone.add(queued.key);
+      await commit(
+        { ...current, pending: current.pending.filter((other) => other.key !== queued.key) },
+        {
+          kind: 'refused',
+          write: queued,
+          reason: new Error(`It uses the answer of a write not made: ${write.label ?? write.key}.`),
+        },
+      );
+    }
   };
 
   const queue: WriteQueue = {
@@ -208,6 +290,7 @@ export async function openWriteQueue(options: {
       if (stopped?.key !== key) throw new Error(`No conflicting write with key ${key}.`);
       // An event, so that a view showing the conflict (subscribed) hears that it is gone.
       await commit({ ...current, conflict: null }, { kind: 'discarded', write: stopped });
+      await refuseDependents(stopped);
       return queue.flush();
     },
     async retry(key, variables) {
@@ -219,8 +302,19 @@ export async function openWriteQueue(options: {
         variables,
         queuedAt: now().toISOString(),
       };
+      // The writes that use its answer wait for the new one's.
+      const retargeted = current.pending.map((queued) =>
+        refsOf(queued).has(key)
+          ? {
+              ...queued,
+              variables: replacingRefs(queued.variables, (ref) =>
+                ref.$resultOf === key ? { ...ref, $resultOf: again.key } : ref,
+              ) as Record<string, unknown>,
+            }
+          : queued,
+      );
       await commit(
-        { pending: [again, ...current.pending], conflict: null },
+        { pending: [again, ...retargeted], conflict: null },
         { kind: 'queued', write: again },
       );
       return queue.flush();
@@ -244,6 +338,40 @@ function writeCursorIn(data: Readonly<Record<string, unknown>>): string | null {
     if (typeof cursor === 'string') return cursor;
   }
   return null;
+}
+
+/**
+ * The writes after `sent` with the values of its answer in place of their `resultOf(sent)`; one
+ * of them guarded, all of whose rows `sent` made (their ids came from its answer), takes `cursor`
+ * (`sent`'s `writeCursor`) as its guard: the cursor it was queued with predates those rows.
+ */
+function withAnswer(
+  sent: QueuedWrite,
+  data: Readonly<Record<string, unknown>>,
+  cursor: string | null,
+  later: QueuedWrite[],
+): QueuedWrite[] {
+  return later.map((write) => {
+    if (!refsOf(write).has(sent.key)) return write;
+    const made = new Set<unknown>();
+    const variables = replacingRefs(write.variables, (ref) => {
+      if (ref.$resultOf !== sent.key) return ref;
+      const value = ref.path.reduce<unknown>(
+        (at, name) =>
+          typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[name] : undefined,
+        data,
+      );
+      made.add(value);
+      return value ?? null;
+    }) as Record<string, unknown>;
+    const resolved = { ...write, variables };
+    const guard = guardedRowsOf(resolved);
+    if (cursor === null || guard === null) return resolved;
+    const ids = guard.keys.map((key) => (JSON.parse(key) as unknown[])[2]);
+    return ids.every((id) => made.has(id))
+      ? { ...resolved, variables: { ...variables, [guard.variable]: cursor } }
+      : resolved;
+  });
 }
 
 /**
