@@ -540,6 +540,23 @@ describe('the write queue', () => {
     return { s, network, queue, edit, row, other, since, send };
   }
 
+  /**
+   * Back online after a day (the gateway's copy aged, the upstream's calls counted from here):
+   * one flush, with the events it raised.
+   */
+  async function backOnline(
+    s: LiveStack,
+    network: { state: { offline: boolean } },
+    queue: Awaited<ReturnType<typeof openWriteQueue>>,
+  ) {
+    aged(s);
+    s.sandbox.resetCalls();
+    network.state.offline = false;
+    const events: string[] = [];
+    queue.subscribe((event) => events.push(`${event.kind}:${event.write.label}`));
+    return { state: await queue.flush(), events };
+  }
+
   /** Two edits queued offline (the first one guarded), and the same row changed elsewhere. */
   async function conflicted(name: 'Apollo' | 'urql') {
     const { s, network, queue, edit, row, other, since } = await offlineQueue(name);
@@ -550,12 +567,7 @@ describe('the write queue', () => {
 
     // Meanwhile, the same row changed behind the gateway's back; the gateway's copy ages.
     await memoChangedElsewhere(s, row.id, 'changed elsewhere');
-    aged(s);
-    s.sandbox.resetCalls();
-    network.state.offline = false;
-    const events: string[] = [];
-    queue.subscribe((event) => events.push(`${event.kind}:${event.write.label}`));
-    const state = await queue.flush();
+    const { state, events } = await backOnline(s, network, queue);
 
     expect(state.conflict?.write.label).toBe('edited offline');
     const conflict: WriteConflict | undefined = state.conflict?.conflict;
@@ -654,10 +666,7 @@ describe('the write queue', () => {
       await queue.enqueue(batch('both offline'));
       await queue.enqueue(edit(row.id, 'then one', since));
       await queue.enqueue(edit(other.id, 'then the other', since));
-      aged(s);
-      s.sandbox.resetCalls();
-      network.state.offline = false;
-      const state = await queue.flush();
+      const { state } = await backOnline(s, network, queue);
       expect(state).toEqual({ pending: [], conflict: null });
       expect(await memoUpstream(s, row.id)).toBe('then one');
       expect(await memoUpstream(s, other.id)).toBe('then the other');
@@ -700,12 +709,7 @@ describe('the write queue', () => {
         },
       });
       await queue.flush(); // offline: all wait
-      aged(s);
-      s.sandbox.resetCalls();
-      network.state.offline = false;
-      const events: string[] = [];
-      queue.subscribe((event) => events.push(`${event.kind}:${event.write.label}`));
-      const state = await queue.flush();
+      const { state, events } = await backOnline(s, network, queue);
       expect(state.conflict).toBeNull();
       expect(events).toEqual([
         'sent:made offline',
