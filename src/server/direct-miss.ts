@@ -13,25 +13,28 @@
  * Only a request that needs nothing else is taken; everything else goes on to `handler` as it
  * came (before anything was run or reported):
  * - a JSON `POST` of the GraphQL path with nothing but `query`, `variables`, `operationName`;
- * - only the headers of `TAKEN_HEADERS` (no `Origin`, `Cookie`, `Cache-Control`,
- *   `Accept-Encoding`, explain, metrics, idempotency or tracing headers), an `Accept` that
- *   yoga answers as JSON;
+ * - only the headers of `TAKEN_HEADERS` (no `Origin`, `Cookie`, `Cache-Control`, explain,
+ *   metrics, idempotency or tracing headers), an `Accept` that yoga answers as JSON; an
+ *   `Accept-Encoding` is answered as the compression plugin answers it (same threshold, `Vary`);
  * - an upstream token (`Authorization: Bearer`) whose check is synchronous and passes: a token
  *   the upstream refused, a gateway token, a session or no token at all go to yoga;
  * - after admission (which reports nothing for an admitted operation), one query without
  *   `@defer`/`@stream` (`compiledQueryOf`): mutations and subscriptions go to yoga.
- * A refusal by admission or an answer with errors is answered here, through yoga's own
- * processor, as yoga answers it (the differential test, test/server/direct-miss.test.ts).
+ * A refusal by admission, an answer with errors or a throw while the operation runs (masked as
+ * yoga's `handleError` masks it) is answered here, through yoga's own processor, as yoga answers
+ * it (the differential test, test/server/direct-miss.test.ts).
  */
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
 import { presentedByHeaders } from '../admission/presented.js';
+import { handledAsYoga } from '../errors/internal-errors.js';
 import { cleanResult } from '../errors/use-error-hygiene.js';
 import type { OperationInitialContext } from './operation-context.js';
 import { nameOperation } from './plugins/http-caching/fingerprint.js';
 import { compiledQueryOf } from './plugins/use-compiled-queries.js';
+import { compressBody, preferredEncoding } from './plugins/use-compression.js';
 import type { HttpCaching } from './plugins/use-http-caching.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './plugins/use-request-id.js';
 import { addVary } from './plugins/vary.js';
@@ -44,8 +47,13 @@ export interface DirectMissOptions {
   caching: Pick<HttpCaching, 'direct' | 'schemaDigest' | 'maxBodyBytes' | 'metrics'>;
   /** The GraphQL path (`/graphql`). */
   path: string;
-  /** Whether answers may be compressed (`config.compressionMinBytes`): they then vary by encoding. */
-  compression: boolean;
+  /**
+   * How answers are compressed, as the compression plugin does (`config.compressionMinBytes`):
+   * they then vary by encoding. False when they never are.
+   */
+  compression: { minBytes: number } | false;
+  /** yoga's error masking (`maskedErrors.maskError`): an unexpected throw is answered with it. */
+  maskError: (error: unknown, message: string) => Error;
 }
 
 /** Answers `request` and says so, or says it did not (nothing run, nothing sent). */
@@ -59,6 +67,7 @@ const TAKEN_HEADERS = new Set([
   'content-length',
   'authorization',
   'accept',
+  'accept-encoding',
   'user-agent',
   REQUEST_ID_HEADER,
 ]);
@@ -78,6 +87,7 @@ export function createDirectMiss({
   caching,
   path,
   compression,
+  maskError,
 }: DirectMissOptions): DirectMiss {
   const { admission, yoga } = gateway;
   return async (request, response) => {
@@ -142,41 +152,46 @@ export function createDirectMiss({
       ownOrigins: [],
       requestId,
     });
-    const settled = verdict instanceof Promise ? await verdict : verdict;
     let result: ExecutionResult;
-    if (!settled.admitted) result = { errors: [settled.error] };
-    else {
-      if (!compiledQueryOf(settled.document)) return false;
-      caching.direct.adopt(fetchRequest, name);
-      const initial: OperationInitialContext = {
-        request: fetchRequest,
-        credentials: settled.credentials,
-        admittedCost: settled.cost ?? null,
-      };
-      const enveloped = yoga.getEnveloped({
-        ...initial,
-        params: {
-          query: settled.query,
-          variables: params.variables,
-          operationName: params.operationName,
-        },
-      });
-      const errors = enveloped.validate(enveloped.schema, settled.document);
-      if (errors.length > 0) {
-        admission.forget(settled.document);
-        result = { errors };
-      } else {
-        const contextValue = await enveloped.contextFactory();
-        const args: ExecutionArgs = {
-          schema: enveloped.schema,
-          document: settled.document,
-          variableValues: params.variables,
-          operationName: params.operationName,
-          contextValue,
+    try {
+      const settled = verdict instanceof Promise ? await verdict : verdict;
+      if (!settled.admitted) result = { errors: [settled.error] };
+      else {
+        if (!compiledQueryOf(settled.document)) return false;
+        caching.direct.adopt(fetchRequest, name);
+        const initial: OperationInitialContext = {
+          request: fetchRequest,
+          credentials: settled.credentials,
+          admittedCost: settled.cost ?? null,
         };
-        const executed = (await enveloped.execute(args)) as ExecutionResult;
-        result = caching.direct.executed(fetchRequest, contextValue, executed);
+        const enveloped = yoga.getEnveloped({
+          ...initial,
+          params: {
+            query: settled.query,
+            variables: params.variables,
+            operationName: params.operationName,
+          },
+        });
+        const errors = enveloped.validate(enveloped.schema, settled.document);
+        if (errors.length > 0) {
+          admission.forget(settled.document);
+          result = { errors };
+        } else {
+          const contextValue = await enveloped.contextFactory();
+          const args: ExecutionArgs = {
+            schema: enveloped.schema,
+            document: settled.document,
+            variableValues: params.variables,
+            operationName: params.operationName,
+            contextValue,
+          };
+          const executed = (await enveloped.execute(args)) as ExecutionResult;
+          result = caching.direct.executed(fetchRequest, contextValue, executed);
+        }
       }
+    } catch (error) {
+      // As yoga answers a throw while it runs an operation (its `handleError`, masked).
+      result = { errors: [handledAsYoga(maskError, error)] };
     }
     const cleaned = cleanResult(result);
     if (isPlain(cleaned)) {
@@ -186,36 +201,49 @@ export function createDirectMiss({
         'content-type': `${mediaType}; charset=utf-8`,
       });
       const text = (cleaned.stringify ?? JSON.stringify)(cleaned);
-      write(response, 200, answerHeaders, text, fetchRequest, requestId);
+      await write(response, 200, answerHeaders, text, fetchRequest, requestId);
     } else {
       const answer = processRegularResult(cleaned, yoga.fetchAPI, mediaType);
-      write(response, answer.status, answer.headers, await answer.text(), fetchRequest, requestId);
+      const text = await answer.text();
+      await write(response, answer.status, answer.headers, text, fetchRequest, requestId);
     }
     return true;
   };
 
-  /** The door's and HTTP caching's headers added (the plugins' `onResponse`), then sent. */
-  function write(
+  /**
+   * The door's, compression's and HTTP caching's headers added (the plugins' `onResponse`, in
+   * their order), the body compressed as the compression plugin does, then sent.
+   */
+  async function write(
     response: ServerResponse,
     status: number,
     headers: Headers,
     text: string,
     fetchRequest: Request,
     requestId: string,
-  ): void {
+  ): Promise<void> {
     headers.set(REQUEST_ID_HEADER, requestId);
     headers.set('x-content-type-options', 'nosniff');
     if (!headers.has('cache-control')) headers.set('cache-control', 'no-store');
-    // Compression's: a body (here always one) varies by encoding, though none was asked for.
-    if (compression) addVary(headers, 'Accept-Encoding');
+    let body: string | Buffer = text;
+    if (compression) {
+      // A body (here always one) varies by encoding, though none was asked for.
+      addVary(headers, 'Accept-Encoding');
+      const asked = response.req.headers['accept-encoding'];
+      const encoding = preferredEncoding(asked === undefined ? null : asked);
+      if (encoding !== null && Buffer.byteLength(text) >= compression.minBytes) {
+        body = await compressBody(Buffer.from(text), encoding);
+        headers.set('content-encoding', encoding);
+      }
+    }
     caching.direct.responded(fetchRequest, { status, headers });
     const sent: Record<string, string> = {};
     headers.forEach((value, key) => {
       sent[key] = value;
     });
-    sent['content-length'] = String(Buffer.byteLength(text));
+    sent['content-length'] = String(Buffer.byteLength(body));
     response.writeHead(status, sent);
-    response.end(text);
+    response.end(body);
   }
 }
 

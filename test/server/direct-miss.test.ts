@@ -1,13 +1,16 @@
 /**
  * The direct path of misses (`src/server/direct-miss.ts`) against yoga: one gateway, two ports,
  * one with the direct path in front of yoga and one with yoga alone. Each request of a corpus
- * (varied variables, accepts and tokens; a bad id, a missing plan, an upstream failure, a cost
- * refusal, invalid documents, GET, a mutation) is sent to both in turn and must get the same
- * status, the same body byte for byte and the same headers (but the date and the connection's).
+ * (varied variables, accepts, encodings and tokens; a bad id, a missing plan, an upstream failure,
+ * a cost refusal, invalid documents, an unexpected throw, GET, a mutation) is sent to both in turn
+ * and must get the same status, the same bytes (compressed or not) and the same headers (but the
+ * date and the connection's).
  * A token the upstream refused is never answered by the direct path.
  */
 import { createServer, type RequestListener, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DirectMiss, withDirectMisses } from '../../src/server/direct-miss.js';
 import { withWireReplay } from '../../src/server/wire-replay.js';
@@ -24,9 +27,21 @@ const ACCOUNTS = '{ plan(id: "last-used") { accounts { name } } }';
 
 interface Answer {
   status: number;
+  /** The body as sent (compressed or not), and as text (decompressed). */
+  bytes: Buffer;
   body: string;
   headers: Record<string, string>;
 }
+
+/** A secret no answer may carry: the message of an unexpected throw after admission. */
+const SECRET = 'direct-miss-secret-detail';
+
+/** Throws, unexpectedly, while executing any operation whose variables ask it to. */
+const exploding: Plugin = {
+  onExecute({ args }) {
+    if (args.variableValues?.explode === true) throw new Error(SECRET);
+  },
+};
 
 const IGNORED = new Set(['date', 'connection', 'keep-alive']);
 
@@ -51,9 +66,18 @@ function send(port: number, init: Sent): Promise<Answer> {
           const headers: Record<string, string> = {};
           for (const [key, value] of Object.entries(response.headers))
             if (!IGNORED.has(key) && value !== undefined) headers[key] = String(value);
+          const bytes = Buffer.concat(chunks);
+          const encoding = headers['content-encoding'];
+          const plain =
+            encoding === 'br'
+              ? brotliDecompressSync(bytes)
+              : encoding === 'gzip'
+                ? gunzipSync(bytes)
+                : bytes;
           resolve({
             status: response.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
+            bytes,
+            body: plain.toString('utf8'),
             headers,
           });
         });
@@ -122,6 +146,7 @@ describe('the direct path of misses', () => {
         ],
       },
       config: { metrics: 'on-request', directMisses: true },
+      deps: { plugins: [exploding] },
     });
     const direct = stack.gateway.directMiss;
     if (!direct) throw new Error('no direct path');
@@ -154,6 +179,7 @@ describe('the direct path of misses', () => {
     const viaYoga = await send(yogaPort, init);
     expect(viaDirect.status).toBe(viaYoga.status);
     expect(viaDirect.body).toBe(viaYoga.body);
+    expect(viaDirect.bytes.equals(viaYoga.bytes)).toBe(true);
     expect(viaDirect.headers).toEqual(viaYoga.headers);
     return viaDirect;
   }
@@ -200,6 +226,44 @@ describe('the direct path of misses', () => {
     delete init.headers.accept;
     await same(init);
     expect(answered - before).toBe(3);
+  });
+
+  it('compresses as the compression plugin does', async () => {
+    const before = answered;
+    const encodings = [
+      ['gzip, deflate, br', 'br'],
+      ['gzip', 'gzip'],
+      ['br;q=0.5, gzip', 'gzip'],
+      ['*', 'br'],
+      ['br;q=0, gzip;q=0', undefined],
+      ['deflate', undefined],
+    ] as const;
+    for (const [acceptEncoding, expected] of encodings) {
+      const answer = await same(
+        post(
+          { query: DASHBOARD, variables: { acceptEncoding } },
+          { headers: { 'accept-encoding': acceptEncoding, 'x-request-id': 'z' } },
+        ),
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.headers['content-encoding']).toBe(expected);
+      expect(answer.body).toMatch(/^\{"data":\{"plan":/);
+    }
+    // Under the threshold (1 KiB): sent as it is, though asked for; an error, compressed.
+    const small = await same(
+      post(
+        { query: '{ plan(id: "last-used") { id } }' },
+        { headers: { 'accept-encoding': 'gzip', 'x-request-id': 'zs' } },
+      ),
+    );
+    expect(small.headers['content-encoding']).toBeUndefined();
+    await same(
+      post(
+        { query: DASHBOARD, variables: { planId: 'not-a-plan' } },
+        { headers: { 'accept-encoding': 'gzip, deflate, br', 'x-request-id': 'ze' } },
+      ),
+    );
+    expect(answered - before).toBe(encodings.length + 2);
   });
 
   it('answers errors and refusals as yoga does', async () => {
@@ -280,9 +344,6 @@ describe('the direct path of misses', () => {
         { headers: { origin: 'http://elsewhere.example', 'x-request-id': 'o' } },
       ),
     );
-    await same(
-      post({ query: ACCOUNTS }, { headers: { 'accept-encoding': 'gzip', 'x-request-id': 'z' } }),
-    );
     await same(post({ query: ACCOUNTS, extensions: {} }, { headers: { 'x-request-id': 'x' } }));
     await same(post({ query: ACCOUNTS }, { token: null, headers: { 'x-request-id': 't' } }));
     await same(post({ query: 'mutation { __typename }' }, { headers: { 'x-request-id': 'mu' } }));
@@ -299,6 +360,35 @@ describe('the direct path of misses', () => {
       rawHeaders: ['Authorization', 'Bearer another-token'],
     });
     expect(answered - before).toBe(0);
+  });
+
+  it('answers an unexpected throw after admission as yoga does, and serves on', async () => {
+    const before = answered;
+    // yoga masks it (maskAndLog) into an error of the result: 200 in both media types.
+    for (const [accept, status] of [
+      ['application/json', 200],
+      ['application/graphql-response+json', 200],
+    ] as const) {
+      const answer = await same(
+        post(
+          { query: ACCOUNTS, variables: { explode: true } },
+          { headers: { accept, 'x-request-id': 'boom' } },
+        ),
+      );
+      expect(answer.status).toBe(status);
+      expect(answer.body).toContain('"Unexpected error."');
+      expect(answer.body).not.toContain(SECRET);
+    }
+    expect(answered - before).toBe(2);
+    // Nothing held: the same request without the throw is answered by the direct path.
+    const after = await same(
+      post(
+        { query: ACCOUNTS, variables: { explode: false } },
+        { headers: { 'x-request-id': 'after' } },
+      ),
+    );
+    expect(after.status).toBe(200);
+    expect(answered - before).toBe(3);
   });
 
   it('never answers a token the upstream refused', async () => {
