@@ -9,11 +9,11 @@
  */
 import { createServer, type RequestListener, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DirectMiss, withDirectMisses } from '../../src/server/direct-miss.js';
 import { withWireReplay } from '../../src/server/wire-replay.js';
+import { decodedBody } from '../support/content-encoding.js';
 import { type ClockedStack, type Stack, startStack } from '../support/stack.js';
 
 const TOKEN = 'direct-miss-token';
@@ -67,13 +67,7 @@ function send(port: number, init: Sent): Promise<Answer> {
           for (const [key, value] of Object.entries(response.headers))
             if (!IGNORED.has(key) && value !== undefined) headers[key] = String(value);
           const bytes = Buffer.concat(chunks);
-          const encoding = headers['content-encoding'];
-          const plain =
-            encoding === 'br'
-              ? brotliDecompressSync(bytes)
-              : encoding === 'gzip'
-                ? gunzipSync(bytes)
-                : bytes;
+          const plain = decodedBody(bytes, headers['content-encoding']);
           resolve({
             status: response.statusCode ?? 0,
             bytes,
