@@ -12,7 +12,10 @@
  *
  * Only a request that needs nothing else is taken; everything else goes on to `handler` as it
  * came (before anything was run or reported):
- * - a JSON `POST` of the GraphQL path with nothing but `query`, `variables`, `operationName`;
+ * - a JSON `POST` of the GraphQL path with nothing but `query`, `variables`, `operationName`, or
+ *   a `GET` with nothing but those in its URL, each once, percent-encoded without `+` (CSRF
+ *   prevention lets any request with `Authorization` through, and only such requests are taken;
+ *   a GET's answer carries its ETag as yoga's would; `If-None-Match` goes to yoga);
  * - only the headers of `TAKEN_HEADERS` (no `Origin`, `Cookie`, `Cache-Control`, explain,
  *   metrics, idempotency or tracing headers), an `Accept` that yoga answers as JSON; an
  *   `Accept-Encoding` is answered as the compression plugin answers it (same threshold, `Vary`);
@@ -92,7 +95,9 @@ export function createDirectMiss({
   const { admission, yoga } = gateway;
   return async (request, response) => {
     const { headers } = request;
-    if (request.method !== 'POST' || request.url !== path) return false;
+    const url = request.url ?? '';
+    const get = request.method === 'GET';
+    if (get ? !url.startsWith(`${path}?`) : request.method !== 'POST' || url !== path) return false;
     // Per-request metrics always on: the answer differs per request; left to yoga.
     if (caching.metrics === 'always') return false;
     for (const name in headers) if (!TAKEN_HEADERS.has(name)) return false;
@@ -101,24 +106,34 @@ export function createDirectMiss({
     const mediaType = MEDIA_TYPES.get(headers.accept);
     if (mediaType === undefined) return false;
     const contentType = headers['content-type'];
-    if (contentType === undefined || !isJson(contentType)) return false;
+    // A GET carries no body (nor its headers); a POST a JSON one.
+    if (
+      get
+        ? contentType !== undefined || headers['content-length'] !== undefined
+        : contentType === undefined || !isJson(contentType)
+    )
+      return false;
     const authorization = headers.authorization;
     if (authorization === undefined || !authorization.startsWith('Bearer ')) return false;
-    const body = await bodyOf(request, caching.maxBodyBytes);
-    if (body === undefined) return false;
-    if (body === null) {
-      response.destroy();
-      return true;
+    let params: DirectParams | null;
+    if (get) params = paramsOfSearch(url.slice(path.length + 1));
+    else {
+      const body = await bodyOf(request, caching.maxBodyBytes);
+      if (body === undefined) return false;
+      if (body === null) {
+        response.destroy();
+        return true;
+      }
+      params = parseParams(body);
     }
-    const params = parseParams(body);
     if (params === null) return false;
-    const presented = presentedByHeaders(authorization, request.url);
+    const presented = presentedByHeaders(authorization, url);
     if (presented?.kind !== 'bearer') return false;
     const checked = admission.credentials(presented);
     if (checked instanceof Promise || !checked.ok) return false;
     const name = nameOperation(admission, caching.schemaDigest, {
       params,
-      get: false,
+      get,
       pathname: path,
       accept: headers.accept ?? '',
       credentials: checked.credentials,
@@ -128,12 +143,12 @@ export function createDirectMiss({
     const requestId = requestIdFor(single(headers[REQUEST_ID_HEADER]));
     // The request the plugins see in the operation's context (its id, its caller, its headers).
     const fetchRequest = new yoga.fetchAPI.Request(
-      `http://${headers.host ?? 'direct.invalid'}${path}`,
+      `http://${headers.host ?? 'direct.invalid'}${url}`,
       {
-        method: 'POST',
+        method: get ? 'GET' : 'POST',
         headers: {
           authorization,
-          'content-type': contentType,
+          ...(contentType === undefined ? {} : { 'content-type': contentType }),
           ...(headers.accept === undefined ? {} : { accept: headers.accept }),
           [REQUEST_ID_HEADER]: requestId,
         },
@@ -318,7 +333,32 @@ function parseParams(body: Buffer): DirectParams | null {
     return null;
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  const params = parsed as Record<string, unknown>;
+  return plainParams(parsed as Record<string, unknown>);
+}
+
+/**
+ * Private: a GET's parameters (its URL's search), each given once, in plain percent-encoding
+ * (no `+`, which readers of query strings disagree on), the variables as JSON text.
+ */
+function paramsOfSearch(search: string): DirectParams | null {
+  if (search.includes('+')) return null;
+  const params: Record<string, unknown> = {};
+  try {
+    for (const pair of search.split('&')) {
+      const at = pair.indexOf('=');
+      if (at < 0) return null;
+      const key = decodeURIComponent(pair.slice(0, at));
+      if (Object.hasOwn(params, key)) return null;
+      params[key] = decodeURIComponent(pair.slice(at + 1));
+    }
+    if (typeof params.variables === 'string') params.variables = JSON.parse(params.variables);
+  } catch {
+    return null;
+  }
+  return plainParams(params);
+}
+
+function plainParams(params: Record<string, unknown>): DirectParams | null {
   for (const key in params) if (!PARAMS.has(key)) return null;
   const { query, variables, operationName } = params;
   if (typeof query !== 'string' || query === '') return null;
