@@ -5,8 +5,10 @@
  * described in its own file:
  *
  * - replays at the wire against raw node:http (`replay.ts`): CPU per request and requests/s;
- * - a warm non-repeated dashboard against bare yoga with graphql-jit (`warm-cpu.ts`, in a child
- *   process of its own with `NODE_ENV=production`): CPU per request;
+ * - a warm non-repeated dashboard against bare yoga with graphql-jit, both over node:http
+ *   (`probes/miss-path.ts`, in a child process of its own with `NODE_ENV=production`, the client
+ *   in another): CPU per request of the gateway as served (misses on the direct path), and
+ *   through yoga beside it;
  * - cold loads against the parse floor (a fresh process downloading the export and `JSON.parse`-ing
  *   it: `parse-floor-child.ts`) at
  *   `--sizes`, and against curl with one core kept busy by another process (CI-like load), and
@@ -23,9 +25,9 @@ import { cpus, loadavg } from 'node:os';
 import { promisify } from 'node:util';
 import { type LargePlanRow, runLargePlans } from './large-plans.js';
 import type { BenchOptions } from './options.js';
+import type { MissPathResult } from './probes/miss-path.js';
 import { type ReplayResult, runReplayBench } from './replay.js';
 import { type ResumeRow, resumeMet, runResumeBench } from './resume.js';
-import type { WarmCpuResult } from './warm-cpu.js';
 import { runWritesBench, type WritesResult } from './writes.js';
 
 const run = promisify(execFile);
@@ -39,7 +41,7 @@ export interface MachineLoad {
 
 export interface SummaryResult {
   replay: { result: ReplayResult; load: MachineLoad };
-  warm: { result: WarmCpuResult; load: MachineLoad };
+  warm: { result: MissPathResult; load: MachineLoad };
   large: { rows: LargePlanRow[]; load: MachineLoad };
   ciLoad: { rows: LargePlanRow[]; load: MachineLoad };
   writes: { result: WritesResult; load: MachineLoad };
@@ -52,9 +54,12 @@ async function underLoad<T>(work: () => Promise<T>): Promise<{ value: T; load: M
   return { value, load: { cores: cpus().length, before, after: loadavg()[0]! } };
 }
 
-/** `bench/warm-cpu.ts --json` in a process of its own, as deployed (`NODE_ENV=production`). */
-async function warmCpu(batches: number, requests: number): Promise<WarmCpuResult> {
-  const script = new URL('./warm-cpu.ts', import.meta.url).pathname;
+/**
+ * `bench/probes/miss-path.ts --json` in a process of its own, as deployed (`NODE_ENV=production`):
+ * over node:http, where the direct path of misses shows (`yoga.fetch` would bypass it).
+ */
+async function missPath(batches: number, requests: number): Promise<MissPathResult> {
+  const script = new URL('./probes/miss-path.ts', import.meta.url).pathname;
   const { stdout } = await run(
     process.execPath,
     [
@@ -70,7 +75,7 @@ async function warmCpu(batches: number, requests: number): Promise<WarmCpuResult
     { env: { ...process.env, NODE_ENV: 'production' }, maxBuffer: 1024 * 1024 },
   );
   const line = stdout.trim().split('\n').at(-1) ?? '';
-  return JSON.parse(line) as WarmCpuResult;
+  return JSON.parse(line) as MissPathResult;
 }
 
 /** `work` while another process keeps one core busy (a CI runner shared with another job). */
@@ -98,8 +103,8 @@ export async function runSummary(options: BenchOptions): Promise<SummaryResult> 
       rounds: quick ? 1 : options.rounds,
     }),
   );
-  console.log('  a warm non-repeated dashboard against bare yoga + graphql-jit');
-  const warm = await underLoad(() => (quick ? warmCpu(3, 100) : warmCpu(9, 300)));
+  console.log('  a warm non-repeated dashboard against bare yoga + graphql-jit, over node:http');
+  const warm = await underLoad(() => (quick ? missPath(3, 100) : missPath(9, 300)));
   console.log(`  cold loads: ${sizes.join(', ')} transactions`);
   const large = await underLoad(() =>
     runLargePlans({ sizes, repeats, defaultSettingsAt: [1_000_000] }),
@@ -181,11 +186,11 @@ export function formatSummary({
       replay.load,
     ],
     [
-      'warm non-repeated dashboard / bare yoga + graphql-jit, CPU per request',
+      'warm non-repeated dashboard / bare yoga + graphql-jit over node:http, CPU per request',
       x(warm.result.ratio),
       '<= 1.3x',
       warm.result.ratio <= 1.3,
-      `${ms(warm.result.gatewayMs)} / ${ms(warm.result.floorMs)}`,
+      `${ms(warm.result.directMs)} / ${ms(warm.result.floorMs)} (through yoga ${ms(warm.result.yogaMs)}, ${x(warm.result.yogaRatio)})`,
       '–',
       warm.load,
     ],

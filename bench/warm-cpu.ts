@@ -23,7 +23,7 @@
  *   NODE_ENV=production npm run bench:warm-cpu [-- --batches 9 --requests 300]
  *   ... -- --executor    the gateway with compiled queries off (yoga's executor)
  *   ... -- --cache-off   the gateway with the answer cache off
- *   ... -- --json        one JSON line of the figures (what `--summary` reads)
+ *   ... -- --json        one JSON line of the figures
  *   ... -- --gateway-only  no floor batches (for a CPU profile of the gateway: node --cpu-prof)
  */
 import { readFileSync } from 'node:fs';
@@ -53,7 +53,7 @@ const requests = Number(values.requests);
 const cacheOff = values['cache-off'] === true;
 
 /** What `--json` prints: CPU milliseconds per request, medians of the batches. */
-export interface WarmCpuResult {
+interface WarmCpuResult {
   gatewayMs: number;
   floorMs: number;
   /** Median of the rounds' gateway / floor ratios. */

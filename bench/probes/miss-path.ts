@@ -9,7 +9,7 @@
  * the rounds' ratios. `bench/warm-cpu.ts` measures the same in process, through `yoga.fetch`,
  * where a path taken before yoga's HTTP handling cannot show.
  *
- *   NODE_ENV=production npx tsx bench/probes/miss-path.ts [--batches 9 --requests 300]
+ *   NODE_ENV=production npx tsx bench/probes/miss-path.ts [--batches 9 --requests 300] [--json]
  *   NODE_ENV=production node --cpu-prof --import tsx bench/probes/miss-path.ts --only direct
  */
 import { fork } from 'node:child_process';
@@ -34,8 +34,26 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '300' },
     /** Run only this side's batches (`direct`, `yoga`, `floor`): for a CPU profile of it. */
     only: { type: 'string' },
+    /** One JSON line of the figures (`MissPathResult`, what `--summary` reads). */
+    json: { type: 'boolean', default: false },
   },
 });
+
+/** What `--json` prints: CPU milliseconds per request, medians of the batches; ratios to the floor. */
+export interface MissPathResult {
+  /** The gateway as served, misses on the direct path. */
+  directMs: number;
+  /** The same gateway with every request through yoga (`DIRECT_MISSES=off`). */
+  yogaMs: number;
+  /** Bare graphql-yoga with graphql-jit serving the same answer. */
+  floorMs: number;
+  /** Median of the rounds' direct / floor ratios. */
+  ratio: number;
+  /** Median of the rounds' through-yoga / floor ratios. */
+  yogaRatio: number;
+  batches: number;
+  requests: number;
+}
 const batches = Number(values.batches);
 const requests = Number(values.requests);
 
@@ -143,16 +161,27 @@ try {
     ratios.gateway.push(g / f);
     ratios.direct.push(d / f);
   }
+  const result: MissPathResult = {
+    directMs: median(ms.direct),
+    yogaMs: median(ms.gateway),
+    floorMs: median(ms.floor),
+    ratio: median(ratios.direct),
+    yogaRatio: median(ratios.gateway),
+    batches,
+    requests,
+  };
+  if (values.json) console.log(JSON.stringify(result));
   const range = (xs: number[]) => `${Math.min(...xs).toFixed(3)}-${Math.max(...xs).toFixed(3)}`;
-  console.log(
-    `warm non-repeated dashboard over node:http (NODE_ENV=${process.env.NODE_ENV ?? ''}), ` +
-      `CPU ms / request, median of ${batches} rounds of ${requests}:\n` +
-      `  gateway through yoga  ${median(ms.gateway).toFixed(3)} (${range(ms.gateway)}), ` +
-      `ratio ${median(ratios.gateway).toFixed(2)}x (${range(ratios.gateway)})\n` +
-      `  gateway, direct path  ${median(ms.direct).toFixed(3)} (${range(ms.direct)}), ` +
-      `ratio ${median(ratios.direct).toFixed(2)}x (${range(ratios.direct)})\n` +
-      `  bare yoga + jit       ${median(ms.floor).toFixed(3)} (${range(ms.floor)})`,
-  );
+  if (!values.json)
+    console.log(
+      `warm non-repeated dashboard over node:http (NODE_ENV=${process.env.NODE_ENV ?? ''}), ` +
+        `CPU ms / request, median of ${batches} rounds of ${requests}:\n` +
+        `  gateway through yoga  ${median(ms.gateway).toFixed(3)} (${range(ms.gateway)}), ` +
+        `ratio ${median(ratios.gateway).toFixed(2)}x (${range(ratios.gateway)})\n` +
+        `  gateway, direct path  ${median(ms.direct).toFixed(3)} (${range(ms.direct)}), ` +
+        `ratio ${median(ratios.direct).toFixed(2)}x (${range(ratios.direct)})\n` +
+        `  bare yoga + jit       ${median(ms.floor).toFixed(3)} (${range(ms.floor)})`,
+    );
 } finally {
   client.kill();
   for (const server of servers) server.close();

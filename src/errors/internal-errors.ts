@@ -34,3 +34,17 @@ export function maskAndLog(logger: Logger | undefined) {
     return masked;
   };
 }
+
+/**
+ * What yoga's `handleError` makes of a throw while it runs an operation, with `mask` as its
+ * `maskedErrors.maskError` (for a path that runs operations outside yoga's request handling).
+ */
+export function handledAsYoga(
+  mask: (error: unknown, message: string) => Error,
+  error: unknown,
+): GraphQLError {
+  const masked = mask(error, 'Unexpected error.');
+  return masked instanceof GraphQLError
+    ? masked
+    : new GraphQLError(masked.message, { originalError: masked });
+}

@@ -411,7 +411,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps = {}): Ga
           gateway: { admission, yoga },
           caching,
           path: '/graphql',
-          compression: config.compressionMinBytes !== false,
+          compression:
+            config.compressionMinBytes === false ? false : { minBytes: config.compressionMinBytes },
+          maskError: maskAndLog(logger),
         })
       : undefined;
 

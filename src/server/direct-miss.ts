@@ -12,26 +12,32 @@
  *
  * Only a request that needs nothing else is taken; everything else goes on to `handler` as it
  * came (before anything was run or reported):
- * - a JSON `POST` of the GraphQL path with nothing but `query`, `variables`, `operationName`;
- * - only the headers of `TAKEN_HEADERS` (no `Origin`, `Cookie`, `Cache-Control`,
- *   `Accept-Encoding`, explain, metrics, idempotency or tracing headers), an `Accept` that
- *   yoga answers as JSON;
+ * - a JSON `POST` of the GraphQL path with nothing but `query`, `variables`, `operationName`, or
+ *   a `GET` with nothing but those in its URL, each once, percent-encoded without `+` (CSRF
+ *   prevention lets any request with `Authorization` through, and only such requests are taken;
+ *   a GET's answer carries its ETag as yoga's would; `If-None-Match` goes to yoga);
+ * - only the headers of `TAKEN_HEADERS` (no `Origin`, `Cookie`, `Cache-Control`, explain,
+ *   metrics, idempotency or tracing headers), an `Accept` that yoga answers as JSON; an
+ *   `Accept-Encoding` is answered as the compression plugin answers it (same threshold, `Vary`);
  * - an upstream token (`Authorization: Bearer`) whose check is synchronous and passes: a token
  *   the upstream refused, a gateway token, a session or no token at all go to yoga;
  * - after admission (which reports nothing for an admitted operation), one query without
  *   `@defer`/`@stream` (`compiledQueryOf`): mutations and subscriptions go to yoga.
- * A refusal by admission or an answer with errors is answered here, through yoga's own
- * processor, as yoga answers it (the differential test, test/server/direct-miss.test.ts).
+ * A refusal by admission, an answer with errors or a throw while the operation runs (masked as
+ * yoga's `handleError` masks it) is answered here, through yoga's own processor, as yoga answers
+ * it (the differential test, test/server/direct-miss.test.ts).
  */
 
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
 import { presentedByHeaders } from '../admission/presented.js';
+import { handledAsYoga } from '../errors/internal-errors.js';
 import { cleanResult } from '../errors/use-error-hygiene.js';
 import type { OperationInitialContext } from './operation-context.js';
 import { nameOperation } from './plugins/http-caching/fingerprint.js';
 import { compiledQueryOf } from './plugins/use-compiled-queries.js';
+import { compressBody, preferredEncoding } from './plugins/use-compression.js';
 import type { HttpCaching } from './plugins/use-http-caching.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './plugins/use-request-id.js';
 import { addVary } from './plugins/vary.js';
@@ -44,8 +50,13 @@ export interface DirectMissOptions {
   caching: Pick<HttpCaching, 'direct' | 'schemaDigest' | 'maxBodyBytes' | 'metrics'>;
   /** The GraphQL path (`/graphql`). */
   path: string;
-  /** Whether answers may be compressed (`config.compressionMinBytes`): they then vary by encoding. */
-  compression: boolean;
+  /**
+   * How answers are compressed, as the compression plugin does (`config.compressionMinBytes`):
+   * they then vary by encoding. False when they never are.
+   */
+  compression: { minBytes: number } | false;
+  /** yoga's error masking (`maskedErrors.maskError`): an unexpected throw is answered with it. */
+  maskError: (error: unknown, message: string) => Error;
 }
 
 /** Answers `request` and says so, or says it did not (nothing run, nothing sent). */
@@ -59,6 +70,7 @@ const TAKEN_HEADERS = new Set([
   'content-length',
   'authorization',
   'accept',
+  'accept-encoding',
   'user-agent',
   REQUEST_ID_HEADER,
 ]);
@@ -78,11 +90,14 @@ export function createDirectMiss({
   caching,
   path,
   compression,
+  maskError,
 }: DirectMissOptions): DirectMiss {
   const { admission, yoga } = gateway;
   return async (request, response) => {
     const { headers } = request;
-    if (request.method !== 'POST' || request.url !== path) return false;
+    const url = request.url ?? '';
+    const get = request.method === 'GET';
+    if (get ? !url.startsWith(`${path}?`) : request.method !== 'POST' || url !== path) return false;
     // Per-request metrics always on: the answer differs per request; left to yoga.
     if (caching.metrics === 'always') return false;
     for (const name in headers) if (!TAKEN_HEADERS.has(name)) return false;
@@ -91,24 +106,34 @@ export function createDirectMiss({
     const mediaType = MEDIA_TYPES.get(headers.accept);
     if (mediaType === undefined) return false;
     const contentType = headers['content-type'];
-    if (contentType === undefined || !isJson(contentType)) return false;
+    // A GET carries no body (nor its headers); a POST a JSON one.
+    if (
+      get
+        ? contentType !== undefined || headers['content-length'] !== undefined
+        : contentType === undefined || !isJson(contentType)
+    )
+      return false;
     const authorization = headers.authorization;
     if (authorization === undefined || !authorization.startsWith('Bearer ')) return false;
-    const body = await bodyOf(request, caching.maxBodyBytes);
-    if (body === undefined) return false;
-    if (body === null) {
-      response.destroy();
-      return true;
+    let params: DirectParams | null;
+    if (get) params = paramsOfSearch(url.slice(path.length + 1));
+    else {
+      const body = await bodyOf(request, caching.maxBodyBytes);
+      if (body === undefined) return false;
+      if (body === null) {
+        response.destroy();
+        return true;
+      }
+      params = parseParams(body);
     }
-    const params = parseParams(body);
     if (params === null) return false;
-    const presented = presentedByHeaders(authorization, request.url);
+    const presented = presentedByHeaders(authorization, url);
     if (presented?.kind !== 'bearer') return false;
     const checked = admission.credentials(presented);
     if (checked instanceof Promise || !checked.ok) return false;
     const name = nameOperation(admission, caching.schemaDigest, {
       params,
-      get: false,
+      get,
       pathname: path,
       accept: headers.accept ?? '',
       credentials: checked.credentials,
@@ -118,12 +143,12 @@ export function createDirectMiss({
     const requestId = requestIdFor(single(headers[REQUEST_ID_HEADER]));
     // The request the plugins see in the operation's context (its id, its caller, its headers).
     const fetchRequest = new yoga.fetchAPI.Request(
-      `http://${headers.host ?? 'direct.invalid'}${path}`,
+      `http://${headers.host ?? 'direct.invalid'}${url}`,
       {
-        method: 'POST',
+        method: get ? 'GET' : 'POST',
         headers: {
           authorization,
-          'content-type': contentType,
+          ...(contentType === undefined ? {} : { 'content-type': contentType }),
           ...(headers.accept === undefined ? {} : { accept: headers.accept }),
           [REQUEST_ID_HEADER]: requestId,
         },
@@ -142,41 +167,46 @@ export function createDirectMiss({
       ownOrigins: [],
       requestId,
     });
-    const settled = verdict instanceof Promise ? await verdict : verdict;
     let result: ExecutionResult;
-    if (!settled.admitted) result = { errors: [settled.error] };
-    else {
-      if (!compiledQueryOf(settled.document)) return false;
-      caching.direct.adopt(fetchRequest, name);
-      const initial: OperationInitialContext = {
-        request: fetchRequest,
-        credentials: settled.credentials,
-        admittedCost: settled.cost ?? null,
-      };
-      const enveloped = yoga.getEnveloped({
-        ...initial,
-        params: {
-          query: settled.query,
-          variables: params.variables,
-          operationName: params.operationName,
-        },
-      });
-      const errors = enveloped.validate(enveloped.schema, settled.document);
-      if (errors.length > 0) {
-        admission.forget(settled.document);
-        result = { errors };
-      } else {
-        const contextValue = await enveloped.contextFactory();
-        const args: ExecutionArgs = {
-          schema: enveloped.schema,
-          document: settled.document,
-          variableValues: params.variables,
-          operationName: params.operationName,
-          contextValue,
+    try {
+      const settled = verdict instanceof Promise ? await verdict : verdict;
+      if (!settled.admitted) result = { errors: [settled.error] };
+      else {
+        if (!compiledQueryOf(settled.document)) return false;
+        caching.direct.adopt(fetchRequest, name);
+        const initial: OperationInitialContext = {
+          request: fetchRequest,
+          credentials: settled.credentials,
+          admittedCost: settled.cost ?? null,
         };
-        const executed = (await enveloped.execute(args)) as ExecutionResult;
-        result = caching.direct.executed(fetchRequest, contextValue, executed);
+        const enveloped = yoga.getEnveloped({
+          ...initial,
+          params: {
+            query: settled.query,
+            variables: params.variables,
+            operationName: params.operationName,
+          },
+        });
+        const errors = enveloped.validate(enveloped.schema, settled.document);
+        if (errors.length > 0) {
+          admission.forget(settled.document);
+          result = { errors };
+        } else {
+          const contextValue = await enveloped.contextFactory();
+          const args: ExecutionArgs = {
+            schema: enveloped.schema,
+            document: settled.document,
+            variableValues: params.variables,
+            operationName: params.operationName,
+            contextValue,
+          };
+          const executed = (await enveloped.execute(args)) as ExecutionResult;
+          result = caching.direct.executed(fetchRequest, contextValue, executed);
+        }
       }
+    } catch (error) {
+      // As yoga answers a throw while it runs an operation (its `handleError`, masked).
+      result = { errors: [handledAsYoga(maskError, error)] };
     }
     const cleaned = cleanResult(result);
     if (isPlain(cleaned)) {
@@ -186,36 +216,49 @@ export function createDirectMiss({
         'content-type': `${mediaType}; charset=utf-8`,
       });
       const text = (cleaned.stringify ?? JSON.stringify)(cleaned);
-      write(response, 200, answerHeaders, text, fetchRequest, requestId);
+      await write(response, 200, answerHeaders, text, fetchRequest, requestId);
     } else {
       const answer = processRegularResult(cleaned, yoga.fetchAPI, mediaType);
-      write(response, answer.status, answer.headers, await answer.text(), fetchRequest, requestId);
+      const text = await answer.text();
+      await write(response, answer.status, answer.headers, text, fetchRequest, requestId);
     }
     return true;
   };
 
-  /** The door's and HTTP caching's headers added (the plugins' `onResponse`), then sent. */
-  function write(
+  /**
+   * The door's, compression's and HTTP caching's headers added (the plugins' `onResponse`, in
+   * their order), the body compressed as the compression plugin does, then sent.
+   */
+  async function write(
     response: ServerResponse,
     status: number,
     headers: Headers,
     text: string,
     fetchRequest: Request,
     requestId: string,
-  ): void {
+  ): Promise<void> {
     headers.set(REQUEST_ID_HEADER, requestId);
     headers.set('x-content-type-options', 'nosniff');
     if (!headers.has('cache-control')) headers.set('cache-control', 'no-store');
-    // Compression's: a body (here always one) varies by encoding, though none was asked for.
-    if (compression) addVary(headers, 'Accept-Encoding');
+    let body: string | Buffer = text;
+    if (compression) {
+      // A body (here always one) varies by encoding, though none was asked for.
+      addVary(headers, 'Accept-Encoding');
+      const asked = response.req.headers['accept-encoding'];
+      const encoding = preferredEncoding(asked === undefined ? null : asked);
+      if (encoding !== null && Buffer.byteLength(text) >= compression.minBytes) {
+        body = await compressBody(Buffer.from(text), encoding);
+        headers.set('content-encoding', encoding);
+      }
+    }
     caching.direct.responded(fetchRequest, { status, headers });
     const sent: Record<string, string> = {};
     headers.forEach((value, key) => {
       sent[key] = value;
     });
-    sent['content-length'] = String(Buffer.byteLength(text));
+    sent['content-length'] = String(Buffer.byteLength(body));
     response.writeHead(status, sent);
-    response.end(text);
+    response.end(body);
   }
 }
 
@@ -290,7 +333,32 @@ function parseParams(body: Buffer): DirectParams | null {
     return null;
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  const params = parsed as Record<string, unknown>;
+  return plainParams(parsed as Record<string, unknown>);
+}
+
+/**
+ * Private: a GET's parameters (its URL's search), each given once, in plain percent-encoding
+ * (no `+`, which readers of query strings disagree on), the variables as JSON text.
+ */
+function paramsOfSearch(search: string): DirectParams | null {
+  if (search.includes('+')) return null;
+  const params: Record<string, unknown> = {};
+  try {
+    for (const pair of search.split('&')) {
+      const at = pair.indexOf('=');
+      if (at < 0) return null;
+      const key = decodeURIComponent(pair.slice(0, at));
+      if (Object.hasOwn(params, key)) return null;
+      params[key] = decodeURIComponent(pair.slice(at + 1));
+    }
+    if (typeof params.variables === 'string') params.variables = JSON.parse(params.variables);
+  } catch {
+    return null;
+  }
+  return plainParams(params);
+}
+
+function plainParams(params: Record<string, unknown>): DirectParams | null {
   for (const key in params) if (!PARAMS.has(key)) return null;
   const { query, variables, operationName } = params;
   if (typeof query !== 'string' || query === '') return null;

@@ -1,16 +1,19 @@
 /**
  * The direct path of misses (`src/server/direct-miss.ts`) against yoga: one gateway, two ports,
  * one with the direct path in front of yoga and one with yoga alone. Each request of a corpus
- * (varied variables, accepts and tokens; a bad id, a missing plan, an upstream failure, a cost
- * refusal, invalid documents, GET, a mutation) is sent to both in turn and must get the same
- * status, the same body byte for byte and the same headers (but the date and the connection's).
+ * (varied variables, accepts, encodings and tokens; a bad id, a missing plan, an upstream failure,
+ * a cost refusal, invalid documents, an unexpected throw, GET, a mutation) is sent to both in turn
+ * and must get the same status, the same bytes (compressed or not) and the same headers (but the
+ * date and the connection's).
  * A token the upstream refused is never answered by the direct path.
  */
 import { createServer, type RequestListener, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DirectMiss, withDirectMisses } from '../../src/server/direct-miss.js';
 import { withWireReplay } from '../../src/server/wire-replay.js';
+import { decodedBody } from '../support/content-encoding.js';
 import { type ClockedStack, type Stack, startStack } from '../support/stack.js';
 
 const TOKEN = 'direct-miss-token';
@@ -24,9 +27,21 @@ const ACCOUNTS = '{ plan(id: "last-used") { accounts { name } } }';
 
 interface Answer {
   status: number;
+  /** The body as sent (compressed or not), and as text (decompressed). */
+  bytes: Buffer;
   body: string;
   headers: Record<string, string>;
 }
+
+/** A secret no answer may carry: the message of an unexpected throw after admission. */
+const SECRET = 'direct-miss-secret-detail';
+
+/** Throws, unexpectedly, while executing any operation whose variables ask it to. */
+const exploding: Plugin = {
+  onExecute({ args }) {
+    if (args.variableValues?.explode === true) throw new Error(SECRET);
+  },
+};
 
 const IGNORED = new Set(['date', 'connection', 'keep-alive']);
 
@@ -51,9 +66,12 @@ function send(port: number, init: Sent): Promise<Answer> {
           const headers: Record<string, string> = {};
           for (const [key, value] of Object.entries(response.headers))
             if (!IGNORED.has(key) && value !== undefined) headers[key] = String(value);
+          const bytes = Buffer.concat(chunks);
+          const plain = decodedBody(bytes, headers['content-encoding']);
           resolve({
             status: response.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
+            bytes,
+            body: plain.toString('utf8'),
             headers,
           });
         });
@@ -71,6 +89,22 @@ interface Sent {
   path?: string;
   headers: Record<string, string>;
   body?: string;
+}
+
+/** A GET of `params` (each percent-encoded), with the token unless `token` is null. */
+function getOf(
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+  token: string | null = TOKEN,
+): Sent {
+  const search = Object.entries(params)
+    .map(([key, value]) => `${key}=${encodeURIComponent(value)}`)
+    .join('&');
+  return {
+    method: 'GET',
+    path: `/graphql?${search}`,
+    headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...headers },
+  };
 }
 
 function post(
@@ -122,6 +156,7 @@ describe('the direct path of misses', () => {
         ],
       },
       config: { metrics: 'on-request', directMisses: true },
+      deps: { plugins: [exploding] },
     });
     const direct = stack.gateway.directMiss;
     if (!direct) throw new Error('no direct path');
@@ -154,6 +189,7 @@ describe('the direct path of misses', () => {
     const viaYoga = await send(yogaPort, init);
     expect(viaDirect.status).toBe(viaYoga.status);
     expect(viaDirect.body).toBe(viaYoga.body);
+    expect(viaDirect.bytes.equals(viaYoga.bytes)).toBe(true);
     expect(viaDirect.headers).toEqual(viaYoga.headers);
     return viaDirect;
   }
@@ -200,6 +236,67 @@ describe('the direct path of misses', () => {
     delete init.headers.accept;
     await same(init);
     expect(answered - before).toBe(3);
+  });
+
+  it('compresses as the compression plugin does', async () => {
+    const before = answered;
+    const encodings = [
+      ['gzip, deflate, br', 'br'],
+      ['gzip', 'gzip'],
+      ['br;q=0.5, gzip', 'gzip'],
+      ['*', 'br'],
+      ['br;q=0, gzip;q=0', undefined],
+      ['deflate', undefined],
+    ] as const;
+    for (const [acceptEncoding, expected] of encodings) {
+      const answer = await same(
+        post(
+          { query: DASHBOARD, variables: { acceptEncoding } },
+          { headers: { 'accept-encoding': acceptEncoding, 'x-request-id': 'z' } },
+        ),
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.headers['content-encoding']).toBe(expected);
+      expect(answer.body).toMatch(/^\{"data":\{"plan":/);
+    }
+    // Under the threshold (1 KiB): sent as it is, though asked for; an error, compressed.
+    const small = await same(
+      post(
+        { query: '{ plan(id: "last-used") { id } }' },
+        { headers: { 'accept-encoding': 'gzip', 'x-request-id': 'zs' } },
+      ),
+    );
+    expect(small.headers['content-encoding']).toBeUndefined();
+    await same(
+      post(
+        { query: DASHBOARD, variables: { planId: 'not-a-plan' } },
+        { headers: { 'accept-encoding': 'gzip, deflate, br', 'x-request-id': 'ze' } },
+      ),
+    );
+    expect(answered - before).toBe(encodings.length + 2);
+  });
+
+  it('answers GET queries as yoga does, ETag and all', async () => {
+    const before = answered;
+    const cases = [
+      getOf({ query: ACCOUNTS, variables: '{"get":1}' }, { 'x-request-id': 'q1' }),
+      getOf(
+        { query: DASHBOARD, operationName: 'Dashboard', variables: '{"get":2}' },
+        { 'x-request-id': 'q2', 'accept-encoding': 'gzip, deflate, br' },
+      ),
+      getOf(
+        { query: ACCOUNTS, variables: '{"get":3}' },
+        { 'x-request-id': 'q3', accept: 'application/graphql-response+json' },
+      ),
+      getOf({ query: DASHBOARD, variables: '{"planId":"not-a-plan"}' }, { 'x-request-id': 'q4' }),
+      getOf({ query: '{ plan(id: "last-used") { ' }, { 'x-request-id': 'q5' }),
+    ];
+    for (const init of cases) await same(init);
+    expect(answered - before).toBe(cases.length);
+    // Seen twice (once per port): kept, so the wire replays it now, with the same ETag.
+    const tagged = await same(cases[1]!);
+    expect(tagged.headers.etag).toMatch(/-br"$/);
+    expect(answered - before).toBe(cases.length);
   });
 
   it('answers errors and refusals as yoga does', async () => {
@@ -269,19 +366,20 @@ describe('the direct path of misses', () => {
 
   it('hands everything else on to yoga untouched', async () => {
     const before = answered;
+    await same(getOf({ query: ACCOUNTS, extensions: '{}' }, { 'x-request-id': 'g1' }));
+    await same(getOf({ query: 'mutation { __typename }' }, { 'x-request-id': 'g2' }));
+    await same(getOf({ query: ACCOUNTS }, { 'x-request-id': 'g3', 'if-none-match': '"x"' }));
     await same({
       method: 'GET',
-      path: `/graphql?query=${encodeURIComponent(ACCOUNTS)}`,
-      headers: { authorization: `Bearer ${TOKEN}`, 'x-request-id': 'g' },
+      path: `/graphql?query=${encodeURIComponent(ACCOUNTS).replaceAll('%20', '+')}`,
+      headers: { authorization: `Bearer ${TOKEN}`, 'x-request-id': 'g4' },
     });
+    await same(getOf({ query: ACCOUNTS }, { 'x-request-id': 'g5' }, null));
     await same(
       post(
         { query: ACCOUNTS },
         { headers: { origin: 'http://elsewhere.example', 'x-request-id': 'o' } },
       ),
-    );
-    await same(
-      post({ query: ACCOUNTS }, { headers: { 'accept-encoding': 'gzip', 'x-request-id': 'z' } }),
     );
     await same(post({ query: ACCOUNTS, extensions: {} }, { headers: { 'x-request-id': 'x' } }));
     await same(post({ query: ACCOUNTS }, { token: null, headers: { 'x-request-id': 't' } }));
@@ -299,6 +397,35 @@ describe('the direct path of misses', () => {
       rawHeaders: ['Authorization', 'Bearer another-token'],
     });
     expect(answered - before).toBe(0);
+  });
+
+  it('answers an unexpected throw after admission as yoga does, and serves on', async () => {
+    const before = answered;
+    // yoga masks it (maskAndLog) into an error of the result: 200 in both media types.
+    for (const [accept, status] of [
+      ['application/json', 200],
+      ['application/graphql-response+json', 200],
+    ] as const) {
+      const answer = await same(
+        post(
+          { query: ACCOUNTS, variables: { explode: true } },
+          { headers: { accept, 'x-request-id': 'boom' } },
+        ),
+      );
+      expect(answer.status).toBe(status);
+      expect(answer.body).toContain('"Unexpected error."');
+      expect(answer.body).not.toContain(SECRET);
+    }
+    expect(answered - before).toBe(2);
+    // Nothing held: the same request without the throw is answered by the direct path.
+    const after = await same(
+      post(
+        { query: ACCOUNTS, variables: { explode: false } },
+        { headers: { 'x-request-id': 'after' } },
+      ),
+    );
+    expect(after.status).toBe(200);
+    expect(answered - before).toBe(3);
   });
 
   it('never answers a token the upstream refused', async () => {
