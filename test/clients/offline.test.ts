@@ -30,6 +30,7 @@ import {
   type SendWrite,
   storedCursors,
   type WriteConflict,
+  type WriteQueue,
 } from '@plans-gateway/client-kit/offline';
 import { Client, fetchExchange } from '@urql/core';
 import { cacheExchange, offlineExchange } from '@urql/exchange-graphcache';
@@ -540,26 +541,19 @@ describe('the write queue', () => {
     return { s, network, queue, edit, row, other, since, send };
   }
 
-  /**
-   * Back online after a day (the gateway's copy aged, the upstream's calls counted from here):
-   * one flush, with the events it raised.
-   */
-  async function backOnline(
-    s: LiveStack,
-    network: { state: { offline: boolean } },
-    queue: Awaited<ReturnType<typeof openWriteQueue>>,
-  ) {
+  /** The gateway's copy aged, the sandbox's calls forgotten, the network back; the queue's events. */
+  function backOnline(s: LiveStack, network: { state: { offline: boolean } }, queue: WriteQueue) {
     aged(s);
     s.sandbox.resetCalls();
     network.state.offline = false;
     const events: string[] = [];
     queue.subscribe((event) => events.push(`${event.kind}:${event.write.label}`));
-    return { state: await queue.flush(), events };
+    return events;
   }
 
   /** Two edits queued offline (the first one guarded), and the same row changed elsewhere. */
-  async function conflicted(name: 'Apollo' | 'urql') {
-    const { s, network, queue, edit, row, other, since } = await offlineQueue(name);
+  async function conflicted(name: 'Apollo' | 'urql', storage = memoryStorage()) {
+    const { s, network, queue, edit, row, other, since, send } = await offlineQueue(name, storage);
     await queue.enqueue(edit(row.id, 'edited offline', since));
     await queue.enqueue(edit(other.id, 'later edit', null));
     await queue.flush();
@@ -567,7 +561,8 @@ describe('the write queue', () => {
 
     // Meanwhile, the same row changed behind the gateway's back; the gateway's copy ages.
     await memoChangedElsewhere(s, row.id, 'changed elsewhere');
-    const { state, events } = await backOnline(s, network, queue);
+    const events = backOnline(s, network, queue);
+    const state = await queue.flush();
 
     expect(state.conflict?.write.label).toBe('edited offline');
     const conflict: WriteConflict | undefined = state.conflict?.conflict;
@@ -584,7 +579,7 @@ describe('the write queue', () => {
     expect(events).toEqual(['conflict:edited offline']);
     expect(updates(s)).toEqual([]);
     expect(await memoUpstream(s, row.id)).toBe('changed elsewhere');
-    return { s, queue, row, other, events };
+    return { s, queue, row, other, events, send };
   }
 
   const senders = {
@@ -666,7 +661,10 @@ describe('the write queue', () => {
       await queue.enqueue(batch('both offline'));
       await queue.enqueue(edit(row.id, 'then one', since));
       await queue.enqueue(edit(other.id, 'then the other', since));
-      const { state } = await backOnline(s, network, queue);
+      aged(s);
+      s.sandbox.resetCalls();
+      network.state.offline = false;
+      const state = await queue.flush();
       expect(state).toEqual({ pending: [], conflict: null });
       expect(await memoUpstream(s, row.id)).toBe('then one');
       expect(await memoUpstream(s, other.id)).toBe('then the other');
@@ -693,6 +691,11 @@ describe('the write queue', () => {
           since,
         },
       });
+      // A second edit of it: guarded by the first edit's cursor once that one is sent.
+      await queue.enqueue({
+        ...edit('', 'and again', since),
+        variables: { planId: s.planId, id: made, input: { memo: 'and again' }, since },
+      });
       // A create that is refused takes the edits of what it would have made with it.
       const refusedCreate = await queue.enqueue({
         query: CREATE_WITH_CURSOR,
@@ -709,21 +712,57 @@ describe('the write queue', () => {
         },
       });
       await queue.flush(); // offline: all wait
-      const { state, events } = await backOnline(s, network, queue);
+      const events = backOnline(s, network, queue);
+      const state = await queue.flush();
       expect(state.conflict).toBeNull();
       expect(events).toEqual([
         'sent:made offline',
         'sent:then edited offline',
+        'sent:and again',
         'refused:refused',
         'refused:edit of the refused',
       ]);
       expect(creates(s)).toHaveLength(1);
+      expect(updates(s)).toHaveLength(2); // each edit, once, of the created row
       const { transactions } = await s.writer.getTransactions(
         { token: s.token },
         { planId: s.planId },
       );
       const mine = transactions.filter((tx) => tx.amount === -2_500 && !tx.deleted);
-      expect(mine.map((tx) => tx.memo)).toEqual(['then edited offline']);
+      expect(mine.map((tx) => tx.memo)).toEqual(['and again']);
+    });
+
+    it(`${name}: a conflict is surfaced once and not sent again, by a flush or after a reload, until the app decides`, async () => {
+      const storage = memoryStorage();
+      const { s, queue, row, other, events, send } = await conflicted(name, storage);
+      const stopped = queue.state().conflict!;
+      s.sandbox.resetCalls();
+      // The network comes and goes: each reconnect flushes.
+      expect(await queue.flush()).toEqual(queue.state());
+      // The app is opened again: the queue as stored still holds the conflict, and waits.
+      const sent: (string | undefined)[] = [];
+      const reopened = await openWriteQueue({
+        storage,
+        send: (write) => {
+          sent.push(write.label);
+          return send(write);
+        },
+      });
+      const reopenedEvents: string[] = [];
+      reopened.subscribe((event) => reopenedEvents.push(`${event.kind}:${event.write.label}`));
+      const state = await reopened.flush();
+      expect(state.conflict).toEqual(stopped);
+      expect(state.pending.map((w) => w.label)).toEqual(['later edit']);
+      expect(sent).toEqual([]);
+      expect(events).toEqual(['conflict:edited offline']);
+      expect(reopenedEvents).toEqual([]);
+      expect(callsOf(s.sandbox, s.token)).toEqual([]);
+      // Dropped: the write that waited behind it goes, once; the refused one never.
+      await reopened.discard(stopped.write.key);
+      expect(sent).toEqual(['later edit']);
+      expect(updates(s)).toHaveLength(1);
+      expect(await memoUpstream(s, row.id)).toBe('changed elsewhere');
+      expect(await memoUpstream(s, other.id)).toBe('later edit');
     });
 
     it(`${name}: "keep theirs" drops the edit, says so, and the later writes go on`, async () => {

@@ -6,10 +6,13 @@
  *
  * A write the gateway refuses because what it edits changed elsewhere meanwhile (a
  * `WriteConflict` in its result, sent with `ifUnchangedSince`) is not retried and not
- * overwritten: the queue stops at it and surfaces it with both versions, and the app keeps its
- * write again (`retry`, with new variables) or drops it (`discard`). Any other typed refusal
- * (`ValidationError`, `NotFoundError`...) is a final answer: the write leaves the queue as
- * `refused`.
+ * overwritten: the queue stops at it and surfaces it with both versions, once (stored with the
+ * queue: not sent again by a flush or after a reload), and the app keeps its write again
+ * (`retry`, with new variables) or drops it (`discard`). The writes after it wait for that: the
+ * queue keeps the order writes were made in and cannot tell which depend on the stopped one (a
+ * later write of its row would carry a cursor it never advanced, or overwrite unguarded the row
+ * being decided about). Any other typed refusal (`ValidationError`, `NotFoundError`...) is a
+ * final answer: the write leaves the queue as `refused`.
  *
  * A guarded write that went through answers its own cursor (the payload's `writeCursor`, when
  * the document selects it): the later queued guarded writes of rows it wrote (the same row, or
