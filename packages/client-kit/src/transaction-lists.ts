@@ -113,3 +113,26 @@ export function fixList<Edge>(list: LoadedList<Edge>, moves: TransactionMoves): 
     endCursor: list.hasNextPage ? list.endCursor : last ? transactionCursor(last) : null,
   };
 }
+
+/** The seek key a transaction edge's cursor holds (`transactionCursor`'s inverse); undefined when it holds none. */
+export function transactionKey(cursor: string): PlacedKey | undefined {
+  try {
+    const base64 = cursor.replaceAll('-', '+').replaceAll('_', '/');
+    const parsed: unknown = JSON.parse(atob(base64.padEnd(Math.ceil(base64.length / 4) * 4, '=')));
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[0] === 'string' &&
+      typeof parsed[1] === 'string'
+    )
+      return { date: parsed[0], id: parsed[1] };
+  } catch {
+    // Not a transaction cursor: the list is not placed.
+  }
+  return undefined;
+}
+
+/** Whether `row` sits at or before `boundary` in a newest-first list (within that page). */
+export function atOrBefore(row: PlacedKey, boundary: PlacedKey): boolean {
+  return newerFirst(row, boundary) >= 0;
+}
