@@ -5,9 +5,21 @@
  * test/clients/offline.test.ts checks a fixed list against the gateway's own answer.
  */
 import { ApolloClient, ApolloLink, gql, InMemoryCache, Observable } from '@apollo/client';
-import { cacheConfig as apolloCacheConfig, applyChanges } from '@plans-gateway/client-kit/apollo';
-import { cacheConfig as graphcacheConfig } from '@plans-gateway/client-kit/graphcache';
-import { type ChangesPage, transactionCursor } from '@plans-gateway/client-kit/offline';
+import {
+  cacheConfig as apolloCacheConfig,
+  resumer as apolloResumer,
+  applyChanges,
+} from '@plans-gateway/client-kit/apollo';
+import {
+  cacheConfig as graphcacheConfig,
+  resumer as urqlResumer,
+} from '@plans-gateway/client-kit/graphcache';
+import {
+  type ChangesPage,
+  memoryStorage,
+  storedCursors,
+  transactionCursor,
+} from '@plans-gateway/client-kit/offline';
 import { Client, fetchExchange } from '@urql/core';
 import { cacheExchange } from '@urql/exchange-graphcache';
 import { describe, expect, it } from 'vitest';
@@ -159,6 +171,8 @@ interface Harness {
   read(): Promise<Lists>;
   /** The filtered list, as its screen reads it now (cache first). */
   readOldest(): Promise<void>;
+  /** Loads the lists, then runs two resumes at once (two resumers, as a screen mounted twice). */
+  resumeTwiceAtOnce(): Promise<void>;
   readonly sent: string[];
 }
 
@@ -169,6 +183,27 @@ const ANSWERS: Record<string, unknown> = {
   Oldest: { plan: { __typename: 'Plan', id: PLAN, oldest: LISTS_DATA.plan.oldest } },
 };
 const answer = (name: string) => ANSWERS[name] ?? null;
+/** The gateway's `changes`: PAGE from the cursor the lists were read at, nothing after it. */
+const changesSince = (since: unknown, page = PAGE) => ({
+  changes:
+    since === 'cursor-1'
+      ? page
+      : {
+          ...PAGE,
+          changes: {
+            ...PAGE.changes,
+            transactions: [],
+            deleted: { __typename: 'PlanDeletions', transactionIds: [] },
+            transactionsBefore: [],
+          },
+        },
+});
+/** Cursors as the kit keeps them: at the one the lists were read at. */
+async function cursorsAtLists() {
+  const cursors = storedCursors(memoryStorage());
+  await cursors.set(PLAN, 'cursor-1');
+  return cursors;
+}
 const variables = { planId: PLAN, accountId: A };
 
 function apollo(): Harness {
@@ -180,7 +215,9 @@ function apollo(): Harness {
       (operation) =>
         new Observable((observer) => {
           sent.push(operation.operationName ?? '');
-          observer.next({ data: answer(operation.operationName ?? '') } as never);
+          const name = operation.operationName ?? '';
+          const data = name === 'Changes' ? changesSince(operation.variables.since) : answer(name);
+          observer.next({ data } as never);
           observer.complete();
         }),
     ),
@@ -204,6 +241,12 @@ function apollo(): Harness {
     async readOldest() {
       await client.query({ query: gql(OLDEST), variables: { planId: PLAN } });
     },
+    async resumeTwiceAtOnce() {
+      await client.query({ query: gql(LISTS), variables });
+      const cursors = await cursorsAtLists();
+      const resume = () => apolloResumer(client, { planId: PLAN, cursors, query: CHANGES })();
+      await Promise.all([resume(), resume()]);
+    },
   };
 }
 
@@ -211,9 +254,13 @@ function graphcache(): Harness {
   const sent: string[] = [];
   let changes = PAGE;
   const canned: typeof fetch = async (_input, init) => {
-    const { operationName } = JSON.parse(String(init?.body)) as { operationName: string };
+    const { operationName, variables: asked } = JSON.parse(String(init?.body)) as {
+      operationName: string;
+      variables: { since?: string };
+    };
     sent.push(operationName);
-    const data = operationName === 'Changes' ? { changes } : answer(operationName);
+    const data =
+      operationName === 'Changes' ? changesSince(asked.since, changes) : answer(operationName);
     return new Response(JSON.stringify({ data }), {
       headers: { 'content-type': 'application/json' },
     });
@@ -240,6 +287,12 @@ function graphcache(): Harness {
     },
     async readOldest() {
       await client.query(OLDEST, { planId: PLAN }).toPromise();
+    },
+    async resumeTwiceAtOnce() {
+      await client.query(LISTS, variables).toPromise();
+      const cursors = await cursorsAtLists();
+      const resume = () => urqlResumer(client, { planId: PLAN, cursors, query: CHANGES })();
+      await Promise.all([resume(), resume()]);
     },
   };
 }
@@ -296,5 +349,15 @@ describe.each([
     kit.sent.length = 0;
     await kit.read();
     expect(kit.sent).toEqual(['Home']);
+  });
+
+  it('applies a page once when two resumes run at once (each asks from where the last ended)', async () => {
+    const kit = make();
+    await kit.resumeTwiceAtOnce();
+    const { plan } = await kit.read();
+    expect(ids(plan.transactions)).toEqual(['t2', 'n1', 't6', 't5']);
+    expect(plan.transactions.totalCount).toBe(7);
+    expect(plan.account.transactions.totalCount).toBe(6);
+    expect(kit.sent.filter((name) => name === 'Changes')).toHaveLength(2);
   });
 });

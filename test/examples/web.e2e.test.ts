@@ -587,6 +587,46 @@ describe('the example web app offline', () => {
     expect(updates()).toBe(2);
     expect(await upstreamMemo(id)).toBe('Second thought: coffee');
   });
+
+  it("brings a row made elsewhere into Home's list with the resume alone: the list is not read again", async () => {
+    // The live subscription reads the list again on its own events: kept out of this test, so
+    // what shows the row is the resume (the client kit places it in the cached list).
+    await page.routeWebSocket(/\/graphql/, () => {});
+    const operations: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url() === `${gatewayUrl}/graphql`)
+        operations.push((request.postDataJSON() as { operationName?: string }).operationName ?? '');
+    });
+    const paging = () => testId(page, 'recent-paging').textContent();
+    const [shown, total] = /(\d+) of (\d+)/
+      .exec((await paging())!)!
+      .slice(1)
+      .map(Number) as [number, number];
+    const accountId = (await testId(page, 'account').nth(1).getAttribute('data-id'))!;
+    await stack.writer.createTransaction(
+      { token: stack.token },
+      {
+        planId: stack.planId,
+        body: {
+          transaction: {
+            account_id: accountId,
+            date: TODAY_IN_UTC,
+            amount: -4_500,
+            payee_name: 'Corner Shop',
+            memo: 'made while the app was closed',
+          },
+        },
+      },
+    );
+    stack.clock.advance(stack.gateway.config.maxAgeMs + 1);
+
+    await page.reload();
+    await expect.poll(rows('Corner Shop'), { timeout: PAGE_STEP_MS }).toBe(1);
+    // Placed among the rows shown (it is the newest), and counted once.
+    await expect.poll(paging, { timeout: PAGE_STEP_MS }).toContain(`${shown + 1} of ${total + 1}`);
+    expect(operations).toContain('ResumeChanges');
+    expect(operations).not.toContain('RecentTransactions');
+  });
 });
 
 describe('a session that ends while the app is open', () => {

@@ -34,6 +34,7 @@ import {
   resumeFrom,
   transactionMovesOf,
 } from './offline.js';
+import { oneAtATime } from './one-at-a-time.js';
 import type { KeyValueStorage } from './storage.js';
 import {
   atOrBefore,
@@ -399,7 +400,7 @@ export function resumer(
   options: { planId: string; cursors: CursorStore; query?: string },
 ): () => Promise<ResumeOutcome> {
   const query = options.query ?? CHANGES_QUERY;
-  return () =>
+  return oneAtATime(client, () =>
     resumeFrom({
       planId: options.planId,
       cursors: options.cursors,
@@ -412,7 +413,8 @@ export function resumer(
       },
       apply: () => {}, // changesUpdates applied it as graphcache wrote it.
       reload: async () => {},
-    });
+    }),
+  );
 }
 
 /** Marks the write queue's mutations, so `offlineExchange` lets their network errors through. */

@@ -86,9 +86,13 @@ export function fixList<Edge>(list: LoadedList<Edge>, moves: TransactionMoves): 
   if (list.hasNextPage && boundary === undefined) return { kind: 'drop' };
 
   let countChange = 0;
+  // A loaded row is counted in the list's total whatever `transactionsBefore` says: the list
+  // may have been read after the page's cursor (a screen read again after a write), or the
+  // page applied before (a resume that starts again from a cursor not saved yet).
+  const loadedIds = new Set(loaded.map((key) => key.id));
   for (const id of touched) {
     const now = moves.changed.find((row) => row.id === id);
-    const was = inList(moves.accountBefore.get(id));
+    const was = loadedIds.has(id) || inList(moves.accountBefore.get(id));
     const is = !moves.deleted.includes(id) && inList(now?.accountId);
     countChange += Number(is) - Number(was);
   }
