@@ -25,6 +25,7 @@ import {
   type ChangesPage,
   memoryStorage,
   openWriteQueue,
+  type ResumeOutcome,
   resultOf,
   type SendResult,
   type SendWrite,
@@ -218,7 +219,40 @@ interface Lists {
   plan: { transactions: List; account: { transactions: List } };
 }
 
-describe('Apollo Client: transaction lists kept right in place', () => {
+/** A kit's client over one stack: resume, and a read of the lists as a screen makes it. */
+interface ListsKit {
+  resume(): Promise<ResumeOutcome>;
+  /** Cache first, as a screen reads. */
+  lists(variables: Record<string, unknown>): Promise<Lists>;
+}
+const LIST_KITS: readonly (readonly [string, (s: LiveStack, f: typeof fetch) => ListsKit])[] = [
+  [
+    'Apollo Client',
+    (s, f) => {
+      const client = apolloClient(s, f);
+      const cursors = storedCursors(memoryStorage());
+      return {
+        resume: apolloResumer(client, { planId: s.planId, cursors }),
+        lists: async (variables) =>
+          (await client.query<Lists>({ query: gql(LISTS), variables })).data as Lists,
+      };
+    },
+  ],
+  [
+    'urql graphcache',
+    (s, f) => {
+      const client = urqlClient(s, f);
+      const cursors = storedCursors(memoryStorage());
+      return {
+        resume: urqlResumer(client, { planId: s.planId, cursors }),
+        lists: async (variables) =>
+          (await client.query<Lists>(LISTS, variables).toPromise()).data as Lists,
+      };
+    },
+  ],
+];
+
+describe.each(LIST_KITS)('%s: transaction lists kept right in place', (_name, kitOf) => {
   it('places new and moved rows, drops deleted ones, counts them, and asks for nothing more', async () => {
     const s = await started();
     let requests = 0;
@@ -226,13 +260,12 @@ describe('Apollo Client: transaction lists kept right in place', () => {
       requests += 1;
       return fetch(input, init);
     };
-    const client = apolloClient(s, counting);
-    const cursors = storedCursors(memoryStorage());
-    await apolloResumer(client, { planId: s.planId, cursors })();
+    const kit = kitOf(s, counting);
+    await kit.resume();
     const accountId = await openAccount(s);
     const query = gql(LISTS);
     const variables = { planId: s.planId, accountId, first: 3, accountFirst: 3 };
-    const shown = (await client.query<Lists>({ query, variables })).data!.plan;
+    const shown = (await kit.lists(variables)).plan;
     expect(shown.transactions.pageInfo.hasNextPage).toBe(true);
 
     // Elsewhere: a new row (today: the newest), the oldest shown row moved to today, a shown
@@ -252,14 +285,13 @@ describe('Apollo Client: transaction lists kept right in place', () => {
     s.clock.advance(s.gateway.config.maxAgeMs + 1);
 
     requests = 0;
-    expect(await apolloResumer(client, { planId: s.planId, cursors })()).toMatchObject({
-      kind: 'resumed',
-    });
+    expect(await kit.resume()).toMatchObject({ kind: 'resumed' });
     expect(requests).toBe(1);
-    const fixed = client.readQuery<Lists>({ query, variables })!.plan;
+    // The screens read their lists from the cache: nothing more is asked.
+    const fixed = (await kit.lists(variables)).plan;
+    expect(requests).toBe(1);
     expect(fixed.transactions.edges.map((e) => e.node.id)).toContain(made.id);
     expect(fixed.account.transactions.edges.map((e) => e.node.id)).not.toContain(removed.id);
-
     // What the gateway answers for the same windows: the same rows, cursors and counts.
     const fresh = apolloClient(s);
     const truth = (

@@ -48,6 +48,14 @@ describe('fixList', () => {
     expect(result).toMatchObject({ countChange: 1 });
   });
 
+  it('does not count again a row the list holds already (read after the cursor, or the page applied twice)', () => {
+    const page = moves({ changed: [{ id: 'bb', date: '2026-03-02', accountId: 'x' }] });
+    const held = [row('c', '2026-03-03'), row('bb', '2026-03-02'), ...SHOWN.slice(1)];
+    const result = fixList(loaded(held), page);
+    expect(ids(result)).toEqual(['c', '+bb', 'b', 'a']);
+    expect(result).toMatchObject({ countChange: 0 });
+  });
+
   it('only counts a new row older than the loaded window while more pages follow', () => {
     const list = loaded(SHOWN, { hasNextPage: true });
     const result = fixList(

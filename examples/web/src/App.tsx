@@ -159,8 +159,8 @@ function ScreenLinks({ screen }: { screen: Screen }) {
 /**
  * Offline first: on start and whenever the browser is back online, the queued writes go out (in
  * order, once each), then one `changes` request brings the cache up to what changed elsewhere
- * meanwhile (the client kit applies it; a list that gained rows, the newest transactions or a
- * register, is read again). A sent write reads the transaction list again.
+ * meanwhile (the client kit applies it, new and moved transactions placed in Home's list and
+ * the registers without reading them again). A sent write reads the transaction list again.
  */
 function useResume(planId: string): void {
   const client = useApolloClient();

@@ -52,6 +52,7 @@ export function RecentTransactionsList({ planId }: { planId: string }) {
         loading={loading}
         more={(after) => void fetchMore({ variables: { after } })}
         label="Show more"
+        testId="recent-paging"
       />
     </>
   );

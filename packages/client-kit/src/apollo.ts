@@ -34,6 +34,7 @@ import {
   resumeFrom,
   transactionMovesOf,
 } from './offline.js';
+import { oneAtATime } from './one-at-a-time.js';
 import type { KeyValueStorage } from './storage.js';
 import {
   fixableArguments,
@@ -262,7 +263,7 @@ export function resumer(
   options: { planId: string; cursors: CursorStore; query?: string | DocumentNode },
 ): () => Promise<ResumeOutcome> {
   const query = changesDocument(options.query);
-  return () =>
+  return oneAtATime(client, () =>
     resumeFrom({
       planId: options.planId,
       cursors: options.cursors,
@@ -277,7 +278,8 @@ export function resumer(
       },
       apply: (page) => applyChanges(client.cache, page, { query }),
       reload: () => client.refetchQueries({ include: 'active' }),
-    });
+    }),
+  );
 }
 
 /** What `persistCache` answers. */

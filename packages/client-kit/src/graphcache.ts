@@ -11,7 +11,7 @@
  * IndexedDB storage (or `storageAdapter` over AsyncStorage) keeps the cache, `resumer` brings it up
  * to date with one `changes` request, `sendWithUrql` sends the write queue's writes.
  */
-import type { Client, CombinedError, OperationResult } from '@urql/core';
+import { type Client, type CombinedError, gql, type OperationResult } from '@urql/core';
 import type {
   Cache,
   KeyingConfig,
@@ -32,8 +32,19 @@ import {
   deletedEntities,
   type ResumeOutcome,
   resumeFrom,
+  transactionMovesOf,
 } from './offline.js';
+import { oneAtATime } from './one-at-a-time.js';
 import type { KeyValueStorage } from './storage.js';
+import {
+  atOrBefore,
+  fixableArguments,
+  fixList,
+  type PlacedKey,
+  type TransactionMoves,
+  transactionCursor,
+  transactionKey,
+} from './transaction-lists.js';
 import type { SendWrite } from './write-queue.js';
 
 /** A null key for every embedded type: graphcache keeps it inside its parent. */
@@ -73,13 +84,19 @@ const PLAN_LISTS: Readonly<Record<string, readonly string[]>> = {
 /**
  * Applies a page of `changes` to graphcache, from the `Query.changes` updater (`changesUpdates`):
  * graphcache has written the changed objects already (they are normalized like any result); here
- * the deleted ones are invalidated and taken out of the plan's plain lists, and a plan list or
- * connection that is missing one of the page's objects (made elsewhere), or still holds a deleted
- * one, is invalidated: the screens showing it read it again, in the gateway's order and filters.
+ * the deleted ones are invalidated and taken out of the plan's plain lists, and the transaction
+ * lists are kept right in place when the page says where each transaction was before
+ * (`transactionsBefore`): the plan's and each account's newest-first connections with no other
+ * filter, every loaded page of them (transaction-lists.ts). Any other plan list or connection
+ * that is missing one of the page's objects (made elsewhere), or still holds a deleted one, and
+ * any other transactions connection of an account a transaction joined or left, is invalidated:
+ * the screens showing it read it again, in the gateway's order and filters.
  */
 export function applyChanges(cache: Cache, page: ChangesPage): void {
   const plan = { __typename: 'Plan', id: page.planId };
-  const fields = cache.inspectFields(plan);
+  const moves = transactionMovesOf(page);
+  const fixed = fixTransactionLists(cache, page, moves);
+  const fields = cache.inspectFields(plan).filter((field) => !fixed.has(field.fieldKey));
   const touched = new Map<string, { added: Set<string>; removed: Set<string> }>();
   const touch = (typename: string) => {
     const entry = touched.get(typename) ?? { added: new Set<string>(), removed: new Set<string>() };
@@ -118,6 +135,221 @@ export function applyChanges(cache: Cache, page: ChangesPage): void {
     }
     for (const key of removed) cache.invalidate(key);
   }
+}
+
+/** Arguments that choose a page rather than a list (relayPagination merges their pages). */
+const PAGING = new Set(['first', 'after', 'last', 'before']);
+
+/** One loaded page of a stored transactions connection. */
+interface StoredPage {
+  readonly fieldKey: string;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly connection: string;
+  readonly edges: { readonly cursor: string; readonly id: string; readonly key: PlacedKey }[];
+  readonly hasNextPage: boolean;
+  readonly endCursor: string | null;
+}
+
+/**
+ * Private: fixes the plan's and each concerned account's newest-first transaction connections in
+ * place, page by page (relayPagination keeps each `first`/`after` page on its own and chains them
+ * by cursor), and invalidates the accounts' other transactions connections; answers the plan's
+ * field keys it fixed, which the generic rule then leaves alone.
+ */
+function fixTransactionLists(
+  cache: Cache,
+  page: ChangesPage,
+  moves: TransactionMoves | undefined,
+): Set<string> {
+  const fixed = new Set<string>();
+  const accounts = new Set<string>();
+  for (const row of page.changes.transactions ?? []) {
+    const account = (row as { account?: { id?: unknown } }).account;
+    if (typeof account?.id === 'string') accounts.add(account.id);
+  }
+  for (const accountId of moves?.accountBefore.values() ?? []) accounts.add(accountId);
+  const owners: { entity: { __typename: string; id: string }; accountId: string | undefined }[] = [
+    { entity: { __typename: 'Plan', id: page.planId }, accountId: undefined },
+    ...[...accounts].map((id) => ({ entity: { __typename: 'Account', id }, accountId: id })),
+  ];
+  for (const owner of owners) {
+    const isPlan = owner.accountId === undefined;
+    const groups = new Map<string, { fieldKey: string; args: Record<string, unknown> }[]>();
+    for (const field of cache.inspectFields(owner.entity)) {
+      if (field.fieldName !== 'transactions') continue;
+      const args = field.arguments ?? {};
+      const list = Object.fromEntries(Object.entries(args).filter(([name]) => !PAGING.has(name)));
+      const group = JSON.stringify(Object.entries(list).sort(([a], [b]) => (a < b ? -1 : 1)));
+      groups.set(group, [...(groups.get(group) ?? []), { fieldKey: field.fieldKey, args }]);
+    }
+    for (const fields of groups.values()) {
+      const done =
+        moves !== undefined &&
+        (moves.changed.length > 0 || moves.deleted.length > 0) &&
+        fixGroup(cache, owner.entity, owner.accountId, fields, moves);
+      if (done || (isPlan && moves !== undefined)) {
+        // Fixed, or (the plan's, with nothing to fix or unfixable) left to the generic rule.
+        if (isPlan && done) for (const field of fields) fixed.add(field.fieldKey);
+        continue;
+      }
+      if (!isPlan) for (const field of fields) cache.invalidate(owner.entity, field.fieldKey);
+    }
+  }
+  return fixed;
+}
+
+/** Private: one list's loaded pages, fixed and written back; false when it cannot be. */
+function fixGroup(
+  cache: Cache,
+  owner: { __typename: string; id: string },
+  accountId: string | undefined,
+  fields: readonly { fieldKey: string; args: Record<string, unknown> }[],
+  moves: TransactionMoves,
+): boolean {
+  const listArgs = Object.fromEntries(
+    Object.entries(fields[0]?.args ?? {}).filter(([name]) => !PAGING.has(name)),
+  );
+  if (!fixableArguments(listArgs)) return false;
+  const pages: StoredPage[] = [];
+  for (const field of fields) {
+    if (field.args.last !== undefined || field.args.before !== undefined) return false;
+    const read = storedPage(cache, owner, field.fieldKey, field.args);
+    if (read === undefined) return false;
+    pages.push(read);
+  }
+  // The pages in the order relayPagination reads them: the first, then each one `after` the last.
+  const chain: StoredPage[] = [];
+  let next = pages.find((p) => p.args.after === undefined);
+  while (next !== undefined) {
+    chain.push(next);
+    const end = next.endCursor;
+    next = end === null ? undefined : pages.find((p) => p.args.after === end);
+  }
+  if (chain.length !== pages.length || chain.length === 0) return false;
+  const last = chain.at(-1)!;
+  const result = fixList(
+    {
+      accountId,
+      edges: chain.flatMap((p) => p.edges.map((edge) => ({ edge, row: edge.key }))),
+      hasNextPage: last.hasNextPage,
+      endCursor: last.endCursor,
+    },
+    moves,
+  );
+  if (result.kind === 'drop') return false;
+  const rows = result.edges.map((item) =>
+    'kept' in item
+      ? { cursor: item.kept.cursor, id: item.kept.id, key: item.kept.key }
+      : { cursor: transactionCursor(item.added), id: item.added.id, key: item.added },
+  );
+  // Each row goes to the page whose range holds it: up to that page's end cursor, which the
+  // next page was asked `after` (it stays, even when its row has gone: a cursor is a place).
+  const ends = chain.map((p) => (p === last ? undefined : transactionKey(p.endCursor ?? '')));
+  if (ends.some((end, index) => end === undefined && chain[index] !== last)) return false;
+  let from = 0;
+  chain.forEach((p, index) => {
+    const end = ends[index];
+    let to = from;
+    while (to < rows.length && (end === undefined || atOrBefore(rows[to]!.key, end))) to += 1;
+    const own = rows.slice(from, to);
+    from = to;
+    writePage(cache, owner, p, own, {
+      endCursor: p === last ? result.endCursor : p.endCursor,
+      countChange: result.countChange,
+    });
+  });
+  return true;
+}
+
+/** Private: a stored page, with each edge's row read from its cursor; undefined when unreadable. */
+function storedPage(
+  cache: Cache,
+  owner: { __typename: string; id: string },
+  fieldKey: string,
+  args: Readonly<Record<string, unknown>>,
+): StoredPage | undefined {
+  const connection = cache.resolve(owner, fieldKey);
+  if (typeof connection !== 'string') return undefined;
+  const edgeKeys = cache.resolve(connection, 'edges');
+  if (!Array.isArray(edgeKeys)) return undefined;
+  const edges: StoredPage['edges'][number][] = [];
+  for (const edgeKey of edgeKeys) {
+    if (typeof edgeKey !== 'string') return undefined;
+    const cursor = cache.resolve(edgeKey, 'cursor');
+    const node = cache.resolve(edgeKey, 'node');
+    const id = typeof node === 'string' ? cache.resolve(node, 'id') : undefined;
+    const date = typeof node === 'string' ? cache.resolve(node, 'date') : undefined;
+    if (typeof id !== 'string') return undefined;
+    // An edge's cursor is where its row was when loaded (docs/graph.md); without one, its date,
+    // which graphcache may have changed already (it wrote the page before this updater): only
+    // the rows the page touched, which leave their place anyway, and the page's last row, whose
+    // old place the end cursor keeps.
+    const key =
+      typeof cursor === 'string'
+        ? transactionKey(cursor)
+        : typeof date === 'string'
+          ? { id, date }
+          : undefined;
+    if (key?.id !== id) return undefined;
+    edges.push({ cursor: typeof cursor === 'string' ? cursor : transactionCursor(key), id, key });
+  }
+  const pageInfo = cache.resolve(connection, 'pageInfo');
+  if (typeof pageInfo !== 'string') return undefined;
+  const hasNextPage = cache.resolve(pageInfo, 'hasNextPage');
+  const endCursor = cache.resolve(pageInfo, 'endCursor') ?? edges.at(-1)?.cursor ?? null;
+  if (typeof hasNextPage !== 'boolean' || (endCursor !== null && typeof endCursor !== 'string'))
+    return undefined;
+  const end = endCursor === null ? undefined : transactionKey(endCursor);
+  const last = edges.at(-1);
+  if (last !== undefined && end?.id === last.id)
+    edges[edges.length - 1] = { ...last, cursor: endCursor!, key: end };
+  return { fieldKey, args, connection, edges, hasNextPage, endCursor };
+}
+
+/** Private: writes a page's rows back under its own arguments, with its count and page info. */
+function writePage(
+  cache: Cache,
+  owner: { __typename: string; id: string },
+  page: StoredPage,
+  rows: readonly { cursor: string; id: string }[],
+  options: { endCursor: string | null; countChange: number },
+): void {
+  const totalCount = cache.resolve(page.connection, 'totalCount');
+  const hasNodes = Array.isArray(cache.resolve(page.connection, 'nodes'));
+  const pageInfo = cache.resolve(page.connection, 'pageInfo') as string;
+  const names = Object.keys(page.args);
+  const call = names.length > 0 ? `(${names.map((name) => `${name}: $${name}`).join(', ')})` : '';
+  const fragment = `fragment KitTransactionsPage on ${owner.__typename} { id transactions${call} {
+    __typename ${typeof totalCount === 'number' ? 'totalCount' : ''}
+    edges { __typename cursor node { __typename id } }
+    ${hasNodes ? 'nodes { __typename id }' : ''}
+    pageInfo { __typename hasNextPage hasPreviousPage startCursor endCursor }
+  } }`;
+  const node = (id: string) => ({ __typename: 'Transaction', id });
+  cache.writeFragment(
+    gql(fragment),
+    {
+      ...owner,
+      transactions: {
+        __typename: 'TransactionConnection',
+        ...(typeof totalCount === 'number' ? { totalCount: totalCount + options.countChange } : {}),
+        edges: rows.map((row) => ({
+          __typename: 'TransactionEdge',
+          cursor: row.cursor,
+          node: node(row.id),
+        })),
+        ...(hasNodes ? { nodes: rows.map((row) => node(row.id)) } : {}),
+        pageInfo: {
+          __typename: 'PageInfo',
+          hasNextPage: page.hasNextPage,
+          hasPreviousPage: cache.resolve(pageInfo, 'hasPreviousPage') === true,
+          startCursor: rows[0]?.cursor ?? cache.resolve(pageInfo, 'startCursor') ?? null,
+          endCursor: options.endCursor,
+        },
+      },
+    },
+    page.args,
+  );
 }
 
 /** The entity keys a stored connection's edges point at. */
@@ -168,7 +400,7 @@ export function resumer(
   options: { planId: string; cursors: CursorStore; query?: string },
 ): () => Promise<ResumeOutcome> {
   const query = options.query ?? CHANGES_QUERY;
-  return () =>
+  return oneAtATime(client, () =>
     resumeFrom({
       planId: options.planId,
       cursors: options.cursors,
@@ -181,7 +413,8 @@ export function resumer(
       },
       apply: () => {}, // changesUpdates applied it as graphcache wrote it.
       reload: async () => {},
-    });
+    }),
+  );
 }
 
 /** Marks the write queue's mutations, so `offlineExchange` lets their network errors through. */

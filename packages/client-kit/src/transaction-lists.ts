@@ -86,9 +86,13 @@ export function fixList<Edge>(list: LoadedList<Edge>, moves: TransactionMoves): 
   if (list.hasNextPage && boundary === undefined) return { kind: 'drop' };
 
   let countChange = 0;
+  // A loaded row is counted in the list's total whatever `transactionsBefore` says: the list
+  // may have been read after the page's cursor (a screen read again after a write), or the
+  // page applied before (a resume that starts again from a cursor not saved yet).
+  const loadedIds = new Set(loaded.map((key) => key.id));
   for (const id of touched) {
     const now = moves.changed.find((row) => row.id === id);
-    const was = inList(moves.accountBefore.get(id));
+    const was = loadedIds.has(id) || inList(moves.accountBefore.get(id));
     const is = !moves.deleted.includes(id) && inList(now?.accountId);
     countChange += Number(is) - Number(was);
   }
@@ -112,4 +116,27 @@ export function fixList<Edge>(list: LoadedList<Edge>, moves: TransactionMoves): 
     startCursor: first ? transactionCursor(first) : null,
     endCursor: list.hasNextPage ? list.endCursor : last ? transactionCursor(last) : null,
   };
+}
+
+/** The seek key a transaction edge's cursor holds (`transactionCursor`'s inverse); undefined when it holds none. */
+export function transactionKey(cursor: string): PlacedKey | undefined {
+  try {
+    const base64 = cursor.replaceAll('-', '+').replaceAll('_', '/');
+    const parsed: unknown = JSON.parse(atob(base64.padEnd(Math.ceil(base64.length / 4) * 4, '=')));
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[0] === 'string' &&
+      typeof parsed[1] === 'string'
+    )
+      return { date: parsed[0], id: parsed[1] };
+  } catch {
+    // Not a transaction cursor: the list is not placed.
+  }
+  return undefined;
+}
+
+/** Whether `row` sits at or before `boundary` in a newest-first list (within that page). */
+export function atOrBefore(row: PlacedKey, boundary: PlacedKey): boolean {
+  return newerFirst(row, boundary) >= 0;
 }
