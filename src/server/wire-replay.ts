@@ -370,7 +370,9 @@ function onBodyData(this: Reading, chunk: Buffer): void {
 
 function onBodyEnd(this: Reading): void {
   const { chunks, received, length, done } = this[READING]!;
-  done(received === length ? Buffer.concat(chunks, received) : null);
+  if (received !== length) done(null);
+  // A body that came in one chunk (most do) is that chunk: the stream handed it over, no copy.
+  else done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
 }
 
 function onBodyGone(this: Reading): void {

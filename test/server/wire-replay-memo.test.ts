@@ -104,7 +104,11 @@ describe('the wire replay memo', () => {
 
   function post(
     body: unknown,
-    { token = 'alice', to = server }: { token?: string; to?: Server } = {},
+    {
+      token = 'alice',
+      to = server,
+      inParts = false,
+    }: { token?: string; to?: Server; inParts?: boolean } = {},
   ): Promise<number> {
     const { port } = to.address() as AddressInfo;
     const text = JSON.stringify(body);
@@ -127,7 +131,12 @@ describe('the wire replay memo', () => {
         },
       );
       sent.on('error', reject);
-      sent.end(text);
+      if (!inParts) sent.end(text);
+      else {
+        // The body's halves written apart, so the server reads it in more than one chunk.
+        const half = Math.floor(text.length / 2);
+        sent.write(text.slice(0, half), () => setImmediate(() => sent.end(text.slice(half))));
+      }
     });
   }
 
@@ -167,6 +176,15 @@ describe('the wire replay memo', () => {
     expect(other!.carrier.admitted).toBeUndefined();
     expect(back!.name.fingerprint).toBe(first!.name.fingerprint);
     expect(back!.carrier.admitted).toBe(true);
+  });
+
+  it('reads a body sent in parts as the same request as one sent at once', async () => {
+    expect(await post({ query: QUERY, variables: { parts: 1 } }, { inParts: true })).toBe(200);
+    expect(await post({ query: QUERY, variables: { parts: 1 } })).toBe(200);
+    expect(await post({ query: QUERY, variables: { parts: 1 } }, { inParts: true })).toBe(200);
+    expect(handedOn).toBe(0);
+    expect(new Set(asked.map((a) => a.name.fingerprint)).size).toBe(1);
+    expect(asked.map((a) => a.carrier.admitted)).toEqual([undefined, true, true]);
   });
 
   it('admits a hash-only request every time: the store that resolves its hash may forget it', async () => {
