@@ -29,7 +29,12 @@ import type { Freshness } from '../replica/types.js';
 import type { HeadersOf } from './freshness.js';
 import { EXPLAIN_HEADER } from './plugins/explain.js';
 import { type Named, nameOperation, paramsOfUrl } from './plugins/http-caching/fingerprint.js';
-import { type Replayed, type ReplayRequest, replayHeaders } from './plugins/http-caching/replay.js';
+import {
+  type Carrier,
+  type Replayed,
+  type ReplayRequest,
+  replayHeaders,
+} from './plugins/http-caching/replay.js';
 import type { HttpCaching } from './plugins/use-http-caching.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './plugins/use-request-id.js';
 import { METRICS_HEADER } from './plugins/use-response-extensions.js';
@@ -101,7 +106,8 @@ interface SentHeaders {
   readonly status: number;
   readonly etag: string;
   readonly body: Buffer | undefined;
-  readonly headers: readonly string[];
+  /** Ends with the request id's name and a slot for its value (see `wireHeaders`). */
+  readonly headers: string[];
 }
 
 export function createWireReplay({
@@ -188,24 +194,29 @@ export function createWireReplay({
         memos.set(key, [memo, ...(bucket ?? []).slice(0, MEMOS_PER_HEAD - 1)]);
       }
     }
-    const requestId = requestIdFor(single(headers[REQUEST_ID_HEADER]));
-    const replayed = await replay.answer(new NodeRequestView(headers), named, {
-      presented,
-      origin: null,
-      ownOrigins: EMPTY,
-      requestId,
-      ...(memo?.admitted ? { admitted: true as const } : {}),
-    });
+    const requestId = requestIdFor(single(headers[REQUEST_ID_HEADER]), newRequestId);
+    // Two literals rather than a spread: the carrier is one plain object of a fixed shape.
+    const carrier: Carrier = memo?.admitted
+      ? { presented, origin: null, ownOrigins: EMPTY, requestId, admitted: true }
+      : { presented, origin: null, ownOrigins: EMPTY, requestId };
+    const replayed = await replay.answer(new NodeRequestView(headers), named, carrier);
     if (replayed === null || response.headersSent) return handOn(request, presented);
     if (memo && !memo.admitted && hasText(named)) memo.admitted = true;
     const sent = memo ? sentHeaders(memo, replayed) : wireHeaders(replayed);
-    response.writeHead(replayed.status, [...sent, REQUEST_ID_HEADER, requestId]);
+    // Its last slot is the request id's: filled here, read by `writeHead` before it returns.
+    sent[sent.length - 1] = requestId;
+    response.writeHead(replayed.status, sent);
     response.end(replayed.status === 304 ? undefined : replayed.body);
     return true;
   };
 }
 
 const EMPTY: readonly string[] = [];
+
+/** A fresh request id (one function, not a default argument made per request). */
+function newRequestId(): string {
+  return crypto.randomUUID();
+}
 
 /**
  * Private: not answered here: yoga finds what the request presents as read here
@@ -260,7 +271,7 @@ function hasText(named: Named): boolean {
  * Private: the headers of `replayed` as the memo kept them for its representation (the same
  * status, ETag and held bytes give the same headers), made once.
  */
-function sentHeaders(memo: Memo, replayed: Replayed): readonly string[] {
+function sentHeaders(memo: Memo, replayed: Replayed): string[] {
   const body = replayed.status === 304 ? undefined : replayed.body;
   for (const kept of memo.sent)
     if (kept.status === replayed.status && kept.etag === replayed.etag && kept.body === body)
@@ -274,7 +285,10 @@ function sentHeaders(memo: Memo, replayed: Replayed): readonly string[] {
   return headers;
 }
 
-/** Private: the headers of a replay as a flat list, what the door's plugins add included. */
+/**
+ * Private: the headers of a replay as a flat list, what the door's plugins add included, ending
+ * with the request id's name and an empty slot for each request's own id.
+ */
 function wireHeaders(replayed: Replayed): string[] {
   const sent = replayHeaders(replayed);
   const all: Record<string, string> = {
@@ -287,7 +301,7 @@ function wireHeaders(replayed: Replayed): string[] {
       ? {}
       : { vary: [sent.vary, 'Authorization', 'Accept'].filter(Boolean).join(', ') }),
   };
-  return Object.entries(all).flat();
+  return [...Object.entries(all).flat(), REQUEST_ID_HEADER, ''];
 }
 
 /**
@@ -370,7 +384,9 @@ function onBodyData(this: Reading, chunk: Buffer): void {
 
 function onBodyEnd(this: Reading): void {
   const { chunks, received, length, done } = this[READING]!;
-  done(received === length ? Buffer.concat(chunks, received) : null);
+  if (received !== length) done(null);
+  // A body that came in one chunk (most do) is that chunk: the stream handed it over, no copy.
+  else done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
 }
 
 function onBodyGone(this: Reading): void {

@@ -104,7 +104,20 @@ describe('the wire replay memo', () => {
 
   function post(
     body: unknown,
-    { token = 'alice', to = server }: { token?: string; to?: Server } = {},
+    {
+      token = 'alice',
+      to = server,
+      inParts = false,
+      requestId,
+      seen,
+    }: {
+      token?: string;
+      to?: Server;
+      inParts?: boolean;
+      requestId?: string;
+      /** Receives the response's `x-request-id`. */
+      seen?: (id: string | undefined) => void;
+    } = {},
   ): Promise<number> {
     const { port } = to.address() as AddressInfo;
     const text = JSON.stringify(body);
@@ -119,15 +132,22 @@ describe('the wire replay memo', () => {
             'content-type': 'application/json',
             'content-length': Buffer.byteLength(text),
             authorization: `Bearer ${token}`,
+            ...(requestId === undefined ? {} : { 'x-request-id': requestId }),
           },
         },
         (response) => {
+          seen?.(single(response.headers['x-request-id']));
           response.resume();
           response.on('end', () => resolve(response.statusCode ?? 0));
         },
       );
       sent.on('error', reject);
-      sent.end(text);
+      if (!inParts) sent.end(text);
+      else {
+        // The body's halves written apart, so the server reads it in more than one chunk.
+        const half = Math.floor(text.length / 2);
+        sent.write(text.slice(0, half), () => setImmediate(() => sent.end(text.slice(half))));
+      }
     });
   }
 
@@ -169,6 +189,26 @@ describe('the wire replay memo', () => {
     expect(back!.carrier.admitted).toBe(true);
   });
 
+  it('reads a body sent in parts as the same request as one sent at once', async () => {
+    expect(await post({ query: QUERY, variables: { parts: 1 } }, { inParts: true })).toBe(200);
+    expect(await post({ query: QUERY, variables: { parts: 1 } })).toBe(200);
+    expect(await post({ query: QUERY, variables: { parts: 1 } }, { inParts: true })).toBe(200);
+    expect(handedOn).toBe(0);
+    expect(new Set(asked.map((a) => a.name.fingerprint)).size).toBe(1);
+    expect(asked.map((a) => a.carrier.admitted)).toEqual([undefined, true, true]);
+  });
+
+  it("sends each replay's own request id, never one kept from another", async () => {
+    const ids: (string | undefined)[] = [];
+    const seen = (id: string | undefined) => ids.push(id);
+    await post({ query: QUERY, variables: { id: 1 } }, { requestId: 'first-request', seen });
+    await post({ query: QUERY, variables: { id: 1 } }, { requestId: 'second-request', seen });
+    await post({ query: QUERY, variables: { id: 1 } }, { seen });
+    expect(ids.slice(0, 2)).toEqual(['first-request', 'second-request']);
+    expect(ids[2]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(asked.map((a) => a.carrier.requestId)).toEqual(ids);
+  });
+
   it('admits a hash-only request every time: the store that resolves its hash may forget it', async () => {
     const byHash = { extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } };
     await post(byHash);
@@ -183,3 +223,7 @@ describe('the wire replay memo', () => {
     expect(asked[1]!.name).not.toBe(asked[0]!.name);
   });
 });
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
