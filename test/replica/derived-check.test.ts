@@ -4,33 +4,28 @@
  * does not carry (the upstream did not change it) goes back to what it was; every difference is
  * counted as drift.
  */
-import { TEST_NOW, transaction } from '@plans-gateway/rest-contract/testing';
+import { transaction } from '@plans-gateway/rest-contract/testing';
 import { describe, expect, it } from 'vitest';
-import { createReplicaStore } from '../../src/replica/store.js';
 import type { DerivedRows, DriftKind } from '../../src/replica/types.js';
-import { classifyFailure, createFakeUpstream, createManualClock } from './support/fake-upstream.js';
-import { createRandomPlan } from './support/random-plan.js';
+import { storeOverRandomPlan } from './support/store-over-plan.js';
 
 const MINUTE = 60_000;
 
 function setup() {
-  const { fake } = createRandomPlan(43, {
-    accounts: 3,
-    payees: 4,
-    groups: 2,
-    categories: 4,
-    transactions: 20,
-  });
-  const upstream = createFakeUpstream();
-  upstream.addToken('token-a', [fake], { 'last-used': fake.id });
-  const clock = createManualClock(TEST_NOW);
   const checks: Partial<Record<DriftKind, number>>[] = [];
-  const store = createReplicaStore({
-    fetchPlan: upstream.fetchPlan,
-    classifyFailure,
-    now: clock.now,
-    onDerivedChecked: (drift) => checks.push(drift),
-  });
+  const { fake, clock, store } = storeOverRandomPlan(
+    43,
+    {
+      accounts: 3,
+      payees: 4,
+      groups: 2,
+      categories: 4,
+      transactions: 20,
+    },
+    {
+      onDerivedChecked: (drift) => checks.push(drift),
+    },
+  );
   const read = (maxAgeMs = MINUTE) =>
     store.read({ token: 'token-a', tokenKey: 'key-a', planId: fake.id, freshness: { maxAgeMs } });
   const accountId = [...fake.accounts.keys()][0]!;

@@ -2,37 +2,23 @@
  * Writes applied to the replica at once: the next delta confirms them and never duplicates or
  * reverts them.
  */
-import { payee, TEST_MONTH, TEST_NOW, transaction } from '@plans-gateway/rest-contract/testing';
+import { payee, TEST_MONTH, transaction } from '@plans-gateway/rest-contract/testing';
 import { describe, expect, it } from 'vitest';
 import { buildPlanState } from '../../src/replica/delta.js';
 import { applySavedEntities } from '../../src/replica/saved.js';
 import { createPlanSnapshot } from '../../src/replica/snapshot.js';
-import { createReplicaStore } from '../../src/replica/store.js';
-import {
-  classifyFailure,
-  createFakeUpstream,
-  createManualClock,
-  settle,
-} from './support/fake-upstream.js';
-import { createRandomPlan } from './support/random-plan.js';
+import { settle } from './support/fake-upstream.js';
+import { storeOverRandomPlan } from './support/store-over-plan.js';
 
 const MINUTE = 60_000;
 
 function setup() {
-  const { fake, ids, rng } = createRandomPlan(41, {
+  const { fake, ids, rng, upstream, clock, store } = storeOverRandomPlan(41, {
     accounts: 3,
     payees: 4,
     groups: 2,
     categories: 4,
     transactions: 30,
-  });
-  const upstream = createFakeUpstream();
-  upstream.addToken('token-a', [fake], { 'last-used': fake.id });
-  const clock = createManualClock(TEST_NOW);
-  const store = createReplicaStore({
-    fetchPlan: upstream.fetchPlan,
-    classifyFailure,
-    now: clock.now,
   });
   const read = (planId = fake.id, maxAgeMs = MINUTE) =>
     store.read({ token: 'token-a', tokenKey: 'key-a', planId, freshness: { maxAgeMs } });

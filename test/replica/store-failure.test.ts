@@ -1,35 +1,19 @@
 /** Stale answers when the upstream fails, and errors when it may not answer stale. */
 
-import { TEST_NOW } from '@plans-gateway/rest-contract/testing';
 import { describe, expect, it } from 'vitest';
-import { createReplicaStore } from '../../src/replica/store.js';
 import { ReplicaDataError } from '../../src/replica/validate.js';
-import {
-  classifyFailure,
-  createFakeUpstream,
-  createManualClock,
-  FakeUpstreamError,
-  settle,
-} from './support/fake-upstream.js';
-import { createRandomPlan } from './support/random-plan.js';
+import { FakeUpstreamError, settle } from './support/fake-upstream.js';
+import { storeOverRandomPlan } from './support/store-over-plan.js';
 
 const MINUTE = 60_000;
 
 function setup() {
-  const { fake } = createRandomPlan(21, {
+  const { fake, upstream, clock, store } = storeOverRandomPlan(21, {
     accounts: 2,
     payees: 3,
     groups: 1,
     categories: 3,
     transactions: 10,
-  });
-  const upstream = createFakeUpstream();
-  upstream.addToken('token-a', [fake], { 'last-used': fake.id });
-  const clock = createManualClock(TEST_NOW);
-  const store = createReplicaStore({
-    fetchPlan: upstream.fetchPlan,
-    classifyFailure,
-    now: clock.now,
   });
   const read = (planId = fake.id) =>
     store.read({ token: 'token-a', tokenKey: 'key-a', planId, freshness: { maxAgeMs: MINUTE } });

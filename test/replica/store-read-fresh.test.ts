@@ -1,32 +1,17 @@
-/**
- * `readFresh`: what `read` answers at once, never an upstream call. The answer cache's replays
- * revalidate through it, so it must refuse exactly where `read` would sync: a replica not held,
- * past the request's max-age, expired, or a forced sync.
- */
-import { TEST_NOW } from '@plans-gateway/rest-contract/testing';
 import { describe, expect, it } from 'vitest';
-import { createReplicaStore } from '../../src/replica/store.js';
 import type { Freshness } from '../../src/replica/types.js';
-import { classifyFailure, createFakeUpstream, createManualClock } from './support/fake-upstream.js';
-import { addTransaction, createRandomPlan } from './support/random-plan.js';
+import { addTransaction } from './support/random-plan.js';
+import { storeOverRandomPlan } from './support/store-over-plan.js';
 
 const MINUTE = 60_000;
 
 function setup() {
-  const { fake, ids, rng } = createRandomPlan(2, {
+  const { fake, ids, rng, upstream, clock, store } = storeOverRandomPlan(2, {
     accounts: 2,
     payees: 2,
     groups: 1,
     categories: 2,
     transactions: 10,
-  });
-  const upstream = createFakeUpstream();
-  upstream.addToken('token-a', [fake], { 'last-used': fake.id });
-  const clock = createManualClock(TEST_NOW);
-  const store = createReplicaStore({
-    fetchPlan: upstream.fetchPlan,
-    classifyFailure,
-    now: clock.now,
   });
   const request = (freshness: Freshness, planId = fake.id) => ({
     token: 'token-a',
