@@ -75,10 +75,7 @@ export function AccountRegister({ planId, accountId }: { planId: string; account
         </tbody>
       </table>
       <Paging
-        shown={connection.edges.length}
-        total={connection.totalCount}
-        endCursor={connection.pageInfo.endCursor}
-        hasNextPage={connection.pageInfo.hasNextPage}
+        connection={connection}
         loading={loading}
         more={(after) => void fetchMore({ variables: { after } })}
         label="Load more"

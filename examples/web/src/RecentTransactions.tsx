@@ -45,10 +45,7 @@ export function RecentTransactionsList({ planId }: { planId: string }) {
         </tbody>
       </table>
       <Paging
-        shown={connection.edges.length}
-        total={connection.totalCount}
-        endCursor={connection.pageInfo.endCursor}
-        hasNextPage={connection.pageInfo.hasNextPage}
+        connection={connection}
         loading={loading}
         more={(after) => void fetchMore({ variables: { after } })}
         label="Show more"
