@@ -101,7 +101,7 @@ export function fixList<Edge>(list: LoadedList<Edge>, moves: TransactionMoves): 
     (row) =>
       !moves.deleted.includes(row.id) &&
       inList(row.accountId) &&
-      (boundary === undefined || newerFirst(row, boundary) >= 0),
+      (boundary === undefined || atOrBefore(row, boundary)),
   );
   const merged = [
     ...kept.map(({ edge, row }) => ({ key: row!, item: { kept: edge } })),
