@@ -150,7 +150,10 @@ async function dashboardShows(page: Page): Promise<void> {
   // The parts render as their data arrives, not together: wait for each.
   await expect.poll(count(page, 'account'), { timeout: PAGE_STEP_MS }).toBeGreaterThan(3);
   await expect.poll(count(page, 'chart-row'), { timeout: PAGE_STEP_MS }).toBeGreaterThan(3);
-  await expect.poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS }).toBe(10);
+  // Home's first page of 10, and the rows a resume placed in it since (the cache is kept).
+  await expect
+    .poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS })
+    .toBeGreaterThanOrEqual(10);
   await expect.poll(() => testId(page, 'live').textContent()).toContain('Live');
 }
 
@@ -456,7 +459,10 @@ describe('the example web app offline', () => {
     await page.reload();
     await expect.poll(count(page, 'account'), { timeout: PAGE_STEP_MS }).toBeGreaterThan(3);
     await expect.poll(count(page, 'chart-row'), { timeout: PAGE_STEP_MS }).toBeGreaterThan(3);
-    await expect.poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS }).toBe(10);
+    // Home's first page of 10, and the rows a resume placed in it since (the cache is kept).
+    await expect
+      .poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS })
+      .toBeGreaterThanOrEqual(10);
   });
 
   it('keeps a transaction added offline as pending, and sends it once back online', async () => {
@@ -485,7 +491,10 @@ describe('the example web app offline', () => {
 
     // Opened again online: still one of each, and nothing more sent.
     await page.reload();
-    await expect.poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS }).toBe(10);
+    // Home's first page of 10, and the rows a resume placed in it since (the cache is kept).
+    await expect
+      .poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS })
+      .toBeGreaterThanOrEqual(10);
     await expect.poll(rows('Night Bakery'), { timeout: PAGE_STEP_MS }).toBe(1);
     expect(await rows('Market Stall')()).toBe(1);
     expect(creates()).toBe(1);
@@ -551,7 +560,10 @@ describe('the example web app offline', () => {
 
   it('drops a conflicting edit on "Keep theirs": the outside value stays', async () => {
     await page.reload();
-    await expect.poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS }).toBe(10);
+    // Home's first page of 10, and the rows a resume placed in it since (the cache is kept).
+    await expect
+      .poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS })
+      .toBeGreaterThanOrEqual(10);
     const id = await conflictingEdit('Mine: dinner', 'Theirs: lunch');
 
     await page.getByRole('button', { name: 'Keep theirs' }).click();
@@ -562,7 +574,10 @@ describe('the example web app offline', () => {
   });
   it('sends two offline edits of one memo in order, the second not in conflict with the first', async () => {
     await page.reload();
-    await expect.poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS }).toBe(10);
+    // Home's first page of 10, and the rows a resume placed in it since (the cache is kept).
+    await expect
+      .poll(count(page, 'transaction'), { timeout: PAGE_STEP_MS })
+      .toBeGreaterThanOrEqual(10);
     const choice = page.locator('select[name=transaction]');
     const id = (await choice.locator('option:not([disabled])').first().getAttribute('value'))!;
     await laptop.setOffline(true);
