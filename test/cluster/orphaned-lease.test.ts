@@ -18,6 +18,7 @@ import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { type HostileStack, startStack, type TimedStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import {
+  advanceBetweenRoundTrips,
   bringLinksBack,
   expectServed,
   frozenRedisCluster,
@@ -104,8 +105,7 @@ describe('a flight lease whose holder could not release it', () => {
   it('is released when the link is back, so the next sync does not wait on it', async () => {
     const cluster = stack.gateway.cluster!;
     const lease = leaseKey();
-    await untilNoRoundTrip([cluster], 'no round trip in flight');
-    await scheduler.advance(1_000);
+    await advanceBetweenRoundTrips(scheduler, [cluster], 1_000, COMMAND_TIMEOUT_MS);
 
     // A sync takes the lease and is held upstream...
     let answer!: () => void;
@@ -139,8 +139,7 @@ describe('a flight lease whose holder could not release it', () => {
     redis.resume();
     await bringLinksBack(scheduler, [cluster], COMMAND_TIMEOUT_MS);
     await until(async () => (await redis.client.exists(lease)) === 0, 'the lease released');
-    await untilNoRoundTrip([cluster], 'no round trip in flight');
-    await scheduler.advance(1_000);
+    await advanceBetweenRoundTrips(scheduler, [cluster], 1_000, COMMAND_TIMEOUT_MS);
     // With the clock still, a sync that waited on the lease would never answer.
     expectServed(await within(read(NO_CACHE), 'the next sync'));
   }, 60_000);

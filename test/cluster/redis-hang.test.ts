@@ -21,6 +21,7 @@ import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import { type ServedGateway, startStack, type TimedStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import {
+  advanceBetweenRoundTrips,
   bringLinksBack,
   expectServed,
   frozenRedisCluster,
@@ -97,10 +98,15 @@ describe('a Redis that hangs', () => {
     // release the flight it held.
     await until(() => b.gateway.cluster!.stats().snapshotsWritten === 1, 'the snapshot stored');
     // The clock stands still unless moved: a second makes every replica older than `no-cache`.
-    // (Once no round trip is in flight: the clock also runs their deadlines.)
+    // (Between round trips: the clock also runs their deadlines.)
     await untilNoRoundTrip([a.gateway.cluster!, b.gateway.cluster!], 'no round trip in flight');
     await until(() => scheduler.pending() === 0, 'no timer due');
-    await scheduler.advance(1_000);
+    await advanceBetweenRoundTrips(
+      scheduler,
+      [a.gateway.cluster!, b.gateway.cluster!],
+      1_000,
+      COMMAND_TIMEOUT_MS,
+    );
 
     // The first instance's sync of the first token hangs upstream, holding the flight lease...
     sandbox.setFaults([{ kind: 'hang', operationId: 'getPlanById', times: 1 }]);

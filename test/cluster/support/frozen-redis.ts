@@ -29,6 +29,29 @@ export function untilNoRoundTrip(clusters: readonly Cluster[], what: string): Pr
 }
 
 /**
+ * Moves the clock by `ms` without running out a round trip Redis is answering, for a suite whose
+ * link is up. `untilNoRoundTrip` then one `advance(ms)` still races: a round trip sent in the gap
+ * (a feed's outbox write, a snapshot stored in the background) has its deadline run out at once,
+ * the link goes down, and the suite waits for what the link would have carried (a fresh clone
+ * under load lost a webhook delivery that way). Here the clock moves in steps of a quarter of the
+ * command timeout, each once no round trip of a link that is up is in flight, so whatever was sent
+ * meanwhile is answered before its deadline can come.
+ */
+export async function advanceBetweenRoundTrips(
+  scheduler: ManualScheduler,
+  clusters: readonly Cluster[],
+  ms: number,
+  commandTimeoutMs: number,
+): Promise<void> {
+  const step = Math.max(1, Math.floor(commandTimeoutMs / 4));
+  for (let moved = 0; moved < ms; moved += step) {
+    const up = clusters.filter((cluster) => !cluster.stats().degraded);
+    await untilNoRoundTrip(up, 'no round trip in flight');
+    await scheduler.advance(Math.min(step, ms - moved));
+  }
+}
+
+/**
  * After `redis.resume()`: brings every cluster's link back. The probes sent while Redis was
  * frozen get their answers first (however long a loaded machine takes), and what a link that
  * came back sends then; a link still down waits for its next probe, so the clock moves by a
