@@ -9,8 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_HTTP_CACHING, DEFAULT_MAX_AGE_MS, defaultConfig } from '../src/config/config.js';
 import { createGateway } from '../src/gateway/gateway.js';
 import type { QueryMeter } from '../src/replica/transaction-query.js';
-import { withDirectMisses } from '../src/server/direct-miss.js';
-import { withWireReplay } from '../src/server/wire-replay.js';
+import { withFrontDoor } from '../src/server/front-door.js';
 import type { ChildReply, ChildRequest, GatewayFigures } from './gateway-process.js';
 
 const [upstreamUrl, maxAgeArg, redisUrl, redisPrefix] = process.argv.slice(2);
@@ -53,9 +52,7 @@ const gateway = createGateway(
   },
   { now: () => Date.now() + clockOffsetMs, replicaMeter: meter },
 );
-const server = createServer(
-  withWireReplay(withDirectMisses(gateway.yoga, gateway.directMiss), gateway.wireReplay),
-);
+const server = createServer(withFrontDoor(gateway.yoga, gateway));
 server.keepAliveTimeout = 60_000;
 
 function figures(): GatewayFigures {

@@ -27,11 +27,10 @@ import { createMcpHttp, type McpHttp, withMcp } from './mcp/http.js';
 import { createMcpParts } from './mcp/session.js';
 import { serveStdio } from './mcp/stdio.js';
 import { schema } from './schema/index.js';
-import { withDirectMisses } from './server/direct-miss.js';
 import { DASHBOARD_QUERY } from './server/example-queries.js';
+import { withFrontDoor } from './server/front-door.js';
 import { type HttpService, listen } from './server/http-server.js';
 import { attachWebSockets, type WebSocketAttachment } from './server/websockets.js';
-import { withWireReplay } from './server/wire-replay.js';
 import { createLogger, type Logger } from './telemetry/logger.js';
 import type { OtelTracing } from './telemetry/otel.js';
 import { epochNow } from './time/clock.js';
@@ -266,10 +265,7 @@ async function main(): Promise<void> {
     ? createMcpHttp(createMcpParts(gateway, schema, settings.mcp, version()))
     : undefined;
   const http = await listenOrFail(
-    withWireReplay(
-      withDirectMisses(withMcp(gateway, mcpHttp), gateway.directMiss),
-      gateway.wireReplay,
-    ),
+    withFrontDoor(withMcp(gateway, mcpHttp), gateway),
     port,
     host,
     'PORT',

@@ -1,6 +1,6 @@
 /**
  * Issue 34's non-repeated warm query over real HTTP: the gateway as `cli.ts` serves it
- * (`withWireReplay` before yoga, on `node:http`), without and with the direct path of misses
+ * (the front door: `withWireReplay` before yoga, on `node:http`), without and with the direct path of misses
  * (`src/server/direct-miss.ts`, `DIRECT_MISSES`), against bare graphql-yoga with graphql-jit on
  * `node:http` serving the same answer, with the client (`miss-path-client.ts`) in a child
  * process, so this process's CPU (`process.cpuUsage`) is the two servers' alone. Sides alternate
@@ -23,7 +23,7 @@ import { buildSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { defaultConfig } from '../../src/config/config.js';
 import { createGateway } from '../../src/gateway/gateway.js';
-import { withDirectMisses } from '../../src/server/direct-miss.js';
+import { withFrontDoor } from '../../src/server/front-door.js';
 import { withWireReplay } from '../../src/server/wire-replay.js';
 
 const TOKEN = 'bench-miss-path-token';
@@ -113,9 +113,7 @@ try {
   };
   const directSide: Side = {
     ...gatewaySide,
-    port: await serve(
-      withWireReplay(withDirectMisses(gateway.yoga, gateway.directMiss), gateway.wireReplay),
-    ),
+    port: await serve(withFrontDoor(gateway.yoga, gateway)),
   };
   // The first load fills the replica; the next ones warm V8 up and compile the document.
   await batch(gatewaySide, 200);

@@ -122,13 +122,12 @@ export interface Gateway {
   /** The HTTP handler of the port: `/graphql`, and `/subgraph` (handed to `subgraph`). */
   readonly yoga: GatewayYoga;
   /**
-   * Replays of held answers before `yoga` (`withWireReplay(handler, gateway.wireReplay)` in
+   * Replays of held answers before `yoga` (the front door, `withFrontDoor(handler, gateway)` in
    * front of the port's handler): on with the answer cache, off with a tracer.
    */
   readonly wireReplay?: WireReplay;
   /**
-   * Plain misses run before `yoga` (`withDirectMisses(handler, gateway.directMiss)` in front of
-   * the port's handler, behind the wire replay): unless `config.directMisses` is false; off with a tracer.
+   * Plain misses run before `yoga` (the front door, behind the wire replay): unless `config.directMisses` is false; off with a tracer.
    */
   readonly directMiss?: DirectMiss;
   /**

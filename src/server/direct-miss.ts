@@ -31,17 +31,18 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
-import { presentedByHeaders } from '../admission/presented.js';
+import { type Presented, presentedByHeaders } from '../admission/presented.js';
 import { handledAsYoga } from '../errors/internal-errors.js';
 import { cleanResult } from '../errors/use-error-hygiene.js';
 import type { OperationInitialContext } from './operation-context.js';
-import { nameOperation } from './plugins/http-caching/fingerprint.js';
+import { type Named, nameOperation } from './plugins/http-caching/fingerprint.js';
 import { compiledQueryOf } from './plugins/use-compiled-queries.js';
 import { compressBody, preferredEncoding } from './plugins/use-compression.js';
 import type { HttpCaching } from './plugins/use-http-caching.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './plugins/use-request-id.js';
 import { addVary } from './plugins/vary.js';
 import type { OperationRunner } from './run-operation.js';
+import { wireReading } from './wire-replay.js';
 
 export interface DirectMissOptions {
   /** The gateway's admission path and yoga instance, whose envelop runs the operation. */
@@ -115,30 +116,13 @@ export function createDirectMiss({
       return false;
     const authorization = headers.authorization;
     if (authorization === undefined || !authorization.startsWith('Bearer ')) return false;
-    let params: DirectParams | null;
-    if (get) params = paramsOfSearch(url.slice(path.length + 1));
-    else {
-      const body = await bodyOf(request, caching.maxBodyBytes);
-      if (body === undefined) return false;
-      if (body === null) {
-        response.destroy();
-        return true;
-      }
-      params = parseParams(body);
+    const read = await operationOf(request, get);
+    if (read === false) {
+      response.destroy();
+      return true;
     }
-    if (params === null) return false;
-    const presented = presentedByHeaders(authorization, url);
-    if (presented?.kind !== 'bearer') return false;
-    const checked = admission.credentials(presented);
-    if (checked instanceof Promise || !checked.ok) return false;
-    const name = nameOperation(admission, caching.schemaDigest, {
-      params,
-      get,
-      pathname: path,
-      accept: headers.accept ?? '',
-      credentials: checked.credentials,
-    });
-    if (name === null) return false;
+    if (read === null) return false;
+    const { params, presented, name } = read;
 
     const requestId = requestIdFor(single(headers[REQUEST_ID_HEADER]));
     // The request the plugins see in the operation's context (its id, its caller, its headers).
@@ -224,6 +208,44 @@ export function createDirectMiss({
     }
     return true;
   };
+
+  /**
+   * The request's operation, named: as the wire replay named it on its way here (a POST: its body
+   * parsed, its credentials checked and its fingerprint hashed once), else read and named here;
+   * null when not taken, false when the client left mid-body.
+   */
+  async function operationOf(
+    request: IncomingMessage,
+    get: boolean,
+  ): Promise<DirectOperation | null | false> {
+    const url = request.url ?? '';
+    const read = get ? undefined : wireReading(request);
+    if (read?.named && read.presented?.kind === 'bearer' && read.named.credentials) {
+      const params = plainParams(read.named.params);
+      return params && { params, presented: read.presented, name: read.named };
+    }
+    let params: DirectParams | null;
+    if (get) params = paramsOfSearch(url.slice(path.length + 1));
+    else {
+      const body = await bodyOf(request, caching.maxBodyBytes);
+      if (body === undefined) return null;
+      if (body === null) return false;
+      params = parseParams(body);
+    }
+    if (params === null) return null;
+    const presented = presentedByHeaders(request.headers.authorization, url);
+    if (presented?.kind !== 'bearer') return null;
+    const checked = admission.credentials(presented);
+    if (checked instanceof Promise || !checked.ok) return null;
+    const name = nameOperation(admission, caching.schemaDigest, {
+      params,
+      get,
+      pathname: path,
+      accept: request.headers.accept ?? '',
+      credentials: checked.credentials,
+    });
+    return name && { params, presented, name };
+  }
 
   /**
    * The door's, compression's and HTTP caching's headers added (the plugins' `onResponse`, in
@@ -318,6 +340,13 @@ const UNEXPECTED = JSON.stringify({
   errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
 });
 
+/** A request's operation as the direct path runs it. */
+interface DirectOperation {
+  readonly params: DirectParams;
+  readonly presented: Presented;
+  readonly name: Named;
+}
+
 interface DirectParams {
   readonly query: string;
   readonly variables?: Record<string, unknown> | null;
@@ -333,7 +362,7 @@ function parseParams(body: Buffer): DirectParams | null {
     return null;
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  return plainParams(parsed as Record<string, unknown>);
+  return plainParams(parsed);
 }
 
 /**
@@ -358,9 +387,9 @@ function paramsOfSearch(search: string): DirectParams | null {
   return plainParams(params);
 }
 
-function plainParams(params: Record<string, unknown>): DirectParams | null {
+function plainParams(params: object): DirectParams | null {
   for (const key in params) if (!PARAMS.has(key)) return null;
-  const { query, variables, operationName } = params;
+  const { query, variables, operationName } = params as Record<string, unknown>;
   if (typeof query !== 'string' || query === '') return null;
   // As yoga reads them: absent or null, else an object and a string.
   if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) return null;

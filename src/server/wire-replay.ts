@@ -39,8 +39,22 @@ import type { HttpCaching } from './plugins/use-http-caching.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './plugins/use-request-id.js';
 import { METRICS_HEADER } from './plugins/use-response-extensions.js';
 
-/** What a request handed on to yoga presents, as read here (see `adoptCarried`). */
-const carried = new WeakMap<IncomingMessage, Presented | undefined>();
+/**
+ * What the wire read of a request it handed on: what it presents (for yoga, `adoptCarried`) and,
+ * when its credentials passed a synchronous check here, the operation as named here (for the
+ * direct path of misses, `wireReading`): read, checked and hashed once per request.
+ */
+export interface WireReading {
+  readonly presented: Presented | undefined;
+  readonly named: Named | undefined;
+}
+
+const carried = new WeakMap<IncomingMessage, WireReading>();
+
+/** What the wire read of `request`, if it saw it and handed it on. */
+export function wireReading(request: IncomingMessage): WireReading | undefined {
+  return carried.get(request);
+}
 
 /**
  * Tells admission what a request the wire handed on presents, as the wire read it (yoga's
@@ -52,8 +66,8 @@ export function adoptCarried(
   nodeRequest: unknown,
 ): void {
   if (typeof nodeRequest !== 'object' || nodeRequest === null) return;
-  const node = nodeRequest as IncomingMessage;
-  if (carried.has(node)) admission.adoptPresented(request, carried.get(node));
+  const reading = carried.get(nodeRequest as IncomingMessage);
+  if (reading) admission.adoptPresented(request, reading.presented);
 }
 
 export interface WireReplayOptions {
@@ -161,9 +175,12 @@ export function createWireReplay({
     let memo = bucket && memoOf(bucket, body);
     let named: Named;
     let presented: Presented | undefined;
+    // Whether the credentials were checked without waiting (an upstream token's are).
+    let synchronous: boolean;
     if (memo) {
       presented = memo.presented;
       const check = presented === undefined ? null : checked(admission, presented);
+      synchronous = !(check instanceof Promise);
       const credentials = check instanceof Promise ? await check : check;
       if (credentials === undefined) return handOn(request, presented);
       const known = memo.named.credentials;
@@ -178,6 +195,7 @@ export function createWireReplay({
       const params = get ? paramsOfUrl(new URL(url, 'http://wire.invalid')) : parseJson(body!);
       presented = presentedByHeaders(headers.authorization, url);
       const check = presented === undefined ? null : checked(admission, presented);
+      synchronous = !(check instanceof Promise);
       const credentials = check instanceof Promise ? await check : check;
       if (credentials === undefined) return handOn(request, presented);
       const fresh = nameOperation(admission, schemaDigest, {
@@ -200,7 +218,8 @@ export function createWireReplay({
       ? { presented, origin: null, ownOrigins: EMPTY, requestId, admitted: true }
       : { presented, origin: null, ownOrigins: EMPTY, requestId };
     const replayed = await replay.answer(new NodeRequestView(headers), named, carrier);
-    if (replayed === null || response.headersSent) return handOn(request, presented);
+    if (replayed === null || response.headersSent)
+      return handOn(request, presented, synchronous ? named : undefined);
     if (memo && !memo.admitted && hasText(named)) memo.admitted = true;
     const sent = memo ? sentHeaders(memo, replayed) : wireHeaders(replayed);
     // Its last slot is the request id's: filled here, read by `writeHead` before it returns.
@@ -220,10 +239,11 @@ function newRequestId(): string {
 
 /**
  * Private: not answered here: yoga finds what the request presents as read here
- * (`adoptCarried`). A function of the module, not a closure made per request.
+ * (`adoptCarried`), the direct path the operation as named here (`wireReading`). A function of
+ * the module, not a closure made per request.
  */
-function handOn(request: IncomingMessage, presented: Presented | undefined): false {
-  carried.set(request, presented);
+function handOn(request: IncomingMessage, presented: Presented | undefined, named?: Named): false {
+  carried.set(request, { presented, named });
   return false;
 }
 

@@ -11,8 +11,8 @@ import { createServer, type RequestListener, request, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DirectMiss, withDirectMisses } from '../../src/server/direct-miss.js';
-import { withWireReplay } from '../../src/server/wire-replay.js';
+import type { DirectMiss } from '../../src/server/direct-miss.js';
+import { withFrontDoor } from '../../src/server/front-door.js';
 import { decodedBody } from '../support/content-encoding.js';
 import { type ClockedStack, type Stack, startStack } from '../support/stack.js';
 
@@ -167,7 +167,10 @@ describe('the direct path of misses', () => {
     };
     // As the port serves it: replays at the wire first, then the direct path, then yoga.
     directPort = await serve(
-      withWireReplay(withDirectMisses(stack.gateway.yoga, counted), stack.gateway.wireReplay),
+      withFrontDoor(stack.gateway.yoga, {
+        wireReplay: stack.gateway.wireReplay,
+        directMiss: counted,
+      }),
     );
     yogaPort = await serve(stack.gateway.yoga);
     const plans = await send(yogaPort, post({ query: '{ plans { id } }' }));
@@ -362,6 +365,39 @@ describe('the direct path of misses', () => {
     expect(second.body).toBe(first.body);
     expect(third.body).toBe(first.body);
     expect(third.headers['content-type']).toBe(first.headers['content-type']);
+  });
+
+  it('runs a miss on what the wire read of it: its credentials checked once', async () => {
+    const { admission } = stack.gateway;
+    const check = admission.credentials;
+    let checks = 0;
+    admission.credentials = (presented) => {
+      checks += 1;
+      return check(presented);
+    };
+    try {
+      const before = answered;
+      const answer = await same(
+        post(
+          { query: DASHBOARD, variables: { read: 'once' } },
+          { headers: { 'x-request-id': 'once' } },
+        ),
+      );
+      expect(answer.status).toBe(200);
+      expect(answered - before).toBe(1);
+      // The direct port's request, then the yoga port's: one check each.
+      expect(checks).toBe(2);
+      // What the wire named is still held to the direct path's own rules: not a plain request.
+      await same(
+        post(
+          { query: DASHBOARD, variables: { read: 'x' }, extensions: {} },
+          { headers: { 'x-request-id': 'x' } },
+        ),
+      );
+      expect(answered - before).toBe(1);
+    } finally {
+      admission.credentials = check;
+    }
   });
 
   it('hands everything else on to yoga untouched', async () => {

@@ -33,9 +33,8 @@ import { createGateway, type Gateway, type GatewayDeps } from '../../src/gateway
 import { createMcpHttp, type McpHttp, withMcp } from '../../src/mcp/http.js';
 import { createMcpParts } from '../../src/mcp/session.js';
 import { schema } from '../../src/schema/index.js';
-import { withDirectMisses } from '../../src/server/direct-miss.js';
+import { withFrontDoor } from '../../src/server/front-door.js';
 import { attachWebSockets } from '../../src/server/websockets.js';
-import { withWireReplay } from '../../src/server/wire-replay.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { createManualScheduler, type ManualScheduler } from '../../src/time/scheduler.js';
 import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/client.js';
@@ -224,7 +223,7 @@ async function listen(
     : undefined;
   const server = createServer(
     maxHeaderSize ? { maxHeaderSize } : {},
-    withWireReplay(withDirectMisses(withMcp(gateway, mcp), gateway.directMiss), gateway.wireReplay),
+    withFrontDoor(withMcp(gateway, mcp), gateway),
   );
   const sockets = mode === 'websocket' ? attachWebSockets(server, gateway) : undefined;
   await new Promise<void>((resolve) => server.listen(at, '127.0.0.1', resolve));
