@@ -8,13 +8,22 @@
  * K ≥ base. A full export (the replica was reloaded) or a delta asked from beyond the log's
  * knowledge leaves a gap: the log restarts at the new knowledge.
  *
+ * Writes through this gateway: one whose answer is exactly one step past what the replica shows in
+ * full (its effects applied from the product's arithmetic, no delta) is an entry of its own, to
+ * the write's knowledge, so `changes` shows it at once (`recordWrite`); the delta that confirms it
+ * is an entry too, and a client already past the write finds its rows there as edits of rows it
+ * has. Any other write waits for its delta, which brings its rows as they are after the write,
+ * the replica having held them since: the log keeps where the write found each transaction
+ * (`notePendingWrite`) and files the delta's entry with those places, so a transaction the write
+ * made is new to a client behind it, as it is.
+ *
  * Backfills: a replay from a knowledge K below `base` needs one delta from K (see replay.ts).
  * Its keys cover (K, base] and more, so they become the oldest entry, reaching to `base`, and
  * the log reaches back to K: the next replay from there costs nothing. When they are too many
  * for the bounds, the entry says "everything" instead and keeps only the ids the delta deleted:
  * a replay through it sends the whole plan (every row is then covered) and those deletions.
  */
-import { type ChangeKeys, keyCount } from '../replica/changes.js';
+import { type ChangeKeys, keyCount, type TransactionPlace } from '../replica/changes.js';
 
 /** @default 256 deltas per (token, plan) */
 export const DEFAULT_LOG_ENTRIES = 256;
@@ -35,11 +44,19 @@ export interface ChangeLogLimits {
   maxKeys?: number;
 }
 
+/** Where a write not logged found a transaction (null: it made it), and the write's knowledge. */
+interface PendingPlace {
+  readonly place: TransactionPlace | null;
+  readonly knowledge: number | undefined;
+}
+
 export class ChangeLog {
   private _base: number;
   private _knowledge: number;
   private _entries: LogEntry[] = [];
   private _size = 0;
+  /** Transactions of writes applied and not logged, until the delta that brings them. */
+  private _pending = new Map<string, PendingPlace>();
   private readonly _maxEntries: number;
   private readonly _maxKeys: number;
 
@@ -75,6 +92,49 @@ export class ChangeLog {
       return;
     }
     if (to < this._knowledge) return; // older than what the log holds; nothing new in it
+    this.push(to, this.withPendingPlaces(to, keys));
+  }
+
+  /**
+   * A write answered at `to`, exactly one step past the log, whose effects the replica shows in
+   * full: an entry of its own. False when it is not the next step (then `notePendingWrite`).
+   */
+  recordWrite(to: number, keys: ChangeKeys): boolean {
+    if (to !== this._knowledge + 1) return false;
+    this.push(to, keys);
+    return true;
+  }
+
+  /**
+   * A write applied to the replica and not logged, answered at `knowledge` (when the upstream
+   * said): where it found each transaction, for the entry of the delta that brings it. The
+   * first write of a transaction since the last delta is the one that counts.
+   */
+  notePendingWrite(knowledge: number | undefined, keys: ChangeKeys): void {
+    for (const id of keys.transactions) {
+      if (this._pending.has(id) || this._pending.size >= this._maxKeys) continue;
+      this._pending.set(id, { place: keys.before.get(id) ?? null, knowledge });
+    }
+  }
+
+  // Private: a delta's keys with the places pending writes it brings found their transactions.
+  private withPendingPlaces(to: number, keys: ChangeKeys): ChangeKeys {
+    if (this._pending.size === 0) return keys;
+    let before: Map<string, TransactionPlace> | undefined;
+    for (const [id, { place, knowledge }] of this._pending) {
+      if (knowledge !== undefined && knowledge > to) continue;
+      this._pending.delete(id);
+      if (!keys.transactions.has(id)) continue;
+      // A copy: the same keys go out to subscribers, who saw the write itself.
+      before ??= new Map(keys.before);
+      if (place === null) before.delete(id);
+      else before.set(id, place);
+    }
+    return before ? { ...keys, before } : keys;
+  }
+
+  // Private: an entry to `to`, then the bounds kept.
+  private push(to: number, keys: ChangeKeys): void {
     const size = keyCount(keys);
     if (size > 0) {
       this._entries.push({ to, keys, size });
@@ -94,6 +154,7 @@ export class ChangeLog {
   /** Forgets everything: the log is complete from `knowledge` on. */
   restart(knowledge: number): void {
     this._entries = [];
+    this._pending.clear();
     this._size = 0;
     this._base = knowledge;
     this._knowledge = knowledge;

@@ -73,7 +73,7 @@ export const DEFAULT_PENDING_BYTES = 2 * 1024 * 1024;
 
 export interface LiveHubOptions {
   /** `backfill`: the delta of a replay older than the log, through the store's one fetch path. */
-  replicas: Pick<ReplicaStore, 'read' | 'peek' | 'backfill'>;
+  replicas: Pick<ReplicaStore, 'read' | 'peek' | 'backfill' | 'exactKnowledge'>;
   budget: PollBudget;
   scheduler: Scheduler;
   /** @default an in-process bus (`createLiveBus()`) */
@@ -190,7 +190,7 @@ export interface LiveHub {
 
 /** What the hub's parts share: the channels' state plus what opening and resuming need. */
 interface HubState extends LiveState {
-  readonly replicas: Pick<ReplicaStore, 'read' | 'peek' | 'backfill'>;
+  readonly replicas: Pick<ReplicaStore, 'read' | 'peek' | 'backfill' | 'exactKnowledge'>;
   readonly maxSubscriptionsPerToken: number;
   readonly limits: FeedLimits;
   /** Row sizes, measured once per row for every subscriber. */
@@ -292,6 +292,15 @@ function publishApplied(live: HubState, applied: AppliedChange): void {
       keys = changedKeys(keys, previous, snapshot);
     }
     log.record(from, source.data.server_knowledge, keys);
+    live.logs.set(key, log);
+  } else if (source.kind === 'write') {
+    // A write the replica shows in full, one step on (no delta): `changes` shows it at once.
+    const written = source.saved.serverKnowledge;
+    const whole =
+      written !== undefined &&
+      source.saved.derived !== undefined &&
+      live.replicas.exactKnowledge?.(tokenKey, planId) === written;
+    if (!(whole && log.recordWrite(written, keys))) log.notePendingWrite(written, keys);
     live.logs.set(key, log);
   }
   if (!channel) return;
@@ -557,11 +566,29 @@ async function changesFor(
     log = new ChangeLog(at.serverKnowledge, live.changeLog);
     live.logs.set(key, log);
   }
-  const answer = syncPage(at, log, state, live.limits.event, live.sizes);
+  const answer = syncPage(at, shownKnowledge(live, tokenKey, at, log), log, state, {
+    limits: live.limits.event,
+    sizes: live.sizes,
+  });
   const cursor = live.cursorSeal.seal(answer.next, tokenKey, at.planId);
   return answer.kind === 'page'
     ? { kind: 'page', planId: at.planId, change: answer.change, cursor, hasMore: answer.hasMore }
     : { kind: 'reload', planId: at.planId, cursor };
+}
+
+// Private: the knowledge whose every effect `at` shows and `log` reaches: past the replica's own
+// when writes applied one step at a time (no delta yet) are on top of it and logged.
+function shownKnowledge(
+  live: HubState,
+  tokenKey: string,
+  at: PlanSnapshot,
+  log: ChangeLog,
+): number {
+  const held = live.replicas.peek(tokenKey, at.planId)?.snapshot;
+  const exact = held === at ? live.replicas.exactKnowledge?.(tokenKey, at.planId) : undefined;
+  return exact !== undefined && exact > at.serverKnowledge && exact <= log.knowledge
+    ? exact
+    : at.serverKnowledge;
 }
 
 // Private: the write guard over the plan synced now and the (token, plan) log. A replica within

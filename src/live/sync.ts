@@ -35,19 +35,20 @@ export type SyncAnswer =
 
 /**
  * The page after `state` (undefined: the current cursor and nothing else) over `at`, the plan as
- * the operation read it, from `log` (the (token, plan) log, kept at least from `at` on).
+ * the operation read it, which shows every effect up to knowledge `now` (its own, or past it by
+ * the writes on top of it the log holds), from `log` (the (token, plan) log, kept at least from
+ * `at` on).
  */
 export function syncPage(
   at: PlanSnapshot,
+  now: number,
   log: ChangeLog,
   state: CursorState | undefined,
-  limits: EventLimits,
-  sizes: RowSizes,
+  { limits, sizes }: { limits: EventLimits; sizes: RowSizes },
 ): SyncAnswer {
-  const now = at.serverKnowledge;
   const current: CursorState = { since: now };
   if (state === undefined)
-    return { kind: 'page', change: emptyChange(at), next: current, hasMore: false };
+    return { kind: 'page', change: emptyChange(at, now), next: current, hasMore: false };
   const { since } = state;
   // A cursor ahead of this replica (another instance's, further along): it holds all this one
   // would send; later entries cover what comes after it.
@@ -73,7 +74,7 @@ export function syncPage(
   );
   const part = parts.next(limits);
   if (part === undefined)
-    return { kind: 'page', change: emptyChange(at), next: current, hasMore: false };
+    return { kind: 'page', change: emptyChange(at, now), next: current, hasMore: false };
   if (part.last) return { kind: 'page', change: part.change, next: current, hasMore: false };
   return {
     kind: 'page',

@@ -92,6 +92,42 @@ async function changes(
   return answer.body.data!.changes;
 }
 
+/** A transaction created through the gateway, dated today on the stack's clock: its id. */
+async function created(s: LiveStack, accountId: string, memo: string): Promise<string> {
+  const date = new Date(s.clock.now()).toISOString().slice(0, 10);
+  const answer = await s.gql<{ createTransaction: { transaction: { id: string } } }>(
+    `mutation($planId: PlanId!, $input: CreateTransactionInput!) {
+      createTransaction(planId: $planId, input: $input) {
+        ... on CreateTransactionPayload { transaction { id } }
+      }
+    }`,
+    { planId: s.planId, input: { accountId, date, amount: -4_560, memo } },
+  );
+  expect(answer.body.errors).toBeUndefined();
+  return answer.body.data!.createTransaction.transaction.id;
+}
+
+/** The transactions of the page after `since`, where they were before, and its cursor. */
+async function placed(
+  s: LiveStack,
+  since: string,
+): Promise<{ transactions: { id: string }[]; before: { id: string }[]; cursor: string }> {
+  const answer = await s.gql<{
+    changes: {
+      cursor: string;
+      changes: { transactions: { id: string }[]; transactionsBefore: { id: string }[] };
+    };
+  }>(
+    `query($planId: PlanId!, $since: String) { changes(planId: $planId, since: $since) {
+      ... on ChangesPage { cursor changes { transactions { id } transactionsBefore { id } } }
+    } }`,
+    { planId: s.planId, since },
+  );
+  expect(answer.body.errors).toBeUndefined();
+  const { cursor, changes: change } = answer.body.data!.changes;
+  return { transactions: change.transactions, before: change.transactionsBefore, cursor };
+}
+
 function page(result: Page | Reload): Page {
   expect(result.__typename).toBe('ChangesPage');
   return result as Page;
@@ -200,6 +236,38 @@ describe('changes(planId, since)', () => {
         { id: removed!.id, accountId: from!.id },
       ].sort((a, b) => a.id.localeCompare(b.id)),
     );
+  });
+
+  it('shows a write through the gateway at once and as new when no delta follows it, and not again after the delta', async () => {
+    const s = await started();
+    const { cursor } = page(await changes(s));
+    const made = await created(s, await openAccount(s), 'one step, no delta');
+    s.sandbox.resetCalls();
+    // The write was one step past the replica: applied whole, no delta. Its row is news at once.
+    const after = await placed(s, cursor);
+    expect(callsOf(s.sandbox)).toEqual([]);
+    expect(after.transactions.map((tx) => tx.id)).toEqual([made]);
+    expect(after.before).toEqual([]);
+    // The delta that confirms it: news only to a client behind the write, and new to it still.
+    stale(s);
+    expect((await placed(s, after.cursor)).transactions).toEqual([]);
+    expect(callsOf(s.sandbox)).toEqual([expect.stringMatching(/^getPlanById@/)]);
+    const behind = await placed(s, cursor);
+    expect(behind.transactions.map((tx) => tx.id)).toEqual([made]);
+    expect(behind.before).toEqual([]);
+  });
+
+  it('files a transaction a write made as new when the write waited for its delta', async () => {
+    const s = await started();
+    const { cursor } = page(await changes(s));
+    const account = await openAccount(s);
+    // Made elsewhere first: the gateway's write is then not one step past its replica, and the
+    // delta it runs brings both rows, its own already held since its answer.
+    const outside = await outsideWrite(s, account, 'made elsewhere');
+    const made = await created(s, account, 'after a delta');
+    const answer = await placed(s, cursor);
+    expect(answer.transactions.map((tx) => tx.id).sort()).toEqual([outside.id, made].sort());
+    expect(answer.before).toEqual([]);
   });
 
   it('comes in bounded pages that together hold every change once', async () => {
