@@ -173,6 +173,8 @@ interface Harness {
   readOldest(): Promise<void>;
   /** Loads the lists, then runs two resumes at once (two resumers, as a screen mounted twice). */
   resumeTwiceAtOnce(): Promise<void>;
+  /** Loads the lists, then calls one resumer `times` times at once (a burst of live events). */
+  resumeBurst(times: number): Promise<void>;
   readonly sent: string[];
 }
 
@@ -247,6 +249,15 @@ function apollo(): Harness {
       const resume = () => apolloResumer(client, { planId: PLAN, cursors, query: CHANGES })();
       await Promise.all([resume(), resume()]);
     },
+    async resumeBurst(times) {
+      await client.query({ query: gql(LISTS), variables });
+      const resume = apolloResumer(client, {
+        planId: PLAN,
+        cursors: await cursorsAtLists(),
+        query: CHANGES,
+      });
+      await Promise.all(Array.from({ length: times }, () => resume()));
+    },
   };
 }
 
@@ -293,6 +304,15 @@ function graphcache(): Harness {
       const cursors = await cursorsAtLists();
       const resume = () => urqlResumer(client, { planId: PLAN, cursors, query: CHANGES })();
       await Promise.all([resume(), resume()]);
+    },
+    async resumeBurst(times) {
+      await client.query(LISTS, variables).toPromise();
+      const resume = urqlResumer(client, {
+        planId: PLAN,
+        cursors: await cursorsAtLists(),
+        query: CHANGES,
+      });
+      await Promise.all(Array.from({ length: times }, () => resume()));
     },
   };
 }
@@ -359,5 +379,15 @@ describe.each([
     expect(plan.transactions.totalCount).toBe(7);
     expect(plan.account.transactions.totalCount).toBe(6);
     expect(kit.sent.filter((name) => name === 'Changes')).toHaveLength(2);
+  });
+
+  it('answers a burst of calls of one resumer with one request', async () => {
+    const kit = make();
+    await kit.resumeBurst(4);
+    const { plan } = await kit.read();
+    expect(ids(plan.transactions)).toEqual(['t2', 'n1', 't6', 't5']);
+    expect(plan.transactions.totalCount).toBe(7);
+    // None had asked yet when the next came: one request brings what all four would.
+    expect(kit.sent.filter((name) => name === 'Changes')).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import { useApolloClient, useQuery, useSubscription } from '@apollo/client/react';
 import { resumer } from '@plans-gateway/client-kit/apollo';
 import { resumeOnReconnect } from '@plans-gateway/client-kit/offline';
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { AccountRegister } from './AccountRegister.js';
 import { Accounts } from './Accounts.js';
 import { AddTransactionForm } from './AddTransactionForm.js';
@@ -54,7 +54,7 @@ function Dashboard(props: {
   onSignOut: () => Promise<void>;
 }) {
   const { data, error, loading } = useQuery(DASHBOARD, { variables: { planId: props.planId } });
-  useResume(props.planId);
+  const resume = useResume(props.planId);
   const screen = useScreen();
   const plan = data?.plan;
   if (loading && !plan) return <p className="status">Loading the plan…</p>;
@@ -90,7 +90,7 @@ function Dashboard(props: {
           Ready to Assign <strong>{plan.month.toBeBudgetedFormatted}</strong>
         </p>
       )}
-      <LiveStatus planId={plan.id} />
+      <LiveStatus planId={plan.id} onTransactions={resume} />
     </Header>
   );
   const current = screen.kind === 'account' ? screen.accountId : undefined;
@@ -160,18 +160,24 @@ function ScreenLinks({ screen }: { screen: Screen }) {
  * Offline first: on start and whenever the browser is back online, the queued writes go out (in
  * order, once each), then one `changes` request brings the cache up to what changed elsewhere
  * meanwhile (the client kit applies it, new and moved transactions placed in Home's list and
- * the registers without reading them again). A sent write reads the transaction list again.
+ * the registers without reading them again). A sent write resumes too: its row takes its place
+ * in the lists the same way, and the lists' counts stay the gateway's (a list read again after
+ * the stored cursor would count that row twice on the next resume). Answers the resume, for the
+ * live updates to call.
  */
-function useResume(planId: string): void {
+function useResume(planId: string): () => Promise<unknown> {
   const client = useApolloClient();
   const queue = useOutbox();
   const cursors = useCursors();
+  // The app's own selection: what its screens show of each changed row, nothing more. One
+  // resumer: calls made while one waits for its turn share it (client kit, one-at-a-time.ts).
+  const resume = useMemo(
+    () => resumer(client, { planId, cursors, query: RESUME_CHANGES }),
+    [client, cursors, planId],
+  );
   useEffect(() => {
-    // The app's own selection: what its screens show of each changed row, nothing more.
-    const resume = resumer(client, { planId, cursors, query: RESUME_CHANGES });
     const stopSent = queue.subscribe((event) => {
-      if (event.kind === 'sent')
-        void client.refetchQueries({ include: ['RecentTransactions', 'AccountRegister'] });
+      if (event.kind === 'sent') void resume();
     });
     const stopResume = resumeOnReconnect(async () => {
       await queue.flush();
@@ -181,7 +187,8 @@ function useResume(planId: string): void {
       stopSent();
       stopResume();
     };
-  }, [client, queue, cursors, planId]);
+  }, [queue, resume]);
+  return resume;
 }
 
 /** The plan's title and figures, and the sign-out (which says so when it fails). */
@@ -217,16 +224,24 @@ function Header(props: { title: ReactNode; children?: ReactNode; onSignOut: () =
 
 /**
  * The subscription: its events carry the changed rows with their ids, so the cache (and every
- * panel) takes them as they come; the transaction list is read again when transactions changed.
+ * panel) takes them as they come; when transactions changed, a resume places them in the lists
+ * (one small request, from the replica the event came from: no upstream call).
  */
-function LiveStatus({ planId }: { planId: string }) {
+function LiveStatus({
+  planId,
+  onTransactions,
+}: {
+  planId: string;
+  onTransactions: () => Promise<unknown>;
+}) {
   const [events, setEvents] = useState(0);
   const { error } = useSubscription(PLAN_CHANGED, {
     variables: { planId },
-    onData: ({ client, data }) => {
+    onData: ({ data }) => {
       setEvents((count) => count + 1);
-      if ((data.data?.planChanged.transactions.length ?? 0) > 0)
-        void client.refetchQueries({ include: ['RecentTransactions', 'AccountRegister'] });
+      const change = data.data?.planChanged;
+      if (change && change.transactions.length + change.deleted.transactionIds.length > 0)
+        void onTransactions();
     },
   });
   return (

@@ -212,7 +212,12 @@ export const ADD_TRANSACTION: TypedDocumentNode<
 `;
 
 export interface PlanChanged {
-  planChanged: { origin: string; serverKnowledge: number; transactions: { id: string }[] };
+  planChanged: {
+    origin: string;
+    serverKnowledge: number;
+    transactions: { id: string }[];
+    deleted: { transactionIds: string[] };
+  };
 }
 
 /** Changes made anywhere (another device, the upstream's own apps) while the page is open. */
@@ -225,6 +230,7 @@ export const PLAN_CHANGED: TypedDocumentNode<PlanChanged, { planId: string }> = 
       monthCategories { ${MONTH_CATEGORY_AMOUNTS} }
       months { ${MONTH_TOTALS} }
       transactions { id }
+      deleted { transactionIds }
     }
   }
 `;
