@@ -320,7 +320,7 @@ describe('the example web app on a desktop', () => {
 
     await until(() => balanceOf(page, accountId), balance - 23_450);
     await until(() => spentOf(page, categoryId), spent + 23_450);
-    // The list is read again: the new row is at the top, dated the person's today.
+    // The resume after the sent write places it: the new row at the top, dated the person's today.
     const added = testId(page, 'transaction').filter({ hasText: 'Corner Bakery' });
     await expect.poll(() => added.count()).toBe(1);
     expect(await added.locator('time').getAttribute('datetime')).toBe(TODAY_THERE);
