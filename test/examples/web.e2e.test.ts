@@ -18,7 +18,7 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../src/sign-in/cookies.js';
 import { callsOf, DEFAULT_POLL_INTERVAL_MS } from '../live/support/live.js';
@@ -316,6 +316,17 @@ describe('the example web app on a desktop', () => {
 
     await page.locator('input[name=payee]').fill('Corner Bakery');
     await page.locator('input[name=memo]').fill('added in the example app');
+    const paging = () => testId(page, 'recent-paging').textContent();
+    const [shown, total] = /(\d+) of (\d+)/
+      .exec((await paging())!)!
+      .slice(1)
+      .map(Number) as [number, number];
+    const operations: string[] = [];
+    const sent = (request: Request) => {
+      if (request.method() === 'POST' && request.url() === `${gatewayUrl}/graphql`)
+        operations.push((request.postDataJSON() as { operationName?: string }).operationName ?? '');
+    };
+    page.on('request', sent);
     await page.getByRole('button', { name: 'Add' }).click();
 
     await until(() => balanceOf(page, accountId), balance - 23_450);
@@ -324,6 +335,11 @@ describe('the example web app on a desktop', () => {
     const added = testId(page, 'transaction').filter({ hasText: 'Corner Bakery' });
     await expect.poll(() => added.count()).toBe(1);
     expect(await added.locator('time').getAttribute('datetime')).toBe(TODAY_THERE);
+    // Counted once, and the list was not read again.
+    await expect.poll(paging).toContain(`${shown + 1} of ${total + 1}`);
+    page.off('request', sent);
+    expect(operations).toContain('ResumeChanges');
+    expect(operations).not.toContain('RecentTransactions');
     await expect.poll(() => testId(page, 'form-message').textContent()).toBe('Added.');
     // Ready for the next one: the category is not carried over.
     expect(await category.inputValue()).toBe('');
@@ -598,8 +614,8 @@ describe('the example web app offline', () => {
   });
 
   it("brings a row made elsewhere into Home's list with the resume alone: the list is not read again", async () => {
-    // The live subscription reads the list again on its own events: kept out of this test, so
-    // what shows the row is the resume (the client kit places it in the cached list).
+    // The live subscription's events resume too: kept out of this test, so what shows the row
+    // is the resume on reload (the client kit places it in the cached list).
     await page.routeWebSocket(/\/graphql/, () => {});
     const operations: string[] = [];
     page.on('request', (request) => {
