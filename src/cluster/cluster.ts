@@ -101,6 +101,9 @@ export function createCluster(options: ClusterOptions): Cluster {
     snapshotTtlMs = DEFAULT_CLUSTER.snapshotTtlMs,
     maxSnapshotBytes = DEFAULT_CLUSTER.maxSnapshotBytes,
     flightLeaseMs = DEFAULT_CLUSTER.flightLeaseMs,
+    flightMaxWaitMs = DEFAULT_CLUSTER.flightMaxWaitMs,
+    flightStallMs = DEFAULT_CLUSTER.flightStallMs,
+    flightMaxLoadWaitMs = DEFAULT_CLUSTER.flightMaxLoadWaitMs,
     commandTimeoutMs = DEFAULT_CLUSTER.commandTimeoutMs,
   } = options;
   const id = randomBytes(8);
@@ -164,6 +167,9 @@ export function createCluster(options: ClusterOptions): Cluster {
         now,
         scheduler,
         leaseMs: flightLeaseMs,
+        maxWaitMs: flightMaxWaitMs,
+        stallMs: flightStallMs,
+        maxLoadWaitMs: flightMaxLoadWaitMs,
         recheckMs: commandTimeoutMs,
         onRejected,
         onError,

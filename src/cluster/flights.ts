@@ -3,7 +3,8 @@
  * It wraps the replica store's `fetchPlan`, below the store's own single flight, so it only
  * sees syncs the store decided to send.
  *
- * 1. Take the flight lease `f:<digest>` (owner id, TTL `leaseMs`, renewed while the sync runs).
+ * 1. Take the flight lease `f:<digest>` (owner id, TTL `leaseMs`, renewed while the sync runs,
+ *    with a progress marker the holder moves while an export's body arrives: `flight-progress.ts`).
  *    The same script answers "paused" when another instance's read of the token failed with a
  *    429 or 5xx lately: the read fails at once with that failure (the replica answers stale), as
  *    the upstream client's own read pause does on one instance.
@@ -13,7 +14,11 @@
  * 3. Lease held elsewhere: wait for that instance's relay (woken by it), at most `recheckMs`,
  *    then go to 1 (a holder that died stops renewing and its lease passes). A cold replica
  *    instead looks every `pollMs` for the snapshot the holder stores. After `maxWaitMs` the sync
- *    goes alone. The re-check is what bounds a wait when Redis hangs meanwhile: it times out
+ *    goes alone, unless it is an export and the holder's marker moved within `stallMs`: a large
+ *    plan's first export outlasts `maxWaitMs`, and sending it again would spend what the single
+ *    flight saves. No wait outlasts `maxLoadWaitMs`. Each move seen is passed on as the sync's
+ *    own progress (`onProgress`), so its readers wait on it as on a load of their own. The
+ *    re-check is what bounds a wait when Redis hangs meanwhile: it times out
  *    (`commandTimeoutMs`) and takes the link down, which wakes every waiting flight.
  *
  * Leases and pauses are authenticated with the token's key (`redis-leases.ts`, `seal.ts`): a lease
@@ -30,6 +35,7 @@ import type { FetchPlanRequest, FetchPlanResult } from '../replica/store.js';
 import type { ReplicaStore } from '../replica/types.js';
 import { type Clock, epochNow } from '../time/clock.js';
 import { createSystemScheduler, type Scheduler } from '../time/scheduler.js';
+import { flightPatience, progressBeats } from './flight-progress.js';
 import { planExportOf } from './plan-export.js';
 import { luaScript, type RedisLink, UNAVAILABLE } from './redis.js';
 import {
@@ -61,8 +67,18 @@ export interface ClusterFlightsOptions {
   scheduler?: Scheduler;
   /** Lease of one sync, renewed every third of it while the sync runs. @default 5_000 */
   leaseMs?: number;
-  /** Longest wait for another instance's sync before sending one's own. @default 30_000 */
+  /**
+   * Longest wait for another instance's sync that shows no progress before sending one's own.
+   * @default 30_000
+   */
   maxWaitMs?: number;
+  /**
+   * Past `maxWaitMs`, an export waits on while the holder's progress marker moved within this
+   * long (it moves at most every third of it while the answer's body arrives). @default 5_000
+   */
+  stallMs?: number;
+  /** Longest wait for another instance's sync, progress or not. @default 300_000 */
+  maxLoadWaitMs?: number;
   /** How often a cold flight checks the lease while another instance loads the plan. @default 50 */
   pollMs?: number;
   /**
@@ -122,6 +138,8 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
     scheduler = createSystemScheduler(now),
     leaseMs = 5_000,
     maxWaitMs = 30_000,
+    stallMs = 5_000,
+    maxLoadWaitMs = 300_000,
     pollMs = 50,
     recheckMs = 1_000,
     onRejected = () => {},
@@ -129,8 +147,8 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
   } = options;
   let sequence = 0;
   const realTime = createSystemScheduler();
-  const leaseOf = (seal: TokenSeal, flight: { key: string; owner: string }) =>
-    leaseValue(seal, flight.key, flight.owner, now() + leaseMs);
+  const leaseOf = (seal: TokenSeal, flight: { key: string; owner: string }, progress = 0) =>
+    leaseValue(seal, flight.key, flight.owner, now() + leaseMs, progress);
   /**
    * Flights whose lease Redis may hold with nobody to release it: a `TAKE_FLIGHT` that got no
    * answer in time (the sync went on alone, but a Redis that hung runs what waited once it
@@ -192,24 +210,38 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
         return { data: stored.data, bytes: stored.bytes, sentAt: stored.sentAt, relayed: true };
       }
     }
-    // Real time, as Redis counts the lease's TTL. The sync goes on whatever a renewal answers:
-    // the lease only tells other instances to wait for its relay.
+    // The sync goes on whatever a renewal answers: the lease only tells other instances to wait
+    // for its relay. Every write carries the beats so far.
+    const renew = () =>
+      link.script(
+        ACQUIRE,
+        [flight.key],
+        [flight.owner, leaseOf(seal, flight, beats.count()), leaseMs, ''],
+      );
+    // Beats count on the gateway's clock, as waiters count a stall on theirs, and are written at
+    // once: renewals come on real time, at the lease's pace, not the stall's.
+    const beats = progressBeats({
+      now,
+      everyMs: Math.max(1, Math.floor(stallMs / 3)),
+      onBeat: () => void renew(),
+    });
+    // Real time, as Redis counts the lease's TTL.
     const renewal = renewLease({
       scheduler: realTime,
       everyMs: Math.max(1, Math.floor(leaseMs / 3)),
       renew: async () => {
-        await link.script(
-          ACQUIRE,
-          [flight.key],
-          [flight.owner, leaseOf(seal, flight), leaseMs, ''],
-        );
+        await renew();
         return true;
       },
     });
     let renewing = true;
     const sentAt = now();
+    const onProgress = () => {
+      request.onProgress?.();
+      beats.received();
+    };
     try {
-      const result = await fetchPlan(request);
+      const result = await fetchPlan({ ...request, onProgress }).finally(() => beats.stop());
       const resolved = result.data.plan.id;
       const aliases = request.planId === resolved ? [] : [request.planId];
       const from = request.lastKnowledgeOfServer;
@@ -341,7 +373,13 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
       owner: `${owner}.${sequence}`,
     };
     const pauseKey = `${link.prefix}p:${redisName('pause', tokenKey)}`;
-    const deadline = now() + maxWaitMs;
+    const patience = flightPatience({
+      now,
+      maxWaitMs,
+      stallMs,
+      maxLoadWaitMs,
+      patient: request.lastKnowledgeOfServer === undefined,
+    });
     /** A pause and a lease judged void, replaced by the next attempt. */
     const ignoring: { pause: Buffer; lease: string; count: number } = {
       pause: Buffer.alloc(0),
@@ -378,13 +416,15 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
         if (lease.kind !== 'held') {
           onRejected(voidLease('a flight lease', lease));
           ignoring.lease = replyText(value);
-        } else if (now() >= deadline) {
-          return fetchPlan(request);
-        } else if (held) {
-          await tier.nextRelay(tokenKey, planId, Math.min(leftMs, leaseMs, recheckMs), signal);
-          continue;
         } else {
-          await sleep(scheduler, Math.min(leftMs, pollMs), signal);
+          // Its readers wait on the holder's load as on one of their own.
+          if (patience.saw(lease.owner, lease.progress)) request.onProgress?.();
+          if (patience.exhausted()) return fetchPlan(request);
+          if (held) {
+            await tier.nextRelay(tokenKey, planId, Math.min(leftMs, leaseMs, recheckMs), signal);
+          } else {
+            await sleep(scheduler, Math.min(leftMs, pollMs), signal);
+          }
           continue;
         }
       }

@@ -1,13 +1,14 @@
 /**
  * Leases in Redis, the one mechanism of every lease and claim the gateway holds there (poll
  * leases, flight leases, webhook feed leases and delivery claims): a key holds
- * `<owner> <until> <tag>` with a TTL. Scripts compare the owner (in clear); the tag (a `Signer`:
- * the token's key for a token's leases, the operator's key for webhooks), bound to the key's
- * name, proves that someone holding that key wrote it, and `until` (epoch ms) when it ends
- * whatever TTL Redis keeps. Taking one is `SET PX` when the key is free or the caller already
- * owns it (then it renews); giving one up deletes it only if the caller still owns it. A holder
- * that dies stops renewing and the lease passes on when its TTL runs out; a holder that lives
- * renews it with `renewLease` (src/live/lease-renewal.ts).
+ * `<owner> <until> <tag>` with a TTL (a flight's lease also its holder's progress marker,
+ * `<owner> <until> <progress> <tag>`). Scripts compare the owner (in clear); the tag (a
+ * `Signer`: the token's key for a token's leases, the operator's key for webhooks), bound to the
+ * key's name, proves that someone holding that key wrote it (marker included), and `until`
+ * (epoch ms) when it ends whatever TTL Redis keeps. Taking one is `SET PX` when the key is free
+ * or the caller already owns it (then it renews); giving one up deletes it only if the caller
+ * still owns it. A holder that dies stops renewing and the lease passes on when its TTL runs
+ * out; a holder that lives renews it with `renewLease` (src/live/lease-renewal.ts).
  *
  * A lease whose tag does not verify (written by someone without the key) or whose `until` has
  * passed (an old value written again) binds nobody: the caller reports it, takes the lease over
@@ -60,15 +61,30 @@ if owned(redis.call('GET', KEYS[1]), ARGV[1]) then return redis.call('DEL', KEYS
 return 0
 `);
 
-/** The value of `owner`'s lease of `key` until `until` (epoch ms). */
-export function leaseValue(signer: Signer, key: string, owner: string, until: number): string {
-  const text = `${owner} ${Math.ceil(until)}`;
+/**
+ * The value of `owner`'s lease of `key` until `until` (epoch ms); with `progress`, the holder's
+ * progress marker (a flight's beats, `flight-progress.ts`), signed with the rest.
+ */
+export function leaseValue(
+  signer: Signer,
+  key: string,
+  owner: string,
+  until: number,
+  progress?: number,
+): string {
+  const text = `${owner} ${Math.ceil(until)}${progress === undefined ? '' : ` ${progress}`}`;
   return `${text} ${signer.sign(text, key)}`;
 }
 
 /** What a lease value found in Redis is worth. */
 export type LeaseVerdict =
-  | { readonly kind: 'held'; readonly owner: string; readonly until: number }
+  | {
+      readonly kind: 'held';
+      readonly owner: string;
+      readonly until: number;
+      /** The holder's progress marker; 0 for a lease without one. */
+      readonly progress: number;
+    }
   /** Its tag does not verify: not written by an instance holding the token. */
   | { readonly kind: 'forged' }
   /** Genuine, but past its own end: written again after it ran out. */
@@ -80,10 +96,15 @@ export function judgeLease(signer: Signer, key: string, value: string, now: numb
     space > 0 && signer.verify(value.slice(0, space), value.slice(space + 1), key)
       ? value.slice(0, space)
       : undefined;
-  const [owner, until] = text?.split(' ') ?? [];
+  const [owner, until, marker = '0'] = text?.split(' ') ?? [];
   const end = Number(until);
-  if (!owner || !Number.isSafeInteger(end)) return { kind: 'forged' };
-  return end + CLOCK_SLACK_MS < now ? { kind: 'expired' } : { kind: 'held', owner, until: end };
+  const progress = Number(marker);
+  if (!owner || !Number.isSafeInteger(end) || !Number.isSafeInteger(progress)) {
+    return { kind: 'forged' };
+  }
+  return end + CLOCK_SLACK_MS < now
+    ? { kind: 'expired' }
+    : { kind: 'held', owner, until: end, progress };
 }
 
 /** What a void lease is reported as. */

@@ -199,6 +199,19 @@ export interface ClusterConfig {
    */
   flightLeaseMs: number;
   /**
+   * Longest wait for another instance's upstream sync of the same plan before sending one's own,
+   * while that sync shows no progress. @default 30_000
+   */
+  flightMaxWaitMs: number;
+  /**
+   * Past `flightMaxWaitMs`, a plan export waits on while the other instance's export keeps
+   * receiving its body: its lease's progress marker moved within this long (a large plan's first
+   * load takes minutes; sending it twice would spend what the single flight saves). @default 5_000
+   */
+  flightStallMs: number;
+  /** Longest wait for another instance's sync, progress or not. @default 300_000 */
+  flightMaxLoadWaitMs: number;
+  /**
    * A Redis round trip slower than this counts as failed, and takes Redis out (every instance
    * goes on alone) until a `PING` answers within it again: the longest a request waits on a
    * Redis that hangs, twice that for a sync waiting for another instance's. @default 1_000
@@ -211,6 +224,9 @@ export const DEFAULT_CLUSTER: ClusterConfig = {
   snapshotTtlMs: 86_400_000,
   maxSnapshotBytes: 64 * 1024 * 1024,
   flightLeaseMs: 5_000,
+  flightMaxWaitMs: 30_000,
+  flightStallMs: 5_000,
+  flightMaxLoadWaitMs: 300_000,
   commandTimeoutMs: 1_000,
 };
 

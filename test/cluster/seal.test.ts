@@ -62,6 +62,7 @@ describe('token seals', () => {
       kind: 'held',
       owner: 'instance.3',
       until: now + 5_000,
+      progress: 0,
     });
     // Clocks may differ a little; a lease a second past its end is still someone's.
     expect(judgeLease(seal, key, value, now + 5_500).kind).toBe('held');
@@ -71,6 +72,17 @@ describe('token seals', () => {
     expect(judgeLease(seal, key, 'instance.3 99999999999999 AAAA', now)).toEqual({
       kind: 'forged',
     });
+  });
+
+  it("sign a flight lease's progress marker with the rest of it", () => {
+    const key = 'pgw:f:lease';
+    const now = 1_750_000_000_000;
+    const value = leaseValue(seal, key, 'instance.3', now + 5_000, 7);
+    expect(judgeLease(seal, key, value, now)).toMatchObject({ kind: 'held', progress: 7 });
+    // A marker moved by someone without the key is no progress: the lease binds nobody.
+    const moved = value.replace(' 7 ', ' 8 ');
+    expect(moved).not.toBe(value);
+    expect(judgeLease(seal, key, moved, now)).toEqual({ kind: 'forged' });
   });
 
   it('name keys by digests that show neither token nor plan id', () => {

@@ -1,0 +1,209 @@
+/**
+ * A plan's first export slower than the flight's `maxWaitMs` (a large plan, 300k–1M
+ * transactions, takes minutes). The instance waiting on another's load used to be cut at that
+ * deadline and send the same export again, though the holder was alive and its body arriving.
+ * Now it waits on while the holder's lease shows progress (its marker moves as the body
+ * arrives), then installs what the holder stored: one export in the cluster. A load that stops
+ * arriving (the holder hung: its lease still held and renewed) no longer holds it back.
+ *
+ * The clock is the suite's manual one and the export drips through the hostile upstream piece
+ * by piece, each sent when the test says, so "longer than `maxWaitMs`" is counted, not waited.
+ * The operation deadline is shorter than the load too: the waiting instance's reader is held
+ * by the progress it sees, as the loading instance's reader by its own.
+ */
+import type { Sandbox } from '@plans-gateway/sandbox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redisName } from '../../src/cluster/seal.js';
+import { DEFAULT_CLUSTER } from '../../src/config/config.js';
+import type { ManualScheduler } from '../../src/time/scheduler.js';
+import { tokenKey } from '../../src/upstream/token-key.js';
+import { gqlAt } from '../support/graphql.js';
+import type { HostileRule } from '../support/hostile-upstream.js';
+import { startTestRedis, type TestRedis } from '../support/redis-server.js';
+import {
+  type HostileStack,
+  type ServedGateway,
+  startStack,
+  type TimedStack,
+} from '../support/stack.js';
+import { until } from '../support/wait.js';
+import { exportsOf } from './support/calls.js';
+import { advanceBetweenRoundTrips, expectServed } from './support/frozen-redis.js';
+import { within } from './support/within.js';
+
+const TOKENS = ['flight-progress-token-01', 'flight-progress-token-02'];
+const COMMAND_TIMEOUT_MS = 1_000;
+/** Long: Redis counts it in real time, so no renewal is due while the test runs. */
+const FLIGHT_LEASE_MS = 60_000;
+const MAX_WAIT_MS = 1_000;
+/** The holder beats at most every 200 ms; one piece a step, 250 ms apart, beats each time. */
+const STALL_MS = 600;
+const DEADLINE_MS = 4_000;
+const STEP_MS = 250;
+/** 6 s of load in all: past `MAX_WAIT_MS` and the operation deadline, within three of them. */
+const PIECES = 24;
+const READ = 'query($planId: PlanId!) { plan(id: $planId) { id name serverKnowledge } }';
+
+type PlanAnswer = { plan: { id: string; name: string; serverKnowledge: number } };
+
+let redis: TestRedis;
+let stack: TimedStack & HostileStack;
+let sandbox: Sandbox;
+let scheduler: ManualScheduler;
+let a: ServedGateway;
+let b: ServedGateway;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  const cluster = {
+    url: redis.url,
+    ...DEFAULT_CLUSTER,
+    keyPrefix: redis.prefix,
+    commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    flightLeaseMs: FLIGHT_LEASE_MS,
+    flightMaxWaitMs: MAX_WAIT_MS,
+    flightStallMs: STALL_MS,
+  };
+  const config = { operationDeadlineMs: DEADLINE_MS };
+  stack = await startStack({
+    clock: 'manual',
+    timers: 'manual',
+    hostile: true,
+    sandbox: {
+      rateLimit: false,
+      users: TOKENS.map((token, seed) => ({ token, plans: [{ seed, transactions: 2_000 }] })),
+    },
+    config,
+    cluster,
+  });
+  ({ sandbox, scheduler } = stack);
+  a = stack;
+  b = await stack.addGateway({ cluster, config });
+  for (const each of [a, b]) expect(await each.gateway.cluster!.ready(5_000)).toBe(true);
+}, 60_000);
+
+afterAll(async () => {
+  // The stack closes the upstream first, which ends a load still dripping.
+  await stack?.close();
+  await redis?.close();
+});
+
+const planOf = (token: string) => sandbox.users.find((user) => user.token === token)!.planIds[0]!;
+const leaseOf = (token: string) =>
+  `${redis.prefix}f:${redisName('flight', tokenKey(token), planOf(token))}`;
+const clusters = () => [a.gateway.cluster!, b.gateway.cluster!];
+
+function read(at: ServedGateway, token: string) {
+  return gqlAt<PlanAnswer>(at.url, READ, { planId: planOf(token) }, token);
+}
+
+/** The token's first export drips in `pieces` parts, each sent on `release()`; others pass. */
+function drippingFirstExport(token: string, pieces: number) {
+  const gates: (() => void)[] = [];
+  let dripping = false;
+  let sent = 0;
+  let asked = 0;
+  const rule: HostileRule = (request) => {
+    if (
+      dripping ||
+      request.token !== token ||
+      request.operationId !== 'getPlanById' ||
+      request.query.has('last_knowledge_of_server')
+    ) {
+      return { kind: 'pass' };
+    }
+    dripping = true;
+    return {
+      kind: 'drip',
+      pieces,
+      next: () => new Promise<void>((resolve) => gates.push(resolve)),
+      sent: () => {
+        sent += 1;
+      },
+    };
+  };
+  return {
+    rule,
+    /** Sends the next part and waits until it is on the socket and the gateway's loop turned. */
+    async release() {
+      asked += 1;
+      await until(() => gates.length > 0, 'the next part to be asked for');
+      gates.shift()!();
+      await until(() => sent >= asked, 'the part to be sent');
+      let turns = 0;
+      await until(() => ++turns > 2, 'two turns of the event loop');
+    },
+  };
+}
+
+/** Sends a part of the load; the holder writes its lease with one more beat (or releases it). */
+async function onePiece(drip: ReturnType<typeof drippingFirstExport>, lease: string) {
+  const before = await redis.client.get(lease);
+  await drip.release();
+  await until(async () => (await redis.client.get(lease)) !== before, 'the lease written');
+}
+
+describe('an instance waiting on another instance’s cold load', () => {
+  it('waits on past maxWaitMs while the load arrives, then installs it: one export', async () => {
+    const token = TOKENS[0]!;
+    const lease = leaseOf(token);
+    const drip = drippingFirstExport(token, PIECES);
+    stack.hostile.setRule(drip.rule);
+    const from = scheduler.now();
+
+    const loading = read(a, token);
+    await until(async () => (await redis.client.exists(lease)) === 1, 'the flight lease taken');
+    const waiting = read(b, token);
+    for (let piece = 0; piece < PIECES; piece++) {
+      await onePiece(drip, lease);
+      await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
+      // The waiting instance sent nothing of its own, however long past its maxWaitMs.
+      expect(exportsOf(sandbox, token)).toBe(1);
+    }
+    expect(scheduler.now() - from).toBeGreaterThan(MAX_WAIT_MS + DEADLINE_MS);
+
+    // The load ended: stored as the snapshot, its lease released in the same round trip.
+    await until(async () => (await redis.client.exists(lease)) === 0, 'the lease released');
+    await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
+    const [loaded, waited] = await within(Promise.all([loading, waiting]), 'both reads');
+    expectServed(loaded);
+    expectServed(waited);
+    expect(waited.body.data).toEqual(loaded.body.data);
+    expect(exportsOf(sandbox, token)).toBe(1);
+  }, 60_000);
+
+  it('goes alone once the load stops arriving, though its holder still holds the lease', async () => {
+    const token = TOKENS[1]!;
+    const lease = leaseOf(token);
+    const drip = drippingFirstExport(token, PIECES);
+    stack.hostile.setRule(drip.rule);
+
+    const loading = read(a, token);
+    await until(async () => (await redis.client.exists(lease)) === 1, 'the flight lease taken');
+    const waiting = read(b, token);
+    for (let piece = 0; piece < 2; piece++) {
+      await onePiece(drip, lease);
+      await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
+    }
+    expect(exportsOf(sandbox, token)).toBe(1);
+
+    // The holder's upstream call hangs: nothing more arrives, its lease stays (and is renewed).
+    // Past maxWaitMs and a stall since the last beat, the waiting instance sends its own.
+    await advanceBetweenRoundTrips(
+      scheduler,
+      clusters(),
+      MAX_WAIT_MS + STALL_MS + STEP_MS,
+      COMMAND_TIMEOUT_MS,
+    );
+    await until(() => exportsOf(sandbox, token) === 2, 'the export sent alone');
+    expectServed(await within(waiting, 'the read that went alone'));
+    // The holder hung, it did not die: its lease was still there when the other went alone.
+    const held = await redis.client.get(lease);
+    expect(held?.startsWith(`${a.gateway.cluster!.instanceId}.`)).toBe(true);
+
+    // The hung load ends after all; its reader was answered at its deadline or from it.
+    for (let piece = 2; piece < PIECES; piece++) await drip.release();
+    await within(loading, 'the read of the hung load');
+    expect(exportsOf(sandbox, token)).toBe(2);
+  }, 60_000);
+});
