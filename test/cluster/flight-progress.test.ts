@@ -17,8 +17,8 @@ import { redisName } from '../../src/cluster/seal.js';
 import { DEFAULT_CLUSTER } from '../../src/config/config.js';
 import type { ManualScheduler } from '../../src/time/scheduler.js';
 import { tokenKey } from '../../src/upstream/token-key.js';
+import { type DrippingExport, drippingExport } from '../support/dripping-export.js';
 import { gqlAt } from '../support/graphql.js';
-import type { HostileRule } from '../support/hostile-upstream.js';
 import { startTestRedis, type TestRedis } from '../support/redis-server.js';
 import {
   type HostileStack,
@@ -97,47 +97,8 @@ function read(at: ServedGateway, token: string) {
   return gqlAt<PlanAnswer>(at.url, READ, { planId: planOf(token) }, token);
 }
 
-/** The token's first export drips in `pieces` parts, each sent on `release()`; others pass. */
-function drippingFirstExport(token: string, pieces: number) {
-  const gates: (() => void)[] = [];
-  let dripping = false;
-  let sent = 0;
-  let asked = 0;
-  const rule: HostileRule = (request) => {
-    if (
-      dripping ||
-      request.token !== token ||
-      request.operationId !== 'getPlanById' ||
-      request.query.has('last_knowledge_of_server')
-    ) {
-      return { kind: 'pass' };
-    }
-    dripping = true;
-    return {
-      kind: 'drip',
-      pieces,
-      next: () => new Promise<void>((resolve) => gates.push(resolve)),
-      sent: () => {
-        sent += 1;
-      },
-    };
-  };
-  return {
-    rule,
-    /** Sends the next part and waits until it is on the socket and the gateway's loop turned. */
-    async release() {
-      asked += 1;
-      await until(() => gates.length > 0, 'the next part to be asked for');
-      gates.shift()!();
-      await until(() => sent >= asked, 'the part to be sent');
-      let turns = 0;
-      await until(() => ++turns > 2, 'two turns of the event loop');
-    },
-  };
-}
-
 /** Sends a part of the load; the holder writes its lease with one more beat (or releases it). */
-async function onePiece(drip: ReturnType<typeof drippingFirstExport>, lease: string) {
+async function onePiece(drip: DrippingExport, lease: string) {
   const before = await redis.client.get(lease);
   await drip.release();
   await until(async () => (await redis.client.get(lease)) !== before, 'the lease written');
@@ -147,7 +108,7 @@ describe('an instance waiting on another instance’s cold load', () => {
   it('waits on past maxWaitMs while the load arrives, then installs it: one export', async () => {
     const token = TOKENS[0]!;
     const lease = leaseOf(token);
-    const drip = drippingFirstExport(token, PIECES);
+    const drip = drippingExport(PIECES, { token });
     stack.hostile.setRule(drip.rule);
     const from = scheduler.now();
 
@@ -175,7 +136,7 @@ describe('an instance waiting on another instance’s cold load', () => {
   it('goes alone once the load stops arriving, though its holder still holds the lease', async () => {
     const token = TOKENS[1]!;
     const lease = leaseOf(token);
-    const drip = drippingFirstExport(token, PIECES);
+    const drip = drippingExport(PIECES, { token });
     stack.hostile.setRule(drip.rule);
 
     const loading = read(a, token);

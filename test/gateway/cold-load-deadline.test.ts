@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { tokenKey } from '../../src/upstream/token-key.js';
-import type { HostileRule } from '../support/hostile-upstream.js';
+import { drippingExport } from '../support/dripping-export.js';
 import { startStack } from '../support/stack.js';
 import { until } from '../support/wait.js';
 import { dataOf } from './support/responses.js';
@@ -36,36 +36,6 @@ afterEach(async () => {
   stack = undefined;
 });
 
-/** The export drips in `pieces` parts, each sent when the test calls `release()`. */
-function dripping(pieces: number) {
-  const gates: (() => void)[] = [];
-  let sent = 0;
-  let asked = 0;
-  const rule: HostileRule = (r) =>
-    r.operationId === 'getPlanById' && !r.query.has('last_knowledge_of_server')
-      ? {
-          kind: 'drip',
-          pieces,
-          next: () => new Promise<void>((resolve) => gates.push(resolve)),
-          sent: () => {
-            sent += 1;
-          },
-        }
-      : { kind: 'pass' };
-  return {
-    rule,
-    /** Sends the next part and waits until it is on the socket and the gateway's loop turned. */
-    async release() {
-      asked += 1;
-      await until(() => gates.length > 0, 'the next part to be asked for');
-      gates.shift()!();
-      await until(() => sent >= asked, 'the part to be sent');
-      let turns = 0;
-      await until(() => ++turns > 2, 'two turns of the event loop');
-    },
-  };
-}
-
 const exportsAsked = (s: SlowStack) =>
   s.hostile
     .calls()
@@ -77,7 +47,7 @@ describe('a cold load slower than the operation deadline', () => {
     const s = await started();
     stack = s;
     const planId = s.sandbox.users[0]!.planIds[0]!;
-    const drip = dripping(16);
+    const drip = drippingExport(16);
     s.hostile.setRule(drip.rule);
     const from = s.clock.now();
     const pending = s.gql<{ plan: { name: string } }>(
@@ -102,7 +72,7 @@ describe('a cold load slower than the operation deadline', () => {
     const s = await started();
     stack = s;
     const planId = s.sandbox.users[0]!.planIds[0]!;
-    const drip = dripping(4);
+    const drip = drippingExport(4);
     s.hostile.setRule(drip.rule);
     const query = `{ plan(id: "${planId}") { name } }`;
     const pending = s.gql(query, {}, { token: TOKEN });
