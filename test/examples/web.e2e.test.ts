@@ -613,6 +613,50 @@ describe('the example web app offline', () => {
     expect(await upstreamMemo(id)).toBe('Second thought: coffee');
   });
 
+  it('edits the memo of a transaction added offline before it is sent: one create, then the edit', async () => {
+    await laptop.setOffline(true);
+    const rowsOfChart = testId(page, 'chart-row');
+    await page
+      .locator('select[name=category]')
+      .selectOption((await rowsOfChart.first().getAttribute('data-category-id'))!);
+    await page.locator('input[name=amount]').fill('3.21');
+    await page.locator('input[name=payee]').fill('Offline Bagel');
+    await page.locator('input[name=memo]').fill('first memo');
+    await page.getByRole('button', { name: 'Add' }).click();
+    await expect.poll(count(page, 'pending-write')).toBe(1);
+
+    // The pending create is offered with its memo, and its edit waits behind it.
+    const choice = page.locator('select[name=transaction]');
+    const pending = choice.locator('option', { hasText: 'Offline Bagel (pending)' });
+    await choice.selectOption((await pending.getAttribute('value'))!);
+    expect(await page.locator('input[name=new-memo]').inputValue()).toBe('first memo');
+    await page.locator('input[name=new-memo]').fill('edited offline');
+    await page.getByRole('button', { name: 'Save memo' }).click();
+    await expect
+      .poll(() => testId(page, 'edit-memo-message').textContent())
+      .toBe('Saved here: it will be sent when you are back online.');
+    await expect.poll(count(page, 'pending-write')).toBe(2);
+    expect(await testId(page, 'pending-write').nth(1).textContent()).toContain(
+      'Memo of Offline Bagel',
+    );
+    await screenshot(page, 'example-app-offline-edit.png', true);
+    stack.sandbox.resetCalls();
+
+    await laptop.setOffline(false);
+    await expect.poll(count(page, 'pending-write'), { timeout: PAGE_STEP_MS }).toBe(0);
+    await expect.poll(rows('Offline Bagel'), { timeout: PAGE_STEP_MS }).toBe(1);
+    expect(await testId(page, 'write-conflict').count()).toBe(0);
+    expect(creates()).toBe(1);
+    expect(updates()).toBe(1);
+    // The row as sent: created once, then its memo edited, upstream and in the cache.
+    const sent = choice.locator('option', { hasText: 'Offline Bagel' });
+    await expect.poll(() => sent.count(), { timeout: PAGE_STEP_MS }).toBe(1);
+    const id = (await sent.getAttribute('value'))!;
+    expect(await upstreamMemo(id)).toBe('edited offline');
+    await choice.selectOption(id);
+    expect(await page.locator('input[name=new-memo]').inputValue()).toBe('edited offline');
+  });
+
   it("brings a row made elsewhere into Home's list with the resume alone: the list is not read again", async () => {
     // The live subscription's events resume too: kept out of this test, so what shows the row
     // is the resume on reload (the client kit places it in the cached list).

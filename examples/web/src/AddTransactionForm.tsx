@@ -4,16 +4,17 @@ import { localToday } from './dates.js';
 import { messageOf, submitWrite, useOutbox } from './Outbox.js';
 import { type Account, ADD_TRANSACTION, type MonthCategory } from './operations.js';
 
-const ADD_TRANSACTION_TEXT = print(ADD_TRANSACTION);
+/** The create as queued: how the memo form finds the creates still waiting to be sent. */
+export const ADD_TRANSACTION_TEXT = print(ADD_TRANSACTION);
 
 /**
  * Adds an outflow. The mutation selects `changes`, so the account balance, the category's
- * activity in the chart and Ready to Assign update from its answer alone; the transaction list
- * is read again to show the new row. The category starts unchosen (a guess would file spending
+ * activity in the chart and Ready to Assign update from its answer alone; the resume after it
+ * places the new row in the lists. The category starts unchosen (a guess would file spending
  * under the wrong one unnoticed) and the date starts at today where the person is.
  *
- * It goes through the write queue: offline, it waits there (shown as pending) and is sent once
- * when the network is back, with the Idempotency-Key it got now.
+ * It goes through the write queue: offline, it waits there (shown as pending, its memo editable
+ * in the memo form) and is sent once when the network is back, with the Idempotency-Key it got now.
  */
 export function AddTransactionForm(props: {
   planId: string;

@@ -42,29 +42,44 @@ export function useOutboxState(queue: WriteQueue): WriteQueueState {
 /** What became of a write: sent, refused, stopped by a conflict, or waiting for the network. */
 export type WriteOutcome = Exclude<QueueEvent, { kind: 'queued' | 'discarded' }>;
 
-/** Queues a write and tells what its first attempt came to (offline: `waiting`). */
+/**
+ * Queues a write and tells what its first attempt came to (offline: `waiting`). A write behind
+ * others waits with them when the queue stops before it (offline, or a conflict ahead): that is
+ * its answer too, or a form would wait for an attempt that does not come until the network does.
+ */
 export function submitWrite(
   queue: WriteQueue,
   write: { query: string; variables: Record<string, unknown>; label: string },
 ): Promise<WriteOutcome> {
   return new Promise((resolve, reject) => {
-    const seen: WriteOutcome[] = [];
-    let key: string | null = null;
-    const settle = () => {
-      const outcome = seen.find((event) => event.write.key === key);
-      if (!outcome) return false;
+    const early: WriteOutcome[] = [];
+    let ours: QueuedWrite | null = null;
+    const done = (outcome: WriteOutcome) => {
       stop();
       resolve(outcome);
-      return true;
+    };
+    const judge = (event: WriteOutcome, queued: QueuedWrite) => {
+      if (event.write.key === queued.key) return done(event);
+      const stopped = event.kind === 'waiting' || event.kind === 'conflict';
+      if (stopped && queue.state().pending.some((pending) => pending.key === queued.key))
+        done({
+          kind: 'waiting',
+          write: queued,
+          error: event.kind === 'waiting' ? event.error : event.conflict,
+        });
     };
     const stop = queue.subscribe((event) => {
       if (event.kind === 'queued' || event.kind === 'discarded') return;
-      seen.push(event);
-      if (key !== null) settle();
+      if (ours === null) early.push(event);
+      else judge(event, ours);
     });
     queue.enqueue(write).then((queued: QueuedWrite) => {
-      key = queued.key;
-      settle();
+      ours = queued;
+      const own = early.find((event) => event.write.key === queued.key);
+      if (own) return done(own);
+      // What came before it was known may have been about other writes: ask for an attempt
+      // whose outcome this can read (a flush asked while one runs runs once more after it).
+      queue.flush().catch(() => {});
     }, reject);
   });
 }

@@ -190,7 +190,10 @@ export interface NewTransaction {
   memo: string | null;
 }
 
-/** `changes` brings the new balances and activity into the cache: no refetch. */
+/**
+ * `changes` brings the new balances and activity into the cache: no refetch. `writeCursor`
+ * guards an edit of the new row queued after it while offline (the write queue hands it on).
+ */
 export const ADD_TRANSACTION: TypedDocumentNode<
   AddTransactionResult,
   { planId: string; input: NewTransaction }
@@ -200,6 +203,7 @@ export const ADD_TRANSACTION: TypedDocumentNode<
       __typename
       ... on CreateTransactionPayload {
         transaction { id }
+        writeCursor
         changes {
           accounts { ${ACCOUNT_AMOUNTS} }
           monthCategories { ${MONTH_CATEGORY_AMOUNTS} }
