@@ -481,14 +481,20 @@ describe('the example web app offline', () => {
       .toBeGreaterThanOrEqual(10);
   });
 
-  it('keeps a transaction added offline as pending, and sends it once back online', async () => {
+  /** Fills in the add form (the chart's first category) and adds, as a person does. */
+  async function add(spent: string, payee: string, memo = ''): Promise<void> {
     const rowsOfChart = testId(page, 'chart-row');
     await page
       .locator('select[name=category]')
       .selectOption((await rowsOfChart.first().getAttribute('data-category-id'))!);
-    await page.locator('input[name=amount]').fill('7.89');
-    await page.locator('input[name=payee]').fill('Night Bakery');
+    await page.locator('input[name=amount]').fill(spent);
+    await page.locator('input[name=payee]').fill(payee);
+    await page.locator('input[name=memo]').fill(memo);
     await page.getByRole('button', { name: 'Add' }).click();
+  }
+
+  it('keeps a transaction added offline as pending, and sends it once back online', async () => {
+    await add('7.89', 'Night Bakery');
     await expect
       .poll(() => testId(page, 'form-message').textContent())
       .toBe('Saved here: it will be sent when you are back online.');
@@ -615,14 +621,7 @@ describe('the example web app offline', () => {
 
   it('edits the memo of a transaction added offline before it is sent: one create, then the edit', async () => {
     await laptop.setOffline(true);
-    const rowsOfChart = testId(page, 'chart-row');
-    await page
-      .locator('select[name=category]')
-      .selectOption((await rowsOfChart.first().getAttribute('data-category-id'))!);
-    await page.locator('input[name=amount]').fill('3.21');
-    await page.locator('input[name=payee]').fill('Offline Bagel');
-    await page.locator('input[name=memo]').fill('first memo');
-    await page.getByRole('button', { name: 'Add' }).click();
+    await add('3.21', 'Offline Bagel', 'first memo');
     await expect.poll(count(page, 'pending-write')).toBe(1);
 
     // The pending create is offered with its memo, and its edit waits behind it.
