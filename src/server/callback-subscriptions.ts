@@ -111,6 +111,11 @@ export interface CallbackSubscriptionsStats {
   readonly active: number;
   /** Ended subscriptions by why, since start. */
   readonly ended: Readonly<Record<CallbackEnd, number>>;
+  /**
+   * Messages posted whose answer has not come yet (their deadline runs on the scheduler: a test
+   * on a manual clock moves it only when none is, or it gives up on an answer on its way).
+   */
+  readonly inFlight: number;
 }
 
 export interface CallbackSubscriptions {
@@ -171,6 +176,7 @@ export function createCallbackSubscriptions(
     });
   const deliveries = new Set<Delivery>();
   let reserved = 0;
+  let inFlight = 0;
   let closed = false;
   let closing: Promise<void> | undefined;
   const ended: Record<CallbackEnd, number> = {
@@ -185,6 +191,7 @@ export function createCallbackSubscriptions(
   const post = async (asked: CallbackRequest, message: Record<string, unknown>) => {
     const controller = new AbortController();
     const deadline = scheduler.setTimeout(() => controller.abort(), asked.heartbeatMs);
+    inFlight++;
     try {
       const body = JSON.stringify({
         kind: 'subscription',
@@ -213,6 +220,7 @@ export function createCallbackSubscriptions(
     } catch (error) {
       return { outcome: 'unanswered' as const, status: 0, error };
     } finally {
+      inFlight--;
       deadline.cancel();
     }
   };
@@ -346,7 +354,7 @@ export function createCallbackSubscriptions(
         );
       }
     },
-    stats: () => ({ active: deliveries.size, ended: { ...ended } }),
+    stats: () => ({ active: deliveries.size, ended: { ...ended }, inFlight }),
     close() {
       closing ??= closeAll();
       return closing;

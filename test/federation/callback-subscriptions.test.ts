@@ -52,6 +52,15 @@ interface Subscribed {
 }
 
 /** Posts a callback subscription to `/subgraph` as a router does. */
+/**
+ * Until the gateway has the router's answer to every message it posted. Their deadlines run on
+ * the manual clock, and the router answers in real time: moving the clock while an answer is on
+ * its way gives up on it (the subscription then ends as unanswered, on a loaded machine).
+ */
+function untilAnswered(): Promise<void> {
+  return until(() => stack.gateway.callbacks?.stats().inFlight === 0, "the router's answers");
+}
+
 async function subscribe(
   options: { callbackUrl?: string; heartbeatIntervalMs?: number; token?: string | null } = {},
 ): Promise<Subscribed> {
@@ -130,12 +139,14 @@ describe('callback subscriptions at /subgraph', () => {
     );
 
     const before = actionsOf(sub.id).length;
+    await untilAnswered();
     await stack.scheduler.advance(HEARTBEAT_MS);
     await until(() => actionsOf(sub.id).length > before, 'a heartbeat');
     expect(actionsOf(sub.id).slice(before)).toEqual(['check']);
 
     // The router lets it go: the next heartbeat's 404 ends it, and frees the poller's share.
     receiver.answer = 'gone';
+    await untilAnswered();
     await stack.scheduler.advance(HEARTBEAT_MS);
     await until(() => stack.gateway.callbacks?.stats().active === 0, 'the subscription ended');
     await subscribed(stack, 0);
@@ -149,6 +160,7 @@ describe('callback subscriptions at /subgraph', () => {
     expect(sub.body).toEqual({ data: null });
     await subscribed(stack, 1);
     await until(() => actionsOf(sub.id).includes('next'), 'the replay as next');
+    await untilAnswered();
     receiver.answer = 'hang';
     const sent = receiver.messages.length;
     // A message in flight now, or the next heartbeat, goes unanswered; each is given up at the
