@@ -13,7 +13,6 @@ import {
   type MutationStack,
   resultOf,
   TODAY,
-  viaDelta,
   withLookups,
 } from './support/plan-lookups.js';
 
@@ -58,6 +57,8 @@ function deltaCalls(): string[] {
 describe('after a mutation', () => {
   it('the next query within max-age shows it at no cost; a later delta neither duplicates nor reverts it', async () => {
     const checking = await stack.accountOfType('checking');
+    // A category with a target: the gateway's arithmetic leaves the write to its delta.
+    const target = await stack.categoryWithTarget();
     await stack.gql('{ plan(id: "last-used") { id } }');
     stack.resetUpstreamCalls();
     const created = resultOf<{ transaction: { id: string; account: { balance: number } } }>(
@@ -68,7 +69,7 @@ describe('after a mutation', () => {
           date: TODAY,
           amount: -64_000,
           payeeName: 'Read back',
-          ...viaDelta(),
+          categoryId: target.id,
           memo: 'ryw',
         },
       }),
@@ -204,6 +205,8 @@ describe('after a mutation', () => {
 
   it('when the delta sync after a write fails, the payload answers from the write and says it is stale', async () => {
     const checking = await stack.accountOfType('checking');
+    // A category with a target: the gateway's arithmetic leaves the write to its delta.
+    const target = await stack.categoryWithTarget();
     await stack.gql('{ plan(id: "last-used") { id } }');
     stack.sandbox.setFaults([{ kind: 'status503', operationId: 'getPlanById' }]);
     stack.resetUpstreamCalls();
@@ -214,7 +217,7 @@ describe('after a mutation', () => {
         date: TODAY,
         amount: -8_800,
         payeeName: 'Stale but saved',
-        ...viaDelta(),
+        categoryId: target.id,
       },
     });
     const payload = resultOf<{
