@@ -295,11 +295,10 @@ function publishApplied(live: HubState, applied: AppliedChange): void {
     live.logs.set(key, log);
   } else if (source.kind === 'write') {
     // A write the replica shows in full, one step on (no delta): `changes` shows it at once.
+    // (The exact knowledge reaches a write only when its derived effects were applied.)
     const written = source.saved.serverKnowledge;
     const whole =
-      written !== undefined &&
-      source.saved.derived !== undefined &&
-      live.replicas.exactKnowledge?.(tokenKey, planId) === written;
+      written !== undefined && live.replicas.exactKnowledge?.(tokenKey, planId) === written;
     if (!(whole && log.recordWrite(written, keys))) log.notePendingWrite(written, keys);
     live.logs.set(key, log);
   }
