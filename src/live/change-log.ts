@@ -11,8 +11,8 @@
  * Writes through this gateway: one whose answer is exactly one step past what the replica shows in
  * full (its effects applied from the product's arithmetic, no delta) is an entry of its own, to
  * the write's knowledge, so `changes` shows it at once (`recordWrite`); the delta that confirms it
- * is an entry too, and a client already past the write finds its rows there as edits of rows it
- * has. Any other write waits for its delta, which brings its rows as they are after the write,
+ * is an entry too, holding only the rows that differ from what the write's entry showed (the hub
+ * compares them, as for a backfill). Any other write waits for its delta, which brings its rows as they are after the write,
  * the replica having held them since: the log keeps where the write found each transaction
  * (`notePendingWrite`) and files the delta's entry with those places, so a transaction the write
  * made is new to a client behind it, as it is.

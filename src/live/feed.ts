@@ -191,6 +191,7 @@ export class PlanFeed<T> implements AsyncIterableIterator<T | GraphQLError> {
           ...(pending.writeServerKnowledge === undefined
             ? {}
             : { write: pending.writeServerKnowledge }),
+          ...(pending.complete ? { complete: true } : {}),
         },
         this._options.sizes,
       );

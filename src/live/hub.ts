@@ -273,8 +273,10 @@ function hubStateOf(options: LiveHubOptions): HubState {
 }
 
 // Private: a change the replica stored goes into the (token, plan)'s log, and out on its topic
-// when the plan has subscribers here. A delta asked from before the replica's knowledge (a
-// backfill) repeats rows the replica held: only those that differ are news.
+// when the plan has subscribers here. A delta asked from before what the log has shown repeats
+// rows the replica held: a backfill, or the delta confirming writes applied whole (their WRITE
+// changes were complete). Only the rows that differ are news: what the delta repaired, and
+// what others changed.
 function publishApplied(live: HubState, applied: AppliedChange): void {
   const { tokenKey, planId, source, previous, snapshot } = applied;
   const key = channelKey(tokenKey, planId);
@@ -286,9 +288,14 @@ function publishApplied(live: HubState, applied: AppliedChange): void {
     return;
   }
   let keys = keysOfSource(source, previous, snapshot.currentMonth());
+  let complete = false;
   if (source.kind === 'delta') {
     const from = source.fromKnowledge;
-    if (previous && from !== undefined && from < previous.serverKnowledge) {
+    if (
+      previous &&
+      from !== undefined &&
+      (from < previous.serverKnowledge || from < log.knowledge)
+    ) {
       keys = changedKeys(keys, previous, snapshot);
     }
     log.record(from, source.data.server_knowledge, keys);
@@ -297,9 +304,11 @@ function publishApplied(live: HubState, applied: AppliedChange): void {
     // A write the replica shows in full, one step on (no delta): `changes` shows it at once.
     // (The exact knowledge reaches a write only when its derived effects were applied.)
     const written = source.saved.serverKnowledge;
-    const whole =
-      written !== undefined && live.replicas.exactKnowledge?.(tokenKey, planId) === written;
-    if (!(whole && log.recordWrite(written, keys))) log.notePendingWrite(written, keys);
+    complete =
+      written !== undefined &&
+      live.replicas.exactKnowledge?.(tokenKey, planId) === written &&
+      log.recordWrite(written, keys);
+    if (!complete) log.notePendingWrite(written, keys);
     live.logs.set(key, log);
   }
   if (!channel) return;
@@ -314,6 +323,7 @@ function publishApplied(live: HubState, applied: AppliedChange): void {
       ...(source.kind === 'write' && source.saved.serverKnowledge !== undefined
         ? { writeServerKnowledge: source.saved.serverKnowledge }
         : {}),
+      ...(complete ? { complete: true } : {}),
     }),
   );
 }

@@ -126,6 +126,8 @@ export interface PartsHeader {
   readonly previous: number | null;
   /** A WRITE change's own knowledge (`PlanChange.writeServerKnowledge`), on each of its events. */
   readonly write?: number;
+  /** A complete WRITE change (`PlanChange.complete`), on each of its events. */
+  readonly complete?: true;
   /** The stream resends the whole plan (`PlanChange.wholePlan`). */
   readonly wholePlan?: boolean;
 }
@@ -181,6 +183,7 @@ export class ChangeParts {
       serverKnowledge,
       previousServerKnowledge: this._previous,
       ...(this.header.write === undefined ? {} : { writeServerKnowledge: this.header.write }),
+      ...(this.header.complete ? { complete: true } : {}),
       ...(this.header.wholePlan ? { wholePlan: true } : {}),
       ...(last ? {} : { continues: true }),
     });
@@ -286,6 +289,7 @@ class EventBuilder {
       | 'serverKnowledge'
       | 'previousServerKnowledge'
       | 'writeServerKnowledge'
+      | 'complete'
       | 'wholePlan'
       | 'continues'
     >,

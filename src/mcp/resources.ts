@@ -29,6 +29,7 @@ import { createUpdateQueue, type NotificationPacing } from './updates.js';
 const CHANGES = `subscription McpPlanChanges($planId: PlanId!) {
   planChanged(planId: $planId) {
     origin
+    complete
     accounts { id }
     months { month }
     monthCategories { month }
@@ -39,6 +40,7 @@ const CHANGES = `subscription McpPlanChanges($planId: PlanId!) {
 
 interface PlanChangeEvent {
   origin: 'SYNC' | 'WRITE' | 'REPLAY';
+  complete: boolean;
   accounts: unknown[];
   months: { month: string }[];
   monthCategories: { month: string }[];
@@ -235,6 +237,8 @@ function subscriptions(
         return;
       }
       feed.stop = () => void events.return?.();
+      // What writes not yet shown in full concern, told with the change that completes them.
+      const owed = new Set<string>();
       void (async () => {
         for await (const event of events) {
           if (event.errors?.length) {
@@ -248,12 +252,21 @@ function subscriptions(
           }
           const change = (event.data as { planChanged?: PlanChangeEvent } | null | undefined)
             ?.planChanged;
-          // A write through the gateway is published twice: its REST answer at once (WRITE:
-          // the rows written), then the delta that follows it (SYNC: those rows again, with
-          // the balances and totals they moved, which is what the resources show). Notifying
-          // on the second only tells of each write once, when a read shows all of it.
-          if (change && change.origin !== 'WRITE' && feeds.get(planKey) === feed)
-            updates.notify(concerned(feed.resources, change, now()));
+          // A write through the gateway the replica cannot show in full at once is published
+          // twice: its REST answer (WRITE: the rows written), then the delta that follows it
+          // (SYNC: the balances and totals they moved, which is what the resources show).
+          // Notifying with the second tells of each write once, when a read shows all of it.
+          // A write applied whole in one trip is one complete WRITE change: no SYNC follows.
+          if (!change || feeds.get(planKey) !== feed) continue;
+          const uris = concerned(feed.resources, change, now());
+          if (change.origin === 'WRITE' && !change.complete) {
+            for (const uri of uris) owed.add(uri);
+            continue;
+          }
+          for (const uri of uris) owed.add(uri);
+          // In the order of the subscriptions, as `concerned` gives them.
+          updates.notify([...feed.resources.keys()].filter((uri) => owed.has(uri)));
+          owed.clear();
         }
       })()
         .catch(onError)

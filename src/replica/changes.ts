@@ -68,6 +68,11 @@ export interface PlanChange {
    * replica's (`serverKnowledge`) does not move with a write: the delta after it does.
    */
   readonly writeServerKnowledge?: number;
+  /**
+   * A WRITE change that carries every effect of its writes (balances, activity, month totals,
+   * computed from the product's arithmetic in one trip): no SYNC change repeats them.
+   */
+  readonly complete?: true;
   readonly accounts: readonly AccountRow[];
   readonly categoryGroups: readonly CategoryGroupRow[];
   /** With the amounts of the current month. */
@@ -322,6 +327,7 @@ export interface ChangeMeta {
   readonly serverKnowledge: number;
   readonly previousServerKnowledge: number | null;
   readonly writeServerKnowledge?: number;
+  readonly complete?: true;
 }
 
 /** The keys as rows of `source` (the replica after the change); what it lacks is deleted. */
@@ -455,6 +461,15 @@ function writesOf(first: PlanChange, second: PlanChange): { writeServerKnowledge
   return known.length === 0 ? {} : { writeServerKnowledge: Math.max(...known) };
 }
 
+/**
+ * Private: whether two merged changes are a complete WRITE: the second is one, and the first is
+ * one too or a change that needs no SYNC after it.
+ */
+function completeOf(first: PlanChange, second: PlanChange): { complete?: true } {
+  const complete = second.complete === true && (first.origin !== 'WRITE' || first.complete);
+  return complete ? { complete: true } : {};
+}
+
 /** One change saying what `first` then `second` said: later rows win, a deletion removes a row. */
 export function mergeChanges(first: PlanChange, second: PlanChange): PlanChange {
   const months = mergeRows(
@@ -472,6 +487,7 @@ export function mergeChanges(first: PlanChange, second: PlanChange): PlanChange 
       serverKnowledge: Math.max(first.serverKnowledge, second.serverKnowledge),
       previousServerKnowledge: first.previousServerKnowledge,
       ...writesOf(first, second),
+      ...completeOf(first, second),
     },
     {
       accounts: mergeById(first, second, 'accounts'),

@@ -165,8 +165,13 @@ export const PlanChangeType = builder.objectRef<PlanChange>('PlanChange').implem
       type: 'SafeInt',
       nullable: true,
       description:
-        "A WRITE event: the knowledge the upstream gave the write, each write its own. `serverKnowledge` stays the replica's (resume from it): what the write moved elsewhere (balances, month totals) and others' changes before it come in the SYNC event after it. Null for other events, and for writes whose answer carries no knowledge.",
+        "A WRITE event: the knowledge the upstream gave the write, each write its own. `serverKnowledge` stays the replica's (resume from it): what the write moved elsewhere (balances, month totals) and others' changes before it come in the SYNC event after it, unless the event is `complete`. Null for other events, and for writes whose answer carries no knowledge.",
       resolve: (c) => c.writeServerKnowledge ?? null,
+    }),
+    complete: t.boolean({
+      description:
+        "A WRITE event that already carries everything its write moved (balances, activity, month totals): the gateway applied it from the product's arithmetic in one trip, and no SYNC event repeats it (the next poll confirms it and sends only what differs). False for a WRITE event whose SYNC event follows, and for other events.",
+      resolve: (c) => c.complete === true,
     }),
     accounts: t.field({
       complexity: EVENT_LIST,

@@ -143,6 +143,21 @@ describe('merging changes (a slow subscriber receives one)', () => {
     expect(revived.transactions.map((tx) => tx.id)).toEqual(['t1', 't2']);
   });
 
+  it('is a complete WRITE only when no write in it awaits a SYNC', () => {
+    const whole = change({ origin: 'WRITE', complete: true });
+    const partial = change({ origin: 'WRITE' });
+    const sync = change({});
+    const completeOf = (first: PlanChange, second: PlanChange) =>
+      mergeChanges(first, second).complete === true;
+    expect(completeOf(whole, whole)).toBe(true);
+    // A sync before a whole write leaves nothing awaited.
+    expect(completeOf(sync, whole)).toBe(true);
+    // The first write's SYNC is still to come: a reader waiting for it must keep waiting.
+    expect(completeOf(partial, whole)).toBe(false);
+    expect(completeOf(whole, partial)).toBe(false);
+    expect(completeOf(whole, sync)).toBe(false);
+  });
+
   it('files a transaction where it was before the first change: nowhere, if that one made it', () => {
     const place = (id: string, accountId: string) => ({ id, accountId, categoryIds: [] });
     const merged = mergeChanges(

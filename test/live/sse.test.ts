@@ -27,6 +27,7 @@ import {
 const CHANGE_FIELDS = /* GraphQL */ `
   planId
   origin
+  complete
   serverKnowledge
   transactions { id amount memo accountId account { id balance clearedBalance unclearedBalance } }
   accounts { id name balance clearedBalance unclearedBalance }
@@ -54,6 +55,7 @@ interface PlanChanged {
   planChanged: {
     planId: string;
     origin: 'SYNC' | 'WRITE' | 'REPLAY';
+    complete: boolean;
     serverKnowledge: number;
     transactions: TransactionView[];
     accounts: AccountView[];
@@ -167,6 +169,36 @@ describe('planChanged over SSE', () => {
     });
     expect(subscriber.received[0]!.data!.planChanged.origin).toBe('WRITE');
     expect(callsOf(s.sandbox)).toHaveLength(1);
+  });
+
+  it('marks a write applied in one trip complete; the poll confirming it repeats none of it', async () => {
+    const s = await started();
+    const accountId = await openAccount(s);
+    const subscriber = client(s).subscribe<PlanChanged>(PLAN_CHANGED, { planId: s.planId });
+    await subscribed(s, 1);
+    const mutation = await s.gql<{ createTransaction: { transaction: { id: string } } }>(
+      `mutation($planId: PlanId!, $accountId: UUID!) {
+        createTransaction(planId: $planId, input: { accountId: $accountId, date: "2025-06-15", amount: -5000, memo: "one trip" }) {
+          ... on CreateTransactionPayload { transaction { id } }
+        }
+      }`,
+      { planId: s.planId, accountId },
+    );
+    const created = mutation.body.data!.createTransaction.transaction.id;
+    const write = await subscriber.until(withTransaction(created), 'the write');
+    expect(write.data!.planChanged).toMatchObject({ origin: 'WRITE', complete: true });
+
+    // Behind the gateway's back before the poll: its delta brings that change and the write.
+    const outside = await outsideWrite(s, accountId, 'outside');
+    s.sandbox.resetCalls();
+    await s.scheduler.advance(DEFAULT_POLL_INTERVAL_MS);
+    const sync = (await subscriber.until(withTransaction(outside.id), 'the outside write')).data!
+      .planChanged;
+    expect(callsOf(s.sandbox)).toEqual([expect.stringMatching(/^getPlanById@\d+$/)]);
+    expect(sync).toMatchObject({ origin: 'SYNC', complete: false });
+    // Only news: the write's rows were all in its own event, as the delta has them.
+    expect(sync.transactions.map((tx) => tx.id)).toEqual([outside.id]);
+    expect(subscriber.received).toHaveLength(2);
   });
 
   it('delivers a write through `last-used` as one SYNC event: the alias is resolved by its delta', async () => {

@@ -122,6 +122,27 @@ async function groceries(s: TimedStack): Promise<string> {
   return category.id;
 }
 
+/** A category the gateway's arithmetic follows (no target): a write to it takes one trip. */
+async function plainCategory(s: TimedStack): Promise<string> {
+  const { category_groups } = await s.writer.getCategories(
+    { token: s.token },
+    { planId: s.planId },
+  );
+  const category = category_groups
+    .filter((g) => !g.hidden && !g.deleted && g.name !== 'Credit Card Payments')
+    .flatMap((g) => g.categories)
+    .find(
+      (c) =>
+        c.goal_type === null &&
+        !c.hidden &&
+        !c.deleted &&
+        !c.internal &&
+        c.name !== 'Inflow: Ready to Assign',
+    );
+  if (!category) throw new Error('the seed has no category without a target');
+  return category.id;
+}
+
 describe('resource subscriptions of one session', () => {
   it('refuses months outside the plan, naming its months; before, years from 1000 on were taken', async () => {
     const s = await start({});
@@ -216,6 +237,45 @@ describe('resource subscriptions of one session', () => {
     await client.listResourceTemplates();
     expect(counts(budgets)).toEqual(budgets.map(() => 2));
     expect(notified.get(overview)).toBeLessThanOrEqual(2);
+  });
+
+  it('notifies of a write applied in one trip at once, and not again when the poll confirms it', async () => {
+    const s = await start({ subscriptionsPerPlan: 8 });
+    const client = await connectHttp(s.mcpUrl, s.token);
+    clients.push(client);
+    const notified = new Map<string, number>();
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      const { uri } = notification.params;
+      notified.set(uri, (notified.get(uri) ?? 0) + 1);
+    });
+    const overview = `plans://${s.planId}/overview`;
+    const current = `plans://${s.planId}/months/current/budget`;
+    for (const uri of [overview, current]) await client.subscribeResource({ uri });
+    await until(
+      () => s.gateway.live.stats().subscribers === 1,
+      () => `a subscriber (${JSON.stringify(s.gateway.live.stats())})`,
+    );
+    const account = await openAccount(s);
+    const category = await plainCategory(s);
+    s.resetUpstreamCalls();
+
+    // The clock stands still: no poll runs. Before, the write's own change said nothing and
+    // the resources were told only at the next poll.
+    await spend(s, account, category, 'one trip');
+    expect(s.upstreamCalls()).toEqual(['createTransaction']);
+    await until(
+      () => (notified.get(current) ?? 0) >= 1 && (notified.get(overview) ?? 0) >= 1,
+      () => `both URIs notified without a poll (got ${JSON.stringify([...notified])})`,
+    );
+
+    // The poll's delta confirms the write's figures: nothing differs, nothing is told.
+    await s.scheduler.advance(36_000);
+    await until(
+      () => s.upstreamCalls().length > 1,
+      () => `the poll after the write (calls: ${s.upstreamCalls().join(', ')})`,
+    );
+    await client.listResourceTemplates();
+    expect([notified.get(overview), notified.get(current)]).toEqual([1, 1]);
   });
 
   it('ends the stream of a reader that stays behind, with a reason, and its subscriptions', async () => {
