@@ -3,7 +3,7 @@
  * write whose answer is exactly one knowledge step past the replica can answer them without a
  * delta sync (see `src/writes/pipeline.ts`). The rules are the product's, as the REST interface
  * documents them and the sandbox implements them (packages/sandbox/src/store/transactions.ts,
- * budget.ts); each rule below names the sandbox function it mirrors.
+ * budget.ts, goals.ts); each rule below names the sandbox function it mirrors.
  *
  * - Posting (`post`, `postLine`): a live transaction adds its amount to its account's `balance`,
  *   and to `cleared_balance` unless uncleared. In an on-budget account, each line (the
@@ -29,15 +29,21 @@
  *   shows activity = income, balance = to_be_budgeted.
  * - A payee named by the write (`payee_name`) that the replica does not hold is new: the answer
  *   names its id, the replica holds it from the write on (`saved.ts`), and it is a derived row.
+ * - Target progress (`goalProgress` in goals.ts): each category month with a target whose
+ *   amounts move gets its progress fields recomputed from its goal configuration, its new
+ *   amounts and its own month (`goal-progress.ts`; no clock is read). The REST interface does not
+ *   document these rules, so a row is followed only when they reproduce the progress it holds for
+ *   its held amounts; otherwise the write is uncovered (below).
  *
  * Every figure is computed as a difference applied to the held rows, so only the categories a
  * write touches are walked. Whatever these rules do not cover answers `null`, and the caller
  * falls back to a delta sync: transfers from or to split lines, a transaction naming its own
  * counterpart in the same write, card accounts whose payment category is not found by name (or
- * not uniquely), categories with a target (their progress fields follow the amounts, by rules the
- * REST interface does not document), future-dated transactions, months the replica does not
- * hold, deleted categories, imported or matched transactions, a category with more than
- * `CARD_SCAN_LIMIT` transactions from the changed month on, and sums past 2^53.
+ * not uniquely), a category month with a target whose held progress fields are not what the
+ * rules give for its held amounts (an upstream whose rules differ, or count from a date the
+ * replica does not know) or whose progress would pass 2^53, future-dated transactions, months the
+ * replica does not hold, deleted categories, imported or matched transactions, a category with
+ * more than `CARD_SCAN_LIMIT` transactions from the changed month on, and sums past 2^53.
  */
 import type {
   IsoDate,
@@ -46,6 +52,12 @@ import type {
   TransactionSummaryBase,
 } from '@plans-gateway/rest-contract';
 import { type CardSettlement, cashOverspending, settleCardSpending } from './card-spending.js';
+import {
+  GOAL_PROGRESS_FIELDS,
+  type GoalProgress,
+  goalProgress,
+  type MonthAmounts,
+} from './goal-progress.js';
 import type {
   AccountRow,
   CategoryRow,
@@ -441,7 +453,7 @@ class Context {
   checkCategory(categoryId: string, month: IsoDate): void {
     if (!this.months.includes(month)) uncovered();
     const row = this.snapshot.category(categoryId, month);
-    if (!row || row.deleted || row.month !== month || row.goal_type != null) uncovered();
+    if (!row || row.deleted || row.month !== month) uncovered();
     if (categoryId === this.readyToAssign) return;
     const group = this.snapshot.categoryGroup(row.category_group_id);
     if (!group) uncovered();
@@ -560,7 +572,7 @@ class Context {
       const month = this.months[i]!;
       const row = this.monthRow(categoryId, month);
       if (!row) continue;
-      if (row.goal_type != null || row.deleted) uncovered();
+      if (row.deleted) uncovered();
       const oldBudgeted = num(row.budgeted);
       const oldActivity = num(row.activity);
       const oldBalance = num(row.balance);
@@ -617,6 +629,7 @@ class Context {
           budgeted: newBudgeted,
           activity: newActivity,
           balance: newBalance,
+          ...goalFields(row, { budgeted: newBudgeted, activity: newActivity, balance: newBalance }),
         },
       });
     }
@@ -684,15 +697,12 @@ class Context {
       if (rta) {
         const { plan_id: _p, month: _m, ...category } = rta;
         previous.monthCategories.push({ month, category });
-        out.push({
-          month,
-          category: {
-            ...category,
-            budgeted: 0,
-            activity: sum(num(rta.activity), moved.income),
-            balance: toBeBudgeted,
-          },
-        });
+        const amounts = {
+          budgeted: 0,
+          activity: sum(num(rta.activity), moved.income),
+          balance: toBeBudgeted,
+        };
+        out.push({ month, category: { ...category, ...amounts, ...goalFields(rta, amounts) } });
       }
     }
     return months;
@@ -702,6 +712,24 @@ class Context {
     const row = this.snapshot.category(categoryId, month);
     return row && row.month === month ? row : undefined;
   }
+}
+
+/**
+ * The progress fields of a category month with a target, for its new amounts (`goal-progress.ts`);
+ * none for a category without one. Uncovered unless the rules reproduce the progress the row
+ * holds for its held amounts: a row whose figures came from rules of another kind (an upstream
+ * that is not the sandbox, or one counting from a date the replica does not know) is left to
+ * the delta, so these rules never overwrite figures they would not have computed themselves.
+ */
+function goalFields(row: CategoryRow, amounts: MonthAmounts): Partial<GoalProgress> {
+  if (row.goal_type == null) return {};
+  const held = goalProgress(
+    row,
+    { budgeted: num(row.budgeted), activity: num(row.activity), balance: num(row.balance) },
+    row.month,
+  );
+  if (!held || GOAL_PROGRESS_FIELDS.some((field) => row[field] !== held[field])) uncovered();
+  return goalProgress(row, amounts, row.month) ?? uncovered();
 }
 
 interface Totals {

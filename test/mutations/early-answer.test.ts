@@ -12,6 +12,7 @@ import {
   type MutationStack,
   resultOf,
   TODAY,
+  viaDelta,
   withLookups,
 } from './support/plan-lookups.js';
 
@@ -30,15 +31,6 @@ const CREATE_BALANCE = `mutation($p: PlanId!, $input: CreateTransactionInput!) {
 }`;
 
 const BALANCE = `query($id: UUID!) { plan(id: "last-used") { account(id: $id) { balance } } }`;
-
-/**
- * A category with a target: the write's derived effects then come from its delta (a write one
- * knowledge step past the replica would otherwise answer them from the gateway's arithmetic,
- * without a delta: test/mutations/one-trip.test.ts).
- */
-async function viaDelta(stack: MutationStack) {
-  return { categoryId: (await stack.categoryWithTarget()).id };
-}
 
 type Created = { transaction: { id: string; amount: number; account?: { balance: number } } };
 
@@ -63,7 +55,6 @@ describe('a mutation whose selection needs nothing the delta brings', () => {
 
   it('answers while its delta is still unanswered; one that reads a balance waits for it', async () => {
     const checking = await stack.accountOfType('checking');
-    const target = await viaDelta(stack);
     await stack.gql('{ plan(id: "last-used") { id } }');
     // Every delta from now on is accepted and never answered.
     stack.hostile.setRule((request) => (isDelta(request) ? { kind: 'hang' } : { kind: 'pass' }));
@@ -71,7 +62,7 @@ describe('a mutation whose selection needs nothing the delta brings', () => {
 
     const early = await send(stack, CREATE_IDS, {
       p: stack.planId,
-      input: { ...target, accountId: checking.id, date: TODAY, amount: -1_234, memo: 'early' },
+      input: { ...viaDelta(), accountId: checking.id, date: TODAY, amount: -1_234, memo: 'early' },
     });
     const created = resultOf<Created>(early, 'createTransaction', 'CreateTransactionPayload');
     expect(created.transaction).toMatchObject({ amount: -1_234 });
@@ -82,7 +73,7 @@ describe('a mutation whose selection needs nothing the delta brings', () => {
 
     const waiting = await send(stack, CREATE_BALANCE, {
       p: stack.planId,
-      input: { ...target, accountId: checking.id, date: TODAY, amount: -1_000 },
+      input: { ...viaDelta(), accountId: checking.id, date: TODAY, amount: -1_000 },
     });
     // It waited for its delta until the operation's deadline, then answered from the write.
     resultOf<Created>(waiting, 'createTransaction', 'CreateTransactionPayload');
@@ -102,14 +93,13 @@ describe('after an early answer', () => {
 
   it('the next read of the token shows the balance the delta brings (read-your-writes)', async () => {
     const checking = await stack.accountOfType('checking');
-    const target = await viaDelta(stack);
     const before = await stack.gql<{ plan: { account: { balance: number } } }>(BALANCE, {
       id: checking.id,
     });
     stack.resetUpstreamCalls();
     const created = await send(stack, CREATE_IDS, {
       p: stack.planId,
-      input: { ...target, accountId: checking.id, date: TODAY, amount: -4_321 },
+      input: { ...viaDelta(), accountId: checking.id, date: TODAY, amount: -4_321 },
     });
     resultOf<Created>(created, 'createTransaction', 'CreateTransactionPayload');
     // Sent at once, without waiting for anything: it must wait for the delta itself.
@@ -127,10 +117,9 @@ describe('after an early answer', () => {
 
   it('a selection of links reads them after the delta, in the same operation', async () => {
     const checking = await stack.accountOfType('checking');
-    const target = await viaDelta(stack);
     const answer = await send(stack, CREATE_BALANCE, {
       p: stack.planId,
-      input: { ...target, accountId: checking.id, date: TODAY, amount: -700 },
+      input: { ...viaDelta(), accountId: checking.id, date: TODAY, amount: -700 },
     });
     const created = resultOf<Created>(answer, 'createTransaction', 'CreateTransactionPayload');
     expect(created.transaction.account?.balance).toBe((await stack.account(checking.id)).balance);

@@ -1,9 +1,9 @@
 /**
  * Writes in one trip: when a write's answer is exactly one knowledge step past the replica, the
  * gateway applies its derived effects (balances, activity, Ready to Assign, a transfer's other
- * side, card spending's payment category, a payee created by name) from its own arithmetic and
- * answers without a delta; the next delta checks them. Another change in between (two steps), or
- * a write the arithmetic does not follow, runs the delta as before.
+ * side, card spending's payment category, a payee created by name, a target's progress) from its
+ * own arithmetic and answers without a delta; the next delta checks them. Another change in
+ * between (two steps), or a write the arithmetic does not follow, runs the delta as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack } from '../support/stack.js';
@@ -441,8 +441,79 @@ describe('what the arithmetic does not follow', () => {
       (await stack.account(savings.id)).balance,
     );
   });
+});
 
-  it('spending in a category with a target: the write and its delta', async () => {
+const PROGRESS = `query($p: PlanId!) { plan(id: $p) { months { month categories {
+  categoryId budgeted activity balance
+  goalPercentageComplete goalMonthsToBudget goalUnderFunded goalOverallFunded goalOverallLeft
+} } } }`;
+
+type Progress = {
+  month: string;
+  budgeted: number;
+  activity: number;
+  balance: number;
+  goalPercentageComplete: number | null;
+  goalMonthsToBudget: number | null;
+  goalUnderFunded: number | null;
+  goalOverallFunded: number | null;
+  goalOverallLeft: number | null;
+};
+
+/** The category's amounts and target progress in every month, as the gateway answers them. */
+async function gatewayProgress(categoryId: string): Promise<Progress[]> {
+  const response = await stack.gql<{
+    plan: { months: { month: string; categories: ({ categoryId: string } & Progress)[] }[] };
+  }>(PROGRESS, { p: stack.planId });
+  expect(response.body.errors).toBeUndefined();
+  return response.body.data!.plan.months.flatMap((m) =>
+    m.categories
+      .filter((c) => c.categoryId === categoryId)
+      .map(({ categoryId: _id, ...c }) => ({ ...c, month: m.month })),
+  );
+}
+
+/** The same, from the sandbox's export. */
+async function sandboxProgress(categoryId: string): Promise<Progress[]> {
+  const { plan } = await stack.restData<{
+    plan: {
+      months: {
+        month: string;
+        deleted: boolean;
+        categories: (Record<string, number | null> & { id: string })[];
+      }[];
+    };
+  }>(`/plans/${stack.planId}`);
+  return plan.months
+    .filter((m) => !m.deleted)
+    .flatMap((m) =>
+      m.categories
+        .filter((c) => c.id === categoryId)
+        .map((c) => ({
+          month: m.month,
+          budgeted: c.budgeted as number,
+          activity: c.activity as number,
+          balance: c.balance as number,
+          goalPercentageComplete: c.goal_percentage_complete ?? null,
+          goalMonthsToBudget: c.goal_months_to_budget ?? null,
+          goalUnderFunded: c.goal_under_funded ?? null,
+          goalOverallFunded: c.goal_overall_funded ?? null,
+          goalOverallLeft: c.goal_overall_left ?? null,
+        })),
+    );
+}
+
+/** The gateway answers the sandbox's amounts and progress in every month, from its replica. */
+async function expectSameProgress(categoryId: string, context: string) {
+  stack.resetUpstreamCalls();
+  const byMonth = (a: Progress, b: Progress) => a.month.localeCompare(b.month);
+  const seen = (await gatewayProgress(categoryId)).sort(byMonth);
+  expect(upstreamCalls()).toEqual([]);
+  expect(seen, context).toEqual((await sandboxProgress(categoryId)).sort(byMonth));
+}
+
+describe('a category with a target', () => {
+  it('spent in on a credit card: one upstream call, its progress as the sandbox reports it', async () => {
     const card = await stack.accountOfType('creditCard');
     const target = await stack.categoryWithTarget();
     await replicaCurrent();
@@ -452,7 +523,46 @@ describe('what the arithmetic does not follow', () => {
       input: { accountId: card.id, date: TODAY, amount: -4_000, categoryId: target.id },
     });
     const created = resultOf<Created>(response, 'createTransaction', 'CreateTransactionPayload');
-    expect(upstreamCalls()).toEqual(['createTransaction', 'getPlanById']);
+    expect(upstreamCalls()).toEqual(['createTransaction']);
     expect(created.transaction.account.balance).toBe((await stack.account(card.id)).balance);
+    await expectSameProgress(target.id, target.goal_type ?? '');
+  });
+
+  it('assigned to, of every kind of target: one upstream call each, the progress moved as the sandbox moves it', async () => {
+    const targets = (await stack.categories()).filter(
+      (c) => c.goal_type !== null && !c.hidden && !c.deleted,
+    );
+    const kinds = new Set<string>();
+    for (const target of targets) {
+      const before = await stack.monthCategory(CURRENT_MONTH, target.id);
+      // What brings the target to half funded: by the month's balance for a target balance, by
+      // the carried balance and the assignment for a refill, by the assignment alone otherwise.
+      const half = Math.floor(
+        ((before.goal_overall_funded ?? 0) + (before.goal_overall_left ?? 0)) / 2,
+      );
+      const carried = before.balance - before.budgeted - before.activity;
+      const budgeted =
+        target.goal_type === 'TB' || target.goal_type === 'TBD'
+          ? before.budgeted + half - before.balance
+          : target.goal_type === 'NEED' && target.goal_needs_whole_amount === false
+            ? half - carried
+            : half;
+      await replicaCurrent();
+      const response = await stack.gql(
+        `mutation($p: PlanId!, $c: UUID!, $b: Milliunits!) {
+          updateMonthCategory(planId: $p, month: "current", categoryId: $c, input: { budgeted: $b }) { __typename }
+        }`,
+        { p: stack.planId, c: target.id, b: budgeted },
+      );
+      expect(response.body.errors).toBeUndefined();
+      const context = `${target.name} (${target.goal_type})`;
+      expect(upstreamCalls(), context).toEqual(['updateMonthCategory']);
+      const after = await stack.monthCategory(CURRENT_MONTH, target.id);
+      expect(before.goal_overall_funded, context).not.toBe(half);
+      expect(after.goal_overall_funded, context).toBe(half);
+      await expectSameProgress(target.id, context);
+      kinds.add(target.goal_type!);
+    }
+    expect([...kinds].sort()).toEqual(['DEBT', 'MF', 'NEED', 'TB', 'TBD']);
   });
 });

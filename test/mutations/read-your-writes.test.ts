@@ -13,6 +13,7 @@ import {
   type MutationStack,
   resultOf,
   TODAY,
+  viaDelta,
   withLookups,
 } from './support/plan-lookups.js';
 
@@ -57,8 +58,6 @@ function deltaCalls(): string[] {
 describe('after a mutation', () => {
   it('the next query within max-age shows it at no cost; a later delta neither duplicates nor reverts it', async () => {
     const checking = await stack.accountOfType('checking');
-    // A category with a target: the gateway's arithmetic leaves the write to its delta.
-    const target = await stack.categoryWithTarget();
     await stack.gql('{ plan(id: "last-used") { id } }');
     stack.resetUpstreamCalls();
     const created = resultOf<{ transaction: { id: string; account: { balance: number } } }>(
@@ -69,7 +68,7 @@ describe('after a mutation', () => {
           date: TODAY,
           amount: -64_000,
           payeeName: 'Read back',
-          categoryId: target.id,
+          ...viaDelta(),
           memo: 'ryw',
         },
       }),
@@ -205,8 +204,6 @@ describe('after a mutation', () => {
 
   it('when the delta sync after a write fails, the payload answers from the write and says it is stale', async () => {
     const checking = await stack.accountOfType('checking');
-    // A category with a target: the gateway's arithmetic leaves the write to its delta.
-    const target = await stack.categoryWithTarget();
     await stack.gql('{ plan(id: "last-used") { id } }');
     stack.sandbox.setFaults([{ kind: 'status503', operationId: 'getPlanById' }]);
     stack.resetUpstreamCalls();
@@ -217,7 +214,7 @@ describe('after a mutation', () => {
         date: TODAY,
         amount: -8_800,
         payeeName: 'Stale but saved',
-        categoryId: target.id,
+        ...viaDelta(),
       },
     });
     const payload = resultOf<{

@@ -54,14 +54,22 @@ export interface PlanLookups {
   accountOfType(type: string): Promise<Account>;
   /** A visible, user-facing category (not internal, not credit card payment). */
   spendingCategory(index?: number): Promise<Category>;
-  /**
-   * A category with a target: a write in it takes the delta (the gateway's one-trip arithmetic
-   * does not follow target progress, src/replica/local-effects.ts).
-   */
+  /** A visible category with a target (the first the plan lists). */
   categoryWithTarget(): Promise<Category>;
 }
 
 export type MutationStack = ClockedStack & PlanLookups;
+
+let viaDeltaCount = 0;
+
+/**
+ * What makes a created transaction take its delta: the gateway's one-trip arithmetic leaves an
+ * imported transaction to it (src/replica/local-effects.ts). A new import id on each call.
+ */
+export function viaDelta(): { importId: string } {
+  viaDeltaCount += 1;
+  return { importId: `via-delta:${viaDeltaCount}` };
+}
 
 /** The stack with look-ups of its first user's first plan at the sandbox (the same object). */
 export function withLookups(stack: ClockedStack): MutationStack {
