@@ -57,6 +57,8 @@ export class ChangeLog {
   private _size = 0;
   /** Transactions of writes applied and not logged, until the delta that brings them. */
   private _pending = new Map<string, PendingPlace>();
+  /** A write not logged awaits the delta that brings what it moved. */
+  private _awaitsDelta = false;
   private readonly _maxEntries: number;
   private readonly _maxKeys: number;
 
@@ -80,6 +82,14 @@ export class ChangeLog {
     return this._knowledge;
   }
 
+  /**
+   * Whether a write not logged (`notePendingWrite`) waits for its delta: that delta is the only
+   * news of it, so its rows must not be taken for repeats of what the log already shows.
+   */
+  get awaitsDelta(): boolean {
+    return this._awaitsDelta;
+  }
+
   /** Ids held, across entries (what the logs' common memory budget counts). */
   get size(): number {
     return this._size;
@@ -92,6 +102,7 @@ export class ChangeLog {
       return;
     }
     if (to < this._knowledge) return; // older than what the log holds; nothing new in it
+    this._awaitsDelta = false;
     this.push(to, this.withPendingPlaces(to, keys));
   }
 
@@ -111,6 +122,7 @@ export class ChangeLog {
    * first write of a transaction since the last delta is the one that counts.
    */
   notePendingWrite(knowledge: number | undefined, keys: ChangeKeys): void {
+    this._awaitsDelta = true;
     for (const id of keys.transactions) {
       if (this._pending.has(id) || this._pending.size >= this._maxKeys) continue;
       this._pending.set(id, { place: keys.before.get(id) ?? null, knowledge });
@@ -155,6 +167,7 @@ export class ChangeLog {
   restart(knowledge: number): void {
     this._entries = [];
     this._pending.clear();
+    this._awaitsDelta = false;
     this._size = 0;
     this._base = knowledge;
     this._knowledge = knowledge;

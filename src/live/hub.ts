@@ -276,7 +276,8 @@ function hubStateOf(options: LiveHubOptions): HubState {
 // when the plan has subscribers here. A delta asked from before what the log has shown repeats
 // rows the replica held: a backfill, or the delta confirming writes applied whole (their WRITE
 // changes were complete). Only the rows that differ are news: what the delta repaired, and
-// what others changed.
+// what others changed. After a write not applied whole, the delta is all news of it: nothing
+// is left out (a note's change moves no other row, and its readers wait for this event).
 function publishApplied(live: HubState, applied: AppliedChange): void {
   const { tokenKey, planId, source, previous, snapshot } = applied;
   const key = channelKey(tokenKey, planId);
@@ -294,7 +295,7 @@ function publishApplied(live: HubState, applied: AppliedChange): void {
     if (
       previous &&
       from !== undefined &&
-      (from < previous.serverKnowledge || from < log.knowledge)
+      (from < previous.serverKnowledge || (from < log.knowledge && !log.awaitsDelta))
     ) {
       keys = changedKeys(keys, previous, snapshot);
     }

@@ -63,6 +63,7 @@ const NO_PROGRESS: GoalProgress = {
 /** Private: a figure the sandbox would hold past 2^53 (as a bigint); not followed. */
 class PastSafe extends Error {
   override readonly name = 'PastSafe';
+  readonly code = 'GW_ERR_GOAL_PAST_SAFE';
 }
 
 function safe(value: number | bigint): number {

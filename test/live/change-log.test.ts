@@ -42,6 +42,20 @@ describe('ChangeLog', () => {
     expect(log.entriesAfter(9)).toBeUndefined();
   });
 
+  it('says a write not logged awaits its delta until a delta is recorded or the log restarts', () => {
+    const log = new ChangeLog(10);
+    expect(log.recordWrite(11, keys(['whole']))).toBe(true);
+    expect(log.awaitsDelta).toBe(false);
+    log.notePendingWrite(13, keys(['partial']));
+    expect(log.awaitsDelta).toBe(true);
+    log.record(10, 13, keys(['whole', 'partial']));
+    expect(log.awaitsDelta).toBe(false);
+    log.notePendingWrite(undefined, keys([]));
+    expect(log.awaitsDelta).toBe(true);
+    log.restart(20);
+    expect(log.awaitsDelta).toBe(false);
+  });
+
   it('restarts after a gap: a full export, or a delta from beyond what it saw', () => {
     const log = new ChangeLog(10);
     log.record(10, 12, keys(['a']));
