@@ -1,39 +1,37 @@
 /**
  * Issue 34's non-repeated warm query over real HTTP: the gateway as `cli.ts` serves it
- * (the front door: `withWireReplay` before yoga, on `node:http`), without and with the direct path of misses
- * (`src/server/direct-miss.ts`, `DIRECT_MISSES`), against bare graphql-yoga with graphql-jit on
- * `node:http` serving the same answer, with the client (`miss-path-client.ts`) in a child
- * process, so this process's CPU (`process.cpuUsage`) is the two servers' alone. Sides alternate
- * (yoga's path, direct path, floor, ...), `--batches` batches of `--requests` sequential requests on one
+ * (the front door: `withWireReplay` before yoga, on `node:http`), without and with the direct path
+ * of misses (`src/server/direct-miss.ts`, `DIRECT_MISSES`), against bare graphql-yoga with
+ * graphql-jit on `node:http` serving the same answer. Each server side runs in a process of its
+ * own (`miss-path-server.ts`: the gateway with its sandbox, and the floor), and so does the client
+ * (`miss-path-client.ts`): a side's CPU over a batch (`process.cpuUsage`, asked of it before and
+ * after) is its own work and its own garbage collection alone. Sides alternate (yoga's path,
+ * direct path, floor, ...), `--batches` batches of `--requests` sequential requests on one
  * keep-alive connection; a figure is the median batch's CPU per request, the ratio the median of
  * the rounds' ratios. `bench/warm-cpu.ts` measures the same in process, through `yoga.fetch`,
  * where a path taken before yoga's HTTP handling cannot show.
  *
  *   NODE_ENV=production npx tsx bench/probes/miss-path.ts [--batches 9 --requests 300] [--json]
- *   NODE_ENV=production node --cpu-prof --import tsx bench/probes/miss-path.ts --only direct
+ *   NODE_ENV=production npx tsx bench/probes/miss-path.ts --only direct --cpu-prof
+ *     (each server process writes its CPU profile to the current directory on exit)
  */
-import { fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type ChildProcess, fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { useGraphQlJit } from '@envelop/graphql-jit';
-import { createSandbox } from '@plans-gateway/sandbox';
-import { buildSchema } from 'graphql';
-import { createYoga, type Plugin } from 'graphql-yoga';
-import { defaultConfig } from '../../src/config/config.js';
-import { createGateway } from '../../src/gateway/gateway.js';
-import { withFrontDoor } from '../../src/server/front-door.js';
-import { withWireReplay } from '../../src/server/wire-replay.js';
+import {
+  DASHBOARD,
+  MISS_PATH_TOKEN,
+  type ServerMessage,
+  type ServerReply,
+} from './miss-path-shared.js';
 
-const TOKEN = 'bench-miss-path-token';
-const DASHBOARD = readFileSync(new URL('../dashboard.graphql', import.meta.url), 'utf8');
 const { values } = parseArgs({
   options: {
     batches: { type: 'string', default: '9' },
     requests: { type: 'string', default: '300' },
     /** Run only this side's batches (`direct`, `yoga`, `floor`): for a CPU profile of it. */
     only: { type: 'string' },
+    /** Start the server processes with `--cpu-prof`. */
+    'cpu-prof': { type: 'boolean', default: false },
     /** One JSON line of the figures (`MissPathResult`, what `--summary` reads). */
     json: { type: 'boolean', default: false },
   },
@@ -57,91 +55,92 @@ export interface MissPathResult {
 const batches = Number(values.batches);
 const requests = Number(values.requests);
 
-const sandbox = await createSandbox({
-  port: 0,
-  rateLimit: false,
-  users: [{ token: TOKEN, plans: [{ seed: 1, transactions: 1_200 }] }],
-});
-const gateway = createGateway({
-  ...defaultConfig(sandbox.url),
-  graphiql: false,
-  maxAgeMs: 3_600_000,
-  metrics: process.env.NODE_ENV === 'production' ? 'on-request' : 'always',
-  compiledQueries: true,
-  directMisses: true,
-});
-const servers: Server[] = [];
-async function serve(handler: RequestListener): Promise<number> {
-  const server = createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
+const here = (file: string) => new URL(file, import.meta.url).pathname;
+function child(file: string, args: string[], profile = false): ChildProcess {
+  return fork(here(file), args, {
+    execArgv: ['--import', 'tsx', ...(profile ? ['--cpu-prof'] : [])],
+  });
 }
-const client = fork(new URL('./miss-path-client.ts', import.meta.url).pathname, [], {
-  execArgv: ['--import', 'tsx'],
-});
+
+/** The next message of `from` that `pick` accepts. */
+function next<T>(from: ChildProcess, pick: (message: ServerReply) => T | undefined): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: ServerReply) => {
+      const picked = pick(message);
+      if (picked === undefined) return;
+      from.off('message', onMessage);
+      from.off('exit', onExit);
+      resolve(picked);
+    };
+    const onExit = (code: number | null) => reject(new Error(`a server side exited (${code})`));
+    from.on('message', onMessage);
+    from.once('exit', onExit);
+  });
+}
+
+const ports = (message: ServerReply) => ('ports' in message ? message.ports : undefined);
+const cpuOf = (message: ServerReply) => ('cpuMicros' in message ? message.cpuMicros : undefined);
+
+async function cpuMicros(server: ChildProcess): Promise<number> {
+  const answer = next(server, cpuOf);
+  server.send({ cpu: true } satisfies ServerMessage);
+  return answer;
+}
 
 interface Side {
+  readonly server: ChildProcess;
   readonly port: number;
   readonly variables: Record<string, unknown>;
   readonly nonce: boolean;
   readonly authorization?: string;
 }
 
-/** This process's CPU ms per request over one batch of the client's. */
-function batch(side: Side, count: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const before = process.cpuUsage();
-    client.once('message', (done: { wrong: number; sample: string }) => {
-      const used = process.cpuUsage(before);
-      if (done.wrong > 0) reject(new Error(`${done.wrong} wrong answers: ${done.sample}`));
-      else resolve((used.user + used.system) / 1000 / count);
-    });
-    client.send({ ...side, query: DASHBOARD, count });
+/** The side's server CPU ms per request over one batch of the client's. */
+async function batch(side: Side, count: number): Promise<number> {
+  const before = await cpuMicros(side.server);
+  const done = await new Promise<{ wrong: number; sample: string }>((resolve) => {
+    client.once('message', resolve);
+    const { server: _, ...sent } = side;
+    client.send({ ...sent, query: DASHBOARD, count });
   });
+  const used = (await cpuMicros(side.server)) - before;
+  if (done.wrong > 0) throw new Error(`${done.wrong} wrong answers: ${done.sample}`);
+  return used / 1000 / count;
 }
+
+const profile = values['cpu-prof'] === true;
+const client = child('./miss-path-client.ts', []);
+const gatewayServer = child('./miss-path-server.ts', ['gateway'], profile);
+const floorServer = child('./miss-path-server.ts', ['floor'], profile);
 
 const median = (xs: readonly number[]) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 try {
+  const gatewayPorts = await next(gatewayServer, ports);
   const gatewaySide: Side = {
-    port: await serve(withWireReplay(gateway.yoga, gateway.wireReplay)),
+    server: gatewayServer,
+    port: gatewayPorts.yoga ?? 0,
     variables: {},
     nonce: true,
-    authorization: `Bearer ${TOKEN}`,
+    authorization: `Bearer ${MISS_PATH_TOKEN}`,
   };
-  const directSide: Side = {
-    ...gatewaySide,
-    port: await serve(withFrontDoor(gateway.yoga, gateway)),
-  };
+  const directSide: Side = { ...gatewaySide, port: gatewayPorts.direct ?? 0 };
   // The first load fills the replica; the next ones warm V8 up and compile the document.
   await batch(gatewaySide, 200);
   await batch(directSide, 200);
-  const answer = (await (
-    await gateway.yoga.fetch('http://gateway.bench/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-      body: JSON.stringify({ query: DASHBOARD, variables: { nonce: -1 } }),
-    })
-  ).json()) as { data: Record<string, unknown> };
-  const schema = buildSchema(
-    readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'),
-  );
-  const fromAnswer: Plugin = {
-    onExecute({ args }) {
-      args.rootValue = answer.data;
-    },
-  };
-  const floor = createYoga({
-    schema,
-    logging: false,
-    graphiql: false,
-    plugins: [useGraphQlJit() as Plugin, fromAnswer],
+  const response = await fetch(`http://127.0.0.1:${directSide.port}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${MISS_PATH_TOKEN}` },
+    body: JSON.stringify({ query: DASHBOARD, variables: { nonce: -1 } }),
   });
+  const answer = ((await response.json()) as { data: Record<string, unknown> }).data;
+  const floorReady = next(floorServer, ports);
+  floorServer.send({ answer } satisfies ServerMessage);
   // graphql-jit refuses an omitted non-null variable with a default: the floor is sent it.
   const floorSide: Side = {
-    port: await serve(floor),
+    server: floorServer,
+    port: (await floorReady).floor ?? 0,
     variables: { planId: 'last-used' },
     nonce: false,
   };
@@ -182,7 +181,7 @@ try {
     );
 } finally {
   client.kill();
-  for (const server of servers) server.close();
-  await gateway.close();
-  await sandbox.close();
+  // Asked to exit, a server process profiled with --cpu-prof writes its profile.
+  for (const server of [gatewayServer, floorServer])
+    server.send({ exit: true } satisfies ServerMessage);
 }
