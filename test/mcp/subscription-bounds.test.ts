@@ -122,6 +122,18 @@ async function groceries(s: TimedStack): Promise<string> {
   return category.id;
 }
 
+/** An SDK client over HTTP that counts the `resources/updated` notifications of each URI. */
+async function countingClient(s: TimedStack) {
+  const client = await connectHttp(s.mcpUrl, s.token);
+  clients.push(client);
+  const notified = new Map<string, number>();
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    const { uri } = notification.params;
+    notified.set(uri, (notified.get(uri) ?? 0) + 1);
+  });
+  return { client, notified };
+}
+
 /** A category the gateway's arithmetic follows (no target): a write to it takes one trip. */
 async function plainCategory(s: TimedStack): Promise<string> {
   const { category_groups } = await s.writer.getCategories(
@@ -192,13 +204,7 @@ describe('resource subscriptions of one session', () => {
 
   it('notifies each subscribed URI once per write, with the delta that follows it', async () => {
     const s = await start({ subscriptionsPerPlan: 8 });
-    const client = await connectHttp(s.mcpUrl, s.token);
-    clients.push(client);
-    const notified = new Map<string, number>();
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      const { uri } = notification.params;
-      notified.set(uri, (notified.get(uri) ?? 0) + 1);
-    });
+    const { client, notified } = await countingClient(s);
     // Days of this month (spending today changes it), `current` and the overview.
     const thisMonth = new Date(s.clock.now()).toISOString().slice(0, 8);
     const budgets = [
@@ -241,13 +247,7 @@ describe('resource subscriptions of one session', () => {
 
   it('notifies of a write applied in one trip at once, and not again when the poll confirms it', async () => {
     const s = await start({ subscriptionsPerPlan: 8 });
-    const client = await connectHttp(s.mcpUrl, s.token);
-    clients.push(client);
-    const notified = new Map<string, number>();
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      const { uri } = notification.params;
-      notified.set(uri, (notified.get(uri) ?? 0) + 1);
-    });
+    const { client, notified } = await countingClient(s);
     const overview = `plans://${s.planId}/overview`;
     const current = `plans://${s.planId}/months/current/budget`;
     for (const uri of [overview, current]) await client.subscribeResource({ uri });
