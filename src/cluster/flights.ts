@@ -200,9 +200,11 @@ export function clusterFetchPlan(fetchPlan: FetchPlan, options: ClusterFlightsOp
     }
     if (request.lastKnowledgeOfServer === undefined) {
       const stored = await tier.load(seal, request.planId);
+      // An older snapshot (a load that outlasted max-age, waited on since it began) is still
+      // a base: the store follows it with a delta, where a second export would cost minutes.
       if (
         stored &&
-        stored.sentAt >= request.notSentBefore &&
+        (stored.sentAt >= request.notSentBefore || request.olderBase === true) &&
         tier.install(request.tokenKey, request.planId, stored)
       ) {
         release();

@@ -119,6 +119,13 @@ export interface FetchPlanRequest {
    * reader of this sync, so a cluster may hand back another instance's answer instead of calling.
    */
   readonly notSentBefore: number;
+  /**
+   * A full load that may start from another instance's export sent before `notSentBefore` (a
+   * cluster's stored snapshot): the store then syncs once more, a delta from it, for the readers
+   * it does not satisfy. Never set for a forced sync, a follow-up, or a load that must come from
+   * the upstream itself. @default false
+   */
+  readonly olderBase?: boolean;
 }
 
 export interface FetchPlanResult {
@@ -406,7 +413,9 @@ async function awaitSync(
   // clock ticked since it arrived: the cluster may answer it with an export or delta another
   // instance sent within max-age (flights.ts).
   const start = (sentAt: number, followUp: boolean) =>
-    runSync(store, request, sentAt, forceSync || followUp ? sentAt : oldest);
+    forceSync || followUp
+      ? runSync(store, request, sentAt, sentAt)
+      : runSync(store, request, sentAt, oldest, { olderBase: true });
   // No replica to answer from if the wait is cut: the operation waits on while the load it is
   // waiting for keeps receiving (its deadline says how long); the key's flight, whichever it is.
   const release =
@@ -490,6 +499,7 @@ async function runSync(
   request: ReplicaReadRequest,
   sentAt: number,
   notSentBefore: number,
+  { olderBase = false } = {},
 ): Promise<Outcome> {
   const { tokenKey, planId: requested } = request;
   const epochAtSend = store.writeEpoch;
@@ -507,6 +517,7 @@ async function runSync(
   };
   const fetchFor = fetcherFor(store.fetchPlan, request, controller.signal, notSentBefore, {
     onProgress,
+    olderBase,
   });
   try {
     const fetched = await fetchAnswer(store, fetchFor, request, base, sequence, progress);
@@ -536,7 +547,7 @@ function fetcherFor(
   request: ReplicaReadRequest,
   signal: AbortSignal,
   notSentBefore: number,
-  watch: Pick<FetchPlanRequest, 'onProgress'> = {},
+  { olderBase, ...watch }: Pick<FetchPlanRequest, 'onProgress' | 'olderBase'> = {},
 ): FetchFor {
   return async (planId, knowledge, notBefore = notSentBefore) => {
     const result = await fetchPlan({
@@ -544,6 +555,8 @@ function fetcherFor(
       tokenKey: request.tokenKey,
       planId,
       ...(knowledge === undefined ? {} : { lastKnowledgeOfServer: knowledge }),
+      // Only as the read asked it: a load that must come from the upstream itself asks later.
+      ...(olderBase && notBefore === notSentBefore ? { olderBase } : {}),
       ...watch,
       ...(request.meter === undefined ? {} : { meter: request.meter }),
       signal,

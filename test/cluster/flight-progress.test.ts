@@ -27,11 +27,11 @@ import {
   type TimedStack,
 } from '../support/stack.js';
 import { until } from '../support/wait.js';
-import { exportsOf } from './support/calls.js';
+import { callsOf, exportsOf } from './support/calls.js';
 import { advanceBetweenRoundTrips, expectServed } from './support/frozen-redis.js';
 import { within } from './support/within.js';
 
-const TOKENS = ['flight-progress-token-01', 'flight-progress-token-02'];
+const TOKENS = ['flight-progress-token-01', 'flight-progress-token-02', 'flight-progress-token-03'];
 const COMMAND_TIMEOUT_MS = 1_000;
 /** Long: Redis counts it in real time, so no renewal is due while the test runs. */
 const FLIGHT_LEASE_MS = 60_000;
@@ -39,6 +39,8 @@ const MAX_WAIT_MS = 1_000;
 /** The holder beats at most every 200 ms; one piece a step, 250 ms apart, beats each time. */
 const STALL_MS = 600;
 const DEADLINE_MS = 4_000;
+/** Shorter than the load: a reader that comes halfway through wants data sent after it began. */
+const MAX_AGE_MS = 2_000;
 const STEP_MS = 250;
 /** 6 s of load in all: past `MAX_WAIT_MS` and the operation deadline, within three of them. */
 const PIECES = 24;
@@ -64,7 +66,7 @@ beforeAll(async () => {
     flightMaxWaitMs: MAX_WAIT_MS,
     flightStallMs: STALL_MS,
   };
-  const config = { operationDeadlineMs: DEADLINE_MS };
+  const config = { operationDeadlineMs: DEADLINE_MS, maxAgeMs: MAX_AGE_MS };
   stack = await startStack({
     clock: 'manual',
     timers: 'manual',
@@ -131,6 +133,39 @@ describe('an instance waiting on another instance’s cold load', () => {
     expectServed(waited);
     expect(waited.body.data).toEqual(loaded.body.data);
     expect(exportsOf(sandbox, token)).toBe(1);
+  }, 60_000);
+
+  it('takes a load that outlasted max-age as the base of one delta, for a reader that came late', async () => {
+    const token = TOKENS[2]!;
+    const lease = leaseOf(token);
+    const drip = drippingExport(PIECES, { token });
+    stack.hostile.setRule(drip.rule);
+    const from = scheduler.now();
+
+    const loading = read(a, token);
+    await until(async () => (await redis.client.exists(lease)) === 1, 'the flight lease taken');
+    const drips = async (pieces: number) => {
+      for (let piece = 0; piece < pieces; piece++) {
+        await onePiece(drip, lease);
+        await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
+      }
+    };
+    await drips(PIECES / 2);
+    // Asked once the load is older than max-age: what it brings was sent too early for this
+    // reader. Before, that reader sent a second export once the first was stored.
+    expect(scheduler.now() - from).toBeGreaterThan(MAX_AGE_MS);
+    const waiting = read(b, token);
+    await drips(PIECES / 2);
+    expect(exportsOf(sandbox, token)).toBe(1);
+
+    await until(async () => (await redis.client.exists(lease)) === 0, 'the lease released');
+    await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
+    const [loaded, waited] = await within(Promise.all([loading, waiting]), 'both reads');
+    expectServed(loaded);
+    expectServed(waited);
+    expect(waited.body.data).toEqual(loaded.body.data);
+    // The stored load installed, then a delta from its knowledge: current for the late reader.
+    expect(callsOf(sandbox, token)).toEqual(['getPlanById', 'getPlanById (delta)']);
   }, 60_000);
 
   it('goes alone once the load stops arriving, though its holder still holds the lease', async () => {
