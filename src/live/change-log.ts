@@ -12,10 +12,10 @@
  * full (its effects applied from the product's arithmetic, no delta) is an entry of its own, to
  * the write's knowledge, so `changes` shows it at once (`recordWrite`); the delta that confirms it
  * is an entry too, holding only the rows that differ from what the write's entry showed (the hub
- * compares them, as for a backfill). Any other write waits for its delta, which brings its rows as they are after the write,
- * the replica having held them since: the log keeps where the write found each transaction
- * (`notePendingWrite`) and files the delta's entry with those places, so a transaction the write
- * made is new to a client behind it, as it is.
+ * compares them, as for a backfill). Any other write waits for its delta, which brings its rows
+ * as they are after the write, the replica having held them since: the log keeps where the write
+ * found each transaction (`notePendingWrite`) and files the delta's entry with those places, so a
+ * transaction the write made is new to a client behind it, as it is.
  *
  * Backfills: a replay from a knowledge K below `base` needs one delta from K (see replay.ts).
  * Its keys cover (K, base] and more, so they become the oldest entry, reaching to `base`, and

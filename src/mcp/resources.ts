@@ -258,12 +258,8 @@ function subscriptions(
           // Notifying with the second tells of each write once, when a read shows all of it.
           // A write applied whole in one trip is one complete WRITE change: no SYNC follows.
           if (!change || feeds.get(planKey) !== feed) continue;
-          const uris = concerned(feed.resources, change, now());
-          if (change.origin === 'WRITE' && !change.complete) {
-            for (const uri of uris) owed.add(uri);
-            continue;
-          }
-          for (const uri of uris) owed.add(uri);
+          for (const uri of concerned(feed.resources, change, now())) owed.add(uri);
+          if (change.origin === 'WRITE' && !change.complete) continue;
           // In the order of the subscriptions, as `concerned` gives them.
           updates.notify([...feed.resources.keys()].filter((uri) => owed.has(uri)));
           owed.clear();
