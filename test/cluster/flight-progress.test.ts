@@ -106,81 +106,74 @@ async function onePiece(drip: DrippingExport, lease: string) {
   await until(async () => (await redis.client.get(lease)) !== before, 'the lease written');
 }
 
+/** A's load of `token`'s plan, dripping piece by piece once its flight lease is taken. */
+async function dripLoad(token: string) {
+  const lease = leaseOf(token);
+  const drip = drippingExport(PIECES, { token });
+  stack.hostile.setRule(drip.rule);
+  const loading = read(a, token);
+  await until(async () => (await redis.client.exists(lease)) === 1, 'the flight lease taken');
+  /** Sends `count` pieces, a step of the clock after each (`after` runs after each step). */
+  const pieces = async (count: number, after = () => {}) => {
+    for (let piece = 0; piece < count; piece++) {
+      await onePiece(drip, lease);
+      await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
+      after();
+    }
+  };
+  return { lease, drip, loading, pieces };
+}
+
+/** The load ended (stored, its lease released in the same round trip): both reads answer alike. */
+async function bothServed(
+  lease: string,
+  loading: ReturnType<typeof read>,
+  waiting: ReturnType<typeof read>,
+) {
+  await until(async () => (await redis.client.exists(lease)) === 0, 'the lease released');
+  await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
+  const [loaded, waited] = await within(Promise.all([loading, waiting]), 'both reads');
+  expectServed(loaded);
+  expectServed(waited);
+  expect(waited.body.data).toEqual(loaded.body.data);
+}
+
 describe('an instance waiting on another instance’s cold load', () => {
   it('waits on past maxWaitMs while the load arrives, then installs it: one export', async () => {
     const token = TOKENS[0]!;
-    const lease = leaseOf(token);
-    const drip = drippingExport(PIECES, { token });
-    stack.hostile.setRule(drip.rule);
     const from = scheduler.now();
-
-    const loading = read(a, token);
-    await until(async () => (await redis.client.exists(lease)) === 1, 'the flight lease taken');
+    const { lease, loading, pieces } = await dripLoad(token);
     const waiting = read(b, token);
-    for (let piece = 0; piece < PIECES; piece++) {
-      await onePiece(drip, lease);
-      await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
-      // The waiting instance sent nothing of its own, however long past its maxWaitMs.
-      expect(exportsOf(sandbox, token)).toBe(1);
-    }
+    // The waiting instance sends nothing of its own, however long past its maxWaitMs.
+    await pieces(PIECES, () => expect(exportsOf(sandbox, token)).toBe(1));
     expect(scheduler.now() - from).toBeGreaterThan(MAX_WAIT_MS + DEADLINE_MS);
 
-    // The load ended: stored as the snapshot, its lease released in the same round trip.
-    await until(async () => (await redis.client.exists(lease)) === 0, 'the lease released');
-    await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
-    const [loaded, waited] = await within(Promise.all([loading, waiting]), 'both reads');
-    expectServed(loaded);
-    expectServed(waited);
-    expect(waited.body.data).toEqual(loaded.body.data);
+    await bothServed(lease, loading, waiting);
     expect(exportsOf(sandbox, token)).toBe(1);
   }, 60_000);
 
   it('takes a load that outlasted max-age as the base of one delta, for a reader that came late', async () => {
     const token = TOKENS[2]!;
-    const lease = leaseOf(token);
-    const drip = drippingExport(PIECES, { token });
-    stack.hostile.setRule(drip.rule);
     const from = scheduler.now();
-
-    const loading = read(a, token);
-    await until(async () => (await redis.client.exists(lease)) === 1, 'the flight lease taken');
-    const drips = async (pieces: number) => {
-      for (let piece = 0; piece < pieces; piece++) {
-        await onePiece(drip, lease);
-        await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
-      }
-    };
-    await drips(PIECES / 2);
+    const { lease, loading, pieces } = await dripLoad(token);
+    await pieces(PIECES / 2);
     // Asked once the load is older than max-age: what it brings was sent too early for this
     // reader. Before, that reader sent a second export once the first was stored.
     expect(scheduler.now() - from).toBeGreaterThan(MAX_AGE_MS);
     const waiting = read(b, token);
-    await drips(PIECES / 2);
+    await pieces(PIECES / 2);
     expect(exportsOf(sandbox, token)).toBe(1);
 
-    await until(async () => (await redis.client.exists(lease)) === 0, 'the lease released');
-    await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
-    const [loaded, waited] = await within(Promise.all([loading, waiting]), 'both reads');
-    expectServed(loaded);
-    expectServed(waited);
-    expect(waited.body.data).toEqual(loaded.body.data);
+    await bothServed(lease, loading, waiting);
     // The stored load installed, then a delta from its knowledge: current for the late reader.
     expect(callsOf(sandbox, token)).toEqual(['getPlanById', 'getPlanById (delta)']);
   }, 60_000);
 
   it('goes alone once the load stops arriving, though its holder still holds the lease', async () => {
     const token = TOKENS[1]!;
-    const lease = leaseOf(token);
-    const drip = drippingExport(PIECES, { token });
-    stack.hostile.setRule(drip.rule);
-
-    const loading = read(a, token);
-    await until(async () => (await redis.client.exists(lease)) === 1, 'the flight lease taken');
+    const { lease, drip, loading, pieces } = await dripLoad(token);
     const waiting = read(b, token);
-    for (let piece = 0; piece < 2; piece++) {
-      await onePiece(drip, lease);
-      await advanceBetweenRoundTrips(scheduler, clusters(), STEP_MS, COMMAND_TIMEOUT_MS);
-    }
+    await pieces(2);
     expect(exportsOf(sandbox, token)).toBe(1);
 
     // The holder's upstream call hangs: nothing more arrives, its lease stays (and is renewed).
