@@ -127,7 +127,8 @@ export interface Gateway {
    */
   readonly wireReplay?: WireReplay;
   /**
-   * Plain misses run before `yoga` (the front door, behind the wire replay): unless `config.directMisses` is false; off with a tracer.
+   * Plain misses run before `yoga` (the front door, behind the wire replay): unless
+   * `config.directMisses` is false; off with a tracer.
    */
   readonly directMiss?: DirectMiss;
   /**

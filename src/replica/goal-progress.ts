@@ -80,7 +80,10 @@ const add = (a: number, b: number) => safe(a + b);
 const subtract = (a: number, b: number) => safe(a - b);
 const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
 
-/** Below this, a number divided by a small divisor rounds as the exact quotient (sandbox's bound). */
+/**
+ * Below this, a number divided by a small divisor rounds as the exact quotient (the sandbox's
+ * bound).
+ */
 const SMALL = 2 ** 40;
 
 /** `⌈a / divisor⌉` for a positive integer divisor, as the sandbox's `ceilDivide` rounds it. */
